@@ -1,0 +1,87 @@
+"""`harness` command line. Subcommands are imported lazily so `--help` stays fast.
+
+Expected failures (HarnessError) print one line and exit with their ExitCode; a traceback
+means a bug.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from ..errors import ExitCode, HarnessError
+
+__all__ = ["main", "cli"]
+
+#: Subcommand name -> "module:attribute" (imported only when the command is used).
+COMMANDS = {
+    "run": "harness.cli.run_cmd:run",
+    "list": "harness.cli.listing:list_cmd",
+    "plugins": "harness.cli.listing:plugins_cmd",
+    "leaderboard": "harness.cli.leaderboard_cmd:leaderboard",
+    "resources": "harness.cli.resources_cmd:resources",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def resolve_command(self, ctx, args):
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            from ..registry import did_you_mean
+
+            if args and args[0] not in COMMANDS and not args[0].startswith("-"):
+                raise click.UsageError(f"no such command {args[0]!r}{did_you_mean(args[0], sorted(COMMANDS))}") from None
+            raise exc
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="vqa-harness")
+def cli() -> None:
+    """vqa-harness: does your vision-language model really use the image?
+
+    \b
+    Quick start (no download needed):
+      harness run --model qonly --model cnn-lstm --suite toy
+      harness leaderboard build
+    """
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        cli.main(args=argv, prog_name="harness", standalone_mode=False)
+    except HarnessError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return int(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return ExitCode.USAGE
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted: what was computed is saved; re-run with --resume to continue", err=True)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except SystemExit as exc:  # commands exit non-zero for partial runs
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
+    return 0
+
+
+def _entry() -> None:  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""`harness list ...` and `harness plugins`."""
+
+from __future__ import annotations
+
+import click
+
+__all__ = ["list_cmd", "plugins_cmd"]
+
+KINDS = ("models", "datasets", "probes", "suites")
+
+
+@click.command("list")
+@click.argument("kind", type=click.Choice(KINDS))
+def list_cmd(kind: str) -> None:
+    """List registered models, datasets, probes or suites, with the plugin that provides each."""
+    from tabulate import tabulate
+
+    from ..plugins import get_host
+    from ..suites import TOY_SUITE
+
+    host = get_host()
+    registry = getattr(host, kind)
+    rows = []
+    for entry in registry:
+        obj = entry.obj
+        desc = getattr(obj, "description", "")
+        extra = ""
+        if kind == "models":
+            extra = ", ".join(sorted(obj.capabilities()))
+        elif kind == "datasets":
+            extra = ", ".join(obj.splits)
+        elif kind == "probes":
+            extra = ", ".join(obj.requires or obj.requires_any) or "(model-free)"
+        elif kind == "suites":
+            extra = f"{len(obj.tasks)} tasks"
+        rows.append([entry.name, extra, entry.plugin, desc])
+    if kind == "suites" and TOY_SUITE not in registry:
+        rows.append([TOY_SUITE, "derived", "(core)", "every probe that exists on the embedded toy benchmark"])
+    heads = {"models": "capabilities", "datasets": "splits", "probes": "needs", "suites": "tasks"}
+    click.echo(tabulate(sorted(rows), headers=["name", heads[kind], "plugin", "description"], tablefmt="simple"))
+    _warn(host)
+
+
+@click.command("plugins")
+def plugins_cmd() -> None:
+    """Show loaded plugins, their distributions, what each registered, and failures."""
+    from tabulate import tabulate
+
+    from ..plugins import get_host
+
+    host = get_host()
+    provided: dict[str, list[str]] = {}
+    for kind in KINDS:
+        for entry in getattr(host, kind):
+            provided.setdefault(entry.plugin, []).append(f"{kind[:-1]} {entry.name}")
+    rows = [[p.name, p.distribution, "; ".join(provided.get(p.name, [])) or "(nothing)"] for p in host.loaded]
+    click.echo(tabulate(rows, headers=["plugin", "distribution", "provides"], tablefmt="simple"))
+    _warn(host)
+
+
+def _warn(host) -> None:
+    for failure in host.failures:
+        click.echo(f"warning: {failure}", err=True)

@@ -1,0 +1,76 @@
+"""The plugin contract: hooks a vqa-harness plugin may implement.
+
+Every hook receives a `register` callback (as in simonw/llm). Call it once per thing the
+plugin provides; the core names it, detects duplicates (the error names both plugins) and
+remembers which plugin and distribution supplied it. Hooks return nothing.
+
+A plugin is any module or object with functions decorated by `harness.hookimpl`, exposed
+through the entry-point group `vqa_harness` (see docs/plugins.md).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+import pluggy
+
+from .names import NAME
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .api import DatasetPlugin, Model, Probe, Suite
+
+__all__ = ["hookspec", "hookimpl"]
+
+hookspec = pluggy.HookspecMarker(NAME)
+hookimpl = pluggy.HookimplMarker(NAME)
+
+
+# ---------------------------------------------------------------------------- datasets
+
+
+@hookspec
+def register_datasets(register: Callable[[type["DatasetPlugin"]], None]) -> None:
+    """Register dataset classes (subclasses of `harness.api.DatasetPlugin`).
+
+    Called once at start-up, after all plugins are loaded. Call
+    `register(DatasetClass)` for each dataset; `DatasetClass.name` is the name users type
+    (`--data toyvqa`, suite tasks). Return nothing.
+    """
+
+
+# ------------------------------------------------------------------------------ models
+
+
+@hookspec
+def register_models(register: Callable[[type["Model"]], None]) -> None:
+    """Register model classes (subclasses of `harness.api.Model`).
+
+    Called once at start-up. Call `register(ModelClass)` for each model;
+    `ModelClass.name` is what `harness run --model NAME[:key=value,...]` accepts, and
+    `ModelClass.options` lists the accepted keys. Return nothing.
+    """
+
+
+# ------------------------------------------------------------------------------ probes
+
+
+@hookspec
+def register_probes(register: Callable[[type["Probe"]], None]) -> None:
+    """Register probe classes (subclasses of `harness.api.Probe`).
+
+    Called once at start-up. Call `register(ProbeClass)` for each probe; suites refer to
+    probes by `ProbeClass.name`. Return nothing.
+    """
+
+
+# ------------------------------------------------------------------------------ suites
+
+
+@hookspec
+def register_suites(register: Callable[["Suite"], None]) -> None:
+    """Register suites (`harness.api.Suite` records: a name and a list of tasks).
+
+    Called once at start-up. Call `register(Suite(...))` for each suite; the tasks may name
+    datasets and probes from any plugin (they are resolved when a run starts, with
+    "did you mean" errors for unknown names). Return nothing.
+    """

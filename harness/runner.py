@@ -1,0 +1,220 @@
+"""The runner: batches examples through a model capability, with cache and containment.
+
+- Only inputs missing from the prediction cache reach the model; each finished batch is
+  committed to the cache at once, so an interrupted run loses nothing.
+- A batch that raises is retried one example at a time; an example that still raises is
+  recorded as an error naming the model plugin, and the run continues.
+- Outputs are checked against the contract (one output per example, one score per choice).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from .api import Model
+from .cache import PredictionCache
+from .errors import HarnessError, UsageError
+from .types import Example, Prediction, as_answer
+
+__all__ = ["Runner", "RunnerStats", "resolve_device"]
+
+
+def resolve_device(device: str) -> str:
+    """`auto` -> "cuda" when available, else "cpu"; validates `cuda[:i]`."""
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cpu":
+        return device
+    if device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise UsageError(f"--device {device}: CUDA is not available on this machine")
+        index = device.partition(":")[2]
+        if index and (not index.isdigit() or int(index) >= torch.cuda.device_count()):
+            raise UsageError(f"--device {device}: only {torch.cuda.device_count()} CUDA device(s)")
+        return device
+    raise UsageError(f"--device {device!r}: expected auto, cpu, cuda or cuda:<index>")
+
+
+@dataclass
+class RunnerStats:
+    """What the runner did (tests assert on `model_calls`; the report shows the rest)."""
+
+    model_calls: int = 0  # examples sent to the model
+    cache_hits: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    error_examples: list[tuple[str, str]] = field(default_factory=list)
+
+
+class Runner:
+    """Runs one model over lists of examples, one capability at a time."""
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        cache: PredictionCache,
+        batch_size: int = 32,
+        device: str = "cpu",
+        progress: bool = True,
+        plugin_label: str | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise UsageError("--batch-size must be at least 1")
+        self.model = model
+        self.cache = cache
+        self.batch_size = batch_size
+        self.device = device
+        self.progress = progress and not os.environ.get("TQDM_DISABLE")
+        self.plugin_label = plugin_label or model.name
+        self.stats = RunnerStats()
+        self._fingerprint: str | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            self._fingerprint = self.model.fingerprint()
+        return self._fingerprint
+
+    def refresh_fingerprint(self) -> None:
+        """Call after `fit`: trained weights change the fingerprint."""
+        self._fingerprint = None
+
+    def predict(
+        self,
+        examples: Sequence[Example],
+        capability: str,
+        *,
+        answers: Sequence[str] | None = None,
+        desc: str = "",
+    ) -> list[Prediction]:
+        """One prediction per example, in order; cached inputs are not sent to the model."""
+        if capability not in self.model.capabilities():
+            raise UsageError(f"model {self.model.name!r} has no {capability!r} capability")
+        if capability == "explain" and (answers is None or len(answers) != len(examples)):
+            raise HarnessError("explain needs one answer to justify per example")
+        extras = list(answers) if answers is not None else [""] * len(examples)
+        keys = [self.model.input_key(ex, capability, extra) for ex, extra in zip(examples, extras)]
+        cached = self.cache.get_many(self.fingerprint, keys)
+        self.stats.cache_hits += sum(1 for k in keys if k in cached)
+        # Distinct missing inputs, in order (duplicates are computed once).
+        todo: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            if key not in cached and key not in todo:
+                todo[key] = i
+        results: dict[str, Prediction] = dict(cached)
+        if todo:
+            results.update(self._run_missing(examples, extras, keys, list(todo.values()), capability, desc))
+        out = []
+        for ex, key in zip(examples, keys):
+            pred = results[key]
+            out.append(Prediction(**{**pred.__dict__, "example_id": ex.id}))
+        return out
+
+    # ------------------------------------------------------------------ internals
+    def _run_missing(self, examples, extras, keys, indices, capability, desc) -> dict[str, Prediction]:
+        import torch
+
+        bar = None
+        if self.progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(indices), desc=desc or capability, unit="ex", dynamic_ncols=True, leave=False)
+        done: dict[str, Prediction] = {}
+        start = time.perf_counter()
+        try:
+            with torch.inference_mode():
+                for b in range(0, len(indices), self.batch_size):
+                    idx = indices[b : b + self.batch_size]
+                    batch = [examples[i] for i in idx]
+                    batch_extras = [extras[i] for i in idx]
+                    preds = self._call_contained(batch, batch_extras, capability)
+                    fresh = {keys[i]: p for i, p in zip(idx, preds)}
+                    self.cache.put_many(self.fingerprint, fresh)  # durable before moving on
+                    done.update(fresh)
+                    if bar is not None:
+                        bar.update(len(idx))
+        finally:
+            self.stats.seconds += time.perf_counter() - start
+            if bar is not None:
+                bar.close()
+        return done
+
+    def _call_contained(self, batch, extras, capability) -> list[Prediction]:
+        try:
+            return self._call(batch, extras, capability)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception:
+            if len(batch) == 1:
+                return [self._failed(batch[0], capability)]
+        # Isolate the failing example(s): retry one at a time.
+        out = []
+        for ex, extra in zip(batch, extras):
+            try:
+                out.extend(self._call([ex], [extra], capability))
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except Exception:
+                out.append(self._failed(ex, capability))
+        return out
+
+    def _failed(self, example: Example, capability: str) -> Prediction:
+        import sys
+
+        exc = sys.exc_info()[1]
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        error = f"plugin {self.plugin_label}: {type(exc).__name__}: {message}".rstrip(": ")
+        self.stats.errors += 1
+        if len(self.stats.error_examples) < 50:
+            self.stats.error_examples.append((example.id, error))
+        return Prediction(example_id=example.id, capability=capability, error=error)
+
+    def _call(self, batch: list[Example], extras: list[str], capability: str) -> list[Prediction]:
+        self.stats.model_calls += len(batch)
+        name = self.model.name
+        if capability == "answer":
+            raw = list(self.model.answer(batch))
+            _check_len(name, capability, raw, batch)
+            preds = []
+            for ex, value in zip(batch, raw):
+                ans = as_answer(value)
+                scores = {str(k): float(v) for k, v in ans.scores.items()} if ans.scores else None
+                preds.append(Prediction(ex.id, capability, answer=str(ans.text), answer_scores=scores))
+            return preds
+        if capability == "score_choices":
+            raw = list(self.model.score_choices(batch))
+            _check_len(name, capability, raw, batch)
+            preds = []
+            for ex, scores in zip(batch, raw):
+                scores = [float(s) for s in scores]
+                if len(scores) != len(ex.choices):
+                    raise ValueError(
+                        f"score_choices returned {len(scores)} scores for {len(ex.choices)} choices (example {ex.id})"
+                    )
+                if any(math.isnan(s) for s in scores):
+                    raise ValueError(f"score_choices returned NaN (example {ex.id})")
+                preds.append(Prediction(ex.id, capability, choice_scores=tuple(scores)))
+            return preds
+        if capability == "explain":
+            raw = list(self.model.explain(batch, extras))
+            _check_len(name, capability, raw, batch)
+            # A non-string explanation is scored as empty (and counted by the probe).
+            return [
+                Prediction(ex.id, capability, answer=extra, explanation=e if isinstance(e, str) else "")
+                for ex, extra, e in zip(batch, extras, raw)
+            ]
+        raise UsageError(f"unknown capability {capability!r}")
+
+
+def _check_len(model: str, capability: str, raw: list[Any], batch: list[Example]) -> None:
+    if len(raw) != len(batch):
+        raise ValueError(f"{capability} returned {len(raw)} outputs for a batch of {len(batch)}")
+
+

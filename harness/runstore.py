@@ -1,0 +1,131 @@
+"""The run directory `runs/<run-id>/` (DESIGN.md §3) and atomic file writes.
+
+    manifest.json            argv, versions, git commit, seed, device, resources, status
+    predictions/<dataset>/<split>/<probe>/<variant>.jsonl
+    artifacts/<probe>/...    probe outputs (local explanations, decoy sets, samples)
+    results.jsonl            one ResultRow per line (the leaderboard reads these)
+    report.md                headline numbers, tables, examples, failures
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from .types import ResultRow
+
+__all__ = ["atomic_write_text", "atomic_write_json", "RunDir", "safe_name", "read_results"]
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder and `os.replace` (never half-written)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    atomic_write_text(path, "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows))
+
+
+def safe_name(text: str) -> str:
+    """A file-system-safe version of a model spec or dataset spec."""
+    return re.sub(r"[^A-Za-z0-9._=-]+", "_", text).strip("_") or "_"
+
+
+def read_results(path: Path) -> list[ResultRow]:
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                rows.append(ResultRow.from_json(json.loads(line)))
+    return rows
+
+
+class RunDir:
+    """One run's folder."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.run_id = self.path.name
+
+    @classmethod
+    def create(cls, out_root: Path, model_spec: str, suite: str) -> "RunDir":
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        base = f"{stamp}-{safe_name(model_spec)}-{safe_name(suite)}"
+        out_root = Path(out_root)
+        out_root.mkdir(parents=True, exist_ok=True)
+        for i in range(1000):
+            path = out_root / (base if i == 0 else f"{base}-{i}")
+            try:
+                path.mkdir()
+                return cls(path)
+            except FileExistsError:
+                continue
+        raise RuntimeError("could not create a run directory")
+
+    @classmethod
+    def find_resumable(cls, out_root: Path, config_digest: str) -> "RunDir | None":
+        """The newest run with the same configuration that did not complete."""
+        out_root = Path(out_root)
+        if not out_root.is_dir():
+            return None
+        for path in sorted(out_root.iterdir(), reverse=True):
+            manifest = path / "manifest.json"
+            if not manifest.is_file():
+                continue
+            try:
+                data = json.loads(manifest.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                continue
+            if data.get("config_digest") == config_digest and data.get("status") != "complete":
+                return cls(path)
+        return None
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / "manifest.json"
+
+    def read_manifest(self) -> dict[str, Any]:
+        if self.manifest_path.is_file():
+            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        return {}
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        atomic_write_json(self.manifest_path, manifest)
+
+    def predictions_path(self, dataset: str, split: str, probe: str, variant: str) -> Path:
+        return (
+            self.path / "predictions" / safe_name(dataset) / safe_name(split) / safe_name(probe)
+            / f"{safe_name(variant or 'default')}.jsonl"
+        )
+
+    def artifact_path(self, probe: str, name: str) -> Path:
+        path = self.path / "artifacts" / safe_name(probe) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def write_results(self, rows: list[ResultRow]) -> None:
+        write_jsonl(self.path / "results.jsonl", (r.to_json() for r in rows))
+
+    def write_report(self, markdown: str) -> None:
+        atomic_write_text(self.path / "report.md", markdown)

@@ -1,0 +1,65 @@
+"""Per-process state of a run: the plugin host, data folder, loaded datasets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .api import DatasetPlugin
+from .errors import DataError, UsageError
+from .plugins import PluginHost
+from .specs import parse_spec
+from .types import Example
+
+__all__ = ["Session"]
+
+
+@dataclass
+class Session:
+    host: PluginHost
+    data_dir: Path | None = None
+    limit: int | None = None
+    _loaded: dict[tuple[str, str, bool], list[Example]] = field(default_factory=dict)
+
+    def dataset(self, spec: str) -> DatasetPlugin:
+        """Instantiate a dataset plugin from 'name:key=value'."""
+        name, options = parse_spec(spec)
+        cls = self.host.datasets[name]
+        return cls(data_dir=self.data_dir, **options)
+
+    def load(self, spec: str, split: str, *, limit: bool = False) -> list[Example]:
+        """Examples of `spec`/`split` (memoized); `limit=True` applies `--limit`."""
+        key = (spec, split, limit)
+        if key in self._loaded:
+            return self._loaded[key]
+        plugin = self.dataset(spec)
+        if split not in plugin.splits:
+            raise UsageError(f"dataset {plugin.name!r} has no split {split!r}; splits: {', '.join(plugin.splits)}")
+        missing = [p for p in plugin.expected_files(split) if not Path(p).exists()]
+        if missing:
+            shown = "; ".join(str(p) for p in missing[:6])
+            raise DataError(
+                f"dataset {plugin.name!r} split {split!r}: missing file(s): {shown}"
+                + (f" (+{len(missing) - 6} more)" if len(missing) > 6 else "")
+                + " (set --data-dir to the folder that holds them; see docs/datasets.md)"
+            )
+        rows = plugin.load(split)
+        examples = rows if isinstance(rows, list) else [Example.from_row(r) for r in _iter_rows(rows)]
+        if limit and self.limit is not None:
+            examples = examples[: self.limit]
+        self._loaded[key] = examples
+        return examples
+
+    def labelled(self, spec: str, split: str) -> bool:
+        return self.dataset(spec).is_labelled(split)
+
+    def fingerprint(self, spec: str, split: str) -> str:
+        return self.dataset(spec).fingerprint(split)
+
+
+def _iter_rows(dataset: Any):
+    # datasets.Dataset iterates row dicts; to_list is faster for large sets.
+    if hasattr(dataset, "to_list"):
+        return dataset.to_list()
+    return list(dataset)

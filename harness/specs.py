@@ -1,0 +1,52 @@
+"""`name:key=value,key=value` specs for models and datasets on the command line."""
+
+from __future__ import annotations
+
+from .errors import UsageError
+
+__all__ = ["parse_spec", "format_spec"]
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """'cnn-lstm:epochs=5,hidden=256' -> ('cnn-lstm', {'epochs': '5', 'hidden': '256'}).
+
+    Values may contain ':' or '/' (paths); a value with a comma must be quoted with
+    single quotes: path='a,b'.
+    """
+    name, sep, rest = spec.partition(":")
+    name = name.strip()
+    if not name:
+        raise UsageError(f"empty name in spec {spec!r}")
+    options: dict[str, str] = {}
+    if not sep or not rest.strip():
+        return name, options
+    for item in _split_items(rest):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise UsageError(f"bad option {item!r} in {spec!r}; expected key=value")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] == "'":
+            value = value[1:-1]
+        options[key.strip()] = value
+    return name, options
+
+
+def _split_items(text: str) -> list[str]:
+    items, cur, quoted = [], [], False
+    for ch in text:
+        if ch == "'":
+            quoted = not quoted
+        if ch == "," and not quoted:
+            items.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    items.append("".join(cur))
+    return [i.strip() for i in items if i.strip()]
+
+
+def format_spec(name: str, options: dict[str, object]) -> str:
+    """Canonical spec text (sorted keys) used in run ids and result rows."""
+    if not options:
+        return name
+    return name + ":" + ",".join(f"{k}={options[k]}" for k in sorted(options))

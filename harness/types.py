@@ -1,0 +1,191 @@
+"""Records shared by every part: examples, predictions, result rows (DESIGN.md §3)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, Mapping, Sequence
+
+from .names import SCHEMA_VERSION
+
+__all__ = [
+    "Example",
+    "Answer",
+    "Prediction",
+    "ResultRow",
+    "EXAMPLE_COLUMNS",
+    "BLANK_IMAGE",
+    "CAPABILITIES",
+    "UNITS",
+]
+
+#: Sentinel image path: a constant mid-gray image (modality ablations blank the image with it).
+BLANK_IMAGE = "blank://gray"
+
+#: What a model can do; the runner checks before running a probe.
+CAPABILITIES = ("answer", "score_choices", "explain")
+
+#: Units a result value can have. Proportions are fractions in [0, 1] everywhere in the
+#: run store; the leaderboard displays them as percentages.
+UNITS = ("fraction", "bits", "score", "count", "correlation")
+
+
+@dataclass(frozen=True)
+class Example:
+    """One row of a dataset (a `datasets.Dataset` holds many, with these columns).
+
+    `answers` are the human answers (10 for VQA); `label` is the classification target
+    (entailment label) or the multiple-choice target text; `choices` are multiple-choice
+    candidates; `pair_id` is the id of the complementary question (balanced VQA); `meta`
+    holds dataset-specific extras (stored as a JSON string in Arrow).
+    """
+
+    id: str
+    question: str
+    image_id: str = ""
+    image: str = ""
+    answers: tuple[str, ...] = ()
+    answer_type: str = ""
+    question_type: str = ""
+    choices: tuple[str, ...] = ()
+    label: str = ""
+    explanations: tuple[str, ...] = ()
+    pair_id: str = ""
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_row(self) -> dict[str, Any]:
+        """The Arrow row: lists for sequences, `meta` as canonical JSON."""
+        row = {f.name: getattr(self, f.name) for f in fields(self)}
+        for key in ("answers", "choices", "explanations"):
+            row[key] = list(row[key])
+        row["meta"] = json.dumps(dict(self.meta), sort_keys=True, ensure_ascii=False)
+        return row
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> "Example":
+        """Inverse of `to_row`; tolerant of missing optional columns."""
+        meta = row.get("meta") or {}
+        if isinstance(meta, str):
+            meta = json.loads(meta) if meta else {}
+        return cls(
+            id=str(row["id"]),
+            question=row.get("question") or "",
+            image_id=str(row.get("image_id") or ""),
+            image=row.get("image") or "",
+            answers=tuple(row.get("answers") or ()),
+            answer_type=row.get("answer_type") or "",
+            question_type=row.get("question_type") or "",
+            choices=tuple(row.get("choices") or ()),
+            label=row.get("label") or "",
+            explanations=tuple(row.get("explanations") or ()),
+            pair_id=str(row.get("pair_id") or ""),
+            meta=meta,
+        )
+
+    def with_(self, **changes: Any) -> "Example":
+        """A copy with some fields changed (probes build variants this way)."""
+        return replace(self, **changes)
+
+
+EXAMPLE_COLUMNS = tuple(f.name for f in fields(Example))
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a model's `answer` capability returns for one example.
+
+    `scores` optionally maps candidate answers to scores (probabilities or logits, higher
+    is better); probes that rank by answer confidence use it.
+    """
+
+    text: str
+    scores: Mapping[str, float] | None = None
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One cached model output for one example and one capability."""
+
+    example_id: str
+    capability: str
+    answer: str | None = None
+    answer_scores: Mapping[str, float] | None = None
+    choice_scores: tuple[float, ...] | None = None
+    explanation: str | None = None
+    #: "plugin <name>: <message>" when the model raised on this example.
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {k: v for k, v in asdict(self).items() if v is not None}
+        if self.choice_scores is not None:
+            out["choice_scores"] = list(self.choice_scores)
+        if self.answer_scores is not None:
+            out["answer_scores"] = dict(self.answer_scores)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Prediction":
+        cs = data.get("choice_scores")
+        return cls(
+            example_id=data["example_id"],
+            capability=data["capability"],
+            answer=data.get("answer"),
+            answer_scores=data.get("answer_scores"),
+            choice_scores=tuple(cs) if cs is not None else None,
+            explanation=data.get("explanation"),
+            error=data.get("error"),
+        )
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """The one standard result schema; the leaderboard reads nothing else.
+
+    Convention: `value`, `ci_low`, `ci_high` are on the metric's natural scale given by
+    `unit`; proportions (accuracies, rates, recall) are fractions in [0, 1], never
+    percentages. `n` is the number of items the value averages over. A metric that cannot
+    be computed is absent (with a reason in the run report), never zero.
+    """
+
+    run_id: str
+    model: str
+    suite: str
+    dataset: str
+    split: str
+    probe: str
+    variant: str
+    metric: str
+    value: float
+    n: int
+    ci_low: float | None = None
+    ci_high: float | None = None
+    higher_is_better: bool = True
+    #: One of UNITS; "fraction" values lie in [0, 1].
+    unit: str = "fraction"
+    #: What a trainable model was fitted on ("toyvqa:variant=unbalanced/train"), or the
+    #: training data a pretrained model declares; "" when not applicable.
+    train: str = ""
+    schema_version: int = SCHEMA_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ResultRow":
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def as_answer(value: Any) -> Answer:
+    """Accept a plain string or an `Answer` from a model's `answer` capability."""
+    if isinstance(value, Answer):
+        return value
+    if isinstance(value, str):
+        return Answer(value)
+    if isinstance(value, Sequence) and len(value) == 2 and isinstance(value[0], str):
+        return Answer(value[0], dict(value[1]) if value[1] is not None else None)
+    raise TypeError(f"answer must be a str or harness.types.Answer, got {type(value).__name__}")

@@ -1,0 +1,485 @@
+"""Built-in baselines: `prior`, `qtype-prior`, `qonly`, and the shared torch trainer.
+
+- `prior` answers the most common canonical training answer ("yes" on VQA).
+- `qtype-prior` answers the most common answer of the question's type, else the prior.
+- `qonly` is a language-only classifier: bag of question unigrams and bigrams -> MLP ->
+  answer vocabulary, trained with torch.
+
+`TorchAnswerModel` is the machinery every torch classifier over an answer vocabulary shares
+(`qonly` here, `cnn-lstm` in cnnlstm.py): soft-target training, the weight cache keyed by
+(model, config, train data, seed), batch-size-independent inference, `score_choices`.
+See docs/models.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import math
+import os
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Sequence
+
+from harness.api import Model, Option
+from harness.errors import DataError, UsageError
+from harness.hookspecs import hookimpl
+from harness.paths import cache_dir
+from harness.types import Answer, Example
+
+from ._text import (
+    PAD,
+    UNK,
+    Vocab,
+    answer_counts,
+    build_answer_vocab,
+    canonical_answer,
+    digest,
+    ngrams,
+    normalizer,
+    tokenize,
+    train_digest,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+__all__ = [
+    "PriorModel",
+    "QTypePriorModel",
+    "QOnlyModel",
+    "TorchAnswerModel",
+    "OUT_OF_VOCAB",
+    "TOP_K",
+    "register_models",
+]
+
+#: `score_choices` value of a candidate the model cannot produce (outside its answer
+#: vocabulary): a very low finite log-probability, so sums and sorts stay well defined.
+OUT_OF_VOCAB = -1e9
+#: How many answers `Answer.scores` carries (probabilities, best first).
+TOP_K = 10
+
+
+def _not_fitted(name: str) -> UsageError:
+    return UsageError(
+        f"model {name!r} is trainable and has not been trained: it needs a train split "
+        f"(a suite task with `train`, or call fit(train, seed=...) first)"
+    )
+
+
+def _top_answers(dist: Mapping[str, float], k: int = TOP_K) -> Answer:
+    ranked = sorted(dist.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+    return Answer(ranked[0][0], dict(ranked))
+
+
+# ------------------------------------------------------------------------- priors
+
+
+class _CountingPrior(Model):
+    """Answer distributions counted from training labels (no weights to cache)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._prior: dict[str, float] | None = None
+        self._trained: str | None = None
+        self._norm: Callable[[str], str] = str
+
+    def _count(self, train: Sequence[Example]) -> None:
+        norm_name, self._norm = normalizer()
+        labels = [canonical_answer(ex, self._norm) for ex in train]
+        if not any(labels):
+            raise DataError(f"model {self.name!r}: the train split has no labels or answers to count")
+        self._prior = _distribution(Counter(a for a in labels if a))
+        self._trained = digest({"train": train_digest(train), "normalizer": norm_name})
+        self._labels = labels
+
+    def fingerprint_extra(self) -> Any:
+        return {"trained": self._trained}
+
+    def _dist(self, ex: Example) -> dict[str, float]:
+        if self._prior is None:
+            raise _not_fitted(self.name)
+        return self._prior
+
+    def answer(self, batch: Sequence[Example]) -> list[Answer]:
+        """The most likely answer, with the top distribution as `scores`."""
+        return [_top_answers(self._dist(ex)) for ex in batch]
+
+    def score_choices(self, batch: Sequence[Example]) -> list[list[float]]:
+        """log P(candidate); OUT_OF_VOCAB for answers never seen in training."""
+        out = []
+        for ex in batch:
+            dist = self._dist(ex)
+            out.append([math.log(dist[c]) if (c := self._norm(ch)) in dist else OUT_OF_VOCAB for ch in ex.choices])
+        return out
+
+
+def _distribution(counts: Counter[str]) -> dict[str, float]:
+    total = sum(counts.values())
+    return {a: n / total for a, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))}
+
+
+class PriorModel(_CountingPrior):
+    """Most common canonical training answer, whatever the question or image."""
+
+    name = "prior"
+    description = "Most common training answer (Goyal 2017 'prior'; 'yes' on VQA)"
+
+    def fit(self, train: Sequence[Example], *, seed: int) -> None:
+        """Count canonical answers in `train` (`seed` is unused: counting is exact)."""
+        self._count(train)
+
+
+class QTypePriorModel(_CountingPrior):
+    """Most common training answer per question type, falling back to the global prior."""
+
+    name = "qtype-prior"
+    description = "Most common training answer per question type (falls back to the prior)"
+
+    def fit(self, train: Sequence[Example], *, seed: int) -> None:
+        """Count canonical answers per `question_type` in `train`."""
+        self._count(train)
+        per_type: dict[str, Counter[str]] = defaultdict(Counter)
+        for ex, label in zip(train, self._labels):
+            if label and ex.question_type:
+                per_type[ex.question_type][label] += 1
+        self._per_type = {qt: _distribution(c) for qt, c in per_type.items()}
+
+    def _dist(self, ex: Example) -> dict[str, float]:
+        if self._prior is None:
+            raise _not_fitted(self.name)
+        return self._per_type.get(ex.question_type, self._prior)
+
+    def input_key(self, example: Example, capability: str, extra: str = "") -> str:
+        # This model reads `question_type`, which the default key does not cover.
+        return super().input_key(example, capability, f"{extra}\x00qtype={example.question_type}")
+
+
+# --------------------------------------------------------------- torch machinery
+
+#: Bump when a change to the trainers or networks makes cached weights stale.
+MODEL_VERSION = 1
+
+_COMMON_OPTIONS: dict[str, Option] = {
+    "epochs": Option(10, "passes over the train split"),
+    "hidden": Option(256, "hidden size"),
+    "lr": Option(3e-3, "Adam learning rate"),
+    "batch_size": Option(128, "training batch size (inference does not depend on it)"),
+    "max_answers": Option(1000, "answer vocabulary: the K most frequent canonical train answers"),
+    "dropout": Option(0.3, "dropout before the answer classifier"),
+    "threads": Option(2, "torch CPU threads while training and predicting (0: torch default)"),
+}
+
+#: Takes example row indices (a LongTensor) and returns the network's positional inputs.
+Take = Callable[["torch.Tensor"], tuple["torch.Tensor", ...]]
+
+
+@contextlib.contextmanager
+def _torch_env(threads: int) -> Iterator[None]:
+    """Set torch's CPU thread count for a block, then restore it.
+
+    Training always runs on the CPU, where every op these networks use (convolution,
+    LSTM, embedding bag, scatter_add) is deterministic, so `torch.use_deterministic_algorithms`
+    is not needed (and costs a 1.5 s import of torch._inductor).
+    """
+    import torch
+
+    old_threads = torch.get_num_threads()
+    try:
+        if threads > 0 and threads != old_threads:
+            torch.set_num_threads(threads)
+        yield
+    finally:
+        if torch.get_num_threads() != old_threads:
+            torch.set_num_threads(old_threads)
+
+
+class TorchAnswerModel(Model):
+    """A torch classifier over the answer vocabulary, trained by `fit`, weights cached.
+
+    Subclasses implement `_build_vocab(train) -> dict` (JSON-able: everything besides the
+    answer vocabulary needed to rebuild the network), `_new_net() -> nn.Module` and
+    `_encode(examples) -> Take`. The network maps the tensors from `take(idx)` to logits
+    over `self.answers`, one row per example and independent of the other rows.
+    """
+
+    options: ClassVar[Mapping[str, Option]] = _COMMON_OPTIONS
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._net: Any = None
+        self._weights_key: str | None = None
+        self.answers = Vocab(())
+        self.vocab: dict[str, Any] = {}
+        self._norm: Callable[[str], str] = str
+        self.last_fit_trained = False  # True when the last `fit` trained, False on a cache hit
+
+    # ---- subclass hooks
+    def _build_vocab(self, train: Sequence[Example]) -> dict[str, Any]:  # pragma: no cover
+        raise NotImplementedError
+
+    def _new_net(self) -> "torch.nn.Module":  # pragma: no cover
+        raise NotImplementedError
+
+    def _encode(self, examples: Sequence[Example]) -> Take:  # pragma: no cover
+        raise NotImplementedError
+
+    def _example_extra(self, ex: Example) -> Any:
+        """Per-example extra material for the train digest (image models hash pixels)."""
+        return None
+
+    # ---- fit and the weight cache
+    def weights_key(self, train: Sequence[Example], seed: int) -> str:
+        """sha256 of (model, version, config, normalizer, torch version, train data, seed)."""
+        import torch
+
+        norm_name, _ = normalizer()
+        return digest(
+            {
+                "model": self.name,
+                "version": MODEL_VERSION,
+                "config": self.config,
+                "normalizer": norm_name,
+                "torch": torch.__version__.split("+")[0],
+                "train": train_digest(train, extra=self._example_extra),
+                "seed": seed,
+            }
+        )
+
+    def weights_dir(self, key: str) -> Path:
+        """Cache folder of the weights with this key."""
+        return cache_dir("models", self.name, key[:32])
+
+    def fit(self, train: Sequence[Example], *, seed: int) -> None:
+        """Train on `train` with `seed`, or load the weights cached for exactly that."""
+        if not train:
+            raise DataError(f"model {self.name!r}: the train split is empty")
+        _, self._norm = normalizer()
+        key = self.weights_key(train, seed)
+        folder = self.weights_dir(key)
+        with _torch_env(self.config["threads"]):
+            loaded = self._load(folder)
+            if loaded is None:
+                self._set_vocab(self._make_vocab(train))
+                net = self._train(train, seed)
+                self._save(folder, net)
+                self.last_fit_trained = True
+            else:
+                net = loaded
+                self.last_fit_trained = False
+        net.eval()  # BatchNorm running statistics, no dropout: rows are independent
+        self._net = net.to(getattr(self, "device", "cpu"))
+        self._weights_key = key
+
+    def _make_vocab(self, train: Sequence[Example]) -> dict[str, Any]:
+        answers = build_answer_vocab(train, self.config["max_answers"], self._norm)
+        if not len(answers):
+            raise DataError(f"model {self.name!r}: the train split has no labels or answers to learn")
+        self.answers = answers  # _build_vocab may need it
+        return {"answers": list(answers.items), **self._build_vocab(train)}
+
+    def _set_vocab(self, vocab: dict[str, Any]) -> None:
+        self.vocab = vocab
+        self.answers = Vocab(tuple(vocab["answers"]))
+
+    def _load(self, folder: Path) -> Any:
+        import torch
+
+        weights, vocab_file = folder / "weights.pt", folder / "vocab.json"
+        if not (weights.is_file() and vocab_file.is_file()):
+            return None
+        try:
+            self._set_vocab(json.loads(vocab_file.read_text(encoding="utf-8")))
+            state = torch.load(weights, map_location="cpu", weights_only=True)
+            net = self._new_net()
+            net.load_state_dict(state)
+        except Exception:  # a truncated or stale cache entry: train again and overwrite it
+            return None
+        return net
+
+    def _save(self, folder: Path, net: "torch.nn.Module") -> None:
+        import torch
+
+        # Vocabulary first, weights last: a hit needs both, and each lands atomically.
+        tmp = folder / f".vocab.json.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(self.vocab, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, folder / "vocab.json")
+        tmp = folder / f".weights.pt.{os.getpid()}.tmp"
+        torch.save(net.state_dict(), tmp)
+        os.replace(tmp, folder / "weights.pt")
+
+    def _targets(self, train: Sequence[Example]) -> tuple["torch.Tensor", "torch.Tensor", "torch.Tensor"]:
+        """(kept row indices, answer ids [N, M], soft scores [N, M]) of trainable rows."""
+        import torch
+
+        rows = [answer_counts(ex, self.answers, self._norm) for ex in train]
+        keep = [i for i, r in enumerate(rows) if r]
+        width = max(len(rows[i]) for i in keep)
+        ids = torch.zeros(len(keep), width, dtype=torch.long)
+        scores = torch.zeros(len(keep), width)
+        for j, i in enumerate(keep):
+            for k, (a, s) in enumerate(sorted(rows[i].items())):
+                ids[j, k], scores[j, k] = a, s
+        return torch.tensor(keep, dtype=torch.long), ids, scores
+
+    def _train(self, train: Sequence[Example], seed: int) -> "torch.nn.Module":
+        """Adam on soft-target cross entropy; seeded init, dropout and shuffling."""
+        import torch
+        import torch.nn.functional as F
+        from tqdm.auto import tqdm
+
+        cfg = self.config
+        keep, ans_ids, ans_scores = self._targets(train)
+        take = self._encode(train)
+        n, bs = len(keep), max(1, cfg["batch_size"])
+        steps = cfg["epochs"] * math.ceil(n / bs)
+        disable = os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes")
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)  # weight init and dropout; restored on exit
+            net = self._new_net()
+            opt = torch.optim.Adam(net.parameters(), lr=cfg["lr"])
+            gen = torch.Generator().manual_seed(seed)
+            bar = tqdm(total=steps, desc=f"train {self.name}", unit="step", disable=disable, leave=False)
+            with bar:
+                for epoch in range(cfg["epochs"]):
+                    net.train()
+                    order = torch.randperm(n, generator=gen)
+                    for b in range(0, n, bs):
+                        sel = order[b : b + bs]
+                        bar.update(1)
+                        if len(sel) < 2:  # BatchNorm needs two rows in training mode
+                            continue
+                        target = torch.zeros(len(sel), len(self.answers))
+                        target.scatter_add_(1, ans_ids[sel], ans_scores[sel])
+                        target /= target.sum(1, keepdim=True)
+                        logits = net(*take(keep[sel]))
+                        loss = -(target * F.log_softmax(logits, dim=1)).sum(1).mean()
+                        opt.zero_grad(set_to_none=True)
+                        loss.backward()
+                        opt.step()
+                        bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}", refresh=False)
+        return net
+
+    def fingerprint_extra(self) -> Any:
+        """The weight-cache key: changes with config, train data, seed and MODEL_VERSION."""
+        return {"weights": self._weights_key}
+
+    # ---- inference
+    def setup(self, device: str) -> None:
+        """Move the trained network (if any) to `device`."""
+        self.device = device
+        if self._net is not None:
+            self._net = self._net.to(device)
+
+    def log_probs(self, batch: Sequence[Example]) -> "torch.Tensor":
+        """log P(answer | example) over `self.answers`, one row per example."""
+        import torch
+
+        if self._net is None:
+            raise _not_fitted(self.name)
+        device = getattr(self, "device", "cpu")
+        with _torch_env(self.config["threads"]), torch.no_grad():
+            take = self._encode(batch)
+            inputs = [t.to(device) for t in take(torch.arange(len(batch)))]
+            return torch.log_softmax(self._net(*inputs).float(), dim=1).cpu()
+
+    def answer(self, batch: Sequence[Example]) -> list[Answer]:
+        """Most likely answer; `scores` holds the top-10 answer probabilities."""
+        import torch
+
+        logp = self.log_probs(batch)
+        top = torch.topk(logp, k=min(TOP_K, logp.shape[1]), dim=1)
+        out = []
+        for vals, ids in zip(top.values.exp().tolist(), top.indices.tolist()):
+            scores = {self.answers.items[i]: v for i, v in zip(ids, vals)}
+            out.append(Answer(self.answers.items[ids[0]], scores))
+        return out
+
+    def score_choices(self, batch: Sequence[Example]) -> list[list[float]]:
+        """log P(candidate) per choice; OUT_OF_VOCAB (-1e9) outside the answer vocabulary."""
+        logp = self.log_probs(batch).tolist()
+        out = []
+        for ex, row in zip(batch, logp):
+            ids = [self.answers.get(self._norm(c)) for c in ex.choices]
+            out.append([row[i] if i is not None else OUT_OF_VOCAB for i in ids])
+        return out
+
+
+# ------------------------------------------------------------------------- qonly
+
+
+class QOnlyModel(TorchAnswerModel):
+    """Language-only: mean of learned n-gram embeddings -> ReLU -> dropout -> answers."""
+
+    name = "qonly"
+    description = "Question-only classifier: bag of question unigrams+bigrams -> MLP (torch)"
+    options = {
+        **_COMMON_OPTIONS,
+        "epochs": Option(8, "passes over the train split"),
+        "ngram": Option(2, "longest n-gram of question tokens used as a feature"),
+        "min_count": Option(1, "n-grams seen fewer times in train are dropped"),
+    }
+
+    def _build_vocab(self, train: Sequence[Example]) -> dict[str, Any]:
+        counts = Counter(g for ex in train for g in set(ngrams(tokenize(ex.question), self.config["ngram"])))
+        feats = Vocab.from_counts(counts, min_count=self.config["min_count"], specials=(PAD, UNK))
+        return {"ngrams": list(feats.items)}
+
+    def _set_vocab(self, vocab: dict[str, Any]) -> None:
+        super()._set_vocab(vocab)
+        self._feats = Vocab(tuple(vocab["ngrams"]))
+
+    def _new_net(self) -> "torch.nn.Module":
+        net_class = _qonly_net_class()
+        return net_class(len(self._feats), self.config["hidden"], len(self.answers), self.config["dropout"])
+
+    def _encode(self, examples: Sequence[Example]) -> Take:
+        import torch
+
+        # Unknown n-grams are dropped (an empty bag embeds to zeros).
+        rows = [
+            sorted({i for g in ngrams(tokenize(ex.question), self.config["ngram"]) if (i := self._feats.get(g))})
+            for ex in examples
+        ]
+        ids = torch.zeros(len(rows), max([1, *map(len, rows)]), dtype=torch.long)
+        for r, row in enumerate(rows):
+            ids[r, : len(row)] = torch.tensor(row, dtype=torch.long)
+        return lambda idx: (ids[idx],)
+
+
+@functools.cache
+def _qonly_net_class() -> type:
+    # Defined lazily so that importing the plugin does not import torch.
+    import torch
+    import torch.nn as nn
+
+    class QOnlyNet(nn.Module):
+        """Mean of n-gram embeddings (+ bias) -> ReLU -> dropout -> linear over answers.
+
+        The mean over present n-grams (padding excluded) equals a linear layer applied to
+        the normalized bag-of-n-grams vector; an empty bag embeds to zeros.
+        """
+
+        def __init__(self, n_feats: int, hidden: int, n_answers: int, dropout: float) -> None:
+            super().__init__()
+            self.bag = nn.EmbeddingBag(n_feats, hidden, mode="mean", padding_idx=0)
+            self.bias = nn.Parameter(torch.zeros(hidden))
+            self.head = nn.Sequential(nn.ReLU(), nn.Dropout(dropout), nn.Linear(hidden, n_answers))
+
+        def forward(self, ids: torch.Tensor) -> torch.Tensor:
+            return self.head(self.bag(ids) + self.bias)
+
+    return QOnlyNet
+
+
+# ------------------------------------------------------------------------ plugin
+
+
+@hookimpl
+def register_models(register: Callable[[type[Model]], None]) -> None:
+    """Register `prior`, `qtype-prior` and `qonly`."""
+    register(PriorModel)
+    register(QTypePriorModel)
+    register(QOnlyModel)

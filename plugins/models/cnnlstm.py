@@ -1,0 +1,193 @@
+"""`cnn-lstm`: image + question baseline in the spirit of "deeper LSTM Q + norm I".
+
+A small CNN encodes the image (conv-BN-ReLU-pool blocks -> flattened map, l2-normalized ->
+linear -> tanh), an LSTM encodes the question (last hidden state -> linear -> tanh), the two
+are multiplied point-wise and an MLP scores the answer vocabulary (Antol et al. 2015, as
+used by Goyal et al. 2017; scaled down to train on CPU in about a minute).
+Training, the weight cache and inference come from `baselines.TorchAnswerModel`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections import Counter
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from harness.api import Model, Option
+from harness.errors import DataError
+from harness.hookspecs import hookimpl
+from harness.images import load_image
+from harness.types import BLANK_IMAGE, Example
+
+from ._text import PAD, UNK, Vocab, tokenize
+from .baselines import _COMMON_OPTIONS, Take, TorchAnswerModel
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+__all__ = ["CNNLSTMModel", "image_digest", "decode_images", "register_models"]
+
+
+class CNNLSTMModel(TorchAnswerModel):
+    """Small CNN over the image x LSTM over the question -> MLP over answers."""
+
+    name = "cnn-lstm"
+    description = "Small CNN (image) x LSTM (question), point-wise product -> MLP over answers"
+    options = {
+        **_COMMON_OPTIONS,
+        "epochs": Option(12, "passes over the train split"),
+        "hidden": Option(256, "size of the joint image-question space"),
+        "lr": Option(2e-3, "Adam learning rate"),
+        "image_size": Option(64, "images are resized to image_size x image_size"),
+        "channels": Option(32, "channels of the first conv block (doubled per block, 3 blocks)"),
+        "embed": Option(64, "word-embedding size"),
+    }
+
+    # ---- vocabulary and inputs
+    def _build_vocab(self, train: Sequence[Example]) -> dict[str, Any]:
+        counts = Counter(tok for ex in train for tok in tokenize(ex.question))
+        return {"words": list(Vocab.from_counts(counts, specials=(PAD, UNK)).items)}
+
+    def _set_vocab(self, vocab: dict[str, Any]) -> None:
+        super()._set_vocab(vocab)
+        self._words = Vocab(tuple(vocab["words"]))
+
+    def _example_extra(self, ex: Example) -> Any:
+        # The pixels, not just the path, are training data (regenerated images keep paths).
+        return image_digest(ex.image)
+
+    def _encode(self, examples: Sequence[Example]) -> Take:
+        import torch
+
+        size = self.config["image_size"]
+        paths = list(dict.fromkeys(ex.image for ex in examples))
+        bank = decode_images(paths, size)  # each distinct image decoded once, uint8
+        where = {p: i for i, p in enumerate(paths)}
+        image_idx = torch.tensor([where[ex.image] for ex in examples], dtype=torch.long)
+        unk = self._words.get(UNK)
+        # Unknown words map to <unk>, whose embedding is zero and stays zero (padding-like
+        # never-trained rows would otherwise be random); an empty question is one <unk>.
+        rows = [[self._words.get(t, unk) for t in tokenize(ex.question)] or [unk] for ex in examples]
+        lengths = torch.tensor([len(r) for r in rows], dtype=torch.long)
+        tokens = torch.zeros(len(rows), int(lengths.max()), dtype=torch.long)
+        for r, row in enumerate(rows):
+            tokens[r, : len(row)] = torch.tensor(row, dtype=torch.long)
+
+        def take(idx: torch.Tensor) -> tuple[torch.Tensor, ...]:
+            length = lengths[idx]
+            return bank[image_idx[idx]], tokens[idx, : int(length.max())], length
+
+        return take
+
+    def _new_net(self) -> "torch.nn.Module":
+        cfg = self.config
+        return _net_class()(
+            n_words=len(self._words),
+            n_answers=len(self.answers),
+            hidden=cfg["hidden"],
+            embed=cfg["embed"],
+            channels=cfg["channels"],
+            image_size=cfg["image_size"],
+            dropout=cfg["dropout"],
+        )
+
+
+# ------------------------------------------------------------------------ images
+
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def image_digest(path: str) -> str:
+    """sha256 of an image file's bytes (memoized by path, size and mtime); sentinels as is."""
+    if path == BLANK_IMAGE or not path:
+        return path
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise DataError(f"image file not found: {path}") from None
+    key = (path, st.st_size, st.st_mtime_ns)
+    if key not in _DIGESTS:
+        with open(path, "rb") as fh:
+            _DIGESTS[key] = hashlib.sha256(fh.read()).hexdigest()
+    return _DIGESTS[key]
+
+
+def decode_images(paths: Sequence[str], size: int) -> "torch.Tensor":
+    """Decode `paths` once into a uint8 tensor [N, 3, size, size] (blank sentinel: gray)."""
+    import numpy as np
+    import torch
+
+    out = np.empty((len(paths), size, size, 3), dtype=np.uint8)
+    for i, path in enumerate(paths):
+        out[i] = np.asarray(load_image(path, (size, size)), dtype=np.uint8)
+    return torch.from_numpy(out).permute(0, 3, 1, 2).contiguous()
+
+
+# ----------------------------------------------------------------------- network
+
+
+@functools.cache
+def _net_class() -> type:
+    # Defined lazily so that importing the plugin does not import torch.
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class CNNLSTMNet(nn.Module):
+        """Image: 3 x (conv3x3-BN-ReLU-maxpool2) -> flatten -> l2-norm -> linear -> tanh.
+        Question: embedding -> LSTM -> last hidden -> linear -> tanh.
+        Joint: point-wise product -> dropout -> linear-ReLU -> dropout -> linear (answers).
+        """
+
+        def __init__(
+            self, *, n_words: int, n_answers: int, hidden: int, embed: int, channels: int, image_size: int, dropout: float
+        ) -> None:
+            super().__init__()
+            blocks: list[nn.Module] = []
+            c_in = 3
+            for c_out in (channels, channels * 2, channels * 2):
+                blocks += [
+                    nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
+                    nn.BatchNorm2d(c_out),
+                    nn.ReLU(inplace=True),
+                    nn.MaxPool2d(2),
+                ]
+                c_in = c_out
+            self.cnn = nn.Sequential(*blocks)
+            side = image_size // 8
+            self.img_proj = nn.Linear(c_in * side * side, hidden)
+            self.embed = nn.Embedding(n_words, embed, padding_idx=0)
+            with torch.no_grad():
+                self.embed.weight[1].zero_()  # <unk>: see CNNLSTMModel._encode
+            self.lstm = nn.LSTM(embed, hidden, batch_first=True)
+            self.q_proj = nn.Linear(hidden, hidden)
+            self.head = nn.Sequential(
+                nn.Dropout(dropout),
+                nn.Linear(hidden, hidden),
+                nn.ReLU(inplace=True),
+                nn.Dropout(dropout),
+                nn.Linear(hidden, n_answers),
+            )
+
+        def forward(self, images: torch.Tensor, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+            x = images.float().div_(127.5).sub_(1.0)
+            feat = F.normalize(self.cnn(x).flatten(1), dim=1)
+            img = torch.tanh(self.img_proj(feat))
+            emb = self.embed(tokens)
+            packed = nn.utils.rnn.pack_padded_sequence(emb, lengths.cpu(), batch_first=True, enforce_sorted=False)
+            _, (h, _) = self.lstm(packed)
+            q = torch.tanh(self.q_proj(h[-1]))
+            return self.head(img * q)
+
+    return CNNLSTMNet
+
+
+# ------------------------------------------------------------------------ plugin
+
+
+@hookimpl
+def register_models(register: Callable[[type[Model]], None]) -> None:
+    """Register `cnn-lstm`."""
+    register(CNNLSTMModel)

@@ -1,0 +1,1 @@
+"""Built-in vqa-harness plugins (installed as `vqa_harness_plugins`)."""

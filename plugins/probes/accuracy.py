@@ -1,0 +1,111 @@
+"""Accuracy probe: official VQA accuracy (DESIGN.md §4.1) or label accuracy, with CIs.
+
+Per question the official per-question value (unrounded); overall, per answer type and
+per question type means with seeded bootstrap 95% intervals. The lenient variant (always
+normalizes, as lmms-eval does) is reported under its own name, `vqa_accuracy_lenient`.
+Examples on which the model raised are scored 0 and counted in the report.
+Splits without ground truth (VQA test-dev/test) get the official results file
+`[{"question_id", "answer"}]` for the evaluation server and no accuracy.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from harness.api import Probe, Suite, Task
+from harness.hookspecs import hookimpl
+from harness.probe_context import ProbeContext
+from harness.runstore import atomic_write_text
+from harness.types import ResultRow
+
+__all__ = ["AccuracyProbe"]
+
+
+class AccuracyProbe(Probe):
+    name = "accuracy"
+    description = "official VQA accuracy (per answer/question type, bootstrap CIs) or label accuracy"
+    requires = ("answer",)
+
+    def run(self, ctx: ProbeContext) -> list[ResultRow]:
+        from harness.metrics import accuracy_breakdown, vqa_accuracy_batch, vqa_accuracy_lenient_batch
+        from harness.stats import bootstrap_ci
+
+        preds = ctx.predict(ctx.examples, "answer")
+        answers = [p.answer if p.ok and p.answer is not None else "" for p in preds]
+        errors = sum(1 for p in preds if not p.ok)
+        _export_official(ctx, answers)
+        if not ctx.labelled:
+            ctx.report("Split without ground truth: predictions exported in the official results "
+                       f"format to `{ctx.artifact('results_official.json')}`; no accuracy computed.")
+            ctx.metric_unavailable("vqa_accuracy", "split has no ground-truth answers")
+            return []
+        rows: list[ResultRow] = []
+        with_humans = [i for i, ex in enumerate(ctx.examples) if ex.answers]
+        if with_humans:
+            ex_h = [ctx.examples[i] for i in with_humans]
+            pred_h = [answers[i] if preds[i].ok else None for i in with_humans]
+            per_q = vqa_accuracy_batch([p or "" for p in pred_h], [ex.answers for ex in ex_h])
+            per_q = np.where([p is None for p in pred_h], 0.0, per_q)  # errors score 0
+            for item in accuracy_breakdown(per_q, [ex.answer_type for ex in ex_h],
+                                           [ex.question_type for ex in ex_h], seed=ctx.seed):
+                rows.append(ctx.row(item["metric"], item["value"], item["n"], ci=(item["ci_low"], item["ci_high"])))
+            lenient = vqa_accuracy_lenient_batch([p or "" for p in pred_h], [ex.answers for ex in ex_h])
+            lenient = np.where([p is None for p in pred_h], 0.0, lenient)
+            lo, hi = bootstrap_ci(lenient, seed=ctx.seed)
+            rows.append(ctx.row("vqa_accuracy_lenient", float(lenient.mean()), len(lenient), ci=(lo, hi)))
+            _report_examples(ctx, ex_h, pred_h, per_q)
+        labelled_only = [i for i, ex in enumerate(ctx.examples) if not ex.answers and ex.label]
+        if labelled_only:
+            hits = np.array([
+                1.0 if preds[i].ok and answers[i].strip().lower() == ctx.examples[i].label.strip().lower() else 0.0
+                for i in labelled_only
+            ])
+            lo, hi = bootstrap_ci(hits, seed=ctx.seed)
+            rows.append(ctx.row("label_accuracy", float(hits.mean()), len(hits), ci=(lo, hi)))
+        if errors:
+            ctx.report(f"{errors} of {len(preds)} examples failed in the model and were scored 0.")
+        return rows
+
+
+def _export_official(ctx: ProbeContext, answers: list[str]) -> None:
+    def qid(ex_id: str):
+        return int(ex_id) if ex_id.isdigit() else ex_id
+
+    payload = [{"question_id": qid(ex.id), "answer": a} for ex, a in zip(ctx.examples, answers)]
+    atomic_write_text(ctx.artifact("results_official.json"), json.dumps(payload, ensure_ascii=False) + "\n")
+
+
+def _report_examples(ctx: ProbeContext, examples, preds, per_q, k: int = 5) -> None:
+    order = np.argsort(per_q, kind="stable")[:k]
+    lines = ["Lowest-scoring questions:", "", "| question | prediction | human answers | acc |", "|---|---|---|---|"]
+    for i in order:
+        ex = examples[i]
+        humans = ", ".join(sorted(set(ex.answers)))[:80]
+        lines.append(f"| {ex.question} | {preds[i] if preds[i] is not None else '(error)'} | {humans} | {100 * per_q[i]:.1f} |")
+    ctx.report("\n".join(lines))
+
+
+# Suite: the toy benchmark's two variants, each model trained on the matching train split
+# (Goyal et al.'s UU and BB cells). The balanced-vqa suite adds the full protocol.
+ACCURACY_SUITE = Suite(
+    name="vqa-accuracy",
+    description="official VQA accuracy on the toy benchmark, unbalanced (≈VQA v1) and balanced (≈VQA v2)",
+    tasks=(
+        Task("toyvqa:variant=unbalanced", "val", ("accuracy",),
+             train=("toyvqa:variant=unbalanced", "train"), label="unbalanced"),
+        Task("toyvqa:variant=balanced", "val", ("accuracy",),
+             train=("toyvqa:variant=balanced", "train"), label="balanced"),
+    ),
+)
+
+
+@hookimpl
+def register_probes(register) -> None:
+    register(AccuracyProbe)
+
+
+@hookimpl
+def register_suites(register) -> None:
+    register(ACCURACY_SUITE)

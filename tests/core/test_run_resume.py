@@ -1,0 +1,86 @@
+"""Runner + run store: caching, resume after a kill, containment, identical results."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness.testing import make_host, run_in_process
+
+from helpers_core import EchoModel, core_plugins
+
+
+def _rows(outcome):
+    return [{k: v for k, v in r.to_json().items() if k != "run_id"} for r in outcome.rows]
+
+
+@pytest.fixture(autouse=True)
+def _reset_calls():
+    EchoModel.calls.clear()
+    EchoModel.stop_after = 0
+    yield
+    EchoModel.stop_after = 0
+
+
+def test_run_writes_run_directory(tmp_path):
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    out = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path, batch_size=7)
+    assert out.exit_code == 0
+    run = out.rundir.path
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["seed"] == 0 and manifest["device"] == "cpu"
+    assert manifest["versions"]["vqa-harness"]
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    overall = [r for r in rows if r["metric"] == "vqa_accuracy"][0]
+    # 40 questions: ids with i % 4 == 0 answer "yellow" (0), others exact (1.0 each, since
+    # 8 of 10 humans agree) -> 30/40
+    assert overall["value"] == pytest.approx(0.75) and overall["n"] == 40
+    assert overall["ci_low"] <= 0.75 <= overall["ci_high"]
+    assert (run / "report.md").read_text().startswith("# Run ")
+    preds = (run / "predictions" / "tiny" / "val" / "accuracy" / "answer.jsonl").read_text().splitlines()
+    assert len(preds) == 40
+
+
+def test_rerun_uses_cache_without_model_calls(tmp_path):
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    first = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
+    assert first.model_calls == 40
+    second = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
+    assert second.model_calls == 0
+    assert _rows(first) == _rows(second)
+
+
+def test_kill_and_resume_loses_nothing_and_repeats_no_call(tmp_path):
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    reference = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path / "ref", batch_size=5)
+    EchoModel.calls.clear()
+    EchoModel.stop_after = 13  # killed at the start of the 4th call (15 predictions done)
+    with pytest.raises(KeyboardInterrupt):
+        run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path / "b", batch_size=5)
+    assert len(EchoModel.calls) == 15
+    killed_run = sorted((tmp_path / "b" / "runs").iterdir())[0]
+    assert json.loads((killed_run / "manifest.json").read_text())["status"] == "interrupted"
+    EchoModel.stop_after = 0
+    # Resume with another batch size: scores must not depend on it.
+    resumed = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path / "b",
+                             batch_size=3, resume=True)
+    assert resumed.rundir.path == killed_run
+    assert resumed.model_calls == 25
+    assert len(EchoModel.calls) == len(set(EchoModel.calls)) == 40  # no call repeated
+    assert _rows(resumed) == _rows(reference)
+    assert json.loads((killed_run / "manifest.json").read_text())["status"] == "complete"
+
+
+def test_failing_example_is_contained_and_named(tmp_path):
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    out = run_in_process(host, model="echo:fail_on=q5", suite="tiny-suite", tmp_path=tmp_path, batch_size=8)
+    assert out.exit_code == 1 and out.example_errors == 1
+    report = (out.rundir.path / "report.md").read_text()
+    assert "q5" in report and "plugin echo-model:echo: RuntimeError: boom on purpose" in report
+    overall = [r for r in out.rows if r.metric == "vqa_accuracy"][0]
+    assert overall.value == pytest.approx(29 / 40)  # q5 was correct; now scored 0
