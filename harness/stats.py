@@ -12,14 +12,15 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from statistics import NormalDist
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from .errors import DataError
 
-__all__ = ["bootstrap_ci", "wilson_interval", "mean_ci", "accuracy_breakdown"]
+__all__ = ["accuracy_breakdown", "bootstrap_ci", "mean_ci", "wilson_interval"]
 
 # Resample in blocks of at most this many drawn indices, so memory stays bounded
 # (200,000 values x 1,000 resamples would otherwise need 1.6 GB of indices).
@@ -83,7 +84,10 @@ def wilson_interval(successes: int, n: int, alpha: float = 0.05) -> tuple[float,
     z2n = z * z / n
     centre = (p + z2n / 2) / (1 + z2n)
     half = z * math.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # The bounds are exactly 0 at 0 successes and exactly 1 at n; float rounding is not.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return low, high
 
 
 def mean_ci(

@@ -7,6 +7,7 @@ means a bug.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 
 import click
@@ -22,16 +23,26 @@ COMMANDS = {
     "plugins": "harness.cli.listing:plugins_cmd",
     "leaderboard": "harness.cli.leaderboard_cmd:leaderboard",
     "resources": "harness.cli.resources_cmd:resources",
+    "report": "harness.cli.report_cmd:report",
+    "decoys": "harness.cli.decoys_cmd:decoys",
+    "perturb": "harness.cli.perturb_cmd:perturb",
+    "nle": "harness.cli.nle_cmd:nle",
+    "export": "harness.cli.export_cmd:export",
 }
+
+
+def _available(name: str) -> bool:
+    module = COMMANDS[name].split(":")[0]
+    return importlib.util.find_spec(module) is not None
 
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+        return sorted(n for n in COMMANDS if _available(n))
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         target = COMMANDS.get(name)
-        if target is None:
+        if target is None or not _available(name):
             return None
         module, attr = target.split(":")
         return getattr(importlib.import_module(module), attr)

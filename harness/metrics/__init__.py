@@ -29,21 +29,21 @@ from .vqa import (
 )
 
 __all__ = [
-    "METRIC_NAME",
+    "ANSWER_TYPES",
+    "FALLBACK_QUESTION_TYPE",
     "LENIENT_METRIC_NAME",
+    "METRIC_NAME",
+    "QUESTION_TYPES",
+    "accuracy_breakdown",
+    "answer_type",
+    "evaluate_module_path",
+    "human_answer_type",
     "normalize_answer",
+    "question_type",
     "vqa_accuracy",
     "vqa_accuracy_batch",
     "vqa_accuracy_lenient",
     "vqa_accuracy_lenient_batch",
-    "QUESTION_TYPES",
-    "FALLBACK_QUESTION_TYPE",
-    "ANSWER_TYPES",
-    "question_type",
-    "answer_type",
-    "human_answer_type",
-    "accuracy_breakdown",
-    "evaluate_module_path",
 ]
 
 _EVALUATE_MODULES = Path(__file__).resolve().parent / "evaluate_modules"
@@ -53,6 +53,8 @@ def evaluate_module_path(name: str) -> str:
     """Folder of a local `evaluate` module, for ``evaluate.load(path)`` (works offline)."""
     folder = _EVALUATE_MODULES / name
     if not (folder / f"{name}.py").is_file():
-        known = sorted(p.name for p in _EVALUATE_MODULES.iterdir() if (p / f"{p.name}.py").is_file())
+        known = sorted(
+            p.name for p in _EVALUATE_MODULES.iterdir() if (p / f"{p.name}.py").is_file()
+        )
         raise UsageError(f"no local evaluate module {name!r}; known: {', '.join(known)}")
     return str(folder)

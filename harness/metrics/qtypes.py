@@ -27,18 +27,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..errors import DataError
 from .vqa import normalize_answer
 
 __all__ = [
-    "QUESTION_TYPES",
-    "FALLBACK_QUESTION_TYPE",
     "ANSWER_TYPES",
-    "question_type",
+    "FALLBACK_QUESTION_TYPE",
+    "QUESTION_TYPES",
     "answer_type",
     "human_answer_type",
+    "question_type",
 ]
 
 # The 65 official VQA question types, in the order of mscoco_question_types.txt.
@@ -68,10 +68,11 @@ _TYPE_BY_WORDS: dict[tuple[str, ...], str] = {tuple(t.split()): t for t in QUEST
 _LONGEST_TYPE = max(len(words) for words in _TYPE_BY_WORDS)
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 
-_NUMBER_WORDS_BEYOND_TEN = frozenset(
-    "eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty "
-    "thirty forty fifty sixty seventy eighty ninety hundred thousand million billion".split()
-)
+_NUMBER_WORDS_BEYOND_TEN = frozenset({
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+    "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy",
+    "eighty", "ninety", "hundred", "thousand", "million", "billion",
+})
 _DECIMAL = re.compile(r"\d+(?:\.\d+)?")
 
 

@@ -31,23 +31,23 @@ per-question functions.
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ..errors import DataError
 
 __all__ = [
-    "METRIC_NAME",
-    "LENIENT_METRIC_NAME",
-    "PUNCTUATION",
-    "NUMBER_WORDS",
     "ARTICLES",
     "CONTRACTIONS",
+    "LENIENT_METRIC_NAME",
+    "METRIC_NAME",
+    "NUMBER_WORDS",
+    "PUNCTUATION",
     "clean_whitespace",
-    "process_punctuation",
-    "process_digit_article",
     "normalize_answer",
+    "process_digit_article",
+    "process_punctuation",
     "vqa_accuracy",
     "vqa_accuracy_batch",
     "vqa_accuracy_lenient",

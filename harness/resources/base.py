@@ -8,7 +8,9 @@ import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+from harness.errors import ResourceError
 
 __all__ = [
     "ResourceStatus",
@@ -21,6 +23,7 @@ __all__ = [
     "read_manifest",
     "record_source",
     "try_nltk_download",
+    "ResourceCache",
 ]
 
 #: Written into the target folder by `install`: which resource came from where.
@@ -148,3 +151,35 @@ def try_nltk_download(package: str, target: Path, timeout_s: float = DOWNLOAD_TI
         return False
     finally:
         socket.setdefaulttimeout(previous)
+
+
+class ResourceCache:
+    """Loaded NLTK objects (a WordNet reader, a tagger), one per data root, found per target.
+
+    Locating costs a few `stat` calls, so the root found for a lookup state is remembered too.
+    Every call re-adds the root to `nltk.data.path`: NLTK readers open files lazily and its
+    sandbox refuses any file outside the roots listed at that moment."""
+
+    def __init__(self, locate: Callable[[Path], Path | None], load: Callable[[Path], Any], what: str, missing: str) -> None:
+        self._locate, self._load, self._what, self._missing = locate, load, what, missing
+        self._roots: dict[tuple[Any, ...], Path] = {}
+        self._objects: dict[Path, Any] = {}
+
+    def get(self, target: Path | str | None) -> Any:
+        """The loaded object for `target`, or ResourceError (`missing`) when nothing is installed."""
+        key = lookup_state(target)
+        root = self._roots.get(key)
+        if root is None:
+            root = self._locate(resolve_target(target))
+            if root is None:
+                raise ResourceError(self._missing)
+        ensure_nltk_path(root)
+        self._roots[key] = self._roots[lookup_state(target)] = root
+        if root not in self._objects:
+            try:
+                self._objects[root] = self._load(root)
+            except (LookupError, OSError, ValueError) as exc:
+                raise ResourceError(
+                    f"{self._what} under {root} is unreadable ({exc}); run `harness resources install`"
+                ) from None
+        return self._objects[root]

@@ -23,10 +23,9 @@ from typing import Any, BinaryIO
 from harness.errors import ResourceError
 
 from .base import (
+    ResourceCache,
     ResourceStatus,
     candidate_roots,
-    ensure_nltk_path,
-    lookup_state,
     read_manifest,
     record_source,
     resolve_target,
@@ -56,9 +55,6 @@ TAGGER_DIR = "taggers/averaged_perceptron_tagger_eng"
 TAGGER_FILES = tuple(
     f"averaged_perceptron_tagger_eng.{part}.json" for part in ("weights", "tagdict", "classes")
 )
-
-_TAGGERS: dict[tuple[Any, ...], Any] = {}
-
 
 class RestrictedUnpickler(pickle.Unpickler):
     """An unpickler that builds only plain containers (dict, list, tuple, set, frozenset).
@@ -214,7 +210,6 @@ def _load(root: Path) -> Any:
     import nltk.data
     from nltk.tag.perceptron import PerceptronTagger
 
-    ensure_nltk_path(root)
     try:
         pointer = nltk.data.find(TAGGER_DIR + "/", paths=[str(root)])
     except LookupError:
@@ -232,21 +227,12 @@ def _load(root: Path) -> Any:
     return tagger
 
 
+_TAGGERS = ResourceCache(_locate, _load, "POS tagger", NOT_INSTALLED)
+
+
 def pos_tag(tokens: list[str], target: Path | str | None = None) -> list[tuple[str, str]]:
     """Penn Treebank tags for `tokens` with the installed perceptron tagger (cached)."""
     if isinstance(tokens, str):
         raise TypeError("pos_tag expects a list of tokens, not a string")
-    key = lookup_state(target)
-    tagger = _TAGGERS.get(key)
-    if tagger is None:
-        root = _locate(resolve_target(target))
-        if root is None:
-            raise ResourceError(NOT_INSTALLED)
-        try:
-            tagger = _load(root)
-        except (LookupError, OSError, ValueError) as exc:
-            raise ResourceError(f"POS tagger under {root} is unreadable ({exc}); "
-                                "run `harness resources install`") from None
-        # Loading may append the root to nltk.data.path, which is part of the key.
-        _TAGGERS[key] = _TAGGERS[lookup_state(target)] = tagger
+    tagger = _TAGGERS.get(target)
     return [(word, tag) for word, tag in tagger.tag(list(tokens))]

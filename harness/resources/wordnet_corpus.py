@@ -13,13 +13,10 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ResourceError
-
 from .base import (
+    ResourceCache,
     ResourceStatus,
     candidate_roots,
-    ensure_nltk_path,
-    lookup_state,
     read_manifest,
     record_source,
     resolve_target,
@@ -70,9 +67,6 @@ LEXNAMES = (
 _CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 MANPAGE = Path("/usr/share/man/man5/lexnames.5WN.gz")
 _TABLE_ROW = re.compile(r"^(\d\d)\t(\S+)\s*\t")
-
-_READERS: dict[tuple[Any, ...], Any] = {}
-
 
 def debian_dir() -> Path:
     """Where the WordNet database files are: $WNSEARCHDIR, $WNHOME/dict, or /usr/share/wordnet.
@@ -211,7 +205,6 @@ def _open_reader(root: Path) -> Any:
     import nltk.data
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    ensure_nltk_path(root)
     try:
         pointer = nltk.data.find("corpora/wordnet", paths=[str(root)])
     except LookupError:
@@ -222,19 +215,9 @@ def _open_reader(root: Path) -> Any:
         return WordNetCorpusReader(pointer, None)
 
 
+_READERS = ResourceCache(_locate, _open_reader, "WordNet", NOT_INSTALLED)
+
+
 def wordnet(target: Path | str | None = None) -> Any:
     """NLTK's WordNet 3.0 corpus reader (cached), or ResourceError when it is not installed."""
-    key = lookup_state(target)
-    reader = _READERS.get(key)
-    if reader is None:
-        root = _locate(resolve_target(target))
-        if root is None:
-            raise ResourceError(NOT_INSTALLED)
-        try:
-            reader = _open_reader(root)
-        except (LookupError, OSError, ValueError) as exc:
-            raise ResourceError(f"WordNet under {root} is unreadable ({exc}); "
-                                "run `harness resources install`") from None
-        # Loading may append the root to nltk.data.path, which is part of the key.
-        _READERS[key] = _READERS[lookup_state(target)] = reader
-    return reader
+    return _READERS.get(target)

@@ -88,7 +88,7 @@ def test_unknown_names_exit_2_with_near_matches(third_party, capsys):
 
 def test_bad_model_option_lists_accepted_options(third_party, capsys):
     assert main(["run", "--model", "shout:colour=red", "--suite", "yesno-suite"]) == 2
-    err = capsys.readouterr().err.strip()
+    err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err == "error: model 'shout' does not accept option(s) colour; accepted: word"
 
 

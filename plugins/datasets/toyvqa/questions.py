@@ -16,7 +16,6 @@ from typing import Any, Mapping
 
 from .world import (
     COLORS,
-    GRID,
     MAX_OBJECTS,
     NOUNS,
     PLURALS,

@@ -1,0 +1,124 @@
+"""toyvqa: a deterministic, procedurally generated VQA benchmark that needs no download.
+
+Scenes of 2-5 colored glyphs (ball, box, ring, star, pyramid, cross, bowl, cup), four
+question families (existence, counting, color, object), 10 simulated human answers, 3
+reference explanations and 4 multiple-choice candidates per question, in an unbalanced
+(VQA v1-like) and a balanced (VQA v2-like, complementary image pairs) variant.
+See docs/toyvqa.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+
+from harness.api import DatasetPlugin, Option
+from harness.errors import DataError, UsageError
+from harness.hookspecs import hookimpl
+from harness.types import Example
+
+from .build import (
+    DEFAULT_IMAGES,
+    DEFAULT_SIZE,
+    GENERATOR_VERSION,
+    VARIANTS,
+    ToySplit,
+    generate,
+    load_or_generate,
+    read_scenes,
+)
+from .questions import answer_question, parse
+from .world import COLORS, NOUN_SENSES, NOUNS, SIZES, Scene
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
+
+__all__ = [
+    "ToyVQA",
+    "ToySplit",
+    "Scene",
+    "GENERATOR_VERSION",
+    "NOUNS",
+    "NOUN_SENSES",
+    "COLORS",
+    "SIZES",
+    "generate",
+    "answer_question",
+    "parse",
+    "register_datasets",
+]
+
+
+class ToyVQA(DatasetPlugin):
+    """The embedded toy VQA world (generated on first use, then read from the user cache)."""
+
+    name = "toyvqa"
+    description = "procedural toy VQA: balanced/unbalanced, 10 answers, explanations, MC"
+    splits: ClassVar[tuple[str, ...]] = ("train", "val")
+    options: ClassVar[Mapping[str, Option]] = {
+        "variant": Option("unbalanced", "unbalanced (VQA v1-like priors) or balanced "
+                          "(complementary image pairs, VQA v2-like)", choices=VARIANTS),
+        "seed": Option(0, "generation seed"),
+        "images": Option(0, "generated scenes per split (0: train "
+                         f"{DEFAULT_IMAGES['train']}, val {DEFAULT_IMAGES['val']})"),
+        "size": Option(DEFAULT_SIZE, "image side in pixels"),
+    }
+
+    def _check_split(self, split: str) -> None:
+        if split not in self.splits:
+            raise UsageError(f"dataset 'toyvqa' has no split {split!r}; splits: {', '.join(self.splits)}")
+
+    def _args(self) -> dict[str, Any]:
+        c = self.config
+        return {"images": int(c["images"]) or None, "size": int(c["size"])}
+
+    def examples(self, split: str) -> list[Example]:
+        """The split as Examples (generated and cached on first use)."""
+        self._check_split(split)
+        examples, _ = load_or_generate(self.config["variant"], split, int(self.config["seed"]),
+                                       **self._args())
+        return examples
+
+    def load(self, split: str) -> "datasets.Dataset":
+        """The split as a `datasets.Dataset` of `Example.to_row()` rows."""
+        import datasets
+
+        return datasets.Dataset.from_list([ex.to_row() for ex in self.examples(split)])
+
+    def scenes(self, split: str) -> dict[str, Scene]:
+        """The scene behind every image id of the split (ground truth for any toy question)."""
+        self._check_split(split)
+        _, folder = load_or_generate(self.config["variant"], split, int(self.config["seed"]),
+                                     **self._args())
+        return read_scenes(folder)
+
+    def oracle(self, split: str) -> Callable[[str, str], str | None]:
+        """`answer(image_id, question)`: the true answer of any question in the toy language
+        (e.g. a counterfactual edit of a dataset question), or None outside it."""
+        scenes = self.scenes(split)
+
+        def answer(image_id: str, question: str) -> str | None:
+            try:
+                scene = scenes[image_id]
+            except KeyError:
+                raise DataError(f"toyvqa {split}: unknown image_id {image_id!r}") from None
+            return answer_question(scene, question)
+
+        return answer
+
+    def fingerprint(self, split: str) -> str:
+        """Changes with the split, the options and the generator version."""
+        blob = json.dumps({"dataset": self.name, "split": split, "config": self.config,
+                           "generator": GENERATOR_VERSION}, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:32]
+
+    def expected_files(self, split: str) -> list[Path]:
+        return []
+
+
+@hookimpl
+def register_datasets(register: Callable[[type[DatasetPlugin]], None]) -> None:
+    """Register the toyvqa dataset."""
+    register(ToyVQA)
