@@ -179,6 +179,8 @@ def _mean_of_acc(matches: Sequence[bool]) -> float:
 
 
 def _score(prediction: str, human_answers: Sequence[str], always_normalize: bool) -> float:
+    if not isinstance(prediction, str) or not all(isinstance(h, str) for h in human_answers):
+        raise DataError("VQA accuracy: the prediction and every human answer must be strings")
     humans = [clean_whitespace(h) for h in human_answers]
     pred = clean_whitespace(prediction)
     if always_normalize or len(set(humans)) > 1:
@@ -227,8 +229,13 @@ def _score_batch(
     for row, (prediction, humans_raw) in enumerate(zip(predictions, answers)):
         if isinstance(humans_raw, str) or len(humans_raw) == 0:
             _check_humans(humans_raw, f"{name}: row {row}")
-        humans = [cleaned[h] for h in humans_raw]
-        pred = cleaned[prediction]
+        try:
+            humans = [cleaned[h] for h in humans_raw]
+            pred = cleaned[prediction]
+        except (AttributeError, TypeError):
+            raise DataError(
+                f"{name}: row {row}: the prediction and every human answer must be strings"
+            ) from None
         if always_normalize or len(set(humans)) > 1:
             humans = [normalized[h] for h in humans]
             pred = normalized[pred]

@@ -23,12 +23,12 @@ __all__ = [
     "PIP_PACKAGES",
     "ResourceError",
     "ResourceStatus",
-    "install",
-    "status",
-    "ensure_nltk_path",
-    "wordnet",
-    "pos_tag",
     "bertscore_model",
+    "ensure_nltk_path",
+    "install",
+    "pos_tag",
+    "status",
+    "wordnet",
 ]
 
 #: System packages the install script needs (Debian / Ubuntu names).

@@ -6,24 +6,25 @@ from __future__ import annotations
 import json
 import os
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from harness.errors import ResourceError
 
 __all__ = [
-    "ResourceStatus",
     "MANIFEST_NAME",
-    "default_target",
-    "resolve_target",
-    "ensure_nltk_path",
+    "ResourceCache",
+    "ResourceStatus",
     "candidate_roots",
+    "default_target",
+    "ensure_nltk_path",
     "lookup_state",
     "read_manifest",
     "record_source",
+    "resolve_target",
     "try_nltk_download",
-    "ResourceCache",
 ]
 
 #: Written into the target folder by `install`: which resource came from where.
@@ -147,7 +148,8 @@ def try_nltk_download(package: str, target: Path, timeout_s: float = DOWNLOAD_TI
             return bool(
                 nltk.download(package, download_dir=str(target), quiet=True, print_error_to=sink)
             )
-    except Exception:  # any network, parsing or sandbox failure means "not downloaded"
+    # Any network, parsing or sandbox failure just means "not downloaded".
+    except Exception:  # noqa: BLE001
         return False
     finally:
         socket.setdefaulttimeout(previous)
@@ -160,7 +162,13 @@ class ResourceCache:
     Every call re-adds the root to `nltk.data.path`: NLTK readers open files lazily and its
     sandbox refuses any file outside the roots listed at that moment."""
 
-    def __init__(self, locate: Callable[[Path], Path | None], load: Callable[[Path], Any], what: str, missing: str) -> None:
+    def __init__(
+        self,
+        locate: Callable[[Path], Path | None],
+        load: Callable[[Path], Any],
+        what: str,
+        missing: str,
+    ) -> None:
         self._locate, self._load, self._what, self._missing = locate, load, what, missing
         self._roots: dict[tuple[Any, ...], Path] = {}
         self._objects: dict[Path, Any] = {}

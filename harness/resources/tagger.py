@@ -18,7 +18,7 @@ import os
 import pickle
 import shutil
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, ClassVar
 
 from harness.errors import ResourceError
 
@@ -38,13 +38,13 @@ __all__ = [
     "TAGGER_DIR",
     "TAGGER_FILES",
     "RestrictedUnpickler",
-    "restricted_load",
     "aptagger_pickle",
-    "load_aptagger_weights",
-    "write_nltk_tagger",
-    "tagger_status",
     "install_tagger",
+    "load_aptagger_weights",
     "pos_tag",
+    "restricted_load",
+    "tagger_status",
+    "write_nltk_tagger",
 ]
 
 NAME = "pos-tagger"
@@ -56,20 +56,25 @@ TAGGER_FILES = tuple(
     f"averaged_perceptron_tagger_eng.{part}.json" for part in ("weights", "tagdict", "classes")
 )
 
+
 class RestrictedUnpickler(pickle.Unpickler):
     """An unpickler that builds only plain containers (dict, list, tuple, set, frozenset).
 
     Every other global a pickle names — `os.system`, `builtins.eval`, any class — is
     refused before it is looked up, so loading cannot run code."""
 
-    ALLOWED = {name: getattr(builtins, name) for name in ("dict", "list", "tuple", "set", "frozenset")}
+    ALLOWED: ClassVar[dict[str, type]] = {
+        name: getattr(builtins, name) for name in ("dict", "list", "tuple", "set", "frozenset")
+    }
 
     def find_class(self, module: str, name: str) -> Any:
         """Return an allowed builtin container type; refuse everything else."""
         # Python 2 pickles (protocol <= 2) spell the builtins module `__builtin__`.
         if module in ("builtins", "__builtin__") and name in self.ALLOWED:
             return self.ALLOWED[name]
-        raise pickle.UnpicklingError(f"refusing to load global {module}.{name}: only plain data is allowed")
+        raise pickle.UnpicklingError(
+            f"refusing to load global {module}.{name}: only plain data is allowed"
+        )
 
     def persistent_load(self, pid: Any) -> Any:
         """Persistent ids could smuggle objects in from outside; refuse them."""
@@ -98,7 +103,9 @@ def aptagger_pickle() -> Path | None:
     return None
 
 
-def _check_shape(obj: Any, path: Path) -> tuple[dict[str, dict[str, float]], dict[str, str], set[str]]:
+def _check_shape(
+    obj: Any, path: Path
+) -> tuple[dict[str, dict[str, float]], dict[str, str], set[str]]:
     """The (weights, tagdict, classes) triple, or ResourceError naming what is wrong."""
 
     def bad(what: str) -> ResourceError:
@@ -111,16 +118,24 @@ def _check_shape(obj: Any, path: Path) -> tuple[dict[str, dict[str, float]], dic
         isinstance(f, str) and isinstance(w, dict) for f, w in weights.items()
     ):
         raise bad("weights must map feature strings to dicts")
-    if not all(isinstance(t, str) and isinstance(v, (int, float)) for w in weights.values() for t, v in w.items()):
+    if not all(
+        isinstance(t, str) and isinstance(v, (int, float))
+        for w in weights.values()
+        for t, v in w.items()
+    ):
         raise bad("a weight is not tag -> number")
-    if not isinstance(tagdict, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in tagdict.items()):
+    if not isinstance(tagdict, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in tagdict.items()
+    ):
         raise bad("tagdict must map words to tags")
     if not isinstance(classes, (set, frozenset)) or not all(isinstance(c, str) for c in classes):
         raise bad("classes must be a set of tags")
     return weights, tagdict, set(classes)
 
 
-def load_aptagger_weights(path: Path) -> tuple[dict[str, dict[str, float]], dict[str, str], set[str]]:
+def load_aptagger_weights(
+    path: Path,
+) -> tuple[dict[str, dict[str, float]], dict[str, str], set[str]]:
     """Read `textblob-aptagger`'s pickle safely; ResourceError if it is unsafe or malformed."""
     try:
         with open(path, "rb") as fh:
@@ -132,7 +147,9 @@ def load_aptagger_weights(path: Path) -> tuple[dict[str, dict[str, float]], dict
     return _check_shape(obj, path)
 
 
-def write_nltk_tagger(weights: dict[str, dict[str, float]], tagdict: dict[str, str], classes: set[str], root: Path) -> Path:
+def write_nltk_tagger(
+    weights: dict[str, dict[str, float]], tagdict: dict[str, str], classes: set[str], root: Path
+) -> Path:
     """Write the three JSON files NLTK's PerceptronTagger loads under `root`/TAGGER_DIR."""
     final = root / TAGGER_DIR
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -176,7 +193,11 @@ def tagger_status(target: Path | str | None = None) -> ResourceStatus:
         folder = root / TAGGER_DIR
         location = str(folder if folder.is_dir() else root / (TAGGER_DIR + ".zip"))
         if root == target:
-            source = read_manifest(target).get(NAME, {}).get("source", "found in the harness data folder")
+            source = (
+                read_manifest(target)
+                .get(NAME, {})
+                .get("source", "found in the harness data folder")
+            )
         else:
             source = f"existing NLTK data ({root})"
         return ResourceStatus(NAME, True, location, source)
@@ -188,14 +209,20 @@ def tagger_status(target: Path | str | None = None) -> ResourceStatus:
     return ResourceStatus(NAME, False, str(target / TAGGER_DIR), "", fix)
 
 
-def install_tagger(target: Path | str | None = None, *, allow_download: bool = False) -> ResourceStatus:
+def install_tagger(
+    target: Path | str | None = None, *, allow_download: bool = False
+) -> ResourceStatus:
     """Make the tagger available: existing NLTK data, then `nltk.download`, then textblob-aptagger."""
     target = resolve_target(target)
     target.mkdir(parents=True, exist_ok=True)
     found = tagger_status(target)
     if found.present:
         return found
-    if allow_download and try_nltk_download("averaged_perceptron_tagger_eng", target) and _locate(target) == target:
+    if (
+        allow_download
+        and try_nltk_download("averaged_perceptron_tagger_eng", target)
+        and _locate(target) == target
+    ):
         record_source(target, NAME, "nltk.download('averaged_perceptron_tagger_eng')")
         return tagger_status(target)
     path = aptagger_pickle()
@@ -213,7 +240,9 @@ def _load(root: Path) -> Any:
     try:
         pointer = nltk.data.find(TAGGER_DIR + "/", paths=[str(root)])
     except LookupError:
-        pointer = nltk.data.find(TAGGER_DIR + ".zip/" + TAGGER_DIR.split("/")[-1] + "/", paths=[str(root)])
+        pointer = nltk.data.find(
+            TAGGER_DIR + ".zip/" + TAGGER_DIR.split("/")[-1] + "/", paths=[str(root)]
+        )
     params = []
     for name in TAGGER_FILES:
         with pointer.join(name).open() as fh:

@@ -24,16 +24,16 @@ from .base import (
 )
 
 __all__ = [
-    "NAME",
     "DEBIAN_PACKAGES",
     "LEXNAMES",
+    "NAME",
     "REQUIRED_FILES",
     "debian_dir",
-    "parse_lexnames_manpage",
-    "lexnames_text",
-    "wordnet_status",
     "install_wordnet",
+    "lexnames_text",
+    "parse_lexnames_manpage",
     "wordnet",
+    "wordnet_status",
 ]
 
 NAME = "wordnet"
@@ -67,6 +67,9 @@ LEXNAMES = (
 _CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 MANPAGE = Path("/usr/share/man/man5/lexnames.5WN.gz")
 _TABLE_ROW = re.compile(r"^(\d\d)\t(\S+)\s*\t")
+_VERSION = re.compile(r"Word[nN]et (\d+\+?|\d+\.\d+) Copyright")
+DEBIAN_DIR = Path("/usr/share/wordnet")
+
 
 def debian_dir() -> Path:
     """Where the WordNet database files are: $WNSEARCHDIR, $WNHOME/dict, or /usr/share/wordnet.
@@ -76,7 +79,7 @@ def debian_dir() -> Path:
         return Path(os.environ["WNSEARCHDIR"])
     if os.environ.get("WNHOME"):
         return Path(os.environ["WNHOME"]) / "dict"
-    return Path("/usr/share/wordnet")
+    return DEBIAN_DIR
 
 
 def parse_lexnames_manpage(text: str) -> tuple[str, ...]:
@@ -127,11 +130,25 @@ def _package_versions() -> str:
     return ", ".join(found) if found else " + ".join(DEBIAN_PACKAGES)
 
 
+def _header_version(folder: Path) -> str:
+    """The version in data.adj's licence header ("WordNet 3.0 Copyright ..."), as NLTK reads it."""
+    try:
+        with open(folder / "data.adj", encoding="utf-8", errors="replace") as fh:
+            for _, line in zip(range(60), fh):
+                if match := _VERSION.search(line):
+                    return match.group(1)
+    except OSError:
+        pass
+    return "?"
+
+
 def _status_at(root: Path, target: Path) -> ResourceStatus:
     folder = root / "corpora" / "wordnet"
     location = str(folder if folder.is_dir() else root / "corpora" / "wordnet.zip")
     if root == target:
-        source = read_manifest(target).get(NAME, {}).get("source", "found in the harness data folder")
+        source = (
+            read_manifest(target).get(NAME, {}).get("source", "found in the harness data folder")
+        )
     else:
         source = f"existing NLTK data ({root})"
     return ResourceStatus(NAME, True, location, source)
@@ -170,16 +187,19 @@ def _copy_debian(src: Path, target: Path) -> str:
     lexnames, origin = lexnames_text()
     (partial / "lexnames").write_text(lexnames, encoding="utf-8")
     copyright_file = Path("/usr/share/doc/wordnet-base/copyright")
-    if copyright_file.is_file():
+    if src == DEBIAN_DIR and copyright_file.is_file():
         shutil.copyfile(copyright_file, partial / "LICENSE")
     final = corpora / "wordnet"
     if final.exists():  # an incomplete earlier copy of ours (_locate found nothing usable)
         shutil.rmtree(final)
     os.replace(partial, final)
-    return f"debian {_package_versions()} (WordNet 3.0; lexnames from {origin})"
+    where = f"debian {_package_versions()}" if src == DEBIAN_DIR else str(src)
+    return f"{where} (WordNet {_header_version(final)}; lexnames from {origin})"
 
 
-def install_wordnet(target: Path | str | None = None, *, allow_download: bool = False) -> ResourceStatus:
+def install_wordnet(
+    target: Path | str | None = None, *, allow_download: bool = False
+) -> ResourceStatus:
     """Make WordNet 3.0 available: existing NLTK data, then `nltk.download`, then Debian's files."""
     target = resolve_target(target)
     target.mkdir(parents=True, exist_ok=True)

@@ -196,6 +196,33 @@ def _torch_env(threads: int) -> Iterator[None]:
             torch.set_num_threads(old_threads)
 
 
+def _shuffled_batches(n: int, size: int, groups: list[Any] | None, gen: "torch.Generator") -> Iterator["torch.Tensor"]:
+    """Row indices in seeded random batches of about `size` rows.
+
+    With `groups`, whole groups are shuffled and packed into batches (a batch closes once
+    it holds `size` rows or more), and rows are shuffled inside each batch.
+    """
+    import torch
+
+    if groups is None:
+        order = torch.randperm(n, generator=gen)
+        yield from (order[b : b + size] for b in range(0, n, size))
+        return
+    members: dict[Any, list[int]] = {}
+    for i, key in enumerate(groups):
+        members.setdefault(key, []).append(i)
+    # A group larger than a batch (e.g. every row on the blank image) is cut into chunks.
+    lists = [rows[c : c + size] for rows in members.values() for c in range(0, len(rows), size)]
+    batch: list[int] = []
+    for g in torch.randperm(len(lists), generator=gen).tolist():
+        batch += lists[g]
+        if len(batch) >= size:
+            yield torch.tensor(batch)[torch.randperm(len(batch), generator=gen)]
+            batch = []
+    if batch:
+        yield torch.tensor(batch)[torch.randperm(len(batch), generator=gen)]
+
+
 class TorchAnswerModel(Model):
     """A torch classifier over the answer vocabulary, trained by `fit`, weights cached.
 
@@ -225,6 +252,14 @@ class TorchAnswerModel(Model):
 
     def _encode(self, examples: Sequence[Example]) -> Take:  # pragma: no cover
         raise NotImplementedError
+
+    def _train_groups(self, rows: Sequence[Example]) -> list[Any] | None:
+        """A group key per training row; rows of a group are kept in the same batch.
+
+        None (the default) shuffles rows independently. Image models group by image so
+        that a batch runs the CNN once per distinct image.
+        """
+        return None
 
     def _example_extra(self, ex: Example) -> Any:
         """Per-example extra material for the train digest (image models hash pixels)."""
@@ -334,6 +369,7 @@ class TorchAnswerModel(Model):
         keep, ans_ids, ans_scores = self._targets(train)
         take = self._encode(train)
         n, bs = len(keep), max(1, cfg["batch_size"])
+        groups = self._train_groups([train[i] for i in keep.tolist()])
         steps = cfg["epochs"] * math.ceil(n / bs)
         disable = os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes")
         with torch.random.fork_rng(devices=[]):
@@ -345,9 +381,7 @@ class TorchAnswerModel(Model):
             with bar:
                 for epoch in range(cfg["epochs"]):
                     net.train()
-                    order = torch.randperm(n, generator=gen)
-                    for b in range(0, n, bs):
-                        sel = order[b : b + bs]
+                    for sel in _shuffled_batches(n, bs, groups, gen):
                         bar.update(1)
                         if len(sel) < 2:  # BatchNorm needs two rows in training mode
                             continue

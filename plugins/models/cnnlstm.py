@@ -54,6 +54,9 @@ class CNNLSTMModel(TorchAnswerModel):
         super()._set_vocab(vocab)
         self._words = Vocab(tuple(vocab["words"]))
 
+    def _train_groups(self, rows: Sequence[Example]) -> list[Any]:
+        return [ex.image for ex in rows]
+
     def _example_extra(self, ex: Example) -> Any:
         # The pixels, not just the path, are training data (regenerated images keep paths).
         return image_digest(ex.image)
@@ -76,8 +79,11 @@ class CNNLSTMModel(TorchAnswerModel):
             tokens[r, : len(row)] = torch.tensor(row, dtype=torch.long)
 
         def take(idx: torch.Tensor) -> tuple[torch.Tensor, ...]:
+            # Each distinct image goes through the CNN once per batch; `inverse` maps
+            # rows back to their image (per-row results do not depend on the batch).
+            distinct, inverse = torch.unique(image_idx[idx], return_inverse=True)
             length = lengths[idx]
-            return bank[image_idx[idx]], tokens[idx, : int(length.max())], length
+            return bank[distinct], inverse, tokens[idx, : int(length.max())], length
 
         return take
 
@@ -171,10 +177,12 @@ def _net_class() -> type:
                 nn.Linear(hidden, n_answers),
             )
 
-        def forward(self, images: torch.Tensor, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        def forward(
+            self, images: torch.Tensor, image_of_row: torch.Tensor, tokens: torch.Tensor, lengths: torch.Tensor
+        ) -> torch.Tensor:
             x = images.float().div_(127.5).sub_(1.0)
             feat = F.normalize(self.cnn(x).flatten(1), dim=1)
-            img = torch.tanh(self.img_proj(feat))
+            img = torch.tanh(self.img_proj(feat))[image_of_row]
             emb = self.embed(tokens)
             packed = nn.utils.rnn.pack_padded_sequence(emb, lengths.cpu(), batch_first=True, enforce_sorted=False)
             _, (h, _) = self.lstm(packed)

@@ -16,10 +16,11 @@ import pytest
 
 import vqa_harness_plugins.datasets.toyvqa as toyvqa
 from harness.errors import UsageError
+from harness.metrics import answer_type, normalize_answer, question_type, vqa_accuracy
 from harness.plugins import PluginHost
 from harness.types import EXAMPLE_COLUMNS, Example
 from vqa_harness_plugins.datasets.toyvqa import ToyVQA, build, generate, questions, world
-from vqa_harness_plugins.datasets.toyvqa.questions import answer_question, question_type
+from vqa_harness_plugins.datasets.toyvqa.questions import answer_question
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
@@ -32,12 +33,6 @@ def _rows(examples, root: Path | None = None) -> list[dict]:
             row["image"] = Path(row["image"]).relative_to(root).as_posix()
         out.append(row)
     return out
-
-
-def _norm(text: str) -> str:
-    words = re.sub(r"[^\w\s]", " ", text.lower()).split()
-    words = [str(NUMBER_WORDS.index(w)) if w in NUMBER_WORDS else ("0" if w == "none" else w) for w in words]
-    return " ".join(w for w in words if w not in ("a", "an", "the"))
 
 
 @pytest.fixture(scope="module")
@@ -104,11 +99,12 @@ def test_schema(variant: str, tmp_path: Path) -> None:
         assert len(e.explanations) == 3 and len(set(e.explanations)) == 3
         assert len(e.choices) == 4 and len(set(e.choices)) == 4 and e.label in e.choices
         assert e.label == e.meta["true_answer"] == e.meta["mc_target"]
-        assert e.answer_type == questions.ANSWER_TYPES[fam]
+        assert e.answer_type == questions.ANSWER_TYPES[fam] == answer_type(e.answers)
         assert e.question_type == question_type(e.question)
         assert Path(e.image).is_absolute() and Path(e.image).is_file()
         # The label is the consensus: most of the 10 answers normalize to it.
-        assert sum(_norm(a) == e.label for a in e.answers) >= 6
+        assert sum(normalize_answer(a) == e.label for a in e.answers) >= 6
+        assert vqa_accuracy(e.label, e.answers) == 1.0
         if fam == "existence":
             assert e.label in ("yes", "no")
         elif fam == "counting":
@@ -132,24 +128,17 @@ def test_answers_show_surface_variation(text_splits) -> None:
     assert {"2", "two", "Two."} <= set(answers)
     assert {"yes", "Yes"} <= set(answers)
     assert any(a.startswith(("a ", "A ")) for a in answers)
-    disagreeing = sum(len({_norm(a) for a in e.answers}) > 1 for e in text_splits["unbalanced", "train"])
+    disagreeing = sum(len({normalize_answer(a) for a in e.answers}) > 1 for e in text_splits["unbalanced", "train"])
     assert 0.1 < disagreeing / len(text_splits["unbalanced", "train"]) < 0.7
 
 
 def test_question_types_are_official(shared_data: Path) -> None:
-    official = [line.strip() for line in (shared_data / "vqa" / "mscoco_question_types.txt").read_text().splitlines() if line.strip()]
-    assert sorted(official) == sorted(questions.OFFICIAL_QUESTION_TYPES)
-    for ex in generate("balanced", "val", 0, images=30).examples:
-        assert ex.question_type in official
-
-
-def test_question_type_agrees_with_harness_metrics() -> None:
-    metrics = pytest.importorskip("harness.metrics")
-    qt = getattr(metrics, "question_type", None)
-    if qt is None:
-        pytest.skip("harness.metrics.question_type is not available")
-    for ex in generate("unbalanced", "val", 0, images=30).examples:
-        assert qt(ex.question) == ex.question_type
+    text = (shared_data / "vqa" / "mscoco_question_types.txt").read_text()
+    official = {line.strip() for line in text.splitlines() if line.strip()}
+    found = {e.question_type for e in generate("balanced", "val", 0, images=60).examples}
+    assert found <= official
+    # Every template starts with a multi-word official prefix (not a bare "what"/"is").
+    assert all(len(t.split()) >= 2 for t in found)
 
 
 # --------------------------------------------------------------------- balanced pairs
@@ -262,7 +251,7 @@ def test_words_exist_in_wordnet() -> None:
         pytest.skip(f"WordNet unavailable: {exc}")
     for noun, sense in world.NOUN_SENSES.items():
         synset = wn.synset(sense)
-        assert noun in synset.lemma_names()
+        assert noun in {name.lower() for name in synset.lemma_names()}
         assert synset.hypernyms()
         siblings = {s for h in synset.hypernyms() for s in h.hyponyms()} - {synset}
         assert siblings, noun

@@ -187,6 +187,10 @@ def test_bad_input_is_a_data_error() -> None:
         vqa_accuracy_batch(["a", "b"], [["a"] * 10, []])
     with pytest.raises(DataError):
         vqa_accuracy_batch(["a"], [])
+    with pytest.raises(DataError):
+        vqa_accuracy(None, ["a"] * 10)  # type: ignore[arg-type]
+    with pytest.raises(DataError, match="row 0"):
+        vqa_accuracy_batch([None], [["a"] * 10])  # type: ignore[list-item]
 
 
 def test_lenient_always_normalizes() -> None:
@@ -319,3 +323,11 @@ def test_evaluate_module_loads_offline() -> None:
     assert out[METRIC_NAME] == pytest.approx((1.0 + 0.0 + 0.6) / 3)
     lenient = metric.compute(predictions=preds, references=refs, lenient=True)
     assert lenient[LENIENT_METRIC_NAME] == pytest.approx((1.0 + 1.0 + 0.6) / 3)
+
+
+def test_evaluate_module_path_unknown_name() -> None:
+    from harness.errors import UsageError
+
+    assert evaluate_module_path("vqa_accuracy").endswith("vqa_accuracy")
+    with pytest.raises(UsageError, match="vqa_accuracy"):
+        evaluate_module_path("no_such_metric")

@@ -6,21 +6,25 @@ import gzip
 import io
 import os
 import pickle
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-import harness.resources as resources
+from harness import resources
 from harness.errors import ResourceError
 from harness.resources import tagger as tagger_mod
 from harness.resources import wordnet_corpus as wordnet_mod
 
 nltk_data = pytest.importorskip("nltk.data")
 
-HAS_DEBIAN_WORDNET = all((wordnet_mod.debian_dir() / f).is_file() for f in wordnet_mod.REQUIRED_FILES)
+HAS_DEBIAN_WORDNET = all(
+    (wordnet_mod.debian_dir() / f).is_file() for f in wordnet_mod.REQUIRED_FILES
+)
 HAS_APTAGGER = tagger_mod.aptagger_pickle() is not None
-needs_wordnet = pytest.mark.skipif(not HAS_DEBIAN_WORDNET, reason="Debian wordnet-base / wordnet-sense-index not installed")
+needs_wordnet = pytest.mark.skipif(
+    not HAS_DEBIAN_WORDNET, reason="Debian wordnet-base / wordnet-sense-index not installed"
+)
 needs_aptagger = pytest.mark.skipif(not HAS_APTAGGER, reason="textblob-aptagger not installed")
 
 
@@ -89,7 +93,9 @@ def test_wordnet_known_values(wn) -> None:
     # The textbook example: 6/7 with NLTK's WUP on WordNet 3.0.
     assert cat.wup_similarity(dog) == pytest.approx(6 / 7, abs=1e-9)
     # Chao et al. 2018 (supplementary) quote WUP(lady, woman) ~ 0.632; WordNet 3.0 gives 12/19.
-    assert wn.synset("lady.n.01").wup_similarity(wn.synset("woman.n.01")) == pytest.approx(12 / 19, abs=1e-9)
+    assert wn.synset("lady.n.01").wup_similarity(wn.synset("woman.n.01")) == pytest.approx(
+        12 / 19, abs=1e-9
+    )
 
 
 @needs_wordnet
@@ -134,7 +140,9 @@ def test_status_of_an_empty_target_says_how_to_fix(tmp_path: Path) -> None:
         assert not found[name].present
         assert found[name].location.startswith(str(target))
         assert "harness resources install" in found[name].detail
-    with pytest.raises(ResourceError, match="WordNet is not installed; run `harness resources install`"):
+    with pytest.raises(
+        ResourceError, match="WordNet is not installed; run `harness resources install`"
+    ):
         resources.wordnet(target)
     with pytest.raises(ResourceError, match="not installed; run `harness resources install`"):
         resources.pos_tag(["a", "dog"], target)
@@ -142,7 +150,9 @@ def test_status_of_an_empty_target_says_how_to_fix(tmp_path: Path) -> None:
 
 @needs_wordnet
 @needs_aptagger
-def test_existing_nltk_data_comes_first(installed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_existing_nltk_data_comes_first(
+    installed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("NLTK_DATA", str(installed))
     other = tmp_path / "other"
     found = {s.name: s for s in resources.install(other)}
@@ -153,7 +163,9 @@ def test_existing_nltk_data_comes_first(installed: Path, tmp_path: Path, monkeyp
     assert resources.pos_tag(["Is", "the", "dog", "white", "?"], other)[2] == ("dog", "NN")
 
 
-def test_a_failed_download_falls_back_to_local_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_download_falls_back_to_local_packages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import nltk
 
     calls: list[str] = []
@@ -188,7 +200,10 @@ def test_ensure_nltk_path_is_idempotent(tmp_path: Path) -> None:
     [
         ("Is the dog white ?", ["VBZ", "DT", "NN", "JJ", "."]),
         ("What color is the dog ?", ["WP", "NN", "VBZ", "DT", "NN", "."]),
-        ("How many people are in the picture ?", ["WRB", "JJ", "NNS", "VBP", "IN", "DT", "NN", "."]),
+        (
+            "How many people are in the picture ?",
+            ["WRB", "JJ", "NNS", "VBP", "IN", "DT", "NN", "."],
+        ),
         ("Is the woman wearing a red hat ?", ["VBZ", "DT", "NN", "VBG", "DT", "JJ", "NN", "."]),
         ("What sport is being played ?", ["WP", "NN", "VBZ", "VBG", "VBN", "."]),
     ],
@@ -241,7 +256,9 @@ def test_restricted_unpickler_refuses_os_system(tmp_path: Path, protocol: int) -
     marker = tmp_path / "pwned"
     payload = pickle.dumps(({"w": {}}, {}, _RunsCommand(f"touch {marker}")), protocol=protocol)
     assert b"system" in payload
-    with pytest.raises(pickle.UnpicklingError, match=r"refusing to load global (posix|os|nt)\.system"):
+    with pytest.raises(
+        pickle.UnpicklingError, match=r"refusing to load global (posix|os|nt)\.system"
+    ):
         tagger_mod.restricted_load(payload)
     bad = tmp_path / "trontagger-evil.pickle"
     bad.write_bytes(payload)
@@ -276,3 +293,15 @@ def test_wrong_shaped_weights_are_a_resource_error(tmp_path: Path) -> None:
     path.write_bytes(b"not a pickle")
     with pytest.raises(ResourceError, match="weights.pickle"):
         tagger_mod.load_aptagger_weights(path)
+
+
+def test_missing_wordnet_files_say_which_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WNSEARCHDIR", str(tmp_path / "no-wordnet"))
+    result = wordnet_mod.install_wordnet(tmp_path / "t")
+    assert not result.present
+    assert "lacks data.noun" in result.detail
+    assert "apt-get install wordnet-base wordnet-sense-index" in result.detail
+    assert "apt-get install" in resources.status(tmp_path / "t")[0].detail
+    assert not (tmp_path / "t" / "corpora").exists()

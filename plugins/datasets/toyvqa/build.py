@@ -20,6 +20,7 @@ import random
 import shutil
 import uuid
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -54,6 +55,7 @@ DEFAULT_SIZE = 64
 #: Questions asked about each generated scene. The balanced variant asks fewer, because
 #: each question also gets a complementary image, so both variants have similar sizes.
 QUESTIONS_PER_IMAGE: Mapping[str, tuple[int, int]] = {"unbalanced": (3, 6), "balanced": (2, 3)}
+WRITER_THREADS = 4
 MARKER = "COMPLETE.json"
 EXAMPLES = "examples.jsonl"
 SCENES = "scenes.json"
@@ -101,6 +103,7 @@ def generate(variant: str, split: str, seed: int = 0, *, images: int | None = No
         img_dir.mkdir(parents=True, exist_ok=True)
     scenes: dict[str, Scene] = {}
     examples: list[Example] = []
+    pending: list[tuple[Scene, Path]] = []
 
     def emit(image_id: str, scene: Scene, q: Question, ex_id: str, pair_id: str, edit: str) -> None:
         truth = answer(scene, q.family, q.ref)
@@ -108,7 +111,7 @@ def generate(variant: str, split: str, seed: int = 0, *, images: int | None = No
         if image_id not in scenes:
             scenes[image_id] = scene
             if img_dir is not None:
-                save_png(render(scene, size), Path(path))
+                pending.append((scene, Path(path)))
         meta: dict[str, Any] = {
             "family": q.family,
             "referent": q.ref,
@@ -149,7 +152,24 @@ def generate(variant: str, split: str, seed: int = 0, *, images: int | None = No
             comp_id = f"{comp_image}-q0"
             emit(image_id, scene, q, ex_id, comp_id, "")
             emit(comp_image, edited, q, comp_id, ex_id, edit)
+    _write_images(pending, size)
     return ToySplit(tuple(examples), scenes)
+
+
+def _write_images(jobs: list[tuple[Scene, Path]], size: int) -> None:
+    """Render and save PNGs; a few threads hide file-system latency (each file is
+    independent, so the bytes do not depend on the order)."""
+    def one(job: tuple[Scene, Path]) -> None:
+        save_png(render(job[0], size), job[1])
+
+    pool = ThreadPoolExecutor(max_workers=WRITER_THREADS)
+    try:
+        for _ in pool.map(one, jobs):
+            pass
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 # ------------------------------------------------------------------------------ cache

@@ -9,8 +9,9 @@ always stays the true answer.
 from __future__ import annotations
 
 import random
-import re
-from typing import Mapping, Sequence
+from typing import Mapping
+
+from harness.metrics import normalize_answer
 
 from .questions import Question
 from .world import COLORS, NOUNS, PLURALS, Obj, Scene, article, matches, where
@@ -56,14 +57,6 @@ ODD_DECOYS: Mapping[str, tuple[str, ...]] = {
 #: Chance that an original decoy is odd rather than another plausible answer. This is the
 #: deliberate shortcut of Chao et al. 2018: the target is recognisable from the candidates.
 ODD_SHARE = 0.6
-
-
-def _norm(text: str) -> str:
-    """A light version of the official normalization, only to check the consensus."""
-    words = re.sub(r"[^\w\s]", " ", text.lower()).split()
-    words = [str(NUMBER_WORDS.index(w)) if w in NUMBER_WORDS else w for w in words]
-    words = ["0" if w == "none" else w for w in words]
-    return " ".join(w for w in words if w not in ("a", "an", "the"))
 
 
 def _surface(rng: random.Random, text: str, family: str) -> str:
@@ -112,7 +105,7 @@ def human_answers(rng: random.Random, truth: str, family: str) -> tuple[str, ...
             _alternative(rng, truth, family) if rng.random() < rate else _surface(rng, truth, family)
             for _ in range(N_ANSWERS)
         )
-        if sum(_norm(a) == truth for a in answers) >= 6:
+        if sum(normalize_answer(a) == truth for a in answers) >= 6:
             return answers
     return (truth,) * N_ANSWERS  # pragma: no cover - 50 failures in a row are ~impossible
 
@@ -214,7 +207,6 @@ def choices(rng: random.Random, truth: str, family: str) -> tuple[str, ...]:
         pick = rng.choice(pool)
         pool.remove(pick)
         decoys.append(pick)
-    out: Sequence[str] = [truth, *decoys]
-    out = list(out)
+    out = [truth, *decoys]
     rng.shuffle(out)
     return tuple(out)

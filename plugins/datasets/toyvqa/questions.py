@@ -3,7 +3,8 @@
 Every question is (family, referent, template): the referent names the objects it is about
 (a subset of noun / color / size), the family says what is asked about them, and the
 answer follows from the scene alone (`answer`). Templates start with official VQA
-question-type prefixes; `question_type` is the longest official prefix, as in VQA.
+question-type prefixes; `question_type` is the longest official prefix, as in VQA
+(`harness.metrics.question_type`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
+
+from harness.metrics import question_type
 
 from .world import (
     COLORS,
@@ -32,10 +35,8 @@ __all__ = [
     "FAMILIES",
     "ANSWER_TYPES",
     "TEMPLATES",
-    "OFFICIAL_QUESTION_TYPES",
     "Question",
     "answer",
-    "question_type",
     "choose_questions",
     "complement",
     "parse",
@@ -66,22 +67,6 @@ TEMPLATES: Mapping[str, tuple[str, str]] = {
     "what_kind": ("object", "What kind of object is {adj}?"),
 }
 
-#: The 65 official VQA question types (mscoco_question_types.txt), for the longest-prefix rule.
-OFFICIAL_QUESTION_TYPES: tuple[str, ...] = (
-    "how many", "is the", "what", "what color is the", "what is the", "is this", "is this a",
-    "what is", "are the", "what kind of", "is there a", "what type of", "is it", "what are the",
-    "where is the", "is there", "does the", "what color are the", "are these", "are there",
-    "which", "is", "what is the man", "is the man", "are", "how", "does this", "what is on the",
-    "what does the", "how many people are", "what is in the", "what is this", "do",
-    "what are", "are they", "what time", "what sport is", "are there any", "is he",
-    "what color is", "why", "where are the", "what color", "who is", "what animal is",
-    "is the woman", "is this an", "do you", "how many people are in", "what room is", "has",
-    "is this person", "what is the woman", "can you", "why is the", "is the person",
-    "what is the color of the", "what is the person", "could", "was", "is that a",
-    "what number is", "what is the name", "what brand", "none of the above",
-)
-
-
 @dataclass(frozen=True)
 class Question:
     """One question about a scene (its answer depends on the scene, see `answer`)."""
@@ -96,18 +81,6 @@ class Question:
     @property
     def ref(self) -> dict[str, str]:
         return dict(self.referent)
-
-
-def question_type(text: str) -> str:
-    """The longest official VQA question-type prefix of `text` (word boundaries)."""
-    words = re.sub(r"[?!.,]", " ", text.lower()).split()
-    best = "none of the above"
-    best_len = 0
-    for qt in OFFICIAL_QUESTION_TYPES:
-        parts = qt.split()
-        if len(parts) > best_len and words[: len(parts)] == parts:
-            best, best_len = qt, len(parts)
-    return best
 
 
 def _descriptor(ref: Referent, plural: bool) -> str:

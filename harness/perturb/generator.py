@@ -1,0 +1,211 @@
+"""The Perturber: tag a question once, then build one counterfactual per kind.
+
+For each kind, every word the kind applies to is a *site*: a color mention (color kinds),
+an adjective (JJ, not a color), a content verb (not be/do/have), a common noun (NN/NNS).
+Sites whose replacement exists and can be inflected are *usable*; one usable site per
+question is chosen by a seeded hash of (seed, kind, question) — the paper deletes "a
+random noun"; we make that reproducible and use the same rule for every kind, so two
+identical questions always get the same counterfactual. A question without a usable site
+is skipped for that kind with a reason:
+
+- "empty" / "non_english": the question itself (see text.language_problem);
+- "no_site": no word of the kind's part of speech (or no color word);
+- "no_replacement": such words exist but WordNet / the color pool offers no replacement;
+- "inflection": a replacement exists but its surface form cannot be restored reliably
+  (comparatives/superlatives, ambiguous irregular pasts, ...).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from .colors import BASIC_COLORS, UNAMBIGUOUS_COLOR_NOUNS, ColorSpace
+from .inflect import NOUN_TAGS, VERB_TAGS, Inflector
+from .kinds import KINDS, Kind
+from .lexical import EXCLUDED_VERBS, Lexicon
+from .text import Token, language_problem, match_case, splice, tokenize
+
+__all__ = ["Perturbation", "Perturber", "SKIP_REASONS", "colors_in", "perturb_many"]
+
+SKIP_REASONS = ("empty", "non_english", "no_site", "no_replacement", "inflection")
+_INFLECTED = {"NNS", "VBZ", "VBD", "VBN", "VBG"}
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    """One counterfactual question: q -> q* with the substituted concept X -> Y.
+
+    `replaced` / `replacement` are surface words ("dogs" -> "canines"; replacement is ""
+    for deletions); `source` / `target` the concepts (WordNet lemma or color name);
+    `detail` the evidence (synsets "dog.n.01 -> canine.n.02", or "ΔE2000=100.0").
+    """
+
+    kind: str
+    question: str
+    counterfactual: str
+    position: int
+    replaced: str
+    replacement: str
+    source: str
+    target: str
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict."""
+        return dict(self.__dict__)
+
+
+class Perturber:
+    """Generates the counterfactual questions of every kind for one question at a time.
+
+    `common_colors`: the dataset's color vocabulary (default: the basic color terms);
+    `uncommon` replacements come from every matplotlib named color.
+    `tagger` (tokens -> [(word, tag)]) and `wn` default to `harness.resources`
+    (ResourceError naming `harness resources install` when missing).
+    """
+
+    def __init__(
+        self,
+        *,
+        common_colors: Iterable[str] | None = None,
+        seed: int = 0,
+        kinds: Sequence[Kind] = KINDS,
+        wn: Any = None,
+        tagger: Callable[[list[str]], list[tuple[str, str]]] | None = None,
+    ) -> None:
+        if wn is None:
+            from harness.resources import wordnet
+
+            wn = wordnet()
+        if tagger is None:
+            from harness.resources import pos_tag
+
+            pos_tag(["warm", "up"])  # fail now, with the install hint, not mid-dataset
+            tagger = pos_tag
+        self.wn, self.tagger, self.seed, self.kinds = wn, tagger, seed, tuple(kinds)
+        self.lexicon = Lexicon(wn)
+        self.inflector = Inflector(wn)
+        self.colors = ColorSpace()
+        self.pools = {
+            "common": self.colors.pool(BASIC_COLORS if common_colors is None else common_colors),
+            "uncommon": tuple(sorted(self.colors.colors)),
+        }
+        self._color_choice: dict[tuple[str, str, bool], tuple[str, float] | None] = {}
+
+    # ------------------------------------------------------------------ public
+    def perturb(self, question: str) -> dict[str, Perturbation | str]:
+        """kind id -> Perturbation, or the skip reason (one of SKIP_REASONS)."""
+        tokens = tokenize(question)
+        problem = language_problem(question, tokens)
+        if problem:
+            return {k.id: problem for k in self.kinds}
+        tags = [t for _, t in self.tagger([t.text for t in tokens])]  # once, shared by all kinds
+        return {k.id: self._one(k, question, tokens, tags) for k in self.kinds}
+
+    # ----------------------------------------------------------------- helpers
+    def _one(self, kind: Kind, question: str, tokens: list[Token], tags: list[str]) -> Perturbation | str:
+        sites = [i for i, (tok, tag) in enumerate(zip(tokens, tags)) if self._is_site(kind, tok.text, tag)]
+        if not sites:
+            return "no_site"
+        usable: list[Perturbation] = []
+        reasons: set[str] = set()
+        for i in sites:
+            out = self._at(kind, question, tokens, tags[i], i)
+            if isinstance(out, str):
+                reasons.add(out)
+            else:
+                usable.append(out)
+        if not usable:
+            return "inflection" if "inflection" in reasons else "no_replacement"
+        if len(usable) == 1:
+            return usable[0]
+        pick = zlib.crc32(f"{self.seed}\x1f{kind.id}\x1f{question}".encode()) % len(usable)
+        return usable[pick]
+
+    def _is_site(self, kind: Kind, word: str, tag: str) -> bool:
+        low = word.lower()
+        is_color = low in self.colors.colors and (
+            tag.startswith("JJ") or (tag in NOUN_TAGS and low in UNAMBIGUOUS_COLOR_NOUNS))
+        if kind.relation == "color":
+            return is_color
+        if is_color or not word[:1].isalpha():
+            return False
+        if kind.pos == "a":
+            return tag.startswith("JJ")
+        if kind.pos == "v":
+            return tag in VERB_TAGS
+        return tag in NOUN_TAGS
+
+    def _at(self, kind: Kind, question: str, tokens: list[Token], tag: str, i: int) -> Perturbation | str:
+        tok = tokens[i]
+        word = tok.text
+        if kind.relation == "color":
+            low = word.lower()
+            key = (low, kind.pool, kind.maximal)
+            if key not in self._color_choice:
+                self._color_choice[key] = self.colors.replacement(low, self.pools[kind.pool], maximal=kind.maximal)
+            found = self._color_choice[key]
+            if found is None:
+                return "no_replacement"
+            color, dist = found
+            new = match_case(word, color)
+            return Perturbation(kind.id, question, _replace(question, tokens, i, new), i, word, new, low, color,
+                                f"ΔE2000={dist:.2f}")
+        if kind.pos == "a" and tag != "JJ":
+            return "inflection"  # comparatives/superlatives of a synonym are not reliable
+        lemma = self.lexicon.lemma(word, kind.pos, tag in _INFLECTED)
+        if lemma is None:
+            return "no_replacement"
+        if kind.pos == "v" and lemma in EXCLUDED_VERBS:
+            return "no_replacement"
+        if kind.relation == "delete":
+            return Perturbation(kind.id, question, splice(question, tok, ""), i, word, "", lemma, "", "")
+        repl = self.lexicon.replacement(lemma, kind.pos, kind.relation)
+        if repl is None:
+            return "no_replacement"
+        surface = self.inflector.inflect(repl.target_lemma, tag)
+        if surface is None:
+            return "inflection"
+        new = match_case(word, surface)
+        return Perturbation(kind.id, question, _replace(question, tokens, i, new), i, word, new, lemma,
+                            repl.target_lemma, f"{repl.source_synset} -> {repl.target_synset}")
+
+
+def _replace(question: str, tokens: list[Token], i: int, new: str) -> str:
+    """Splice `new` in for token i; an indefinite article right before it follows the new
+    word's first letter (a horse -> an equine), by spelling, not sound."""
+    out = splice(question, tokens[i], new)
+    if i > 0 and tokens[i - 1].text.lower() in ("a", "an") and tokens[i - 1].end < tokens[i].start:
+        art = tokens[i - 1]
+        want = "an" if new[:1].lower() in "aeiou" else "a"
+        if art.text.lower() != want:
+            out = splice(out, art, match_case(art.text, want))
+    return out
+
+
+def colors_in(texts: Iterable[str], names: Mapping[str, str] | None = None) -> set[str]:
+    """The named colors that occur as words in `texts` (a dataset's "common" colors)."""
+    from .colors import named_colors
+
+    known = names or named_colors()
+    found: set[str] = set()
+    for text in texts:
+        for tok in tokenize(text.lower()):
+            if tok.text in known:
+                found.add(tok.text)
+    return found
+
+
+def perturb_many(perturber: Perturber, questions: Iterable[str]) -> tuple[list[dict[str, Perturbation | str]], dict[str, Counter]]:
+    """Perturb every question; also count, per kind, applied and skipped (by reason)."""
+    results: list[dict[str, Perturbation | str]] = []
+    counts: dict[str, Counter] = {k.id: Counter() for k in perturber.kinds}
+    for q in questions:
+        out = perturber.perturb(q)
+        for kind, value in out.items():
+            counts[kind]["applied" if isinstance(value, Perturbation) else value] += 1
+        results.append(out)
+    return results, counts

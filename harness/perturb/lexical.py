@@ -1,0 +1,109 @@
+"""WordNet relations for the lexical perturbations, with one documented choice rule.
+
+Choice (deterministic, no randomness):
+
+1. the word's lemma is found with WordNet's `morphy` for the part of speech (for an
+   inflected tag, a base form other than the word itself is preferred: "glasses" -> glass);
+2. senses are visited in WordNet's order, i.e. most frequent sense first (sense numbers
+   follow the SemCor tag counts); the first sense that yields any candidate is used;
+3. among that sense's candidates the lemma with the highest WordNet lemma count wins;
+   ties go to WordNet's own order (synset order, then lemma order: the synset's head
+   word first);
+4. the word itself and its inflections are never candidates (case-insensitive, '_' = ' ').
+
+Relations: synonyms = other lemmas of the same synset (adjective synsets include
+satellites); hypernym = lemmas of the sense's *first-listed* immediate hypernym, its
+primary parent in WordNet (instance hypernym when it has none): dog.n.01 has two
+parents, canine and domestic_animal, and Table 1's "dog -> canine" is the first;
+hyponym = lemmas of its immediate hyponyms (not instances: those are proper names);
+sibling = lemmas of the other hyponyms of that same first-listed parent ("dog -> wolf").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Replacement", "Lexicon", "RELATIONS", "EXCLUDED_VERBS"]
+
+RELATIONS = ("synonym", "hypernym", "hyponym", "sibling")
+#: Auxiliaries and copulas: their synonyms ("is" -> "exist") break the question.
+EXCLUDED_VERBS = frozenset({"be", "do", "have", "can", "will", "shall", "may", "must", "get"})
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """A chosen replacement lemma Y for lemma X, and the synsets that justify it."""
+
+    source_lemma: str
+    target_lemma: str  # WordNet lemma name ('_' for spaces)
+    source_synset: str
+    target_synset: str
+
+
+class Lexicon:
+    """Cached WordNet lookups: lemma of a word, and replacement per (lemma, pos, relation)."""
+
+    def __init__(self, wn: Any) -> None:
+        self.wn = wn
+        self._lemma: dict[tuple[str, str, bool], str | None] = {}
+        self._repl: dict[tuple[str, str, str], Replacement | None] = {}
+
+    def lemma(self, word: str, pos: str, inflected: bool) -> str | None:
+        """WordNet base form of `word` for pos 'n'/'v'/'a', or None if WordNet lacks it."""
+        key = (word, pos, inflected)
+        if key not in self._lemma:
+            low = word.lower()
+            bases = self.wn._morphy(low, pos)
+            if inflected:
+                bases = [b for b in bases if b != low] or bases
+            self._lemma[key] = bases[0] if bases else None
+        return self._lemma[key]
+
+    def replacement(self, lemma: str, pos: str, relation: str) -> Replacement | None:
+        """The chosen replacement (rule in the module docstring), or None."""
+        key = (lemma, pos, relation)
+        if key not in self._repl:
+            self._repl[key] = self._choose(lemma, pos, relation)
+        return self._repl[key]
+
+    # ----------------------------------------------------------------- helpers
+    def _choose(self, lemma: str, pos: str, relation: str) -> Replacement | None:
+        banned = _variants(lemma)
+        for sense in self.wn.synsets(lemma, pos):
+            if relation == "synonym":
+                groups = [sense]
+            elif relation == "hypernym":
+                groups = (sense.hypernyms() or sense.instance_hypernyms())[:1]
+            elif relation == "hyponym":
+                groups = sense.hyponyms()
+            elif relation == "sibling":
+                groups = [s for parent in sense.hypernyms()[:1] for s in parent.hyponyms() if s != sense]
+            else:
+                raise ValueError(f"unknown relation {relation!r}")
+            best: tuple[tuple[int, int, int], Any, Any] | None = None
+            for gi, synset in enumerate(groups):
+                for li, lem in enumerate(synset.lemmas()):
+                    if _norm(lem.name()) in banned:
+                        continue
+                    rank = (-lem.count(), gi, li)
+                    if best is None or rank < best[0]:
+                        best = (rank, synset, lem)
+            if best is not None:
+                return Replacement(lemma, best[2].name(), sense.name(), best[1].name())
+        return None
+
+
+def _norm(name: str) -> str:
+    return name.replace("_", " ").lower()
+
+
+def _variants(lemma: str) -> set[str]:
+    """The lemma and its regular inflections (the word itself and its forms are banned)."""
+    low = _norm(lemma)
+    forms = {low, low + "s", low + "es", low + "ed", low + "d", low + "ing"}
+    if low.endswith("y"):
+        forms |= {low[:-1] + "ies", low[:-1] + "ied"}
+    if low.endswith("e"):
+        forms.add(low[:-1] + "ing")
+    return forms

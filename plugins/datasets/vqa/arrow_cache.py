@@ -1,0 +1,97 @@
+"""Arrow cache for parsed VQA files: parse the JSON once, then memory-map it.
+
+A parsed split is saved with `datasets.Dataset.save_to_disk` under
+`harness.paths.cache_dir("vqa-official", <key>)`. The key hashes the loader version, the
+dataset name, split and options, and every source file's resolved path, size and
+modification time, so editing or replacing a file re-parses it and nothing else does.
+The folder is written under a temporary name and renamed into place, with a completion
+marker, so an interrupted parse never leaves a cache that looks complete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+from harness.paths import cache_dir
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
+
+__all__ = ["LOADER_VERSION", "cache_key", "cached_dataset", "example_features", "read_summary"]
+
+#: Bump whenever parsed rows could change for the same files (it keys the cache).
+LOADER_VERSION = "1"
+MARKER = "COMPLETE.json"
+
+
+def example_features() -> "datasets.Features":
+    """Arrow schema of `Example.to_row()` (explicit, so empty lists keep their type)."""
+    import datasets
+
+    text = datasets.Value("string")
+    texts = datasets.Sequence(text)
+    return datasets.Features({
+        "id": text, "question": text, "image_id": text, "image": text, "answers": texts,
+        "answer_type": text, "question_type": text, "choices": texts, "label": text,
+        "explanations": texts, "pair_id": text, "meta": text,
+    })
+
+
+def cache_key(name: str, split: str, config: Mapping[str, Any], sources: Sequence[Path]) -> str:
+    """Identity of one parsed split: loader version, options and the files' size + mtime."""
+    stamps = []
+    for path in sources:
+        path = Path(path)
+        try:
+            st = path.stat()
+            stamps.append([str(path.resolve()), st.st_size, st.st_mtime_ns])
+        except OSError:
+            stamps.append([str(path), None, None])
+    blob = json.dumps({"v": LOADER_VERSION, "name": name, "split": split, "config": dict(config),
+                       "files": stamps}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def cached_dataset(key: str, build: Callable[[], tuple[dict[str, list], dict[str, Any]]]
+                   ) -> tuple["datasets.Dataset", dict[str, Any]]:
+    """The cached Arrow dataset for `key`, or `build()` (columns, summary) saved first."""
+    import datasets
+
+    folder = cache_dir("vqa-official") / key
+    if (folder / MARKER).is_file():
+        return datasets.load_from_disk(str(folder)), read_summary(folder)
+    columns, summary = build()
+    table = datasets.Dataset.from_dict(columns, features=example_features())
+    tmp = folder.parent / f".tmp-{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    bars = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()  # a save bar per load is noise in run logs
+    try:
+        table.save_to_disk(str(tmp))
+        (tmp / MARKER).write_text(json.dumps(summary, sort_keys=True, indent=1))
+        if folder.exists():  # a folder without its marker is not ours to trust
+            shutil.rmtree(folder, ignore_errors=True)
+        try:
+            os.rename(tmp, folder)
+        except OSError:
+            if not (folder / MARKER).is_file():  # pragma: no cover - not a lost race
+                raise
+    finally:
+        if bars:
+            datasets.enable_progress_bars()
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return datasets.load_from_disk(str(folder)), summary
+
+
+def read_summary(folder: Path) -> dict[str, Any]:
+    """The load summary (counts, unknown pair ids) stored beside a cached split."""
+    try:
+        return json.loads((Path(folder) / MARKER).read_text())
+    except (OSError, ValueError):
+        return {}

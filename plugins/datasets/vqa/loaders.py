@@ -1,0 +1,180 @@
+"""Dataset plugins `vqa2` and `vqa1`: the official VQA files under `--data-dir`.
+
+Layout (docs/datasets.md): `<data-dir>/vqa2/` (or `root=`) holds the JSON files,
+`<data-dir>/coco/` (or `images=`) the COCO image folders `train2014/`, `val2014/`,
+`test2015/`. Splits `train` and `val` have annotations; `test-dev` and `test` do not, so
+runs only export predictions for them (`labelled_splits`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
+
+from harness.api import DatasetPlugin, Option
+from harness.errors import UsageError
+
+from .arrow_cache import cache_key, cached_dataset, read_summary
+from .official import build_columns, parse_annotations, parse_pairs, parse_questions, read_json
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
+
+__all__ = ["OfficialVQA", "VQA1", "VQA2", "SPLIT_TAGS", "IMAGE_FOLDERS"]
+
+#: User-facing split -> the tag in the official file names.
+SPLIT_TAGS: Mapping[str, str] = {"train": "train2014", "val": "val2014",
+                                 "test-dev": "test-dev2015", "test": "test2015"}
+#: User-facing split -> COCO image folder (test-dev images live in test2015).
+IMAGE_FOLDERS: Mapping[str, str] = {"train": "train2014", "val": "val2014",
+                                    "test-dev": "test2015", "test": "test2015"}
+
+
+class OfficialVQA(DatasetPlugin):
+    """Shared reader of the official VQA files (v1 and v2 differ in names and extras)."""
+
+    splits: ClassVar[tuple[str, ...]] = ("train", "val", "test-dev", "test")
+    labelled_splits: ClassVar[tuple[str, ...] | None] = ("train", "val")
+    prefix: ClassVar[str] = ""
+    default_root: ClassVar[str] = ""
+    options: ClassVar[Mapping[str, Option]] = {
+        "root": Option("", "folder of the JSON files (relative to --data-dir; default <data-dir>/vqa2 or vqa1)"),
+        "images": Option("", "folder holding the COCO image folders (relative to --data-dir; default <data-dir>/coco)"),
+    }
+
+    # ------------------------------------------------------------------ paths
+    def _resolve(self, value: str, default: str) -> Path:
+        path = Path(value or default)
+        if not path.is_absolute():
+            path = (self.data_dir or Path.cwd()) / path
+        return path
+
+    @property
+    def root(self) -> Path:
+        """Folder of the JSON files."""
+        return self._resolve(self.config["root"], self.default_root)
+
+    @property
+    def images_root(self) -> Path:
+        """Folder holding train2014/, val2014/, test2015/."""
+        return self._resolve(self.config["images"], "coco")
+
+    def _check(self, split: str) -> str:
+        if split not in self.splits:
+            raise UsageError(f"dataset {self.name!r} has no split {split!r}; splits: {', '.join(self.splits)}")
+        return SPLIT_TAGS[split]
+
+    def questions_file(self, split: str) -> Path:
+        return self.root / f"{self.prefix}OpenEnded_mscoco_{self._check(split)}_questions.json"
+
+    def annotations_file(self, split: str) -> Path:
+        return self.root / f"{self.prefix}mscoco_{self._check(split)}_annotations.json"
+
+    def extra_files(self, split: str) -> list[Path]:
+        """Version-specific files (v2: complementary pairs)."""
+        return []
+
+    def expected_files(self, split: str) -> list[Path]:
+        """Files `load(split)` needs: questions, annotations (labelled splits), extras."""
+        files = [self.questions_file(split)]
+        if self.is_labelled(split):
+            files.append(self.annotations_file(split))
+        return files + self.extra_files(split)
+
+    def optional_files(self, split: str) -> list[Path]:
+        """Files read when present (v1: the MultipleChoice questions with 18 choices)."""
+        return []
+
+    # ------------------------------------------------------------------- load
+    def _sources(self, split: str) -> list[Path]:
+        return self.expected_files(split) + [p for p in self.optional_files(split) if p.is_file()]
+
+    def load(self, split: str) -> "datasets.Dataset":
+        """The split as an Arrow `datasets.Dataset` (parsed once, then cached)."""
+        key = cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
+                        self._sources(split))
+        table, _ = cached_dataset(key, lambda: self._parse(split))
+        return table
+
+    def load_summary(self, split: str) -> dict[str, Any]:
+        """Counts from parsing `split` (questions, pairs used, pairs with unknown ids)."""
+        key = cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
+                        self._sources(split))
+        from harness.paths import cache_dir
+
+        summary = read_summary(cache_dir("vqa-official") / key)
+        if not summary:
+            _, summary = cached_dataset(key, lambda: self._parse(split))
+        return summary
+
+    def _pairs(self, split: str, questions: Mapping[int, Any]) -> tuple[dict[int, int], dict[str, Any]]:
+        return {}, {}
+
+    def _parse(self, split: str) -> tuple[dict[str, list], dict[str, Any]]:
+        qpath = self.questions_file(split)
+        questions = parse_questions(read_json(qpath), qpath, with_choices=True)
+        self._add_choices(split, questions)
+        annotations = None
+        apath = None
+        if self.is_labelled(split):
+            apath = self.annotations_file(split)
+            annotations = parse_annotations(read_json(apath), apath)
+        partner, summary = self._pairs(split, questions)
+        cols = build_columns(questions, annotations, partner, questions_path=qpath, annotations_path=apath,
+                             images_root=self.images_root, image_folder=IMAGE_FOLDERS[split])
+        summary = {"dataset": self.name, "split": split, "questions": len(questions),
+                   "labelled": annotations is not None, **summary}
+        return cols, summary
+
+    def _add_choices(self, split: str, questions: dict[int, dict[str, Any]]) -> None:
+        return None
+
+
+class VQA2(OfficialVQA):
+    """VQA v2 (balanced): questions, annotations and complementary pairs."""
+
+    name = "vqa2"
+    description = "VQA v2 (balanced, complementary pairs) from the official files under --data-dir"
+    prefix = "v2_"
+    default_root = "vqa2"
+
+    def pairs_file(self, split: str) -> Path:
+        return self.root / f"v2_mscoco_{self._check(split)}_complementary_pairs.json"
+
+    def extra_files(self, split: str) -> list[Path]:
+        return [self.pairs_file(split)] if split in ("train", "val") else []
+
+    def _pairs(self, split: str, questions: Mapping[int, Any]) -> tuple[dict[int, int], dict[str, Any]]:
+        if split not in ("train", "val"):
+            return {}, {}
+        path = self.pairs_file(split)
+        return parse_pairs(read_json(path), path, questions)
+
+
+class VQA1(OfficialVQA):
+    """VQA v1 (unbalanced): open-ended questions plus the 18 multiple choices when present."""
+
+    name = "vqa1"
+    description = "VQA v1 (unbalanced, 18 multiple choices) from the official files under --data-dir"
+    prefix = ""
+    default_root = "vqa1"
+
+    def mc_questions_file(self, split: str) -> Path:
+        return self.root / f"MultipleChoice_mscoco_{self._check(split)}_questions.json"
+
+    def optional_files(self, split: str) -> list[Path]:
+        return [self.mc_questions_file(split)]
+
+    def _add_choices(self, split: str, questions: dict[int, dict[str, Any]]) -> None:
+        # The 18 choices live in the MultipleChoice questions file (same question ids).
+        path = self.mc_questions_file(split)
+        if not path.is_file():
+            return
+        from harness.errors import DataError
+
+        mc = parse_questions(read_json(path), path, with_choices=True)
+        for qid, rec in mc.items():
+            if qid not in questions:
+                raise DataError(f"{path}: questions.question_id: {qid} is not in {self.questions_file(split)}")
+            if "choices" in rec:
+                questions[qid]["choices"] = rec["choices"]
