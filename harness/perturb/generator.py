@@ -26,7 +26,7 @@ from .colors import BASIC_COLORS, UNAMBIGUOUS_COLOR_NOUNS, ColorSpace
 from .inflect import NOUN_TAGS, VERB_TAGS, Inflector
 from .kinds import KINDS, Kind
 from .lexical import EXCLUDED_VERBS, Lexicon
-from .text import Token, language_problem, match_case, splice, tokenize
+from .text import FUNCTION_WORDS, Token, language_problem, match_case, splice, tokenize
 
 __all__ = ["Perturbation", "Perturber", "SKIP_REASONS", "colors_in", "perturb_many"]
 
@@ -131,7 +131,8 @@ class Perturber:
             tag.startswith("JJ") or (tag in NOUN_TAGS and low in UNAMBIGUOUS_COLOR_NOUNS))
         if kind.relation == "color":
             return is_color
-        if is_color or not word[:1].isalpha():
+        # Function words are never content words, whatever the tagger says ("Does" -> NNS).
+        if is_color or not word[:1].isalpha() or low in FUNCTION_WORDS:
             return False
         if kind.pos == "a":
             return tag.startswith("JJ")

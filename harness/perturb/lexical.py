@@ -9,7 +9,8 @@ Choice (deterministic, no randomness):
 3. among that sense's candidates the lemma with the highest WordNet lemma count wins;
    ties go to WordNet's own order (synset order, then lemma order: the synset's head
    word first);
-4. the word itself and its inflections are never candidates (case-insensitive, '_' = ' ').
+4. the word itself and its inflections are never candidates (case-insensitive, '_' = ' '),
+   nor multi-word lemmas that contain them ("sit" -> "sit down").
 
 Relations: synonyms = other lemmas of the same synset (adjective synsets include
 satellites); hypernym = lemmas of the sense's *first-listed* immediate hypernym, its
@@ -84,7 +85,9 @@ class Lexicon:
             best: tuple[tuple[int, int, int], Any, Any] | None = None
             for gi, synset in enumerate(groups):
                 for li, lem in enumerate(synset.lemmas()):
-                    if _norm(lem.name()) in banned:
+                    name = _norm(lem.name())
+                    # "sit" -> "sit down" is the same word, not a substitution.
+                    if name in banned or banned.intersection(name.split()):
                         continue
                     rank = (-lem.count(), gi, li)
                     if best is None or rank < best[0]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Token", "tokenize", "splice", "match_case", "language_problem"]
+__all__ = ["Token", "tokenize", "splice", "match_case", "language_problem", "FUNCTION_WORDS"]
 
 # Penn-Treebank-like splits so the perceptron tagger sees what it was trained on:
 # "don't" -> do + n't, "What's" -> What + 's, punctuation on its own.
@@ -18,7 +18,7 @@ _TOKEN = re.compile(r"\w+(?=n't\b)|n't\b|'\w+|\w+(?:-\w+)*|[^\w\s]")
 
 #: Frequent English function words; a question of 3+ words with none of them is taken as
 #: not English (a heuristic: the perturbations rely on an English tagger and WordNet).
-_FUNCTION_WORDS = frozenset(
+FUNCTION_WORDS = frozenset(
     "a an the is are was were be do does did can could will would has have had what which who whom "
     "whose where when why how of in on at to for with from by this that these those there it its "
     "you he she they we i there any some many much or and not no yes".split()
@@ -70,6 +70,6 @@ def language_problem(question: str, tokens: list[Token]) -> str | None:
     non_ascii = sum(1 for c in letters if not c.isascii())
     if not letters or non_ascii / len(letters) > 0.2:
         return "non_english"
-    if len(words) >= 3 and not any(w.lower() in _FUNCTION_WORDS for w in words):
+    if len(words) >= 3 and not any(w.lower() in FUNCTION_WORDS for w in words):
         return "non_english"
     return None

@@ -60,23 +60,22 @@ ODD_SHARE = 0.6
 
 
 def _surface(rng: random.Random, text: str, family: str) -> str:
-    """One way a person might type `text`."""
-    r = rng.random()
+    """One way a person might type `text` (mostly the plain lower-case form, as in VQA)."""
     if family == "counting":
         n = int(text)
         word = NUMBER_WORDS[n] if n < len(NUMBER_WORDS) else text
-        if n == 0 and r < 0.05:
+        if n == 0 and rng.random() < 0.1:
             return "none"
-        forms = (text, text, text, word, word.capitalize(), text + ".", word.capitalize() + ".")
-        return rng.choice(forms)
-    if family == "object" and r < 0.2:
+        return rng.choices((text, word, word.capitalize(), text + ".", word.capitalize() + "."),
+                           weights=(0.7, 0.15, 0.08, 0.04, 0.03))[0]
+    if family == "object" and rng.random() < 0.12:
         text = rng.choice((article(text) + " " + text, "the " + text))
     r = rng.random()
-    if r < 0.12:
+    if r < 0.05:
         return text[:1].upper() + text[1:]
-    if r < 0.18:
+    if r < 0.08:
         return text + "."
-    if r < 0.21:
+    if r < 0.09:
         return text[:1].upper() + text[1:] + "."
     return text
 

@@ -24,6 +24,7 @@ __all__ = [
     "LanguagePriorAudit",
     "CounterExampleProbe",
     "BALANCED_SUITE",
+    "balanced_suite",
     "condition",
     "register_probes",
     "register_suites",
@@ -41,25 +42,30 @@ class BalancedAccuracyProbe(AccuracyProbe):
         return goyal_tables(rows)
 
 
-UNBALANCED = "toyvqa:variant=unbalanced"
-BALANCED = "toyvqa:variant=balanced"
-HALF = "toyvqa-half"
+def balanced_suite(images: int = 0, name: str = "balanced-vqa") -> Suite:
+    """Goyal Table 1/3 on the toy benchmark: train condition x test condition (UU, UB,
+    B_half B, BB). `images` > 0 makes a smaller toy world (tests). Tasks that share a train
+    set are adjacent, so a trainable model is fitted once per train set."""
+    extra = f",images={images}" if images else ""
+    unbalanced = f"toyvqa:variant=unbalanced{extra}"
+    balanced = f"toyvqa:variant=balanced{extra}"
+    half = f"toyvqa-half:images={images}" if images else "toyvqa-half"
+    return Suite(
+        name=name,
+        description="Goyal et al. 2017 on the toy benchmark: UU/UB/B_half B/BB accuracy, complementary "
+                    "pairs, language-prior audit, counter-example Recall@5",
+        tasks=(
+            Task(unbalanced, "val", ("balanced-accuracy", "language-prior"), train=(unbalanced, "train"), label="UU"),
+            Task(balanced, "val", ("balanced-accuracy", "pairs", "counter-examples"), train=(unbalanced, "train"),
+                 label="UB"),
+            Task(balanced, "val", ("balanced-accuracy", "pairs"), train=(half, "train"), label="B_half B"),
+            Task(balanced, "val", ("balanced-accuracy", "pairs", "language-prior", "counter-examples"),
+                 train=(balanced, "train"), label="BB"),
+        ),
+    )
 
-#: Goyal Table 1/3 on the toy benchmark: train condition x test condition. Tasks that share
-#: a train set are adjacent, so a trainable model is fitted once per train set.
-BALANCED_SUITE = Suite(
-    name="balanced-vqa",
-    description="Goyal et al. 2017 on the toy benchmark: UU/UB/B_half B/BB accuracy, complementary "
-                "pairs, language-prior audit, counter-example Recall@5",
-    tasks=(
-        Task(UNBALANCED, "val", ("balanced-accuracy", "language-prior"), train=(UNBALANCED, "train"), label="UU"),
-        Task(BALANCED, "val", ("balanced-accuracy", "pairs", "counter-examples"), train=(UNBALANCED, "train"),
-             label="UB"),
-        Task(BALANCED, "val", ("balanced-accuracy", "pairs"), train=(HALF, "train"), label="B_half B"),
-        Task(BALANCED, "val", ("balanced-accuracy", "pairs", "language-prior", "counter-examples"),
-             train=(BALANCED, "train"), label="BB"),
-    ),
-)
+
+BALANCED_SUITE = balanced_suite()
 
 
 @hookimpl

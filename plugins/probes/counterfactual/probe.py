@@ -1,0 +1,127 @@
+"""The counterfactual probe (Stoikou et al. 2023): perturb questions, compare answers.
+
+Per perturbation kind: the questions it applies to, acc_Q on them (original answers),
+acc*_Q (answers to the counterfactual questions, scored against the original question's
+human answers, as in the paper), the relative reduction (acc_Q - acc*_Q) / acc_Q, and the
+answer-change rate (a* != a after VQA answer normalization, Wilson interval). Without
+ground truth only the change rate is reported. Local explanations (q, a) -> (q*, a*) go
+to `local_explanations-<dataset>-<split>.jsonl`; global rules aggregate "answer unchanged" by concept X and
+by substitution X -> Y.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Mapping
+
+from harness.api import Option, Probe
+from harness.probe_context import ProbeContext
+from harness.types import ResultRow
+
+from .metrics import KindSummary, Pair, Rule, changed, global_rules, summarize_kind
+
+__all__ = ["CounterfactualProbe"]
+
+
+class CounterfactualProbe(Probe):
+    """Knowledge-based counterfactual questions: WordNet and color substitutions."""
+
+    name = "counterfactual"
+    description = "Stoikou 2023: WordNet/color question perturbations, answer change, global rules"
+    requires = ("answer",)
+    options: ClassVar[Mapping[str, Option]] = {
+        "kinds": Option("all", "perturbation kinds: all or a comma list (see `harness perturb --help`)"),
+        "min_support": Option(5, "questions a global rule needs before it is reported"),
+        "top": Option(5, "local explanations per kind and rules per end shown in the report"),
+    }
+
+    def run(self, ctx: ProbeContext) -> list[ResultRow]:
+        from harness.perturb import Perturbation, Perturber, colors_in, perturb_many, resolve_kinds
+        from harness.runstore import safe_name, write_jsonl
+
+        kinds = resolve_kinds(str(self.config["kinds"]))
+        examples = ctx.examples
+        vocabulary = [ex.question for ex in examples] + [a for ex in examples for a in ex.answers]
+        common = sorted(colors_in(vocabulary))
+        perturber = Perturber(common_colors=common, seed=ctx.seed, kinds=kinds)
+        ctx.use_resource("wordnet", "WordNet 3.0 (harness.resources.wordnet)")
+        ctx.use_resource("pos-tagger", "averaged perceptron, Penn tags (harness.resources.pos_tag)")
+        results, counts = perturb_many(perturber, [ex.question for ex in examples])
+        preds = ctx.predict(examples, "answer")  # the cached originals, shared with `accuracy`
+        rows: list[ResultRow] = []
+        local: list[dict] = []
+        summaries: dict[str, tuple[KindSummary, list[Pair], list[Rule], list[Rule]]] = {}
+        total = len(examples)
+        for kind in kinds:
+            idx = [i for i, r in enumerate(results) if isinstance(r[kind.id], Perturbation)]
+            rows.append(ctx.row("applicable", len(idx), total, variant=kind.id, unit="count"))
+            if total:
+                from harness.stats import wilson_interval
+
+                rows.append(ctx.row("coverage", len(idx) / total, total, variant=kind.id,
+                                    ci=wilson_interval(len(idx), total)))
+            if not idx:
+                ctx.metric_unavailable(f"{kind.id}/answer_change_rate", "no question of the task applies")
+                continue
+            variants = [examples[i].with_(question=results[i][kind.id].counterfactual) for i in idx]
+            cf_preds = ctx.predict(variants, "answer", variant=kind.id)
+            pairs = []
+            for i, cf in zip(idx, cf_preds):
+                p = results[i][kind.id]
+                if not (preds[i].ok and cf.ok):
+                    continue  # the runner already counts and reports model errors
+                humans = tuple(examples[i].answers) if ctx.labelled else ()
+                pairs.append(Pair(examples[i].id, p.question, p.counterfactual, preds[i].answer or "",
+                                  cf.answer or "", p.source, p.target, humans))
+                local.append({"example_id": examples[i].id, "kind": kind.id, "question": p.question,
+                              "answer": preds[i].answer or "", "counterfactual": p.counterfactual,
+                              "cf_answer": cf.answer or "", "replaced": p.replaced,
+                              "replacement": p.replacement, "concept": p.source, "new_concept": p.target,
+                              "evidence": p.detail,
+                              "answer_changed": changed(preds[i].answer or "", cf.answer or "")})
+            if not pairs:
+                ctx.metric_unavailable(f"{kind.id}/answer_change_rate", "the model failed on every pair")
+                continue
+            summary = summarize_kind(pairs, seed=ctx.seed)
+            concept_rules, pair_rules = global_rules(pairs, min_support=int(self.config["min_support"]))
+            summaries[kind.id] = (summary, pairs, concept_rules, pair_rules)
+            rows += _kind_rows(ctx, kind.id, summary, ctx.labelled)
+            for rule in concept_rules:
+                rows.append(ctx.row(f"unchanged/concept={rule.source}", rule.rate, rule.n, ci=rule.ci, variant=kind.id))
+            for rule in pair_rules:
+                rows.append(ctx.row(f"unchanged/rule={rule.source}->{rule.target}", rule.rate, rule.n,
+                                    ci=rule.ci, variant=kind.id))
+        # One file per task: a suite may run this probe on several datasets.
+        path = ctx.artifact(f"local_explanations-{safe_name(ctx.dataset)}-{ctx.split}.jsonl")
+        write_jsonl(path, local)
+        from .report import render
+
+        ctx.report(render(kinds, counts, total, summaries, common, path, top=int(self.config["top"])))
+        return rows
+
+    @classmethod
+    def tables(cls, rows):
+        """Stoikou Table 2 (colors), Table 3 (WordNet kinds) and the global rules."""
+        from .tables import counterfactual_tables
+
+        return counterfactual_tables(rows)
+
+
+def _kind_rows(ctx: ProbeContext, kind: str, s: KindSummary, labelled: bool) -> list[ResultRow]:
+    # Color Maximal should change answers (a model that keeps them ignores the color);
+    # for every other kind a robust model keeps its answer.
+    wants_change = kind.startswith("color_max")
+    rows = [ctx.row("answer_change_rate", s.change_rate, s.n, ci=s.change_ci, variant=kind,
+                    higher_is_better=wants_change)]
+    if s.acc_q is not None:
+        rows.append(ctx.row("acc_q", s.acc_q, s.n, ci=s.acc_q_ci, variant=kind))
+        rows.append(ctx.row("acc_q_cf", s.acc_q_cf, s.n, ci=s.acc_q_cf_ci, variant=kind))
+        if s.reduction is not None:
+            rows.append(ctx.row("acc_reduction", s.reduction, s.n, ci=s.reduction_ci, variant=kind,
+                                higher_is_better=False))
+        else:
+            ctx.metric_unavailable(f"{kind}/acc_reduction", "acc_Q is 0 on the applicable questions")
+    elif labelled:
+        ctx.metric_unavailable(f"{kind}/acc_q", "some applicable questions have no human answers")
+    else:
+        ctx.metric_unavailable(f"{kind}/acc_q", "split has no ground-truth answers (answer-change rate only)")
+    return rows

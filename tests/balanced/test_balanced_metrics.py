@@ -1,0 +1,146 @@
+"""Pair metrics, entropies, priors, prefixes and Recall@5 against hand-computed values."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from harness.stats import wilson_interval
+from harness.types import Example
+from vqa_harness_plugins.probes.balanced.counterexamples import model_scores, select_questions
+from vqa_harness_plugins.probes.balanced.features import nearest_candidates, question_rng, rank
+from vqa_harness_plugins.probes.balanced.metrics import (
+    answer_entropy_by_type,
+    canonical_answer,
+    entropy_bits,
+    find_pairs,
+    fit_priors,
+    pair_outcomes,
+    predictive_prefixes,
+    prior_accuracies,
+    recall_at_k,
+)
+from vqa_harness_plugins.probes.balanced.tables import cell_name, condition
+
+
+def ex(id_, label, answers=None, pair="", qtype="", question="q?", image=""):
+    return Example(id=id_, question=question, label=label, answers=tuple(answers or [label] * 10),
+                   pair_id=pair, question_type=qtype, image_id=image or id_)
+
+
+def test_pair_outcomes_hand_computed():
+    a1, b1 = ex("a1", "yes", pair="b1"), ex("b1", "no", pair="a1")
+    a2, b2 = ex("a2", "red", ["red"] * 2 + ["blue"] * 8, pair="b2"), ex("b2", "blue", pair="a2")
+    a3, b3 = ex("a3", "2", pair="b3"), ex("b3", "3", pair="a3")
+    outs = pair_outcomes([(a1, b1), (a2, b2), (a3, b3)],
+                         [("Yes", "no"), ("red", "blue"), ("two", "two")])
+    # pair 1: "Yes" normalizes to "yes" -> correct; but humans all say "yes" so the official
+    # VQA accuracy compares raw strings: "Yes" scores 0 -> strict 0.
+    assert [o.both_correct for o in outs] == [True, True, False]
+    assert [o.identical for o in outs] == [False, False, True]
+    # pair 2: acc(red | 2 humans "red") = mean over 10 of min(1, others/3): 2*(1/3) + 8*(2/3)... /10
+    acc_red = (2 * (1 / 3) + 8 * min(1, 2 / 3)) / 10
+    assert outs[1].strict_accuracy == pytest.approx(min(acc_red, 1.0))
+    assert outs[0].strict_accuracy == 0.0
+    # pair 3: "two" -> "2" matches a3 (acc 1) but not b3 (acc 0)
+    assert outs[2].strict_accuracy == 0.0
+
+
+def test_find_pairs_counts_dangling_partners():
+    exs = [ex("a", "x", pair="b"), ex("b", "y", pair="a"), ex("c", "z", pair="gone"), ex("d", "w")]
+    pairs, dangling = find_pairs(exs)
+    assert pairs == [(0, 1)] and dangling == 1
+
+
+def test_entropy_hand_computed():
+    assert entropy_bits({"yes": 5, "no": 5}) == pytest.approx(1.0)
+    assert entropy_bits({"a": 1, "b": 1, "c": 1, "d": 1}) == pytest.approx(2.0)
+    assert entropy_bits({"yes": 4}) == 0.0
+    assert entropy_bits({"yes": 3, "no": 1}) == pytest.approx(-(0.75 * math.log2(0.75) + 0.25 * math.log2(0.25)))
+    per, weighted = answer_entropy_by_type(["yes", "no", "yes", "no", "red", "red"],
+                                           ["is", "is", "is", "is", "what", "what"])
+    assert per == {"is": (pytest.approx(1.0), 4), "what": (0.0, 2)}
+    assert weighted == pytest.approx(4 / 6)
+
+
+def test_canonical_answer_uses_label_then_majority():
+    assert canonical_answer(ex("a", "The Dog")) == "dog"
+    assert canonical_answer(Example(id="b", question="?", answers=("two", "2", "3"))) == "2"
+
+
+def test_priors_and_prefixes_hand_computed():
+    train = [ex(f"t{i}", "yes", qtype="is there a") for i in range(3)] + \
+            [ex(f"u{i}", "red", qtype="what color is the") for i in range(2)]
+    fit = fit_priors(train)
+    assert fit.prior == "yes" and fit.by_type == {"is there a": "yes", "what color is the": "red"}
+    test = [ex("x", "no", qtype="is there a"), ex("y", "red", qtype="what color is the")]
+    prior, typed = prior_accuracies(fit, test)
+    assert prior.tolist() == [0.0, 0.0] and typed.tolist() == [0.0, 1.0]
+    qs = [ex(f"d{i}", "yes" if i < 9 else "no", question="Do you see a cat?") for i in range(10)] + \
+         [ex(f"w{i}", c, question="What is it?") for i, c in enumerate("abcdefghij")]
+    stats = predictive_prefixes(qs, min_count=10, max_words=4)
+    best = stats[0]
+    assert (best.answer, best.count, best.accuracy) == ("yes", 10, pytest.approx(0.9))
+    assert {s.prefix for s in stats if s.accuracy == pytest.approx(0.9)} == {"do", "do you", "do you see",
+                                                                            "do you see a"}
+
+
+def test_recall_at_k_and_ranking_hand_computed():
+    assert recall_at_k([["a", "b", "c"], ["c", "b", "a"]], ["c", "a"], k=2).tolist() == [0.0, 0.0]
+    assert recall_at_k([["a", "b", "c"], ["c", "b", "a"]], ["b", "b"], k=2).tolist() == [1.0, 1.0]
+    ids = ["q", "c", "n1", "n2", "n3", "far"]
+    m = np.array([[0.0], [5.0], [1.0], [2.0], [3.0], [100.0]])
+    cands, dist = nearest_candidates("q", "c", ids, m, k=4)
+    assert cands == ["c", "n1", "n2", "n3"] and dist["c"] == 5.0
+    ranked = rank(cands, dist, random.Random(0))
+    assert ranked == ["n1", "n2", "n3", "c"]
+    assert recall_at_k([ranked], ["c"], k=3).tolist() == [0.0]
+    assert model_scores("yes", {"no": 0.7, "yes": 0.2}) == 0.2
+    assert model_scores("Yes.", {"yes": 0.2}) == 0.2
+    assert model_scores("maybe", {"yes": 0.2}) == float("-inf")
+
+
+def test_random_ranker_recall_at_5_is_at_chance_on_a_large_set():
+    rng = np.random.default_rng(0)
+    n_images, n_questions, k = 400, 4000, 24
+    ids = [f"img{i}" for i in range(n_images)]
+    matrix = rng.normal(size=(n_images, 8))
+    hits = []
+    for q in range(n_questions):
+        a, b = rng.choice(n_images, size=2, replace=False)
+        cands, _ = nearest_candidates(ids[a], ids[b], ids, matrix, k)
+        assert len(cands) == k
+        ranked = rank(cands, None, question_rng(0, f"random/{q}"))
+        hits.append(ids[b] in ranked[:5])
+    low, high = wilson_interval(sum(hits), len(hits))
+    assert low <= 5 / 24 <= high
+
+
+def test_select_questions_needs_a_complement_on_another_image():
+    exs = [ex("a", "x", pair="b", image="i1"), ex("b", "y", pair="a", image="i2"),
+           ex("c", "x", pair="d", image="i3"), ex("d", "y", pair="c", image="i3"), ex("e", "z")]
+    assert select_questions(exs, 0, 0) == [0, 1]
+    assert len(select_questions(exs, 1, 0)) == 1
+
+
+@pytest.mark.parametrize("spec, cond", [
+    ("toyvqa:variant=unbalanced/train", "U"), ("toyvqa:variant=balanced,images=60/train", "B"),
+    ("toyvqa-half:images=60/train", "B_half"), ("vqa2", "B"), ("vqa1/val", "U"), ("toyvqa", "U"),
+    ("balanced", "B"), ("", ""), ("something-else", ""),
+])
+def test_conditions_from_specs(spec, cond):
+    assert condition(spec) == cond
+
+
+def test_cell_names():
+    from harness.types import ResultRow
+
+    def row(train, data):
+        return ResultRow("r", "m", "s", data, "val", "p", "", "vqa_accuracy", 0.5, 1, train=train)
+
+    assert cell_name(row("toyvqa:variant=unbalanced/train", "toyvqa:variant=balanced")) == "UB"
+    assert cell_name(row("toyvqa-half/train", "toyvqa:variant=balanced")) == "B_half B"
+    assert cell_name(row("", "vqa2")) == "? -> vqa2"

@@ -1,0 +1,195 @@
+"""vqa1 / vqa2 / vqax-vqa loaders on small official-format files made here, the real
+vqaX_val.json, the toy exporter's round trip, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.errors import DataError
+from harness.session import Session
+from harness.testing import make_host
+from harness.types import Example
+from vqa_harness_plugins.datasets import vqa as vqa_pkg
+from vqa_harness_plugins.datasets.vqa import VQA1, VQA2, VQAXAsVQA, export_toy_vqa2, keep_pair_fraction
+
+
+def _answers(words):
+    return [{"answer": w, "answer_confidence": "yes", "answer_id": i + 1} for i, w in enumerate(words)]
+
+
+def write_v2(root: Path, tag: str = "val2014", *, pairs=None, prefix: str = "v2_", questions=None,
+             annotations=None) -> Path:
+    folder = root / ("vqa2" if prefix else "vqa1")
+    folder.mkdir(parents=True, exist_ok=True)
+    questions = questions if questions is not None else [
+        {"image_id": 42, "question": "Is there a dog?", "question_id": 42000},
+        {"image_id": 43, "question": "Is there a dog?", "question_id": 43000},
+        {"image_id": 42, "question": "What color is the car?", "question_id": 42001},
+    ]
+    annotations = annotations if annotations is not None else [
+        {"question_id": 42000, "image_id": 42, "question_type": "is there a", "answer_type": "yes/no",
+         "multiple_choice_answer": "yes", "answers": _answers(["yes"] * 10)},
+        {"question_id": 43000, "image_id": 43, "question_type": "is there a", "answer_type": "yes/no",
+         "multiple_choice_answer": "no", "answers": _answers(["no"] * 9 + ["yes"])},
+        {"question_id": 42001, "image_id": 42, "question_type": "what color is the", "answer_type": "other",
+         "multiple_choice_answer": "red", "answers": _answers(["red"] * 7 + ["dark red"] * 3)},
+    ]
+    (folder / f"{prefix}OpenEnded_mscoco_{tag}_questions.json").write_text(json.dumps({"questions": questions}))
+    (folder / f"{prefix}mscoco_{tag}_annotations.json").write_text(json.dumps({"annotations": annotations}))
+    if prefix:
+        (folder / f"v2_mscoco_{tag}_complementary_pairs.json").write_text(
+            json.dumps(pairs if pairs is not None else [[42000, 43000], [42001, 99999]]))
+    return folder
+
+
+def examples(plugin, split="val"):
+    return [Example.from_row(r) for r in plugin.load(split).to_list()]
+
+
+def test_vqa2_reads_official_files_with_pairs_and_counts_unknown_ids(tmp_path, fresh_cache):
+    write_v2(tmp_path)
+    plugin = VQA2(data_dir=tmp_path)
+    exs = examples(plugin)
+    assert [e.id for e in exs] == ["42000", "43000", "42001"]
+    first = exs[0]
+    assert first.question == "Is there a dog?" and first.image_id == "42"
+    assert first.image == str(tmp_path / "coco" / "val2014" / "COCO_val2014_000000000042.jpg")
+    assert first.answers == ("yes",) * 10 and first.label == "yes"
+    assert first.answer_type == "yes/no" and first.question_type == "is there a"
+    assert first.pair_id == "43000" and exs[1].pair_id == "42000"
+    assert exs[2].pair_id == ""  # its pair names an unknown question id
+    summary = plugin.load_summary("val")
+    assert summary["pairs"] == 2 and summary["pairs_used"] == 1
+    assert summary["pairs_unknown_question_ids"] == 1
+    assert summary["unknown_question_ids_shown"] == [99999]
+
+
+def test_arrow_cache_is_reused_and_keyed_by_file_mtime(tmp_path, fresh_cache, monkeypatch):
+    folder = write_v2(tmp_path)
+    plugin = VQA2(data_dir=tmp_path)
+    assert len(examples(plugin)) == 3
+    calls = []
+    real = vqa_pkg.loaders.parse_questions
+    monkeypatch.setattr(vqa_pkg.loaders, "parse_questions", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert len(examples(VQA2(data_dir=tmp_path))) == 3
+    assert calls == []  # served from the Arrow cache
+    qfile = folder / "v2_OpenEnded_mscoco_val2014_questions.json"
+    data = json.loads(qfile.read_text())
+    data["questions"][0]["question"] = "Is there a cat?"
+    qfile.write_text(json.dumps(data))
+    st = qfile.stat()
+    os.utime(qfile, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert examples(VQA2(data_dir=tmp_path))[0].question == "Is there a cat?"
+    assert calls == [1]
+
+
+def test_vqa1_reads_choices_from_the_multiple_choice_file(tmp_path, fresh_cache):
+    folder = write_v2(tmp_path, prefix="")
+    choices = [f"c{i}" for i in range(17)] + ["yes"]
+    mc = [{"image_id": 42, "question": "Is there a dog?", "question_id": 42000, "multiple_choices": choices}]
+    (folder / "MultipleChoice_mscoco_val2014_questions.json").write_text(json.dumps({"questions": mc}))
+    exs = examples(VQA1(data_dir=tmp_path))
+    assert exs[0].choices == tuple(choices) and len(exs[0].choices) == 18
+    assert exs[1].choices == () and exs[0].pair_id == ""
+
+
+def test_test_dev_split_is_unlabelled_and_derives_question_types(tmp_path, fresh_cache):
+    folder = tmp_path / "vqa2"
+    folder.mkdir()
+    qs = [{"image_id": 7, "question": "How many dogs are there?", "question_id": 7000}]
+    (folder / "v2_OpenEnded_mscoco_test-dev2015_questions.json").write_text(json.dumps({"questions": qs}))
+    plugin = VQA2(data_dir=tmp_path)
+    assert not plugin.is_labelled("test-dev") and plugin.is_labelled("val")
+    assert plugin.expected_files("test-dev") == [folder / "v2_OpenEnded_mscoco_test-dev2015_questions.json"]
+    (ex,) = examples(plugin, "test-dev")
+    assert ex.answers == () and ex.label == "" and ex.question_type == "how many"
+    assert ex.image.endswith("test2015/COCO_test2015_000000000007.jpg")
+
+
+def test_missing_files_name_the_expected_path(tmp_path, fresh_cache):
+    session = Session(make_host(vqa_pkg), data_dir=tmp_path)
+    with pytest.raises(DataError) as err:
+        session.load("vqa2", "val")
+    assert str(tmp_path / "vqa2" / "v2_OpenEnded_mscoco_val2014_questions.json") in str(err.value)
+    assert "v2_mscoco_val2014_complementary_pairs.json" in str(err.value)
+
+
+@pytest.mark.parametrize("mutate, expected", [
+    (lambda q, a: q.append(dict(q[0])), "questions[3].question_id: duplicated question_id 42000"),
+    (lambda q, a: q[1].update(question_id="43000"), "questions[1].question_id: expected an integer, got str"),
+    (lambda q, a: q[2].update(question=None), "questions[2].question: expected a string, got null"),
+    (lambda q, a: a[0].update(answers=[{"answer": 3}]), "annotations[0].answers[0].answer: expected a string"),
+    (lambda q, a: a[1].pop("multiple_choice_answer"), "annotations[1].multiple_choice_answer: missing"),
+    (lambda q, a: a.append(dict(a[0])), "annotations[3].question_id: duplicated question_id 42000"),
+    (lambda q, a: a.pop(), "no annotation for question_id 42001"),
+])
+def test_bad_input_gives_one_line_errors_naming_file_and_field(tmp_path, fresh_cache, mutate, expected):
+    qs = [{"image_id": 42, "question": "Is there a dog?", "question_id": 42000},
+          {"image_id": 43, "question": "Is there a dog?", "question_id": 43000},
+          {"image_id": 42, "question": "What color is the car?", "question_id": 42001}]
+    anns = [{"question_id": q["question_id"], "image_id": q["image_id"], "question_type": "is there a",
+             "answer_type": "yes/no", "multiple_choice_answer": "yes", "answers": _answers(["yes"] * 10)}
+            for q in qs]
+    mutate(qs, anns)
+    write_v2(tmp_path, questions=qs, annotations=anns, pairs=[])
+    with pytest.raises(DataError) as err:
+        VQA2(data_dir=tmp_path).load("val")
+    message = str(err.value)
+    assert expected in message and "\n" not in message
+    assert "vqa2/v2_" in message  # names the file
+
+
+def test_malformed_json_and_bad_pairs(tmp_path, fresh_cache):
+    folder = write_v2(tmp_path)
+    pairs = folder / "v2_mscoco_val2014_complementary_pairs.json"
+    pairs.write_text("[[42000, 43000]")
+    with pytest.raises(DataError, match="complementary_pairs.json: malformed JSON"):
+        VQA2(data_dir=tmp_path).load("val")
+    pairs.write_text(json.dumps([[42000, "43000"]]))
+    with pytest.raises(DataError, match=r"complementary_pairs.json: \[0\]\[1\]: expected an integer"):
+        VQA2(data_dir=tmp_path).load("val")
+
+
+def test_vqax_real_file_loads_with_official_types(shared_data, fresh_cache):
+    plugin = VQAXAsVQA(data_dir=shared_data)
+    exs = examples(plugin)
+    assert len(exs) == 1459
+    first = exs[0]
+    assert first.id == "393271001" and first.image_id == "393271"
+    assert len(first.answers) == 10 and first.label == "yes"
+    assert first.answer_type == "yes/no" and first.question_type == "does this"
+    assert len(first.explanations) == 3
+    assert first.image.endswith("coco/val2014/COCO_val2014_000000393271.jpg")
+    assert {e.answer_type for e in exs} == {"yes/no", "number", "other"}
+    explicit = VQAXAsVQA(path=str(shared_data / "vqax" / "vqaX_val.json"))
+    assert examples(explicit)[5] == exs[5].with_(image=examples(explicit)[5].image)
+
+
+def test_toy_export_round_trips_through_vqa2(tmp_path, fresh_cache):
+    from vqa_harness_plugins.datasets.toyvqa import ToyVQA
+
+    out = tmp_path / "export"
+    result = export_toy_vqa2(out, variant="balanced", images=12, splits=("val",))
+    toy = ToyVQA(variant="balanced", images=12).examples("val")
+    back = examples(VQA2(data_dir=out))
+    assert len(back) == len(toy) and len(back) > 20
+    qid = {k: str(v) for k, v in result.id_map["val"].items()}
+    for t, b in zip(toy, back):
+        expected = t.with_(id=qid[t.id], pair_id=qid[t.pair_id], image_id=b.image_id, image=b.image,
+                           choices=(), explanations=(), meta={})
+        assert b == expected
+        assert Path(b.image).read_bytes() == Path(t.image).read_bytes()
+    assert VQA2(data_dir=out).load_summary("val")["pairs_unknown_question_ids"] == 0
+
+
+def test_toyvqa_half_keeps_whole_pairs():
+    exs = [Example(id=f"q{i}", question="?", pair_id=f"q{i ^ 1}") for i in range(40)]
+    kept = keep_pair_fraction(exs, 0.5, seed=3)
+    ids = {e.id for e in kept}
+    assert len(kept) == 20 and all(e.pair_id in ids for e in kept)
+    assert kept == keep_pair_fraction(exs, 0.5, seed=3)
+    assert kept != keep_pair_fraction(exs, 0.5, seed=4)
