@@ -66,7 +66,7 @@ _PUNCTUATIONS = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RC
                            ".", "?", "!", ",", ":", "-", "--", "...", ";"])
 # Characters Java's line reader treats as line ends; they would shift the line alignment.
 _LINE_BREAKS = re.compile(r"[\r\n\u0085\u2028\u2029\x0b\x0c]")
-_SIMPLE_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|'[a-z]+|[^\sa-z0-9]")
+_SIMPLE_TOKEN = re.compile(r"'[a-z]+|[a-z0-9]+|[^\sa-z0-9]")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ __all__ = [
     "delta_e2000",
     "ColorSpace",
     "BASIC_COLORS",
-    "UNAMBIGUOUS_COLOR_NOUNS",
+    "UNAMBIGUOUS_COLORS",
 ]
 
 #: Berlin & Kay's 11 basic color terms (+ "grey"): the default "common" pool when a
@@ -28,10 +28,10 @@ __all__ = [
 BASIC_COLORS: tuple[str, ...] = (
     "black", "white", "red", "green", "yellow", "blue", "brown", "orange", "pink", "purple", "gray", "grey",
 )
-#: Color names that are colors even when the tagger calls them nouns ("Is it red or
-#: white?" -> NN). Other named colors (orange, gold, snow, tomato, salmon, ...) are
-#: everyday nouns too, so they count as colors only when tagged as adjectives.
-UNAMBIGUOUS_COLOR_NOUNS: frozenset[str] = frozenset(
+#: Color names that are colors whatever the tagger says ("Is it red or white?" -> NN,
+#: "Is the ball brown?" -> VBN). Other named colors (orange, gold, snow, tomato, salmon,
+#: ...) are everyday nouns too, so they count as colors only when tagged as adjectives.
+UNAMBIGUOUS_COLORS: frozenset[str] = frozenset(
     {"black", "white", "red", "green", "yellow", "blue", "brown", "pink", "purple", "gray", "grey",
      "beige", "maroon", "turquoise", "magenta", "cyan", "violet", "teal", "navy", "crimson"}
 )

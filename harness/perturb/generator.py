@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .colors import BASIC_COLORS, UNAMBIGUOUS_COLOR_NOUNS, ColorSpace
+from .colors import BASIC_COLORS, UNAMBIGUOUS_COLORS, ColorSpace
 from .inflect import NOUN_TAGS, VERB_TAGS, Inflector
 from .kinds import KINDS, Kind
 from .lexical import EXCLUDED_VERBS, Lexicon
@@ -127,8 +127,9 @@ class Perturber:
 
     def _is_site(self, kind: Kind, word: str, tag: str) -> bool:
         low = word.lower()
-        is_color = low in self.colors.colors and (
-            tag.startswith("JJ") or (tag in NOUN_TAGS and low in UNAMBIGUOUS_COLOR_NOUNS))
+        # Basic color terms are colors whatever the tag ("Is the ball brown?" -> VBN);
+        # other named colors (orange, gold, snow) only when tagged as adjectives.
+        is_color = low in self.colors.colors and (tag.startswith("JJ") or low in UNAMBIGUOUS_COLORS)
         if kind.relation == "color":
             return is_color
         # Function words are never content words, whatever the tagger says ("Does" -> NNS).

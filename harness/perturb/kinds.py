@@ -51,7 +51,6 @@ def resolve_kinds(spec: str | None) -> tuple[Kind, ...]:
     out: list[Kind] = []
     for name in (s.strip() for s in spec.split(",")):
         if name not in _BY_ID:
-            raise UsageError(f"unknown perturbation kind {name!r}{did_you_mean(name, list(KIND_NAMES))}; "
-                             f"kinds: all, {', '.join(KIND_NAMES)}")
+            raise UsageError(f"unknown perturbation kind {name!r}{did_you_mean(name, ['all', *KIND_NAMES])}")
         out.append(_BY_ID[name])
     return tuple(dict.fromkeys(out))

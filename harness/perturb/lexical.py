@@ -7,8 +7,9 @@ Choice (deterministic, no randomness):
 2. senses are visited in WordNet's order, i.e. most frequent sense first (sense numbers
    follow the SemCor tag counts); the first sense that yields any candidate is used;
 3. among that sense's candidates the lemma with the highest WordNet lemma count wins;
-   ties go to WordNet's own order (synset order, then lemma order: the synset's head
-   word first);
+   ties go to the synset first by name (hyponyms, siblings), then to WordNet's lemma
+   order (the synset's head word first). NLTK returns related synsets in set order,
+   which changes between processes, so nothing here relies on it;
 4. the word itself and its inflections are never candidates (case-insensitive, '_' = ' '),
    nor multi-word lemmas that contain them ("sit" -> "sit down").
 
@@ -49,6 +50,7 @@ class Lexicon:
         self.wn = wn
         self._lemma: dict[tuple[str, str, bool], str | None] = {}
         self._repl: dict[tuple[str, str, str], Replacement | None] = {}
+        self._parents: dict[tuple[str, int], list[Any]] = {}
 
     def lemma(self, word: str, pos: str, inflected: bool) -> str | None:
         """WordNet base form of `word` for pos 'n'/'v'/'a', or None if WordNet lacks it."""
@@ -75,11 +77,12 @@ class Lexicon:
             if relation == "synonym":
                 groups = [sense]
             elif relation == "hypernym":
-                groups = (sense.hypernyms() or sense.instance_hypernyms())[:1]
+                groups = self._first_parent(sense)
             elif relation == "hyponym":
-                groups = sense.hyponyms()
+                groups = sorted(sense.hyponyms(), key=_name)
             elif relation == "sibling":
-                groups = [s for parent in sense.hypernyms()[:1] for s in parent.hyponyms() if s != sense]
+                groups = sorted((s for parent in self._first_parent(sense) if parent.pos() == sense.pos()
+                                 for s in parent.hyponyms() if s != sense), key=_name)
             else:
                 raise ValueError(f"unknown relation {relation!r}")
             best: tuple[tuple[int, int, int], Any, Any] | None = None
@@ -95,6 +98,31 @@ class Lexicon:
             if best is not None:
                 return Replacement(lemma, best[2].name(), sense.name(), best[1].name())
         return None
+
+
+    def _first_parent(self, sense: Any) -> list[Any]:
+        """[the first hypernym listed in WordNet's data file] (else the first instance
+        hypernym), or []. NLTK keeps pointers in a set, whose order changes from one
+        process to the next, so the order is read from the data line itself."""
+        key = (sense.pos(), sense.offset())
+        if key not in self._parents:
+            data = self.wn._data_file(sense.pos())
+            data.seek(sense.offset())
+            fields = data.readline().split()
+            i = 4 + 2 * int(fields[3], 16)  # offset, lex_filenum, ss_type, w_cnt, words
+            found: dict[str, list[tuple[str, int]]] = {"@": [], "@i": []}
+            for _ in range(int(fields[i])):
+                symbol, offset, pos = fields[i + 1], int(fields[i + 2]), fields[i + 3]
+                if symbol in found:
+                    found[symbol].append((pos, offset))
+                i += 4
+            first = (found["@"] or found["@i"])[:1]
+            self._parents[key] = [self.wn.synset_from_pos_and_offset(p, o) for p, o in first]
+        return self._parents[key]
+
+
+def _name(synset: Any) -> str:
+    return synset.name()
 
 
 def _norm(name: str) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
@@ -60,8 +61,12 @@ class TfidfIndex:
             col += [i for i, _ in items]
             val += [v / norm for _, v in items]
             crow.append(len(col))
-        return torch.sparse_csr_tensor(torch.tensor(crow, dtype=torch.int64), torch.tensor(col, dtype=torch.int64),
-                                       torch.tensor(val, dtype=torch.float64), size=(len(docs), max(1, len(self.index))))
+        with warnings.catch_warnings():  # "sparse CSR support is in beta": noise for users
+            warnings.simplefilter("ignore", UserWarning)
+            return torch.sparse_csr_tensor(
+                torch.tensor(crow, dtype=torch.int64), torch.tensor(col, dtype=torch.int64),
+                torch.tensor(val, dtype=torch.float64), size=(len(docs), max(1, len(self.index))),
+                check_invariants=False)
 
     def vectors(self, texts: Sequence[str]) -> "torch.Tensor":
         """Sparse (len(texts), V) rows for new texts (unknown n-grams ignored)."""
@@ -243,12 +248,16 @@ class HypothesisOnly(_TextNeighbours):
                 for g in grams:
                     vocab.setdefault(g, len(vocab))
                 rows.append((cls_index[a], grams))
-        feats = torch.zeros(len(self._classes), max(1, len(vocab)), dtype=torch.float64)
+        per_class = [Counter() for _ in self._classes]
         prior = torch.zeros(len(self._classes), dtype=torch.float64)
         for c, grams in rows:
             prior[c] += 1
-            for g, n in grams.items():
-                feats[c, vocab[g]] += n
+            per_class[c].update(grams)
+        feats = torch.zeros(len(self._classes), max(1, len(vocab)), dtype=torch.float64)
+        for c, grams in enumerate(per_class):
+            if grams:
+                cols = torch.tensor([vocab[g] for g in grams], dtype=torch.int64)
+                feats[c, cols] = torch.tensor(list(grams.values()), dtype=torch.float64)
         alpha = float(self.config["alpha"])
         self._vocab = vocab
         self._loglik = torch.log(feats + alpha) - torch.log(feats.sum(1, keepdim=True) + alpha * feats.shape[1])

@@ -14,15 +14,19 @@ from pathlib import Path
 
 import pytest
 
-import vqa_harness_plugins.datasets.toyvqa as toyvqa
-from harness.errors import UsageError
+from harness.errors import HarnessError, UsageError
 from harness.metrics import answer_type, normalize_answer, question_type, vqa_accuracy
 from harness.plugins import PluginHost
 from harness.types import EXAMPLE_COLUMNS, Example
+from vqa_harness_plugins.datasets import toyvqa
 from vqa_harness_plugins.datasets.toyvqa import ToyVQA, build, generate, questions, world
+from vqa_harness_plugins.datasets.toyvqa.humans import NUMBER_WORDS
 from vqa_harness_plugins.datasets.toyvqa.questions import answer_question
 
-NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+#: Digests of generate("balanced", "val", 0, images=3): rows, and decoded RGB pixels.
+ROWS_DIGEST = "740390d178913f47"
+PIXELS_DIGEST = "7ef3caee5d415ce3"
 
 
 def _rows(examples, root: Path | None = None) -> list[dict]:
@@ -57,16 +61,38 @@ def test_same_seed_gives_identical_rows_and_png_bytes(tmp_path: Path) -> None:
     assert files == sorted(p.name for p in (tmp_path / "b" / "images").iterdir())
     assert len(files) == len({e.image_id for e in a.examples})
     for name in files:
-        assert (tmp_path / "a" / "images" / name).read_bytes() == (tmp_path / "b" / "images" / name).read_bytes()
+        png_a = (tmp_path / "a" / "images" / name).read_bytes()
+        assert png_a == (tmp_path / "b" / "images" / name).read_bytes()
 
 
 def test_other_seed_or_split_gives_other_data() -> None:
     base = _rows(generate("unbalanced", "val", 0, images=10).examples)
     other_seed = _rows(generate("unbalanced", "val", 1, images=10).examples)
     other_split = _rows(generate("unbalanced", "train", 0, images=10).examples)
-    texts = lambda rows: [(r["question"], r["label"]) for r in rows]  # noqa: E731
+    def texts(rows: list[dict]) -> list[tuple[str, str]]:
+        return [(r["question"], r["label"]) for r in rows]
+
     assert texts(base) != texts(other_seed)
     assert texts(base) != texts(other_split)
+
+
+def test_golden_digests(tmp_path: Path) -> None:
+    """Pins the generator's output: if this fails, bump GENERATOR_VERSION (and the digests).
+
+    Rows and decoded pixels (not PNG bytes, which depend on the zlib build) must be the
+    same on every machine.
+    """
+    from PIL import Image
+
+    data = generate("balanced", "val", 0, images=3, out_dir=tmp_path)
+    rows = json.dumps(_rows(data.examples, tmp_path), sort_keys=True).encode()
+    pixels = hashlib.sha256()
+    for image_id in sorted(data.scenes):
+        with Image.open(tmp_path / "images" / f"{image_id}.png") as im:
+            pixels.update(im.convert("RGB").tobytes())
+    assert build.GENERATOR_VERSION == "1"
+    assert hashlib.sha256(rows).hexdigest()[:16] == ROWS_DIGEST
+    assert pixels.hexdigest()[:16] == PIXELS_DIGEST
 
 
 def test_generation_does_not_depend_on_hash_seed() -> None:
@@ -79,7 +105,8 @@ def test_generation_does_not_depend_on_hash_seed() -> None:
     digests = set()
     for hash_seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True)
         digests.add(out.stdout.strip())
     assert len(digests) == 1
 
@@ -115,7 +142,8 @@ def test_schema(variant: str, tmp_path: Path) -> None:
             assert e.label in world.NOUNS
         if fam != "existence":
             shown = e.label if fam != "counting" else NUMBER_WORDS[int(e.label)]
-            assert any(shown in x or (e.label == "0" and " no " in f" {x} ") for x in e.explanations)
+            assert any(shown in x or (e.label == "0" and " no " in f" {x} ")
+                       for x in e.explanations)
         assert (e.pair_id != "") == (variant == "balanced")
         assert Example.from_row(json.loads(json.dumps(e.to_row()))) == e
     assert set(families) == set(questions.FAMILIES)
@@ -128,8 +156,9 @@ def test_answers_show_surface_variation(text_splits) -> None:
     assert {"2", "two", "Two."} <= set(answers)
     assert {"yes", "Yes"} <= set(answers)
     assert any(a.startswith(("a ", "A ")) for a in answers)
-    disagreeing = sum(len({normalize_answer(a) for a in e.answers}) > 1 for e in text_splits["unbalanced", "train"])
-    assert 0.1 < disagreeing / len(text_splits["unbalanced", "train"]) < 0.7
+    train = text_splits["unbalanced", "train"]
+    disagreeing = sum(len({normalize_answer(a) for a in e.answers}) > 1 for e in train)
+    assert 0.1 < disagreeing / len(train) < 0.7
 
 
 def test_question_types_are_official(shared_data: Path) -> None:
@@ -196,15 +225,15 @@ def _weighted_entropy(examples: list[Example]) -> float:
 
 
 def test_unbalanced_is_predictable_from_the_question(text_splits) -> None:
-    unb = _language_only_accuracy(text_splits["unbalanced", "train"], text_splits["unbalanced", "val"])
-    bal = _language_only_accuracy(text_splits["balanced", "train"], text_splits["balanced", "val"])
-    assert unb > 0.6
-    assert bal < 0.4
-    assert unb - bal > 0.3
-    existence = [e.label for e in text_splits["unbalanced", "train"] if e.meta["family"] == "existence"]
-    assert 0.78 < existence.count("yes") / len(existence) < 0.92
-    existence = [e.label for e in text_splits["balanced", "train"] if e.meta["family"] == "existence"]
-    assert existence.count("yes") == existence.count("no")
+    acc = {v: _language_only_accuracy(text_splits[v, "train"], text_splits[v, "val"])
+           for v in build.VARIANTS}
+    assert acc["unbalanced"] > 0.6
+    assert acc["balanced"] < 0.4
+    assert acc["unbalanced"] - acc["balanced"] > 0.3
+    yes_no = {v: [e.label for e in text_splits[v, "train"] if e.meta["family"] == "existence"]
+              for v in build.VARIANTS}
+    assert 0.78 < yes_no["unbalanced"].count("yes") / len(yes_no["unbalanced"]) < 0.92
+    assert yes_no["balanced"].count("yes") == yes_no["balanced"].count("no")
 
 
 def test_balanced_answer_entropy_is_higher(text_splits) -> None:
@@ -220,14 +249,11 @@ def test_multiple_choice_shortcut_beats_chance(text_splits) -> None:
         for e in text_splits[variant, "train"]:
             target[e.label] += 1
             decoy.update(c for c in e.choices if c != e.label)
-
-        def score(c: str) -> float:
-            seen = target[c] + decoy[c]
-            return 0.5 if not seen else target[c] / (target[c] + decoy[c] / 3)
-
+        # Eq. 2 with K = 3 decoys; 0.5 for a candidate never seen in training.
+        score = {c: target[c] / (target[c] + decoy[c] / 3) for c in target | decoy}
         val = text_splits[variant, "val"]
-        acc = sum(max(e.choices, key=score) == e.label for e in val) / len(val)
-        assert acc > 0.45, variant
+        acc = sum(max(e.choices, key=lambda c: score.get(c, 0.5)) == e.label for e in val)
+        assert acc / len(val) > 0.45, variant
 
 
 # ------------------------------------------------------------------------ vocabulary
@@ -247,7 +273,7 @@ def test_words_exist_in_wordnet() -> None:
         from harness.resources import wordnet
 
         wn = wordnet()
-    except Exception as exc:  # the resource module or WordNet data may be absent
+    except (ImportError, LookupError, OSError, HarnessError) as exc:
         pytest.skip(f"WordNet unavailable: {exc}")
     for noun, sense in world.NOUN_SENSES.items():
         synset = wn.synset(sense)
@@ -257,7 +283,9 @@ def test_words_exist_in_wordnet() -> None:
         assert siblings, noun
     for color in world.COLORS:
         assert wn.synsets(color), color
-    lemmas = lambda w: {l for s in wn.synsets(w, "a") for l in s.lemma_names()}  # noqa: E731
+    def lemmas(word: str) -> set[str]:
+        return {name for synset in wn.synsets(word, "a") for name in synset.lemma_names()}
+
     assert "little" in lemmas("small") and "big" in lemmas("large")
 
 
@@ -318,7 +346,9 @@ def test_second_load_reads_the_cache(fresh_cache: Path, monkeypatch: pytest.Monk
     assert all(oracle(e.image_id, e.question) == e.label for e in first)
 
 
-def test_interrupted_generation_leaves_no_complete_cache(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_interrupted_generation_leaves_no_complete_cache(
+    fresh_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from vqa_harness_plugins.datasets.toyvqa import render
 
     calls = {"n": 0}

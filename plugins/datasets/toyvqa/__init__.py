@@ -68,7 +68,8 @@ class ToyVQA(DatasetPlugin):
 
     def _check_split(self, split: str) -> None:
         if split not in self.splits:
-            raise UsageError(f"dataset 'toyvqa' has no split {split!r}; splits: {', '.join(self.splits)}")
+            raise UsageError(f"dataset 'toyvqa' has no split {split!r}; "
+                             f"splits: {', '.join(self.splits)}")
 
     def _args(self) -> dict[str, Any]:
         c = self.config

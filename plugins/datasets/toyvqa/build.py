@@ -44,6 +44,7 @@ __all__ = [
     "generate",
     "load_or_generate",
     "split_dir",
+    "read_scenes",
 ]
 
 #: Bump whenever generated examples or pixels could change (it keys caches and fingerprints).

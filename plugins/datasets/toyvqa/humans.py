@@ -22,9 +22,12 @@ N_ANSWERS = 10
 N_EXPLANATIONS = 3
 N_DECOYS = 3
 
-NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                "ten")
 #: Share of annotators giving a genuinely different answer, per family.
-ERROR_RATE: Mapping[str, float] = {"existence": 0.04, "counting": 0.12, "color": 0.05, "object": 0.05}
+ERROR_RATE: Mapping[str, float] = {
+    "existence": 0.04, "counting": 0.12, "color": 0.05, "object": 0.05,
+}
 #: Colors people confuse with each other (a wrong answer is drawn from these).
 CONFUSABLE: Mapping[str, tuple[str, ...]] = {
     "red": ("orange", "brown"), "orange": ("yellow", "red"), "yellow": ("orange", "white"),
@@ -101,7 +104,8 @@ def human_answers(rng: random.Random, truth: str, family: str) -> tuple[str, ...
     rate = ERROR_RATE[family]
     for _ in range(50):
         answers = tuple(
-            _alternative(rng, truth, family) if rng.random() < rate else _surface(rng, truth, family)
+            _alternative(rng, truth, family) if rng.random() < rate
+            else _surface(rng, truth, family)
             for _ in range(N_ANSWERS)
         )
         if sum(normalize_answer(a) == truth for a in answers) >= 6:

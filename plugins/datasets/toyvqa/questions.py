@@ -13,7 +13,7 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Mapping
 
 from harness.metrics import question_type
 
@@ -123,7 +123,7 @@ def answer(scene: Scene, family: str, ref: Referent) -> str:
 def _unique(scene: Scene, keys: tuple[str, ...]) -> list[dict[str, str]]:
     """Referents built from `keys` that pick out exactly one object."""
     counts = Counter(tuple(getattr(o, k) for k in keys) for o in scene.objects)
-    return [dict(zip(keys, vals)) for vals, n in counts.items() if n == 1]
+    return [dict(zip(keys, vals, strict=True)) for vals, n in counts.items() if n == 1]
 
 
 def _random_referent(rng: random.Random) -> dict[str, str]:
@@ -270,9 +270,11 @@ def complement(scene: Scene, q: Question, rng: random.Random) -> tuple[Scene, st
                 edited = _unmatch(edited, i, ref, rng)
             options.append(("change", edited))
         else:
-            options += [("add", _add_matching(scene, ref, rng)), ("change", _make_match(scene, ref, rng))]
+            options += [("add", _add_matching(scene, ref, rng)),
+                        ("change", _make_match(scene, ref, rng))]
     elif q.family == "counting":
-        options += [("add", _add_matching(scene, ref, rng)), ("change", _make_match(scene, ref, rng))]
+        options += [("add", _add_matching(scene, ref, rng)),
+                    ("change", _make_match(scene, ref, rng))]
         if hits:
             i = rng.choice(hits)
             if len(scene.objects) > 1:
@@ -281,7 +283,8 @@ def complement(scene: Scene, q: Question, rng: random.Random) -> tuple[Scene, st
     else:
         key = "color" if q.family == "color" else "noun"
         i = hits[0]
-        options.append(("change", scene.replace_object(i, **{key: _other(rng, key, getattr(scene.objects[i], key))})))
+        new_value = _other(rng, key, getattr(scene.objects[i], key))
+        options.append(("change", scene.replace_object(i, **{key: new_value})))
     options = [(kind, s) for kind, s in options if s is not None]
     kind, edited = rng.choice(options)
     if answer(edited, q.family, ref) == old:  # pragma: no cover - guarded by construction
@@ -364,8 +367,3 @@ def answer_question(scene: Scene, text: str) -> str | None:
         return answer(scene, family, ref)
     except ValueError:
         return None
-
-
-def referent_json(q: Question) -> dict[str, Any]:
-    """The referent as a plain dict (for `Example.meta`)."""
-    return dict(q.referent)

@@ -50,7 +50,8 @@ def _box(obj: Obj, size: int) -> tuple[int, int, int]:
     return x0, y0, side
 
 
-def _poly(x0: int, y0: int, side: int, unit: tuple[tuple[float, float], ...]) -> list[tuple[int, int]]:
+def _poly(x0: int, y0: int, side: int,
+          unit: tuple[tuple[float, float], ...]) -> list[tuple[int, int]]:
     return [(x0 + round(u * (side - 1)), y0 + round(v * (side - 1))) for u, v in unit]
 
 
@@ -70,7 +71,9 @@ def _draw(draw: "ImageDraw.ImageDraw", obj: Obj, size: int) -> None:
         draw.polygon([(x0 + s // 2, y0), (x1, y1), (x0, y1)], fill=fill)
     elif noun == "star":
         half = (s - 1) / 2
-        pts = [(round(x0 + half + u * half), round(y0 + half + (v + 0.095) * half)) for u, v in _STAR]
+        # The star spans -1..0.81 vertically: shift it down to centre it in its box.
+        pts = [(round(x0 + half + u * half), round(y0 + half + (v + 0.095) * half))
+               for u, v in _STAR]
         draw.polygon(pts, fill=fill)
     elif noun == "cross":
         arm = max(2, s // 3)

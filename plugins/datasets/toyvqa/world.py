@@ -29,6 +29,7 @@ __all__ = [
     "Referent",
     "sample_scene",
     "matches",
+    "random_object",
     "where",
     "article",
 ]
@@ -97,6 +98,7 @@ class Obj:
     jy: float = 0.5
 
     def to_json(self) -> dict[str, Any]:
+        """Plain JSON (the cache's scenes.json)."""
         return {"noun": self.noun, "color": self.color, "size": self.size, "cell": self.cell,
                 "jx": self.jx, "jy": self.jy}
 
@@ -119,16 +121,20 @@ class Scene:
         return Scene(tuple(objs))
 
     def add(self, obj: Obj) -> "Scene":
+        """A copy with one more object."""
         return Scene(self.objects + (obj,))
 
     def remove(self, index: int) -> "Scene":
+        """A copy without object `index`."""
         return Scene(self.objects[:index] + self.objects[index + 1:])
 
     def to_json(self) -> list[dict[str, Any]]:
+        """Plain JSON (the cache's scenes.json)."""
         return [o.to_json() for o in self.objects]
 
     @classmethod
     def from_json(cls, data: list[Mapping[str, Any]]) -> "Scene":
+        """Inverse of `to_json`."""
         return cls(tuple(Obj(**dict(o)) for o in data))
 
 

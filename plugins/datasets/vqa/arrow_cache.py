@@ -10,6 +10,7 @@ marker, so an interrupted parse never leaves a cache that looks complete.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -43,6 +44,18 @@ def example_features() -> "datasets.Features":
     })
 
 
+def _arrow_table(columns: Mapping[str, list]) -> "Any":
+    """A pyarrow table with the Example schema, built column by column in C (about 10x
+    faster than `datasets.Dataset.from_dict`, which encodes every nested value in Python)."""
+    import pyarrow as pa
+
+    text, texts = pa.string(), pa.list_(pa.string())
+    lists = ("answers", "choices", "explanations")
+    fields = [(name, texts if name in lists else text) for name in example_features()]
+    return pa.table({name: pa.array(columns[name], type=kind) for name, kind in fields},
+                    schema=pa.schema(fields))
+
+
 def cache_key(name: str, split: str, config: Mapping[str, Any], sources: Sequence[Path]) -> str:
     """Identity of one parsed split: loader version, options and the files' size + mtime."""
     stamps = []
@@ -66,8 +79,17 @@ def cached_dataset(key: str, build: Callable[[], tuple[dict[str, list], dict[str
     folder = cache_dir("vqa-official") / key
     if (folder / MARKER).is_file():
         return datasets.load_from_disk(str(folder)), read_summary(folder)
-    columns, summary = build()
-    table = datasets.Dataset.from_dict(columns, features=example_features())
+    # The parsed JSON is millions of small objects that live until the table is built;
+    # cyclic GC passes over them cost more than the parse itself, so pause GC meanwhile.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        columns, summary = build()
+        table = datasets.Dataset(_arrow_table(columns))
+        del columns
+    finally:
+        if enabled:
+            gc.enable()
     tmp = folder.parent / f".tmp-{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     bars = datasets.is_progress_bar_enabled()
     datasets.disable_progress_bars()  # a save bar per load is noise in run logs

@@ -1,0 +1,184 @@
+"""Multi-process runs on torch.distributed (torchrun), with results identical to one process.
+
+    torchrun --nproc_per_node=2 -m harness.distributed --model hf-vqa:path=... --suite vqa-accuracy
+
+Every rank runs the suite's probes (they are deterministic), but its runner (`ShardRunner`)
+sends to the model only the rank's share of each prediction request: the distinct inputs of
+the request, dealt round-robin. Each rank writes its predictions into the prediction cache as
+usual, then the ranks exchange them (`all_gather_object`, gloo: works across nodes even when
+they do not share a cache file) so that every probe sees every prediction. Finally rank 0
+replays the run through the ordinary `harness.run.execute_run`; every prediction is then a
+cache hit (failed examples are retried), and rank 0 alone writes the run directory and the
+leaderboard. Other ranks write nothing but predictions.
+
+`accelerate launch -m harness.distributed ...` works too: it sets the same environment
+variables (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+from unittest import mock
+
+from .errors import UsageError
+from .runner import Runner
+from .types import Example, Prediction
+
+__all__ = ["world", "ShardRunner", "run_distributed", "main"]
+
+
+def world() -> tuple[int, int, int]:
+    """(rank, world size, local rank) from the launcher's environment; (0, 1, 0) without one."""
+    return (int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1")),
+            int(os.environ.get("LOCAL_RANK", "0")))
+
+
+class ShardRunner(Runner):
+    """A Runner that computes only this rank's share of each request, then gathers the rest."""
+
+    def __init__(self, *args: Any, rank: int, world_size: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rank, self.world_size = rank, world_size
+
+    def predict(self, examples: Sequence[Example], capability: str, *, answers: Sequence[str] | None = None,
+                desc: str = "") -> list[Prediction]:
+        """Same contract as Runner.predict; collective: every rank must make the same calls."""
+        import torch.distributed as dist
+
+        if capability not in self.model.capabilities():
+            raise UsageError(f"model {self.model.name!r} has no {capability!r} capability")
+        extras = list(answers) if answers is not None else [""] * len(examples)
+        keys = [self.model.input_key(ex, capability, extra) for ex, extra in zip(examples, extras)]
+        first: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            first.setdefault(key, i)
+        mine = list(first)[self.rank :: self.world_size]
+        owned = self.cache.get_many(self.fingerprint, mine)
+        self.stats.cache_hits += len(owned)
+        todo = [first[k] for k in mine if k not in owned]
+        if todo:
+            owned.update(self._run_missing(examples, extras, keys, todo, capability, desc))
+        shards: list[dict[str, Prediction] | None] = [None] * self.world_size
+        dist.all_gather_object(shards, owned)
+        results: dict[str, Prediction] = {}
+        for shard in shards:
+            results.update(shard or {})
+        if self.rank == 0:
+            # Rank 0 scores from its cache; with one cache per node it lacks the others' rows.
+            self.cache.put_many(self.fingerprint, {k: p for k, p in results.items() if k not in owned})
+        return [Prediction(**{**results[k].__dict__, "example_id": ex.id}) for ex, k in zip(examples, keys)]
+
+
+@contextlib.contextmanager
+def _process_group(timeout_hours: float) -> Iterator[None]:
+    import torch.distributed as dist
+
+    created = False
+    if not dist.is_initialized():
+        # Only Python objects are exchanged, so gloo is right on CPU and GPU nodes alike.
+        dist.init_process_group("gloo", timeout=datetime.timedelta(hours=timeout_hours))
+        created = True
+    try:
+        yield
+    finally:
+        if created:
+            dist.destroy_process_group()
+
+
+def run_distributed(config: Any, host: Any, *, timeout_hours: float = 12.0) -> Any:
+    """Run `config` (a harness.run.RunConfig) sharded over the launcher's ranks.
+
+    Returns rank 0's RunOutcome (None on other ranks). With WORLD_SIZE=1 this is a plain run.
+    """
+    from . import run as run_module
+
+    rank, size, local_rank = world()
+    if size == 1:
+        return run_module.execute_run(config, host)
+    device = config.device
+    if device in ("auto", "cuda"):
+        import torch
+
+        if torch.cuda.is_available():
+            device = f"cuda:{local_rank % torch.cuda.device_count()}"
+        elif device == "auto":
+            device = "cpu"
+    with _process_group(timeout_hours):
+        import torch.distributed as dist
+
+        def shard_runner(model: Any, **kwargs: Any) -> ShardRunner:
+            kwargs["progress"] = kwargs.get("progress", True) and rank == 0
+            return ShardRunner(model, rank=rank, world_size=size, **kwargs)
+
+        with tempfile.TemporaryDirectory(prefix=f"harness-rank{rank}-") as scratch:
+            # Phase 1: all ranks, scratch run directories (deleted), real prediction cache.
+            sharded = replace(config, out=Path(scratch), device=device, resume=False)
+            with mock.patch.object(run_module, "Runner", shard_runner):
+                run_module.execute_run(sharded, host)
+        dist.barrier()
+        if rank != 0:
+            return None
+        # Phase 2: rank 0 replays the run; every successful prediction is a cache hit.
+        return run_module.execute_run(replace(config, device=device), host)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m harness.distributed` (under torchrun): the options of `harness run`."""
+    import click
+
+    from .cli.run_cmd import run as run_cmd
+
+    @click.command(params=run_cmd.params)
+    @click.option("--timeout-hours", type=float, default=12.0, show_default=True,
+                  help="How long a rank waits for the others at a synchronization point.")
+    def distributed(models, suite, data_dir, split, limit, batch_size, device, seed, out, resume,
+                    leaderboard_dir, no_leaderboard, cache_path, timeout_hours) -> None:
+        """`harness run`, sharded over torchrun's ranks; rank 0 writes the run directory."""
+        from .errors import ExitCode
+        from .plugins import get_host
+        from .run import RunConfig
+
+        rank = world()[0]
+        host = get_host()
+        worst = ExitCode.OK
+        for model in models:
+            config = RunConfig(model=model, suite=suite, data_dir=data_dir, split=split, limit=limit,
+                               batch_size=batch_size, device=device, seed=seed, out=out, resume=resume,
+                               cache_path=cache_path, argv=tuple(sys.argv))
+            outcome = run_distributed(config, host, timeout_hours=timeout_hours)
+            if outcome is not None:
+                click.echo(f"{model} on {suite}: {len(outcome.rows)} result rows -> {outcome.rundir.path} "
+                           f"(world size {world()[1]})")
+                worst = max(worst, outcome.exit_code)
+        if rank == 0 and not no_leaderboard:
+            from vqa_harness_leaderboard import build_leaderboard
+
+            build_leaderboard([out], leaderboard_dir)
+        if worst != ExitCode.OK:
+            raise SystemExit(int(worst))
+
+    from .errors import ExitCode, HarnessError
+
+    try:
+        distributed.main(args=list(argv) if argv is not None else sys.argv[1:],
+                         prog_name="harness.distributed", standalone_mode=False)
+    except HarnessError as exc:  # one line, as `harness` prints it
+        click.echo(f"error: rank {world()[0]}: {exc}", err=True)
+        return int(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        return int(ExitCode.USAGE)
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

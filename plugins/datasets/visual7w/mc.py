@@ -1,0 +1,115 @@
+"""Multiple-choice views shared by the decoy datasets: attach decoy sets, build candidates.
+
+Every MC example carries, in `meta`: `mc_target` (the target text), `decoys`
+({"orig", "iou", "qou"} lists), `mc_variant` and `mc_scoring` ("target": the picked
+candidate is right when it is the target; "vqa": VQA accuracy of the picked candidate
+against the 10 human answers). `choices` is the chosen variant's candidate list.
+Generated decoy sets are cached on disk, keyed by the source data and the generator config.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict
+from typing import Any, Mapping, Sequence
+
+from harness.api import Option
+from harness.decoys import (
+    VARIANTS,
+    DecoyConfig,
+    QARecord,
+    generate_decoys,
+    normalize_for_match,
+    variant_choices,
+)
+from harness.errors import DataError, UsageError
+from harness.paths import cache_dir
+from harness.runstore import atomic_write_text
+from harness.types import Example
+
+__all__ = ["MC_OPTIONS", "GENERATOR_OPTIONS", "attach_decoys", "generated_decoys", "check_orig_decoys",
+           "records_of", "decoy_config"]
+
+GENERATOR_OPTIONS: Mapping[str, Option] = {
+    "decoy_seed": Option(0, "seed of the decoy generator (IoU order, fill-ins, candidate order)"),
+    "top_n": Option(10_000, "QoU: similar questions kept per triplet (the paper's N)"),
+    "embedding": Option("tfidf", "QoU question embedding", choices=("tfidf", "sentence")),
+}
+MC_OPTIONS: Mapping[str, Option] = {
+    "decoys": Option("orig", "decoy set of `choices`", choices=VARIANTS),
+    **GENERATOR_OPTIONS,
+}
+_CACHE_VERSION = "1"
+
+
+def decoy_config(config: Mapping[str, Any]) -> DecoyConfig:
+    """The generator config from a dataset's options."""
+    return DecoyConfig(seed=int(config["decoy_seed"]), top_n=int(config["top_n"]), embedding=config["embedding"])
+
+
+def records_of(examples: Sequence[Example]) -> list[QARecord]:
+    """Triplets of MC-ready examples (target in meta["mc_target"], original decoys in meta)."""
+    return [
+        QARecord(ex.id, ex.image_id, ex.question, ex.meta["mc_target"], tuple(ex.meta.get("decoys", {}).get("orig", ())))
+        for ex in examples
+    ]
+
+
+def check_orig_decoys(examples: Sequence[Example], source: str) -> None:
+    """DataError (count and examples) when an original decoy equals its target."""
+    bad = [ex.id for ex in examples
+           if normalize_for_match(ex.meta["mc_target"]) in {normalize_for_match(d) for d in ex.meta["decoys"]["orig"]}]
+    if bad:
+        raise DataError(f"{source}: {len(bad)} question(s) list the target among their original decoys "
+                        f"(e.g. qa_id {', '.join(bad[:5])}); fix the file, decoys are never patched silently")
+
+
+def generated_decoys(examples: Sequence[Example], config: DecoyConfig, *, key: Mapping[str, Any],
+                     source: str) -> dict[str, dict[str, list[str]]]:
+    """{qa_id: {"iou": [...], "qou": [...]}} from the generator, cached on disk by `key`."""
+    blob = json.dumps({"v": _CACHE_VERSION, "key": key, "config": asdict(config)}, sort_keys=True, default=str)
+    digest = hashlib.sha256(blob.encode()).hexdigest()[:24]
+    path = cache_dir("decoys") / f"{digest}.json"
+    if path.is_file():
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))["sets"]
+        except (OSError, ValueError, KeyError):
+            pass  # a damaged cache entry is regenerated
+    result = generate_decoys(records_of(examples), config, source=source)
+    sets = {q: {"iou": list(s.iou), "qou": list(s.qou)} for q, s in result.sets.items()}
+    atomic_write_text(path, json.dumps({"sets": sets, "stats": result.stats.to_json()}, sort_keys=True))
+    return sets
+
+
+def generation_stats(config: DecoyConfig, key: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The statistics saved with a cached generation (None when it is not cached)."""
+    blob = json.dumps({"v": _CACHE_VERSION, "key": key, "config": asdict(config)}, sort_keys=True, default=str)
+    path = cache_dir("decoys") / f"{hashlib.sha256(blob.encode()).hexdigest()[:24]}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))["stats"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def attach_decoys(examples: Sequence[Example], sets: Mapping[str, Mapping[str, Sequence[str]]], *,
+                  variant: str, seed: int, scoring: str, source: str) -> list[Example]:
+    """Examples with `choices` = the variant's candidates and the decoy sets in meta.
+
+    DataError (count and examples) when a candidate list would hold only the target."""
+    out, empty = [], []
+    for ex in examples:
+        target = ex.meta["mc_target"]
+        generated = sets.get(ex.id, {})
+        decoys = {"orig": list(ex.meta["decoys"]["orig"]), "iou": list(generated.get("iou", ())),
+                  "qou": list(generated.get("qou", ()))}
+        choices = variant_choices(target, decoys, variant, key=ex.id, seed=seed)
+        if len(choices) < 2:
+            empty.append(ex.id)
+        meta = {**ex.meta, "decoys": decoys, "mc_variant": variant, "mc_scoring": scoring}
+        out.append(ex.with_(choices=choices, meta=meta))
+    if empty:
+        hint = " (this dataset has no original decoys: use decoys=iou, qou, iou+qou or all)" if variant == "orig" else ""
+        raise DataError(f"{source}: {len(empty)} question(s) have no decoys for decoys={variant} "
+                        f"(e.g. {', '.join(empty[:5])}){hint}")
+    return out

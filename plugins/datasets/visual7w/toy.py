@@ -1,0 +1,64 @@
+"""`toyvqa-mc`: the toy benchmark as a multiple-choice decoy dataset (no download).
+
+toyvqa's own 3 decoys per question are "human-style" with a deliberate shortcut (odd
+answers that are never targets), so they play the role of Visual7W's Orig decoys; IoU and
+QoU decoys are generated on each split with the real filters (WordNet WUP).
+`toyvqa-mc:decoys=iou+qou` selects the candidate set, so a suite task trains and tests a
+model on the same decoy set (supplementary A.4).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping
+
+from harness.api import DatasetPlugin, Option
+from harness.decoys import VARIANTS
+from harness.types import Example
+
+from .mc import GENERATOR_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
+
+__all__ = ["ToyVQAMC"]
+
+
+class ToyVQAMC(DatasetPlugin):
+    """toyvqa with Orig / IoU / QoU / IoU+QoU / All candidate sets."""
+
+    name = "toyvqa-mc"
+    description = "toyvqa as multiple choice with generated IoU/QoU decoys (Chao 2018 on the toy world)"
+    splits: ClassVar[tuple[str, ...]] = ("train", "val")
+    options: ClassVar[Mapping[str, Option]] = {
+        "decoys": Option("orig", "candidate set in `choices`", choices=VARIANTS),
+        "variant": Option("unbalanced", "toyvqa variant", choices=("unbalanced", "balanced")),
+        "seed": Option(0, "toyvqa generation seed"),
+        "images": Option(0, "toyvqa scenes per split (0: toyvqa's default)"),
+        **GENERATOR_OPTIONS,
+    }
+
+    def _base(self):
+        from vqa_harness_plugins.datasets.toyvqa import ToyVQA
+
+        return ToyVQA(data_dir=self.data_dir, variant=self.config["variant"], seed=self.config["seed"],
+                      images=self.config["images"])
+
+    def base_examples(self, split: str) -> list[Example]:
+        """toyvqa examples with the MC fields in meta (target, original decoys)."""
+        out = []
+        for ex in self._base().examples(split):
+            target = ex.meta["mc_target"]
+            orig = [c for c in ex.choices if c != target]
+            out.append(ex.with_(meta={**ex.meta, "decoys": {"orig": orig}}))
+        return out
+
+    def generation_key(self, split: str) -> dict[str, Any]:
+        """What the generated decoys depend on besides the generator config."""
+        base = self._base()
+        return {"dataset": "toyvqa", "split": split, "fingerprint": base.fingerprint(split)}
+
+    def load(self, split: str) -> list[Example]:  # type: ignore[override]
+        """The split with `choices` = the selected decoy set (generated and cached once)."""
+        source = f"toyvqa-mc/{split}"
+        base = self.base_examples(split)
+        check_orig_decoys(base, source)
+        sets = generated_decoys(base, decoy_config(self.config), key=self.generation_key(split), source=source)
+        return attach_decoys(base, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
+                             scoring="target", source=source)

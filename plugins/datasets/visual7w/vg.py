@@ -1,0 +1,118 @@
+"""`visual-genome-qa`: Visual Genome `question_answers.json` as a decoy dataset.
+
+Layout: [{"id": image_id, "qas": [{"qa_id", "image_id", "question", "answer"}]}]. Visual
+Genome has no decoys and no official QA split, so, as in Chao et al. 2018 §5.1, images are
+split 50% / 20% / 30% into train / val / test: images ordered by SHA-256 of
+(`split_seed`, image_id), the first half train, the next fifth val, the rest test (the
+paper also makes each part a superset of the matching Visual7W part; that needs the
+Visual7W file and is not done here). Decoys come from the generator (fill-ins from the 10
+most frequent targets) or a released decoy file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import ClassVar, Mapping
+
+from harness.api import DatasetPlugin, Option
+from harness.decoys import normalize_release
+from harness.errors import DataError, UsageError
+from harness.types import Example
+
+from .mc import MC_OPTIONS, attach_decoys, decoy_config, generated_decoys
+from .visual7w import released_sets
+
+__all__ = ["VisualGenomeQA", "split_images", "SPLIT_SHARES"]
+
+SPLIT_SHARES = (("train", 0.5), ("val", 0.2), ("test", 0.3))
+
+
+def split_images(image_ids: list[str], seed: int) -> dict[str, str]:
+    """image_id -> split, 50/20/30 in SHA-256(seed, image_id) order (independent of file order)."""
+    ordered = sorted(set(image_ids), key=lambda i: hashlib.sha256(f"vg-split/{seed}/{i}".encode()).hexdigest())
+    n = len(ordered)
+    n_train, n_val = round(n * 0.5), round(n * 0.2)
+    out = {}
+    for k, image_id in enumerate(ordered):
+        out[image_id] = "train" if k < n_train else ("val" if k < n_train + n_val else "test")
+    return out
+
+
+class VisualGenomeQA(DatasetPlugin):
+    """Visual Genome QA pairs, multiple choice with generated decoys."""
+
+    name = "visual-genome-qa"
+    description = "Visual Genome question_answers.json, 50/20/30 split by image, generated IoU/QoU decoys"
+    splits: ClassVar[tuple[str, ...]] = ("train", "val", "test")
+    options: ClassVar[Mapping[str, Option]] = {
+        "file": Option("visual_genome/question_answers.json", "question_answers.json (relative to --data-dir)"),
+        "images": Option("visual_genome/images", "image folder (<image_id>.jpg)"),
+        "split_seed": Option(0, "seed of the 50/20/30 split by image"),
+        "decoy_file": Option("", "released decoy JSON; empty: generate"),
+        **{**MC_OPTIONS, "decoys": Option("iou+qou", MC_OPTIONS["decoys"].help,
+                                          choices=("iou", "qou", "iou+qou", "all"))},
+    }
+
+    def _path(self, value: str) -> Path:
+        p = Path(value)
+        return p if p.is_absolute() else (self.data_dir or Path.cwd()) / p
+
+    def expected_files(self, split: str) -> list[Path]:
+        return [self._path(self.config["file"])]
+
+    def all_examples(self) -> dict[str, list[Example]]:
+        """Every split's examples, parsed and checked."""
+        path = self._path(self.config["file"])
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise DataError(f"{path}: Visual Genome question_answers.json not found") from None
+        except (OSError, ValueError) as exc:
+            raise DataError(f"{path}: not readable JSON ({exc})") from None
+        if not isinstance(data, list):
+            raise DataError(f"{path}: expected a list of images with `qas`")
+        rows, mismatched = [], []
+        for i, img in enumerate(data):
+            try:
+                image_id, qas = str(img["id"]), img["qas"]
+            except (KeyError, TypeError) as exc:
+                raise DataError(f"{path}: [{i}]: missing field {exc}") from None
+            for j, qa in enumerate(qas):
+                try:
+                    qa_id, question, answer = str(qa["qa_id"]), qa["question"], qa["answer"]
+                except (KeyError, TypeError) as exc:
+                    raise DataError(f"{path}: [{i}].qas[{j}]: missing field {exc}") from None
+                if "image_id" in qa and str(qa["image_id"]) != image_id:
+                    mismatched.append(qa_id)
+                rows.append((image_id, qa_id, question, normalize_release(answer)))
+        if mismatched:
+            raise DataError(f"{path}: {len(mismatched)} QA pair(s) name an image_id other than their image's "
+                            f"(unknown image ids; e.g. qa_id {', '.join(mismatched[:5])})")
+        split_of = split_images([r[0] for r in rows], int(self.config["split_seed"]))
+        folder = self._path(self.config["images"])
+        out: dict[str, list[Example]] = {s: [] for s in self.splits}
+        for image_id, qa_id, question, target in rows:
+            out[split_of[image_id]].append(Example(
+                id=qa_id, question=question, image_id=image_id, image=str(folder / f"{image_id}.jpg"),
+                label=target, meta={"mc_target": target, "decoys": {"orig": []}},
+            ))
+        return out
+
+    def load(self, split: str) -> list[Example]:  # type: ignore[override]
+        if split not in self.splits:
+            raise UsageError(f"dataset 'visual-genome-qa' has no split {split!r}; splits: {', '.join(self.splits)}")
+        every = self.all_examples()
+        examples = every[split]
+        source = f"{self.config['file']} ({split})"
+        if self.config["decoy_file"]:
+            all_ids = {ex.id for exs in every.values() for ex in exs}
+            sets = released_sets(self._path(self.config["decoy_file"]), {e.id: e for e in examples}, all_ids)
+        else:
+            path = self._path(self.config["file"])
+            key = {"dataset": "visual-genome-qa", "file": str(path), "size": path.stat().st_size, "split": split,
+                   "split_seed": self.config["split_seed"]}
+            sets = generated_decoys(examples, decoy_config(self.config), key=key, source=source)
+        return attach_decoys(examples, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
+                             scoring="target", source=source)

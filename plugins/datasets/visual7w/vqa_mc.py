@@ -1,0 +1,87 @@
+"""`vqa1-mc` / `vqa2-mc`: multiple-choice views of the official VQA loaders.
+
+The target is the annotation's `multiple_choice_answer`; VQA v1's 18 `multiple_choices`
+minus the target are the Orig decoys (17); VQA v2 has none (use decoys=iou, qou, iou+qou).
+Accuracy is the VQA accuracy of the picked candidate against the 10 human answers
+(`mc_scoring="vqa"`). Only labelled splits (train, val) are offered.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping
+
+from harness.api import DatasetPlugin, Option
+from harness.decoys import VARIANTS, normalize_for_match
+from harness.errors import DataError, UsageError
+from harness.types import Example
+
+from .mc import GENERATOR_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
+
+__all__ = ["VQA1MC", "VQA2MC"]
+
+
+class _VQAMC(DatasetPlugin):
+    splits: ClassVar[tuple[str, ...]] = ("train", "val")
+    base_name: ClassVar[str] = ""
+    default_decoys: ClassVar[str] = "orig"
+    options: ClassVar[Mapping[str, Option]] = {}
+
+    def _base(self) -> DatasetPlugin:
+        from vqa_harness_plugins.datasets.vqa import VQA1, VQA2
+
+        cls = VQA1 if self.base_name == "vqa1" else VQA2
+        return cls(data_dir=self.data_dir, root=self.config["root"], images=self.config["images"])
+
+    def expected_files(self, split: str):
+        return self._base().expected_files(split)
+
+    def base_examples(self, split: str) -> list[Example]:
+        from harness.session import _iter_rows
+
+        rows = self._base().load(split)
+        exs = rows if isinstance(rows, list) else [Example.from_row(r) for r in _iter_rows(rows)]
+        out = []
+        for ex in exs:
+            target = ex.label
+            orig = [c for c in ex.choices if normalize_for_match(c) != normalize_for_match(target)]
+            out.append(ex.with_(meta={**ex.meta, "mc_target": target, "decoys": {"orig": orig}}))
+        unlabelled = [ex.id for ex in out if not ex.meta["mc_target"]]
+        if unlabelled:
+            raise DataError(f"{self.name}/{split}: {len(unlabelled)} question(s) have no multiple_choice_answer "
+                            f"(e.g. {', '.join(unlabelled[:5])})")
+        return out
+
+    def load(self, split: str) -> list[Example]:  # type: ignore[override]
+        if split not in self.splits:
+            raise UsageError(f"dataset {self.name!r} has no split {split!r}; splits: {', '.join(self.splits)}")
+        source = f"{self.name}/{split}"
+        base = self.base_examples(split)
+        check_orig_decoys(base, source)
+        sets: dict[str, Any] = {}
+        if self.config["decoys"] != "orig":
+            key = {"dataset": self.name, "split": split, "fingerprint": self._base().fingerprint(split),
+                   "files": [(str(p), p.stat().st_size) for p in self.expected_files(split) if p.exists()]}
+            sets = generated_decoys(base, decoy_config(self.config), key=key, source=source)
+        return attach_decoys(base, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
+                             scoring="vqa", source=source)
+
+
+_COMMON = {
+    "root": Option("", "folder of the VQA JSON files (as for vqa1 / vqa2)"),
+    "images": Option("", "COCO image folder (as for vqa1 / vqa2)"),
+    **GENERATOR_OPTIONS,
+}
+
+
+class VQA1MC(_VQAMC):
+    name = "vqa1-mc"
+    description = "VQA v1 multiple choice (18 candidates) with Orig/IoU/QoU/IoU+QoU/All decoy sets"
+    base_name = "vqa1"
+    options = {"decoys": Option("orig", "candidate set in `choices`", choices=VARIANTS), **_COMMON}
+
+
+class VQA2MC(_VQAMC):
+    name = "vqa2-mc"
+    description = "VQA v2 as multiple choice with generated IoU/QoU decoys (no original decoys)"
+    base_name = "vqa2"
+    options = {"decoys": Option("iou+qou", "candidate set in `choices`", choices=("iou", "qou", "iou+qou")), **_COMMON}

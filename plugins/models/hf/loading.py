@@ -1,0 +1,121 @@
+"""Finding and loading Hugging Face models offline-first, and fingerprinting their weights.
+
+A `path` option is either a local folder (a `save_pretrained` output) or a hub id. A hub id
+is looked up in the local Hugging Face cache first; with `HF_HUB_OFFLINE=1` (tests, air-gapped
+clusters) a model that is not cached is a one-line UsageError saying how to point at a local
+folder. `trust_remote_code` is passed to transformers only when the user set it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.errors import ResourceError, UsageError
+
+__all__ = [
+    "ModelSource",
+    "resolve_source",
+    "weights_digest",
+    "torch_dtype",
+    "precision",
+    "DTYPES",
+]
+
+#: Accepted `dtype` option values; "auto" = float32 on CPU, the checkpoint's dtype on CUDA.
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where the weights are: a local folder, and the hub id/revision it came from (if any)."""
+
+    folder: Path
+    hub_id: str = ""
+    revision: str = ""
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes") or os.environ.get(
+        "TRANSFORMERS_OFFLINE", ""
+    ).lower() in ("1", "true", "yes")
+
+
+def resolve_source(owner: str, path: str, revision: str = "") -> ModelSource:
+    """A local folder for `path` (a folder, or a hub id found in or fetched into the HF cache)."""
+    if not path:
+        raise UsageError(f"{owner}: option path=... is required (a local model folder or a hub id)")
+    local = Path(path).expanduser()
+    if local.is_dir():
+        if not (local / "config.json").is_file():
+            raise UsageError(f"{owner}: {local} has no config.json (expected a save_pretrained folder)")
+        return ModelSource(local.resolve())
+    if local.exists() or path.startswith((".", "/", "~")) or path.count("/") > 1:
+        raise UsageError(f"{owner}: model folder {path} does not exist")
+    from huggingface_hub import snapshot_download
+
+    try:
+        folder = snapshot_download(path, revision=revision or None, local_files_only=True)
+        return ModelSource(Path(folder), hub_id=path, revision=Path(folder).name)
+    except Exception:  # not in the cache (LocalEntryNotFoundError and friends)
+        pass
+    hf_home = os.environ.get("HF_HOME", "~/.cache/huggingface")
+    if _offline():
+        raise UsageError(
+            f"{owner}: model {path!r} is not in the local Hugging Face cache ({hf_home}) and the hub is "
+            f"offline (HF_HUB_OFFLINE=1); download it once with `huggingface-cli download {path}` on a "
+            f"connected machine, or pass path=/local/folder (a save_pretrained output)"
+        )
+    try:
+        folder = snapshot_download(path, revision=revision or None)
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ResourceError(
+            f"{owner}: could not fetch model {path!r} from the hub ({first}); pass path=/local/folder "
+            f"(a save_pretrained output) or pre-populate the cache ({hf_home})"
+        ) from None
+    return ModelSource(Path(folder), hub_id=path, revision=Path(folder).name)
+
+
+def weights_digest(source: ModelSource) -> dict[str, Any]:
+    """Identity of the weights for the model fingerprint, cheap to compute for large models.
+
+    The config and processor files are hashed; weight files contribute name, size and
+    modification time (hashing gigabytes on every run would cost more than the run). A hub
+    snapshot is identified by its commit too.
+    """
+    small = hashlib.sha256()
+    files = []
+    for item in sorted(source.folder.iterdir()):
+        if not item.is_file():
+            continue
+        stat = item.stat()
+        if item.suffix in (".json", ".txt", ".jinja", ".model") and stat.st_size < 8_000_000:
+            small.update(item.name.encode() + b"\0" + item.read_bytes())
+        else:
+            files.append([item.name, stat.st_size, stat.st_mtime_ns])
+    return {"hub_id": source.hub_id, "revision": source.revision, "configs": small.hexdigest()[:24], "weights": files}
+
+
+def torch_dtype(name: str, device: str) -> Any:
+    """The torch dtype to load weights in; "auto" keeps float32 on CPU (bf16 is slow there)."""
+    import torch
+
+    if name == "auto":
+        return torch.float32 if not device.startswith("cuda") else "auto"
+    return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+
+
+def precision(device: str, dtype: str, autocast: bool) -> str:
+    """A label of the numeric regime (goes into the fingerprint: bf16 and fp32 outputs differ)."""
+    use_autocast = autocast and device.startswith("cuda")
+    return f"{device.split(':')[0]}/{dtype}" + ("/bf16-autocast" if use_autocast else "")
+
+
+def read_config(folder: Path) -> dict[str, Any]:
+    """The model's config.json as a dict (one-line DataError-free: resolve_source checked it)."""
+    return json.loads((folder / "config.json").read_text(encoding="utf-8"))

@@ -1,0 +1,272 @@
+"""`hf-vqa`: transformers models with a VQA head (ViLT-style classifiers, BLIP-style generators).
+
+Classifiers (a logit per answer in `config.id2label`):
+- `answer`: the best label, with the top-k answer probabilities (sigmoid for multi-label
+  heads such as ViLT's, softmax otherwise) as `Answer.scores`; ties go to the lower label id.
+- `score_choices`: the logit of each candidate's label (exact label, else the VQA-normalized
+  form); a candidate outside the label space scores OUT_OF_LABELS and is counted in
+  `notes["choices_outside_labels"]`.
+Generators (BLIP: vision encoder -> question encoder -> answer decoder):
+- `answer`: decoding (greedy by default) with the question padding masked out in the
+  decoder's cross-attention (transformers' own `generate` attends to padding, which makes
+  answers depend on the batch), `score_choices`: the sum of candidate token log-probs
+  (ending with the separator token), `explain`: decoding from a "why" prompt.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from harness.api import Option
+from harness.errors import PluginError, UsageError
+from harness.metrics import normalize_answer
+from harness.types import Answer, Example
+
+from .base import COMMON_OPTIONS, OUT_OF_LABELS, HFModelBase
+from .loading import read_config
+from .pipeline import Prepared, decode, slice_inputs
+
+__all__ = ["HFVQAModel", "GENERATOR_TYPES"]
+
+#: model_type values answered by decoding rather than by a label classifier.
+GENERATOR_TYPES = ("blip", "blip-2", "pix2struct", "git", "paligemma")
+
+EXPLAIN_PROMPT = "why is the answer to {question} {answer}?"
+
+
+class HFVQAModel(HFModelBase):
+    """Any transformers VQA model from a local folder or a cached hub id."""
+
+    name = "hf-vqa"
+    description = "Hugging Face VQA model (ViLT-style classifier or BLIP-style generator), local path or cached hub id"
+    options = {
+        **COMMON_OPTIONS,
+        "kind": Option("auto", "classifier (id2label head) or generator; auto reads the config",
+                       ("auto", "classifier", "generator")),
+        "scores": Option("auto", "answer scores: sigmoid (multi-label heads, ViLT) or softmax; auto picks",
+                         ("auto", "sigmoid", "softmax")),
+        "top_k": Option(10, "answers kept in Answer.scores (classifiers)"),
+        "max_new_tokens": Option(10, "generation: answer length limit in tokens"),
+        "num_beams": Option(1, "generation: beam width (1 = greedy)"),
+        "explain_max_new_tokens": Option(30, "generation: explanation length limit in tokens"),
+        "explain_prompt": Option(EXPLAIN_PROMPT, "generation: question text used to explain ({question}, {answer})"),
+    }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        cfg = read_config(self.source.folder)
+        self.kind = self.config["kind"] if self.config["kind"] != "auto" else _infer_kind(cfg)
+        if self.kind is None:
+            raise UsageError(f"model {self.name!r}: cannot tell whether {self.source.folder} is a classifier or a "
+                             f"generator (model_type {cfg.get('model_type')!r}); pass kind=classifier or kind=generator")
+
+    def instance_capabilities(self) -> frozenset[str]:
+        caps = super().instance_capabilities()
+        return caps if self.kind == "generator" else caps - {"explain"}
+
+    def _auto_classes(self) -> Sequence[Any]:
+        import transformers
+
+        classes = [transformers.AutoModelForVisualQuestionAnswering]
+        if self.kind == "generator":
+            classes.append(transformers.AutoModelForImageTextToText)
+        return classes
+
+    def _after_load(self) -> None:
+        cfg = self.net.config
+        ip = getattr(self.processor, "image_processor", None)
+        size = self.config["image_size"] or _processor_size(ip) or 384
+        _set_processor_size(ip, size)
+        self.image_size = size
+        text_cfg = getattr(cfg, "text_config", None) or cfg
+        limit = getattr(text_cfg, "max_position_embeddings", None) or getattr(cfg, "max_position_embeddings", 40)
+        self.max_length = self.config["max_length"] or min(int(limit), 40)
+        if self.kind == "classifier":
+            self.labels = [cfg.id2label[i] for i in range(len(cfg.id2label))]
+            exact: dict[str, int] = {}
+            normed: dict[str, int] = {}
+            for i, label in enumerate(self.labels):
+                exact.setdefault(label, i)
+                normed.setdefault(normalize_answer(label), i)
+            self._exact, self._normed = exact, normed
+            multi = getattr(cfg, "problem_type", None) == "multi_label_classification" or cfg.model_type == "vilt"
+            self.score_fn = self.config["scores"] if self.config["scores"] != "auto" else ("sigmoid" if multi else "softmax")
+        else:
+            self.blip_like = all(hasattr(self.net, a) for a in ("vision_model", "text_encoder", "text_decoder"))
+            self.tokenizer = getattr(self.processor, "tokenizer", self.processor)
+
+    def fingerprint_extra(self) -> Any:
+        extra = super().fingerprint_extra()
+        return {**extra, "kind": self.kind}
+
+    # ---------------------------------------------------------- capabilities
+    def answer(self, batch: Sequence[Example]) -> list[Answer]:
+        """Best answer (classifier: with top-k scores; generator: decoded text)."""
+        return self._run(batch, "answer", [""] * len(batch))
+
+    def score_choices(self, batch: Sequence[Example]) -> list[list[float]]:
+        """Classifier: each candidate's label logit; generator: candidate log-likelihood."""
+        return self._run(batch, "score_choices", [""] * len(batch))
+
+    def explain(self, batch: Sequence[Example], answers: Sequence[str]) -> list[str]:
+        """Generators only: decode from the `explain_prompt` built from question and answer."""
+        if self.kind != "generator":
+            raise UsageError(f"model {self.name!r} is a classifier and cannot explain")
+        return self._run(batch, "explain", list(answers))
+
+    # ------------------------------------------------------------ internals
+    def _texts(self, batch: Sequence[Example], capability: str, extras: Sequence[str]) -> list[str]:
+        if capability == "explain":
+            return [self.config["explain_prompt"].format(question=ex.question, answer=a) for ex, a in zip(batch, extras)]
+        return [ex.question for ex in batch]
+
+    def _prepare(self, batch: Sequence[Example], capability: str, extras: Sequence[str], threads: int = 0) -> Prepared:
+        images = decode(batch, self.image_size, threads)
+        rows = [i for i, im in enumerate(images) if not isinstance(im, Exception)]
+        errors = {i: im for i, im in enumerate(images) if isinstance(im, Exception)}
+        texts = self._texts(batch, capability, extras)
+        if not rows:
+            return Prepared([], {}, errors)
+        inputs = self.processor(images=[images[i] for i in rows], text=[texts[i] for i in rows], padding="longest",
+                                truncation=True, max_length=self.max_length, return_tensors="pt")
+        return Prepared(rows, dict(inputs), errors)
+
+    def _forward(self, prepared: Prepared, capability: str, batch: Sequence[Example], extras: Sequence[str]) -> list[Any]:
+        inputs = self._on_device(prepared)
+        n = len(prepared.rows)
+        if self.kind == "classifier":
+            logits = self.backoff.run(n, lambda a, b: list(self._logits(slice_inputs(inputs, a, b))))
+            logits = np.stack(logits) if logits else np.zeros((0, len(self.labels)), dtype=np.float32)
+            if capability == "answer":
+                return [self._top_answers(row) for row in logits]
+            return [self._label_logits(row, ex.choices) for row, ex in zip(logits, batch)]
+        if capability == "score_choices":
+            return self.backoff.run(n, lambda a, b: self._choice_logliks(slice_inputs(inputs, a, b), batch[a:b]))
+        limit = self.config["max_new_tokens"] if capability == "answer" else self.config["explain_max_new_tokens"]
+        return self.backoff.run(n, lambda a, b: self._generate(slice_inputs(inputs, a, b), limit))
+
+    # classifiers
+    def _logits(self, inputs: dict[str, Any]) -> np.ndarray:
+        with self._autocast():
+            out = self.net(**inputs)
+        return out.logits.detach().float().cpu().numpy()
+
+    def _top_answers(self, logits: np.ndarray) -> Answer:
+        if self.score_fn == "sigmoid":
+            probs = 1.0 / (1.0 + np.exp(-logits.astype(np.float64)))
+        else:
+            shifted = np.exp(logits.astype(np.float64) - logits.max())
+            probs = shifted / shifted.sum()
+        order = np.argsort(-probs, kind="stable")[: max(1, int(self.config["top_k"]))]
+        best = int(np.argmax(logits))  # argmax of logits: ties go to the lowest label id
+        return Answer(self.labels[best], {self.labels[int(i)]: float(probs[int(i)]) for i in order})
+
+    def _label_logits(self, logits: np.ndarray, choices: Sequence[str]) -> list[float]:
+        out = []
+        for choice in choices:
+            idx = self._exact.get(choice)
+            if idx is None:
+                idx = self._normed.get(normalize_answer(choice))
+            if idx is None:
+                self.notes["choices_outside_labels"] = self.notes.get("choices_outside_labels", 0) + 1
+                out.append(OUT_OF_LABELS)
+            else:
+                out.append(float(logits[idx]))
+        self.notes["choices_scored"] = self.notes.get("choices_scored", 0) + len(choices)
+        return out
+
+    # generators
+    def _encode_question(self, inputs: dict[str, Any]) -> tuple[Any, Any]:
+        import torch
+
+        net = self.net
+        image_embeds = net.vision_model(pixel_values=inputs["pixel_values"])[0]
+        image_mask = torch.ones(image_embeds.shape[:-1], dtype=torch.long, device=image_embeds.device)
+        question = net.text_encoder(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"],
+                                    encoder_hidden_states=image_embeds, encoder_attention_mask=image_mask,
+                                    return_dict=False)[0]
+        return question, inputs["attention_mask"]
+
+    def _generate(self, inputs: dict[str, Any], max_new_tokens: int) -> list[str]:
+        import torch
+
+        settings = dict(max_new_tokens=int(max_new_tokens), num_beams=int(self.config["num_beams"]), do_sample=False)
+        with self._autocast():
+            if not self.blip_like:
+                out = self.net.generate(**inputs, **settings)
+                prompt_len = inputs["input_ids"].shape[1] if not self.net.config.is_encoder_decoder else 0
+                return [t.strip() for t in self.tokenizer.batch_decode(out[:, prompt_len:], skip_special_tokens=True)]
+            question, mask = self._encode_question(inputs)
+            tcfg = self.net.config.text_config
+            bos = torch.full((question.shape[0], 1), self.net.decoder_start_token_id, device=question.device)
+            out = self.net.text_decoder.generate(
+                input_ids=bos, eos_token_id=tcfg.sep_token_id, pad_token_id=tcfg.pad_token_id,
+                encoder_hidden_states=question, encoder_attention_mask=mask, **settings,
+            )
+        return [t.strip() for t in self.tokenizer.batch_decode(out, skip_special_tokens=True)]
+
+    def _choice_logliks(self, inputs: dict[str, Any], batch: Sequence[Example]) -> list[list[float]]:
+        import torch
+
+        if not self.blip_like:
+            raise PluginError(f"model {self.name!r}: score_choices supports BLIP-style generators only "
+                              f"({self.net.config.model_type}); use hf-vlm for chat models")
+        tcfg = self.net.config.text_config
+        pairs = [(r, c) for r, ex in enumerate(batch) for c in ex.choices]
+        if not pairs:
+            return [[] for _ in batch]
+        tokens = self.tokenizer([c for _, c in pairs], add_special_tokens=False)["input_ids"]
+        seqs = [[self.net.decoder_start_token_id, *t, tcfg.sep_token_id] for t in tokens]
+        width = max(len(s) for s in seqs)
+        dev = inputs["input_ids"].device
+        ids = torch.full((len(seqs), width), tcfg.pad_token_id, dtype=torch.long)
+        mask = torch.zeros((len(seqs), width), dtype=torch.long)
+        for i, s in enumerate(seqs):
+            ids[i, : len(s)] = torch.tensor(s)
+            mask[i, : len(s)] = 1
+        ids, mask = ids.to(dev), mask.to(dev)
+        rows = torch.tensor([r for r, _ in pairs], device=dev)
+        with self._autocast():
+            question, qmask = self._encode_question(inputs)
+            logits = self.net.text_decoder(input_ids=ids, attention_mask=mask, encoder_hidden_states=question[rows],
+                                           encoder_attention_mask=qmask[rows], return_dict=True).logits
+        logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
+        picked = logp.gather(-1, ids[:, 1:, None]).squeeze(-1) * mask[:, 1:]
+        totals = picked.sum(-1).cpu().tolist()
+        out: list[list[float]] = [[] for _ in batch]
+        for (r, _), total in zip(pairs, totals):
+            out[r].append(float(total))
+        return out
+
+
+def _infer_kind(cfg: dict[str, Any]) -> str | None:
+    archs = " ".join(cfg.get("architectures") or [])
+    if cfg.get("model_type") in GENERATOR_TYPES or "Generation" in archs or cfg.get("is_encoder_decoder"):
+        return "generator"
+    labels = cfg.get("id2label") or {}
+    if len(labels) > 2 or any(not str(v).startswith("LABEL_") for v in labels.values()):
+        return "classifier"
+    return None
+
+
+def _processor_size(ip: Any) -> int | None:
+    size = getattr(ip, "size", None)
+    if isinstance(size, dict):
+        return size.get("shortest_edge") or size.get("height")
+    return getattr(size, "shortest_edge", None) or getattr(size, "height", None)
+
+
+def _set_processor_size(ip: Any, size: int) -> None:
+    """Make the processor keep our fixed square size (so it neither resizes nor pads)."""
+    current = getattr(ip, "size", None)
+    if current is None:
+        return
+    keys = dict(current) if isinstance(current, dict) else {k: getattr(current, k) for k in ("shortest_edge", "height", "width") if getattr(current, k, None)}
+    new = {k: size for k in keys if k in ("shortest_edge", "height", "width")}
+    if new:
+        try:
+            ip.size = type(current)(**new) if not isinstance(current, dict) else new
+        except Exception:
+            ip.size = new

@@ -1,0 +1,291 @@
+"""e-ViL human evaluation round trip (Kayser et al. 2021, §4.3, Tables 5 and 6).
+
+`draw_sample`: shuffle all examples of a task with a seed, keep the first `n` correctly
+answered ones whose image was not taken yet (unique images). `write_sample_csv` writes them
+for annotators: one row per explanation with blank `annotator`, `rating` (yes / weak yes /
+weak no / no) and the three shortcomings (mark with x / yes / 1). `read_ratings` reads any
+number of filled copies, `summarize` maps ratings to 1, 2/3, 1/3, 0, averages them per
+explanation over annotators, and gives human S_E and S_O = S_T * S_E, the share of
+evaluations with each shortcoming (Table 5) and the Spearman correlation of every automatic
+metric with the per-explanation human score (Table 6).
+
+Spearman's rho is Pearson's r of average ranks (ties share their mean rank); its two-sided
+p-value uses the t approximation t = r sqrt((n-2)/(1-r^2)) with n-2 degrees of freedom
+(what scipy.stats.spearmanr reports), computed here with the regularized incomplete beta
+function so scipy is not needed.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from harness.errors import DataError
+
+__all__ = [
+    "RATINGS", "SHORTCOMINGS", "SAMPLE_COLUMNS", "Rating", "HumanSummary",
+    "draw_sample", "write_sample_csv", "read_ratings", "summarize", "spearman", "render_markdown",
+]
+
+RATINGS: dict[str, float] = {"yes": 1.0, "weak yes": 2 / 3, "weak no": 1 / 3, "no": 0.0}
+#: (column, paper's wording)
+SHORTCOMINGS: tuple[tuple[str, str], ...] = (
+    ("untrue_to_image", "Untrue to Image"),
+    ("lack_of_justification", "Lack of Justification"),
+    ("nonsensical", "Non-sensical Sentence"),
+)
+SAMPLE_COLUMNS = ("item", "example_id", "image_id", "image", "question", "answer", "explanation",
+                  "annotator", "rating", *(c for c, _ in SHORTCOMINGS))
+_TRUE = {"1", "x", "yes", "y", "true"}
+_FALSE = {"", "0", "no", "n", "false"}
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One annotator's judgement of one explanation."""
+
+    example_id: str
+    annotator: str
+    score: float
+    shortcomings: tuple[bool, ...]
+
+
+@dataclass(frozen=True)
+class HumanSummary:
+    s_t: float
+    s_e: float
+    s_o: float
+    n_items: int
+    n_ratings: int
+    annotators: int
+    #: shortcoming column -> share of evaluations that selected it
+    shortcomings: Mapping[str, float]
+    #: metric -> (rho, p, n)
+    correlations: Mapping[str, tuple[float, float, int]]
+    unavailable: Mapping[str, str] = field(default_factory=dict)
+    per_item: Mapping[str, float] = field(default_factory=dict)
+
+
+def draw_sample(records: Sequence[Mapping[str, Any]], n: int = 300, seed: int = 0) -> list[Mapping[str, Any]]:
+    """The paper's sample: seeded shuffle, first `n` correctly answered, unique images."""
+    order = list(records)
+    random.Random(seed).shuffle(order)
+    seen: set[str] = set()
+    out = []
+    for rec in order:
+        if not rec.get("correct") or "explanation" not in rec:
+            continue
+        image = rec.get("image_id") or rec["id"]
+        if image in seen:
+            continue
+        seen.add(image)
+        out.append(rec)
+        if len(out) == n:
+            break
+    return out
+
+
+def write_sample_csv(path: Path, sample: Sequence[Mapping[str, Any]]) -> None:
+    """One row per sampled explanation, rating columns left blank for the annotator."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=SAMPLE_COLUMNS)
+        writer.writeheader()
+        for k, rec in enumerate(sample, start=1):
+            writer.writerow({"item": k, "example_id": rec["id"], "image_id": rec.get("image_id", ""),
+                             "image": rec.get("image", ""), "question": rec.get("question", ""),
+                             "answer": rec.get("answer") or "", "explanation": rec.get("explanation", ""),
+                             "annotator": "", "rating": "", **{c: "" for c, _ in SHORTCOMINGS}})
+
+
+def read_ratings(paths: Sequence[Path], known_ids: set[str] | None = None) -> list[Rating]:
+    """Ratings from filled CSVs; a blank `annotator` is the file's stem. One-line DataError
+    naming file, row and field for a missing column, unknown rating or shortcoming value,
+    unknown example id or a duplicate (example, annotator)."""
+    out: list[Rating] = []
+    seen: dict[tuple[str, str], str] = {}
+    needed = ("example_id", "annotator", "rating", *(c for c, _ in SHORTCOMINGS))
+    for path in map(Path, paths):
+        try:
+            fh = open(path, encoding="utf-8", newline="")
+        except OSError as exc:
+            raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        with fh:
+            reader = csv.DictReader(fh)
+            missing = [c for c in needed if c not in (reader.fieldnames or [])]
+            if missing:
+                raise DataError(f"{path}: row 0 (header): missing column(s) {', '.join(missing)}")
+            for row_no, row in enumerate(reader, start=1):
+                out.append(_rating(path, row_no, row, known_ids, seen))
+    if not out:
+        raise DataError(f"{', '.join(map(str, paths))}: no ratings found")
+    return out
+
+
+def _rating(path, row_no, row, known_ids, seen) -> Rating:
+    where = f"{path}: row {row_no}"
+    ex_id = (row.get("example_id") or "").strip()
+    if not ex_id or (known_ids is not None and ex_id not in known_ids):
+        raise DataError(f"{where}: field 'example_id': {ex_id!r} is not an example of this run's task")
+    raw = " ".join((row.get("rating") or "").strip().lower().replace("_", " ").split())
+    if raw not in RATINGS:
+        raise DataError(f"{where}: field 'rating': {raw!r} is not one of {', '.join(RATINGS)}")
+    flags = []
+    for col, _ in SHORTCOMINGS:
+        value = (row.get(col) or "").strip().lower()
+        if value not in _TRUE | _FALSE:
+            raise DataError(f"{where}: field {col!r}: {value!r} is not a mark (use x/yes/1, or leave blank)")
+        flags.append(value in _TRUE)
+    annotator = (row.get("annotator") or "").strip() or Path(path).stem
+    key = (ex_id, annotator)
+    if key in seen:
+        raise DataError(f"{where}: field 'annotator': {annotator!r} already rated {ex_id!r} ({seen[key]})")
+    seen[key] = where
+    return Rating(ex_id, annotator, RATINGS[raw], tuple(flags))
+
+
+def summarize(records: Sequence[Mapping[str, Any]], ratings: Sequence[Rating], s_t: float) -> HumanSummary:
+    """Human S_E (mean over explanations of the mean rating), S_O = S_T * S_E, Table 5 shares
+    and Table 6 correlations against the per-example automatic scores in `records`."""
+    from harness.metrics.nlg import e_vil_score
+
+    by_item: dict[str, list[float]] = {}
+    for r in ratings:
+        by_item.setdefault(r.example_id, []).append(r.score)
+    per_item = {k: float(np.mean(v)) for k, v in by_item.items()}
+    s_e = float(np.mean(list(per_item.values())))
+    shares = {col: float(np.mean([r.shortcomings[j] for r in ratings])) for j, (col, _) in enumerate(SHORTCOMINGS)}
+    auto: dict[str, dict[str, float]] = {}
+    for rec in records:
+        if rec["id"] in per_item and rec.get("scores"):
+            scores = dict(rec["scores"])
+            combined = e_vil_score(scores)
+            if combined is not None:
+                scores[combined[0]] = combined[1]
+            auto[rec["id"]] = scores
+    correlations: dict[str, tuple[float, float, int]] = {}
+    unavailable: dict[str, str] = {}
+    metrics = sorted({m for s in auto.values() for m in s}, key=_metric_order)
+    for m in metrics:
+        ids = [k for k in per_item if m in auto.get(k, {})]
+        if len(ids) < 3:
+            unavailable[m] = f"only {len(ids)} rated explanations have this score"
+            continue
+        rho, p = spearman([auto[k][m] for k in ids], [per_item[k] for k in ids])
+        if math.isnan(rho):
+            unavailable[m] = "undefined: the metric or the human score is constant over the sample"
+        else:
+            correlations[m] = (rho, p, len(ids))
+    return HumanSummary(s_t, s_e, s_t * s_e, len(per_item), len(ratings), len({r.annotator for r in ratings}),
+                        shares, correlations, unavailable, per_item)
+
+
+def _metric_order(m: str) -> tuple[int, str]:
+    from harness.metrics.nlg import METRICS
+
+    return (METRICS.index(m) if m in METRICS else len(METRICS), m)
+
+
+# ------------------------------------------------------------------------ Spearman
+
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    order = np.argsort(x, kind="mergesort")
+    ranks = np.empty(len(x), dtype=np.float64)
+    sx = x[order]
+    i = 0
+    while i < len(x):
+        j = i
+        while j + 1 < len(x) and sx[j + 1] == sx[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1  # ties share their mean rank
+        i = j + 1
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
+    """(rho, two-sided p) with average ranks and the t approximation; nan for constant input."""
+    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if len(a) != len(b) or len(a) < 3:
+        raise DataError(f"spearman: needs two equal-length samples of at least 3, got {len(a)} and {len(b)}")
+    ra, rb = _average_ranks(a), _average_ranks(b)
+    ra -= ra.mean()
+    rb -= rb.mean()
+    denom = math.sqrt(float((ra * ra).sum() * (rb * rb).sum()))
+    if denom == 0:
+        return float("nan"), float("nan")
+    rho = max(-1.0, min(1.0, float((ra * rb).sum()) / denom))
+    df = len(a) - 2
+    if abs(rho) == 1.0:
+        return rho, 0.0
+    t2 = rho * rho * df / (1 - rho * rho)
+    return rho, _betainc(df / 2, 0.5, df / (df + t2))
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta I_x(a, b) (continued fraction, Numerical Recipes 6.4)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    ln_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(ln_front) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(ln_front) * _betacf(b, a, 1 - x) / b
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    tiny, eps = 1e-300, 1e-15
+    qab, qap, qam = a + b, a + 1, a - 1
+    c, d = 1.0, 1 - qab * x / qap
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 1000):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1 + aa * d
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c if abs(1 + aa / c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1 + aa * d
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < eps:
+            break
+    return h
+
+
+# ------------------------------------------------------------------------ report
+
+
+def render_markdown(summary: HumanSummary, title: str) -> str:
+    """Human S_E / S_O, the shortcomings (Table 5) and correlations (Table 6) as markdown."""
+    from harness.metrics.nlg import METRIC_LABELS
+
+    s = summary
+    lines = [f"## Human evaluation: {title}", "",
+             f"{s.n_items} explanations, {s.n_ratings} ratings by {s.annotators} annotators "
+             "(yes / weak yes / weak no / no = 1, 2/3, 1/3, 0; averaged per explanation).", "",
+             "| S_O | S_T | S_E (human) |", "|---|---|---|",
+             f"| {100 * s.s_o:.1f} | {100 * s.s_t:.1f} | {100 * s.s_e:.1f} |", "",
+             "Shortcomings (share of evaluations; Kayser et al. Table 5):", "",
+             "| " + " | ".join(label for _, label in SHORTCOMINGS) + " |", "|---|---|---|",
+             "| " + " | ".join(f"{100 * s.shortcomings[c]:.1f}%" for c, _ in SHORTCOMINGS) + " |", "",
+             "Spearman correlation with the human score (Kayser et al. Table 6):", "",
+             "| metric | rho | p-value | n |", "|---|---|---|---|"]
+    for m, (rho, p, n) in s.correlations.items():
+        lines.append(f"| {METRIC_LABELS.get(m, m)} | {rho:.3f} | {p:.3g} | {n} |")
+    for m, reason in s.unavailable.items():
+        lines.append(f"| {METRIC_LABELS.get(m, m)} | – | – | {reason} |")
+    return "\n".join(lines) + "\n"

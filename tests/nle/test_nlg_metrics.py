@@ -1,0 +1,116 @@
+"""The metric bundle equals direct pycocoevalcap / bert_score calls on the same inputs."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.errors import ResourceError
+from harness.metrics import nlg
+from harness.metrics.nlg import e_vil_score, harmonic_mean, nlg_scores, ptb_tokenize, simple_tokenize
+
+PREDS = ["The man is riding a horse.", "a dog, running in the park!", "", "two kids play football on grass",
+         "the sky is blue because it is day", "It's a red car -- parked."]
+REFS = [["a man rides a horse", "the man is on a horse"], ["the dog runs in a park"], ["two people"],
+        ["children are playing soccer", "kids play a game", "the kids play football"],
+        ["it is daytime", "the sky is clear"], ["the car is red", "a red car is parked"]]
+
+
+@pytest.fixture(scope="module")
+def bundle():
+    return nlg_scores(PREDS, REFS, metrics=("bleu1", "bleu2", "bleu3", "bleu4", "meteor", "rouge_l", "cider",
+                                            "spice", "bertscore_f1"))
+
+
+@pytest.fixture(scope="module")
+def coco_inputs():
+    from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+
+    tok = PTBTokenizer()
+    res = tok.tokenize({i: [{"caption": p}] for i, p in enumerate(PREDS)})
+    gts = tok.tokenize({i: [{"caption": r} for r in rs] for i, rs in enumerate(REFS)})
+    return gts, res
+
+
+def test_ptb_tokenization_matches_pycocoevalcap(coco_inputs):
+    gts, res = coco_inputs
+    flat = ptb_tokenize(PREDS + [r for rs in REFS for r in rs])
+    assert flat[: len(PREDS)] == [res[i][0] for i in range(len(PREDS))]
+    assert flat[len(PREDS):] == [r for i in range(len(REFS)) for r in gts[i]]
+
+
+def test_bleu_rouge_cider_equal_direct_calls(bundle, coco_inputs):
+    from pycocoevalcap.bleu.bleu import Bleu
+    from pycocoevalcap.cider.cider import Cider
+    from pycocoevalcap.rouge.rouge import Rouge
+
+    gts, res = coco_inputs
+    bleu, bleu_each = Bleu(4).compute_score(gts, res, verbose=0)
+    for k in range(4):
+        assert bundle.corpus[f"bleu{k + 1}"] == bleu[k]
+        assert list(bundle.per_example[f"bleu{k + 1}"]) == list(bleu_each[k])
+    rouge, rouge_each = Rouge().compute_score(gts, res)
+    assert bundle.corpus["rouge_l"] == rouge and list(bundle.per_example["rouge_l"]) == list(rouge_each)
+    cider, cider_each = Cider().compute_score(gts, res)
+    assert bundle.corpus["cider"] == cider and list(bundle.per_example["cider"]) == list(cider_each)
+
+
+def test_meteor_equals_direct_call(bundle, coco_inputs):
+    from pycocoevalcap.meteor.meteor import Meteor
+
+    gts, res = coco_inputs
+    score, each = Meteor().compute_score(gts, res)
+    assert bundle.corpus["meteor"] == score
+    assert list(bundle.per_example["meteor"]) == each
+
+
+def test_bertscore_equals_direct_call(bundle):
+    import bert_score
+
+    from harness.resources import bertscore_model
+
+    model, layers = bertscore_model()
+    keep = [i for i, p in enumerate(PREDS) if p]
+    _, _, f1 = bert_score.score([PREDS[i] for i in keep], [REFS[i] for i in keep], model_type=model,
+                                num_layers=layers, batch_size=64, device="cpu")
+    assert [bundle.per_example["bertscore_f1"][i] for i in keep] == f1.tolist()
+    # bert_score's own rule for an empty candidate: score 0 (its tokenizer call is bypassed)
+    assert bundle.per_example["bertscore_f1"][2] == 0.0
+    assert bundle.corpus["bertscore_f1"] == sum(bundle.per_example["bertscore_f1"]) / len(PREDS)
+    assert bundle.resources["bertscore_model"] == model
+
+
+def test_spice_is_unavailable_not_zero_and_combined_score_says_so(bundle):
+    available, reason = nlg.spice_status()
+    if available:
+        pytest.skip("SPICE models are installed here")
+    assert "spice" not in bundle.corpus and "Stanford CoreNLP" in bundle.unavailable["spice"]
+    name, value, parts = e_vil_score(bundle.corpus)
+    assert name == "e_vil_score_no_spice" and parts == ("rouge_l", "cider", "meteor")
+    c = bundle.corpus
+    ngram = 3 / (1 / c["rouge_l"] + 1 / c["cider"] + 1 / c["meteor"])
+    assert value == pytest.approx(2 / (1 / c["bertscore_f1"] + 1 / ngram), rel=1e-12)
+
+
+def test_combined_score_with_spice_and_harmonic_mean_edge_cases():
+    scores = {"rouge_l": 0.5, "cider": 1.0, "meteor": 0.25, "spice": 0.2, "bertscore_f1": 0.9}
+    name, value, parts = e_vil_score(scores)
+    assert name == "e_vil_score" and parts == ("rouge_l", "spice", "cider", "meteor")
+    assert value == pytest.approx(harmonic_mean([0.9, harmonic_mean([0.5, 0.2, 1.0, 0.25])]))
+    assert harmonic_mean([0.0, 1.0]) == 0.0
+    assert e_vil_score({"rouge_l": 0.5}) is None
+
+
+def test_simple_tokenizer_needs_no_java_and_drops_punctuation():
+    assert simple_tokenize("It's a red car -- parked.") == "it 's a red car parked"
+    out = nlg_scores(["a b c"], [["a b c"]], metrics=("bleu1", "rouge_l"), tokenize="simple")
+    assert out.corpus["rouge_l"] == 1.0
+
+
+def test_missing_java_is_a_one_line_resource_error(monkeypatch):
+    monkeypatch.setattr(nlg.shutil, "which", lambda name: None)
+    with pytest.raises(ResourceError) as err:
+        nlg_scores(["a"], [["a"]], metrics=("meteor",), tokenize="simple")
+    msg = str(err.value)
+    assert "java" in msg and "apt-get install default-jre-headless" in msg and "\n" not in msg
+    with pytest.raises(ResourceError, match="java"):
+        ptb_tokenize(["a"])
