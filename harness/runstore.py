@@ -22,8 +22,16 @@ from .types import ResultRow
 __all__ = ["atomic_write_text", "atomic_write_json", "RunDir", "safe_name", "read_results"]
 
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and `os.replace` (never half-written)."""
+    """Write via a temporary file in the same folder and `os.replace` (never half-written).
+
+    The file gets ordinary permissions (0666 minus the umask), not mkstemp's 0600, so a
+    static web server running as another user can serve leaderboard files.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -32,6 +40,7 @@ def atomic_write_text(path: Path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -5,18 +5,18 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import fields
+from collections.abc import Iterable, Sequence
+from dataclasses import fields, replace
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from harness.api import Table
 from harness.names import SCHEMA_VERSION
-from harness.runstore import atomic_write_text
 from harness.types import ResultRow
 
+from .files import write_public as atomic_write_text
 from .tables import generic_tables
 
-__all__ = ["build_leaderboard", "collect_rows", "RowProblem"]
+__all__ = ["RowProblem", "build_leaderboard", "collect_rows"]
 
 REQUIRED = {f.name for f in fields(ResultRow)} - {"ci_low", "ci_high", "unit", "train", "higher_is_better"}
 
@@ -26,6 +26,7 @@ class RowProblem(str):
 
 
 def _run_dirs(inputs: Iterable[Path]) -> list[Path]:
+    """Run folders among `inputs` (a run folder itself, or a folder of runs)."""
     found = []
     for path in inputs:
         path = Path(path)
@@ -69,6 +70,7 @@ def collect_rows(inputs: Iterable[Path], *, latest_only: bool = True) -> tuple[l
 
 
 def render_markdown(table: Table) -> str:
+    """A table as a github-style markdown section."""
     from tabulate import tabulate
 
     text = f"### {table.title}\n\n"
@@ -88,9 +90,15 @@ def build_tables(rows: Sequence[ResultRow]) -> dict[str, list[Table]]:
     out: dict[str, list[Table]] = {}
     for (suite, probe), group in sorted(by_suite_probe.items()):
         cls = probes.get(probe)
-        tables = cls.tables(group) if cls is not None else None
+        failed = ""
+        try:
+            tables = cls.tables(group) if cls is not None else None
+        except Exception as exc:  # a plugin's layout bug must not take the leaderboard down
+            tables, failed = None, f"{type(exc).__name__}: {exc}"
         if tables is None:
             tables = generic_tables(probe, group)
+            if failed and tables:
+                tables[0] = replace(tables[0], note=f"probe {probe!r} tables() failed ({failed}); generic layout shown")
         out.setdefault(suite, []).extend(tables)
     return out
 
@@ -105,8 +113,12 @@ def _probe_classes() -> dict[str, type]:
 
 
 def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = True) -> list[Path]:
-    """Write index.md, <suite>.md, results.csv, results.json and problems.txt under `out`."""
+    """Write index.md, <suite>.md, results.csv, results.json, problems.txt and the static
+    site (index.html, charts/*.svg, run-reports/*.html) under `out`."""
+    from .site import write_site
+
     out = Path(out)
+    inputs = [Path(p) for p in inputs]
     rows, problems = collect_rows(inputs, latest_only=latest_only)
     rows.sort(key=lambda r: (r.suite, r.probe, r.model, r.train, r.dataset, r.split, r.variant, r.metric, r.run_id))
     written: list[Path] = []
@@ -135,4 +147,6 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     atomic_write_text(out / "results.json", json.dumps([r.to_json() for r in rows], indent=1, sort_keys=True) + "\n")
     atomic_write_text(out / "problems.txt", "".join(p + "\n" for p in problems))
     written += [out / "results.csv", out / "results.json", out / "problems.txt"]
+    run_dirs = {p.name: p for p in _run_dirs(inputs)}
+    written += write_site(rows, problems, tables, run_dirs, out, [str(p) for p in inputs])
     return written

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from harness.api import Table
 from harness.report import format_value
 from harness.types import ResultRow
 
-__all__ = ["generic_tables", "cell", "HIDDEN_MARKERS"]
+__all__ = ["HIDDEN_MARKERS", "cell", "generic_tables"]
 
 #: Breakdowns too wide for a markdown table (kept in CSV/JSON).
 HIDDEN_MARKERS = ("question_type=",)

@@ -202,7 +202,8 @@ def generate_decoys(records: Sequence[QARecord], config: DecoyConfig = DecoyConf
         by_image[str(r.image_id)].append(i)
     stats.images = len(by_image)
     for i, r in enumerate(records):
-        others = [j for j in by_image[str(r.image_id)] if j != i]
+        # Sorted by qa_id first, so the seeded order does not depend on the input order.
+        others = sorted((j for j in by_image[str(r.image_id)] if j != i), key=lambda j: records[j].qa_id)
         _rng(config.seed, "iou", r.qa_id).shuffle(others)
         for j in others:
             if len(iou[i]) >= config.n_iou:

@@ -78,7 +78,8 @@ def _tfidf(texts: Sequence[str], dim: int, seed: int) -> np.ndarray:
         dense[rows_np, np.asarray(cols, dtype=np.int64)] = vals_np
         return dense
     sparse = torch.sparse_coo_tensor(
-        torch.from_numpy(np.stack([rows_np, np.asarray(cols, dtype=np.int64)])), torch.from_numpy(vals_np), (n, v)
+        torch.from_numpy(np.stack([rows_np, np.asarray(cols, dtype=np.int64)])), torch.from_numpy(vals_np), (n, v),
+        check_invariants=False,
     ).coalesce()
     gen_state = torch.random.get_rng_state()
     torch.manual_seed(seed)  # svd_lowrank draws a random test matrix

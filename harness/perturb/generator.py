@@ -87,6 +87,7 @@ class Perturber:
             tagger = pos_tag
         self.wn, self.tagger, self.seed, self.kinds = wn, tagger, seed, tuple(kinds)
         self.lexicon = Lexicon(wn)
+        self.lexicon.count(wn.synset("entity.n.01").lemmas()[0])  # load the count table now
         self.inflector = Inflector(wn)
         self.colors = ColorSpace()
         self.pools = {

@@ -18,12 +18,14 @@ satellites); hypernym = lemmas of the sense's *first-listed* immediate hypernym,
 primary parent in WordNet (instance hypernym when it has none): dog.n.01 has two
 parents, canine and domestic_animal, and Table 1's "dog -> canine" is the first;
 hyponym = lemmas of its immediate hyponyms (not instances: those are proper names);
-sibling = lemmas of the other hyponyms of that same first-listed parent ("dog -> wolf").
+sibling = lemmas of the other hyponyms of that same first-listed parent ("dog -> wolf"),
+or of its other instances when the word's sense is an instance ("America" -> Canada).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 __all__ = ["Replacement", "Lexicon", "RELATIONS", "EXCLUDED_VERBS"]
@@ -51,6 +53,7 @@ class Lexicon:
         self._lemma: dict[tuple[str, str, bool], str | None] = {}
         self._repl: dict[tuple[str, str, str], Replacement | None] = {}
         self._parents: dict[tuple[str, int], list[Any]] = {}
+        self._counts: dict[str, int] | None = None
 
     def lemma(self, word: str, pos: str, inflected: bool) -> str | None:
         """WordNet base form of `word` for pos 'n'/'v'/'a', or None if WordNet lacks it."""
@@ -62,6 +65,13 @@ class Lexicon:
                 bases = [b for b in bases if b != low] or bases
             self._lemma[key] = bases[0] if bases else None
         return self._lemma[key]
+
+    def count(self, lem: Any) -> int:
+        """`lem.count()` (SemCor tag count) from a table read once from index.sense:
+        NLTK binary-searches that file on every call, which dominated generation time."""
+        if self._counts is None:
+            self._counts = _read_counts(self.wn)
+        return self._counts.get(lem.key(), 0)
 
     def replacement(self, lemma: str, pos: str, relation: str) -> Replacement | None:
         """The chosen replacement (rule in the module docstring), or None."""
@@ -81,8 +91,11 @@ class Lexicon:
             elif relation == "hyponym":
                 groups = sorted(sense.hyponyms(), key=_name)
             elif relation == "sibling":
-                groups = sorted((s for parent in self._first_parent(sense) if parent.pos() == sense.pos()
-                                 for s in parent.hyponyms() if s != sense), key=_name)
+                # An instance (united_states.n.01) has instance siblings (Canada, Mexico).
+                instance = sense in sum((p.instance_hyponyms() for p in self._first_parent(sense)), [])
+                groups = sorted((s for parent in self._first_parent(sense)
+                                 for s in (parent.instance_hyponyms() if instance else parent.hyponyms())
+                                 if s != sense), key=_name)
             else:
                 raise ValueError(f"unknown relation {relation!r}")
             best: tuple[tuple[int, int, int], Any, Any] | None = None
@@ -92,7 +105,7 @@ class Lexicon:
                     # "sit" -> "sit down" is the same word, not a substitution.
                     if name in banned or banned.intersection(name.split()):
                         continue
-                    rank = (-lem.count(), gi, li)
+                    rank = (-self.count(lem), gi, li)
                     if best is None or rank < best[0]:
                         best = (rank, synset, lem)
             if best is not None:
@@ -119,6 +132,19 @@ class Lexicon:
             first = (found["@"] or found["@i"])[:1]
             self._parents[key] = [self.wn.synset_from_pos_and_offset(p, o) for p, o in first]
         return self._parents[key]
+
+
+def _read_counts(wn: Any) -> dict[str, int]:
+    """sense key -> tag count from index.sense (plain file read when it is a folder)."""
+    counts: dict[str, int] = {}
+    root = getattr(wn.root, "path", None)
+    path = Path(root) / "index.sense" if root else None
+    fh = open(path, encoding="utf-8") if path is not None and path.is_file() else wn.open("index.sense")
+    with fh:
+        for line in fh:
+            key, _offset, _number, tag_count = line.split()
+            counts[key] = int(tag_count)
+    return counts
 
 
 def _name(synset: Any) -> str:

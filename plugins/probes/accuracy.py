@@ -11,10 +11,11 @@ Splits without ground truth (VQA test-dev/test) get the official results file
 from __future__ import annotations
 
 import json
+from typing import Sequence
 
 import numpy as np
 
-from harness.api import Probe, Suite, Task
+from harness.api import Probe, Suite, Table, Task
 from harness.hookspecs import hookimpl
 from harness.probe_context import ProbeContext
 from harness.runstore import atomic_write_text
@@ -67,6 +68,36 @@ class AccuracyProbe(Probe):
         if errors:
             ctx.report(f"{errors} of {len(preds)} examples failed in the model and were scored 0.")
         return rows
+
+    @classmethod
+    def tables(cls, rows: Sequence[ResultRow]) -> list[Table]:
+        return accuracy_tables(rows)
+
+
+ANSWER_TYPE_COLUMNS = (("vqa_accuracy", "All"), ("vqa_accuracy/answer_type=yes/no", "Yes/No"),
+                       ("vqa_accuracy/answer_type=number", "Number"), ("vqa_accuracy/answer_type=other", "Other"),
+                       ("vqa_accuracy_lenient", "All (lenient)"), ("label_accuracy", "label acc."))
+
+
+def accuracy_tables(rows: Sequence[ResultRow]) -> list[Table]:
+    """One table per test data: rows = (model, trained on), columns = answer types."""
+    from vqa_harness_leaderboard.tables import cell
+
+    by_data: dict[str, list[ResultRow]] = {}
+    for r in rows:
+        by_data.setdefault(f"{r.dataset}/{r.split}", []).append(r)
+    tables = []
+    for data, group in sorted(by_data.items()):
+        present = [(m, h) for m, h in ANSWER_TYPE_COLUMNS if any(r.metric == m for r in group)]
+        index: dict[tuple[str, str], dict[str, ResultRow]] = {}
+        for r in group:
+            index.setdefault((r.model, r.train), {})[r.metric] = r
+        body = tuple((model, train or "-", *(cell(index[(model, train)].get(m)) for m, _ in present))
+                     for model, train in sorted(index))
+        tables.append(Table(title=f"accuracy on {data}", headers=("model", "trained on", *(h for _, h in present)),
+                            body=body, note="VQA accuracy (official) in %, 95% bootstrap intervals in brackets; "
+                            "lenient = always-normalized variant (not official)."))
+    return tables
 
 
 def _export_official(ctx: ProbeContext, answers: list[str]) -> None:

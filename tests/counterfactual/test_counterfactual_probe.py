@@ -172,7 +172,9 @@ def test_metrics_by_hand():
              for i, a in enumerate(["red", "Red.", "green", "green"])]
     s = summarize_kind(pairs, seed=0)
     assert s.n == 4 and s.changed == 2 and s.change_rate == 0.5
-    assert s.acc_q == 1.0 and s.acc_q_cf == 0.5 and s.reduction == 0.5
+    # "Red." counts as unchanged (normalized) but scores 0: the official metric only
+    # normalizes a prediction when the humans disagree.
+    assert s.acc_q == 1.0 and s.acc_q_cf == 0.25 and s.reduction == 0.75
     concept, subst = global_rules(pairs, min_support=4)
     assert len(concept) == 1 and concept[0].unchanged == 2 and concept[0].n == 4
     assert concept[0].ci[0] < 0.5 < concept[0].ci[1]
@@ -199,3 +201,17 @@ def test_perturb_command_writes_jsonl(tmp_path):
         assert (r["replacement"] == "") == (r["kind"] == "deletion_noun")
     assert main(["perturb", "--dataset", "toyvqa:images=20", "--kind", "nonsense"]) != 0
     reset_host(None)
+
+
+def test_vqax_suite_on_real_questions(tmp_path, shared_data):
+    host = make_host(Plugin(), builtins=True, names=["cf-test-plugin"])
+    if "vqax-vqa" not in host.datasets.names():
+        pytest.skip("dataset vqax-vqa is not installed")
+    out = run_in_process(host, model="test-color-reader", suite="counterfactual-vqax", tmp_path=tmp_path,
+                         data_dir=shared_data)
+    assert out.exit_code == 0, out.probe_failures
+    hyper = _by(out.rows, "hypernym_noun", "applicable")
+    assert hyper.n == 1459 and hyper.value > 1000
+    assert _by(out.rows, "hypernym_noun", "acc_q") is not None
+    # The reader answers the color it reads: every color change changes its answer.
+    assert _by(out.rows, "color_max_common", "answer_change_rate").value == 1.0

@@ -76,3 +76,42 @@ def toy_examples():
 
     session = Session(PluginHost(blocked=frozenset()), data_dir=None, limit=None)
     return list(session.load("toyvqa:variant=balanced,images=60", "val"))[:30]
+
+
+CHAT_TEMPLATE = (
+    "{% for m in messages %}{{ m['role'].upper() }}: {% for c in m['content'] %}{% if c['type'] == 'image' %}"
+    "<image> {% else %}{{ c['text'] }}{% endif %}{% endfor %} {% endfor %}{% if add_generation_prompt %}ASSISTANT:{% endif %}"
+)
+
+
+def build_llava(folder: Path) -> Path:
+    """A 2-layer LLaVA (CLIP vision + Llama text) with a word-level tokenizer and chat template."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import (CLIPImageProcessor, CLIPVisionConfig, LlamaConfig, LlavaConfig,
+                              LlavaForConditionalGeneration, LlavaProcessor, PreTrainedTokenizerFast)
+
+    torch.manual_seed(0)
+    words = ["<pad>", "<unk>", "<s>", "</s>", "<image>", "USER", ":", "ASSISTANT", ".", "entailment", "neutral",
+             "contradiction", *[w for w in WORDS if not w.startswith("[")]]
+    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    backend.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation()])
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="<unk>", pad_token="<pad>", bos_token="<s>",
+                                        eos_token="</s>", extra_special_tokens={"image_token": "<image>"})
+    ip = CLIPImageProcessor(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
+    LlavaProcessor(image_processor=ip, tokenizer=tokenizer, patch_size=16, vision_feature_select_strategy="default",
+                   chat_template=CHAT_TEMPLATE, num_additional_image_tokens=1).save_pretrained(folder)
+    vision = CLIPVisionConfig(hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=2,
+                              image_size=32, patch_size=16, projection_dim=32)
+    text = LlamaConfig(vocab_size=len(words), hidden_size=32, intermediate_size=48, num_hidden_layers=2,
+                       num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=256, pad_token_id=0,
+                       bos_token_id=2, eos_token_id=3, initializer_range=0.2)
+    config = LlavaConfig(vision_config=vision, text_config=text, image_token_index=4, vision_feature_layer=-1,
+                         vision_feature_select_strategy="default")
+    LlavaForConditionalGeneration(config).eval().save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_llava(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_llava(tmp_path_factory.mktemp("tiny-llava"))

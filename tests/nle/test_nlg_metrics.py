@@ -114,3 +114,16 @@ def test_missing_java_is_a_one_line_resource_error(monkeypatch):
     assert "java" in msg and "apt-get install default-jre-headless" in msg and "\n" not in msg
     with pytest.raises(ResourceError, match="java"):
         ptb_tokenize(["a"])
+
+
+def test_local_evaluate_module_gives_the_bundle_scores():
+    import evaluate
+
+    from harness.metrics import evaluate_module_path
+
+    module = evaluate.load(evaluate_module_path("nle_scores"))
+    metrics = ["bleu1", "bleu4", "rouge_l", "cider"]
+    out = module.compute(predictions=PREDS, references=REFS, tokenize="simple", metrics=metrics)
+    direct = nlg_scores(PREDS, REFS, metrics=metrics, tokenize="simple")
+    assert {m: out[m] for m in metrics} == dict(direct.corpus)
+    assert out["unavailable"] == {}

@@ -28,8 +28,8 @@ from harness.paths import cache_dir
 from harness.runstore import atomic_write_text
 from harness.types import Example
 
-__all__ = ["MC_OPTIONS", "GENERATOR_OPTIONS", "attach_decoys", "generated_decoys", "check_orig_decoys",
-           "records_of", "decoy_config"]
+__all__ = ["MC_OPTIONS", "GENERATOR_OPTIONS", "attach_decoys", "generated_decoys", "generation_stats",
+           "check_orig_decoys", "records_of", "decoy_config"]
 
 GENERATOR_OPTIONS: Mapping[str, Option] = {
     "decoy_seed": Option(0, "seed of the decoy generator (IoU order, fill-ins, candidate order)"),
@@ -40,7 +40,7 @@ MC_OPTIONS: Mapping[str, Option] = {
     "decoys": Option("orig", "decoy set of `choices`", choices=VARIANTS),
     **GENERATOR_OPTIONS,
 }
-_CACHE_VERSION = "1"
+_CACHE_VERSION = "2"
 
 
 def decoy_config(config: Mapping[str, Any]) -> DecoyConfig:
@@ -77,7 +77,8 @@ def generated_decoys(examples: Sequence[Example], config: DecoyConfig, *, key: M
         except (OSError, ValueError, KeyError):
             pass  # a damaged cache entry is regenerated
     result = generate_decoys(records_of(examples), config, source=source)
-    sets = {q: {"iou": list(s.iou), "qou": list(s.qou)} for q, s in result.sets.items()}
+    sets = {q: {"iou": list(s.iou), "qou": list(s.qou), "iou_sources": list(s.iou_sources),
+                "qou_sources": list(s.qou_sources)} for q, s in result.sets.items()}
     atomic_write_text(path, json.dumps({"sets": sets, "stats": result.stats.to_json()}, sort_keys=True))
     return sets
 
@@ -107,6 +108,8 @@ def attach_decoys(examples: Sequence[Example], sets: Mapping[str, Mapping[str, S
         if len(choices) < 2:
             empty.append(ex.id)
         meta = {**ex.meta, "decoys": decoys, "mc_variant": variant, "mc_scoring": scoring}
+        if "iou_sources" in generated:
+            meta["decoy_sources"] = {"iou": list(generated["iou_sources"]), "qou": list(generated["qou_sources"])}
         out.append(ex.with_(choices=choices, meta=meta))
     if empty:
         hint = " (this dataset has no original decoys: use decoys=iou, qou, iou+qou or all)" if variant == "orig" else ""

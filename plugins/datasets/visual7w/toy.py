@@ -15,7 +15,7 @@ from harness.api import DatasetPlugin, Option
 from harness.decoys import VARIANTS
 from harness.types import Example
 
-from .mc import GENERATOR_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
+from .mc import GENERATOR_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys, generation_stats
 
 __all__ = ["ToyVQAMC"]
 
@@ -53,6 +53,10 @@ class ToyVQAMC(DatasetPlugin):
         """What the generated decoys depend on besides the generator config."""
         base = self._base()
         return {"dataset": "toyvqa", "split": split, "fingerprint": base.fingerprint(split)}
+
+    def generation_stats(self, split: str) -> dict[str, Any] | None:
+        """Statistics of the cached generation for `split` (None before the first load)."""
+        return generation_stats(decoy_config(self.config), self.generation_key(split))
 
     def load(self, split: str) -> list[Example]:  # type: ignore[override]
         """The split with `choices` = the selected decoy set (generated and cached once)."""

@@ -11,12 +11,14 @@ from typing import Callable
 from harness.api import Model
 from harness.hookspecs import hookimpl
 
+from .vlm import HFVLMModel
 from .vqa import HFVQAModel
 
-__all__ = ["HFVQAModel", "register_models"]
+__all__ = ["HFVQAModel", "HFVLMModel", "register_models"]
 
 
 @hookimpl
 def register_models(register: Callable[[type[Model]], None]) -> None:
-    """Register `hf-vqa`."""
+    """Register `hf-vqa` and `hf-vlm`."""
     register(HFVQAModel)
+    register(HFVLMModel)

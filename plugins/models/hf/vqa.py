@@ -178,6 +178,9 @@ class HFVQAModel(HFModelBase):
         return out
 
     # generators
+    def _left_padded(self) -> bool:
+        return getattr(self.tokenizer, "padding_side", "right") == "left"
+
     def _encode_question(self, inputs: dict[str, Any]) -> tuple[Any, Any]:
         import torch
 
@@ -200,12 +203,16 @@ class HFVQAModel(HFModelBase):
                 return [t.strip() for t in self.tokenizer.batch_decode(out[:, prompt_len:], skip_special_tokens=True)]
             question, mask = self._encode_question(inputs)
             tcfg = self.net.config.text_config
-            bos = torch.full((question.shape[0], 1), self.net.decoder_start_token_id, device=question.device)
-            out = self.net.text_decoder.generate(
-                input_ids=bos, eos_token_id=tcfg.sep_token_id, pad_token_id=tcfg.pad_token_id,
-                encoder_hidden_states=question, encoder_attention_mask=mask, **settings,
-            )
-        return [t.strip() for t in self.tokenizer.batch_decode(out, skip_special_tokens=True)]
+            texts: list[str] = [""] * question.shape[0]
+            for rows, q, qmask in _length_groups(question, mask, self._left_padded()):
+                bos = torch.full((q.shape[0], 1), self.net.decoder_start_token_id, device=q.device)
+                out = self.net.text_decoder.generate(
+                    input_ids=bos, eos_token_id=tcfg.sep_token_id, pad_token_id=tcfg.pad_token_id,
+                    encoder_hidden_states=q, encoder_attention_mask=qmask, **settings,
+                )
+                for r, text in zip(rows, self.tokenizer.batch_decode(out, skip_special_tokens=True)):
+                    texts[r] = text.strip()
+        return texts
 
     def _choice_logliks(self, inputs: dict[str, Any], batch: Sequence[Example]) -> list[list[float]]:
         import torch
@@ -227,11 +234,19 @@ class HFVQAModel(HFModelBase):
             ids[i, : len(s)] = torch.tensor(s)
             mask[i, : len(s)] = 1
         ids, mask = ids.to(dev), mask.to(dev)
-        rows = torch.tensor([r for r, _ in pairs], device=dev)
+        logits = None
         with self._autocast():
             question, qmask = self._encode_question(inputs)
-            logits = self.net.text_decoder(input_ids=ids, attention_mask=mask, encoder_hidden_states=question[rows],
-                                           encoder_attention_mask=qmask[rows], return_dict=True).logits
+            for rows, q, m in _length_groups(question, qmask, self._left_padded()):
+                # Candidate rows whose question is in this group, and where each sits in `rows`.
+                where = {r: j for j, r in enumerate(rows)}
+                sel = [i for i, (r, _) in enumerate(pairs) if r in where]
+                local = torch.tensor([where[pairs[i][0]] for i in sel], device=dev)
+                part = self.net.text_decoder(input_ids=ids[sel], attention_mask=mask[sel], encoder_hidden_states=q[local],
+                                             encoder_attention_mask=m[local], return_dict=True).logits.float()
+                if logits is None:
+                    logits = torch.zeros((len(pairs), *part.shape[1:]), device=part.device)
+                logits[torch.tensor(sel, device=dev)] = part
         logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
         picked = logp.gather(-1, ids[:, 1:, None]).squeeze(-1) * mask[:, 1:]
         totals = picked.sum(-1).cpu().tolist()
@@ -239,6 +254,33 @@ class HFVQAModel(HFModelBase):
         for (r, _), total in zip(pairs, totals):
             out[r].append(float(total))
         return out
+
+
+def _length_groups(question: Any, mask: Any, left_padded: bool) -> list[tuple[list[int], Any, Any]]:
+    """Rows grouped by question length, each group cut to its length: no padding at all.
+
+    The answer decoder must not see question padding. transformers 5.x's BLIP text decoder
+    ignores `encoder_attention_mask` in cross-attention (and BLIP's own `generate` passes an
+    all-ones mask), so padded questions change answers with batch composition; running each
+    length group unpadded makes the outputs independent of the batch.
+    """
+    lengths = mask.sum(dim=1).tolist()
+    groups: dict[int, list[int]] = {}
+    for row, length in enumerate(lengths):
+        groups.setdefault(int(length), []).append(row)
+    out = []
+    for length, rows in sorted(groups.items()):
+        index = torch_index(rows, question.device)
+        cut = slice(question.shape[1] - length, None) if left_padded else slice(0, length)
+        out.append((rows, question[index][:, cut], mask[index][:, cut]))
+    return out
+
+
+def torch_index(rows: list[int], device: Any) -> Any:
+    """A LongTensor of row indices on `device`."""
+    import torch
+
+    return torch.tensor(rows, dtype=torch.long, device=device)
 
 
 def _infer_kind(cfg: dict[str, Any]) -> str | None:

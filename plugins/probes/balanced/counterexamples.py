@@ -166,7 +166,7 @@ class CounterExampleProbe(Probe):
             ctx.metric_unavailable(metric, "the model gives no answer scores (Answer.scores)")
             return None
         out, pos, failed = [], 0, 0
-        for i, (ex, pred, cands) in enumerate(zip(originals, preds, cand_sets)):
+        for ex, pred, cands in zip(originals, preds, cand_sets):
             block = cand_preds[pos: pos + len(cands)]
             pos += len(cands)
             if not pred.ok or any(not p.ok for p in block):

@@ -141,10 +141,9 @@ def counterexample_table(rows: Sequence[ResultRow]) -> list[Table]:
     body = []
     for (model, train, data), cells in sorted(idx.items()):
         metric = next((m for m, _ in cells), "counterexample/recall@5")
-        get = lambda v: cells.get((metric, v))  # noqa: E731
         n = next((c.n for c in cells.values()), 0)
-        body.append((model, train, data, _pct(get("chance")), _pct(get("random")), _pct(get("distance")),
-                     _pct(get("model")), str(n)))
+        body.append((model, train, data, *(_pct(cells.get((metric, v))) for v in ("chance", "random",
+                     "distance", "model")), str(n)))
     if not body:
         return []
     return [Table("Counter-example explanations: Recall@5 (Goyal Table 4; paper: Random 20.79, "

@@ -1,10 +1,12 @@
 """Counterfactual questions (Stoikou et al. 2023): probe and suites. See docs/counterfactual.md.
 
 Suites:
-- `counterfactual`: offline — the toy benchmark (and the VQA-X subset when its dataset
-  plugin is installed);
-- `counterfactual-vqa2`: VQA v2 val via the `vqa2` loader; needs `--data-dir`. Kept apart
-  because every task of a suite runs, and the main suite must work without downloads.
+- `counterfactual`: offline — the toy benchmark;
+- `counterfactual-vqax`: the real VQA v2 questions of VQA-X val (`vqax-vqa`), with
+  `--data-dir` holding `vqax/vqaX_val.json` (e.g. `--data-dir ../shared/data`);
+- `counterfactual-vqa2`: VQA v2 val via the `vqa2` loader; needs `--data-dir`.
+The real-data suites are kept apart because every task of a suite runs: the main suite
+must work offline with no data folder.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from harness.hookspecs import hookimpl
 
 from .probe import CounterfactualProbe
 
-__all__ = ["CounterfactualProbe", "COUNTERFACTUAL_SUITE", "COUNTERFACTUAL_VQA2_SUITE", "register_probes",
-           "register_suites"]
+__all__ = ["CounterfactualProbe", "COUNTERFACTUAL_SUITE", "COUNTERFACTUAL_VQAX_SUITE",
+           "COUNTERFACTUAL_VQA2_SUITE", "register_probes", "register_suites"]
 
 COUNTERFACTUAL_SUITE = Suite(
     name="counterfactual",
@@ -24,6 +26,12 @@ COUNTERFACTUAL_SUITE = Suite(
         Task("toyvqa:variant=unbalanced", "val", ("counterfactual",),
              train=("toyvqa:variant=unbalanced", "train"), label="unbalanced"),
     ),
+)
+
+COUNTERFACTUAL_VQAX_SUITE = Suite(
+    name="counterfactual-vqax",
+    description="Stoikou 2023 counterfactual questions on the VQA v2 questions of VQA-X val (needs --data-dir)",
+    tasks=(Task("vqax-vqa", "val", ("counterfactual",)),),
 )
 
 COUNTERFACTUAL_VQA2_SUITE = Suite(
@@ -41,6 +49,7 @@ def register_probes(register) -> None:
 
 @hookimpl
 def register_suites(register) -> None:
-    """Register the `counterfactual` and `counterfactual-vqa2` suites."""
+    """Register the `counterfactual`, `counterfactual-vqax` and `counterfactual-vqa2` suites."""
     register(COUNTERFACTUAL_SUITE)
+    register(COUNTERFACTUAL_VQAX_SUITE)
     register(COUNTERFACTUAL_VQA2_SUITE)

@@ -10,7 +10,6 @@ others. Per-example scores go to `artifacts/nle/<task>.jsonl` for `harness nle s
 
 from __future__ import annotations
 
-import json
 from typing import Any, Sequence
 
 import numpy as np

@@ -44,7 +44,7 @@ class TaskScores:
 
 def task_scores(examples: Sequence[Example], answers: Sequence[str | None], rule: str = "any") -> TaskScores:
     """S_T per example and the correct flags; `None` answers (model errors) score 0."""
-    from harness.metrics import normalize_answer, vqa_accuracy_batch
+    from harness.metrics import vqa_accuracy_batch
 
     if rule not in CORRECT_RULES:
         raise UsageError(f"nle: correct={rule!r}; expected one of {', '.join(CORRECT_RULES)}")

@@ -54,6 +54,10 @@ def evil_tables(rows: Sequence[ResultRow]) -> list[Table]:
     for k in keys:
         headers += [f"{_label(*k)} S_O", f"{_label(*k)} S_T", f"{_label(*k)} S_E"]
     body = []
+    human: dict[tuple[str, str], dict[tuple[str, str], dict[str, float]]] = {}
+    for r in rows:
+        if r.variant == "human":
+            human.setdefault((r.model, r.train), {}).setdefault((r.dataset, r.split), {})[r.metric] = r.value
     for (model, train), cells in sorted(data.items()):
         line, s_es = [], []
         for k in keys:
@@ -94,6 +98,25 @@ def evil_tables(rows: Sequence[ResultRow]) -> list[Table]:
     for k in keys:
         if k in gt:
             body2.append(("GT", "-", _label(*k), "–", *(_fmt(gt[k].get(f"s_e/{m}")) for m in metric_cols)))
+    if human:
+        hkeys = sorted({k for cells in human.values() for k in cells}, key=lambda k: (_ORDER.get(k[0].split(":")[0], 9), k))
+        headers3 = ["model", "trained on", "Overall S_E"]
+        for k in hkeys:
+            headers3 += [f"{_label(*k)} S_O", f"{_label(*k)} S_T", f"{_label(*k)} S_E"]
+        body3 = []
+        for (model, train), cells in sorted(human.items()):
+            line, s_es = [], []
+            for k in hkeys:
+                c = cells.get(k, {})
+                s_e, s_o = c.get("s_e/human"), c.get("s_o/human")
+                s_t = data.get((model, train), {}).get(k, {}).get("s_t")
+                line += [_fmt(s_o), _fmt(s_t), _fmt(s_e)]
+                if s_e is not None:
+                    s_es.append(s_e)
+            body3.append((model, train or "-", _fmt(sum(s_es) / len(s_es) if s_es else None), *line))
+        tables.append(Table("e-ViL human evaluation (Kayser et al. 2021, Table 3)", tuple(headers3), tuple(body3),
+                            "S_E = mean human score (yes/weak yes/weak no/no = 1, 2/3, 1/3, 0) of the sampled "
+                            "correctly answered explanations (harness nle import)."))
     tables.append(Table("e-ViL automatic metrics (S_E over correctly answered examples, x100)",
                         tuple(headers2), tuple(body2),
                         "Each metric is the pycocoevalcap corpus score (BERTScore: mean F1) on the same pairs."))

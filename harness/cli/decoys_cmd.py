@@ -1,0 +1,76 @@
+"""`harness decoys generate`: QoU + IoU decoys (Chao et al. 2018) in the released JSON shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+__all__ = ["decoys", "dataset_records"]
+
+
+@click.group()
+def decoys() -> None:
+    """Automatic multiple-choice decoys (Chao et al. 2018): see docs/decoys.md."""
+
+
+def dataset_records(plugin, split: str):
+    """The triplets of a dataset split: the decoy datasets' own (target and original decoys
+    in meta), else any dataset's examples with `label` as target and `choices` as decoys."""
+    from harness.decoys import QARecord
+
+    from harness.session import _iter_rows
+    from harness.types import Example
+
+    if hasattr(plugin, "base_examples"):
+        examples = plugin.base_examples(split)
+    elif hasattr(plugin, "all_examples"):
+        examples = plugin.all_examples()[split]
+    else:
+        rows = plugin.load(split)
+        examples = rows if isinstance(rows, list) else [Example.from_row(r) for r in _iter_rows(rows)]
+    records = []
+    for ex in examples:
+        target = ex.meta.get("mc_target") or ex.label
+        orig = ex.meta.get("decoys", {}).get("orig") if isinstance(ex.meta.get("decoys"), dict) else None
+        if orig is None:
+            orig = [c for c in ex.choices if c != target]
+        records.append(QARecord(ex.id, ex.image_id, ex.question, target, tuple(orig)))
+    return records
+
+
+@decoys.command("generate")
+@click.option("--dataset", "dataset", required=True, help="dataset spec, e.g. toyvqa-mc or visual7w:file=...")
+@click.option("--split", default="train", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="decoy JSON to write")
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--top-n", type=int, default=10_000, show_default=True, help="QoU: similar questions kept per triplet")
+@click.option("--embedding", type=click.Choice(["tfidf", "sentence"]), default="tfidf", show_default=True)
+@click.option("--device", default="cpu", show_default=True, help="torch device for the similarity search")
+@click.option("--stats", "stats_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="also write the generation statistics (JSON)")
+def generate(dataset: str, split: str, out: Path, data_dir: Path | None, seed: int, top_n: int, embedding: str,
+             device: str, stats_path: Path | None) -> None:
+    """Write {qa_id: {IoU_decoys, QoU_decoys}} for DATASET/SPLIT to OUT."""
+    from harness.decoys import DecoyConfig, generate_decoys, write_decoy_file
+    from harness.errors import UsageError
+    from harness.plugins import get_host
+    from harness.runner import resolve_device
+    from harness.session import Session
+
+    session = Session(get_host(), data_dir=data_dir)
+    plugin = session.dataset(dataset)
+    if split not in plugin.splits:
+        raise UsageError(f"dataset {plugin.name!r} has no split {split!r}; splits: {', '.join(plugin.splits)}")
+    records = dataset_records(plugin, split)
+    config = DecoyConfig(seed=seed, top_n=top_n, embedding=embedding, device=resolve_device(device))
+    result = generate_decoys(records, config, source=f"{dataset}/{split}")
+    write_decoy_file(out, result.released())
+    if stats_path is not None:
+        stats_path.write_text(json.dumps(result.stats.to_json(), indent=1, sort_keys=True) + "\n")
+    s = result.stats
+    click.echo(f"{out}: {s.questions} questions, {s.images} images; IoU from image {s.iou_from_image}, "
+               f"QoU from questions {s.qou_from_questions}, fill-ins orig {s.fill_orig} / frequent {s.fill_frequent}, "
+               f"short IoU {s.short_iou} / QoU {s.short_qou}")

@@ -1,0 +1,182 @@
+"""HTML building blocks shared by the site and the run reports: page shell, tables, markdown.
+
+Pages are self-contained: the stylesheet and script (site.css, site.js next to this file)
+are inlined, nothing is fetched from a CDN, and no web font is used, so a page works opened
+from disk (file://) or served by any static server.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+
+from harness.api import Table
+
+__all__ = ["esc", "markdown_to_html", "page", "sort_key", "split_ci", "table_html"]
+
+_HERE = Path(__file__).resolve().parent
+_CI = re.compile(r"^(?P<value>[-+]?\d+(?:\.\d+)?)\s*(?P<ci>(?:\[[^\]]*\]|±\s*\S+))\s*$")
+_NUM = re.compile(r"^[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?%?$", re.IGNORECASE)
+
+
+def esc(text: object) -> str:
+    """HTML-escape any value (quotes included, for attributes)."""
+    return html.escape(str(text), quote=True)
+
+
+@cache
+def _asset(name: str) -> str:
+    return (_HERE / name).read_text(encoding="utf-8")
+
+
+def page(title: str, body: str, *, script: bool = True) -> str:
+    """A complete HTML document with the inlined stylesheet (and script)."""
+    js = f"<script>\n{_asset('site.js')}</script>\n" if script else ""
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        # An empty icon: browsers would otherwise request /favicon.ico (a 404 on static servers).
+        "<link rel=\"icon\" href=\"data:,\">\n"
+        f"<title>{esc(title)}</title>\n<style>\n{_asset('site.css')}</style>\n</head>\n"
+        f"<body>\n{body}\n{js}</body>\n</html>\n"
+    )
+
+
+def split_ci(text: str) -> tuple[str, str]:
+    """'52.90 [50.10, 55.70]' -> ('52.90', '[50.10, 55.70]'); ('x', '') without an interval."""
+    m = _CI.match(text.strip())
+    if m:
+        return m.group("value"), m.group("ci")
+    return text, ""
+
+
+def sort_key(text: str) -> str:
+    """The numeric sort key of a cell ('' when the cell is not a number)."""
+    value, _ = split_ci(text)
+    value = value.strip().rstrip("%")
+    return value if _NUM.match(value) else ""
+
+
+def _cell(text: str, tag: str = "td", href: str | None = None) -> str:
+    if href is not None:
+        return f'<{tag}><a href="{esc(href)}">{esc(text)}</a></{tag}>'
+    value, ci = split_ci(text)
+    key = sort_key(text)
+    attrs = f' data-sort="{esc(key)}"' if key else ""
+    if ci:
+        # The interval is both in small type and in the hover title.
+        return (f'<{tag}{attrs} class="num" title="95% CI {esc(ci)}">{esc(value)}'
+                f'<small class="ci">{esc(ci)}</small></{tag}>')
+    cls = ' class="num"' if key else ""
+    return f"<{tag}{attrs}{cls}>{esc(text)}</{tag}>"
+
+
+def _matches(text: str, names: Iterable[str]) -> list[str]:
+    low = text.lower()
+    return sorted({n for n in names if n and (n.lower() == low or n.lower() in low)})
+
+
+def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[str] = (),
+               table_id: str = "", links: Mapping[str, str] | None = None) -> str:
+    """A sortable table; rows and columns carry data-model / data-dataset tags for filters.
+
+    A row is tagged with the models named (any case) by one of its cells; rows and header
+    columns with the datasets their text mentions. Untagged rows (Random, GT) always show.
+    A cell whose text is a key of `links` links to its value (run id -> run report page).
+    """
+    links = links or {}
+    head = []
+    for h in table.headers:
+        ds = _matches(h, datasets)
+        attr = f' data-dataset="{esc("|".join(ds))}"' if ds else ""
+        head.append(f'<th{attr} tabindex="0" role="button" aria-sort="none">{esc(h)}</th>')
+    body = []
+    for row in table.body:
+        # Paper tables may print a model id in capitals ("MLP-A" for mlp-a).
+        lowered = {m.lower(): m for m in models}
+        tagged = sorted({lowered[c.lower()] for c in row if c.lower() in lowered})
+        ds = sorted({d for c in row for d in _matches(c, datasets)})
+        attrs = ""
+        if tagged:
+            attrs += f' data-model="{esc("|".join(tagged))}"'
+        if ds:
+            attrs += f' data-dataset="{esc("|".join(ds))}"'
+        body.append(f"<tr{attrs}>" + "".join(_cell(c, href=links.get(c)) for c in row) + "</tr>")
+    note = f'<p class="note">{esc(table.note)}</p>' if table.note else ""
+    ident = f' id="{esc(table_id)}"' if table_id else ""
+    caption = f"<caption>{esc(table.title)}</caption>\n" if table.title else ""
+    return (f'<div class="table-wrap"><table class="lb sortable"{ident}>\n'
+            f"{caption}<thead><tr>{''.join(head)}</tr></thead>\n"
+            f"<tbody>\n" + "\n".join(body) + f"\n</tbody></table>{note}</div>\n")
+
+
+# ------------------------------------------------------------------ markdown (subset)
+
+
+def _inline(text: str) -> str:
+    out = esc(text)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    out = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
+    return out
+
+
+def _pipe_cells(line: str) -> list[str]:
+    line = line.strip()
+    line = line.removeprefix("|")
+    line = line.removesuffix("|")
+    return [c.strip() for c in line.split("|")]
+
+
+def markdown_to_html(text: str) -> str:
+    """The markdown subset the run reports use: headings, lists, pipe tables, paragraphs, code."""
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if not stripped:
+            i += 1
+            continue
+        if stripped.startswith("```"):
+            j = i + 1
+            while j < len(lines) and not lines[j].strip().startswith("```"):
+                j += 1
+            out.append("<pre>" + esc("\n".join(lines[i + 1:j])) + "</pre>")
+            i = j + 1
+            continue
+        m = re.match(r"^(#{1,6})\s+(.*)$", stripped)
+        if m:
+            level = min(6, len(m.group(1)) + 1)  # the page title is the only h1
+            out.append(f"<h{level}>{_inline(m.group(2))}</h{level}>")
+            i += 1
+            continue
+        if stripped.startswith("|") and i + 1 < len(lines) and re.match(r"^\|?\s*:?-{2,}", lines[i + 1].strip()):
+            headers = _pipe_cells(stripped)
+            body = []
+            i += 2
+            while i < len(lines) and lines[i].strip().startswith("|"):
+                body.append(tuple(_pipe_cells(lines[i])))
+                i += 1
+            out.append(table_html(Table(title="", headers=tuple(headers), body=tuple(body))))
+            continue
+        if re.match(r"^[-*]\s+", stripped):
+            items = []
+            while i < len(lines) and re.match(r"^\s*[-*]\s+", lines[i]):
+                item = re.sub(r"^\s*[-*]\s+", "", lines[i])
+                items.append(f"<li>{_inline(item)}</li>")
+                i += 1
+            out.append("<ul>" + "".join(items) + "</ul>")
+            continue
+        para = []
+        while i < len(lines) and lines[i].strip() and not re.match(r"^(#|\||[-*]\s|```)", lines[i].strip()):
+            para.append(lines[i].strip())
+            i += 1
+        if not para:  # a line that only looks like a block start
+            para.append(stripped)
+            i += 1
+        out.append(f"<p>{_inline(' '.join(para))}</p>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,258 @@
+"""One run rendered as markdown and HTML (`harness report RUN`, and the leaderboard's run pages).
+
+Reads only the run directory: `manifest.json` (versions, seed, resources), `results.jsonl`
+(validated like the leaderboard does), `report.md` (the probes' sections, metrics not
+computed, failures with plugin names) and `artifacts/` (example pairs, local explanations).
+Output is deterministic for the same run folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.errors import DataError, UsageError
+from harness.report import format_value
+from harness.types import ResultRow
+
+from .files import write_public as atomic_write_text
+from .html import esc, markdown_to_html, page, table_html
+
+__all__ = ["RunInfo", "load_run", "render_run_html", "render_run_markdown", "write_run_report"]
+
+#: Records shown per artifact file.
+EXAMPLES_PER_ARTIFACT = 8
+#: Sections of report.md that hold failures (they name the plugin).
+FAILURE_SECTIONS = ("Probe failures", "Example errors", "Probes skipped")
+#: Preferred columns of known artifact shapes (others: the first scalar fields).
+ARTIFACT_COLUMNS = (
+    ("kind", "question", "answer", "counterfactual", "cf_answer"),  # counterfactual local explanations
+    ("question", "answer", "explanation", "references"),            # NLE per-example records
+)
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What a run folder holds, read once."""
+
+    path: Path
+    run_id: str
+    manifest: dict[str, Any]
+    rows: tuple[ResultRow, ...]
+    problems: tuple[str, ...]
+    report_md: str
+    artifacts: tuple[str, ...]  # paths relative to the run folder, sorted
+
+
+def load_run(path: Path) -> RunInfo:
+    """Read a run folder; UsageError when it is not one, DataError for an unreadable manifest."""
+    from .build import collect_rows
+
+    path = Path(path)
+    if not path.is_dir() or not ((path / "manifest.json").is_file() or (path / "results.jsonl").is_file()):
+        raise UsageError(f"{path}: not a run folder (no manifest.json or results.jsonl)")
+    manifest: dict[str, Any] = {}
+    if (path / "manifest.json").is_file():
+        try:
+            manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path / 'manifest.json'}:{exc.lineno}: not JSON ({exc.msg})") from None
+    rows: list[ResultRow] = []
+    problems: list[str] = []
+    if (path / "results.jsonl").is_file():
+        found, bad = collect_rows([path], latest_only=False)
+        rows, problems = found, [str(p) for p in bad]
+    report = (path / "report.md").read_text(encoding="utf-8") if (path / "report.md").is_file() else ""
+    art_root = path / "artifacts"
+    artifacts = sorted(p.relative_to(path).as_posix() for p in art_root.rglob("*") if p.is_file()) \
+        if art_root.is_dir() else []
+    return RunInfo(path, str(manifest.get("run_id") or path.name), manifest, tuple(rows), tuple(problems),
+                   report, tuple(artifacts))
+
+
+# ------------------------------------------------------------------ pieces
+
+
+def _facts(info: RunInfo) -> list[tuple[str, str]]:
+    m = info.manifest
+    versions = m.get("versions") or {}
+    stats = m.get("stats") or {}
+    resources = m.get("resources") or {}
+    facts = [
+        ("run", info.run_id), ("model", f"{m.get('model', '-')} ({m.get('model_plugin', '-')})"),
+        ("suite", str(m.get("suite", "-"))), ("status", str(m.get("status", "-"))),
+        ("seed", str(m.get("seed", "-"))), ("device", str(m.get("device", "-"))),
+        ("limit", str(m.get("limit"))), ("split", str(m.get("split"))),
+        ("harness", str(versions.get("vqa-harness", "-"))), ("python", str(versions.get("python", "-"))),
+        ("torch", str(versions.get("torch", "-"))),
+        ("plugin distributions", ", ".join(versions.get("plugin_distributions") or []) or "-"),
+        ("git commit", str(m.get("git_commit") or "-")),
+        ("started", str(m.get("started", "-"))), ("finished", str(m.get("finished", "-"))),
+        ("resources", "; ".join(f"{k}: {v}" for k, v in sorted(resources.items())) or "none"),
+    ]
+    if stats:
+        calls = (f"{stats.get('model_calls', 0)} (cache hits {stats.get('cache_hits', 0)}, "
+                 f"example errors {stats.get('example_errors', 0)})")
+        facts.append(("model calls", calls))
+    if m.get("argv"):
+        facts.append(("command", " ".join(map(str, m["argv"]))))
+    return facts
+
+
+def _headline(rows: Sequence[ResultRow]):
+    from harness.api import Table
+
+    body = tuple((f"{r.dataset}/{r.split}", r.train or "-", r.probe, r.variant or "-", r.metric,
+                  format_value(r), str(r.n)) for r in rows if "/" not in r.metric)
+    return Table("Headline numbers", ("data", "trained on", "probe", "variant", "metric", "value", "n"), body)
+
+
+def _sections(report_md: str) -> list[tuple[str, str]]:
+    """report.md split at '## ' headings: (heading, body); the title block is dropped."""
+    parts = re.split(r"(?m)^## (.+)$", report_md)
+    return [(parts[i].strip(), parts[i + 1].strip()) for i in range(1, len(parts) - 1, 2)]
+
+
+def _failures(info: RunInfo) -> list[str]:
+    lines = [f"plugin failed to load: {f}" for f in info.manifest.get("plugin_failures") or []]
+    for heading, body in _sections(info.report_md):
+        if heading.split(" (")[0] in FAILURE_SECTIONS:
+            lines += [ln[2:].strip() for ln in body.splitlines() if ln.startswith("- ")]
+    lines += [f"traceback: {a}" for a in info.artifacts if a.endswith("traceback.txt")]
+    return lines
+
+
+def _cell_text(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        value = value[0] if len(value) == 1 else "; ".join(map(str, value[:2])) + ("; …" if len(value) > 2 else "")
+    if isinstance(value, float):
+        value = f"{value:.4g}"
+    text = str(value).replace("\n", " ").replace("|", "/")
+    return text if len(text) <= 90 else text[:89] + "…"
+
+
+def _examples(info: RunInfo) -> list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]]:
+    """(artifact, columns, rows) for the first records of each JSONL artifact."""
+    out = []
+    for rel in info.artifacts:
+        if not rel.endswith(".jsonl"):
+            continue
+        records = []
+        with open(info.path / rel, encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(rec, dict):
+                    records.append(rec)
+        if not records:
+            continue
+        if any("answer_changed" in r for r in records):  # local explanations: show the changes first
+            records = [r for r in records if r.get("answer_changed")] + [r for r in records if not r.get("answer_changed")]
+        if any("explanation" in r for r in records):
+            records = [r for r in records if "explanation" in r]
+        keys = list(records[0])
+        columns = next((c for c in ARTIFACT_COLUMNS if all(k in keys for k in c)), None)
+        if columns is None:
+            columns = tuple(k for k in keys if not isinstance(records[0][k], dict))[:7]
+        body = [tuple(_cell_text(r.get(c, "")) for c in columns) for r in records[:EXAMPLES_PER_ARTIFACT]]
+        out.append((rel, tuple(columns), body))
+    return out
+
+
+# ------------------------------------------------------------------ renderers
+
+
+def render_run_markdown(info: RunInfo) -> str:
+    """The run as one markdown document."""
+    from tabulate import tabulate
+
+    from .build import build_tables, render_markdown
+
+    out = [f"# Run {info.run_id}\n\n"]
+    out += [f"- {k}: {v}\n" for k, v in _facts(info)]
+    out.append("\nFractions are shown as percentages; brackets are 95% confidence intervals.\n")
+    head = _headline(info.rows)
+    if head.body:
+        out.append("\n" + render_markdown(head).replace("### ", "## ", 1))
+    for suite, tables in build_tables(list(info.rows)).items():
+        out.append(f"\n## Tables ({suite})\n\n" + "\n".join(render_markdown(t) for t in tables))
+    examples = _examples(info)
+    if examples:
+        out.append("\n## Examples and local explanations\n")
+        for rel, cols, body in examples:
+            out.append(f"\n`{rel}` (first {len(body)}):\n\n")
+            out.append(tabulate([list(b) for b in body], headers=list(cols), tablefmt="github",
+                                disable_numparse=True) + "\n")
+    failures = _failures(info)
+    out.append("\n## Failures\n\n")
+    out += [f"- {f}\n" for f in failures] or ["None.\n"]
+    if info.problems:
+        out.append("\n## Result rows skipped\n\n")
+        out += [f"- {p}\n" for p in info.problems]
+    details = [(h, b) for h, b in _sections(info.report_md) if h != "Headline numbers" and h.split(" (")[0] not in FAILURE_SECTIONS]
+    for heading, body in details:
+        out.append(f"\n## {heading}\n\n{body}\n")
+    return "".join(out)
+
+
+def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "") -> str:
+    """The run as a self-contained HTML page; artifact links are `link_base` + path in the run."""
+    from .build import build_tables
+
+    models = sorted({r.model for r in info.rows})
+    parts = [f'<header class="top"><h1>Run {esc(info.run_id)}</h1>']
+    if back:
+        parts.append(f'<nav class="suites"><a href="{esc(back)}">← leaderboard</a></nav>')
+    parts.append("</header><main>")
+    parts.append('<dl class="manifest">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _facts(info))
+                 + "</dl>")
+    parts.append('<p class="muted">Fractions are shown as percentages; small type: 95% confidence intervals.</p>')
+    head = _headline(info.rows)
+    if head.body:
+        parts.append("<h2>Headline numbers</h2>" + table_html(head, models=models))
+    for suite, tables in build_tables(list(info.rows)).items():
+        parts.append(f"<h2>Tables ({esc(suite)})</h2>")
+        parts += [table_html(t, models=models) for t in tables]
+    examples = _examples(info)
+    if examples:
+        from harness.api import Table
+
+        parts.append("<h2>Examples and local explanations</h2>")
+        for rel, cols, body in examples:
+            link = f'<a href="{esc(link_base + rel)}"><code>{esc(rel)}</code></a>'
+            parts.append(f"<p>{link} (first {len(body)})</p>"
+                         + table_html(Table("", cols, tuple(body))))
+    failures = _failures(info)
+    parts.append("<h2>Failures</h2>")
+    parts.append("<ul>" + "".join(f"<li>{esc(f)}</li>" for f in failures) + "</ul>" if failures else "<p>None.</p>")
+    if info.problems:
+        parts.append("<h2>Result rows skipped</h2><ul class=\"problems\">"
+                     + "".join(f"<li>{esc(p)}</li>" for p in info.problems) + "</ul>")
+    for heading, body in _sections(info.report_md):
+        if heading == "Headline numbers" or heading.split(" (")[0] in FAILURE_SECTIONS:
+            continue
+        parts.append(f"<h2>{esc(heading)}</h2>" + markdown_to_html(body))
+    if info.artifacts:
+        parts.append("<h2>Files</h2><ul>" + "".join(
+            f'<li><a href="{esc(link_base + a)}">{esc(a)}</a></li>' for a in info.artifacts) + "</ul>")
+    parts.append("</main>")
+    return page(f"Run {info.run_id}", "\n".join(parts))
+
+
+def write_run_report(run: Path, out: Path | None = None) -> list[Path]:
+    """Write `report.html` and `report_full.md` for `run` into `out` (default: the run folder)."""
+    info = load_run(run)
+    out = Path(out) if out is not None else info.path
+    base = os.path.relpath(info.path, out).replace(os.sep, "/")
+    link_base = "" if base == "." else base + "/"
+    html_path, md_path = out / "report.html", out / "report_full.md"
+    atomic_write_text(html_path, render_run_html(info, link_base=link_base))
+    atomic_write_text(md_path, render_run_markdown(info))
+    return [md_path, html_path]

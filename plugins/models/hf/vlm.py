@@ -1,0 +1,161 @@
+"""`hf-vlm`: image-text-to-text chat models (LLaVA-style) via AutoProcessor + chat templates.
+
+- `answer`: per-task prompts (prompts.py). Entailment labels and, by default, yes/no
+  questions are answered by comparing the log-likelihoods of the closed label set (no text
+  parsing); open questions are generated greedily with left padding and cleaned by the
+  documented rules (`prompts.clean_answer`).
+- `score_choices`: the log-likelihood of each candidate's tokens after the short-answer
+  prompt, summed (no parsing of free text, hence no answer-extraction bugs). Each example's
+  candidates form one forward pass, so scores never depend on the other examples in a batch.
+- `explain`: generation from the "explain why" prompt with the given answer.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from harness.api import Option
+from harness.types import Answer, Example
+
+from .base import COMMON_OPTIONS, HFModelBase
+from .pipeline import Prepared, decode
+from .prompts import ENTAILMENT_LABELS, build_prompt, clean_answer, task_of
+
+__all__ = ["HFVLMModel"]
+
+
+class HFVLMModel(HFModelBase):
+    """Chat VLMs (AutoModelForImageTextToText) with prompts per task and log-likelihood scoring."""
+
+    name = "hf-vlm"
+    description = "Hugging Face chat VLM (LLaVA-style image-text-to-text), prompts per task, MC by log-likelihood"
+    options = {
+        **COMMON_OPTIONS,
+        "max_new_tokens": Option(10, "answer length limit in tokens"),
+        "explain_max_new_tokens": Option(40, "explanation length limit in tokens"),
+        "yes_no": Option("loglik", "yes/no questions: compare log P(yes) and log P(no), or generate",
+                         ("loglik", "generate")),
+    }
+
+    def _auto_classes(self) -> Sequence[Any]:
+        import transformers
+
+        return [transformers.AutoModelForImageTextToText]
+
+    def _after_load(self) -> None:
+        self.tokenizer = getattr(self.processor, "tokenizer", self.processor)
+        # 0 = leave sizing to the processor (LLaVA-style processors resize to a fixed size).
+        self.image_size = int(self.config["image_size"])
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+
+    # ---------------------------------------------------------- capabilities
+    def answer(self, batch: Sequence[Example]) -> list[Answer | str]:
+        """Closed label sets by log-likelihood, open questions by generation + cleaning."""
+        return self._run(batch, "answer", [""] * len(batch))
+
+    def score_choices(self, batch: Sequence[Example]) -> list[list[float]]:
+        """Summed log-likelihood of each candidate after the short-answer prompt."""
+        return self._run(batch, "score_choices", [""] * len(batch))
+
+    def explain(self, batch: Sequence[Example], answers: Sequence[str]) -> list[str]:
+        """One-sentence explanation generated from the "explain why" prompt."""
+        return self._run(batch, "explain", list(answers))
+
+    # ------------------------------------------------------------- prompts
+    def chat_prompt(self, text: str) -> str:
+        """The templated prompt for one user turn with one image (generation prompt added)."""
+        messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": text}]}]
+        template = getattr(self.processor, "chat_template", None) or getattr(self.tokenizer, "chat_template", None)
+        if template:
+            return self.processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        image_token = getattr(self.processor, "image_token", "<image>")
+        return f"USER: {image_token}\n{text} ASSISTANT:"  # plain LLaVA-1.5 format as a fallback
+
+    def task(self, ex: Example) -> str:
+        kind = task_of(ex.question, dict(ex.meta), ex.label)
+        if kind == "yes/no" and self.config["yes_no"] == "generate":
+            return "short-yes/no"
+        return kind
+
+    # ------------------------------------------------------------ internals
+    def _prepare(self, batch: Sequence[Example], capability: str, extras: Sequence[str], threads: int = 0) -> Prepared:
+        images = decode(batch, self.image_size, threads)
+        rows = [i for i, im in enumerate(images) if not isinstance(im, Exception)]
+        errors = {i: im for i, im in enumerate(images) if isinstance(im, Exception)}
+        # Inputs are built per call in _forward (prompts differ by task); carry the images.
+        return Prepared(rows, {}, errors, extra={"images": [images[i] for i in rows]})
+
+    def _forward(self, prepared: Prepared, capability: str, batch: Sequence[Example], extras: Sequence[str]) -> list[Any]:
+        images = prepared.extra["images"]
+        if capability == "score_choices":
+            return [self.loglik(im, build_prompt("choice", ex.question), ex.choices) for im, ex in zip(images, batch)]
+        if capability == "explain":
+            prompts = [build_prompt("explain", ex.question, a) for ex, a in zip(batch, extras)]
+            return self.backoff.run(len(batch), lambda a, b: self.generate(images[a:b], prompts[a:b],
+                                                                           self.config["explain_max_new_tokens"]))
+        out: list[Any] = [None] * len(batch)
+        open_rows = []
+        for i, (im, ex) in enumerate(zip(images, batch)):
+            kind = self.task(ex)
+            if kind in ("entailment", "yes/no"):
+                labels = ENTAILMENT_LABELS if kind == "entailment" else ("yes", "no")
+                scores = self.loglik(im, build_prompt(kind, ex.question), labels)
+                out[i] = _closed_answer(labels, scores)
+            else:
+                open_rows.append(i)
+        if open_rows:
+            prompts = [build_prompt("yes/no" if self.task(batch[i]) == "short-yes/no" else "short", batch[i].question)
+                       for i in open_rows]
+            texts = self.backoff.run(len(open_rows), lambda a, b: self.generate(
+                [images[i] for i in open_rows[a:b]], prompts[a:b], self.config["max_new_tokens"]))
+            for i, text in zip(open_rows, texts):
+                out[i] = clean_answer(text, yes_no=self.task(batch[i]) == "short-yes/no")
+        return out
+
+    def generate(self, images: Sequence[Any], prompts: Sequence[str], max_new_tokens: int) -> list[str]:
+        """Greedy generation for a batch, left-padded so every prompt ends where decoding starts."""
+        self.tokenizer.padding_side = "left"
+        inputs = self.processor(images=list(images), text=[self.chat_prompt(p) for p in prompts],
+                                padding=True, return_tensors="pt")
+        inputs = {k: v.to(self.device, non_blocking=True) if hasattr(v, "to") else v for k, v in inputs.items()}
+        with self._autocast():
+            out = self.net.generate(**inputs, max_new_tokens=int(max_new_tokens), do_sample=False,
+                                    pad_token_id=self.tokenizer.pad_token_id)
+        new = out[:, inputs["input_ids"].shape[1] :]
+        return [t.strip() for t in self.tokenizer.batch_decode(new, skip_special_tokens=True)]
+
+    def loglik(self, image: Any, prompt: str, candidates: Sequence[str]) -> list[float]:
+        """Sum of log P(candidate tokens | image, prompt) for each candidate (one forward pass).
+
+        The prompt and each prompt+candidate are tokenized by the processor (image tokens
+        expanded); the candidate's tokens are the positions after the prompt's length.
+        """
+        import torch
+
+        if not candidates:
+            return []
+        context = self.chat_prompt(prompt)
+        self.tokenizer.padding_side = "right"
+        prompt_len = int(self.processor(images=[image], text=[context], return_tensors="pt")["attention_mask"].sum())
+        inputs = self.processor(images=[image] * len(candidates), text=[context + c for c in candidates],
+                                padding=True, return_tensors="pt")
+        inputs = {k: v.to(self.device, non_blocking=True) if hasattr(v, "to") else v for k, v in inputs.items()}
+        with self._autocast():
+            logits = self.net(**inputs).logits
+        logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
+        ids = inputs["input_ids"][:, 1:]
+        picked = logp.gather(-1, ids[..., None]).squeeze(-1)
+        lengths = inputs["attention_mask"].sum(dim=1).tolist()
+        # Token t is predicted at position t-1: candidate tokens are prompt_len .. length-1.
+        return [float(picked[r, prompt_len - 1 : int(n) - 1].sum()) for r, n in enumerate(lengths)]
+
+
+def _closed_answer(labels: Sequence[str], scores: Sequence[float]) -> Answer:
+    """The most likely label, with the label distribution (softmax of log-likelihoods)."""
+    top = max(scores)
+    weights = [math.exp(s - top) for s in scores]
+    total = sum(weights)
+    best = max(range(len(labels)), key=lambda i: (scores[i], -i))
+    return Answer(labels[best], {lab: w / total for lab, w in zip(labels, weights)})

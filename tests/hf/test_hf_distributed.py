@@ -1,0 +1,53 @@
+"""2-process CPU run (torchrun, gloo) gives the same results as a 1-process run."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.plugins import PluginHost
+from harness.testing import run_in_process
+from helpers_hf import tiny_vilt  # noqa: F401  (fixture)
+
+pytest.importorskip("transformers")
+
+KEYS = ("dataset", "split", "probe", "variant", "metric", "value", "n", "ci_low", "ci_high")
+
+
+def _rows(run_dir: Path) -> list[tuple]:
+    rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    return sorted(tuple(r[k] for k in KEYS) for r in rows)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_process_run_matches_single_process(tiny_vilt, tmp_path):
+    spec = f"hf-vqa:path={tiny_vilt}"
+    single = run_in_process(PluginHost(blocked=frozenset()), model=spec, suite="vqa-accuracy", tmp_path=tmp_path / "one",
+                            limit=8, batch_size=3)
+    assert single.exit_code == 0 and single.model_calls == 16
+
+    out = tmp_path / "two" / "runs"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "TQDM_DISABLE": "1"}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={_free_port()}",
+           "-m", "harness.distributed", "--model", spec, "--suite", "vqa-accuracy", "--limit", "8",
+           "--batch-size", "5", "--device", "cpu", "--out", str(out), "--cache", str(tmp_path / "two" / "c.sqlite"),
+           "--no-leaderboard"]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (run_dir,) = list(out.iterdir())  # rank 0 alone wrote a run directory
+    assert _rows(run_dir) == _rows(single.rundir.path)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    # Rank 0 scored from the cache the ranks filled: no model call of its own.
+    assert manifest["stats"]["model_calls"] == 0 and manifest["stats"]["cache_hits"] == 16
+    assert manifest["status"] == "complete"

@@ -1,0 +1,152 @@
+"""The generated site in a real headless Chromium: sorting, filters, charts, no console errors.
+
+Skipped only when no Chromium is installed (`bash scripts/install.sh --test` installs
+Debian's). The browser is driven over the DevTools protocol on a pipe
+(vqa_harness_leaderboard.browser), with the standard library only. A screenshot of the
+index page is written to the test's temporary folder (path printed; never committed).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from pathlib import Path
+
+import pytest
+from vqa_harness_leaderboard import build_leaderboard
+from vqa_harness_leaderboard.browser import Browser, find_chromium
+from vqa_harness_leaderboard.samples import write_sample_runs
+
+pytestmark = pytest.mark.browser
+
+#: A table and numeric column whose rows are not yet in ascending order (JS; null if none).
+PICK_COLUMN = """
+(() => {
+  for (const t of document.querySelectorAll('table.sortable[id]')) {
+    const n = t.tHead.rows[0].cells.length;
+    for (let c = 1; c < n; c++) {
+      const keys = Array.from(t.tBodies[0].rows).map(r => r.cells[c] && r.cells[c].getAttribute('data-sort'));
+      if (keys.length < 3 || keys.some(k => k === null || k === '')) continue;
+      const v = keys.map(Number);
+      if (v.some((x, i) => i > 0 && v[i - 1] > x)) return [t.id, c];
+    }
+  }
+  return null;
+})()
+"""
+
+ROW_ORDER = "Array.from(document.getElementById(%r).tBodies[0].rows).map(r => r.textContent)"
+COLUMN = "Array.from(document.getElementById(%r).tBodies[0].rows).map(r => Number(r.cells[%d].getAttribute('data-sort')))"
+
+RENDERED = """
+(() => ({
+  tables: Array.from(document.querySelectorAll('table.lb[id^="suite-"]')).map(t => ({
+      id: t.id, rows: t.tBodies[0].rows.length, height: t.getBoundingClientRect().height})),
+  charts: Array.from(document.querySelectorAll('figure.chart img')).map(i => ({
+      src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 0, width: i.getBoundingClientRect().width})),
+  ready: document.body.getAttribute('data-ready'),
+}))()
+"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("browser")
+    write_sample_runs(root / "runs")
+    build_leaderboard([root / "runs"], root / "site")
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if find_chromium() is None:
+        pytest.skip("chromium is not installed (bash scripts/install.sh --test installs it)")
+    with Browser.launch() as b:
+        yield b
+
+
+def _check_rendered(b: Browser, site: Path) -> None:
+    state = b.evaluate(RENDERED)
+    assert state["ready"] == "1"
+    expected_tables = (site / "index.html").read_text(encoding="utf-8").count('<table class="lb sortable" id="suite-')
+    assert len(state["tables"]) == expected_tables >= 8
+    for t in state["tables"]:
+        assert t["rows"] > 0 and t["height"] > 0, t
+    charts = sorted(p.name for p in (site / "charts").glob("*.svg"))
+    assert sorted(Path(c["src"]).name for c in state["charts"]) == charts and len(charts) == 4
+    for c in state["charts"]:
+        assert c["ok"] and c["width"] > 100, c
+
+
+def test_site_in_headless_chromium(browser: Browser, site: Path, tmp_path: Path) -> None:
+    b = browser
+    b.open((site / "index.html").resolve().as_uri())
+    _check_rendered(b, site)
+
+    # Sorting: click a header, the rows reorder by that column (ascending, then descending).
+    picked = b.evaluate(PICK_COLUMN)
+    assert picked is not None
+    table, col = picked
+    before = b.evaluate(ROW_ORDER % table)
+    b.evaluate(f"document.getElementById({table!r}).tHead.rows[0].cells[{col}].click()")
+    after = b.evaluate(ROW_ORDER % table)
+    assert after != before and sorted(after) == sorted(before)
+    values = b.evaluate(COLUMN % (table, col))
+    assert values == sorted(values)
+    b.evaluate(f"document.getElementById({table!r}).tHead.rows[0].cells[{col}].click()")
+    assert b.evaluate(COLUMN % (table, col)) == sorted(values, reverse=True)
+
+    # Filter by model: only that model's rows stay visible in tagged rows.
+    shown = b.evaluate("""(() => { const s = document.getElementById('filter-model'); s.value = 'mlp-a';
+        s.dispatchEvent(new Event('change'));
+        return Array.from(document.querySelectorAll('tr[data-model]'))
+          .filter(r => !r.classList.contains('hidden-by-filter')).map(r => r.getAttribute('data-model')); })()""")
+    assert shown and set(shown) == {"mlp-a"}
+    b.evaluate("""(() => { const s = document.getElementById('filter-model'); s.value = '';
+        s.dispatchEvent(new Event('change')); })()""")
+
+    # Filter by dataset: the e-SNLI-VE rows stay, the VQA-X rows go.
+    hidden = b.evaluate("""(() => { const s = document.getElementById('filter-dataset'); s.value = 'e-snli-ve';
+        s.dispatchEvent(new Event('change'));
+        return Array.from(document.querySelectorAll('tr[data-dataset]'))
+          .filter(r => r.classList.contains('hidden-by-filter')).map(r => r.getAttribute('data-dataset')); })()""")
+    assert hidden and "e-snli-ve" not in hidden
+    b.evaluate("""(() => { const s = document.getElementById('filter-dataset'); s.value = '';
+        s.dispatchEvent(new Event('change')); })()""")
+
+    shot = b.screenshot(tmp_path / "index.png")
+    print(f"screenshot: {shot}")
+    assert shot.stat().st_size > 10_000
+    assert b.console_errors == []
+
+    # The error collection works (a console error in the page is seen).
+    b.evaluate("console.error('deliberate test error')")
+    b.evaluate("1")  # the console event arrives before this reply
+    assert any("deliberate test error" in e for e in b.console_errors)
+    b.console_errors.clear()
+
+    # A run report page opens from its link, with no errors either.
+    href = b.evaluate("document.querySelector('#runs a').getAttribute('href')")
+    b.open((site / href).resolve().as_uri())
+    assert b.evaluate("document.querySelector('h1').textContent").startswith("Run ")
+    assert b.console_errors == []
+
+
+def test_site_from_a_loopback_server(browser: Browser, site: Path) -> None:
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        browser.open(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        _check_rendered(browser, site)
+        assert browser.console_errors == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # keep test output clean
+        pass

@@ -1,0 +1,161 @@
+"""The static leaderboard site: tables, charts, run pages, bad rows, byte-identical rebuilds."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from vqa_harness_leaderboard import build_leaderboard
+from vqa_harness_leaderboard.build import build_tables, collect_rows
+from vqa_harness_leaderboard.charts import derive_charts
+from vqa_harness_leaderboard.samples import write_sample_runs
+
+from harness.testing import make_host, run_in_process, use_host
+
+CHART_IDS = {"answer-types", "decoy-ablations", "perturbations", "evil-scores"}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Path:
+    """A real toy run (prior on vqa-accuracy, 50 questions per task) + sample runs of every
+    other suite + one run folder with bad rows."""
+    root = tmp_path_factory.mktemp("lb")
+    host = make_host(builtins=True)
+    with use_host(host):
+        outcome = run_in_process(host, model="prior", suite="vqa-accuracy", tmp_path=root, limit=50)
+    assert outcome.exit_code == 0 and outcome.rows
+    write_sample_runs(root / "runs")
+    bad = root / "runs" / "20250101-000000-bad-rows"
+    bad.mkdir()
+    good = json.loads((root / "runs" / "20250101-000000-mlp-a-decoys" / "results.jsonl").read_text().splitlines()[0])
+    lines = [json.dumps({**good, "schema_version": 99}), json.dumps({k: v for k, v in good.items() if k != "metric"}),
+             "{not json"]
+    (bad / "results.jsonl").write_text("\n".join(lines) + "\n")
+    return root / "runs"
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_site_has_every_suite_table_and_chart(runs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    written = build_leaderboard([runs], out)
+    rows, _ = collect_rows([runs])
+    tables = build_tables(rows)
+    # The markdown and data files are still written, and the site next to them.
+    for name in ("index.md", "results.csv", "results.json", "problems.txt", "index.html"):
+        assert out / name in written
+    assert set(tables) == {"vqa-accuracy", "balanced-vqa", "decoys", "counterfactual", "e-vil"}
+    html = (out / "index.html").read_text(encoding="utf-8")
+    for suite, suite_tables in tables.items():
+        assert (out / f"{suite}.md").is_file()
+        assert f'id="suite-{suite}"' in html
+        for i, _ in enumerate(suite_tables, 1):
+            assert f'id="suite-{suite}-t{i}"' in html
+    # One chart per kind, each derived from its suite's rows, written as SVG and embedded.
+    charts = sorted(p.name for p in (out / "charts").glob("*.svg"))
+    found = {cid for cid in CHART_IDS if any(name.endswith(f"-{cid}.svg") for name in charts)}
+    assert found == CHART_IDS
+    for name in charts:
+        assert f'src="charts/{name}"' in html
+        svg = (out / "charts" / name).read_text()
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+        assert "<dc:date>" not in svg  # no timestamp: rebuilds are byte-identical
+        assert (out / "charts" / name.replace(".svg", ".sha256")).is_file()
+    # Every run that contributed rows links to its report page (relative link, page exists).
+    for run_id in {r.run_id for r in rows}:
+        assert f'href="run-reports/{run_id}.html"' in html
+        page = (out / "run-reports" / f"{run_id}.html").read_text(encoding="utf-8")
+        assert "seed" in page and "Headline numbers" in page
+    # Self-contained: no external fetches.
+    assert not re.search(r'(src|href)="(https?:)?//', html)
+    assert "<style>" in html and "<script>" in html
+    # Filters list the models and datasets.
+    for model in ("prior", "mlp-iqa", "explainer-template"):
+        assert f'<option value="{model}">' in html
+    assert '<option value="e-snli-ve">' in html
+
+
+def test_bad_rows_are_reported_with_file_and_line(runs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build_leaderboard([runs], out)
+    problems = (out / "problems.txt").read_text().splitlines()
+    bad = runs / "20250101-000000-bad-rows" / "results.jsonl"
+    assert problems == [f"{bad}:1: unknown schema_version 99", f"{bad}:2: missing field(s) metric",
+                        f"{bad}:3: not JSON (Expecting property name enclosed in double quotes)"]
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "3 result row(s) were skipped" in html
+    for p in problems:
+        assert p.replace('"', "&quot;") in html
+
+
+def test_rebuild_is_byte_identical_and_charts_are_not_redrawn(runs: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    build_leaderboard([runs], first)
+    before = _snapshot(first)
+    mtimes = {p: p.stat().st_mtime_ns for p in (first / "charts").glob("*.svg")}
+    build_leaderboard([runs], first)
+    assert _snapshot(first) == before
+    assert {p: p.stat().st_mtime_ns for p in (first / "charts").glob("*.svg")} == mtimes  # not redrawn
+    # A fresh folder, built by another process (other hash seeds, fresh matplotlib): same bytes.
+    code = ("import sys; from pathlib import Path; from vqa_harness_leaderboard import build_leaderboard; "
+            "build_leaderboard([Path(sys.argv[1])], Path(sys.argv[2]))")
+    env = {**os.environ, "PYTHONHASHSEED": "123"}
+    subprocess.run([sys.executable, "-c", code, str(runs), str(second)], check=True, env=env)
+    assert _snapshot(second) == before
+
+
+def test_chart_redrawn_only_when_its_rows_change(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    write_sample_runs(runs, suites=("decoys", "counterfactual"))
+    out = tmp_path / "site"
+    build_leaderboard([runs], out)
+    decoy_svg, cf_svg = out / "charts" / "decoys-decoy-ablations.svg", out / "charts" / "counterfactual-perturbations.svg"
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (decoy_svg, cf_svg)}
+    results = runs / "20250101-000000-mlp-iqa-decoys" / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    rows[0]["value"] = 0.99
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    os.utime(cf_svg, ns=(1, 1))  # an untouched chart keeps this stamp if it is not redrawn
+    build_leaderboard([runs], out)
+    assert decoy_svg.read_bytes() != before[decoy_svg][1]
+    assert cf_svg.stat().st_mtime_ns == 1 and cf_svg.read_bytes() == before[cf_svg][1]
+
+
+def test_charts_only_where_rows_exist(runs: Path) -> None:
+    rows, _ = collect_rows([runs])
+    by_suite = {s: {c.id for c in derive_charts([r for r in rows if r.suite == s])} for s in {r.suite for r in rows}}
+    assert by_suite == {"vqa-accuracy": {"answer-types"}, "balanced-vqa": {"answer-types"},
+                        "decoys": {"decoy-ablations"}, "counterfactual": {"perturbations"}, "e-vil": {"evil-scores"}}
+    (chart,) = derive_charts([r for r in rows if r.suite == "decoys"])
+    # Orig..All in the paper's order; values are percentages of the rows' fractions.
+    assert chart.panels[0].categories == ("Orig", "IoU", "QoU", "IoU+QoU", "All")
+    row = next(r for r in rows if r.suite == "decoys" and r.model == "mlp-a" and r.variant == "orig"
+               and r.metric == "mc_accuracy")
+    series = next(s for s in chart.panels[0].series if s.label == "mlp-a")
+    assert chart.panels[0].series[-1].label == "Random"
+    assert any(s.label == "mlp-iqa [QA]" for s in chart.panels[0].series)
+    assert series.values[0] == pytest.approx(100 * row.value)
+
+
+def test_empty_runs_folder_gives_a_page_that_says_so(tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    out = tmp_path / "site"
+    build_leaderboard([tmp_path / "runs"], out)
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert 'id="empty"' in html and "No results yet" in html
+    assert not list((out / "charts").glob("*.svg")) if (out / "charts").exists() else True
+
+
+def test_cli_build_writes_the_site(runs: Path, tmp_path: Path) -> None:
+    from harness.cli import main
+
+    out = tmp_path / "cli-site"
+    assert main(["leaderboard", "build", str(runs), "--out", str(out)]) == 0
+    assert (out / "index.html").is_file() and (out / "charts").is_dir()
