@@ -159,6 +159,10 @@ class Model(Configurable):
     def trainable(self) -> bool:
         return "fit" in self.capabilities()
 
+    def report_notes(self) -> str:
+        """Markdown the run report shows at the end (e.g. candidates outside the label space)."""
+        return ""
+
     def fingerprint_extra(self) -> Any:
         """Extra state folded into the fingerprint (trained weights' hash, model revision)."""
         return None

@@ -25,7 +25,6 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
-from unittest import mock
 
 from .errors import UsageError
 from .runner import Runner
@@ -120,8 +119,7 @@ def run_distributed(config: Any, host: Any, *, timeout_hours: float = 12.0) -> A
         with tempfile.TemporaryDirectory(prefix=f"harness-rank{rank}-") as scratch:
             # Phase 1: all ranks, scratch run directories (deleted), real prediction cache.
             sharded = replace(config, out=Path(scratch), device=device, resume=False)
-            with mock.patch.object(run_module, "Runner", shard_runner):
-                run_module.execute_run(sharded, host)
+            run_module.execute_run(sharded, host, runner_factory=shard_runner)
         dist.barrier()
         if rank != 0:
             return None

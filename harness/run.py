@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -17,7 +18,7 @@ import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from . import __version__
 from .api import Model, Probe, Task
@@ -88,9 +89,11 @@ class RunOutcome:
     model_calls: int = 0
 
 
-def execute_run(config: RunConfig, host: PluginHost) -> RunOutcome:
+def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable[..., Runner] = Runner) -> RunOutcome:
     """Run `config.model` through `config.suite`; returns the outcome (never raises for
-    plugin failures; raises HarnessError for bad input found before work starts)."""
+    plugin failures; raises HarnessError for bad input found before work starts).
+
+    `runner_factory` builds the Runner (harness.distributed passes a sharding one)."""
     suite = resolve_suite(host, config.suite)
     model_name, model_options = parse_spec(config.model)
     model_entry = host.models.get(model_name)
@@ -109,7 +112,7 @@ def execute_run(config: RunConfig, host: PluginHost) -> RunOutcome:
     rundir.write_manifest(manifest)
 
     cache = PredictionCache(config.cache_path)
-    runner = Runner(model, cache=cache, batch_size=config.batch_size, device=device,
+    runner = runner_factory(model, cache=cache, batch_size=config.batch_size, device=device,
                     progress=config.progress, plugin_label=f"{model_entry.plugin}:{model_name}")
     outcome = RunOutcome(rundir, [], ExitCode.OK)
     sections: list[str] = []
@@ -167,6 +170,9 @@ def execute_run(config: RunConfig, host: PluginHost) -> RunOutcome:
                 missing.extend((task_name, m, r) for m, r in ctx.missing)
                 resources.update(ctx.resources)
             _flush(rundir, outcome, runner, sections, missing, manifest, resources, status="running")
+        notes = model.report_notes()
+        if notes:
+            sections.append(f"### Model notes ({model_name})\n\n{notes}\n")
         status = "complete"
     except KeyboardInterrupt:
         status = "interrupted"
@@ -261,6 +267,7 @@ def _manifest(config, host, model_spec, model_entry, suite, device, rundir, resu
         "git_commit": _git_commit(),
         "started": previous.get("started") or _now(),
         "resumed": previous.get("resumed", 0) + (1 if resumed else 0),
+        "world_size": int(os.environ.get("WORLD_SIZE", "1")),
         "status": "running",
         "resources": {},
     }

@@ -129,6 +129,11 @@ class Runner:
         done: dict[str, Prediction] = {}
         start = time.perf_counter()
         try:
+            stream = getattr(self.model, "predict_stream", None)
+            if callable(stream):
+                # The model runs its own DataLoader (workers decode while the model computes);
+                # each yielded batch is committed at once, like the plain path.
+                indices = self._run_stream(stream, examples, extras, keys, indices, capability, done, bar)
             with torch.inference_mode():
                 for b in range(0, len(indices), self.batch_size):
                     idx = indices[b : b + self.batch_size]
@@ -145,6 +150,36 @@ class Runner:
             if bar is not None:
                 bar.close()
         return done
+
+    def _run_stream(self, stream, examples, extras, keys, indices, capability, done, bar) -> list[int]:
+        """Feed `indices` through the model's `predict_stream`; returns the indices left over
+        (all of them if the stream itself broke, so the plain batched path retries them)."""
+        subset = [examples[i] for i in indices]
+        sub_extras = [extras[i] for i in indices] if capability == "explain" else None
+        try:
+            for positions, preds in stream(subset, capability, answers=sub_extras, batch_size=self.batch_size):
+                fresh = {}
+                for pos, pred in zip(positions, preds):
+                    i = indices[pos]
+                    if pred.error is None:
+                        self.stats.model_calls += 1
+                    else:
+                        self._count_error(examples[i], pred.error)
+                    fresh[keys[i]] = pred
+                self.cache.put_many(self.fingerprint, fresh)
+                done.update(fresh)
+                if bar is not None:
+                    bar.update(len(positions))
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception:
+            pass  # fall back to the plain path for whatever is not done
+        return [i for i in indices if keys[i] not in done]
+
+    def _count_error(self, example: Example, error: str) -> None:
+        self.stats.errors += 1
+        if len(self.stats.error_examples) < 50:
+            self.stats.error_examples.append((example.id, error))
 
     def _call_contained(self, batch, extras, capability) -> list[Prediction]:
         try:
@@ -171,9 +206,7 @@ class Runner:
         exc = sys.exc_info()[1]
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         error = f"plugin {self.plugin_label}: {type(exc).__name__}: {message}".rstrip(": ")
-        self.stats.errors += 1
-        if len(self.stats.error_examples) < 50:
-            self.stats.error_examples.append((example.id, error))
+        self._count_error(example, error)
         return Prediction(example_id=example.id, capability=capability, error=error)
 
     def _call(self, batch: list[Example], extras: list[str], capability: str) -> list[Prediction]:

@@ -38,9 +38,13 @@ def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, re
     Predictions are cached by model fingerprint and input, so a re-run or `--resume`
     calls the model only for what is missing.
     """
+    import os
+
     from ..plugins import get_host
     from ..run import RunConfig, execute_run
 
+    distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1  # under torchrun / accelerate launch
+    rank = int(os.environ.get("RANK", "0"))
     host = get_host()
     for failure in host.failures:
         click.echo(f"warning: {failure}", err=True)
@@ -49,7 +53,14 @@ def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, re
         config = RunConfig(model=model, suite=suite, data_dir=data_dir, split=split, limit=limit,
                            batch_size=batch_size, device=device, seed=seed, out=out, resume=resume,
                            cache_path=cache_path, argv=tuple(sys.argv))
-        outcome = execute_run(config, host)
+        if distributed:
+            from ..distributed import run_distributed
+
+            outcome = run_distributed(config, host)
+            if outcome is None:  # ranks other than 0 only predict
+                continue
+        else:
+            outcome = execute_run(config, host)
         click.echo(f"{model} on {suite}: {len(outcome.rows)} result rows -> {outcome.rundir.path}"
                    f" (model calls {outcome.model_calls})")
         for task, probe, reason in outcome.skipped:
@@ -60,7 +71,7 @@ def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, re
             click.echo(f"  {outcome.example_errors} example(s) failed in the model; see {outcome.rundir.path / 'report.md'}",
                        err=True)
         worst = max(worst, outcome.exit_code)
-    if not no_leaderboard:
+    if not no_leaderboard and rank == 0:
         from vqa_harness_leaderboard import build_leaderboard
 
         written = build_leaderboard([out], leaderboard_dir)

@@ -202,7 +202,7 @@ def test_qonly_answers_do_not_depend_on_batch_size(fresh_cache) -> None:
             assert all(abs(a.scores[k] - b.scores[k]) < 1e-6 for k in a.scores)
         import torch
 
-        assert torch.allclose(torch.cat(logp), ref_logp, atol=1e-6, rtol=0)
+        assert torch.allclose(torch.cat(logp), ref_logp, rtol=1e-6, atol=1e-6)
 
 
 def test_unknown_option_is_a_usage_error() -> None:

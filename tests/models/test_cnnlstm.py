@@ -83,7 +83,7 @@ def test_answers_do_not_depend_on_batch_size(trained: CNNLSTMModel, scenes) -> N
         assert [a.text for a in got] == [a.text for a in reference]
         for a, b in zip(got, reference):
             assert all(abs(a.scores[k] - b.scores[k]) < 1e-6 for k in b.scores)
-        assert torch.allclose(torch.cat(logp), ref_logp, atol=1e-6, rtol=0)
+        assert torch.allclose(torch.cat(logp), ref_logp, rtol=1e-6, atol=1e-6)
 
 
 def test_cache_hit_skips_training(scenes, fresh_cache, monkeypatch: pytest.MonkeyPatch) -> None:
