@@ -127,6 +127,8 @@ class Model(Configurable):
     """
 
     kind = "model"
+    #: True when the model decodes `example.image`; the run checks image files first.
+    uses_images: ClassVar[bool] = False
     #: What the model was trained on, for tables that group by training data
     #: (e.g. Goyal Table 1: "unbalanced" or "balanced"); trainable models set it from `fit`.
     trained_on: str = ""

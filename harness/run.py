@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 from . import __version__
 from .api import Model, Probe, Task
 from .cache import PredictionCache
-from .errors import ExitCode, HarnessError, UsageError
+from .errors import DataError, ExitCode, HarnessError, UsageError
 from .plugins import PluginHost
 from .probe_context import ProbeContext
 from .report import render_report
@@ -124,6 +124,8 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
         for task in tasks:
             task_name = f"{task.dataset}/{task.split}" + (f" [{task.label}]" if task.label else "")
             examples = session.load(task.dataset, task.split, limit=True)
+            if model.uses_images:
+                _check_images(task_name, examples)
             train_label = model.trained_on
             if model.trainable:
                 train = _train_source(task, session)
@@ -178,6 +180,9 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
         status = "interrupted"
         _flush(rundir, outcome, runner, sections, missing, manifest, resources, status=status)
         raise
+    except HarnessError:  # bad input found mid-run: keep what was computed, then say why
+        _flush(rundir, outcome, runner, sections, missing, manifest, resources, status="failed")
+        raise
     finally:
         cache.close()
     outcome.example_errors = runner.stats.errors
@@ -206,6 +211,18 @@ def _validate(tasks: Sequence[Task], host: PluginHost, session: Session) -> None
             )
         for probe in task.probes:
             host.probes.get(probe)  # unknown probe -> UsageError with near matches
+
+
+def _check_images(task_name: str, examples: Sequence[Any]) -> None:
+    """Missing image files are reported (count and first paths) before the model starts."""
+    from .images import missing_images
+
+    count, first = missing_images([ex.image for ex in examples])
+    if count:
+        raise DataError(
+            f"{task_name}: {count} image file(s) missing on disk, e.g. {', '.join(first)} "
+            "(this model needs images; set --data-dir to the folder that holds them)"
+        )
 
 
 def _train_source(task: Task, session: Session) -> tuple[str, str] | None:

@@ -45,7 +45,7 @@ class Session:
                 + " (set --data-dir to the folder that holds them; see docs/datasets.md)"
             )
         rows = plugin.load(split)
-        examples = rows if isinstance(rows, list) else [Example.from_row(r) for r in _iter_rows(rows)]
+        examples = rows if isinstance(rows, list) else _to_examples(rows)
         if limit and self.limit is not None:
             examples = examples[: self.limit]
         self._loaded[key] = examples
@@ -58,8 +58,19 @@ class Session:
         return self.dataset(spec).fingerprint(split)
 
 
-def _iter_rows(dataset: Any):
-    # datasets.Dataset iterates row dicts; to_list is faster for large sets.
-    if hasattr(dataset, "to_list"):
-        return dataset.to_list()
-    return list(dataset)
+def _to_examples(dataset: Any) -> list[Example]:
+    """Arrow rows -> Examples, column-wise and with the cyclic GC paused (214k VQA v2 val
+    questions: the GC's repeated scans of the growing list dominated the conversion)."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if hasattr(dataset, "to_dict"):
+            columns = dataset.to_dict()
+            names = list(columns)
+            return [Example.from_row(dict(zip(names, values))) for values in zip(*columns.values())]
+        return [Example.from_row(r) for r in dataset]
+    finally:
+        if enabled:
+            gc.enable()

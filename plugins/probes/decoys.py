@@ -18,7 +18,7 @@ source, fill-ins, short sets, filter rejections when the generation is cached).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -153,7 +153,7 @@ class DecoyProbe(Probe):
                 lo, hi = bootstrap_ci(scores, seed=ctx.seed)
                 rows.append(ctx.row(metric, float(scores.mean()), len(scores), ci=(lo, hi), variant=variant))
                 if unmatched >= 0:
-                    rows.append(ctx.row(f"mc_unmatched_rate" + ("" if label == "IQA" else f"/{label}"),
+                    rows.append(ctx.row("mc_unmatched_rate" + ("" if label == "IQA" else f"/{label}"),
                                         unmatched / len(scores), len(scores), variant=variant, higher_is_better=False))
                 if errors:
                     ctx.report(f"decoys={variant} [{label}]: {errors} example(s) failed in the model, scored 0.")

@@ -14,6 +14,7 @@ def tiny_examples(n: int, prefix: str = "q") -> list[Example]:
     for i in range(n):
         c = colors[i % 3]
         out.append(Example(id=f"{prefix}{i}", question=f"what color is the ball {i}?", image_id=str(i),
+                           image=f"/nonexistent/img{i}.png",
                            answers=(c,) * 8 + ("Red.", "two"), answer_type="other",
                            question_type="what color is the", label=c))
     return out

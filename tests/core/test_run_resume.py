@@ -84,3 +84,17 @@ def test_failing_example_is_contained_and_named(tmp_path):
     assert "q5" in report and "plugin echo-model:echo: RuntimeError: boom on purpose" in report
     overall = [r for r in out.rows if r.metric == "vqa_accuracy"][0]
     assert overall.value == pytest.approx(29 / 40)  # q5 was correct; now scored 0
+
+
+def test_missing_images_stop_an_image_model_before_it_starts(tmp_path):
+    from harness.errors import DataError
+
+    plugins, names = core_plugins()
+    EchoModel.uses_images = True
+    try:
+        host = make_host(*plugins, names=names)
+        with pytest.raises(DataError, match=r"40 image file\(s\) missing on disk"):
+            run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
+    finally:
+        EchoModel.uses_images = False
+    assert EchoModel.calls == []

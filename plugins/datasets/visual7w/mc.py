@@ -23,7 +23,7 @@ from harness.decoys import (
     normalize_for_match,
     variant_choices,
 )
-from harness.errors import DataError, UsageError
+from harness.errors import DataError
 from harness.paths import cache_dir
 from harness.runstore import atomic_write_text
 from harness.types import Example

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.decoys import normalize_release, read_decoy_file

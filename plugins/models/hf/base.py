@@ -50,6 +50,8 @@ class _Capabilities:
 class HFModelBase(Model):
     """Loading, device placement, fingerprint and streaming for transformers models."""
 
+    uses_images = True  # the run checks image files before the model starts
+
     options: ClassVar[dict[str, Option]] = COMMON_OPTIONS
     capabilities = _Capabilities()  # type: ignore[assignment]
 
