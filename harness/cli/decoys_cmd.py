@@ -20,7 +20,6 @@ def dataset_records(plugin, split: str):
     in meta), else any dataset's examples with `label` as target and `choices` as decoys."""
     from harness.decoys import QARecord
 
-    from harness.session import _iter_rows
     from harness.types import Example
 
     if hasattr(plugin, "base_examples"):
@@ -29,7 +28,7 @@ def dataset_records(plugin, split: str):
         examples = plugin.all_examples()[split]
     else:
         rows = plugin.load(split)
-        examples = rows if isinstance(rows, list) else [Example.from_row(r) for r in _iter_rows(rows)]
+        examples = rows if isinstance(rows, list) else [Example.from_row(r) for r in (rows.to_list() if hasattr(rows, "to_list") else rows)]
     records = []
     for ex in examples:
         target = ex.meta.get("mc_target") or ex.label

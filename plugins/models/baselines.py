@@ -360,7 +360,10 @@ class TorchAnswerModel(Model):
         return torch.tensor(keep, dtype=torch.long), ids, scores
 
     def _train(self, train: Sequence[Example], seed: int) -> "torch.nn.Module":
-        """Adam on soft-target cross entropy; seeded init, dropout and shuffling."""
+        """Adam on soft-target cross entropy with a warm-up + cosine learning-rate schedule.
+
+        Seeded weight init, dropout and shuffling; the global torch RNG is restored after.
+        """
         import torch
         import torch.nn.functional as F
         from tqdm.auto import tqdm
@@ -370,21 +373,28 @@ class TorchAnswerModel(Model):
         take = self._encode(train)
         n, bs = len(keep), max(1, cfg["batch_size"])
         groups = self._train_groups([train[i] for i in keep.tolist()])
-        steps = cfg["epochs"] * math.ceil(n / bs)
+        gen = torch.Generator().manual_seed(seed)
+        # The whole batch plan up front: the schedule needs the exact number of steps.
+        plan = [
+            [sel for sel in _shuffled_batches(n, bs, groups, gen) if len(sel) >= 2]  # BatchNorm needs 2 rows
+            for _ in range(cfg["epochs"])
+        ]
+        total = max(1, sum(map(len, plan)))
+        warmup = max(1, total // 20)
         disable = os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes")
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)  # weight init and dropout; restored on exit
             net = self._new_net()
             opt = torch.optim.Adam(net.parameters(), lr=cfg["lr"])
-            gen = torch.Generator().manual_seed(seed)
-            bar = tqdm(total=steps, desc=f"train {self.name}", unit="step", disable=disable, leave=False)
-            with bar:
-                for epoch in range(cfg["epochs"]):
+            # A decayed final learning rate makes the last epoch's weights stable, so the
+            # result does not hinge on where training happens to stop.
+            sched = torch.optim.lr_scheduler.LambdaLR(
+                opt, lambda step: min(1.0, (step + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * min(step, total) / total))
+            )
+            with tqdm(total=total, desc=f"train {self.name}", unit="step", disable=disable, leave=False) as bar:
+                for epoch, batches in enumerate(plan):
                     net.train()
-                    for sel in _shuffled_batches(n, bs, groups, gen):
-                        bar.update(1)
-                        if len(sel) < 2:  # BatchNorm needs two rows in training mode
-                            continue
+                    for sel in batches:
                         target = torch.zeros(len(sel), len(self.answers))
                         target.scatter_add_(1, ans_ids[sel], ans_scores[sel])
                         target /= target.sum(1, keepdim=True)
@@ -393,6 +403,8 @@ class TorchAnswerModel(Model):
                         opt.zero_grad(set_to_none=True)
                         loss.backward()
                         opt.step()
+                        sched.step()
+                        bar.update(1)
                         bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}", refresh=False)
         return net
 
@@ -452,6 +464,9 @@ class QOnlyModel(TorchAnswerModel):
     options = {
         **_COMMON_OPTIONS,
         "epochs": Option(8, "passes over the train split"),
+        "dropout": Option(0.3, "dropout before the answer layer"),
+        # One thread: the model is tiny, and a second thread only adds contention.
+        "threads": Option(1, "torch CPU threads while training and predicting (0: torch default)"),
         "ngram": Option(2, "longest n-gram of question tokens used as a feature"),
         "min_count": Option(1, "n-grams seen fewer times in train are dropped"),
     }

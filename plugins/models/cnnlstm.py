@@ -1,9 +1,16 @@
 """`cnn-lstm`: image + question baseline in the spirit of "deeper LSTM Q + norm I".
 
-A small CNN encodes the image (conv-BN-ReLU-pool blocks -> flattened map, l2-normalized ->
-linear -> tanh), an LSTM encodes the question (last hidden state -> linear -> tanh), the two
-are multiplied point-wise and an MLP scores the answer vocabulary (Antol et al. 2015, as
-used by Goyal et al. 2017; scaled down to train on CPU in about a minute).
+A small CNN turns the image into a grid of region features (conv-BN-ReLU-pool blocks; each
+region vector l2-normalized, projected, tanh), an LSTM encodes the question (last hidden
+state -> linear -> tanh), the question vector is multiplied point-wise with every region
+vector, and an MLP over the pooled product scores the answer vocabulary (Antol et al. 2015
+as used by Goyal et al. 2017, scaled down to train on 2 CPU cores in about a minute).
+
+One deliberate change from the original: the product is taken per image region, with a
+linear+ReLU applied before the regions are summed, instead of on one global image vector.
+With a from-scratch CNN and a few thousand questions, a global vector did not beat the
+question-only model on the balanced toy data (see docs/models.md); the per-region product
+lets the question pick out "the small red box" and lets sums count.
 Training, the weight cache and inference come from `baselines.TorchAnswerModel`.
 """
 
@@ -16,7 +23,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from harness.api import Model, Option
-from harness.errors import DataError
+from harness.errors import DataError, UsageError
 from harness.hookspecs import hookimpl
 from harness.images import load_image
 from harness.types import BLANK_IMAGE, Example
@@ -37,13 +44,21 @@ class CNNLSTMModel(TorchAnswerModel):
     description = "Small CNN (image) x LSTM (question), point-wise product -> MLP over answers"
     options = {
         **_COMMON_OPTIONS,
-        "epochs": Option(12, "passes over the train split"),
-        "hidden": Option(256, "size of the joint image-question space"),
-        "lr": Option(2e-3, "Adam learning rate"),
-        "image_size": Option(64, "images are resized to image_size x image_size"),
-        "channels": Option(32, "channels of the first conv block (doubled per block, 3 blocks)"),
+        "epochs": Option(25, "passes over the train split"),
+        "hidden": Option(128, "size of the question vector and of the joint region-question space"),
+        "lr": Option(3e-3, "peak Adam learning rate (warm-up, then cosine decay)"),
+        "batch_size": Option(48, "training batch size in questions (inference does not depend on it)"),
+        "dropout": Option(0.1, "dropout in the answer MLP"),
+        "image_size": Option(32, "images are resized to image_size x image_size (a multiple of 8)"),
+        "channels": Option(16, "channels of the first conv block (doubled per block, 3 blocks)"),
         "embed": Option(64, "word-embedding size"),
     }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        size = self.config["image_size"]
+        if size < 8 or size % 8:
+            raise UsageError(f"model 'cnn-lstm': option image_size={size} must be a multiple of 8 (>= 8)")
 
     # ---- vocabulary and inputs
     def _build_vocab(self, train: Sequence[Example]) -> dict[str, Any]:
@@ -95,7 +110,6 @@ class CNNLSTMModel(TorchAnswerModel):
             hidden=cfg["hidden"],
             embed=cfg["embed"],
             channels=cfg["channels"],
-            image_size=cfg["image_size"],
             dropout=cfg["dropout"],
         )
 
@@ -142,18 +156,22 @@ def _net_class() -> type:
     import torch.nn.functional as F
 
     class CNNLSTMNet(nn.Module):
-        """Image: 3 x (conv3x3-BN-ReLU-maxpool2) -> flatten -> l2-norm -> linear -> tanh.
-        Question: embedding -> LSTM -> last hidden -> linear -> tanh.
-        Joint: point-wise product -> dropout -> linear-ReLU -> dropout -> linear (answers).
+        """Regions x question, point-wise, then pooled (see the module docstring).
+
+        Image: 3 x (conv3x3-BN-ReLU-maxpool2) -> a grid of region features, each
+        l2-normalized ("norm I") -> 1x1 linear -> tanh. Question: embedding -> LSTM -> last
+        hidden state -> linear -> tanh. Each region vector is multiplied point-wise by the
+        question vector, passed through linear+ReLU, and the regions are summed (sums can
+        count); an MLP maps the result to answer logits.
         """
 
         def __init__(
-            self, *, n_words: int, n_answers: int, hidden: int, embed: int, channels: int, image_size: int, dropout: float
+            self, *, n_words: int, n_answers: int, hidden: int, embed: int, channels: int, dropout: float
         ) -> None:
             super().__init__()
             blocks: list[nn.Module] = []
             c_in = 3
-            for c_out in (channels, channels * 2, channels * 2):
+            for c_out in (channels, channels * 2, channels * 4):
                 blocks += [
                     nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
                     nn.BatchNorm2d(c_out),
@@ -162,13 +180,13 @@ def _net_class() -> type:
                 ]
                 c_in = c_out
             self.cnn = nn.Sequential(*blocks)
-            side = image_size // 8
-            self.img_proj = nn.Linear(c_in * side * side, hidden)
+            self.region_proj = nn.Conv2d(c_in, hidden, 1)
             self.embed = nn.Embedding(n_words, embed, padding_idx=0)
             with torch.no_grad():
                 self.embed.weight[1].zero_()  # <unk>: see CNNLSTMModel._encode
             self.lstm = nn.LSTM(embed, hidden, batch_first=True)
             self.q_proj = nn.Linear(hidden, hidden)
+            self.joint = nn.Linear(hidden, hidden)
             self.head = nn.Sequential(
                 nn.Dropout(dropout),
                 nn.Linear(hidden, hidden),
@@ -181,13 +199,15 @@ def _net_class() -> type:
             self, images: torch.Tensor, image_of_row: torch.Tensor, tokens: torch.Tensor, lengths: torch.Tensor
         ) -> torch.Tensor:
             x = images.float().div_(127.5).sub_(1.0)
-            feat = F.normalize(self.cnn(x).flatten(1), dim=1)
-            img = torch.tanh(self.img_proj(feat))[image_of_row]
-            emb = self.embed(tokens)
-            packed = nn.utils.rnn.pack_padded_sequence(emb, lengths.cpu(), batch_first=True, enforce_sorted=False)
+            regions = F.normalize(self.cnn(x), dim=1)  # [images, C, h, w], unit vector per region
+            regions = torch.tanh(self.region_proj(regions)).flatten(2)[image_of_row]  # [rows, H, h*w]
+            packed = nn.utils.rnn.pack_padded_sequence(
+                self.embed(tokens), lengths.cpu(), batch_first=True, enforce_sorted=False
+            )
             _, (h, _) = self.lstm(packed)
-            q = torch.tanh(self.q_proj(h[-1]))
-            return self.head(img * q)
+            q = torch.tanh(self.q_proj(h[-1]))  # [rows, H]
+            joint = torch.relu(self.joint((regions * q[:, :, None]).transpose(1, 2))).sum(1)
+            return self.head(joint)
 
     return CNNLSTMNet
 

@@ -36,10 +36,9 @@ class _VQAMC(DatasetPlugin):
         return self._base().expected_files(split)
 
     def base_examples(self, split: str) -> list[Example]:
-        from harness.session import _iter_rows
-
+    
         rows = self._base().load(split)
-        exs = rows if isinstance(rows, list) else [Example.from_row(r) for r in _iter_rows(rows)]
+        exs = rows if isinstance(rows, list) else [Example.from_row(r) for r in (rows.to_list() if hasattr(rows, "to_list") else rows)]
         out = []
         for ex in exs:
             target = ex.label
