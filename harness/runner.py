@@ -125,7 +125,8 @@ class Runner:
         if self.progress:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(indices), desc=desc or capability, unit="ex", dynamic_ncols=True, leave=False)
+            bar = tqdm(total=len(indices), desc=desc or capability, unit="ex", dynamic_ncols=True, leave=False,
+                       disable=None)  # None: no bar when stderr is not a terminal
         done: dict[str, Prediction] = {}
         start = time.perf_counter()
         try:

@@ -15,7 +15,7 @@ from vqa_harness_plugins.models.cnnlstm import CNNLSTMModel, decode_images
 
 COLORS = {"red": (220, 30, 30), "green": (30, 170, 30), "blue": (30, 30, 220), "yellow": (230, 220, 30)}
 # Small and quick: 16x16 inputs, few epochs, one thread.
-FAST = {"epochs": 6, "hidden": 32, "embed": 16, "channels": 8, "image_size": 16, "batch_size": 16,
+FAST = {"epochs": 10, "hidden": 32, "embed": 16, "channels": 8, "image_size": 16, "batch_size": 16,
         "lr": 0.01, "dropout": 0.0, "threads": 1}
 
 

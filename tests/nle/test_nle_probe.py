@@ -127,6 +127,12 @@ def test_full_bundle_names_the_combined_score_without_spice(host, tmp_path):
 
     if spice_status()[0]:
         pytest.skip("SPICE models are installed here")
+    import shutil
+
+    from harness.resources.bertscore import bertscore_status
+
+    if shutil.which("java") is None or not bertscore_status().present:
+        pytest.skip("needs java and the local BERTScore model")
     out = run_in_process(host, model="retrieval-explainer", suite="nle-full", tmp_path=tmp_path, limit=12)
     assert out.exit_code == 0, out.probe_failures
     rows = _rows(out)

@@ -15,14 +15,27 @@ REFS = [["a man rides a horse", "the man is on a horse"], ["the dog runs in a pa
         ["it is daytime", "the sky is clear"], ["the car is red", "a red car is parked"]]
 
 
+def _need_java_and_bertscore() -> None:
+    import shutil
+
+    from harness.resources.bertscore import bertscore_status
+
+    if shutil.which("java") is None:
+        pytest.skip("java is not installed (apt-get install default-jre-headless)")
+    if not bertscore_status().present:
+        pytest.skip("the BERTScore model is not installed (harness resources)")
+
+
 @pytest.fixture(scope="module")
 def bundle():
+    _need_java_and_bertscore()
     return nlg_scores(PREDS, REFS, metrics=("bleu1", "bleu2", "bleu3", "bleu4", "meteor", "rouge_l", "cider",
                                             "spice", "bertscore_f1"))
 
 
 @pytest.fixture(scope="module")
 def coco_inputs():
+    _need_java_and_bertscore()
     from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
 
     tok = PTBTokenizer()

@@ -97,7 +97,9 @@ def attach_decoys(examples: Sequence[Example], sets: Mapping[str, Mapping[str, S
                   variant: str, seed: int, scoring: str, source: str) -> list[Example]:
     """Examples with `choices` = the variant's candidates and the decoy sets in meta.
 
-    DataError (count and examples) when a candidate list would hold only the target."""
+    A question whose candidate list would hold only the target is kept as is (the decoy
+    probes leave it out and report the count with examples); DataError when that is true of
+    every question (the decoy set does not exist for this data)."""
     out, empty = [], []
     for ex in examples:
         target = ex.meta["mc_target"]
@@ -111,7 +113,7 @@ def attach_decoys(examples: Sequence[Example], sets: Mapping[str, Mapping[str, S
         if "iou_sources" in generated:
             meta["decoy_sources"] = {"iou": list(generated["iou_sources"]), "qou": list(generated["qou_sources"])}
         out.append(ex.with_(choices=choices, meta=meta))
-    if empty:
+    if empty and len(empty) == len(out):
         hint = " (this dataset has no original decoys: use decoys=iou, qou, iou+qou or all)" if variant == "orig" else ""
         raise DataError(f"{source}: {len(empty)} question(s) have no decoys for decoys={variant} "
                         f"(e.g. {', '.join(empty[:5])}){hint}")
