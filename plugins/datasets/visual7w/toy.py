@@ -65,4 +65,4 @@ class ToyVQAMC(DatasetPlugin):
         check_orig_decoys(base, source)
         sets = generated_decoys(base, decoy_config(self.config), key=self.generation_key(split), source=source)
         return attach_decoys(base, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
-                             scoring="target", source=source)
+                             scoring="target", source=source, allow_partial=True)
