@@ -110,16 +110,25 @@ class Vocab:
 
     @classmethod
     def from_counts(
-        cls, counts: Counter[str], *, max_size: int | None = None, min_count: int = 1, specials: Sequence[str] = ()
+        cls,
+        counts: Counter[str],
+        *,
+        max_size: int | None = None,
+        min_count: int = 1,
+        specials: Sequence[str] = (),
     ) -> "Vocab":
         """Most frequent first, ties broken alphabetically (deterministic), after `specials`."""
-        ranked = sorted((c for c in counts if counts[c] >= min_count), key=lambda s: (-counts[s], s))
+        ranked = sorted(
+            (c for c in counts if counts[c] >= min_count), key=lambda s: (-counts[s], s)
+        )
         if max_size is not None:
             ranked = ranked[:max_size]
         return cls(tuple(specials) + tuple(ranked))
 
 
-def build_answer_vocab(train: Sequence[Example], max_answers: int, norm: Callable[[str], str]) -> Vocab:
+def build_answer_vocab(
+    train: Sequence[Example], max_answers: int, norm: Callable[[str], str]
+) -> Vocab:
     """The `max_answers` most frequent canonical answers in `train` (empty ones skipped)."""
     counts = Counter(canonical_answer(ex, norm) for ex in train)
     counts.pop("", None)

@@ -50,6 +50,8 @@ __all__ = [
     "QTypePriorModel",
     "QOnlyModel",
     "TorchAnswerModel",
+    "TRAINER_OPTIONS",
+    "MODEL_VERSION",
     "OUT_OF_VOCAB",
     "TOP_K",
     "register_models",
@@ -90,7 +92,9 @@ class _CountingPrior(Model):
         norm_name, self._norm = normalizer()
         labels = [canonical_answer(ex, self._norm) for ex in train]
         if not any(labels):
-            raise DataError(f"model {self.name!r}: the train split has no labels or answers to count")
+            raise DataError(
+                f"model {self.name!r}: the train split has no labels or answers to count"
+            )
         self._prior = _distribution(Counter(a for a in labels if a))
         self._trained = digest({"train": train_digest(train), "normalizer": norm_name})
         self._labels = labels
@@ -112,7 +116,12 @@ class _CountingPrior(Model):
         out = []
         for ex in batch:
             dist = self._dist(ex)
-            out.append([math.log(dist[c]) if (c := self._norm(ch)) in dist else OUT_OF_VOCAB for ch in ex.choices])
+            out.append(
+                [
+                    math.log(dist[c]) if (c := self._norm(ch)) in dist else OUT_OF_VOCAB
+                    for ch in ex.choices
+                ]
+            )
         return out
 
 
@@ -162,14 +171,19 @@ class QTypePriorModel(_CountingPrior):
 #: Bump when a change to the trainers or networks makes cached weights stale.
 MODEL_VERSION = 1
 
-_COMMON_OPTIONS: dict[str, Option] = {
+#: Options every `TorchAnswerModel` accepts (subclasses override defaults and add more).
+TRAINER_OPTIONS: dict[str, Option] = {
     "epochs": Option(10, "passes over the train split"),
     "hidden": Option(256, "hidden size"),
     "lr": Option(3e-3, "Adam learning rate"),
     "batch_size": Option(128, "training batch size (inference does not depend on it)"),
     "max_answers": Option(1000, "answer vocabulary: the K most frequent canonical train answers"),
     "dropout": Option(0.3, "dropout before the answer classifier"),
-    "threads": Option(2, "torch CPU threads while training and predicting (0: torch default)"),
+    # One thread by default: on 2 shared cores a second torch thread made training 4x
+    # slower in wall-clock time (OpenMP spin-waiting) and only 1.3x faster on idle cores.
+    "threads": Option(min(2, os.cpu_count() or 1),
+                      "torch CPU threads while training and predicting (0: torch default); results "
+                      "are bit-identical for a given seed and thread count"),
 }
 
 #: Takes example row indices (a LongTensor) and returns the network's positional inputs.
@@ -180,9 +194,10 @@ Take = Callable[["torch.Tensor"], tuple["torch.Tensor", ...]]
 def _torch_env(threads: int) -> Iterator[None]:
     """Set torch's CPU thread count for a block, then restore it.
 
-    Training always runs on the CPU, where every op these networks use (convolution,
-    LSTM, embedding bag, scatter_add) is deterministic, so `torch.use_deterministic_algorithms`
-    is not needed (and costs a 1.5 s import of torch._inductor).
+    Training always runs on the CPU with ops whose CPU kernels are deterministic for a
+    given thread count (convolution, LSTM, embedding bag, scatter_add, index_select; not
+    `x[index]` in a backward pass), so `torch.use_deterministic_algorithms` is not needed
+    (it also costs a 1.5 s import of torch._inductor).
     """
     import torch
 
@@ -196,7 +211,9 @@ def _torch_env(threads: int) -> Iterator[None]:
             torch.set_num_threads(old_threads)
 
 
-def _shuffled_batches(n: int, size: int, groups: list[Any] | None, gen: "torch.Generator") -> Iterator["torch.Tensor"]:
+def _shuffled_batches(
+    n: int, size: int, groups: list[Any] | None, gen: "torch.Generator"
+) -> Iterator["torch.Tensor"]:
     """Row indices in seeded random batches of about `size` rows.
 
     With `groups`, whole groups are shuffled and packed into batches (a batch closes once
@@ -232,7 +249,7 @@ class TorchAnswerModel(Model):
     over `self.answers`, one row per example and independent of the other rows.
     """
 
-    options: ClassVar[Mapping[str, Option]] = _COMMON_OPTIONS
+    options: ClassVar[Mapping[str, Option]] = TRAINER_OPTIONS
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -311,7 +328,9 @@ class TorchAnswerModel(Model):
     def _make_vocab(self, train: Sequence[Example]) -> dict[str, Any]:
         answers = build_answer_vocab(train, self.config["max_answers"], self._norm)
         if not len(answers):
-            raise DataError(f"model {self.name!r}: the train split has no labels or answers to learn")
+            raise DataError(
+                f"model {self.name!r}: the train split has no labels or answers to learn"
+            )
         self.answers = answers  # _build_vocab may need it
         return {"answers": list(answers.items), **self._build_vocab(train)}
 
@@ -345,7 +364,9 @@ class TorchAnswerModel(Model):
         torch.save(net.state_dict(), tmp)
         os.replace(tmp, folder / "weights.pt")
 
-    def _targets(self, train: Sequence[Example]) -> tuple["torch.Tensor", "torch.Tensor", "torch.Tensor"]:
+    def _targets(
+        self, train: Sequence[Example]
+    ) -> tuple["torch.Tensor", "torch.Tensor", "torch.Tensor"]:
         """(kept row indices, answer ids [N, M], soft scores [N, M]) of trainable rows."""
         import torch
 
@@ -376,12 +397,15 @@ class TorchAnswerModel(Model):
         gen = torch.Generator().manual_seed(seed)
         # The whole batch plan up front: the schedule needs the exact number of steps.
         plan = [
-            [sel for sel in _shuffled_batches(n, bs, groups, gen) if len(sel) >= 2]  # BatchNorm needs 2 rows
+            [
+                sel for sel in _shuffled_batches(n, bs, groups, gen) if len(sel) >= 2
+            ]  # BatchNorm needs 2 rows
             for _ in range(cfg["epochs"])
         ]
         total = max(1, sum(map(len, plan)))
         warmup = max(1, total // 20)
-        disable = os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes")
+        # True: TQDM_DISABLE set; None: tqdm hides the bar when stderr is not a terminal.
+        disable = True if os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes") else None
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)  # weight init and dropout; restored on exit
             net = self._new_net()
@@ -389,9 +413,16 @@ class TorchAnswerModel(Model):
             # A decayed final learning rate makes the last epoch's weights stable, so the
             # result does not hinge on where training happens to stop.
             sched = torch.optim.lr_scheduler.LambdaLR(
-                opt, lambda step: min(1.0, (step + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * min(step, total) / total))
+                opt,
+                lambda step: (
+                    min(1.0, (step + 1) / warmup)
+                    * 0.5
+                    * (1 + math.cos(math.pi * min(step, total) / total))
+                ),
             )
-            with tqdm(total=total, desc=f"train {self.name}", unit="step", disable=disable, leave=False) as bar:
+            with tqdm(
+                total=total, desc=f"train {self.name}", unit="step", disable=disable, leave=False
+            ) as bar:
                 for epoch, batches in enumerate(plan):
                     net.train()
                     for sel in batches:
@@ -462,17 +493,17 @@ class QOnlyModel(TorchAnswerModel):
     name = "qonly"
     description = "Question-only classifier: bag of question unigrams+bigrams -> MLP (torch)"
     options = {
-        **_COMMON_OPTIONS,
+        **TRAINER_OPTIONS,
         "epochs": Option(8, "passes over the train split"),
         "dropout": Option(0.3, "dropout before the answer layer"),
-        # One thread: the model is tiny, and a second thread only adds contention.
-        "threads": Option(1, "torch CPU threads while training and predicting (0: torch default)"),
         "ngram": Option(2, "longest n-gram of question tokens used as a feature"),
         "min_count": Option(1, "n-grams seen fewer times in train are dropped"),
     }
 
     def _build_vocab(self, train: Sequence[Example]) -> dict[str, Any]:
-        counts = Counter(g for ex in train for g in set(ngrams(tokenize(ex.question), self.config["ngram"])))
+        counts = Counter(
+            g for ex in train for g in set(ngrams(tokenize(ex.question), self.config["ngram"]))
+        )
         feats = Vocab.from_counts(counts, min_count=self.config["min_count"], specials=(PAD, UNK))
         return {"ngrams": list(feats.items)}
 
@@ -482,14 +513,22 @@ class QOnlyModel(TorchAnswerModel):
 
     def _new_net(self) -> "torch.nn.Module":
         net_class = _qonly_net_class()
-        return net_class(len(self._feats), self.config["hidden"], len(self.answers), self.config["dropout"])
+        return net_class(
+            len(self._feats), self.config["hidden"], len(self.answers), self.config["dropout"]
+        )
 
     def _encode(self, examples: Sequence[Example]) -> Take:
         import torch
 
         # Unknown n-grams are dropped (an empty bag embeds to zeros).
         rows = [
-            sorted({i for g in ngrams(tokenize(ex.question), self.config["ngram"]) if (i := self._feats.get(g))})
+            sorted(
+                {
+                    i
+                    for g in ngrams(tokenize(ex.question), self.config["ngram"])
+                    if (i := self._feats.get(g))
+                }
+            )
             for ex in examples
         ]
         ids = torch.zeros(len(rows), max([1, *map(len, rows)]), dtype=torch.long)

@@ -38,6 +38,14 @@ __all__ = ["TfidfIndex", "RetrievalExplainer", "TemplateExplainer", "HypothesisO
 EXPLAINER_VERSION = 1
 
 
+
+def _closed_set(ex: Example) -> bool:
+    """A classification over `choices` (e-SNLI-VE labels, VCR answers): no human free-text
+    answers. Open-ended VQA questions with 10 human answers never pick among `choices`,
+    even when the dataset carries a multiple-choice view (toyvqa, VQA v1): that would leak
+    the answer space into an open-ended score."""
+    return bool(ex.choices) and not ex.answers
+
 class TfidfIndex:
     """L2-normalized TF-IDF vectors of n-grams (smooth idf), as a torch sparse matrix."""
 
@@ -116,8 +124,9 @@ class _TextNeighbours(Model):
         return {"trained": self._trained}
 
     def input_key(self, example: Example, capability: str, extra: str = "") -> str:
-        # `answer` picks among the choices when an example has them (VCR, e-SNLI-VE labels).
-        return super().input_key(example, capability, f"{extra}\x00choices={list(example.choices)}")
+        # `answer` picks among the choices of closed-set tasks (VCR, e-SNLI-VE labels).
+        choices = list(example.choices) if _closed_set(example) else []
+        return super().input_key(example, capability, f"{extra}\x00choices={choices}")
 
     def _need_index(self) -> TfidfIndex:
         if self._index is None:
@@ -143,7 +152,7 @@ class _TextNeighbours(Model):
         return out
 
     def _pick(self, ex: Example, votes: dict[str, float], ranked: list[str]) -> Answer:
-        if ex.choices:
+        if _closed_set(ex):
             # Multiple choice: the choice with the most vote mass, first choice on ties.
             mass = [votes.get(self._norm(c), 0.0) for c in ex.choices]
             best = max(range(len(mass)), key=lambda j: (mass[j], -j))
@@ -278,7 +287,7 @@ class HypothesisOnly(_TextNeighbours):
         out = []
         for ex, row in zip(batch, logp.tolist()):
             dist = dict(zip(self._classes, row))
-            if ex.choices:
+            if _closed_set(ex):
                 scores = [dist.get(self._norm(c), -math.inf) for c in ex.choices]
                 best = max(range(len(scores)), key=lambda j: (scores[j], -j))
                 out.append(Answer(ex.choices[best], {c: math.exp(s) for c, s in zip(ex.choices, scores)}))

@@ -14,7 +14,8 @@ from vqa_harness_plugins.models.hf.prompts import build_prompt, clean_answer, ta
 def test_task_rules_and_answer_cleaning():
     assert task_of("Is there a dog?") == "yes/no" and task_of("Is it red or blue?") == "short"
     assert task_of("What color is the car?") == "short"
-    assert task_of("Two dogs play.", label="neutral") == "entailment"
+    assert task_of("Two dogs play.", choices=("entailment", "neutral", "contradiction")) == "entailment"
+    assert task_of("Two dogs play.") == "short"  # never decided from the ground-truth label
     assert task_of("Two dogs play.", meta={"task": "entailment"}) == "entailment"
     assert clean_answer("The answer is: Red.\nBecause ...") == "red"
     assert clean_answer('  "Two dogs"! ') == "two dogs"
@@ -53,7 +54,7 @@ def test_llava_loglik_closed_answers_and_batch_invariance(tiny_llava, toy_exampl
     assert scores[1] < 0 and len(scores) == 2
 
     examples = [e.with_(choices=("red", "yes", "2")) for e in toy_examples[:5]]
-    examples.append(examples[0].with_(id="nli", question="a red circle", label="neutral"))
+    examples.append(examples[0].with_(id="nli", question="a red circle", label="neutral", meta={"task": "e-snli-ve"}))
     runs = {}
     for bs in (1, 8):  # the 1/3/8 sweep is in test_hf_vqa_adapter.py; chat models are slower
         cache = PredictionCache(tmp_path / f"c{bs}.sqlite")

@@ -19,14 +19,22 @@ from vqa_harness_plugins.models.baselines import (
 )
 
 
-def ex(i: int, question: str, answer: str, qtype: str = "", answers: tuple[str, ...] | None = None) -> Example:
+def ex(
+    i: int, question: str, answer: str, qtype: str = "", answers: tuple[str, ...] | None = None
+) -> Example:
     return Example(
-        id=str(i), question=question, answers=answers or (answer,) * 10, label=answer, question_type=qtype
+        id=str(i),
+        question=question,
+        answers=answers or (answer,) * 10,
+        label=answer,
+        question_type=qtype,
     )
 
 
 def counted_train() -> list[Example]:
-    rows = [("is there a dog?", "yes", "is there")] * 5 + [("is there a cat?", "no", "is there")] * 3
+    rows = [("is there a dog?", "yes", "is there")] * 5 + [
+        ("is there a cat?", "no", "is there")
+    ] * 3
     rows += [("how many dogs?", "2", "how many")] * 2
     return [ex(i, q, a, t) for i, (q, a, t) in enumerate(rows)]
 
@@ -49,7 +57,14 @@ def mapping_train(n: int = 160) -> list[Example]:
 
 
 def test_tokenize_and_ngrams() -> None:
-    assert tokenize("What's the color of the Box?") == ["what's", "the", "color", "of", "the", "box"]
+    assert tokenize("What's the color of the Box?") == [
+        "what's",
+        "the",
+        "color",
+        "of",
+        "the",
+        "box",
+    ]
     assert ngrams(["a", "b", "c"], 2) == ["a", "b", "c", "a b", "b c"]
 
 
@@ -76,7 +91,13 @@ def test_prior_picks_majority_and_scores_choices() -> None:
 def test_qtype_prior_per_type_with_fallback() -> None:
     model = QTypePriorModel()
     model.fit(counted_train(), seed=0)
-    answers = model.answer([ex(1, "is there x?", "", "is there"), ex(2, "how many x?", "", "how many"), ex(3, "why?", "", "why")])
+    answers = model.answer(
+        [
+            ex(1, "is there x?", "", "is there"),
+            ex(2, "how many x?", "", "how many"),
+            ex(3, "why?", "", "why"),
+        ]
+    )
     assert [a.text for a in answers] == ["yes", "2", "yes"]
     assert answers[0].scores == pytest.approx({"yes": 5 / 8, "no": 3 / 8})
     # The question type is part of what this model sees, so it is part of the cache key.
@@ -119,7 +140,9 @@ def test_qonly_learns_question_to_answer_mapping(fresh_cache) -> None:
     assert scores[0] > scores[1] > OUT_OF_VOCAB == scores[2]
 
 
-def test_qonly_weight_cache_hit_skips_training(fresh_cache, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_qonly_weight_cache_hit_skips_training(
+    fresh_cache, monkeypatch: pytest.MonkeyPatch
+) -> None:
     train = mapping_train()
     first = QOnlyModel(**FAST)
     first.fit(train, seed=0)
@@ -187,7 +210,14 @@ def test_qonly_training_is_deterministic(fresh_cache, monkeypatch: pytest.Monkey
 def test_qonly_answers_do_not_depend_on_batch_size(fresh_cache) -> None:
     model = QOnlyModel(**{**FAST, "epochs": 3})
     model.fit(mapping_train(), seed=0)
-    questions = [*MAPPING, "what color is the dog?", "is the sky wet?", "", "sky grass", "barks barks"]
+    questions = [
+        *MAPPING,
+        "what color is the dog?",
+        "is the sky wet?",
+        "",
+        "sky grass",
+        "barks barks",
+    ]
     batch = [ex(i, q, "") for i, q in enumerate(questions * 2)]
     reference = model.answer(batch)
     ref_logp = model.log_probs(batch)

@@ -13,10 +13,24 @@ from harness.types import BLANK_IMAGE, Example
 from vqa_harness_plugins.models import cnnlstm
 from vqa_harness_plugins.models.cnnlstm import CNNLSTMModel, decode_images
 
-COLORS = {"red": (220, 30, 30), "green": (30, 170, 30), "blue": (30, 30, 220), "yellow": (230, 220, 30)}
+COLORS = {
+    "red": (220, 30, 30),
+    "green": (30, 170, 30),
+    "blue": (30, 30, 220),
+    "yellow": (230, 220, 30),
+}
 # Small and quick: 16x16 inputs, few epochs, one thread.
-FAST = {"epochs": 10, "hidden": 32, "embed": 16, "channels": 8, "image_size": 16, "batch_size": 16,
-        "lr": 0.01, "dropout": 0.0, "threads": 1}
+FAST = {
+    "epochs": 10,
+    "hidden": 32,
+    "embed": 16,
+    "channels": 8,
+    "image_size": 16,
+    "batch_size": 16,
+    "lr": 0.01,
+    "dropout": 0.0,
+    "threads": 1,
+}
 
 
 def draw_scenes(folder: Path, n: int, seed: int) -> list[Example]:
@@ -34,8 +48,16 @@ def draw_scenes(folder: Path, n: int, seed: int) -> list[Example]:
         path = folder / f"{i}.png"
         image.save(path)
         question = rng.choice(["what color is the box?", "which color does the box have?"])
-        out.append(Example(id=f"{seed}-{i}", question=question, image=str(path), image_id=str(i),
-                           answers=(color,) * 10, label=color))
+        out.append(
+            Example(
+                id=f"{seed}-{i}",
+                question=question,
+                image=str(path),
+                image_id=str(i),
+                answers=(color,) * 10,
+                label=color,
+            )
+        )
     return out
 
 
@@ -64,7 +86,9 @@ def test_learns_color_from_the_image(trained: CNNLSTMModel, scenes) -> None:
     # Chance is 1/4 and the question carries no information.
     assert accuracy >= 0.9
     assert all(sum(a.scores.values()) == pytest.approx(1.0, abs=1e-5) for a in answers)
-    choices = [ex.with_(choices=(ex.label, "purple", *sorted(set(COLORS) - {ex.label}))) for ex in val[:5]]
+    choices = [
+        ex.with_(choices=(ex.label, "purple", *sorted(set(COLORS) - {ex.label}))) for ex in val[:5]
+    ]
     for ex, scores in zip(choices, trained.score_choices(choices)):
         assert scores[0] == max(scores) and scores[1] == -1e9
 
@@ -72,7 +96,10 @@ def test_learns_color_from_the_image(trained: CNNLSTMModel, scenes) -> None:
 def test_answers_do_not_depend_on_batch_size(trained: CNNLSTMModel, scenes) -> None:
     import torch
 
-    batch = scenes[1][:11] + [scenes[1][0].with_(image=BLANK_IMAGE), scenes[1][1].with_(question="zzz unknown")]
+    batch = scenes[1][:11] + [
+        scenes[1][0].with_(image=BLANK_IMAGE),
+        scenes[1][1].with_(question="zzz unknown"),
+    ]
     reference = trained.answer(batch)
     ref_logp = trained.log_probs(batch)
     for size in (1, 3, 8):
@@ -136,3 +163,27 @@ def test_registers_cnn_lstm() -> None:
     assert not host.failures
     assert host.models.names() == ["cnn-lstm"]
     assert host.models["cnn-lstm"]().trainable
+
+
+def test_gradients_are_bit_reproducible_with_two_threads() -> None:
+    # Guards against ops whose CPU backward accumulates in thread order (as `x[index]`
+    # does): 192 rows share 48 images, big enough for torch to split work across threads.
+    import torch
+    from vqa_harness_plugins.models.baselines import _torch_env
+    from vqa_harness_plugins.models.cnnlstm import _net_class
+
+    torch.manual_seed(0)
+    net = _net_class()(n_words=30, n_answers=20, hidden=128, embed=16, channels=8, dropout=0.0)
+    images = torch.randint(0, 256, (48, 3, 32, 32), dtype=torch.uint8)
+    rows = torch.arange(192) % 48
+    tokens = torch.randint(2, 30, (192, 6))
+    lengths = torch.randint(1, 7, (192,))
+    grads = []
+    with _torch_env(2):
+        for _ in range(8):
+            net.zero_grad()
+            net(images, rows, tokens, lengths).square().sum().backward()
+            grads.append(
+                torch.cat([p.grad.flatten() for p in net.parameters() if p.grad is not None])
+            )
+    assert all(torch.equal(g, grads[0]) for g in grads[1:])

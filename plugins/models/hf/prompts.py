@@ -56,10 +56,15 @@ def is_yes_no_question(question: str) -> bool:
     return bool(words) and words[0] in _AUX and "or" not in words  # "is it red or blue" is not yes/no
 
 
-def task_of(question: str, meta: dict | None = None, label: str = "") -> str:
-    """"entailment", "yes/no" or "short" (see the module docstring for the rules)."""
+def task_of(question: str, meta: dict | None = None, choices: tuple[str, ...] = ()) -> str:
+    """"entailment", "yes/no" or "short" (see the module docstring for the rules).
+
+    Decided from the task tag and the label *set* (the choices), never from the example's
+    ground-truth label."""
     kind = str((meta or {}).get("task", "")).lower()
-    if kind in ("entailment", "nli", "ve", "e-snli-ve") or label.lower() in ENTAILMENT_LABELS:
+    if kind in ("entailment", "nli", "ve", "e-snli-ve") or (
+        choices and {c.lower() for c in choices} <= set(ENTAILMENT_LABELS)
+    ):
         return "entailment"
     return "yes/no" if is_yes_no_question(question) else "short"
 

@@ -74,7 +74,7 @@ class HFVLMModel(HFModelBase):
         return f"USER: {image_token}\n{text} ASSISTANT:"  # plain LLaVA-1.5 format as a fallback
 
     def task(self, ex: Example) -> str:
-        kind = task_of(ex.question, dict(ex.meta), ex.label)
+        kind = task_of(ex.question, dict(ex.meta), tuple(ex.choices))
         if kind == "yes/no" and self.config["yes_no"] == "generate":
             return "short-yes/no"
         return kind
