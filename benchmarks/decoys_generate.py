@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    from harness.resources import wordnet
     from harness.decoys.wup import WupScorer
+    from harness.resources import wordnet
 
     t = time.perf_counter()
     wn = wordnet()

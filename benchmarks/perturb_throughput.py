@@ -39,8 +39,8 @@ def questions(n: int, seed: int) -> tuple[list[str], int]:
     else:
         base = FALLBACK
     wn = wordnet()
-    nouns = sorted({l.name() for s in wn.all_synsets("n") for l in s.lemmas()
-                    if l.count() > 0 and l.name().isalpha() and l.name().islower()})
+    nouns = sorted({lem.name() for s in wn.all_synsets("n") for lem in s.lemmas()
+                    if lem.count() > 0 and lem.name().isalpha() and lem.name().islower()})
     slots = []
     for q in base:
         toks = tokenize(q)

@@ -23,7 +23,13 @@ from pathlib import Path
 def build_model(folder: Path, small: bool) -> None:
     """Random-weight ViLT VQA model + processor saved into `folder`."""
     import torch
-    from transformers import BertTokenizer, ViltConfig, ViltForQuestionAnswering, ViltImageProcessor, ViltProcessor
+    from transformers import (
+        BertTokenizer,
+        ViltConfig,
+        ViltForQuestionAnswering,
+        ViltImageProcessor,
+        ViltProcessor,
+    )
 
     torch.manual_seed(0)
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(1000 if small else 30517)]

@@ -13,7 +13,7 @@ import math
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from .api import Model
 from .cache import PredictionCache

@@ -8,9 +8,9 @@ toy benchmark joins the one-line demo automatically.
 from __future__ import annotations
 
 from .api import Suite, Task
+from .errors import UsageError
 from .plugins import PluginHost
 from .registry import did_you_mean
-from .errors import UsageError
 from .specs import parse_spec
 
 __all__ = ["resolve_suite", "TOY_SUITE", "suite_names"]

@@ -19,7 +19,6 @@ def dataset_records(plugin, split: str):
     """The triplets of a dataset split: the decoy datasets' own (target and original decoys
     in meta), else any dataset's examples with `label` as target and `choices` as decoys."""
     from harness.decoys import QARecord
-
     from harness.types import Example
 
     if hasattr(plugin, "base_examples"):

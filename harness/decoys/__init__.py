@@ -22,7 +22,7 @@ from .generate import (
     validate_records,
 )
 from .text import normalize_for_match, normalize_release, overlaps
-from .variants import VARIANTS, VARIANT_LABELS, Eq2Rule, eq2_rule, neutrality, variant_choices
+from .variants import VARIANT_LABELS, VARIANTS, Eq2Rule, eq2_rule, neutrality, variant_choices
 
 __all__ = [
     "DecoyConfig",

@@ -269,7 +269,7 @@ def _fill_pool(r: QARecord, frequent: list[str], fill: str) -> tuple[Iterable[st
 
 
 def _qou_walk(records, targets, config: DecoyConfig, picker: _Picker, qou, accepted, stats) -> None:
-    from .similarity import question_embeddings, ranked_neighbours, question_tokens
+    from .similarity import question_embeddings, question_tokens, ranked_neighbours
 
     if config.n_qou <= 0:
         return

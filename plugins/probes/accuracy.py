@@ -30,7 +30,11 @@ class AccuracyProbe(Probe):
     requires = ("answer",)
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
-        from harness.metrics import accuracy_breakdown, vqa_accuracy_batch, vqa_accuracy_lenient_batch
+        from harness.metrics import (
+            accuracy_breakdown,
+            vqa_accuracy_batch,
+            vqa_accuracy_lenient_batch,
+        )
         from harness.stats import bootstrap_ci
 
         preds = ctx.predict(ctx.examples, "answer")

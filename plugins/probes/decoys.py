@@ -23,7 +23,14 @@ from typing import ClassVar, Mapping, Sequence
 import numpy as np
 
 from harness.api import Option, Probe, Suite, Table, Task
-from harness.decoys import VARIANT_LABELS, VARIANTS, eq2_rule, neutrality, normalize_for_match, variant_choices
+from harness.decoys import (
+    VARIANT_LABELS,
+    VARIANTS,
+    eq2_rule,
+    neutrality,
+    normalize_for_match,
+    variant_choices,
+)
 from harness.hookspecs import hookimpl
 from harness.probe_context import ProbeContext
 from harness.specs import parse_spec

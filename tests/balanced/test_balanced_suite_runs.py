@@ -11,7 +11,6 @@ import pytest
 from harness.api import Model, Suite, Task
 from harness.testing import ListDataset, hookimpl, make_host, run_in_process, use_host
 from harness.types import Answer, Example
-
 from vqa_harness_plugins.datasets import vqa as vqa_pkg
 from vqa_harness_plugins.probes import balanced as balanced_pkg
 
@@ -98,7 +97,6 @@ def test_pair_and_counterexample_values_through_the_runner(tmp_path):
 
 def test_balanced_suite_on_a_small_toy_world_builds_goyal_tables(tmp_path):
     from leaderboard.build import build_tables
-
     from vqa_harness_plugins.datasets import toyvqa as toy_pkg
     from vqa_harness_plugins.models import baselines
     from vqa_harness_plugins.probes import accuracy

@@ -14,7 +14,13 @@ from harness.session import Session
 from harness.testing import make_host
 from harness.types import Example
 from vqa_harness_plugins.datasets import vqa as vqa_pkg
-from vqa_harness_plugins.datasets.vqa import VQA1, VQA2, VQAXAsVQA, export_toy_vqa2, keep_pair_fraction
+from vqa_harness_plugins.datasets.vqa import (
+    VQA1,
+    VQA2,
+    VQAXAsVQA,
+    export_toy_vqa2,
+    keep_pair_fraction,
+)
 
 
 def _answers(words):

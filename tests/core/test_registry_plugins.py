@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from harness.api import Model, Suite, Task
-from harness.errors import PluginError, UsageError
+from harness.errors import UsageError
 from harness.hookspecs import hookimpl
 from harness.plugins import PluginHost
 from harness.registry import Registry

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers_core import EchoModel, core_plugins
 
 from harness.testing import make_host, run_in_process
-
-from helpers_core import EchoModel, core_plugins
 
 
 def _rows(outcome):

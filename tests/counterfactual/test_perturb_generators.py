@@ -8,8 +8,18 @@ import json
 import pytest
 
 from harness.errors import ResourceError
-from harness.perturb import KIND_NAMES, KINDS, ColorSpace, Perturbation, Perturber, colors_in, delta_e2000
-from harness.perturb import perturb_many, resolve_kinds, srgb_to_lab
+from harness.perturb import (
+    KIND_NAMES,
+    KINDS,
+    ColorSpace,
+    Perturbation,
+    Perturber,
+    colors_in,
+    delta_e2000,
+    perturb_many,
+    resolve_kinds,
+    srgb_to_lab,
+)
 
 TABLE1 = "Do you see the white small dog?"
 

@@ -23,7 +23,6 @@ from vqa_harness_plugins.datasets.toyvqa import ToyVQA, build, generate, questio
 from vqa_harness_plugins.datasets.toyvqa.humans import NUMBER_WORDS
 from vqa_harness_plugins.datasets.toyvqa.questions import answer_question
 
-
 #: Digests of generate("balanced", "val", 0, images=3): rows, and decoded RGB pixels.
 ROWS_DIGEST = "740390d178913f47"
 PIXELS_DIGEST = "7ef3caee5d415ce3"

@@ -10,9 +10,9 @@ import pytest
 from harness.decoys import (
     DecoyConfig,
     QARecord,
+    eq2_rule,
     generate_decoys,
     neutrality,
-    eq2_rule,
     normalize_for_match,
     overlaps,
     read_decoy_file,

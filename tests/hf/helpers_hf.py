@@ -88,8 +88,15 @@ def build_llava(folder: Path) -> Path:
     """A 2-layer LLaVA (CLIP vision + Llama text) with a word-level tokenizer and chat template."""
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import (CLIPImageProcessor, CLIPVisionConfig, LlamaConfig, LlavaConfig,
-                              LlavaForConditionalGeneration, LlavaProcessor, PreTrainedTokenizerFast)
+    from transformers import (
+        CLIPImageProcessor,
+        CLIPVisionConfig,
+        LlamaConfig,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+        LlavaProcessor,
+        PreTrainedTokenizerFast,
+    )
 
     torch.manual_seed(0)
     words = ["<pad>", "<unk>", "<s>", "</s>", "<image>", "USER", ":", "ASSISTANT", ".", "entailment", "neutral",

@@ -13,7 +13,6 @@ import pytest
 
 from harness.plugins import PluginHost
 from harness.testing import run_in_process
-from helpers_hf import tiny_vilt  # noqa: F401  (fixture)
 
 pytest.importorskip("transformers")
 

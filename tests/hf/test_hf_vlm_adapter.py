@@ -7,7 +7,6 @@ import pytest
 
 from harness.cache import PredictionCache
 from harness.runner import Runner
-from helpers_hf import tiny_llava, toy_examples  # noqa: F401  (fixtures)
 from vqa_harness_plugins.models.hf.prompts import build_prompt, clean_answer, task_of
 
 

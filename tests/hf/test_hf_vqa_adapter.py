@@ -7,12 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers_hf import ANSWERS
 
 from harness.cache import PredictionCache
 from harness.errors import ResourceError, UsageError
 from harness.runner import Runner
-from harness.types import Example
-from helpers_hf import ANSWERS, tiny_blip, tiny_vilt, toy_examples  # noqa: F401  (fixtures)
 
 pytest.importorskip("transformers")
 

@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
+
 from vqa_harness_leaderboard import build_leaderboard
 from vqa_harness_leaderboard.browser import Browser, find_chromium
 from vqa_harness_leaderboard.samples import write_sample_runs

@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from harness.testing import make_host, run_in_process, use_host
 from vqa_harness_leaderboard import build_leaderboard
 from vqa_harness_leaderboard.build import build_tables, collect_rows
 from vqa_harness_leaderboard.charts import derive_charts
 from vqa_harness_leaderboard.samples import write_sample_runs
-
-from harness.testing import make_host, run_in_process, use_host
 
 CHART_IDS = {"answer-types", "decoy-ablations", "perturbations", "evil-scores"}
 

@@ -89,7 +89,7 @@ def test_learns_color_from_the_image(trained: CNNLSTMModel, scenes) -> None:
     choices = [
         ex.with_(choices=(ex.label, "purple", *sorted(set(COLORS) - {ex.label}))) for ex in val[:5]
     ]
-    for ex, scores in zip(choices, trained.score_choices(choices)):
+    for scores in trained.score_choices(choices):
         assert scores[0] == max(scores) and scores[1] == -1e9
 
 
@@ -169,6 +169,7 @@ def test_gradients_are_bit_reproducible_with_two_threads() -> None:
     # Guards against ops whose CPU backward accumulates in thread order (as `x[index]`
     # does): 192 rows share 48 images, big enough for torch to split work across threads.
     import torch
+
     from vqa_harness_plugins.models.baselines import _torch_env
     from vqa_harness_plugins.models.cnnlstm import _net_class
 

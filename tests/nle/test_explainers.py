@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from harness.types import Example
-from vqa_harness_plugins.models.explainers import HypothesisOnly, RetrievalExplainer, TemplateExplainer
+from vqa_harness_plugins.models.explainers import (
+    HypothesisOnly,
+    RetrievalExplainer,
+    TemplateExplainer,
+)
 
 
 def _nli(i: int, label: str, hyp: str, expl: str) -> Example:

@@ -6,7 +6,13 @@ import pytest
 
 from harness.errors import ResourceError
 from harness.metrics import nlg
-from harness.metrics.nlg import e_vil_score, harmonic_mean, nlg_scores, ptb_tokenize, simple_tokenize
+from harness.metrics.nlg import (
+    e_vil_score,
+    harmonic_mean,
+    nlg_scores,
+    ptb_tokenize,
+    simple_tokenize,
+)
 
 PREDS = ["The man is riding a horse.", "a dog, running in the park!", "", "two kids play football on grass",
          "the sky is blue because it is day", "It's a red car -- parked."]

@@ -15,7 +15,14 @@ from harness.api import DatasetPlugin, Option
 from harness.decoys import VARIANTS
 from harness.types import Example
 
-from .mc import GENERATOR_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys, generation_stats
+from .mc import (
+    GENERATOR_OPTIONS,
+    attach_decoys,
+    check_orig_decoys,
+    decoy_config,
+    generated_decoys,
+    generation_stats,
+)
 
 __all__ = ["ToyVQAMC"]
 

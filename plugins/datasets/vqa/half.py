@@ -67,8 +67,8 @@ class ToyVQAHalf(DatasetPlugin):
 
     def fingerprint(self, split: str) -> str:
         """Changes with the options and the toy generator version."""
-        from vqa_harness_plugins.datasets.toyvqa import GENERATOR_VERSION
         from harness.api import _digest
+        from vqa_harness_plugins.datasets.toyvqa import GENERATOR_VERSION
 
         return _digest({"dataset": self.name, "split": split, "config": self.config,
                         "generator": GENERATOR_VERSION})

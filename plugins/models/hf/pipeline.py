@@ -25,7 +25,6 @@ from harness.images import load_image
 from harness.types import Example
 
 if TYPE_CHECKING:  # pragma: no cover
-    import torch
     from PIL import Image
 
 __all__ = [

@@ -15,7 +15,13 @@ from harness.api import Option, Probe, Table
 from harness.probe_context import ProbeContext
 from harness.types import ResultRow
 
-from .metrics import answer_entropy_by_type, canonical_answer, fit_priors, predictive_prefixes, prior_accuracies
+from .metrics import (
+    answer_entropy_by_type,
+    canonical_answer,
+    fit_priors,
+    predictive_prefixes,
+    prior_accuracies,
+)
 
 __all__ = ["LanguagePriorAudit"]
 

@@ -27,7 +27,14 @@ from harness.metrics import normalize_answer
 from harness.probe_context import ProbeContext
 from harness.types import Example, ResultRow
 
-from .features import BUILTIN, builtin_features, load_feature_file, nearest_candidates, question_rng, rank
+from .features import (
+    BUILTIN,
+    builtin_features,
+    load_feature_file,
+    nearest_candidates,
+    question_rng,
+    rank,
+)
 from .metrics import recall_at_k
 
 __all__ = ["CounterExampleProbe", "RANKERS", "select_questions", "model_scores"]
