@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -41,10 +42,22 @@ class PredictionCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.executescript(_SCHEMA)
-        self._conn.commit()
+        self._init_schema()
+
+    def _init_schema(self) -> None:
+        # Several processes (torchrun ranks) may open a new cache file at the same moment;
+        # switching to WAL takes an exclusive lock that SQLite does not wait for, so retry.
+        for attempt in range(50):
+            try:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._conn.executescript(_SCHEMA)
+                self._conn.commit()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 49:
+                    raise
+                time.sleep(0.05 * (1 + attempt % 5))
 
     def get_many(self, fingerprint: str, keys: Iterable[str]) -> dict[str, Prediction]:
         """Cached predictions for `keys` (missing keys are absent); example_id is blank."""

@@ -43,7 +43,9 @@ def test_two_process_run_matches_single_process(tiny_vilt, tmp_path):
            "--batch-size", "5", "--device", "cpu", "--out", str(out), "--cache", str(tmp_path / "two" / "c.sqlite"),
            "--no-leaderboard"]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
+    if done.returncode != 0:  # show the ranks' own tracebacks, not only torchrun's summary
+        print(done.stdout[-4000:], done.stderr[-12000:], sep="\n")
+    assert done.returncode == 0
     (run_dir,) = list(out.iterdir())  # rank 0 alone wrote a run directory
     assert _rows(run_dir) == _rows(single.rundir.path)
     manifest = json.loads((run_dir / "manifest.json").read_text())
