@@ -45,7 +45,7 @@ class CNNLSTMModel(TorchAnswerModel):
     description = "Small CNN (image) x LSTM (question), point-wise product -> MLP over answers"
     options = {
         **TRAINER_OPTIONS,
-        "epochs": Option(25, "passes over the train split"),
+        "epochs": Option(15, "passes over the train split (25 gains ~4 points on balanced toy data)"),
         "hidden": Option(128, "size of the question vector and of the joint region-question space"),
         "lr": Option(3e-3, "peak Adam learning rate (warm-up, then cosine decay)"),
         "batch_size": Option(
