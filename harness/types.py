@@ -120,11 +120,18 @@ class Prediction:
         return self.error is None
 
     def to_json(self) -> dict[str, Any]:
-        out = {k: v for k, v in asdict(self).items() if v is not None}
-        if self.choice_scores is not None:
-            out["choice_scores"] = list(self.choice_scores)
+        # Built by hand: dataclasses.asdict deep-copies and dominated writing predictions.
+        out: dict[str, Any] = {"example_id": self.example_id, "capability": self.capability}
+        if self.answer is not None:
+            out["answer"] = self.answer
         if self.answer_scores is not None:
             out["answer_scores"] = dict(self.answer_scores)
+        if self.choice_scores is not None:
+            out["choice_scores"] = list(self.choice_scores)
+        if self.explanation is not None:
+            out["explanation"] = self.explanation
+        if self.error is not None:
+            out["error"] = self.error
         return out
 
     @classmethod

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["normalize_release", "normalize_for_match", "overlaps"]
 
@@ -10,6 +11,7 @@ _PUNCT = re.compile(r"[^\w\s']+")
 _SPACE = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=1 << 18)  # answers repeat a lot: normalize each distinct string once
 def normalize_release(answer: str) -> str:
     """As the Visual7W releases expect: lower case, whitespace collapsed, trailing period stripped."""
     text = _SPACE.sub(" ", answer.replace("\n", " ").replace("\t", " ")).strip().lower()
@@ -18,6 +20,7 @@ def normalize_release(answer: str) -> str:
     return text
 
 
+@lru_cache(maxsize=1 << 18)
 def normalize_for_match(answer: str) -> str:
     """The comparison form for filters: release normalization, punctuation to spaces."""
     return _SPACE.sub(" ", _PUNCT.sub(" ", normalize_release(answer))).strip()
