@@ -181,9 +181,8 @@ TRAINER_OPTIONS: dict[str, Option] = {
     "dropout": Option(0.3, "dropout before the answer classifier"),
     # One thread by default: on 2 shared cores a second torch thread made training 4x
     # slower in wall-clock time (OpenMP spin-waiting) and only 1.3x faster on idle cores.
-    "threads": Option(min(2, os.cpu_count() or 1),
-                      "torch CPU threads while training and predicting (0: torch default); results "
-                      "are bit-identical for a given seed and thread count"),
+    "threads": Option(1, "torch CPU threads while training and predicting (0: torch default); results "
+                         "are bit-identical for a given seed and thread count"),
 }
 
 #: Takes example row indices (a LongTensor) and returns the network's positional inputs.
