@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+from harness.metrics.canonical import canonical_answer
 from harness.types import Example
 
 __all__ = [
@@ -79,14 +80,6 @@ def normalize(text: str) -> str:
     return normalizer()[1](text)
 
 
-def canonical_answer(example: Example, norm: Callable[[str], str]) -> str:
-    """The example's canonical answer: its `label`, else the most common human answer."""
-    if example.label:
-        return norm(example.label)
-    if example.answers:
-        counts = Counter(norm(a) for a in example.answers)
-        return min(counts, key=lambda a: (-counts[a], a))
-    return ""
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from harness.metrics import normalize_answer, vqa_accuracy
+from harness.metrics.canonical import canonical_answer
 from harness.types import Example
 
 __all__ = [
@@ -45,14 +46,6 @@ __all__ = [
 ]
 
 
-def canonical_answer(example: Example) -> str:
-    """The normalized `label`, else the most frequent normalized human answer, else ""."""
-    if example.label:
-        return normalize_answer(example.label)
-    if example.answers:
-        counts = Counter(normalize_answer(a) for a in example.answers)
-        return min(counts, key=lambda a: (-counts[a], a))
-    return ""
 
 
 # ------------------------------------------------------------------------------- pairs
