@@ -9,7 +9,7 @@ NAME = "vqa_harness"
 ENTRY_POINT_GROUP = NAME
 #: Comma-separated plugin names (entry-point names or distribution names) to skip.
 BLOCK_ENV = "VQA_HARNESS_BLOCK_PLUGINS"
-#: Set to "0" to skip entry-point loading entirely (tests use their own managers).
+#: Folder for the user cache (toy data, trained weights, predictions); see harness/paths.py.
 CACHE_ENV = "VQA_HARNESS_CACHE"
 #: Version of the result-row schema (harness/results.py).
 SCHEMA_VERSION = 1
