@@ -8,6 +8,8 @@ from typing import Any, Mapping
 
 from harness.errors import DataError
 
+from ..jsonio import read_json
+
 __all__ = ["read_decoy_file", "write_decoy_file", "KEYS"]
 
 KEYS = ("IoU_decoys", "QoU_decoys")
@@ -16,12 +18,7 @@ KEYS = ("IoU_decoys", "QoU_decoys")
 def read_decoy_file(path: Path | str) -> dict[str, dict[str, list[str]]]:
     """Parse and check a decoy file; DataError naming the file and the first bad qa_id."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"{path}: decoy file not found") from None
-    except (OSError, ValueError) as exc:
-        raise DataError(f"{path}: not a readable JSON decoy file ({exc})") from None
+    data = read_json(path, "decoy file")
     if not isinstance(data, dict):
         raise DataError(f"{path}: expected an object keyed by qa_id, got {type(data).__name__}")
     out: dict[str, dict[str, list[str]]] = {}

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import DataError
+from harness.jsonio import read_json
 from harness.types import Example
 
 from ._common import data_error
@@ -70,12 +71,7 @@ def read_vqax(path: Path, images: Path | None) -> list[Example]:
     image_id, image_name. The row named in errors is the question id."""
     from harness.metrics import answer_type, question_type
 
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise _open_error(path, exc) from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    data = read_json(path, "VQA-X JSON; see docs/e-vil.md")
     if not isinstance(data, dict):
         raise DataError(f"{path}: expected a JSON object keyed by question id")
     out = []

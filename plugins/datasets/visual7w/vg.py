@@ -12,13 +12,13 @@ most frequent targets) or a released decoy file.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.decoys import normalize_release
 from harness.errors import DataError, UsageError
+from harness.jsonio import read_json
 from harness.types import Example
 
 from .mc import MC_OPTIONS, attach_decoys, decoy_config, generated_decoys
@@ -65,12 +65,7 @@ class VisualGenomeQA(DatasetPlugin):
     def all_examples(self) -> dict[str, list[Example]]:
         """Every split's examples, parsed and checked."""
         path = self._path(self.config["file"])
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise DataError(f"{path}: Visual Genome question_answers.json not found") from None
-        except (OSError, ValueError) as exc:
-            raise DataError(f"{path}: not readable JSON ({exc})") from None
+        data = read_json(path, "Visual Genome question_answers.json; see docs/decoys.md")
         if not isinstance(data, list):
             raise DataError(f"{path}: expected a list of images with `qas`")
         rows, mismatched = [], []

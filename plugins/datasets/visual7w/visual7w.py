@@ -9,13 +9,13 @@ IoU/QoU decoys come from the authors' released decoy file (`decoy_file=`, per qa
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.decoys import normalize_release, read_decoy_file
 from harness.errors import DataError, UsageError
+from harness.jsonio import read_json
 from harness.types import Example
 
 from .mc import MC_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
@@ -71,12 +71,7 @@ class Visual7W(DatasetPlugin):
     def all_examples(self) -> dict[str, list[Example]]:
         """Every split's examples (MC fields in meta), parsed and checked."""
         path = self._path(self.config["file"])
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise DataError(f"{path}: Visual7W telling file not found (see docs/decoys.md)") from None
-        except (OSError, ValueError) as exc:
-            raise DataError(f"{path}: not readable JSON ({exc})") from None
+        data = read_json(path, "Visual7W telling file; see docs/decoys.md")
         images = data.get("images") if isinstance(data, dict) else None
         if not isinstance(images, list):
             raise DataError(f"{path}: expected {{\"images\": [...]}}")

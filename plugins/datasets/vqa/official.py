@@ -7,12 +7,12 @@ not an error: they are counted in the load summary (and shown by the pair probe)
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from harness.errors import DataError
+from harness.jsonio import read_json
 from harness.metrics import question_type as official_question_type
 
 __all__ = ["read_json", "parse_questions", "parse_annotations", "parse_pairs", "build_columns",
@@ -22,30 +22,6 @@ COLUMNS = ("id", "question", "image_id", "image", "answers", "answer_type", "que
            "choices", "label", "explanations", "pair_id", "meta")
 #: How many unknown pair question ids the load summary keeps verbatim.
 SHOWN_UNKNOWN = 10
-
-
-def read_json(path: Path) -> Any:
-    """Parse a JSON file; missing or malformed files give a one-line DataError."""
-    path = Path(path)
-    try:
-        blob = path.read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"missing file: {path}") from None
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        import orjson  # faster for the 100+ MB annotation files; optional
-
-        try:
-            return orjson.loads(blob)
-        except orjson.JSONDecodeError as exc:
-            raise DataError(f"{path}: malformed JSON ({exc})") from None
-    except ImportError:  # pragma: no cover - depends on the environment
-        pass
-    try:
-        return json.loads(blob)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: malformed JSON ({exc})") from None
 
 
 def _type_name(value: Any) -> str:
