@@ -51,10 +51,20 @@ class ProbeContext:
         *,
         variant: str = "",
         answers: Sequence[str] | None = None,
+        show_choices: bool = False,
     ) -> list[Prediction]:
-        """Model predictions (cached) for `examples`; also saved in the run directory."""
+        """Model predictions (cached) for `examples`; also saved in the run directory.
+
+        For `answer`, open-ended questions (those with human answers) reach the model
+        without their multiple-choice candidates unless `show_choices` (a multiple-choice
+        probe asking for an open answer to match): a dataset's MC view (VQA v1's 18
+        choices, toyvqa's decoys) must not leak the answer space into an open-ended score.
+        Closed-set examples (labels, no human answers: e-SNLI-VE, VCR) keep their choices.
+        """
         if self.runner is None:
             raise UsageError(f"probe {self.probe!r} needs a model")
+        if capability == "answer" and not show_choices:
+            examples = [ex.with_(choices=()) if ex.choices and ex.answers else ex for ex in examples]
         label = f"{self.dataset}/{self.split} {self.probe}{'/' + variant if variant else ''}"
         preds = self.runner.predict(examples, capability, answers=answers, desc=label)
         path = self.rundir.predictions_path(self.dataset, self.split, self.probe, variant or capability)

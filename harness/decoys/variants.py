@@ -108,7 +108,7 @@ def neutrality(items: Sequence[tuple[Sequence[str], str]]) -> dict[str, float]:
         out["decoy_use_vs_chance"] = mean_use / chance
         out["decoys_never_target"] = sum(c for d, c in decoy_counts.items() if d not in targets) / slots
         total, dev = 0.0, 0.0
-        for ans in set(targets) | set(decoy_counts):
+        for ans in sorted(set(targets) | set(decoy_counts)):  # sorted: float sums independent of hash seed
             w = targets.get(ans, 0) + decoy_counts.get(ans, 0)
             total += w
             dev += w * abs(rule.p_correct(ans) - 0.5)

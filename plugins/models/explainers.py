@@ -42,8 +42,8 @@ EXPLAINER_VERSION = 1
 def _closed_set(ex: Example) -> bool:
     """A classification over `choices` (e-SNLI-VE labels, VCR answers): no human free-text
     answers. Open-ended VQA questions with 10 human answers never pick among `choices`,
-    even when the dataset carries a multiple-choice view (toyvqa, VQA v1): that would leak
-    the answer space into an open-ended score."""
+    even when called directly with a dataset's multiple-choice view (toyvqa, VQA v1);
+    through the harness, ProbeContext.predict already hides those choices."""
     return bool(ex.choices) and not ex.answers
 
 class TfidfIndex:

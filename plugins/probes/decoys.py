@@ -103,7 +103,7 @@ def pick_scores(ctx: ProbeContext, examples: list[Example], variant: str) -> tup
         return np.array(scores), -1, sum(1 for p in preds if not p.ok)
     from harness.metrics import normalize_answer
 
-    preds = ctx.predict(examples, "answer", variant=variant)
+    preds = ctx.predict(examples, "answer", variant=variant, show_choices=True)
     scores, unmatched = [], 0
     for ex, p in zip(examples, preds):
         picked = None
@@ -125,6 +125,22 @@ def _train_examples(ctx: ProbeContext) -> tuple[list[Example], str]:
         pass
     return list(ctx.examples), f"{ctx.dataset}/{ctx.split} (no train split: counted on the test data)"
 
+
+
+def _reference_rows(ctx: ProbeContext, train: Sequence[Example], variant: str, test: Sequence[Example],
+                    *, order: tuple[str, ...]) -> list[ResultRow]:
+    """Model-free rows for one decoy set: a uniform pick's expected accuracy, and the Eq. 2
+    answer-frequency rule counted on `train` (absent when train has no candidates)."""
+    out: dict[str, ResultRow] = {
+        "random": ctx.row("random_accuracy", float(np.mean([_random_expectation(e) for e in test])),
+                          len(test), variant=variant),
+    }
+    items = [(ex.choices, ex.meta["mc_target"]) for ex in mc_variant_examples(train, variant, ctx.seed)[0]]
+    if items:
+        rule = eq2_rule(items)
+        hits = np.array([rule.expected_hit(ex.choices, ex.meta["mc_target"]) for ex in test])
+        out["eq2"] = ctx.row("eq2_rule_accuracy", float(hits.mean()), len(hits), variant=variant)
+    return [out[k] for k in order if k in out]
 
 class DecoyProbe(Probe):
     name = "decoys"
@@ -165,15 +181,9 @@ class DecoyProbe(Probe):
                 if errors:
                     ctx.report(f"decoys={variant} [{label}]: {errors} example(s) failed in the model, scored 0.")
             # Model-free reference rows (the same for every model).
-            rows.append(ctx.row("random_accuracy", float(np.mean([_random_expectation(e) for e in examples])),
-                                len(examples), variant=variant))
             if train is None:
                 train, train_label = _train_examples(ctx)
-            items = [(ex.choices, ex.meta["mc_target"]) for ex in mc_variant_examples(train, variant, ctx.seed)[0]]
-            if items:
-                rule = eq2_rule(items)
-                hits = np.array([rule.expected_hit(ex.choices, ex.meta["mc_target"]) for ex in examples])
-                rows.append(ctx.row("eq2_rule_accuracy", float(hits.mean()), len(hits), variant=variant))
+            rows.extend(_reference_rows(ctx, train, variant, examples, order=("random", "eq2")))
         if train_label:
             ctx.report(f"Eq. 2 rule counted on {train_label}.")
         return rows
@@ -258,13 +268,7 @@ class DecoyAuditProbe(Probe):
             if not test:
                 ctx.metric_unavailable(f"eq2_rule_accuracy ({variant})", "no question has candidates")
                 continue
-            items = [(ex.choices, ex.meta["mc_target"]) for ex in mc_variant_examples(train, variant, ctx.seed)[0]]
-            if items:
-                rule = eq2_rule(items)
-                hits = np.array([rule.expected_hit(ex.choices, ex.meta["mc_target"]) for ex in test])
-                rows.append(ctx.row("eq2_rule_accuracy", float(hits.mean()), len(hits), variant=variant))
-            rows.append(ctx.row("random_accuracy", float(np.mean([_random_expectation(e) for e in test])),
-                                len(test), variant=variant))
+            rows.extend(_reference_rows(ctx, train, variant, test, order=("eq2", "random")))
             rows.append(ctx.row("candidates_per_question", float(np.mean([len(e.choices) for e in test])),
                                 len(test), variant=variant, unit="count", higher_is_better=False))
             stats = neutrality([(ex.choices, ex.meta["mc_target"]) for ex in test])
