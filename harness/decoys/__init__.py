@@ -22,7 +22,15 @@ from .generate import (
     validate_records,
 )
 from .text import normalize_for_match, normalize_release, overlaps
-from .variants import VARIANT_LABELS, VARIANTS, Eq2Rule, eq2_rule, neutrality, variant_choices
+from .variants import (
+    VARIANT_LABELS,
+    VARIANTS,
+    Eq2Rule,
+    eq2_rule,
+    neutrality,
+    variant_choices,
+    variant_parts,
+)
 
 __all__ = [
     "DecoyConfig",
@@ -43,5 +51,6 @@ __all__ = [
     "read_decoy_file",
     "validate_records",
     "variant_choices",
+    "variant_parts",
     "write_decoy_file",
 ]

@@ -21,13 +21,18 @@ from typing import Mapping, Sequence
 
 from .text import normalize_for_match
 
-__all__ = ["VARIANTS", "VARIANT_LABELS", "variant_choices", "Eq2Rule", "eq2_rule", "neutrality"]
+__all__ = ["VARIANTS", "VARIANT_LABELS", "variant_parts", "variant_choices", "Eq2Rule", "eq2_rule", "neutrality"]
 
 VARIANTS = ("orig", "iou", "qou", "iou+qou", "all")
 VARIANT_LABELS: Mapping[str, str] = {"orig": "Orig", "iou": "IoU", "qou": "QoU", "iou+qou": "IoU+QoU", "all": "All"}
 _PARTS: Mapping[str, tuple[str, ...]] = {
     "orig": ("orig",), "iou": ("iou",), "qou": ("qou",), "iou+qou": ("iou", "qou"), "all": ("orig", "iou", "qou"),
 }
+
+
+def variant_parts(variant: str) -> tuple[str, ...]:
+    """The decoy sets ("orig", "iou", "qou") a variant combines; () for an unknown name."""
+    return _PARTS.get(variant, ())
 
 
 def variant_choices(target: str, decoys: Mapping[str, Sequence[str]], variant: str, *, key: str,

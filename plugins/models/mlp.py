@@ -3,20 +3,24 @@
 One hidden layer over the concatenation of l2-normalized features of the Image, the
 Question and a candidate Answer (each model uses its subset), batch norm before ReLU,
 dropout 0.5 after it, one logit per candidate. Training minimizes the binary logistic loss
-of "is this candidate the target" over the target and up to 3 decoys sampled from the
-example's `choices` per triplet (100 triplets per mini-batch, SGD with momentum 0.9, the
-learning rate divided by 10 after two thirds of the epochs). At test time the runner's
-argmax over `score_choices` picks the answer.
+of "is this candidate the target" over the target and 3 decoys per triplet, 100 triplets
+per mini-batch (SGD with momentum 0.9, the learning rate divided by 10 after two thirds of
+the epochs). As in supplementary A.4, the 3 decoys of a triplet come from ONE of the decoy
+sets that make up its variant, chosen at random per triplet and epoch (IoU or QoU for
+IoU+QoU; Orig, IoU or QoU for All; 3 drawn at random from a larger set, e.g. VQA's 17 Orig
+decoys); an example without decoy sets in meta samples 3 of its `choices`. At test time
+the runner's argmax over `score_choices` picks the answer.
 
 Features (deterministic, built without any download):
 - question / answer text: hashed bag of words (lower case, integers 0-10 spelled out as
   in A.1; unigrams and bigrams; CRC32 buckets, `text_dim` wide), l2-normalized. This
   stands in for the paper's averaged word2vec.
-- image: `image_features=toy` (default), a small deterministic extractor: the image
-  resized to 8x8 RGB pixels (192 values) plus a 4x4x4 colour histogram (64 bins);
-  or a precomputed `.npz` (one array per image id) / `.npy` with a sidecar `.ids.json`
-  (list of image ids, one per row). A blanked image (harness.types.BLANK_IMAGE) is the
-  gray image for `toy` and the zero vector for precomputed features.
+- image (`image_features`): `toy-objects` (default; object and attribute presence read
+  from toyvqa's pixels, the toy analogue of detector features), `toy-pixels` (8x8 pixels +
+  color histogram), both in toy_features.py; or a precomputed `.npz` (one array per image
+  id) / `.npy` with a sidecar `.ids.json` (list of image ids, one per row). A blanked image
+  (harness.types.BLANK_IMAGE) is the zero vector for `toy-objects` and precomputed
+  features and the gray image for `toy-pixels`.
 """
 
 from __future__ import annotations
@@ -29,11 +33,15 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from harness.api import Model, Option
+from harness.decoys.variants import variant_parts
 from harness.errors import DataError, UsageError
 from harness.hookspecs import hookimpl
 from harness.types import BLANK_IMAGE, Example
 
-__all__ = ["MLPModel", "MLPA", "MLPQA", "MLPIA", "MLPIQA", "text_features", "toy_image_features", "register_models"]
+from .toy_features import l2 as _l2
+from .toy_features import toy_object_features, toy_pixel_features
+
+__all__ = ["MLPModel", "MLPA", "MLPQA", "MLPIA", "MLPIQA", "text_features", "training_decoys", "register_models"]
 
 DECOYS_PER_TRIPLET = 3
 TRIPLETS_PER_BATCH = 100
@@ -51,25 +59,29 @@ def text_features(text: str, dim: int) -> np.ndarray:
     return _l2(vec)
 
 
-def toy_image_features(path: str) -> np.ndarray:
-    """8x8 RGB pixels + 4x4x4 colour histogram of the image, l2-normalized (256 values)."""
-    from harness.images import load_image
-
-    im = load_image(path)
-    small = np.asarray(im.resize((8, 8)), dtype=np.float32).reshape(-1) / 255.0
-    px = np.asarray(im, dtype=np.int64).reshape(-1, 3) // 64
-    hist = np.bincount(px[:, 0] * 16 + px[:, 1] * 4 + px[:, 2], minlength=64).astype(np.float32)
-    hist /= max(float(hist.sum()), 1.0)
-    return _l2(np.concatenate([small, hist]))
-
-
-def _l2(vec: np.ndarray) -> np.ndarray:
-    n = float(np.linalg.norm(vec))
-    return vec / n if n > 0 else vec
-
-
 def _target(ex: Example) -> str:
     return str(ex.meta.get("mc_target") or ex.label)
+
+
+TOY_FEATURES = {"toy-objects": toy_object_features, "toy-pixels": toy_pixel_features}
+
+
+def training_decoys(ex: Example, rng: np.random.Generator, k: int = DECOYS_PER_TRIPLET) -> list[str]:
+    """Up to k decoys of one training triplet, from one of its variant's decoy sets (A.4).
+
+    The set is drawn uniformly among the variant's non-empty parts (meta `mc_variant` and
+    `decoys`); k decoys are drawn from it without replacement, in choice order. Without
+    that metadata, k of the example's other `choices`.
+    """
+    target = _target(ex)
+    in_choices = set(ex.choices) - {target}
+    sets = ex.meta.get("decoys") if isinstance(ex.meta.get("decoys"), dict) else None
+    parts = variant_parts(str(ex.meta.get("mc_variant", ""))) if sets else ()
+    pools = [[c for c in ex.choices if c in set(sets.get(p, ())) and c in in_choices] for p in parts]
+    pools = [p for p in pools if p]
+    pool = pools[int(rng.integers(len(pools)))] if pools else [c for c in ex.choices if c != target]
+    pick = rng.choice(len(pool), size=min(k, len(pool)), replace=False)
+    return [pool[j] for j in sorted(pick)]
 
 
 class MLPModel(Model):
@@ -81,7 +93,8 @@ class MLPModel(Model):
         "epochs": Option(12, "passes over the training triplets"),
         "lr": Option(0.01, "initial SGD learning rate (momentum 0.9)"),
         "text_dim": Option(512, "hashed text feature width"),
-        "image_features": Option("toy", "toy (pixels + colour histogram) or a .npz / .npy file keyed by image id"),
+        "image_features": Option("toy-objects", "toy-objects (objects read from toyvqa pixels), toy-pixels, "
+                                 "or a .npz / .npy file keyed by image id"),
     }
 
     def __init__(self, **options: Any) -> None:
@@ -118,12 +131,13 @@ class MLPModel(Model):
                     raise DataError(f"{path}: expected {len(ids)} rows (one per id in {ids_path.name}), got shape {arr.shape}")
                 self._precomputed = {i: _l2(np.asarray(r, np.float32)) for i, r in zip(ids, arr)}
             else:
-                raise UsageError(f"model {self.name!r}: image_features must be 'toy', a .npz or a .npy file")
+                raise UsageError(f"model {self.name!r}: image_features must be toy-objects, toy-pixels, "
+                                 "a .npz or a .npy file")
         return self._precomputed
 
     def check_images(self, examples: Sequence[Example]) -> None:
         """DataError (count and examples) for image ids absent from the precomputed file."""
-        if "i" not in self.modalities or self.config["image_features"] == "toy":
+        if "i" not in self.modalities or self.config["image_features"] in TOY_FEATURES:
             return
         table = self._load_precomputed()
         unknown = sorted({ex.image_id for ex in examples if ex.image != BLANK_IMAGE and ex.image_id not in table})
@@ -132,11 +146,12 @@ class MLPModel(Model):
                             f"(e.g. {', '.join(unknown[:5])})")
 
     def _image(self, ex: Example) -> np.ndarray:
-        if self.config["image_features"] == "toy":
+        extractor = TOY_FEATURES.get(self.config["image_features"])
+        if extractor is not None:
             key = ex.image
             vec = self._image_cache.get(key)
             if vec is None:
-                vec = self._image_cache[key] = toy_image_features(ex.image)
+                vec = self._image_cache[key] = extractor(ex.image)
             return vec
         table = self._load_precomputed()
         if ex.image == BLANK_IMAGE:
@@ -156,7 +171,7 @@ class MLPModel(Model):
 
     # ----------------------------------------------------------------- training
     def fit(self, train: Sequence[Example], *, seed: int) -> None:
-        """Binary logistic loss over target + up to 3 sampled decoys per triplet."""
+        """Binary logistic loss over target + 3 decoys of one decoy set per triplet (A.4)."""
         import torch
 
         from ._text import digest, train_digest
@@ -185,10 +200,7 @@ class MLPModel(Model):
             for b in range(0, len(order), TRIPLETS_PER_BATCH):
                 xs, ys = [], []
                 for i in order[b : b + TRIPLETS_PER_BATCH]:
-                    ex, target = usable[i], _target(usable[i])
-                    decoys = [c for c in ex.choices if c != target]
-                    pick = rng.choice(len(decoys), size=min(DECOYS_PER_TRIPLET, len(decoys)), replace=False)
-                    cands = [target] + [decoys[j] for j in sorted(pick)]
+                    cands = [_target(usable[i])] + training_decoys(usable[i], rng)
                     xs.append(self._rows(ctx[i], cands))
                     ys.extend([1.0] + [0.0] * (len(cands) - 1))
                 x = torch.from_numpy(np.concatenate(xs))

@@ -1,8 +1,11 @@
 """`toyvqa-mc`: the toy benchmark as a multiple-choice decoy dataset (no download).
 
-toyvqa's own 3 decoys per question are "human-style" with a deliberate shortcut (odd
-answers that are never targets), so they play the role of Visual7W's Orig decoys; IoU and
-QoU decoys are generated on each split with the real filters (WordNet WUP).
+Visual7W-style telling questions (color / object / counting, no yes/no; see
+toy_telling.py) about the scenes and images of toyvqa (the balanced variant's original
+scenes by default, whose colors carry no noun prior). Each question's 3 original decoys
+are "human-style" with a deliberate shortcut (odd answers that are never targets), so they
+play the role of Visual7W's Orig decoys; IoU and QoU decoys are generated on each split
+with the real filters (WordNet WUP).
 `toyvqa-mc:decoys=iou+qou` selects the candidate set, so a suite task trains and tests a
 model on the same decoy set (supplementary A.4).
 """
@@ -23,6 +26,7 @@ from .mc import (
     generated_decoys,
     generation_stats,
 )
+from .toy_telling import TELLING_VERSION, telling_examples
 
 __all__ = ["ToyVQAMC"]
 
@@ -35,7 +39,8 @@ class ToyVQAMC(DatasetPlugin):
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     options: ClassVar[Mapping[str, Option]] = {
         "decoys": Option("orig", "candidate set in `choices`", choices=VARIANTS),
-        "variant": Option("unbalanced", "toyvqa variant", choices=("unbalanced", "balanced")),
+        "variant": Option("balanced", "toyvqa variant whose scenes are asked about (balanced: no color prior)",
+                          choices=("unbalanced", "balanced")),
         "seed": Option(0, "toyvqa generation seed"),
         "images": Option(0, "toyvqa scenes per split (0: toyvqa's default)"),
         **GENERATOR_OPTIONS,
@@ -48,18 +53,17 @@ class ToyVQAMC(DatasetPlugin):
                       images=self.config["images"])
 
     def base_examples(self, split: str) -> list[Example]:
-        """toyvqa examples with the MC fields in meta (target, original decoys)."""
-        out = []
-        for ex in self._base().examples(split):
-            target = ex.meta["mc_target"]
-            orig = [c for c in ex.choices if c != target]
-            out.append(ex.with_(meta={**ex.meta, "decoys": {"orig": orig}}))
-        return out
+        """Telling questions about toyvqa's original (non-complement) scenes, MC fields in meta."""
+        base = self._base()
+        images = {ex.image_id: ex.image for ex in base.examples(split) if not ex.meta.get("complement")}
+        scenes = {i: s for i, s in base.scenes(split).items() if i in images}
+        return telling_examples(scenes, images, split=split, seed=int(self.config["seed"]))
 
     def generation_key(self, split: str) -> dict[str, Any]:
         """What the generated decoys depend on besides the generator config."""
         base = self._base()
-        return {"dataset": "toyvqa", "split": split, "fingerprint": base.fingerprint(split)}
+        return {"dataset": "toyvqa-mc", "questions": TELLING_VERSION, "split": split,
+                "fingerprint": base.fingerprint(split)}
 
     def generation_stats(self, split: str) -> dict[str, Any] | None:
         """Statistics of the cached generation for `split` (None before the first load)."""

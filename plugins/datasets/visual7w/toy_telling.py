@@ -1,0 +1,111 @@
+"""Visual7W-style "telling" questions on toyvqa scenes, for the toy decoy benchmark.
+
+Chao et al. 2018 measure decoys on Visual7W, whose telling questions (what / where / how
+many ...) have no yes/no answers and many distinct targets, each a small share of all
+targets. The Eq. 2 shortcut only vanishes under that condition: an answer that is the
+target of a large share of the questions (like toyvqa's "yes") is rarely a decoy, because
+it cannot be a decoy of its own questions, so IoU/QoU decoys cannot make it neutral.
+
+So `toyvqa-mc` asks its own questions about toyvqa's scenes and images:
+- three families from toyvqa's question language: `color` ("What color is the ball?"),
+  `object` ("What is the red object?") and `counting` ("How many stars are there?");
+- up to `QUESTIONS_PER_SCENE` questions per scene (distinct texts), so every image offers
+  enough other targets for 3 IoU decoys;
+- families taken in turn and, within a family, the answer least used so far in the split
+  (toyvqa's balancing rule), which flattens the targets (8 nouns, 10 colors, counts 0-5);
+- original decoys drawn by toyvqa's simulated annotators (`humans.choices`): mostly odd
+  answers that are never targets, the "human-style" shortcut the paper measures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter
+from typing import Any, Mapping
+
+from harness.types import Example
+from vqa_harness_plugins.datasets.toyvqa import humans
+from vqa_harness_plugins.datasets.toyvqa.questions import TEMPLATES, Question, answer, make_question
+from vqa_harness_plugins.datasets.toyvqa.world import NOUNS, Scene
+
+__all__ = ["TELLING_FAMILIES", "QUESTIONS_PER_SCENE", "TELLING_VERSION", "telling_questions", "telling_examples"]
+
+TELLING_FAMILIES = ("color", "object", "counting")
+QUESTIONS_PER_SCENE = 7
+#: Bump when the questions or decoys below change (part of the decoy cache key).
+TELLING_VERSION = "1"
+
+
+def _unique(scene: Scene, keys: tuple[str, ...]) -> list[dict[str, str]]:
+    counts = Counter(tuple(getattr(o, k) for k in keys) for o in scene.objects)
+    return [dict(zip(keys, vals, strict=True)) for vals, n in sorted(counts.items()) if n == 1]
+
+
+def _referents(scene: Scene, family: str) -> list[dict[str, str]]:
+    """What a family may ask about on this scene (unique referents for color / object)."""
+    if family == "counting":
+        return [{"noun": n} for n in NOUNS]
+    if family == "color":
+        return _unique(scene, ("noun",)) + _unique(scene, ("size", "noun"))
+    return _unique(scene, ("color",)) + _unique(scene, ("size", "color"))
+
+
+def telling_questions(scene: Scene, rng: random.Random, tally: Counter[tuple[str, str]],
+                      n: int = QUESTIONS_PER_SCENE) -> list[tuple[Question, str]]:
+    """Up to `n` (question, answer) pairs with distinct texts; updates `tally`."""
+    out: list[tuple[Question, str]] = []
+    seen: set[str] = set()
+    start = rng.randrange(len(TELLING_FAMILIES))
+    for k in range(n * 3):
+        if len(out) == n:
+            break
+        family = TELLING_FAMILIES[(start + k) % len(TELLING_FAMILIES)]
+        by_answer: dict[str, list[dict[str, str]]] = {}
+        for ref in _referents(scene, family):
+            by_answer.setdefault(answer(scene, family, ref), []).append(ref)
+        templates = sorted(t for t, (fam, _) in TEMPLATES.items() if fam == family)
+        options = [(a, r, t) for a, refs in by_answer.items() for r in refs for t in templates
+                   if make_question(family, r, t).text not in seen]
+        if not options:
+            continue
+        low = min(tally[(family, a)] for a, _, _ in options)
+        ans, ref, template = rng.choice(sorted((a, sorted(r.items()), t) for a, r, t in options
+                                               if tally[(family, a)] == low))
+        q = make_question(family, dict(ref), template)
+        seen.add(q.text)
+        tally[(family, ans)] += 1
+        out.append((q, ans))
+    return out
+
+
+def _rng(*parts: Any) -> random.Random:
+    blob = "/".join(str(p) for p in parts).encode()
+    return random.Random(int.from_bytes(hashlib.sha256(blob).digest()[:8], "big"))
+
+
+def telling_examples(scenes: Mapping[str, Scene], images: Mapping[str, str], *, split: str,
+                     seed: int) -> list[Example]:
+    """Examples for every scene (sorted by image id), MC fields in meta."""
+    q_rng, human_rng, mc_rng = (_rng("toyvqa-mc", TELLING_VERSION, split, seed, part)
+                                for part in ("questions", "humans", "choices"))
+    tally: Counter[tuple[str, str]] = Counter()
+    out: list[Example] = []
+    for image_id in sorted(scenes):
+        scene = scenes[image_id]
+        for j, (q, truth) in enumerate(telling_questions(scene, q_rng, tally)):
+            cands = humans.choices(mc_rng, truth, q.family)
+            out.append(Example(
+                id=f"{image_id}-t{j}",
+                question=q.text,
+                image_id=image_id,
+                image=images.get(image_id, ""),
+                answers=humans.human_answers(human_rng, truth, q.family),
+                answer_type=q.answer_type,
+                question_type=q.question_type,
+                choices=cands,
+                label=truth,
+                meta={"family": q.family, "referent": q.ref, "template": q.template, "mc_target": truth,
+                      "decoys": {"orig": [c for c in cands if c != truth]}},
+            ))
+    return out
