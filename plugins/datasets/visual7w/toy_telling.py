@@ -51,28 +51,32 @@ def _referents(scene: Scene, family: str) -> list[dict[str, str]]:
     return _unique(scene, ("color",)) + _unique(scene, ("size", "color"))
 
 
+def _options(scene: Scene) -> dict[str, list[tuple[str, tuple[tuple[str, str], ...], str, Question]]]:
+    """Per family, every askable (answer, referent, template, question), in a fixed order."""
+    out = {}
+    for family in TELLING_FAMILIES:
+        templates = sorted(t for t, (fam, _) in TEMPLATES.items() if fam == family)
+        out[family] = [(answer(scene, family, ref), tuple(sorted(ref.items())), t, make_question(family, ref, t))
+                       for ref in _referents(scene, family) for t in templates]
+    return out
+
+
 def telling_questions(scene: Scene, rng: random.Random, tally: Counter[tuple[str, str]],
                       n: int = QUESTIONS_PER_SCENE) -> list[tuple[Question, str]]:
     """Up to `n` (question, answer) pairs with distinct texts; updates `tally`."""
     out: list[tuple[Question, str]] = []
     seen: set[str] = set()
+    options = _options(scene)
     start = rng.randrange(len(TELLING_FAMILIES))
     for k in range(n * 3):
         if len(out) == n:
             break
         family = TELLING_FAMILIES[(start + k) % len(TELLING_FAMILIES)]
-        by_answer: dict[str, list[dict[str, str]]] = {}
-        for ref in _referents(scene, family):
-            by_answer.setdefault(answer(scene, family, ref), []).append(ref)
-        templates = sorted(t for t, (fam, _) in TEMPLATES.items() if fam == family)
-        options = [(a, r, t) for a, refs in by_answer.items() for r in refs for t in templates
-                   if make_question(family, r, t).text not in seen]
-        if not options:
+        open_ = [o for o in options[family] if o[3].text not in seen]
+        if not open_:
             continue
-        low = min(tally[(family, a)] for a, _, _ in options)
-        ans, ref, template = rng.choice(sorted((a, sorted(r.items()), t) for a, r, t in options
-                                               if tally[(family, a)] == low))
-        q = make_question(family, dict(ref), template)
+        low = min(tally[(family, o[0])] for o in open_)
+        ans, _, _, q = rng.choice(sorted((o for o in open_ if tally[(family, o[0])] == low), key=lambda o: o[:3]))
         seen.add(q.text)
         tally[(family, ans)] += 1
         out.append((q, ans))
