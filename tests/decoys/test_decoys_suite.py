@@ -82,7 +82,7 @@ def test_suite_with_generic_model_ablations_and_audit(tmp_path: Path, toy_exampl
             assert ("first-choice", v, m) in rows, (v, m)
     # The Eq. 2 shortcut works on the toy Orig decoys (odd decoys are never targets) and
     # fails on IoU+QoU (targets reused as decoys): the paper's §3.2 finding.
-    assert rows[("first-choice", "orig", "eq2_rule_accuracy")] > 0.6
+    assert rows[("first-choice", "orig", "eq2_rule_accuracy")] > 0.45  # chance 0.25
     assert rows[("first-choice", "iou+qou", "eq2_rule_accuracy")] < rows[("first-choice", "orig", "eq2_rule_accuracy")] - 0.2
     assert rows[("first-choice", "orig", "random_accuracy")] == pytest.approx(0.25)
     from vqa_harness_plugins.probes.decoys import DecoyProbe
