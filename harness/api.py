@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .probe_context import ProbeContext
     from .types import ResultRow
 
-__all__ = ["Option", "Configurable", "DatasetPlugin", "Model", "Probe", "Table", "Task", "Suite"]
+__all__ = ["Option", "Configurable", "DatasetPlugin", "FeatureExtractor", "Model", "Probe", "Table", "Task", "Suite"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,37 @@ class DatasetPlugin(Configurable):
         return _digest({"dataset": self.name, "split": split, "config": self.config})
 
 
+# -------------------------------------------------------------------- feature extractors
+
+
+class FeatureExtractor(Configurable):
+    """Turns images or texts into fixed-width vectors for feature-based models (the MLP probes).
+
+    `modality` is "image" or "text". An image extractor's `encode` gets Examples (`image`
+    path, `image_id`) and should return the zero vector for a blanked image
+    (`harness.types.BLANK_IMAGE`); a text extractor's gets strings. `encode` returns a
+    float32 array [N, D] (D fixed per instance). `check` raises `DataError` (count and
+    examples) for inputs it cannot encode, before a model trains. Override
+    `fingerprint_extra` when outputs depend on more than the options (e.g. a file's hash).
+    """
+
+    kind = "feature extractor"
+    modality: ClassVar[str] = "image"
+
+    def encode(self, items: Sequence[Any]) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def check(self, items: Sequence[Any]) -> None:
+        """DataError for items `encode` cannot handle (default: none)."""
+
+    def fingerprint_extra(self) -> Any:
+        return None
+
+    def fingerprint(self) -> str:
+        """Changes whenever the vectors could change."""
+        return _digest({"features": self.name, "config": self.config, "extra": self.fingerprint_extra()})
+
+
 # ------------------------------------------------------------------------------ models
 
 
@@ -132,6 +163,9 @@ class Model(Configurable):
     #: What the model was trained on, for tables that group by training data
     #: (e.g. Goyal Table 1: "unbalanced" or "balanced"); trainable models set it from `fit`.
     trained_on: str = ""
+    #: The run's PluginHost (set by harness.run before fit and predictions), for models that
+    #: resolve other plugins, e.g. feature extractors; None outside a run (the process host).
+    plugin_host: Any = None
 
     def setup(self, device: str) -> None:
         """Move weights to `device` ("cpu", "cuda", "cuda:1"); called once before predicting."""

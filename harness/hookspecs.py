@@ -17,7 +17,7 @@ import pluggy
 from .names import NAME
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import DatasetPlugin, Model, Probe, Suite
+    from .api import DatasetPlugin, FeatureExtractor, Model, Probe, Suite
 
 __all__ = ["hookspec", "hookimpl"]
 
@@ -48,6 +48,19 @@ def register_models(register: Callable[[type["Model"]], None]) -> None:
     Called once at start-up. Call `register(ModelClass)` for each model;
     `ModelClass.name` is what `harness run --model NAME[:key=value,...]` accepts, and
     `ModelClass.options` lists the accepted keys. Return nothing.
+    """
+
+
+# -------------------------------------------------------------------- feature extractors
+
+
+@hookspec
+def register_features(register: Callable[[type["FeatureExtractor"]], None]) -> None:
+    """Register feature extractors (subclasses of `harness.api.FeatureExtractor`).
+
+    Called once at start-up. Call `register(ExtractorClass)` for each; feature-based
+    models accept `ExtractorClass.name` (with options, `NAME:key=value`) where they take
+    image or text features, e.g. `--model mlp-iqa:image_features=NAME`. Return nothing.
     """
 
 

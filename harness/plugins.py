@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 import pluggy
 
 from . import hookspecs
-from .api import DatasetPlugin, Model, Probe, Suite
+from .api import DatasetPlugin, FeatureExtractor, Model, Probe, Suite
 from .errors import PluginError
 from .names import BLOCK_ENV, ENTRY_POINT_GROUP, NAME
 from .registry import Registry
@@ -53,6 +53,7 @@ class PluginHost:
     datasets: Registry[type[DatasetPlugin]] = field(init=False)
     probes: Registry[type[Probe]] = field(init=False)
     suites: Registry[Suite] = field(init=False)
+    features: Registry[type[FeatureExtractor]] = field(init=False)
     failures: list[PluginFailure] = field(init=False, default_factory=list)
     loaded: list[LoadedPlugin] = field(init=False, default_factory=list)
 
@@ -63,6 +64,7 @@ class PluginHost:
         self.datasets = Registry("dataset")
         self.probes = Registry("probe")
         self.suites = Registry("suite")
+        self.features = Registry("feature extractor")
         if self.blocked is None:
             raw = os.environ.get(BLOCK_ENV, "")
             self.blocked = frozenset(x.strip() for x in raw.split(",") if x.strip())
@@ -111,6 +113,7 @@ class PluginHost:
             ("register_models", self.models, lambda c: c.name, Model),
             ("register_probes", self.probes, lambda c: c.name, Probe),
             ("register_suites", self.suites, lambda s: s.name, None),
+            ("register_features", self.features, lambda c: c.name, FeatureExtractor),
         ]
         for hook_name, registry, name_of, base in targets:
             caller = getattr(self.pm.hook, hook_name)

@@ -98,6 +98,7 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     model_name, model_options = parse_spec(config.model)
     model_entry = host.models.get(model_name)
     model: Model = model_entry.obj(**model_options)
+    model.plugin_host = host
     model_spec = format_spec(model_name, {k: model.config[k] for k in model_options})
     tasks = [_with_split(t, config.split) for t in suite.tasks]
     session = Session(host, data_dir=config.data_dir, limit=config.limit)

@@ -6,13 +6,13 @@ import click
 
 __all__ = ["list_cmd", "plugins_cmd"]
 
-KINDS = ("models", "datasets", "probes", "suites")
+KINDS = ("models", "datasets", "probes", "suites", "features")
 
 
 @click.command("list")
 @click.argument("kind", type=click.Choice(KINDS))
 def list_cmd(kind: str) -> None:
-    """List registered models, datasets, probes or suites, with the plugin that provides each."""
+    """List registered models, datasets, probes, suites or feature extractors, with the plugin that provides each."""
     from tabulate import tabulate
 
     from ..plugins import get_host
@@ -33,10 +33,13 @@ def list_cmd(kind: str) -> None:
             extra = ", ".join(obj.requires or obj.requires_any) or "(model-free)"
         elif kind == "suites":
             extra = f"{len(obj.tasks)} tasks"
+        elif kind == "features":
+            extra = obj.modality
         rows.append([entry.name, extra, entry.plugin, desc])
     if kind == "suites" and TOY_SUITE not in registry:
         rows.append([TOY_SUITE, "derived", "(core)", "every probe that exists on the embedded toy benchmark"])
-    heads = {"models": "capabilities", "datasets": "splits", "probes": "needs", "suites": "tasks"}
+    heads = {"models": "capabilities", "datasets": "splits", "probes": "needs", "suites": "tasks",
+             "features": "modality"}
     click.echo(tabulate(sorted(rows), headers=["name", heads[kind], "plugin", "description"], tablefmt="simple"))
     _warn(host)
 
@@ -52,7 +55,8 @@ def plugins_cmd() -> None:
     provided: dict[str, list[str]] = {}
     for kind in KINDS:
         for entry in getattr(host, kind):
-            provided.setdefault(entry.plugin, []).append(f"{kind[:-1]} {entry.name}")
+            label = "feature extractor" if kind == "features" else kind[:-1]
+            provided.setdefault(entry.plugin, []).append(f"{label} {entry.name}")
     rows = [[p.name, p.distribution, "; ".join(provided.get(p.name, [])) or "(nothing)"] for p in host.loaded]
     click.echo(tabulate(rows, headers=["plugin", "distribution", "provides"], tablefmt="simple"))
     _warn(host)

@@ -98,7 +98,7 @@ def _sentence(texts: Sequence[str]) -> np.ndarray:
     from harness.resources import bertscore_model
 
     try:
-        path = bertscore_model()
+        path, _ = bertscore_model()
     except ResourceError as exc:
         raise ResourceError(f"decoys: embedding=sentence needs the local sentence model: {exc}") from None
     from transformers import AutoModel, AutoTokenizer

@@ -11,23 +11,20 @@ IoU+QoU; Orig, IoU or QoU for All; 3 drawn at random from a larger set, e.g. VQA
 decoys); an example without decoy sets in meta samples 3 of its `choices`. At test time
 the runner's argmax over `score_choices` picks the answer.
 
-Features (deterministic, built without any download):
-- question / answer text: hashed bag of words (lower case, integers 0-10 spelled out as
-  in A.1; unigrams and bigrams; CRC32 buckets, `text_dim` wide), l2-normalized. This
-  stands in for the paper's averaged word2vec.
-- image (`image_features`): `toy-objects` (default; object and attribute presence read
-  from toyvqa's pixels, the toy analogue of detector features), `toy-pixels` (8x8 pixels +
-  color histogram), both in toy_features.py; or a precomputed `.npz` (one array per image
-  id) / `.npy` with a sidecar `.ids.json` (list of image ids, one per row). A blanked image
-  (harness.types.BLANK_IMAGE) is the zero vector for `toy-objects` and precomputed
-  features and the gray image for `toy-pixels`.
+Features come from feature-extractor plugins (`register_features`, harness.api.FeatureExtractor;
+`harness list features`):
+- `text_features` (question and answer): `hashed-bow` (default; hashed unigrams + bigrams,
+  integers 0-10 spelled out as in A.1, l2-normalized; stands in for the paper's averaged
+  word2vec) or `sentence` (the local MiniLM);
+- `image_features`: `toy-objects` (default; object and attribute presence read from
+  toyvqa's pixels, the toy analogue of detector features), `toy-pixels`, `hf-vision:path=...`
+  (a local vision model), or a `.npz` / `.npy` file (= `precomputed:file=...`). A blanked
+  image (harness.types.BLANK_IMAGE) is encoded by the extractor (zero vector for all but
+  `toy-pixels`, which sees the gray image).
 """
 
 from __future__ import annotations
 
-import json
-import zlib
-from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
@@ -35,35 +32,18 @@ import numpy as np
 from harness.api import Model, Option
 from harness.decoys.variants import variant_parts
 from harness.errors import DataError, UsageError
+from harness.features import resolve_features
 from harness.hookspecs import hookimpl
-from harness.types import BLANK_IMAGE, Example
+from harness.types import Example
 
-from .toy_features import l2 as _l2
-from .toy_features import toy_object_features, toy_pixel_features
-
-__all__ = ["MLPModel", "MLPA", "MLPQA", "MLPIA", "MLPIQA", "text_features", "training_decoys", "register_models"]
+__all__ = ["MLPModel", "MLPA", "MLPQA", "MLPIA", "MLPIQA", "training_decoys", "register_models"]
 
 DECOYS_PER_TRIPLET = 3
 TRIPLETS_PER_BATCH = 100
 
 
-def text_features(text: str, dim: int) -> np.ndarray:
-    """Hashed bag of unigrams and bigrams, l2-normalized (zeros for empty text)."""
-    from harness.decoys.similarity import question_tokens
-
-    toks = question_tokens(text)
-    grams = toks + [f"{a} {b}" for a, b in zip(toks, toks[1:])]
-    vec = np.zeros(dim, dtype=np.float32)
-    for g in grams:
-        vec[zlib.crc32(g.encode()) % dim] += 1.0
-    return _l2(vec)
-
-
 def _target(ex: Example) -> str:
     return str(ex.meta.get("mc_target") or ex.label)
-
-
-TOY_FEATURES = {"toy-objects": toy_object_features, "toy-pixels": toy_pixel_features}
 
 
 def training_decoys(ex: Example, rng: np.random.Generator, k: int = DECOYS_PER_TRIPLET) -> list[str]:
@@ -92,82 +72,47 @@ class MLPModel(Model):
         "hidden": Option(8192, "hidden units (the paper: 8,192)"),
         "epochs": Option(12, "passes over the training triplets"),
         "lr": Option(0.01, "initial SGD learning rate (momentum 0.9)"),
-        "text_dim": Option(512, "hashed text feature width"),
-        "image_features": Option("toy-objects", "toy-objects (objects read from toyvqa pixels), toy-pixels, "
-                                 "or a .npz / .npy file keyed by image id"),
+        "text_features": Option("hashed-bow", "text feature extractor for question and answer "
+                                "(hashed-bow[:dim=N], sentence)"),
+        "image_features": Option("toy-objects", "image feature extractor (toy-objects, toy-pixels, "
+                                 "'hf-vision:path=DIR', ...) or a .npz / .npy file keyed by image id"),
     }
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.net = None
         self._trained: str | None = None
-        self._text_cache: dict[str, np.ndarray] = {}
-        self._image_cache: dict[str, np.ndarray] = {}
-        self._precomputed: dict[str, np.ndarray] | None = None
+        self._extractors: dict[str, Any] = {}
 
     # ----------------------------------------------------------------- features
-    def _text(self, text: str) -> np.ndarray:
-        vec = self._text_cache.get(text)
-        if vec is None:
-            vec = self._text_cache[text] = text_features(text, int(self.config["text_dim"]))
-        return vec
+    def _extractor(self, modality: str) -> Any:
+        ext = self._extractors.get(modality)
+        if ext is None:
+            spec = self.config["image_features" if modality == "image" else "text_features"]
+            ext = self._extractors[modality] = resolve_features(spec, modality, owner=f"model {self.name!r}",
+                                                                host=self.plugin_host)
+        return ext
 
-    def _load_precomputed(self) -> dict[str, np.ndarray]:
-        if self._precomputed is None:
-            path = Path(self.config["image_features"])
-            if not path.is_file():
-                raise DataError(f"model {self.name!r}: image_features file not found: {path}")
-            if path.suffix == ".npz":
-                with np.load(path, allow_pickle=False) as data:
-                    self._precomputed = {k: _l2(np.asarray(data[k], np.float32).reshape(-1)) for k in data.files}
-            elif path.suffix == ".npy":
-                ids_path = path.with_suffix(".ids.json")
-                try:
-                    ids = [str(i) for i in json.loads(ids_path.read_text(encoding="utf-8"))]
-                except (OSError, ValueError) as exc:
-                    raise DataError(f"{ids_path}: the image-id list of {path.name} is missing or bad ({exc})") from None
-                arr = np.load(path, allow_pickle=False)
-                if arr.ndim != 2 or arr.shape[0] != len(ids):
-                    raise DataError(f"{path}: expected {len(ids)} rows (one per id in {ids_path.name}), got shape {arr.shape}")
-                self._precomputed = {i: _l2(np.asarray(r, np.float32)) for i, r in zip(ids, arr)}
-            else:
-                raise UsageError(f"model {self.name!r}: image_features must be toy-objects, toy-pixels, "
-                                 "a .npz or a .npy file")
-        return self._precomputed
+    def _text(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self._extractor("text").encode(list(texts)), dtype=np.float32)
 
     def check_images(self, examples: Sequence[Example]) -> None:
-        """DataError (count and examples) for image ids absent from the precomputed file."""
-        if "i" not in self.modalities or self.config["image_features"] in TOY_FEATURES:
-            return
-        table = self._load_precomputed()
-        unknown = sorted({ex.image_id for ex in examples if ex.image != BLANK_IMAGE and ex.image_id not in table})
-        if unknown:
-            raise DataError(f"{self.config['image_features']}: {len(unknown)} unknown image id(s) "
-                            f"(e.g. {', '.join(unknown[:5])})")
+        """DataError (count and examples) for images the image extractor cannot encode."""
+        if "i" in self.modalities:
+            self._extractor("image").check(examples)
 
-    def _image(self, ex: Example) -> np.ndarray:
-        extractor = TOY_FEATURES.get(self.config["image_features"])
-        if extractor is not None:
-            key = ex.image
-            vec = self._image_cache.get(key)
-            if vec is None:
-                vec = self._image_cache[key] = extractor(ex.image)
-            return vec
-        table = self._load_precomputed()
-        if ex.image == BLANK_IMAGE:
-            return np.zeros_like(next(iter(table.values())))
-        return table[ex.image_id]
-
-    def _context(self, ex: Example) -> np.ndarray:
+    def _contexts(self, examples: Sequence[Example]) -> np.ndarray:
+        """[N, D] image and/or question features of each example (D = 0 for MLP-A)."""
         parts = []
         if "i" in self.modalities:
-            parts.append(self._image(ex))
+            parts.append(np.asarray(self._extractor("image").encode(list(examples)), dtype=np.float32))
         if "q" in self.modalities:
-            parts.append(self._text(ex.question))
-        return np.concatenate(parts) if parts else np.zeros(0, np.float32)
+            parts.append(self._text([ex.question for ex in examples]))
+        return np.concatenate(parts, axis=1) if parts else np.zeros((len(examples), 0), np.float32)
 
     def _rows(self, ctx: np.ndarray, answers: Sequence[str]) -> np.ndarray:
-        return np.stack([np.concatenate([ctx, self._text(a)]) for a in answers])
+        ans = self._text(answers)
+        return np.concatenate([np.broadcast_to(ctx, (len(answers), ctx.shape[0])), ans], axis=1)
 
     # ----------------------------------------------------------------- training
     def fit(self, train: Sequence[Example], *, seed: int) -> None:
@@ -183,8 +128,8 @@ class MLPModel(Model):
         self.check_images(usable)
         rng = np.random.default_rng(seed)
         torch.manual_seed(seed)
-        ctx = [self._context(ex) for ex in usable]
-        width = len(ctx[0]) + int(self.config["text_dim"])
+        ctx = self._contexts(usable)
+        width = ctx.shape[1] + self._text([_target(usable[0])]).shape[1]
         hidden = int(self.config["hidden"])
         net = torch.nn.Sequential(
             torch.nn.Linear(width, hidden), torch.nn.BatchNorm1d(hidden), torch.nn.ReLU(),
@@ -217,7 +162,9 @@ class MLPModel(Model):
         self._trained = digest({"train": train_digest(usable, extra=lambda e: list(e.choices)), "seed": seed})
 
     def fingerprint_extra(self) -> Any:
-        return {"trained": self._trained, "modalities": self.modalities}
+        return {"trained": self._trained, "modalities": self.modalities,
+                "features": {m: self._extractor(m).fingerprint() for m in ("image", "text")
+                             if m == "text" or "i" in self.modalities}}
 
     # ---------------------------------------------------------------- inference
     def score_choices(self, batch: Sequence[Example]) -> list[list[float]]:
@@ -228,13 +175,14 @@ class MLPModel(Model):
             raise UsageError(f"model {self.name!r} is trainable and has not been trained: it needs a train split "
                              "(a suite task with `train`, or call fit(train, seed=...) first)")
         self.check_images(batch)
+        ctx = self._contexts(batch)
         out = []
         with torch.no_grad():
-            for ex in batch:
+            for ex, c in zip(batch, ctx):
                 if not ex.choices:
                     out.append([])
                     continue
-                x = torch.from_numpy(self._rows(self._context(ex), ex.choices))
+                x = torch.from_numpy(np.ascontiguousarray(self._rows(c, ex.choices)))
                 out.append([float(v) for v in self.net(x).squeeze(1)])
         return out
 

@@ -55,7 +55,7 @@ def test_eq2_rule_is_near_chance_on_iou_qou_and_far_above_it_on_orig(toy_sets) -
 def test_object_detector_recovers_every_toy_scene() -> None:
     from harness.images import load_image
     from vqa_harness_plugins.datasets.toyvqa import ToyVQA
-    from vqa_harness_plugins.models.toy_features import (
+    from vqa_harness_plugins.features.toy import (
         OBJECT_FEATURES,
         detect_objects,
         toy_object_features,

@@ -1,4 +1,4 @@
-"""Image features of the toy world for the MLP probes (no download, no training).
+"""Image features of the toy world (no download, no training).
 
 - `toy_object_features` (`image_features=toy-objects`, the default): the toy analogue of
   the detector-based region features (object + attribute) real VQA models use. It reads
@@ -19,10 +19,15 @@ are meaningless, so real data uses a precomputed feature file instead.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import ClassVar, Sequence
 
 import numpy as np
 
-__all__ = ["toy_object_features", "toy_pixel_features", "detect_objects", "OBJECT_FEATURES", "l2"]
+from harness.api import FeatureExtractor
+from harness.types import Example
+
+__all__ = ["ToyObjectFeatures", "ToyPixelFeatures", "toy_object_features", "toy_pixel_features", "detect_objects",
+           "OBJECT_FEATURES", "l2"]
 
 MASK = 12
 MAX_COUNT = 5
@@ -142,3 +147,41 @@ def toy_object_features(path: str) -> np.ndarray:
     for noun, k in per_noun.items():
         vec[counts[noun] + min(k, MAX_COUNT)] = 1.0
     return l2(vec)
+
+
+class _CachedImageFeatures(FeatureExtractor):
+    """Per-path memo around a function of one image path."""
+
+    modality: ClassVar[str] = "image"
+
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
+        self._memo: dict[str, np.ndarray] = {}
+
+    def _one(self, path: str) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def encode(self, items: Sequence[Example]) -> np.ndarray:
+        out = []
+        for ex in items:
+            vec = self._memo.get(ex.image)
+            if vec is None:
+                vec = self._memo[ex.image] = self._one(ex.image)
+            out.append(vec)
+        return np.stack(out) if out else np.zeros((0, 0), np.float32)
+
+
+class ToyObjectFeatures(_CachedImageFeatures):
+    name = "toy-objects"
+    description = "objects, colors, sizes and counts read from toyvqa pixels (288 values)"
+
+    def _one(self, path: str) -> np.ndarray:
+        return toy_object_features(path)
+
+
+class ToyPixelFeatures(_CachedImageFeatures):
+    name = "toy-pixels"
+    description = "8x8 RGB pixels + 4x4x4 color histogram (256 values; gray image when blanked)"
+
+    def _one(self, path: str) -> np.ndarray:
+        return toy_pixel_features(path)

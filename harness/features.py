@@ -1,0 +1,42 @@
+"""Resolve a feature-extractor spec (`NAME[:key=value,...]` or a feature file) to an instance.
+
+Feature extractors are plugins (`register_features`, `harness.api.FeatureExtractor`);
+feature-based models take them as options, e.g. `mlp-iqa:image_features=toy-objects` or
+`mlp-iqa:image_features='hf-vision:path=/models/vit'`. A bare `.npz` / `.npy` path means
+`precomputed:file=PATH`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .errors import UsageError
+from .specs import parse_spec
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .api import FeatureExtractor
+    from .plugins import PluginHost
+
+__all__ = ["resolve_features", "FEATURE_FILE_SUFFIXES"]
+
+FEATURE_FILE_SUFFIXES = (".npz", ".npy")
+
+
+def resolve_features(spec: str, modality: str, *, owner: str, host: "PluginHost | None" = None) -> "FeatureExtractor":
+    """The extractor `spec` names, checked to encode `modality` ("image" or "text")."""
+    from .plugins import get_host
+
+    spec = spec.strip()
+    if spec.endswith(FEATURE_FILE_SUFFIXES) and not spec.startswith("precomputed:"):
+        name, options = "precomputed", {"file": spec}
+    else:
+        name, options = parse_spec(spec)
+    host = host or get_host()
+    try:
+        entry = host.features.get(name)
+    except UsageError as exc:
+        raise UsageError(f"{owner}: {exc}") from None
+    cls = entry.obj
+    if cls.modality != modality:
+        raise UsageError(f"{owner}: feature extractor {name!r} encodes {cls.modality}s, not {modality}s")
+    return cls(**options)
