@@ -42,6 +42,13 @@ DECOYS_PER_TRIPLET = 3
 TRIPLETS_PER_BATCH = 100
 
 
+def _l2_rows(arr: Any) -> np.ndarray:
+    """Each row scaled to unit length (zero rows stay zero), float32: A.1's l2-normalized features."""
+    arr = np.asarray(arr, dtype=np.float32)
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    return np.divide(arr, norms, out=np.zeros_like(arr), where=norms > 0)
+
+
 def _target(ex: Example) -> str:
     return str(ex.meta.get("mc_target") or ex.label)
 
@@ -94,7 +101,7 @@ class MLPModel(Model):
         return ext
 
     def _text(self, texts: Sequence[str]) -> np.ndarray:
-        return np.asarray(self._extractor("text").encode(list(texts)), dtype=np.float32)
+        return _l2_rows(self._extractor("text").encode(list(texts)))
 
     def check_images(self, examples: Sequence[Example]) -> None:
         """DataError (count and examples) for images the image extractor cannot encode."""
@@ -105,7 +112,7 @@ class MLPModel(Model):
         """[N, D] image and/or question features of each example (D = 0 for MLP-A)."""
         parts = []
         if "i" in self.modalities:
-            parts.append(np.asarray(self._extractor("image").encode(list(examples)), dtype=np.float32))
+            parts.append(_l2_rows(self._extractor("image").encode(list(examples))))
         if "q" in self.modalities:
             parts.append(self._text([ex.question for ex in examples]))
         return np.concatenate(parts, axis=1) if parts else np.zeros((len(examples), 0), np.float32)
