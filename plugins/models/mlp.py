@@ -32,7 +32,7 @@ import numpy as np
 from harness.api import Model, Option
 from harness.decoys.variants import variant_parts
 from harness.errors import DataError, UsageError
-from harness.features import resolve_features
+from harness.features import FEATURE_FILE_SUFFIXES, resolve_features
 from harness.hookspecs import hookimpl
 from harness.types import Example
 
@@ -90,6 +90,13 @@ class MLPModel(Model):
         self.net = None
         self._trained: str | None = None
         self._extractors: dict[str, Any] = {}
+
+    @property
+    def uses_images(self) -> bool:  # type: ignore[override]
+        """True when the model decodes image files (not for MLP-A/QA or precomputed features),
+        so the run checks the files exist before training."""
+        spec = str(self.config["image_features"]).strip()
+        return "i" in self.modalities and not (spec.endswith(FEATURE_FILE_SUFFIXES) or spec.startswith("precomputed"))
 
     # ----------------------------------------------------------------- features
     def _extractor(self, modality: str) -> Any:

@@ -131,3 +131,12 @@ def test_sentence_extractor_uses_the_local_model() -> None:
         pytest.skip(str(exc))
     assert vecs.shape[0] == 3 and np.allclose(np.linalg.norm(vecs, axis=1), 1, atol=1e-5)
     assert float(vecs[0] @ vecs[1]) > float(vecs[0] @ vecs[2])
+
+
+def test_mlps_that_decode_images_ask_the_run_to_check_the_files() -> None:
+    from vqa_harness_plugins.models.mlp import MLPA, MLPIA, MLPIQA, MLPQA
+
+    assert not MLPA().uses_images and not MLPQA().uses_images
+    assert MLPIA().uses_images and MLPIQA(image_features="toy-pixels").uses_images
+    assert not MLPIA(image_features="feats.npz").uses_images
+    assert not MLPIQA(image_features="precomputed:file=feats.npy").uses_images
