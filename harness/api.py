@@ -131,6 +131,8 @@ class FeatureExtractor(Configurable):
 
     kind = "feature extractor"
     modality: ClassVar[str] = "image"
+    #: True when `encode` opens `example.image` files (the run then checks they exist first).
+    reads_image_files: ClassVar[bool] = True
 
     def encode(self, items: Sequence[Any]) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError

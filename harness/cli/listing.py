@@ -55,8 +55,7 @@ def plugins_cmd() -> None:
     provided: dict[str, list[str]] = {}
     for kind in KINDS:
         for entry in getattr(host, kind):
-            label = "feature extractor" if kind == "features" else kind[:-1]
-            provided.setdefault(entry.plugin, []).append(f"{label} {entry.name}")
+            provided.setdefault(entry.plugin, []).append(f"{getattr(host, kind).kind} {entry.name}")
     rows = [[p.name, p.distribution, "; ".join(provided.get(p.name, [])) or "(nothing)"] for p in host.loaded]
     click.echo(tabulate(rows, headers=["plugin", "distribution", "provides"], tablefmt="simple"))
     _warn(host)

@@ -20,7 +20,6 @@ For each image-question-target triplet:
 
 from __future__ import annotations
 
-import hashlib
 import random
 import time
 from collections import Counter, defaultdict
@@ -28,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from harness.errors import DataError, UsageError
+from harness.seeding import seeded_random
 
 from .text import normalize_for_match, normalize_release, overlaps
 
@@ -151,8 +151,7 @@ def default_wup() -> Callable[[str, str], float]:
 
 
 def _rng(seed: int, *parts: Any) -> random.Random:
-    blob = "/".join(str(p) for p in ("decoys", seed, *parts)).encode()
-    return random.Random(int.from_bytes(hashlib.sha256(blob).digest()[:8], "big"))
+    return seeded_random("decoys", seed, *parts)
 
 
 class _Picker:

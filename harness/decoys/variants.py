@@ -13,11 +13,11 @@ counts 1/K). The rule picks the argmax; ties are scored by their exact expectati
 
 from __future__ import annotations
 
-import hashlib
-import random
 from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
+
+from harness.seeding import seeded_random
 
 from .text import normalize_for_match
 
@@ -48,8 +48,7 @@ def variant_choices(target: str, decoys: Mapping[str, Sequence[str]], variant: s
             if n not in seen:
                 seen.add(n)
                 out.append(d)
-    blob = f"mc/{seed}/{variant}/{key}".encode()
-    random.Random(int.from_bytes(hashlib.sha256(blob).digest()[:8], "big")).shuffle(out)
+    seeded_random("mc", seed, variant, key).shuffle(out)
     return tuple(out)
 
 

@@ -22,11 +22,6 @@ from .toy import l2
 __all__ = ["HFVisionFeatures"]
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
-
-
 class HFVisionFeatures(FeatureExtractor):
     name = "hf-vision"
     description = "pooled features of a local Hugging Face vision model (path=folder or cached hub id)"
@@ -56,6 +51,8 @@ class HFVisionFeatures(FeatureExtractor):
         if self._net is not None:
             return
         from transformers import AutoImageProcessor, AutoModel
+
+        from vqa_harness_plugins.models.hf.base import _first_line
 
         folder = str(self.source.folder)
         try:

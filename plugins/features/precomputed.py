@@ -53,6 +53,7 @@ class PrecomputedFeatures(FeatureExtractor):
     name = "precomputed"
     description = "image features read from a .npz (key: image id) or .npy + .ids.json"
     modality: ClassVar[str] = "image"
+    reads_image_files: ClassVar[bool] = False
     options: ClassVar[Mapping[str, Option]] = {"file": Option("", "the .npz / .npy file")}
 
     def __init__(self, **options: Any) -> None:

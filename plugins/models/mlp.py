@@ -32,7 +32,7 @@ import numpy as np
 from harness.api import Model, Option
 from harness.decoys.variants import variant_parts
 from harness.errors import DataError, UsageError
-from harness.features import FEATURE_FILE_SUFFIXES, resolve_features
+from harness.features import resolve_features
 from harness.hookspecs import hookimpl
 from harness.types import Example
 
@@ -64,7 +64,8 @@ def training_decoys(ex: Example, rng: np.random.Generator, k: int = DECOYS_PER_T
     in_choices = set(ex.choices) - {target}
     sets = ex.meta.get("decoys") if isinstance(ex.meta.get("decoys"), dict) else None
     parts = variant_parts(str(ex.meta.get("mc_variant", ""))) if sets else ()
-    pools = [[c for c in ex.choices if c in set(sets.get(p, ())) and c in in_choices] for p in parts]
+    members = [set(sets.get(p, ())) & in_choices for p in parts]
+    pools = [[c for c in ex.choices if c in m] for m in members]
     pools = [p for p in pools if p]
     pool = pools[int(rng.integers(len(pools)))] if pools else [c for c in ex.choices if c != target]
     pick = rng.choice(len(pool), size=min(k, len(pool)), replace=False)
@@ -95,8 +96,7 @@ class MLPModel(Model):
     def uses_images(self) -> bool:  # type: ignore[override]
         """True when the model decodes image files (not for MLP-A/QA or precomputed features),
         so the run checks the files exist before training."""
-        spec = str(self.config["image_features"]).strip()
-        return "i" in self.modalities and not (spec.endswith(FEATURE_FILE_SUFFIXES) or spec.startswith("precomputed"))
+        return "i" in self.modalities and self._extractor("image").reads_image_files
 
     # ----------------------------------------------------------------- features
     def _extractor(self, modality: str) -> Any:
@@ -124,8 +124,14 @@ class MLPModel(Model):
             parts.append(self._text([ex.question for ex in examples]))
         return np.concatenate(parts, axis=1) if parts else np.zeros((len(examples), 0), np.float32)
 
-    def _rows(self, ctx: np.ndarray, answers: Sequence[str]) -> np.ndarray:
-        ans = self._text(answers)
+    def _answer_table(self, examples: Sequence[Example]) -> dict[str, np.ndarray]:
+        """Text features of every distinct candidate, encoded in one extractor call."""
+        texts = sorted({c for ex in examples for c in ex.choices})
+        return dict(zip(texts, self._text(texts))) if texts else {}
+
+    @staticmethod
+    def _rows(ctx: np.ndarray, answers: Sequence[str], table: Mapping[str, np.ndarray]) -> np.ndarray:
+        ans = np.stack([table[a] for a in answers])
         return np.concatenate([np.broadcast_to(ctx, (len(answers), ctx.shape[0])), ans], axis=1)
 
     # ----------------------------------------------------------------- training
@@ -143,7 +149,8 @@ class MLPModel(Model):
         rng = np.random.default_rng(seed)
         torch.manual_seed(seed)
         ctx = self._contexts(usable)
-        width = ctx.shape[1] + self._text([_target(usable[0])]).shape[1]
+        answers = self._answer_table(usable)
+        width = ctx.shape[1] + next(iter(answers.values())).shape[0]
         hidden = int(self.config["hidden"])
         net = torch.nn.Sequential(
             torch.nn.Linear(width, hidden), torch.nn.BatchNorm1d(hidden), torch.nn.ReLU(),
@@ -160,7 +167,7 @@ class MLPModel(Model):
                 xs, ys = [], []
                 for i in order[b : b + TRIPLETS_PER_BATCH]:
                     cands = [_target(usable[i])] + training_decoys(usable[i], rng)
-                    xs.append(self._rows(ctx[i], cands))
+                    xs.append(self._rows(ctx[i], cands, answers))
                     ys.extend([1.0] + [0.0] * (len(cands) - 1))
                 x = torch.from_numpy(np.concatenate(xs))
                 y = torch.tensor(ys, dtype=torch.float32)
@@ -190,13 +197,14 @@ class MLPModel(Model):
                              "(a suite task with `train`, or call fit(train, seed=...) first)")
         self.check_images(batch)
         ctx = self._contexts(batch)
+        answers = self._answer_table(batch)
         out = []
         with torch.no_grad():
             for ex, c in zip(batch, ctx):
                 if not ex.choices:
                     out.append([])
                     continue
-                x = torch.from_numpy(np.ascontiguousarray(self._rows(c, ex.choices)))
+                x = torch.from_numpy(np.ascontiguousarray(self._rows(c, ex.choices, answers)))
                 out.append([float(v) for v in self.net(x).squeeze(1)])
         return out
 

@@ -27,6 +27,7 @@ from typing import Any, Mapping
 
 from harness.errors import DataError, UsageError
 from harness.paths import cache_dir
+from harness.seeding import seeded_random
 from harness.types import Example
 
 from . import humans
@@ -71,8 +72,7 @@ class ToySplit:
 
 
 def _rng(*parts: Any) -> random.Random:
-    blob = "/".join(str(p) for p in ("toyvqa", GENERATOR_VERSION, *parts)).encode()
-    return random.Random(int.from_bytes(hashlib.sha256(blob).digest()[:8], "big"))
+    return seeded_random("toyvqa", GENERATOR_VERSION, *parts)
 
 
 def _check(variant: str, split: str, images: int, size: int) -> None:

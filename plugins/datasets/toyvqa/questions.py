@@ -41,6 +41,7 @@ __all__ = [
     "complement",
     "parse",
     "answer_question",
+    "unique_referents",
 ]
 
 FAMILIES = ("existence", "counting", "color", "object")
@@ -120,7 +121,7 @@ def answer(scene: Scene, family: str, ref: Referent) -> str:
 # ----------------------------------------------------------------------- candidates
 
 
-def _unique(scene: Scene, keys: tuple[str, ...]) -> list[dict[str, str]]:
+def unique_referents(scene: Scene, keys: tuple[str, ...]) -> list[dict[str, str]]:
     """Referents built from `keys` that pick out exactly one object."""
     counts = Counter(tuple(getattr(o, k) for k in keys) for o in scene.objects)
     return [dict(zip(keys, vals, strict=True)) for vals, n in counts.items() if n == 1]
@@ -158,8 +159,8 @@ def _candidates(scene: Scene, family: str, rng: random.Random) -> list[dict[str,
         colors = sorted({o.color for o in scene.objects})
         return [{"noun": n} for n in NOUNS] + [{"color": c} for c in colors]
     if family == "color":
-        return _unique(scene, ("noun",)) + _unique(scene, ("size", "noun"))
-    return _unique(scene, ("color",)) + _unique(scene, ("size", "color"))
+        return unique_referents(scene, ("noun",)) + unique_referents(scene, ("size", "noun"))
+    return unique_referents(scene, ("color",)) + unique_referents(scene, ("size", "color"))
 
 
 def _unbalanced_referent(scene: Scene, family: str, rng: random.Random) -> dict[str, str] | None:

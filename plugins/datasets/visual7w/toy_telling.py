@@ -19,14 +19,20 @@ So `toyvqa-mc` asks its own questions about toyvqa's scenes and images:
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import Counter
-from typing import Any, Mapping
+from typing import Mapping
 
+from harness.seeding import seeded_random
 from harness.types import Example
 from vqa_harness_plugins.datasets.toyvqa import humans
-from vqa_harness_plugins.datasets.toyvqa.questions import TEMPLATES, Question, answer, make_question
+from vqa_harness_plugins.datasets.toyvqa.questions import (
+    TEMPLATES,
+    Question,
+    answer,
+    make_question,
+    unique_referents,
+)
 from vqa_harness_plugins.datasets.toyvqa.world import NOUNS, Scene
 
 __all__ = ["TELLING_FAMILIES", "QUESTIONS_PER_SCENE", "TELLING_VERSION", "telling_questions", "telling_examples"]
@@ -37,18 +43,13 @@ QUESTIONS_PER_SCENE = 7
 TELLING_VERSION = "1"
 
 
-def _unique(scene: Scene, keys: tuple[str, ...]) -> list[dict[str, str]]:
-    counts = Counter(tuple(getattr(o, k) for k in keys) for o in scene.objects)
-    return [dict(zip(keys, vals, strict=True)) for vals, n in sorted(counts.items()) if n == 1]
-
-
 def _referents(scene: Scene, family: str) -> list[dict[str, str]]:
     """What a family may ask about on this scene (unique referents for color / object)."""
     if family == "counting":
         return [{"noun": n} for n in NOUNS]
     if family == "color":
-        return _unique(scene, ("noun",)) + _unique(scene, ("size", "noun"))
-    return _unique(scene, ("color",)) + _unique(scene, ("size", "color"))
+        return unique_referents(scene, ("noun",)) + unique_referents(scene, ("size", "noun"))
+    return unique_referents(scene, ("color",)) + unique_referents(scene, ("size", "color"))
 
 
 def _options(scene: Scene) -> dict[str, list[tuple[str, tuple[tuple[str, str], ...], str, Question]]]:
@@ -83,15 +84,10 @@ def telling_questions(scene: Scene, rng: random.Random, tally: Counter[tuple[str
     return out
 
 
-def _rng(*parts: Any) -> random.Random:
-    blob = "/".join(str(p) for p in parts).encode()
-    return random.Random(int.from_bytes(hashlib.sha256(blob).digest()[:8], "big"))
-
-
 def telling_examples(scenes: Mapping[str, Scene], images: Mapping[str, str], *, split: str,
                      seed: int) -> list[Example]:
     """Examples for every scene (sorted by image id), MC fields in meta."""
-    q_rng, human_rng, mc_rng = (_rng("toyvqa-mc", TELLING_VERSION, split, seed, part)
+    q_rng, human_rng, mc_rng = (seeded_random("toyvqa-mc", TELLING_VERSION, split, seed, part)
                                 for part in ("questions", "humans", "choices"))
     tally: Counter[tuple[str, str]] = Counter()
     out: list[Example] = []

@@ -9,12 +9,11 @@ chosen by a seeded shuffle of the pair keys; both questions of a kept pair stay,
 
 from __future__ import annotations
 
-import hashlib
-import random
 from typing import TYPE_CHECKING, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.errors import UsageError
+from harness.seeding import seeded_random
 from harness.types import Example
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,8 +28,7 @@ def keep_pair_fraction(examples: list[Example], fraction: float, seed: int) -> l
         raise UsageError(f"toyvqa-half: fraction={fraction} must be in (0, 1]")
     ids = {ex.id for ex in examples}
     keys = sorted({tuple(sorted((ex.id, ex.pair_id))) for ex in examples if ex.pair_id in ids})
-    # A SHA-256-derived seed: str hash() is salted per process.
-    rng = random.Random(int.from_bytes(hashlib.sha256(f"toyvqa-half/{seed}".encode()).digest()[:8], "big"))
+    rng = seeded_random("toyvqa-half", seed)
     rng.shuffle(keys)
     kept = {q for key in keys[: round(len(keys) * fraction)] for q in key}
     return [ex for ex in examples if ex.id in kept]

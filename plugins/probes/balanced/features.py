@@ -12,7 +12,6 @@ Two sources, chosen by the counter-example probe's `features` option:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from harness.errors import DataError, ResourceError
+from harness.seeding import seeded_random
 
 __all__ = ["BUILTIN", "builtin_features", "load_feature_file", "nearest_candidates", "rank",
            "question_rng"]
@@ -90,7 +90,7 @@ def load_feature_file(path: Path) -> dict[str, np.ndarray]:
 
 def question_rng(seed: int, key: str) -> random.Random:
     """A per-question random stream (SHA-256 derived; `hash()` is salted per process)."""
-    return random.Random(int.from_bytes(hashlib.sha256(f"{seed}/{key}".encode()).digest()[:8], "big"))
+    return seeded_random(seed, key)
 
 
 def nearest_candidates(query: str, complement: str, ids: Sequence[str], matrix: np.ndarray, k: int
