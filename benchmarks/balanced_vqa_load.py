@@ -89,7 +89,7 @@ def main() -> None:
         assert table.num_rows == args.questions
         table, t_cached = timed(lambda: VQA2(data_dir=work).load("val"))
         examples, t_examples = timed(lambda: [Example.from_row(r) for r in table.to_list()])
-        pairs = VQA2(data_dir=work).load_summary("val")["pairs_used"]
+        pairs = VQA2(data_dir=work).summary("val")["pairs_used"]
 
         rng = random.Random(1)
         preds = [ex.label if rng.random() < 0.6 else rng.choice(VOCAB) for ex in examples]

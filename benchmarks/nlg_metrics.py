@@ -33,7 +33,7 @@ def make_pairs(n: int, seed: int) -> tuple[list[str], list[list[str]]]:
     refs: list[list[str]] = []
     csv_path = SHARED / "esnlive" / "esnlive_dev.csv"
     if csv_path.is_file():
-        from vqa_harness_plugins.datasets.evil.loaders import read_esnlive, read_vqax
+        from vqa_harness_plugins.datasets.e_vil.loaders import read_esnlive, read_vqax
 
         dev = read_esnlive(csv_path, None)
         by_label: dict[str, list[str]] = {}

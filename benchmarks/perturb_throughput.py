@@ -31,7 +31,7 @@ FALLBACK = ["Do you see the white small dog?", "What color is the car parked on 
 
 def questions(n: int, seed: int) -> tuple[list[str], int]:
     """`n` questions: real ones with one noun swapped for a random WordNet noun."""
-    from harness.perturb import tokenize
+    from harness.counterfactual import tokenize
     from harness.resources import pos_tag, wordnet
 
     if VQAX.is_file():
@@ -65,7 +65,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    from harness.perturb import Perturber, colors_in, tokenize
+    from harness.counterfactual import Perturber, colors_in, tokenize
     from harness.resources import pos_tag
 
     t0 = time.perf_counter()

@@ -1,84 +1,29 @@
-"""Base classes a plugin subclasses: datasets, models, probes, suites (DESIGN.md §3).
+"""The plugin contract (DESIGN.md §3): what a plugin subclasses, and what a probe may use.
 
-A plugin registers *classes* (datasets, models, probes) or `Suite` records through the
-`register_*` hooks of `harness.hookspecs`. The core instantiates them with the user's
-options, so option checking and error messages are uniform.
+A plugin registers *classes* (datasets, models, probes, feature extractors, publishers),
+`Suite` records and click commands through the `register_*` hooks of `harness.hookspecs`.
+The core instantiates the classes with the user's options, so option checking and error
+messages are uniform. A probe sees the run only through `ProbeContext` (below): its task's
+examples and train split, predictions, feature extractors, rows, tags, artifacts and the
+device; nothing of the runner, the session or the plugin host.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol, Sequence
 
-from .errors import UsageError
-from .types import CAPABILITIES, Answer, Example
+from .digest import digest
+from .layouts import Layout
+from .options import Configurable, Option
+from .types import CAPABILITIES, Answer, Example, Prediction, ResultRow
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
 
-    from .probe_context import ProbeContext
-    from .types import ResultRow
-
-__all__ = ["Option", "Configurable", "DatasetPlugin", "FeatureExtractor", "Model", "Probe", "Table", "Task", "Suite"]
-
-
-@dataclass(frozen=True)
-class Option:
-    """A user-settable option of a plugin (`--model name:key=value`)."""
-
-    default: Any
-    help: str = ""
-    #: Accepted values, when the option is a choice.
-    choices: tuple[Any, ...] | None = None
-
-    def parse(self, owner: str, key: str, raw: Any) -> Any:
-        """Convert a command-line string to the default's type; one-line error if it fails."""
-        value = raw
-        if isinstance(raw, str) and self.default is not None and not isinstance(self.default, str):
-            kind = type(self.default)
-            try:
-                if kind is bool:
-                    if raw.lower() not in ("1", "0", "true", "false", "yes", "no"):
-                        raise ValueError(raw)
-                    value = raw.lower() in ("1", "true", "yes")
-                else:
-                    value = kind(raw)
-            except ValueError:
-                raise UsageError(
-                    f"{owner}: option {key}={raw!r} is not a valid {kind.__name__}"
-                ) from None
-        if self.choices is not None and value not in self.choices:
-            raise UsageError(
-                f"{owner}: option {key}={value!r} must be one of {', '.join(map(str, self.choices))}"
-            )
-        return value
-
-
-class Configurable:
-    """Shared option handling: class-level `options`, validated `self.config`."""
-
-    name: ClassVar[str] = ""
-    description: ClassVar[str] = ""
-    #: "dataset", "model" or "probe" (for messages).
-    kind: ClassVar[str] = "plugin"
-    options: ClassVar[Mapping[str, Option]] = {}
-
-    def __init__(self, **options: Any) -> None:
-        unknown = sorted(set(options) - set(self.options))
-        if unknown:
-            accepted = ", ".join(sorted(self.options)) or "none"
-            raise UsageError(
-                f"{self.kind} {self.name!r} does not accept option(s) {', '.join(unknown)}; "
-                f"accepted: {accepted}"
-            )
-        config = {k: opt.default for k, opt in self.options.items()}
-        for key, raw in options.items():
-            config[key] = self.options[key].parse(f"{self.kind} {self.name!r}", key, raw)
-        self.config: dict[str, Any] = config
-
+__all__ = ["Option", "Configurable", "DatasetPlugin", "FeatureExtractor", "FeatureResolver", "Model", "Probe",
+           "ProbeContext", "Layout", "Publisher", "Task", "Suite"]
 
 
 # ---------------------------------------------------------------------------- datasets
@@ -87,8 +32,8 @@ class Configurable:
 class DatasetPlugin(Configurable):
     """A dataset: knows its splits and its files, and loads a split as Examples.
 
-    `load` returns a `datasets.Dataset` whose rows follow `harness.types.Example.to_row`.
-    `data_dir` is the user's `--data-dir` (None for embedded data).
+    `load` returns a list of `harness.types.Example` or a `datasets.Dataset` whose rows
+    follow `Example.to_row`. `data_dir` is the user's `--data-dir` (None for embedded data).
     """
 
     kind = "dataset"
@@ -100,7 +45,7 @@ class DatasetPlugin(Configurable):
         super().__init__(**options)
         self.data_dir = Path(data_dir) if data_dir else None
 
-    def load(self, split: str) -> "datasets.Dataset":  # pragma: no cover - abstract
+    def load(self, split: str) -> "list[Example] | datasets.Dataset":  # pragma: no cover - abstract
         raise NotImplementedError
 
     def expected_files(self, split: str) -> list[Path]:
@@ -110,9 +55,14 @@ class DatasetPlugin(Configurable):
     def is_labelled(self, split: str) -> bool:
         return self.labelled_splits is None or split in self.labelled_splits
 
+    def summary(self, split: str) -> Mapping[str, Any]:
+        """What loading `split` counted (problems in the files, generation statistics), for
+        probes to report; {} when there is nothing to say or the split was not loaded."""
+        return {}
+
     def fingerprint(self, split: str) -> str:
         """Changes whenever the loaded examples could change (default: name and config)."""
-        return _digest({"dataset": self.name, "split": split, "config": self.config})
+        return digest({"dataset": self.name, "split": split, "config": self.config})
 
 
 # -------------------------------------------------------------------- feature extractors
@@ -145,7 +95,14 @@ class FeatureExtractor(Configurable):
 
     def fingerprint(self) -> str:
         """Changes whenever the vectors could change."""
-        return _digest({"features": self.name, "config": self.config, "extra": self.fingerprint_extra()})
+        return digest({"features": self.name, "config": self.config, "extra": self.fingerprint_extra()})
+
+
+class FeatureResolver(Protocol):
+    """Resolves a feature-extractor spec (`NAME[:key=value]` or a .npz/.npy path) to an
+    instance encoding `modality` ("image" or "text"); errors name `owner`."""
+
+    def __call__(self, spec: str, modality: str, *, owner: str) -> FeatureExtractor: ...
 
 
 # ------------------------------------------------------------------------------ models
@@ -162,12 +119,16 @@ class Model(Configurable):
     kind = "model"
     #: True when the model decodes `example.image`; the run checks image files first.
     uses_images: ClassVar[bool] = False
+    #: The inputs the model reads, when it reads only some of "image", "question" and
+    #: "choices" (a modality ablation such as MLP-A); None: everything its capability gets.
+    #: Probes that blank inputs themselves skip those ablations for such a model.
+    inputs: ClassVar[frozenset[str] | None] = None
     #: What the model was trained on, for tables that group by training data
     #: (e.g. Goyal Table 1: "unbalanced" or "balanced"); trainable models set it from `fit`.
     trained_on: str = ""
-    #: The run's PluginHost (set by harness.run before fit and predictions), for models that
-    #: resolve other plugins, e.g. feature extractors; None outside a run (the process host).
-    plugin_host: Any = None
+    #: Set by the harness before `fit` and predictions: resolves feature-extractor specs
+    #: among the registered extractors (feature-based models use it); None outside a run.
+    feature_resolver: FeatureResolver | None = None
 
     def setup(self, device: str) -> None:
         """Move weights to `device` ("cpu", "cuda", "cuda:1"); called once before predicting."""
@@ -207,7 +168,7 @@ class Model(Configurable):
 
     def fingerprint(self) -> str:
         """Changes whenever the model's outputs could change."""
-        return _digest(
+        return digest(
             {
                 "model": self.name,
                 "class": f"{type(self).__module__}.{type(self).__qualname__}",
@@ -226,14 +187,81 @@ class Model(Configurable):
             "choices": list(example.choices) if capability == "score_choices" else [],
             "extra": extra,
         }
-        return _digest(seen)
+        return digest(seen)
 
 
 # ------------------------------------------------------------------------------ probes
 
 
+class ProbeContext(Protocol):
+    """Everything a probe may use while it runs one task (the harness implements it).
+
+    Attributes describe the task; methods get predictions and write output. Probes should
+    not reach for anything else, so the runner, caching and data loading can change freely.
+    """
+
+    run_id: str
+    suite: str
+    model_spec: str
+    probe: str
+    dataset: str
+    split: str
+    #: The suite task's label (e.g. Goyal's "UB"), "" when it has none.
+    label: str
+    #: What the model was trained on ("toyvqa:variant=unbalanced/train"), "" if untrained.
+    train: str
+    examples: list[Example]
+    labelled: bool
+    seed: int
+    options: Mapping[str, Any]
+    #: torch device of the run ("cpu", "cuda", "cuda:1"), for probes that compute on it.
+    device: str
+    #: The model's `inputs` (None: all of them, or no model).
+    model_inputs: frozenset[str] | None
+
+    def train_examples(self) -> "tuple[list[Example], str] | None":
+        """The task's training data and its label: the task's `train` source, else the
+        dataset's `train` split when the task evaluates another split; None otherwise."""
+
+    def examples_of(self, dataset: str, split: str) -> list[Example]:
+        """Examples of another dataset spec / split (loaded once per run)."""
+
+    def dataset_summary(self) -> Mapping[str, Any]:
+        """The task dataset's `DatasetPlugin.summary` for this split."""
+
+    def has(self, capability: str) -> bool:
+        """Whether the model has `capability` ("answer", "score_choices", "explain")."""
+
+    def predict(self, examples: Sequence[Example], capability: str, *, variant: str = "",
+                answers: Sequence[str] | None = None, show_choices: bool = False) -> list[Prediction]:
+        """Model predictions (cached) for `examples`, also saved in the run directory."""
+
+    def features(self, spec: str, modality: str) -> FeatureExtractor:
+        """A registered feature extractor from its spec."""
+
+    def row(self, metric: str, value: float, n: int, *, ci: tuple[float, float] | None = None,
+            variant: str = "", higher_is_better: bool = True, unit: str = "fraction",
+            dataset: str | None = None) -> ResultRow:
+        """A result row of this run, task and probe."""
+
+    def tag(self, name: str, value: str) -> None:
+        """Attach a tag to every row of this task and probe (tables group by tags)."""
+
+    def report(self, markdown: str) -> None:
+        """Add a markdown section to the run report."""
+
+    def metric_unavailable(self, metric: str, reason: str) -> None:
+        """A metric that could not be computed: absent from the rows, reason in the report."""
+
+    def artifact(self, name: str) -> Path:
+        """A path inside the run directory for this probe's extra outputs."""
+
+    def use_resource(self, name: str, value: Any) -> None:
+        """Record a resource (e.g. the BERTScore model path) in the manifest."""
+
+
 class Probe(Configurable):
-    """Builds dataset variants, asks the runner for predictions, returns result rows.
+    """Builds dataset variants, asks the context for predictions, returns result rows.
 
     `requires` lists capabilities that the model needs for this probe (any one of
     `requires_any` suffices); model-free probes (dataset audits) leave both empty.
@@ -243,24 +271,29 @@ class Probe(Configurable):
     requires: ClassVar[tuple[str, ...]] = ()
     requires_any: ClassVar[tuple[str, ...]] = ()
 
-    def run(self, ctx: "ProbeContext") -> list["ResultRow"]:  # pragma: no cover - abstract
+    def run(self, ctx: ProbeContext) -> list[ResultRow]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     @classmethod
-    def tables(cls, rows: Sequence["ResultRow"]) -> "list[Table] | None":
-        """Paper-style leaderboard tables for this probe's rows (from all runs), or None
-        for the generic layout (rows = model and training data, columns = data/metric)."""
-        return None
+    def layouts(cls) -> Sequence[Layout]:
+        """Paper-style table layouts for this probe's rows (data; written into every run
+        folder for the leaderboard). Empty: the generic layout (rows = model and training
+        data, columns = data/metric)."""
+        return ()
 
 
-@dataclass(frozen=True)
-class Table:
-    """A rendered leaderboard table: title, header, body cells (already formatted)."""
+# -------------------------------------------------------------------------- publishers
 
-    title: str
-    headers: tuple[str, ...]
-    body: tuple[tuple[str, ...], ...]
-    note: str = ""
+
+class Publisher(Configurable):
+    """Turns run folders into published output (the leaderboard): reads only run folders."""
+
+    kind = "publisher"
+
+    def publish(self, inputs: Sequence[Path], out: Path, *, latest_only: bool = True,
+                progress: Callable[[str], None] | None = None) -> list[Path]:  # pragma: no cover
+        """Write the output for the runs found in `inputs` into `out`; the paths written."""
+        raise NotImplementedError
 
 
 # ------------------------------------------------------------------------------ suites
@@ -285,13 +318,13 @@ class Task:
 
 @dataclass(frozen=True)
 class Suite:
-    """A named list of tasks. Suites come from plugins too."""
+    """A named list of tasks. Suites come from plugins and from suite files.
+
+    `toy` marks a suite that runs on the embedded toy data only: its tasks join the
+    `toy` suite, the offline demo that runs every probe.
+    """
 
     name: str
     description: str
     tasks: tuple[Task, ...]
-
-
-def _digest(obj: Any) -> str:
-    blob = json.dumps(obj, sort_keys=True, default=str, ensure_ascii=False).encode()
-    return hashlib.sha256(blob).hexdigest()[:32]
+    toy: bool = False

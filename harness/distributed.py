@@ -1,6 +1,6 @@
 """Multi-process runs on torch.distributed (torchrun), with results identical to one process.
 
-    torchrun --nproc_per_node=2 -m harness.distributed --model hf-vqa:path=... --suite vqa-accuracy
+    torchrun --nproc_per_node=2 -m harness.cli run --model hf-vqa:path=... --suite vqa-accuracy
 
 Every rank runs the suite's probes (they are deterministic), but its runner (`ShardRunner`)
 sends to the model only the rank's share of each prediction request: the distinct inputs of
@@ -11,7 +11,7 @@ replays the run through the ordinary `harness.run.execute_run`; every prediction
 cache hit (failed examples are retried), and rank 0 alone writes the run directory and the
 leaderboard. Other ranks write nothing but predictions.
 
-`accelerate launch -m harness.distributed ...` works too: it sets the same environment
+`accelerate launch -m harness.cli run ...` works too: it sets the same environment
 variables (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT).
 """
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import datetime
 import os
-import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -30,7 +29,7 @@ from .errors import UsageError
 from .runner import Runner
 from .types import Example, Prediction
 
-__all__ = ["world", "ShardRunner", "run_distributed", "main"]
+__all__ = ["world", "ShardRunner", "run_distributed"]
 
 
 def world() -> tuple[int, int, int]:
@@ -125,58 +124,3 @@ def run_distributed(config: Any, host: Any, *, timeout_hours: float = 12.0) -> A
             return None
         # Phase 2: rank 0 replays the run; every successful prediction is a cache hit.
         return run_module.execute_run(replace(config, device=device), host)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m harness.distributed` (under torchrun): the options of `harness run`."""
-    import click
-
-    from .cli.run_cmd import run as run_cmd
-
-    @click.command(params=run_cmd.params)
-    @click.option("--timeout-hours", type=float, default=12.0, show_default=True,
-                  help="How long a rank waits for the others at a synchronization point.")
-    def distributed(models, suite, data_dir, split, limit, batch_size, device, seed, out, resume,
-                    leaderboard_dir, no_leaderboard, cache_path, timeout_hours) -> None:
-        """`harness run`, sharded over torchrun's ranks; rank 0 writes the run directory."""
-        from .errors import ExitCode
-        from .plugins import get_host
-        from .run import RunConfig
-
-        rank = world()[0]
-        host = get_host()
-        worst = ExitCode.OK
-        for model in models:
-            config = RunConfig(model=model, suite=suite, data_dir=data_dir, split=split, limit=limit,
-                               batch_size=batch_size, device=device, seed=seed, out=out, resume=resume,
-                               cache_path=cache_path, argv=tuple(sys.argv))
-            outcome = run_distributed(config, host, timeout_hours=timeout_hours)
-            if outcome is not None:
-                click.echo(f"{model} on {suite}: {len(outcome.rows)} result rows -> {outcome.rundir.path} "
-                           f"(world size {world()[1]})")
-                worst = max(worst, outcome.exit_code)
-        if rank == 0 and not no_leaderboard:
-            from vqa_harness_leaderboard import build_leaderboard
-
-            build_leaderboard([out], leaderboard_dir)
-        if worst != ExitCode.OK:
-            raise SystemExit(int(worst))
-
-    from .errors import ExitCode, HarnessError
-
-    try:
-        distributed.main(args=list(argv) if argv is not None else sys.argv[1:],
-                         prog_name="harness.distributed", standalone_mode=False)
-    except HarnessError as exc:  # one line, as `harness` prints it
-        click.echo(f"error: rank {world()[0]}: {exc}", err=True)
-        return int(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        return int(ExitCode.USAGE)
-    except SystemExit as exc:
-        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -17,7 +17,9 @@ import pluggy
 from .names import NAME
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import DatasetPlugin, FeatureExtractor, Model, Probe, Suite
+    import click
+
+    from .api import DatasetPlugin, FeatureExtractor, Model, Probe, Publisher, Suite
 
 __all__ = ["hookspec", "hookimpl"]
 
@@ -33,8 +35,8 @@ def register_datasets(register: Callable[[type["DatasetPlugin"]], None]) -> None
     """Register dataset classes (subclasses of `harness.api.DatasetPlugin`).
 
     Called once at start-up, after all plugins are loaded. Call
-    `register(DatasetClass)` for each dataset; `DatasetClass.name` is the name users type
-    (`--data toyvqa`, suite tasks). Return nothing.
+    `register(DatasetClass)` for each dataset; `DatasetClass.name` is the name suite tasks
+    and suite files use (`toyvqa:variant=balanced`). Return nothing.
     """
 
 
@@ -86,4 +88,33 @@ def register_suites(register: Callable[["Suite"], None]) -> None:
     Called once at start-up. Call `register(Suite(...))` for each suite; the tasks may name
     datasets and probes from any plugin (they are resolved when a run starts, with
     "did you mean" errors for unknown names). Return nothing.
+    """
+
+
+# ---------------------------------------------------------------------------- commands
+
+
+@hookspec
+def register_commands(register: Callable[["click.Command"], None]) -> None:
+    """Register `harness` subcommands (click commands or groups), as llm and datasette do.
+
+    Called once when the command line starts. Call `register(command)` for each; the
+    command's name is the subcommand users type (`harness perturb ...`). A name that a core
+    command or another plugin already uses is refused, naming both. Blocking the plugin
+    removes its commands with everything else it registered. Return nothing.
+    """
+
+
+# -------------------------------------------------------------------------- publishers
+
+
+@hookspec
+def register_publishers(register: Callable[[type["Publisher"]], None]) -> None:
+    """Register publishers (subclasses of `harness.api.Publisher`): what turns run folders
+    into a leaderboard.
+
+    Called once at start-up. `harness run` (unless `--no-leaderboard`) and `harness
+    leaderboard build` call every registered publisher with the run folders and the output
+    folder. A publisher reads only run folders (results.jsonl, manifest.json, tables.json).
+    Return nothing.
     """

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 import pluggy
 
 from . import hookspecs
-from .api import DatasetPlugin, FeatureExtractor, Model, Probe, Suite
+from .api import DatasetPlugin, FeatureExtractor, Model, Probe, Publisher, Suite
 from .errors import PluginError
 from .names import BLOCK_ENV, ENTRY_POINT_GROUP, NAME
 from .registry import Registry
@@ -54,6 +54,8 @@ class PluginHost:
     probes: Registry[type[Probe]] = field(init=False)
     suites: Registry[Suite] = field(init=False)
     features: Registry[type[FeatureExtractor]] = field(init=False)
+    publishers: Registry[type[Publisher]] = field(init=False)
+    commands: Registry[Any] = field(init=False)
     failures: list[PluginFailure] = field(init=False, default_factory=list)
     loaded: list[LoadedPlugin] = field(init=False, default_factory=list)
 
@@ -65,6 +67,8 @@ class PluginHost:
         self.probes = Registry("probe")
         self.suites = Registry("suite")
         self.features = Registry("feature extractor")
+        self.publishers = Registry("publisher")
+        self.commands = Registry("command")
         if self.blocked is None:
             raw = os.environ.get(BLOCK_ENV, "")
             self.blocked = frozenset(x.strip() for x in raw.split(",") if x.strip())
@@ -108,33 +112,45 @@ class PluginHost:
 
     # ----------------------------------------------------------- collection
     def _collect(self) -> None:
-        targets: list[tuple[str, Registry[Any], Callable[[Any], str], type | None]] = [
-            ("register_datasets", self.datasets, lambda c: c.name, DatasetPlugin),
-            ("register_models", self.models, lambda c: c.name, Model),
-            ("register_probes", self.probes, lambda c: c.name, Probe),
-            ("register_suites", self.suites, lambda s: s.name, None),
-            ("register_features", self.features, lambda c: c.name, FeatureExtractor),
+        targets: list[tuple[str, Registry[Any], Callable[[Any], str], Callable[[Any], bool], str]] = [
+            ("register_datasets", self.datasets, _name, _subclass(DatasetPlugin), "a subclass of harness.api.DatasetPlugin"),
+            ("register_models", self.models, _name, _subclass(Model), "a subclass of harness.api.Model"),
+            ("register_probes", self.probes, _name, _subclass(Probe), "a subclass of harness.api.Probe"),
+            ("register_suites", self.suites, _name, lambda o: isinstance(o, Suite), "a harness.api.Suite"),
+            ("register_features", self.features, _name, _subclass(FeatureExtractor),
+             "a subclass of harness.api.FeatureExtractor"),
+            ("register_publishers", self.publishers, _name, _subclass(Publisher), "a subclass of harness.api.Publisher"),
+            ("register_commands", self.commands, _name, _is_command, "a click command"),
         ]
-        for hook_name, registry, name_of, base in targets:
+        for hook_name, registry, name_of, accepts, what in targets:
             caller = getattr(self.pm.hook, hook_name)
             for impl in caller.get_hookimpls():
                 plugin = impl.plugin_name
                 dist = self._dists.get(plugin, "(unknown)")
 
-                def register(obj: Any, _p=plugin, _d=dist, _r=registry, _n=name_of, _b=base) -> None:
-                    if _b is not None and not (isinstance(obj, type) and issubclass(obj, _b)):
-                        raise PluginError(
-                            f"plugin {_p!r} ({_d}) registered {obj!r}, which is not a "
-                            f"subclass of harness.api.{_b.__name__}"
-                        )
-                    if _b is None and not isinstance(obj, Suite):
-                        raise PluginError(f"plugin {_p!r} ({_d}) registered {obj!r}, not a harness.api.Suite")
+                def register(obj: Any, _p=plugin, _d=dist, _r=registry, _n=name_of, _a=accepts, _w=what) -> None:
+                    if not _a(obj):
+                        raise PluginError(f"plugin {_p!r} ({_d}) registered {obj!r}, which is not {_w}")
                     _r.add(_n(obj), obj, plugin=_p, distribution=_d)
 
                 try:
                     impl.function(register=register)
                 except Exception as exc:  # contain a plugin that breaks while registering
                     self.failures.append(PluginFailure(plugin, dist, f"{hook_name}: {_one_line(exc)}"))
+
+
+def _name(obj: Any) -> str:
+    return obj.name
+
+
+def _subclass(base: type) -> Callable[[Any], bool]:
+    return lambda obj: isinstance(obj, type) and issubclass(obj, base)
+
+
+def _is_command(obj: Any) -> bool:
+    import click
+
+    return isinstance(obj, click.Command)
 
 
 def _dist_label(ep: md.EntryPoint) -> str:

@@ -1,47 +1,88 @@
-"""What a probe sees: its task's examples, the runner, and ways to write rows and reports."""
+"""`TaskContext`: the harness's implementation of `harness.api.ProbeContext` for one task
+and probe. It holds the runner, the session and the run directory; probes see only the
+protocol's attributes and methods."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .errors import UsageError
 from .runstore import write_jsonl
 from .types import Example, Prediction, ResultRow
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import Model, Task
+    from .api import FeatureExtractor, Model, Task
     from .runner import Runner
     from .runstore import RunDir
     from .session import Session
 
-__all__ = ["ProbeContext"]
+__all__ = ["TaskContext", "train_source"]
+
+
+def train_source(task: "Task", splits: Sequence[str]) -> tuple[str, str] | None:
+    """The one rule for a task's training data: the task's `train` source, else the
+    dataset's `train` split when the task evaluates another split of it, else None."""
+    if task.train is not None:
+        return task.train
+    if "train" in splits and task.split != "train":
+        return (task.dataset, "train")
+    return None
 
 
 @dataclass
-class ProbeContext:
-    """Created by the harness for one (task, probe); probes use only this object."""
+class TaskContext:
+    """Created by the harness for one (task, probe); see `harness.api.ProbeContext`."""
 
     run_id: str
     suite: str
     model_spec: str
     probe: str
     task: "Task"
-    dataset: str
-    split: str
     examples: list[Example]
     labelled: bool
     seed: int
-    options: dict[str, Any]
+    options: Mapping[str, Any]
     session: "Session"
     rundir: "RunDir"
     model: "Model | None" = None
     runner: "Runner | None" = None
     train: str = ""
+    device: str = "cpu"
     report_sections: list[str] = field(default_factory=list)
     missing: list[tuple[str, str]] = field(default_factory=list)
     resources: dict[str, Any] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def dataset(self) -> str:
+        return self.task.dataset
+
+    @property
+    def split(self) -> str:
+        return self.task.split
+
+    @property
+    def label(self) -> str:
+        return self.task.label
+
+    @property
+    def model_inputs(self) -> frozenset[str] | None:
+        return None if self.model is None else type(self.model).inputs
+
+    # ------------------------------------------------------------------ data
+    def train_examples(self) -> tuple[list[Example], str] | None:
+        source = train_source(self.task, self.session.dataset(self.dataset).splits)
+        if source is None:
+            return None
+        return self.session.load(*source), f"{source[0]}/{source[1]}"
+
+    def examples_of(self, dataset: str, split: str) -> list[Example]:
+        return self.session.load(dataset, split)
+
+    def dataset_summary(self) -> Mapping[str, Any]:
+        return self.session.dataset(self.dataset).summary(self.split)
 
     # ----------------------------------------------------------- predictions
     def predict(
@@ -73,6 +114,11 @@ class ProbeContext:
 
     def has(self, capability: str) -> bool:
         return self.model is not None and capability in self.model.capabilities()
+
+    def features(self, spec: str, modality: str) -> "FeatureExtractor":
+        from .features import resolve_features
+
+        return resolve_features(spec, modality, owner=f"probe {self.probe!r}", host=self.session.host)
 
     # ----------------------------------------------------------------- output
     def row(
@@ -106,22 +152,17 @@ class ProbeContext:
             train=self.train,
         )
 
+    def tag(self, name: str, value: str) -> None:
+        self.tags[str(name)] = str(value)
+
     def report(self, markdown: str) -> None:
-        """Add a markdown section to the run report."""
         self.report_sections.append(markdown.rstrip() + "\n")
 
     def metric_unavailable(self, metric: str, reason: str) -> None:
-        """A metric that could not be computed: absent from the rows, reason in the report."""
         self.missing.append((metric, reason))
 
     def artifact(self, name: str) -> Path:
-        """A path inside the run directory for this probe's extra outputs."""
         return self.rundir.artifact_path(self.probe, name)
 
     def use_resource(self, name: str, value: Any) -> None:
-        """Record a resource (e.g. the BERTScore model path) in the manifest."""
         self.resources[name] = value
-
-    def load(self, dataset: str, split: str) -> list[Example]:
-        """Examples of another dataset/split (e.g. a train split for a retrieval probe)."""
-        return self.session.load(dataset, split)

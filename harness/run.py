@@ -8,12 +8,10 @@ interrupted run keeps what it computed.
 
 from __future__ import annotations
 
-import hashlib
-import json
+import functools
 import os
 import platform
 import subprocess
-import sys
 import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -23,9 +21,13 @@ from typing import Any, Callable, Sequence
 from . import __version__
 from .api import Model, Probe, Task
 from .cache import PredictionCache
+from .digest import digest
 from .errors import DataError, ExitCode, HarnessError, UsageError
+from .features import resolve_features
+from .layouts import RowTags
+from .paths import DEFAULT_RUNS
 from .plugins import PluginHost
-from .probe_context import ProbeContext
+from .probe_context import TaskContext, train_source
 from .report import render_report
 from .runner import Runner, resolve_device
 from .runstore import RunDir
@@ -34,7 +36,7 @@ from .specs import format_spec, parse_spec
 from .suites import resolve_suite
 from .types import ResultRow
 
-__all__ = ["RunConfig", "RunOutcome", "execute_run"]
+__all__ = ["RunConfig", "RunOutcome", "execute_run", "run_models", "ProbeFailure"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class RunConfig:
     batch_size: int = 32
     device: str = "auto"
     seed: int = 0
-    out: Path = Path("runs")
+    out: Path = DEFAULT_RUNS
     resume: bool = False
     cache_path: Path | None = None
     progress: bool = True
@@ -56,18 +58,8 @@ class RunConfig:
     def digest(self, model_spec: str) -> str:
         """Identity of a run for --resume; batch size and device are excluded on purpose
         (results must not depend on them)."""
-        blob = json.dumps(
-            {
-                "model": model_spec,
-                "suite": self.suite,
-                "data_dir": str(self.data_dir or ""),
-                "split": self.split,
-                "limit": self.limit,
-                "seed": self.seed,
-            },
-            sort_keys=True,
-        )
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+        return digest({"model": model_spec, "suite": self.suite, "data_dir": str(self.data_dir or ""),
+                       "split": self.split, "limit": self.limit, "seed": self.seed}, 16)
 
 
 @dataclass
@@ -98,7 +90,7 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     model_name, model_options = parse_spec(config.model)
     model_entry = host.models.get(model_name)
     model: Model = model_entry.obj(**model_options)
-    model.plugin_host = host
+    model.feature_resolver = functools.partial(resolve_features, host=host)
     model_spec = format_spec(model_name, {k: model.config[k] for k in model_options})
     tasks = [_with_split(t, config.split) for t in suite.tasks]
     session = Session(host, data_dir=config.data_dir, limit=config.limit)
@@ -109,8 +101,10 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     resumed = rundir is not None
     if rundir is None:
         rundir = RunDir.create(config.out, model_spec, suite.name)
-    manifest = _manifest(config, host, model_spec, model_entry, suite.name, device, rundir, resumed)
+    manifest = _manifest(config, host, model_spec, model_entry, suite, device, rundir, resumed)
     rundir.write_manifest(manifest)
+    layouts = _layouts(host, tasks)
+    row_tags: dict[tuple[str, str, str, str], RowTags] = {}
 
     cache = PredictionCache(config.cache_path)
     runner = runner_factory(model, cache=cache, batch_size=config.batch_size, device=device,
@@ -129,7 +123,7 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
                 _check_images(task_name, examples)
             train_label = model.trained_on
             if model.trainable:
-                train = _train_source(task, session)
+                train = train_source(task, session.dataset(task.dataset).splits)
                 if train is None:
                     outcome.skipped.append((task_name, "*", f"model {model_name} needs training data and the task has none"))
                     continue
@@ -147,12 +141,11 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
                     outcome.skipped.append((task_name, probe_name, reason))
                     continue
                 probe = probe_cls(**dict(task.probe_options.get(probe_name, {})))
-                ctx = ProbeContext(
+                ctx = TaskContext(
                     run_id=rundir.run_id, suite=suite.name, model_spec=model_spec, probe=probe_name,
-                    task=task, dataset=task.dataset, split=task.split, examples=examples,
-                    labelled=session.labelled(task.dataset, task.split), seed=config.seed,
-                    options=probe.config, session=session, rundir=rundir, model=model,
-                    runner=runner, train=train_label,
+                    task=task, examples=examples, labelled=session.labelled(task.dataset, task.split),
+                    seed=config.seed, options=probe.config, session=session, rundir=rundir, model=model,
+                    runner=runner, train=train_label, device=device,
                 )
                 try:
                     rows = probe.run(ctx)
@@ -172,6 +165,10 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
                 sections.extend(f"### {task_name} — {probe_name}\n\n{s}" for s in ctx.report_sections)
                 missing.extend((task_name, m, r) for m, r in ctx.missing)
                 resources.update(ctx.resources)
+                if ctx.tags:
+                    tag = RowTags(probe_name, task.dataset, task.split, train_label, dict(ctx.tags))
+                    row_tags[tag.key()] = tag
+            rundir.write_tables(layouts, list(row_tags.values()))
             _flush(rundir, outcome, runner, sections, missing, manifest, resources, status="running")
         notes = model.report_notes()
         if notes:
@@ -192,6 +189,42 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
         outcome.exit_code = ExitCode.PARTIAL
     _flush(rundir, outcome, runner, sections, missing, manifest, resources, status=status)
     return outcome
+
+
+def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, leaderboard: Path | None,
+               echo: Callable[[str], None], warn: Callable[[str], None]) -> ExitCode:
+    """The one entry point of `harness run`, in one process or under torchrun: each model
+    through the suite (sharded over the launcher's ranks when WORLD_SIZE > 1), a summary
+    per model with skips and failures, then the leaderboard (rank 0). The worst exit code."""
+    from dataclasses import replace
+
+    from .distributed import run_distributed, world
+
+    rank, size, _ = world()
+    worst = ExitCode.OK
+    for spec in models:
+        config = replace(base, model=spec)
+        outcome = run_distributed(config, host) if size > 1 else execute_run(config, host)
+        if outcome is None:  # ranks other than 0 only predict
+            continue
+        echo(f"{spec} on {base.suite}: {len(outcome.rows)} result rows -> {outcome.rundir.path}"
+             f" (model calls {outcome.model_calls}" + (f", world size {size})" if size > 1 else ")"))
+        for task, probe, reason in outcome.skipped:
+            warn(f"  skipped {probe} on {task}: {reason}")
+        for f in outcome.probe_failures:
+            warn(f"  probe {f.probe} (plugin {f.plugin}) failed on {f.task}: {f.message}")
+        if outcome.example_errors:
+            warn(f"  {outcome.example_errors} example(s) failed in the model; see {outcome.rundir.path / 'report.md'}")
+        worst = max(worst, outcome.exit_code)
+    if leaderboard is not None and rank == 0:
+        from .publish import publish
+
+        if len(host.publishers):
+            written = publish(host, [base.out], leaderboard, progress=warn)
+            echo(f"leaderboard: {len(written)} files in {leaderboard}/")
+        else:
+            warn("no leaderboard: no publisher plugin is installed (run folders are complete)")
+    return worst
 
 
 # ------------------------------------------------------------------------- helpers
@@ -226,15 +259,6 @@ def _check_images(task_name: str, examples: Sequence[Any]) -> None:
         )
 
 
-def _train_source(task: Task, session: Session) -> tuple[str, str] | None:
-    if task.train is not None:
-        return task.train
-    plugin = session.dataset(task.dataset)
-    if "train" in plugin.splits and task.split != "train":
-        return (task.dataset, "train")
-    return None
-
-
 def _capability_gap(probe: type[Probe], model: Model) -> str:
     caps = model.capabilities()
     lacking = [c for c in probe.requires if c not in caps]
@@ -266,7 +290,8 @@ def _manifest(config, host, model_spec, model_entry, suite, device, rundir, resu
         "argv": list(config.argv),
         "model": model_spec,
         "model_plugin": f"{model_entry.plugin} ({model_entry.distribution})",
-        "suite": suite,
+        "suite": suite.name,
+        "suite_description": suite.description,
         "seed": config.seed,
         "device": device,
         "batch_size": config.batch_size,
@@ -307,5 +332,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _argv() -> tuple[str, ...]:
-    return tuple(sys.argv)
+def _layouts(host: PluginHost, tasks: Sequence[Task]) -> dict[str, list]:
+    """probe -> its table layouts, for every probe the suite uses (written as data)."""
+    names = dict.fromkeys(p for t in tasks for p in t.probes)
+    return {name: list(host.probes[name].layouts()) for name in names}

@@ -4,6 +4,7 @@
     predictions/<dataset>/<split>/<probe>/<variant>.jsonl
     artifacts/<probe>/...    probe outputs (local explanations, decoy sets, samples)
     results.jsonl            one ResultRow per line (the leaderboard reads these)
+    tables.json              the probes' table layouts and row tags (data, harness.layouts)
     report.md                headline numbers, tables, examples, failures
 """
 
@@ -19,7 +20,10 @@ from typing import Any, Iterable
 
 from .types import ResultRow
 
-__all__ = ["atomic_write_text", "atomic_write_json", "RunDir", "safe_name", "read_results"]
+__all__ = ["atomic_write_text", "atomic_write_json", "RunDir", "safe_name", "read_results", "TABLES_FILE"]
+
+#: The table layouts and row tags of a run (written by the run, read by the leaderboard).
+TABLES_FILE = "tables.json"
 
 
 _UMASK = os.umask(0)
@@ -135,6 +139,14 @@ class RunDir:
 
     def write_results(self, rows: list[ResultRow]) -> None:
         write_jsonl(self.path / "results.jsonl", (r.to_json() for r in rows))
+
+    def write_tables(self, layouts: dict[str, list[Any]], tags: list[Any]) -> None:
+        """`tables.json`: probe -> layouts, and the row tags probes attached (harness.layouts)."""
+        atomic_write_json(self.path / TABLES_FILE, {
+            "schema_version": 1,
+            "layouts": {probe: [lay.to_json() for lay in found] for probe, found in sorted(layouts.items())},
+            "tags": [t.to_json() for t in tags],
+        })
 
     def write_report(self, markdown: str) -> None:
         atomic_write_text(self.path / "report.md", markdown)

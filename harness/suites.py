@@ -1,8 +1,9 @@
 """Suite resolution, including the derived `toy` suite.
 
-`toy` is not a hand-kept list: it is every task, of every registered suite, whose dataset
-is an embedded toy dataset (name starting with "toy"), so each new suite that runs on the
-toy benchmark joins the one-line demo automatically.
+`toy` is not a hand-kept list: it is every task of every registered suite marked
+`Suite(toy=True)` (a suite over the embedded toy data only), so each new toy suite joins the
+one-line demo automatically. Tasks that several suites share are run once, with the union
+of their probes.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from .api import Suite, Task
 from .errors import UsageError
 from .plugins import PluginHost
 from .registry import did_you_mean
-from .specs import parse_spec
 
 __all__ = ["resolve_suite", "TOY_SUITE", "suite_names"]
 
@@ -33,9 +33,9 @@ def resolve_suite(host: PluginHost, name: str) -> Suite:
 def _toy_suite(host: PluginHost) -> Suite:
     merged: dict[tuple, Task] = {}
     for entry in host.suites:
+        if not entry.obj.toy:
+            continue
         for task in entry.obj.tasks:
-            if not parse_spec(task.dataset)[0].startswith("toy"):
-                continue
             key = (task.dataset, task.split, task.train, task.label)
             if key in merged:
                 old = merged[key]
@@ -45,5 +45,5 @@ def _toy_suite(host: PluginHost) -> Suite:
             else:
                 merged[key] = task
     if not merged:
-        raise UsageError("no registered suite has toy tasks")
+        raise UsageError("no registered suite is a toy suite (Suite(toy=True))")
     return Suite(TOY_SUITE, "every probe that exists on the embedded toy benchmark", tuple(merged.values()))

@@ -1,15 +1,13 @@
-"""Leaderboard: result rows from run directories -> markdown, CSV, JSON and a static site.
+"""Leaderboard: run folders -> markdown, CSV, JSON and a static site (docs/leaderboard.md).
 
-Reads only `results.jsonl` files (the standard schema, harness/types.py ResultRow) and, for
-the run pages, each run's manifest, report and artifacts. Output is deterministic: the same
-runs give byte-identical files (no timestamps, stable ordering, charts redrawn only when
-their rows change). By default the latest run per (model, suite) is used. See
-docs/leaderboard.md.
+Reads only run folders (`results.jsonl`, `manifest.json`, `tables.json`): see publish.py.
+Registered as the `leaderboard` plugin (plugin.py).
 """
 
 from __future__ import annotations
 
-from .build import build_leaderboard, build_tables, collect_rows
+from .publish import LeaderboardPublisher, build_leaderboard, tables_of
 from .runreport import write_run_report
+from .runs import collect, load_run
 
-__all__ = ["build_leaderboard", "build_tables", "collect_rows", "write_run_report"]
+__all__ = ["LeaderboardPublisher", "build_leaderboard", "collect", "load_run", "tables_of", "write_run_report"]

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
-from harness.api import Table
+from .tables import Table
 
 __all__ = ["esc", "markdown_to_html", "page", "sort_key", "split_ci", "table_html"]
 

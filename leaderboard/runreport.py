@@ -12,18 +12,17 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.errors import DataError, UsageError
-from harness.report import format_value
 from harness.types import ResultRow
 
 from .files import write_public as atomic_write_text
 from .html import esc, markdown_to_html, page, table_html
+from .runs import RunInfo, load_run
+from .tables import Table, TagIndex, build_tables, format_cell, render_markdown
 
-__all__ = ["RunInfo", "load_run", "render_run_html", "render_run_markdown", "write_run_report"]
+__all__ = ["render_run_html", "render_run_markdown", "write_run_report"]
 
 #: Records shown per artifact file.
 EXAMPLES_PER_ARTIFACT = 8
@@ -34,45 +33,6 @@ ARTIFACT_COLUMNS = (
     ("kind", "question", "answer", "counterfactual", "cf_answer"),  # counterfactual local explanations
     ("question", "answer", "explanation", "references"),            # NLE per-example records
 )
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    """What a run folder holds, read once."""
-
-    path: Path
-    run_id: str
-    manifest: dict[str, Any]
-    rows: tuple[ResultRow, ...]
-    problems: tuple[str, ...]
-    report_md: str
-    artifacts: tuple[str, ...]  # paths relative to the run folder, sorted
-
-
-def load_run(path: Path) -> RunInfo:
-    """Read a run folder; UsageError when it is not one, DataError for an unreadable manifest."""
-    from .build import collect_rows
-
-    path = Path(path)
-    if not path.is_dir() or not ((path / "manifest.json").is_file() or (path / "results.jsonl").is_file()):
-        raise UsageError(f"{path}: not a run folder (no manifest.json or results.jsonl)")
-    manifest: dict[str, Any] = {}
-    if (path / "manifest.json").is_file():
-        try:
-            manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path / 'manifest.json'}:{exc.lineno}: not JSON ({exc.msg})") from None
-    rows: list[ResultRow] = []
-    problems: list[str] = []
-    if (path / "results.jsonl").is_file():
-        found, bad = collect_rows([path], latest_only=False)
-        rows, problems = found, [str(p) for p in bad]
-    report = (path / "report.md").read_text(encoding="utf-8") if (path / "report.md").is_file() else ""
-    art_root = path / "artifacts"
-    artifacts = sorted(p.relative_to(path).as_posix() for p in art_root.rglob("*") if p.is_file()) \
-        if art_root.is_dir() else []
-    return RunInfo(path, str(manifest.get("run_id") or path.name), manifest, tuple(rows), tuple(problems),
-                   report, tuple(artifacts))
 
 
 # ------------------------------------------------------------------ pieces
@@ -104,11 +64,9 @@ def _facts(info: RunInfo) -> list[tuple[str, str]]:
     return facts
 
 
-def _headline(rows: Sequence[ResultRow]):
-    from harness.api import Table
-
+def _headline(rows: Sequence[ResultRow]) -> Table:
     body = tuple((f"{r.dataset}/{r.split}", r.train or "-", r.probe, r.variant or "-", r.metric,
-                  format_value(r), str(r.n)) for r in rows if "/" not in r.metric)
+                  format_cell(r), str(r.n)) for r in rows if "/" not in r.metric)
     return Table("Headline numbers", ("data", "trained on", "probe", "variant", "metric", "value", "n"), body)
 
 
@@ -166,6 +124,10 @@ def _examples(info: RunInfo) -> list[tuple[str, tuple[str, ...], list[tuple[str,
     return out
 
 
+def _tables(info: RunInfo) -> dict[str, list[Table]]:
+    return build_tables(list(info.rows), info.layouts, TagIndex({info.run_id: info.tags}))
+
+
 # ------------------------------------------------------------------ renderers
 
 
@@ -173,15 +135,13 @@ def render_run_markdown(info: RunInfo) -> str:
     """The run as one markdown document."""
     from tabulate import tabulate
 
-    from .build import build_tables, render_markdown
-
     out = [f"# Run {info.run_id}\n\n"]
     out += [f"- {k}: {v}\n" for k, v in _facts(info)]
     out.append("\nFractions are shown as percentages; brackets are 95% confidence intervals.\n")
     head = _headline(info.rows)
     if head.body:
         out.append("\n" + render_markdown(head).replace("### ", "## ", 1))
-    for suite, tables in build_tables(list(info.rows)).items():
+    for suite, tables in _tables(info).items():
         out.append(f"\n## Tables ({suite})\n\n" + "\n".join(render_markdown(t) for t in tables))
     examples = _examples(info)
     if examples:
@@ -204,8 +164,6 @@ def render_run_markdown(info: RunInfo) -> str:
 
 def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "") -> str:
     """The run as a self-contained HTML page; artifact links are `link_base` + path in the run."""
-    from .build import build_tables
-
     models = sorted({r.model for r in info.rows})
     parts = [f'<header class="top"><h1>Run {esc(info.run_id)}</h1>']
     if back:
@@ -217,13 +175,11 @@ def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "") -> st
     head = _headline(info.rows)
     if head.body:
         parts.append("<h2>Headline numbers</h2>" + table_html(head, models=models))
-    for suite, tables in build_tables(list(info.rows)).items():
+    for suite, tables in _tables(info).items():
         parts.append(f"<h2>Tables ({esc(suite)})</h2>")
         parts += [table_html(t, models=models) for t in tables]
     examples = _examples(info)
     if examples:
-        from harness.api import Table
-
         parts.append("<h2>Examples and local explanations</h2>")
         for rel, cols, body in examples:
             link = f'<a href="{esc(link_base + rel)}"><code>{esc(rel)}</code></a>'

@@ -15,14 +15,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.api import Table
-from harness.report import format_value
 from harness.runstore import safe_name
 from harness.types import ResultRow
 
 from .charts import derive_charts, write_charts
 from .files import write_public as atomic_write_text
 from .html import esc, page, table_html
+from .runs import RunInfo
+from .tables import Table, format_cell
 
 __all__ = ["RunLink", "render_index", "write_site"]
 
@@ -49,18 +49,19 @@ def _anchor(suite: str) -> str:
     return "suite-" + safe_name(suite)
 
 
-def _suite_descriptions() -> dict[str, str]:
-    try:
-        from harness.plugins import get_host
-
-        return {e.name: e.obj.description for e in get_host().suites}
-    except Exception:  # descriptions are decoration: the site builds without plugins
-        return {}
+def _suite_descriptions(runs: Sequence[RunInfo]) -> dict[str, str]:
+    """Suite descriptions as the runs recorded them (the newest run wins)."""
+    out: dict[str, str] = {}
+    for info in sorted(runs, key=lambda i: i.run_id):
+        suite, text = info.manifest.get("suite"), info.manifest.get("suite_description")
+        if isinstance(suite, str) and isinstance(text, str) and text:
+            out[suite] = text
+    return out
 
 
 def _rows_table(rows: Sequence[ResultRow]) -> Table:
     body = tuple((r.model, r.train or "-", f"{r.dataset}/{r.split}", r.probe, r.variant or "-", r.metric,
-                  format_value(r), str(r.n), r.run_id) for r in rows)
+                  format_cell(r), str(r.n), r.run_id) for r in rows)
     return Table("", ("model", "trained on", "data", "probe", "variant", "metric", "value", "n", "run"), body)
 
 
@@ -76,11 +77,11 @@ def _options(select_id: str, label: str, values: Sequence[str]) -> str:
 
 def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mapping[str, Sequence[Table]],
                  charts: Mapping[str, Sequence[tuple[str, str]]], runs: Sequence[RunLink],
-                 inputs: Sequence[str]) -> str:
+                 inputs: Sequence[str], descriptions: Mapping[str, str] | None = None) -> str:
     """The index page; `charts` maps suite -> [(title, relative svg path)]."""
     models = sorted({r.model for r in rows})
     datasets = sorted({r.dataset for r in rows})
-    descriptions = _suite_descriptions()
+    descriptions = descriptions or {}
     suites = sorted(set(tables) | {r.suite for r in rows})
     links = {r.run_id: r.href for r in runs}
     head = ['<header class="top"><h1>vqa-harness leaderboard</h1>']
@@ -133,10 +134,10 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
     return page("vqa-harness leaderboard", "\n".join(head + body))
 
 
-def _run_link(run_dir: Path, out: Path) -> RunLink:
-    from .runreport import load_run, render_run_html
+def _run_link(info: RunInfo, out: Path) -> RunLink:
+    from .runreport import render_run_html
 
-    info = load_run(run_dir)
+    run_dir = info.path
     reports = out / REPORT_DIR
     page_path = reports / f"{safe_name(info.run_id)}.html"
     base = os.path.relpath(Path(run_dir).resolve(), reports.resolve()).replace(os.sep, "/") + "/"
@@ -157,7 +158,7 @@ def _prune(folder: Path, keep: set[Path], suffixes: tuple[str, ...]) -> None:
 
 
 def write_site(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mapping[str, Sequence[Table]],
-               run_dirs: Mapping[str, Path], out: Path, inputs: Sequence[str]) -> list[Path]:
+               run_infos: Sequence[RunInfo], out: Path, inputs: Sequence[str]) -> list[Path]:
     """Write index.html, the charts and the run pages; returns the paths written or kept."""
     out = Path(out)
     written: list[Path] = []
@@ -172,10 +173,12 @@ def write_site(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mappi
         written += paths
         charts[suite] = [(c.title, f"{CHART_DIR}/{p.name}") for c, p in zip(derived, paths[::2])]
     _prune(out / CHART_DIR, set(written), (".svg", ".sha256"))
-    runs = [_run_link(run_dirs[rid], out) for rid in sorted({r.run_id for r in rows}) if rid in run_dirs]
+    by_id = {info.run_id: info for info in run_infos}
+    runs = [_run_link(by_id[rid], out) for rid in sorted({r.run_id for r in rows}) if rid in by_id]
     pages = {out / r.href for r in runs}
     _prune(out / REPORT_DIR, pages, (".html",))
     written += sorted(pages)
-    atomic_write_text(out / "index.html", render_index(rows, problems, tables, charts, runs, inputs))
+    atomic_write_text(out / "index.html", render_index(rows, problems, tables, charts, runs, inputs,
+                                                             _suite_descriptions(run_infos)))
     written.append(out / "index.html")
     return written

@@ -1,24 +1,215 @@
-"""Table layouts: the generic pivot (models x data/metric) and shared formatting."""
+"""Pure table rendering: result rows + layouts (data read from run folders) -> Tables.
+
+No I/O and no plugin imports: `publish` reads the run folders and hands rows, layouts and
+row tags to `build_tables`; the same inputs always give the same tables. Probes without a
+layout get the generic pivot (rows = model and training data, columns = data/metric).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from harness.api import Table
-from harness.report import format_value
+from harness.layouts import Layout, RowTags
 from harness.types import ResultRow
 
-__all__ = ["HIDDEN_MARKERS", "cell", "generic_tables"]
+__all__ = ["Table", "TagIndex", "build_tables", "render_layout", "generic_tables", "format_cell",
+           "render_markdown", "HIDDEN_MARKERS"]
 
-#: Breakdowns too wide for a markdown table (kept in CSV/JSON).
+#: Breakdowns too wide for a table (kept in CSV/JSON).
 HIDDEN_MARKERS = ("question_type=",)
 
 
-def cell(row: ResultRow | None) -> str:
-    """A value with its interval in small type-friendly form, '-' when absent."""
-    if row is None:
+@dataclass(frozen=True)
+class Table:
+    """A rendered table: title, header, body cells (already formatted), and what it shows."""
+
+    title: str
+    headers: tuple[str, ...]
+    body: tuple[tuple[str, ...], ...]
+    note: str = ""
+    description: str = ""
+    reference: str = ""
+    probe: str = ""
+    #: The dataset spec(s) behind the table, shown in small type under a readable title.
+    spec: str = ""
+
+
+class TagIndex:
+    """Row tags of every run: (run_id, probe, dataset, split, train) -> {tag: value}."""
+
+    def __init__(self, by_run: Mapping[str, Sequence[RowTags]] | None = None) -> None:
+        self._tags: dict[tuple[str, str, str, str, str], dict[str, str]] = {}
+        for run_id, tags in (by_run or {}).items():
+            for t in tags:
+                self._tags.setdefault((run_id, *t.key()), {}).update(t.tags)
+
+    def get(self, row: ResultRow, name: str) -> str | None:
+        found = self._tags.get((row.run_id, row.probe, row.dataset, row.split, row.train))
+        return None if found is None else found.get(name)
+
+
+_PLAIN_FIELDS = ("model", "train", "dataset", "split", "probe", "variant", "metric", "suite", "run_id", "unit")
+
+
+def _field(row: ResultRow, name: str, tags: TagIndex) -> str:
+    if name in _PLAIN_FIELDS:
+        return str(getattr(row, name))
+    if name == "data":
+        return f"{row.dataset}/{row.split}"
+    value = tags.get(row, name)
+    return value if value is not None else ""
+
+
+def format_cell(row: ResultRow | None, fmt: str = "pct2") -> str:
+    """A value (and its 95% interval where the format shows one); '-' when absent."""
+    if row is None or row.value is None or (isinstance(row.value, float) and math.isnan(row.value)):
         return "-"
-    return format_value(row)
+    ci = row.ci_low is not None and row.ci_high is not None
+    if fmt == "count" or (row.unit == "count" and fmt in ("pct2", "pct1")):
+        return f"{row.value:.0f}" if float(row.value).is_integer() else f"{row.value:.2f}"
+    if row.unit != "fraction" and fmt in ("pct2", "pct1"):
+        fmt = "num4"
+    if fmt == "pct2":
+        return f"{100 * row.value:.2f}" + (f" [{100 * row.ci_low:.2f}, {100 * row.ci_high:.2f}]" if ci else "")
+    if fmt == "pct1":
+        return f"{100 * row.value:.1f}"
+    if fmt == "x100":
+        return f"{100 * row.value:.1f}"
+    return f"{row.value:.4f}" + (f" [{row.ci_low:.4f}, {row.ci_high:.4f}]" if ci else "")
+
+
+def _order(values: Iterable[str], labels: Mapping[str, str] | None) -> list[str]:
+    values = list(dict.fromkeys(values))
+    known = [v for v in (labels or {}) if v in values]
+    return known + sorted(v for v in values if v not in (labels or {}))
+
+
+def _label(layout: Layout, name: str, value: str) -> str:
+    if name == "train" and not value:
+        return "-"
+    found = (layout.labels.get(name) or {}).get(value)
+    if found is not None:
+        return found
+    if name == "metric" and layout.metric_prefix and value.startswith(layout.metric_prefix):
+        return value[len(layout.metric_prefix):]
+    return value
+
+
+def _select(layout: Layout, rows: Iterable[ResultRow], tags: TagIndex) -> list[ResultRow]:
+    out = []
+    for r in rows:
+        if layout.metrics and r.metric not in layout.metrics:
+            continue
+        if layout.metric_prefix and not r.metric.startswith(layout.metric_prefix):
+            continue
+        if any(_field(r, k, tags) not in allowed for k, allowed in layout.where.items()):
+            continue
+        out.append(r)
+    return out
+
+
+def _model_free(layout: Layout, row: ResultRow, tags: TagIndex) -> str | None:
+    """The display label of a model-free row (e.g. 'Random'), else None."""
+    for name, values in layout.model_free.items():
+        value = _field(row, name, tags)
+        if value in values:
+            return _label(layout, name, value)
+    return None
+
+
+def render_layout(layout: Layout, rows: Sequence[ResultRow], tags: TagIndex) -> list["Table"]:
+    """The tables of one layout over `rows` (all probes' rows may be passed)."""
+    chosen = _select(layout, rows, tags)
+    groups: dict[tuple[str, ...], list[ResultRow]] = {}
+    for r in chosen:
+        groups.setdefault(tuple(_field(r, f, tags) for f in layout.split_by), []).append(r)
+    tables = []
+    split_labels = layout.labels.get(layout.split_by[0]) if len(layout.split_by) == 1 else None
+    for key in sorted(groups, key=lambda k: (_rank(k[0], split_labels) if split_labels is not None else 0, k)):
+        table = _one_table(layout, groups[key], tags, dict(zip(layout.split_by, key)))
+        if table is not None:
+            tables.append(table)
+    return tables
+
+
+def _rank(value: str, labels: Mapping[str, str] | None) -> int:
+    order = list(labels or {})
+    return order.index(value) if value in order else len(order)
+
+
+def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dict[str, str]) -> "Table | None":
+    # Later runs win for the same cell (rows come sorted by run id).
+    cells: dict[tuple[tuple[str, ...], tuple[str, ...]], ResultRow] = {}
+    row_keys: list[tuple[str, ...]] = []
+    col_values: list[tuple[str, ...]] = []
+    shared: set[tuple[str, ...]] = set()
+    for r in sorted(rows, key=lambda r: r.run_id):
+        free = _model_free(layout, r, tags)
+        if free is not None:
+            rk = tuple(free if i == 0 else "" for i, _ in enumerate(layout.rows))
+            shared.add(rk)
+        else:
+            rk = tuple(_field(r, f, tags) for f in layout.rows)
+        ck = tuple(_field(r, f, tags) for f in layout.columns)
+        cells[(rk, ck)] = r
+        row_keys.append(rk)
+        col_values.append(ck)
+    if not cells:
+        return None
+    cols = _ordered_keys(layout, layout.columns, col_values)
+    body_keys = [k for k in _ordered_keys(layout, layout.rows, [k for k in row_keys if k not in shared])]
+    body_keys += [k for k in dict.fromkeys(row_keys) if k in shared]
+    headers = [_header(layout, f) for f in layout.rows]
+    if layout.mean_column:
+        headers.append(layout.mean_column)
+    headers += [" ".join(_label(layout, f, v) for f, v in zip(layout.columns, ck) if v or len(layout.columns) == 1)
+                or "value" for ck in cols]
+    if layout.n_column:
+        headers.append("n")
+    body = []
+    for rk in body_keys:
+        lead = [v if rk in shared else _label(layout, f, v) for f, v in zip(layout.rows, rk)]
+        values = [cells.get((rk, ck)) for ck in cols]
+        line = [format_cell(v, layout.fmt) for v in values]
+        if layout.mean_column:
+            picked = [v.value for v, ck in zip(values, cols)
+                      if v is not None and any(layout.mean_of in _label(layout, f, x) for f, x in zip(layout.columns, ck))]
+            lead.append("-" if not picked else format_cell(_mean_row(values, picked), layout.fmt))
+        if layout.n_column:
+            first = next((v for v in values if v is not None), None)
+            line.append(str(first.n) if first is not None else "-")
+        body.append((lead, line, values))
+    if layout.extremes and len(body) > 2 * layout.extremes:
+        scored = [b for b in body if b[2] and b[2][0] is not None]
+        scored.sort(key=lambda b: (-b[2][0].value, -b[2][0].n))
+        keep = scored[: layout.extremes] + scored[-layout.extremes:]
+        body = [b for b in body if any(b is k for k in keep)]
+    title = layout.title.format(**{k: _label(layout, k, v) for k, v in split.items()}) if split else layout.title
+    return Table(title=title, headers=tuple(headers), body=tuple(tuple(lead + line) for lead, line, _ in body),
+                 note=layout.note, description=layout.description, reference=layout.reference,
+                 probe=rows[0].probe, spec=", ".join(f"{v}" for v in split.values()))
+
+
+def _mean_row(values: Sequence[ResultRow | None], picked: list[float]) -> ResultRow:
+    first = next(v for v in values if v is not None)
+    from dataclasses import replace
+
+    return replace(first, value=sum(picked) / len(picked), ci_low=None, ci_high=None)
+
+
+def _ordered_keys(layout: Layout, names: Sequence[str], keys: Sequence[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    unique = list(dict.fromkeys(keys))
+
+    def sort_key(k: tuple[str, ...]):
+        return tuple((_rank(v, layout.labels.get(n)) if n in layout.labels else 0, v) for n, v in zip(names, k))
+
+    return sorted(unique, key=sort_key)
+
+
+def _header(layout: Layout, name: str) -> str:
+    return layout.names.get(name) or {"train": "trained on", "data": "data"}.get(name, name)
 
 
 def generic_tables(probe: str, rows: Sequence[ResultRow]) -> list[Table]:
@@ -31,11 +222,11 @@ def generic_tables(probe: str, rows: Sequence[ResultRow]) -> list[Table]:
         key = (f"{r.dataset}/{r.split}", r.variant, r.metric)
         if key not in columns:
             columns.append(key)
-    columns.sort(key=lambda c: (c[0], c[1], _metric_order(c[2])))
+    columns.sort(key=lambda c: (c[0], c[1], (c[2].count("/"), c[2])))
     datasets = {c[0] for c in columns}
     variants = {c[1] for c in columns}
     index: dict[tuple[str, str], dict[tuple[str, str, str], ResultRow]] = {}
-    for r in shown:
+    for r in sorted(shown, key=lambda r: r.run_id):
         index.setdefault((r.model, r.train), {})[(f"{r.dataset}/{r.split}", r.variant, r.metric)] = r
     headers = ["model", "trained on"]
     for data, variant, metric in columns:
@@ -43,12 +234,44 @@ def generic_tables(probe: str, rows: Sequence[ResultRow]) -> list[Table]:
         parts += [variant] if len(variants) > 1 and variant else []
         parts.append(metric)
         headers.append(" ".join(parts))
-    body = []
-    for (model, train) in sorted(index):
-        cells = index[(model, train)]
-        body.append((model, train or "-", *(cell(cells.get(c)) for c in columns)))
-    return [Table(title=f"{probe}", headers=tuple(headers), body=tuple(body))]
+    body = tuple((model, train or "-", *(format_cell(index[(model, train)].get(c)) for c in columns))
+                 for model, train in sorted(index))
+    return [Table(title=probe, headers=tuple(headers), body=body, probe=probe)]
 
 
-def _metric_order(metric: str) -> tuple[int, str]:
-    return (metric.count("/"), metric)
+def build_tables(rows: Sequence[ResultRow], layouts: Mapping[str, Sequence[Layout]],
+                 tags: TagIndex | None = None) -> dict[str, list[Table]]:
+    """suite -> tables: each probe's layouts (from the run folders), else the generic pivot."""
+    tags = tags or TagIndex()
+    by_suite_probe: dict[tuple[str, str], list[ResultRow]] = {}
+    for r in rows:
+        by_suite_probe.setdefault((r.suite, r.probe), []).append(r)
+    out: dict[str, list[Table]] = {}
+    for (suite, probe), group in sorted(by_suite_probe.items()):
+        declared = layouts.get(probe)
+        if declared:
+            tables = [t for layout in declared for t in render_layout(layout, group, tags)]
+        else:
+            tables = generic_tables(probe, group)
+        out.setdefault(suite, []).extend(tables)
+    return out
+
+
+def render_markdown(table: Table) -> str:
+    """A table as a github-style markdown section (cells escaped: user text is not markup)."""
+    from tabulate import tabulate
+
+    text = f"### {_md(table.title)}\n\n"
+    if table.description:
+        text += f"{_md(table.description)}" + (f" ({_md(table.reference)})" if table.reference else "") + "\n\n"
+    text += tabulate([[_md(c) for c in r] for r in table.body], headers=[_md(h) for h in table.headers],
+                     tablefmt="github", disable_numparse=True)
+    if table.note:
+        text += f"\n\n{_md(table.note)}"
+    return text + "\n"
+
+
+def _md(text: str) -> str:
+    """Escape what markdown renderers would read as markup or raw HTML in a cell."""
+    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("\n", " "))

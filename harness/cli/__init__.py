@@ -7,7 +7,6 @@ means a bug.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
 
 import click
@@ -16,34 +15,40 @@ from ..errors import ExitCode, HarnessError
 
 __all__ = ["main", "cli"]
 
-#: Subcommand name -> "module:attribute" (imported only when the command is used).
+#: Core subcommands, name -> "module:attribute" (imported only when the command is used).
+#: Everything else comes from plugins through the `register_commands` hook.
 COMMANDS = {
     "run": "harness.cli.run_cmd:run",
     "list": "harness.cli.listing:list_cmd",
     "plugins": "harness.cli.listing:plugins_cmd",
     "leaderboard": "harness.cli.leaderboard_cmd:leaderboard",
     "resources": "harness.cli.resources_cmd:resources",
-    "report": "harness.cli.report_cmd:report",
-    "decoys": "harness.cli.decoys_cmd:decoys",
-    "perturb": "harness.cli.perturb_cmd:perturb",
-    "nle": "harness.cli.nle_cmd:nle",
-    "export": "harness.cli.export_cmd:export",
 }
 
 
-def _available(name: str) -> bool:
-    module = COMMANDS[name].split(":")[0]
-    return importlib.util.find_spec(module) is not None
+def plugin_commands() -> dict[str, click.Command]:
+    """Commands registered by plugins (a name a core command uses is skipped, with a warning)."""
+    from ..plugins import get_host
+
+    host = get_host()
+    out = {}
+    for entry in host.commands:
+        if entry.name in COMMANDS:
+            click.echo(f"warning: plugin {entry.plugin!r} ({entry.distribution}) registers command "
+                       f"{entry.name!r}, which is a core command; ignored", err=True)
+            continue
+        out[entry.name] = entry.obj
+    return out
 
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(n for n in COMMANDS if _available(n))
+        return sorted({*COMMANDS, *plugin_commands()})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         target = COMMANDS.get(name)
-        if target is None or not _available(name):
-            return None
+        if target is None:
+            return plugin_commands().get(name)
         module, attr = target.split(":")
         return getattr(importlib.import_module(module), attr)
 
@@ -53,8 +58,9 @@ class LazyGroup(click.Group):
         except click.UsageError as exc:
             from ..registry import did_you_mean
 
-            if args and args[0] not in COMMANDS and not args[0].startswith("-"):
-                raise click.UsageError(f"no such command {args[0]!r}{did_you_mean(args[0], sorted(COMMANDS))}") from None
+            known = self.list_commands(ctx)
+            if args and args[0] not in known and not args[0].startswith("-"):
+                raise click.UsageError(f"no such command {args[0]!r}{did_you_mean(args[0], known)}") from None
             raise exc
 
 

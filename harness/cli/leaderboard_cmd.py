@@ -1,10 +1,12 @@
-"""`harness leaderboard build`."""
+"""`harness leaderboard build`: hand run folders to the registered publishers."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
+
+from ..paths import DEFAULT_LEADERBOARD, DEFAULT_RUNS
 
 __all__ = ["leaderboard"]
 
@@ -16,12 +18,16 @@ def leaderboard() -> None:
 
 @leaderboard.command("build")
 @click.argument("runs", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("leaderboard"), show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_LEADERBOARD,
+              show_default=True, help="Folder for the leaderboard (never inside a source package).")
 @click.option("--all-runs", is_flag=True, help="Keep every run, not only the latest per (model, suite).")
 def build(runs: tuple[Path, ...], out: Path, all_runs: bool) -> None:
-    """Build tables, charts and index.html from RUNS (run folders or folders of runs; default: runs/)."""
-    from vqa_harness_leaderboard import build_leaderboard
+    """Build tables, charts and index.html from RUNS (run folders or folders of runs;
+    default: results/runs/)."""
+    from ..plugins import get_host
+    from ..publish import publish
 
-    written = build_leaderboard(list(runs) or [Path("runs")], out, latest_only=not all_runs)
+    written = publish(get_host(), list(runs) or [DEFAULT_RUNS], out, latest_only=not all_runs,
+                      progress=lambda text: click.echo(f"warning: {text}", err=True))
     for path in written:
         click.echo(str(path))

@@ -6,13 +6,14 @@ import click
 
 __all__ = ["list_cmd", "plugins_cmd"]
 
-KINDS = ("models", "datasets", "probes", "suites", "features")
+KINDS = ("models", "datasets", "probes", "suites", "features", "publishers", "commands")
 
 
 @click.command("list")
 @click.argument("kind", type=click.Choice(KINDS))
 def list_cmd(kind: str) -> None:
-    """List registered models, datasets, probes, suites or feature extractors, with the plugin that provides each."""
+    """List registered models, datasets, probes, suites, feature extractors, publishers or
+    plugin commands, with the plugin that provides each."""
     from tabulate import tabulate
 
     from ..plugins import get_host
@@ -35,11 +36,13 @@ def list_cmd(kind: str) -> None:
             extra = f"{len(obj.tasks)} tasks"
         elif kind == "features":
             extra = obj.modality
+        elif kind == "commands":
+            desc = (obj.help or "").strip().splitlines()[0] if obj.help else ""
         rows.append([entry.name, extra, entry.plugin, desc])
     if kind == "suites" and TOY_SUITE not in registry:
         rows.append([TOY_SUITE, "derived", "(core)", "every probe that exists on the embedded toy benchmark"])
     heads = {"models": "capabilities", "datasets": "splits", "probes": "needs", "suites": "tasks",
-             "features": "modality"}
+             "features": "modality", "publishers": "", "commands": ""}
     click.echo(tabulate(sorted(rows), headers=["name", heads[kind], "plugin", "description"], tablefmt="simple"))
     _warn(host)
 

@@ -20,21 +20,20 @@ import functools
 import hashlib
 import os
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from harness.api import Model, Option
+from harness.api import Option
 from harness.errors import DataError, UsageError
-from harness.hookspecs import hookimpl
 from harness.images import load_image
 from harness.types import BLANK_IMAGE, Example
 
-from ._text import PAD, UNK, Vocab, tokenize
-from .baselines import TRAINER_OPTIONS, Take, TorchAnswerModel
+from .text import PAD, UNK, Vocab, tokenize
+from .training import TRAINER_OPTIONS, Take, TorchAnswerModel
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-__all__ = ["CNNLSTMModel", "image_digest", "decode_images", "register_models"]
+__all__ = ["CNNLSTMModel", "image_digest", "decode_images"]
 
 
 class CNNLSTMModel(TorchAnswerModel):
@@ -236,10 +235,3 @@ def _net_class() -> type:
     return CNNLSTMNet
 
 
-# ------------------------------------------------------------------------ plugin
-
-
-@hookimpl
-def register_models(register: Callable[[type[Model]], None]) -> None:
-    """Register `cnn-lstm`."""
-    register(CNNLSTMModel)

@@ -23,16 +23,16 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 from harness.api import Model, Option
+from harness.digest import digest
 from harness.errors import DataError, UsageError
-from harness.hookspecs import hookimpl
 from harness.types import Answer, Example
 
-from ._text import canonical_answer, digest, ngrams, normalizer, tokenize, train_digest
+from .text import canonical_answer, ngrams, normalizer, tokenize, train_digest
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-__all__ = ["TfidfIndex", "RetrievalExplainer", "TemplateExplainer", "HypothesisOnly", "register_models"]
+__all__ = ["TfidfIndex", "RetrievalExplainer", "TemplateExplainer", "HypothesisOnly"]
 
 #: Bump when a change could alter any explainer's output.
 EXPLAINER_VERSION = 1
@@ -299,11 +299,3 @@ class HypothesisOnly(_TextNeighbours):
     def explain(self, batch: Sequence[Example], answers: Sequence[str]) -> list[str]:
         """The retrieved reference explanation for each (example, answer)."""
         return self.retrieve(batch, answers)
-
-
-@hookimpl
-def register_models(register) -> None:
-    """Register retrieval-explainer, template-explainer and hypothesis-only."""
-    register(RetrievalExplainer)
-    register(TemplateExplainer)
-    register(HypothesisOnly)

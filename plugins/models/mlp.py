@@ -33,10 +33,9 @@ from harness.api import Model, Option
 from harness.decoys.variants import variant_parts
 from harness.errors import DataError, UsageError
 from harness.features import resolve_features
-from harness.hookspecs import hookimpl
 from harness.types import Example
 
-__all__ = ["MLPModel", "MLPA", "MLPQA", "MLPIA", "MLPIQA", "training_decoys", "register_models"]
+__all__ = ["MLPModel", "MLPA", "MLPQA", "MLPIA", "MLPIQA", "training_decoys"]
 
 DECOYS_PER_TRIPLET = 3
 TRIPLETS_PER_BATCH = 100
@@ -103,8 +102,8 @@ class MLPModel(Model):
         ext = self._extractors.get(modality)
         if ext is None:
             spec = self.config["image_features" if modality == "image" else "text_features"]
-            ext = self._extractors[modality] = resolve_features(spec, modality, owner=f"model {self.name!r}",
-                                                                host=self.plugin_host)
+            resolve = self.feature_resolver or resolve_features  # outside a run: the process's plugins
+            ext = self._extractors[modality] = resolve(spec, modality, owner=f"model {self.name!r}")
         return ext
 
     def _text(self, texts: Sequence[str]) -> np.ndarray:
@@ -139,7 +138,9 @@ class MLPModel(Model):
         """Binary logistic loss over target + 3 decoys of one decoy set per triplet (A.4)."""
         import torch
 
-        from ._text import digest, train_digest
+        from harness.digest import digest
+
+        from .text import train_digest
 
         usable = [ex for ex in train if len(ex.choices) >= 2 and _target(ex) in ex.choices]
         if not usable:
@@ -213,28 +214,25 @@ class MLPA(MLPModel):
     name = "mlp-a"
     description = "MLP over the candidate answer only (Chao 2018 MLP-A)"
     modalities = ("a",)
+    inputs = frozenset({"choices"})
 
 
 class MLPQA(MLPModel):
     name = "mlp-qa"
     description = "MLP over question + candidate answer (Chao 2018 MLP-QA)"
     modalities = ("q", "a")
+    inputs = frozenset({"question", "choices"})
 
 
 class MLPIA(MLPModel):
     name = "mlp-ia"
     description = "MLP over image + candidate answer (Chao 2018 MLP-IA)"
     modalities = ("i", "a")
+    inputs = frozenset({"image", "choices"})
 
 
 class MLPIQA(MLPModel):
     name = "mlp-iqa"
     description = "MLP over image + question + candidate answer (Chao 2018 MLP-IQA)"
     modalities = ("i", "q", "a")
-
-
-@hookimpl
-def register_models(register) -> None:
-    """Register MLP-A, MLP-QA, MLP-IA, MLP-IQA."""
-    for cls in (MLPA, MLPQA, MLPIA, MLPIQA):
-        register(cls)
+    inputs = frozenset({"image", "question", "choices"})

@@ -11,17 +11,14 @@ Splits without ground truth (VQA test-dev/test) get the official results file
 from __future__ import annotations
 
 import json
-from typing import Sequence
 
 import numpy as np
 
-from harness.api import Probe, Suite, Table, Task
-from harness.hookspecs import hookimpl
-from harness.probe_context import ProbeContext
+from harness.api import Layout, Probe, ProbeContext, Suite, Task
 from harness.runstore import atomic_write_text
 from harness.types import ResultRow
 
-__all__ = ["AccuracyProbe"]
+__all__ = ["AccuracyProbe", "ACCURACY_SUITE", "ACCURACY_LAYOUTS"]
 
 
 class AccuracyProbe(Probe):
@@ -74,34 +71,24 @@ class AccuracyProbe(Probe):
         return rows
 
     @classmethod
-    def tables(cls, rows: Sequence[ResultRow]) -> list[Table]:
-        return accuracy_tables(rows)
+    def layouts(cls) -> tuple[Layout, ...]:
+        return ACCURACY_LAYOUTS
 
 
 ANSWER_TYPE_COLUMNS = (("vqa_accuracy", "All"), ("vqa_accuracy/answer_type=yes/no", "Yes/No"),
                        ("vqa_accuracy/answer_type=number", "Number"), ("vqa_accuracy/answer_type=other", "Other"),
                        ("vqa_accuracy_lenient", "All (lenient)"), ("label_accuracy", "label acc."))
 
-
-def accuracy_tables(rows: Sequence[ResultRow]) -> list[Table]:
-    """One table per test data: rows = (model, trained on), columns = answer types."""
-    from vqa_harness_leaderboard.tables import cell
-
-    by_data: dict[str, list[ResultRow]] = {}
-    for r in rows:
-        by_data.setdefault(f"{r.dataset}/{r.split}", []).append(r)
-    tables = []
-    for data, group in sorted(by_data.items()):
-        present = [(m, h) for m, h in ANSWER_TYPE_COLUMNS if any(r.metric == m for r in group)]
-        index: dict[tuple[str, str], dict[str, ResultRow]] = {}
-        for r in group:
-            index.setdefault((r.model, r.train), {})[r.metric] = r
-        body = tuple((model, train or "-", *(cell(index[(model, train)].get(m)) for m, _ in present))
-                     for model, train in sorted(index))
-        tables.append(Table(title=f"accuracy on {data}", headers=("model", "trained on", *(h for _, h in present)),
-                            body=body, note="VQA accuracy (official) in %, 95% bootstrap intervals in brackets; "
-                            "lenient = always-normalized variant (not official)."))
-    return tables
+ACCURACY_LAYOUTS = (
+    Layout(id="accuracy", title="Accuracy on {data}",
+           description="Official VQA accuracy (%, higher is better) overall and per answer type; label accuracy "
+                       "for closed-set data. Lenient = always-normalized variant (not official).",
+           reference="VQA evaluation (Antol et al. 2015; GT-Vision-Lab vqaEval.py)", split_by=("data",),
+           rows=("model", "train"), columns=("metric",), metrics=tuple(m for m, _ in ANSWER_TYPE_COLUMNS),
+           labels={"metric": dict(ANSWER_TYPE_COLUMNS)},
+           note="VQA accuracy (official) in %, 95% bootstrap intervals in brackets; "
+                "lenient = always-normalized variant (not official)."),
+)
 
 
 def _export_official(ctx: ProbeContext, answers: list[str]) -> None:
@@ -125,6 +112,7 @@ def _report_examples(ctx: ProbeContext, examples, preds, per_q, k: int = 5) -> N
 # Suite: the toy benchmark's two variants, each model trained on the matching train split
 # (Goyal et al.'s UU and BB cells). The balanced-vqa suite adds the full protocol.
 ACCURACY_SUITE = Suite(
+    toy=True,
     name="vqa-accuracy",
     description="official VQA accuracy on the toy benchmark, unbalanced (≈VQA v1) and balanced (≈VQA v2)",
     tasks=(
@@ -134,13 +122,3 @@ ACCURACY_SUITE = Suite(
              train=("toyvqa:variant=balanced", "train"), label="balanced"),
     ),
 )
-
-
-@hookimpl
-def register_probes(register) -> None:
-    register(AccuracyProbe)
-
-
-@hookimpl
-def register_suites(register) -> None:
-    register(ACCURACY_SUITE)

@@ -136,11 +136,6 @@ def test_conditions_from_specs(spec, cond):
 
 
 def test_cell_names():
-    from harness.types import ResultRow
-
-    def row(train, data):
-        return ResultRow("r", "m", "s", data, "val", "p", "", "vqa_accuracy", 0.5, 1, train=train)
-
-    assert cell_name(row("toyvqa:variant=unbalanced/train", "toyvqa:variant=balanced")) == "UB"
-    assert cell_name(row("toyvqa-half/train", "toyvqa:variant=balanced")) == "B_half B"
-    assert cell_name(row("", "vqa2")) == "? -> vqa2"
+    assert cell_name("toyvqa:variant=unbalanced/train", "toyvqa:variant=balanced") == "UB"
+    assert cell_name("toyvqa-half/train", "toyvqa:variant=balanced") == "B_half B"
+    assert cell_name("", "vqa2") == "? -> vqa2"

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from harness.api import Model, Suite, Task
-from harness.testing import ListDataset, hookimpl, make_host, run_in_process, use_host
+from harness.testing import ListDataset, hookimpl, make_host, run_in_process
 from harness.types import Answer, Example
-from vqa_harness_plugins.datasets import vqa as vqa_pkg
+from vqa_harness_plugins import balanced as balanced_plugin
 from vqa_harness_plugins.probes import balanced as balanced_pkg
 
 
@@ -73,7 +73,7 @@ def _rows(outcome):
 def test_pair_and_counterexample_values_through_the_runner(tmp_path):
     feats = tmp_path / "feats.npz"
     np.savez(feats, ids=np.array([f"img{i}" for i in range(30)]), features=np.arange(30.0).reshape(-1, 1))
-    host = make_host(scripted_plugin(feats), balanced_pkg, names=["script", "balanced"])
+    host = make_host(scripted_plugin(feats), balanced_plugin, names=["script", "balanced"])
     outcome = run_in_process(host, model="scripted", suite="script-suite", tmp_path=tmp_path)
     assert outcome.exit_code == 0, outcome.probe_failures
     rows = _rows(outcome)
@@ -96,10 +96,8 @@ def test_pair_and_counterexample_values_through_the_runner(tmp_path):
 
 
 def test_balanced_suite_on_a_small_toy_world_builds_goyal_tables(tmp_path):
-    from leaderboard.build import build_tables
-    from vqa_harness_plugins.datasets import toyvqa as toy_pkg
-    from vqa_harness_plugins.models import baselines
-    from vqa_harness_plugins.probes import accuracy
+    from vqa_harness_leaderboard import tables_of
+    from vqa_harness_plugins import baselines, toy, vqa
 
     small = balanced_pkg.balanced_suite(images=60, name="balanced-small")
 
@@ -108,8 +106,8 @@ def test_balanced_suite_on_a_small_toy_world_builds_goyal_tables(tmp_path):
         def register_suites(self, register):
             register(small)
 
-    host = make_host(toy_pkg, vqa_pkg, baselines, accuracy, balanced_pkg, SmallSuite(),
-                     names=["toyvqa", "vqa", "baselines", "accuracy", "balanced", "small"])
+    host = make_host(toy, vqa, baselines, balanced_plugin, SmallSuite(),
+                     names=["toy", "vqa", "baselines", "balanced", "small"])
     outcome = run_in_process(host, model="qtype-prior", suite="balanced-small", tmp_path=tmp_path)
     assert outcome.exit_code == 0, outcome.probe_failures
     rows = outcome.rows
@@ -120,17 +118,15 @@ def test_balanced_suite_on_a_small_toy_world_builds_goyal_tables(tmp_path):
     assert entropy["toyvqa:variant=balanced,images=60"] > entropy["toyvqa:variant=unbalanced,images=60"]
     ce = {r.variant for r in rows if r.probe == "counter-examples"}
     assert ce == {"chance", "random", "distance", "model"}
-    with use_host(host):
-        tables = {t.title.split(":")[0]: t for t in build_tables(rows)["balanced-small"]}
+    tables = {t.title.split(":")[0]: t for t in tables_of([outcome.rundir.path])["balanced-small"]}
     table1 = tables["Goyal Table 1"]
     assert table1.headers == ("model", "UU", "UB", "B_half B", "BB")
     uu = next(r for r in rows if r.metric == "vqa_accuracy" and r.train.startswith("toyvqa:variant=unbalanced")
               and "unbalanced" in r.dataset)
-    assert table1.body[0][:2] == ("qtype-prior", f"{100 * uu.value:.2f}")
+    assert table1.body[0][0] == "qtype-prior" and table1.body[0][1].startswith(f"{100 * uu.value:.2f} [")
     assert [row[1] for row in tables["Goyal Table 3"].body] == ["Yes/No", "Number", "Other", "All"]
     pair_rows = tables["Complementary pairs (Goyal §4)"].body
     assert {r[1] for r in pair_rows} == {"U", "B_half", "B"}
-    assert "Balanced vs unbalanced entropy: +" in tables["Language-prior audit (Goyal §3)"].note
     ce = next(t for k, t in tables.items() if k.startswith("Counter-example"))
     assert ce.headers[3:7] == ("chance", "Random", "Distance", "Model")
 

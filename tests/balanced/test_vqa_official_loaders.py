@@ -1,4 +1,4 @@
-"""vqa1 / vqa2 / vqax-vqa loaders on small official-format files made here, the real
+"""vqa1 / vqa2 loaders on small official-format files made here, the real
 vqaX_val.json, the toy exporter's round trip, and one-line errors for bad input."""
 
 from __future__ import annotations
@@ -13,11 +13,10 @@ from harness.errors import DataError
 from harness.session import Session
 from harness.testing import make_host
 from harness.types import Example
-from vqa_harness_plugins.datasets import vqa as vqa_pkg
+from vqa_harness_plugins import vqa as vqa_pkg
 from vqa_harness_plugins.datasets.vqa import (
     VQA1,
     VQA2,
-    VQAXAsVQA,
     export_toy_vqa2,
     keep_pair_fraction,
 )
@@ -68,7 +67,7 @@ def test_vqa2_reads_official_files_with_pairs_and_counts_unknown_ids(tmp_path, f
     assert first.answer_type == "yes/no" and first.question_type == "is there a"
     assert first.pair_id == "43000" and exs[1].pair_id == "42000"
     assert exs[2].pair_id == ""  # its pair names an unknown question id
-    summary = plugin.load_summary("val")
+    summary = plugin.summary("val")
     assert summary["pairs"] == 2 and summary["pairs_used"] == 1
     assert summary["pairs_unknown_question_ids"] == 1
     assert summary["unknown_question_ids_shown"] == [99999]
@@ -79,8 +78,10 @@ def test_arrow_cache_is_reused_and_keyed_by_file_mtime(tmp_path, fresh_cache, mo
     plugin = VQA2(data_dir=tmp_path)
     assert len(examples(plugin)) == 3
     calls = []
-    real = vqa_pkg.loaders.parse_questions
-    monkeypatch.setattr(vqa_pkg.loaders, "parse_questions", lambda *a, **k: calls.append(1) or real(*a, **k))
+    from vqa_harness_plugins.datasets.vqa import loaders
+
+    real = loaders.parse_questions
+    monkeypatch.setattr(loaders, "parse_questions", lambda *a, **k: calls.append(1) or real(*a, **k))
     assert len(examples(VQA2(data_dir=tmp_path))) == 3
     assert calls == []  # served from the Arrow cache
     qfile = folder / "v2_OpenEnded_mscoco_val2014_questions.json"
@@ -160,21 +161,6 @@ def test_malformed_json_and_bad_pairs(tmp_path, fresh_cache):
         VQA2(data_dir=tmp_path).load("val")
 
 
-def test_vqax_real_file_loads_with_official_types(shared_data, fresh_cache):
-    plugin = VQAXAsVQA(data_dir=shared_data)
-    exs = examples(plugin)
-    assert len(exs) == 1459
-    first = exs[0]
-    assert first.id == "393271001" and first.image_id == "393271"
-    assert len(first.answers) == 10 and first.label == "yes"
-    assert first.answer_type == "yes/no" and first.question_type == "does this"
-    assert len(first.explanations) == 3
-    assert first.image.endswith("coco/val2014/COCO_val2014_000000393271.jpg")
-    assert {e.answer_type for e in exs} == {"yes/no", "number", "other"}
-    explicit = VQAXAsVQA(path=str(shared_data / "vqax" / "vqaX_val.json"))
-    assert examples(explicit)[5] == exs[5].with_(image=examples(explicit)[5].image)
-
-
 def test_toy_export_round_trips_through_vqa2(tmp_path, fresh_cache):
     from vqa_harness_plugins.datasets.toyvqa import ToyVQA
 
@@ -189,7 +175,7 @@ def test_toy_export_round_trips_through_vqa2(tmp_path, fresh_cache):
                            choices=(), explanations=(), meta={})
         assert b == expected
         assert Path(b.image).read_bytes() == Path(t.image).read_bytes()
-    assert VQA2(data_dir=out).load_summary("val")["pairs_unknown_question_ids"] == 0
+    assert VQA2(data_dir=out).summary("val")["pairs_unknown_question_ids"] == 0
 
 
 def test_toyvqa_half_keeps_whole_pairs():

@@ -47,7 +47,7 @@ class EchoModel(Model):
         return "v1"
 
     def fingerprint(self):
-        from harness.api import _digest
+        from harness.digest import digest as _digest
 
         return _digest({"model": self.name, "extra": self.fingerprint_extra()})
 
@@ -59,7 +59,7 @@ class ModelPlugin:
 
 
 def core_plugins(n: int = 40):
-    import vqa_harness_plugins.probes.accuracy as accuracy
+    import vqa_harness_plugins.vqa as accuracy
 
     data = dataset_plugin("tiny", {"train": tiny_examples(10, "q"), "val": tiny_examples(n)}, suite="tiny-suite")
-    return [accuracy, data, ModelPlugin()], ["probes-accuracy", "tiny-data", "echo-model"]
+    return [accuracy, data, ModelPlugin()], ["vqa", "tiny-data", "echo-model"]

@@ -71,12 +71,12 @@ def test_third_party_plugin_is_listed_and_runs(third_party, tmp_path, capsys, mo
     code = main(["run", "--model", "shout", "--suite", "yesno-suite", "--device", "cpu",
                  "--cache", str(tmp_path / "c.sqlite")])
     assert code == 0
-    run = next((tmp_path / "runs").iterdir())
+    run = next((tmp_path / "results" / "runs").iterdir())
     rows = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines()]
     assert [r["value"] for r in rows if r["metric"] == "vqa_accuracy"] == [1.0]
     manifest = json.loads((run / "manifest.json").read_text())
     assert "vqa-harness-shout 1.2.3" in manifest["versions"]["plugin_distributions"]
-    assert (tmp_path / "leaderboard" / "index.md").read_text().count("shout") >= 1
+    assert (tmp_path / "results" / "leaderboard" / "index.md").read_text().count("shout") >= 1
 
 
 def test_unknown_names_exit_2_with_near_matches(third_party, capsys):

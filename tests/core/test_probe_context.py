@@ -24,7 +24,7 @@ class Plugin:
 
 
 def test_open_ended_questions_reach_the_model_without_choices(tmp_path):
-    import vqa_harness_plugins.probes.accuracy as accuracy
+    import vqa_harness_plugins.vqa as accuracy
 
     open_ended = [Example(id=f"o{i}", question="what color?", answers=("red",) * 10, choices=("red", "blue"))
                   for i in range(4)]

@@ -82,15 +82,101 @@ def test_registering_a_non_model_is_rejected_with_plugin_name():
 def test_builtins_load_through_entry_points():
     host = PluginHost(blocked=frozenset())
     names = {p.name for p in host.loaded}
-    assert "probes-accuracy" in names
-    assert all(p.distribution.startswith("vqa-harness") for p in host.loaded if p.name == "probes-accuracy")
+    assert {"toy", "vqa", "balanced", "decoys", "e-vil", "counterfactual", "baselines", "hf", "features",
+            "leaderboard"} <= names
+    assert all(p.distribution.startswith("vqa-harness") for p in host.loaded if p.name == "vqa")
     assert "accuracy" in host.probes
+    assert "leaderboard" in host.publishers and "report" in host.commands
 
 
 def test_block_list_env(monkeypatch):
-    monkeypatch.setenv("VQA_HARNESS_BLOCK_PLUGINS", "probes-accuracy")
+    monkeypatch.setenv("VQA_HARNESS_BLOCK_PLUGINS", "vqa")
     host = PluginHost()
     assert "accuracy" not in host.probes
+
+
+def _provided(host, plugin: str) -> dict[str, set[str]]:
+    kinds = ("datasets", "models", "probes", "suites", "features", "publishers", "commands")
+    return {k: {e.name for e in getattr(host, k) if e.plugin == plugin} for k in kinds}
+
+
+def test_blocking_a_builtin_plugin_removes_all_it_registers(monkeypatch):
+    full = _provided(PluginHost(blocked=frozenset()), "decoys")
+    assert full["datasets"] >= {"visual7w", "toyvqa-mc"} and full["models"] >= {"mlp-a", "mlp-iqa"}
+    assert full["probes"] == {"decoys", "decoy-audit"} and full["suites"] == {"decoys"}
+    assert full["commands"] == {"decoys"}
+    monkeypatch.setenv("VQA_HARNESS_BLOCK_PLUGINS", "decoys")
+    host = PluginHost()
+    everything = {name for k in ("datasets", "models", "probes", "suites", "commands") for name in getattr(host, k).names()}
+    assert not (set().union(*full.values()) - {"decoys"}) & everything
+    assert "decoys" not in host.commands and "decoys" not in host.suites and "decoys" not in host.probes
+    assert "toyvqa" in host.datasets  # the other plugins are untouched
+
+
+THIRD_PARTY = """
+import click
+from harness.api import DatasetPlugin, Model, Probe, Suite, Task
+from harness.hookspecs import hookimpl
+
+
+class D(DatasetPlugin):
+    name = "tp-data"
+
+
+class M(Model):
+    name = "tp-model"
+
+
+class P(Probe):
+    name = "tp-probe"
+
+
+@click.command("tp-cmd")
+def tp_cmd():
+    "A third-party command."
+
+
+@hookimpl
+def register_datasets(register):
+    register(D)
+
+
+@hookimpl
+def register_models(register):
+    register(M)
+
+
+@hookimpl
+def register_probes(register):
+    register(P)
+
+
+@hookimpl
+def register_suites(register):
+    register(Suite("tp-suite", "third party", (Task("tp-data", "val", ("tp-probe",)),)))
+
+
+@hookimpl
+def register_commands(register):
+    register(tp_cmd)
+"""
+
+
+def test_blocking_a_third_party_plugin_removes_its_commands_too(monkeypatch, tmp_path):
+    import sys
+
+    (tmp_path / "tp_plugin.py").write_text(THIRD_PARTY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("tp_plugin", None)
+    with fake_entry_points(monkeypatch, {"third-party": "tp_plugin"}, dist_name="tp-dist"):
+        loaded = PluginHost(blocked=frozenset())
+        assert {k: v for k, v in _provided(loaded, "third-party").items() if v} == {
+            "datasets": {"tp-data"}, "models": {"tp-model"}, "probes": {"tp-probe"}, "suites": {"tp-suite"},
+            "commands": {"tp-cmd"}}
+        for blocked in ("third-party", "tp-dist"):  # by entry-point name or by distribution
+            host = PluginHost(blocked=frozenset({blocked}))
+            assert not any(_provided(host, "third-party").values())
+            assert "tp-cmd" not in host.commands and "tp-data" not in host.datasets
 
 
 def test_import_failure_reported_with_distribution(monkeypatch):

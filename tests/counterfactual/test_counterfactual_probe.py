@@ -62,7 +62,7 @@ class ColorReader(Model):
 
 
 def _all_colors():
-    from harness.perturb import named_colors
+    from harness.counterfactual import named_colors
 
     return named_colors()
 
@@ -137,17 +137,18 @@ def test_rows_rules_and_local_explanations(runs):
 
 
 def test_tables_follow_stoikou_tables_2_and_3(runs):
-    from vqa_harness_plugins.probes.counterfactual import CounterfactualProbe
+    from vqa_harness_leaderboard import tables_of
 
-    rows = runs["test-color-blind"].rows + runs["test-color-reader"].rows
-    tables = CounterfactualProbe.tables(rows)
-    titles = [t.title for t in tables]
-    assert any("Table 2" in t for t in titles) and any("Table 3" in t for t in titles)
-    assert any("global rules" in t for t in titles)
-    t2 = tables[0]
-    assert [row[2] for row in t2.body] == ["Color Maximal", "Color Minimal"] * 2
-    assert any("acc*_Q % common" in h for h in t2.headers) and any("acc*_Q % uncommon" in h for h in t2.headers)
-    t3 = tables[1]
+    found = tables_of([runs[m].rundir.path for m in ("test-color-blind", "test-color-reader")])
+    tables = [t for ts in found.values() for t in ts if t.probe == "counterfactual"]
+    refs = [t.reference for t in tables]
+    assert refs[:2] == ["Stoikou et al. 2023, Table 2", "Stoikou et al. 2023, Table 3"]
+    assert any(t.title.startswith("Counterfactual global rules") for t in tables)
+    t2, t3 = tables[:2]
+    colors = ["Color Maximal (common)", "Color Maximal (uncommon)", "Color Minimal (common)", "Color Minimal (uncommon)"]
+    assert [row[2] for row in t2.body] == colors * 2  # two models, the paper's order
+    assert t2.headers[:3] == ("model", "trained on", "perturbation")
+    assert any(h.endswith("acc_Q") for h in t2.headers) and any(h.endswith("acc*_Q") for h in t2.headers)
     assert {row[2] for row in t3.body} >= {"Synonym Adjectives", "Hypernym Noun", "Deletion Noun"}
     assert any("reduction" in h for h in t3.headers)
 
@@ -205,8 +206,8 @@ def test_perturb_command_writes_jsonl(tmp_path):
 
 def test_vqax_suite_on_real_questions(tmp_path, shared_data):
     host = make_host(Plugin(), builtins=True, names=["cf-test-plugin"])
-    if "vqax-vqa" not in host.datasets.names():
-        pytest.skip("dataset vqax-vqa is not installed")
+    if "vqa-x" not in host.datasets.names():
+        pytest.skip("dataset vqa-x is not installed")
     out = run_in_process(host, model="test-color-reader", suite="counterfactual-vqax", tmp_path=tmp_path,
                          data_dir=shared_data, limit=300)
     assert out.exit_code == 0, out.probe_failures

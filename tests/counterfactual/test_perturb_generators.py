@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from harness.errors import ResourceError
-from harness.perturb import (
+from harness.counterfactual import (
     KIND_NAMES,
     KINDS,
     ColorSpace,
@@ -20,6 +19,7 @@ from harness.perturb import (
     resolve_kinds,
     srgb_to_lab,
 )
+from harness.errors import ResourceError
 
 TABLE1 = "Do you see the white small dog?"
 

@@ -18,6 +18,7 @@ from harness.errors import HarnessError, UsageError
 from harness.metrics import answer_type, normalize_answer, question_type, vqa_accuracy
 from harness.plugins import PluginHost
 from harness.types import EXAMPLE_COLUMNS, Example
+from vqa_harness_plugins import toy as toy_plugin
 from vqa_harness_plugins.datasets import toyvqa
 from vqa_harness_plugins.datasets.toyvqa import ToyVQA, build, generate, questions, world
 from vqa_harness_plugins.datasets.toyvqa.humans import NUMBER_WORDS
@@ -304,7 +305,7 @@ def test_oracle_answers_every_question_and_synonym_edits(text_splits) -> None:
 
 
 def test_plugin_registers_and_loads(fresh_cache: Path) -> None:
-    host = PluginHost(load_entry_points=False, extra_plugins=[("toy", toyvqa)])
+    host = PluginHost(load_entry_points=False, extra_plugins=[("toy", toy_plugin)])
     assert not host.failures
     cls = host.datasets["toyvqa"]
     assert cls is ToyVQA and cls.splits == ("train", "val")

@@ -19,7 +19,7 @@ TOY = "toyvqa-mc:images=40"
 @pytest.fixture(scope="module")
 def toy_examples():
     from harness.errors import ResourceError
-    from vqa_harness_plugins.datasets.visual7w import ToyVQAMC
+    from vqa_harness_plugins.datasets.decoys import ToyVQAMC
 
     try:
         return ToyVQAMC(images=40, decoys="iou+qou").load("val")
@@ -85,12 +85,12 @@ def test_suite_with_generic_model_ablations_and_audit(tmp_path: Path, toy_exampl
     assert rows[("first-choice", "orig", "eq2_rule_accuracy")] > 0.45  # chance 0.25
     assert rows[("first-choice", "iou+qou", "eq2_rule_accuracy")] < rows[("first-choice", "orig", "eq2_rule_accuracy")] - 0.2
     assert rows[("first-choice", "orig", "random_accuracy")] == pytest.approx(0.25)
-    from vqa_harness_plugins.probes.decoys import DecoyProbe
+    from vqa_harness_leaderboard import tables_of
 
-    tables = DecoyProbe.tables([r for r in out.rows if r.probe == "decoys"])
-    assert tables[0].headers == ("Method", "Orig", "IoU", "QoU", "IoU+QoU", "All")
-    names = [row[0] for row in tables[0].body]
-    assert "Random" in names and "Eq. 2 rule" in names and any("[A: answers only]" in n for n in names)
+    (table, *_) = [t for t in tables_of([out.rundir.path])["decoys-small"] if t.probe == "decoys"]
+    assert table.headers == ("model", "input", "Orig", "IoU+QoU")  # the sets the suite ran
+    names = [(row[0], row[1]) for row in table.body]
+    assert ("Random", "") in names and ("Eq. 2 rule", "") in names and ("first-choice", "[A: answers only]") in names
 
 
 def test_wrong_number_of_scores_fails_the_example_with_the_plugin_name(tmp_path: Path, toy_examples) -> None:
@@ -102,7 +102,7 @@ def test_wrong_number_of_scores_fails_the_example_with_the_plugin_name(tmp_path:
 
 
 def test_mlp_models_train_on_decoy_sets(toy_examples) -> None:
-    from vqa_harness_plugins.datasets.visual7w import ToyVQAMC
+    from vqa_harness_plugins.datasets.decoys import ToyVQAMC
     from vqa_harness_plugins.models.mlp import MLPA, MLPIQA
 
     data = ToyVQAMC(images=40, decoys="orig")
@@ -150,7 +150,7 @@ def _visual7w(tmp_path: Path, *, decoy_equal: bool = False) -> Path:
 
 
 def test_visual7w_loader_normalizes_and_reads_released_decoys(tmp_path: Path) -> None:
-    from vqa_harness_plugins.datasets.visual7w import Visual7W
+    from vqa_harness_plugins.datasets.decoys import Visual7W
 
     path = _visual7w(tmp_path)
     exs = Visual7W(file=str(path)).load("train")
@@ -174,7 +174,7 @@ def test_visual7w_loader_normalizes_and_reads_released_decoys(tmp_path: Path) ->
 
 
 def test_visual_genome_split_is_50_20_30_by_image_and_seeded() -> None:
-    from vqa_harness_plugins.datasets.visual7w import split_images
+    from vqa_harness_plugins.datasets.decoys import split_images
 
     ids = [str(i) for i in range(1000)]
     split = split_images(ids, 0)
@@ -188,7 +188,7 @@ def test_cli_generate_writes_released_shape(tmp_path: Path, toy_examples, monkey
     from click.testing import CliRunner
 
     import harness.decoys.generate as gen
-    from harness.cli.decoys_cmd import decoys
+    from vqa_harness_plugins.probes.decoys.command import decoys
 
     # WordNet is exercised elsewhere; a cheap stand-in keeps this CLI test fast.
     monkeypatch.setattr(gen, "default_wup", lambda: (lambda a, b: 1.0 if a == b else 0.0))

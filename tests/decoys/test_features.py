@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -86,7 +87,7 @@ def test_third_party_extractor_feeds_an_mlp_through_a_run(tmp_path: Path) -> Non
     from vqa_harness_plugins.models.mlp import MLPIA
 
     a, b = MLPIA(image_features="mean-color"), MLPIA(image_features="mean-color:scale=2")
-    a.plugin_host = b.plugin_host = host
+    a.feature_resolver = b.feature_resolver = functools.partial(resolve_features, host=host)
     assert a.fingerprint() != b.fingerprint()
 
 

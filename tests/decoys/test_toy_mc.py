@@ -17,7 +17,7 @@ IMAGES = 200
 @pytest.fixture(scope="module")
 def toy_sets():
     from harness.errors import ResourceError
-    from vqa_harness_plugins.datasets.visual7w import ToyVQAMC
+    from vqa_harness_plugins.datasets.decoys import ToyVQAMC
 
     try:
         return {v: (ToyVQAMC(images=IMAGES, decoys=v).load("train"), ToyVQAMC(images=IMAGES, decoys=v).load("val"))
@@ -55,7 +55,7 @@ def test_eq2_rule_is_near_chance_on_iou_qou_and_far_above_it_on_orig(toy_sets) -
 def test_object_detector_recovers_every_toy_scene() -> None:
     from harness.images import load_image
     from vqa_harness_plugins.datasets.toyvqa import ToyVQA
-    from vqa_harness_plugins.features.toy import (
+    from vqa_harness_plugins.models.features.toy import (
         OBJECT_FEATURES,
         detect_objects,
         toy_object_features,

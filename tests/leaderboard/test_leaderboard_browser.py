@@ -14,10 +14,10 @@ import threading
 from pathlib import Path
 
 import pytest
+from helpers_browser import Browser, find_chromium
+from helpers_samples import write_sample_runs
 
 from vqa_harness_leaderboard import build_leaderboard
-from vqa_harness_leaderboard.browser import Browser, find_chromium
-from vqa_harness_leaderboard.samples import write_sample_runs
 
 pytestmark = pytest.mark.browser
 

@@ -10,12 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers_samples import write_sample_runs
 
 from harness.testing import make_host, run_in_process, use_host
-from vqa_harness_leaderboard import build_leaderboard
-from vqa_harness_leaderboard.build import build_tables, collect_rows
+from vqa_harness_leaderboard import build_leaderboard, collect, tables_of
 from vqa_harness_leaderboard.charts import derive_charts
-from vqa_harness_leaderboard.samples import write_sample_runs
 
 CHART_IDS = {"answer-types", "decoy-ablations", "perturbations", "evil-scores"}
 
@@ -46,8 +45,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 def test_site_has_every_suite_table_and_chart(runs: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     written = build_leaderboard([runs], out)
-    rows, _ = collect_rows([runs])
-    tables = build_tables(rows)
+    tables = tables_of([runs])
     # The markdown and data files are still written, and the site next to them.
     for name in ("index.md", "results.csv", "results.json", "problems.txt", "index.html"):
         assert out / name in written
@@ -69,7 +67,7 @@ def test_site_has_every_suite_table_and_chart(runs: Path, tmp_path: Path) -> Non
         assert "<dc:date>" not in svg  # no timestamp: rebuilds are byte-identical
         assert (out / "charts" / name.replace(".svg", ".sha256")).is_file()
     # Every run that contributed rows links to its report page (relative link, page exists).
-    for run_id in {r.run_id for r in rows}:
+    for run_id in {r.run_id for r in collect([runs]).rows}:
         assert f'href="run-reports/{run_id}.html"' in html
         page = (out / "run-reports" / f"{run_id}.html").read_text(encoding="utf-8")
         assert "seed" in page and "Headline numbers" in page
@@ -87,7 +85,8 @@ def test_bad_rows_are_reported_with_file_and_line(runs: Path, tmp_path: Path) ->
     build_leaderboard([runs], out)
     problems = (out / "problems.txt").read_text().splitlines()
     bad = runs / "20250101-000000-bad-rows" / "results.jsonl"
-    assert problems == [f"{bad}:1: unknown schema_version 99", f"{bad}:2: missing field(s) metric",
+    assert problems == [f"{bad}:1: unknown schema_version 99 (this leaderboard reads 1)",
+                        f"{bad}:2: missing field(s) metric",
                         f"{bad}:3: not JSON (Expecting property name enclosed in double quotes)"]
     html = (out / "index.html").read_text(encoding="utf-8")
     assert "3 result row(s) were skipped" in html
@@ -129,7 +128,7 @@ def test_chart_redrawn_only_when_its_rows_change(tmp_path: Path) -> None:
 
 
 def test_charts_only_where_rows_exist(runs: Path) -> None:
-    rows, _ = collect_rows([runs])
+    rows = collect([runs]).rows
     by_suite = {s: {c.id for c in derive_charts([r for r in rows if r.suite == s])} for s in {r.suite for r in rows}}
     assert by_suite == {"vqa-accuracy": {"answer-types"}, "balanced-vqa": {"answer-types"},
                         "decoys": {"decoy-ablations"}, "counterfactual": {"perturbations"}, "e-vil": {"evil-scores"}}

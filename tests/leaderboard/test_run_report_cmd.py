@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers_samples import write_sample_runs
+
 from harness.cli import main
 from vqa_harness_leaderboard.html import markdown_to_html
 from vqa_harness_leaderboard.runreport import load_run, render_run_markdown
-from vqa_harness_leaderboard.samples import write_sample_runs
 
 
 def test_report_of_a_run_with_failures_and_local_explanations(tmp_path: Path, capsys) -> None:

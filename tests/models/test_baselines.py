@@ -9,14 +9,11 @@ import pytest
 from harness.errors import DataError, UsageError
 from harness.plugins import PluginHost
 from harness.types import Example
-from vqa_harness_plugins.models import baselines
-from vqa_harness_plugins.models._text import Vocab, answer_counts, ngrams, normalize, tokenize
-from vqa_harness_plugins.models.baselines import (
-    OUT_OF_VOCAB,
-    PriorModel,
-    QOnlyModel,
-    QTypePriorModel,
-)
+from vqa_harness_plugins import baselines
+from vqa_harness_plugins.models.answers import OUT_OF_VOCAB
+from vqa_harness_plugins.models.priors import PriorModel, QTypePriorModel
+from vqa_harness_plugins.models.qonly import QOnlyModel
+from vqa_harness_plugins.models.text import Vocab, answer_counts, ngrams, normalize, tokenize
 
 
 def ex(
@@ -245,7 +242,7 @@ def test_unknown_option_is_a_usage_error() -> None:
 
 
 def test_registers_the_three_baselines() -> None:
-    host = PluginHost(load_entry_points=False, extra_plugins=[("models-baselines", baselines)])
+    host = PluginHost(load_entry_points=False, extra_plugins=[("baselines", baselines)])
     assert not host.failures
-    assert host.models.names() == ["prior", "qonly", "qtype-prior"]
+    assert host.models.names() == ["cnn-lstm", "prior", "qonly", "qtype-prior"]
     assert all(host.models[name]().trainable for name in host.models.names())

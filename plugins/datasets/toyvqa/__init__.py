@@ -9,14 +9,12 @@ See docs/toyvqa.md.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
+from harness.digest import digest
 from harness.errors import DataError, UsageError
-from harness.hookspecs import hookimpl
 from harness.types import Example
 
 from .build import (
@@ -47,7 +45,7 @@ __all__ = [
     "generate",
     "answer_question",
     "parse",
-    "register_datasets",
+    
 ]
 
 
@@ -111,15 +109,7 @@ class ToyVQA(DatasetPlugin):
 
     def fingerprint(self, split: str) -> str:
         """Changes with the split, the options and the generator version."""
-        blob = json.dumps({"dataset": self.name, "split": split, "config": self.config,
-                           "generator": GENERATOR_VERSION}, sort_keys=True).encode()
-        return hashlib.sha256(blob).hexdigest()[:32]
+        return digest({"dataset": self.name, "split": split, "config": self.config, "generator": GENERATOR_VERSION})
 
     def expected_files(self, split: str) -> list[Path]:
         return []
-
-
-@hookimpl
-def register_datasets(register: Callable[[type[DatasetPlugin]], None]) -> None:
-    """Register the toyvqa dataset."""
-    register(ToyVQA)

@@ -11,7 +11,6 @@ marker, so an interrupted parse never leaves a cache that looks complete.
 from __future__ import annotations
 
 import gc
-import hashlib
 import json
 import os
 import shutil
@@ -19,6 +18,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from harness.digest import digest
 from harness.paths import cache_dir
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -66,9 +66,7 @@ def cache_key(name: str, split: str, config: Mapping[str, Any], sources: Sequenc
             stamps.append([str(path.resolve()), st.st_size, st.st_mtime_ns])
         except OSError:
             stamps.append([str(path), None, None])
-    blob = json.dumps({"v": LOADER_VERSION, "name": name, "split": split, "config": dict(config),
-                       "files": stamps}, sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+    return digest({"v": LOADER_VERSION, "name": name, "split": split, "config": dict(config), "files": stamps})
 
 
 def cached_dataset(key: str, build: Callable[[], tuple[dict[str, list], dict[str, Any]]]

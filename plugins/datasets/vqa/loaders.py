@@ -96,7 +96,7 @@ class OfficialVQA(DatasetPlugin):
         table, _ = cached_dataset(key, lambda: self._parse(split))
         return table
 
-    def load_summary(self, split: str) -> dict[str, Any]:
+    def summary(self, split: str) -> dict[str, Any]:
         """Counts from parsing `split` (questions, pairs used, pairs with unknown ids)."""
         key = cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
                         self._sources(split))

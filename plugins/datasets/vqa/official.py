@@ -7,9 +7,8 @@ not an error: they are counted in the load summary (and shown by the pair probe)
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from harness.errors import DataError
 from harness.jsonio import read_json
@@ -188,11 +187,3 @@ def build_columns(questions: Mapping[int, dict[str, Any]], annotations: Mapping[
         cols["pair_id"].append(str(partner[qid]) if qid in partner else "")
         cols["meta"].append("{}")
     return cols
-
-
-def most_common_answer(answers: Sequence[str]) -> str:
-    """The most frequent answer, ties broken by first occurrence (VQA-X has no
-    `multiple_choice_answer`; this stands in for it)."""
-    counts = Counter(answers)
-    best = max(counts.values())
-    return next(a for a in answers if counts[a] == best)

@@ -7,16 +7,14 @@ Probes: `balanced-accuracy` (official VQA accuracy laid out as Goyal Tables 1 an
 
 from __future__ import annotations
 
-from typing import Callable
-
-from harness.api import Probe, Suite, Table, Task
-from harness.hookspecs import hookimpl
+from harness.api import Layout, ProbeContext, Suite, Task
+from harness.types import ResultRow
 from vqa_harness_plugins.probes.accuracy import AccuracyProbe
 
 from .audit import LanguagePriorAudit
 from .counterexamples import CounterExampleProbe
 from .pairs import PairProbe
-from .tables import condition, goyal_tables
+from .tables import GOYAL_LAYOUTS, cell_name, condition
 
 __all__ = [
     "BalancedAccuracyProbe",
@@ -26,8 +24,8 @@ __all__ = [
     "BALANCED_SUITE",
     "balanced_suite",
     "condition",
-    "register_probes",
-    "register_suites",
+    
+    
 ]
 
 
@@ -37,9 +35,13 @@ class BalancedAccuracyProbe(AccuracyProbe):
     name = "balanced-accuracy"
     description = "official VQA accuracy laid out by train/test condition (Goyal Tables 1 and 3)"
 
+    def run(self, ctx: ProbeContext) -> list[ResultRow]:
+        ctx.tag("condition", cell_name(ctx.train, ctx.dataset))
+        return super().run(ctx)
+
     @classmethod
-    def tables(cls, rows) -> list[Table] | None:
-        return goyal_tables(rows)
+    def layouts(cls) -> tuple[Layout, ...]:
+        return GOYAL_LAYOUTS
 
 
 def balanced_suite(images: int = 0, name: str = "balanced-vqa") -> Suite:
@@ -51,6 +53,7 @@ def balanced_suite(images: int = 0, name: str = "balanced-vqa") -> Suite:
     balanced = f"toyvqa:variant=balanced{extra}"
     half = f"toyvqa-half:images={images}" if images else "toyvqa-half"
     return Suite(
+        toy=True,
         name=name,
         description="Goyal et al. 2017 on the toy benchmark: UU/UB/B_half B/BB accuracy, complementary "
                     "pairs, language-prior audit, counter-example Recall@5",
@@ -66,16 +69,3 @@ def balanced_suite(images: int = 0, name: str = "balanced-vqa") -> Suite:
 
 
 BALANCED_SUITE = balanced_suite()
-
-
-@hookimpl
-def register_probes(register: Callable[[type[Probe]], None]) -> None:
-    """Register the balanced-VQA probes."""
-    for cls in (BalancedAccuracyProbe, PairProbe, LanguagePriorAudit, CounterExampleProbe):
-        register(cls)
-
-
-@hookimpl
-def register_suites(register: Callable[[Suite], None]) -> None:
-    """Register the `balanced-vqa` suite."""
-    register(BALANCED_SUITE)

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Mapping
 
-from harness.api import Option, Probe, Table
-from harness.probe_context import ProbeContext
+from harness.api import Layout, Option, Probe, ProbeContext
 from harness.types import ResultRow
 
 from .metrics import (
@@ -55,8 +54,9 @@ class LanguagePriorAudit(Probe):
         else:
             ctx.metric_unavailable("audit/answer_entropy", "no question types in the data")
 
-        source = "the task's train split " + "/".join(ctx.task.train) if ctx.task.train else "the evaluated split itself (in-sample)"
-        train = ctx.load(*ctx.task.train) if ctx.task.train else ctx.examples
+        found = ctx.train_examples()
+        train, source = (found[0], f"the task's train split {found[1]}") if found else \
+            (ctx.examples, "the evaluated split itself (in-sample)")
         fit = fit_priors(train)
         prior, qprior = prior_accuracies(fit, examples)
         if fit.prior and prior.size:
@@ -82,10 +82,10 @@ class LanguagePriorAudit(Probe):
         return rows
 
     @classmethod
-    def tables(cls, rows) -> list[Table] | None:
-        from .tables import audit_table
+    def layouts(cls) -> tuple[Layout, ...]:
+        from .tables import AUDIT_LAYOUTS
 
-        return audit_table(rows)
+        return AUDIT_LAYOUTS
 
 
 def _report_entropy(ctx: ProbeContext, per_type, weighted: float, k: int = 12) -> None:

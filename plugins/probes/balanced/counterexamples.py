@@ -21,10 +21,9 @@ from typing import ClassVar, Mapping
 
 import numpy as np
 
-from harness.api import Option, Probe, Table
+from harness.api import Layout, Option, Probe, ProbeContext
 from harness.errors import UsageError
 from harness.metrics import normalize_answer
-from harness.probe_context import ProbeContext
 from harness.types import Example, ResultRow
 
 from .features import (
@@ -36,6 +35,7 @@ from .features import (
     rank,
 )
 from .metrics import recall_at_k
+from .tables import trained_condition
 
 __all__ = ["CounterExampleProbe", "RANKERS", "select_questions", "model_scores"]
 
@@ -75,6 +75,7 @@ class CounterExampleProbe(Probe):
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
+        ctx.tag("trained", trained_condition(ctx.train))
         from harness.stats import wilson_interval
 
         k = int(self.config["k"])
@@ -157,7 +158,7 @@ class CounterExampleProbe(Probe):
     def _model_rankings(self, ctx: ProbeContext, usable, cand_sets) -> list[list[str]] | None:
         metric = f"counterexample/recall@{TOP} (model)"
         if not ctx.has("answer"):
-            ctx.metric_unavailable(metric, "the model has no `answer` capability" if ctx.model else "no model")
+            ctx.metric_unavailable(metric, "the model has no `answer` capability")
             return None
         examples = ctx.examples
         originals = [examples[i] for i in usable]
@@ -187,7 +188,7 @@ class CounterExampleProbe(Probe):
         return out
 
     @classmethod
-    def tables(cls, rows) -> list[Table] | None:
-        from .tables import counterexample_table
+    def layouts(cls) -> tuple[Layout, ...]:
+        from .tables import COUNTEREXAMPLE_LAYOUTS
 
-        return counterexample_table(rows)
+        return COUNTEREXAMPLE_LAYOUTS

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.api import Probe, Table
-from harness.probe_context import ProbeContext
+from harness.api import Layout, Probe, ProbeContext
 from harness.types import ResultRow
 
 from .metrics import find_pairs, pair_outcomes
+from .tables import trained_condition
 
 __all__ = ["PairProbe", "PAIR_METRICS"]
 
@@ -33,6 +33,7 @@ class PairProbe(Probe):
     requires = ("answer",)
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
+        ctx.tag("trained", trained_condition(ctx.train))
         from harness.stats import bootstrap_ci, wilson_interval
 
         if not ctx.labelled:
@@ -76,22 +77,15 @@ class PairProbe(Probe):
         return rows
 
     @classmethod
-    def tables(cls, rows) -> list[Table] | None:
-        from .tables import pair_table
+    def layouts(cls) -> tuple[Layout, ...]:
+        from .tables import PAIR_LAYOUTS
 
-        return pair_table(rows)
+        return PAIR_LAYOUTS
 
 
 def _report_load_summary(ctx: ProbeContext) -> None:
     """Pairs-file problems found when loading (official files): counted, never dropped silently."""
-    try:
-        plugin = ctx.session.dataset(ctx.dataset)
-    except Exception:  # a dataset that cannot be re-instantiated has nothing to add
-        return
-    summary_of = getattr(plugin, "load_summary", None)
-    if summary_of is None:
-        return
-    summary = summary_of(ctx.split)
+    summary = ctx.dataset_summary()
     unknown = summary.get("pairs_unknown_question_ids", 0)
     if "pairs" in summary:
         text = (f"Pairs file: {summary['pairs']} pairs, {summary.get('pairs_used', 0)} used; "

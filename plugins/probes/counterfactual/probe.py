@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Mapping
 
-from harness.api import Option, Probe
-from harness.probe_context import ProbeContext
+from harness.api import Layout, Option, Probe, ProbeContext
 from harness.types import ResultRow
 
 from .metrics import KindSummary, Pair, Rule, changed, global_rules, summarize_kind
@@ -35,7 +34,13 @@ class CounterfactualProbe(Probe):
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
-        from harness.perturb import Perturbation, Perturber, colors_in, perturb_many, resolve_kinds
+        from harness.counterfactual import (
+            Perturbation,
+            Perturber,
+            colors_in,
+            perturb_many,
+            resolve_kinds,
+        )
         from harness.runstore import safe_name, write_jsonl
 
         kinds = resolve_kinds(str(self.config["kinds"]))
@@ -99,11 +104,11 @@ class CounterfactualProbe(Probe):
         return rows
 
     @classmethod
-    def tables(cls, rows):
+    def layouts(cls) -> tuple[Layout, ...]:
         """Stoikou Table 2 (colors), Table 3 (WordNet kinds) and the global rules."""
-        from .tables import counterfactual_tables
+        from .tables import COUNTERFACTUAL_LAYOUTS
 
-        return counterfactual_tables(rows)
+        return COUNTERFACTUAL_LAYOUTS
 
 
 def _kind_rows(ctx: ProbeContext, kind: str, s: KindSummary, labelled: bool) -> list[ResultRow]:

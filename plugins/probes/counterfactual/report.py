@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from harness.perturb import SKIP_REASONS, Kind
+from harness.counterfactual import SKIP_REASONS, Kind
 
 from .metrics import KindSummary, Pair, Rule, changed
 

@@ -1,0 +1,37 @@
+"""Run folders -> published output, through the registered publishers (the leaderboard is
+one: `vqa_harness_leaderboard`, registered like any plugin). The core never imports it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .errors import UsageError
+from .plugins import PluginHost
+
+__all__ = ["publish", "check_output_folder"]
+
+
+def check_output_folder(out: Path) -> None:
+    """Refuse an output folder inside an installed or importable package (a folder with an
+    `__init__.py`): generated files must never land in a source package."""
+    out = Path(out).resolve()
+    for folder in (out, *out.parents):
+        if (folder / "__init__.py").is_file():
+            raise UsageError(f"output folder {out} is inside the Python package {folder}; "
+                             "choose a folder outside any package (default: results/)")
+
+
+def publish(host: PluginHost, inputs: Sequence[Path], out: Path, *, latest_only: bool = True,
+            progress: Callable[[str], None] | None = None) -> list[Path]:
+    """Call every registered publisher; UsageError when none is installed. `progress` hears
+    what a publisher wants the user to see (skipped rows)."""
+    if not len(host.publishers):
+        raise UsageError("no publisher is installed (the leaderboard plugin is missing or blocked); "
+                         "run folders are complete without it")
+    check_output_folder(out)
+    written: list[Path] = []
+    for entry in host.publishers:
+        written += entry.obj().publish([Path(p) for p in inputs], Path(out), latest_only=latest_only,
+                                       progress=progress)
+    return written

@@ -1,0 +1,200 @@
+"""Reading run folders: the only input of the leaderboard.
+
+A run folder holds `results.jsonl` (result rows), `manifest.json`, `tables.json` (the
+probes' table layouts and row tags, harness.layouts), `report.md` and `artifacts/`.
+Malformed rows are never used and never silently dropped: each becomes a problem line
+naming the file, the line and the field, which the leaderboard shows on screen and on the
+site.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from harness.errors import DataError, UsageError
+from harness.layouts import Layout, RowTags, parse_tables
+from harness.names import SCHEMA_VERSION
+from harness.runstore import TABLES_FILE
+from harness.types import UNITS, ResultRow
+
+__all__ = ["RunInfo", "Collected", "run_dirs", "read_rows", "load_run", "collect", "validate_row"]
+
+_FIELDS = {f.name: f for f in fields(ResultRow)}
+_OPTIONAL = {"ci_low", "ci_high", "unit", "train", "higher_is_better"}
+_STRINGS = ("run_id", "model", "suite", "dataset", "split", "probe", "variant", "metric")
+
+
+def run_dirs(inputs: Iterable[Path]) -> list[Path]:
+    """Run folders among `inputs` (a run folder itself, or a folder of runs)."""
+    found = []
+    for path in inputs:
+        path = Path(path)
+        if (path / "results.jsonl").is_file():
+            found.append(path)
+        elif path.is_dir():
+            found.extend(sorted(p for p in path.iterdir() if (p / "results.jsonl").is_file()))
+    return sorted(set(found))
+
+
+def _number(value: Any, name: str, *, optional: bool = False) -> str:
+    if value is None and optional:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"field {name!r} must be a number, got {json.dumps(value)[:40]}"
+    if not math.isfinite(value):
+        return f"field {name!r} must be finite, got {value}"
+    return ""
+
+
+def validate_row(data: Any) -> str:
+    """'' for a valid result row, else what is wrong with it (one clause)."""
+    if not isinstance(data, dict):
+        return f"expected a JSON object, got {type(data).__name__}"
+    missing = sorted(set(_FIELDS) - _OPTIONAL - set(data))
+    if missing:
+        return f"missing field(s) {', '.join(missing)}"
+    if data["schema_version"] != SCHEMA_VERSION:
+        return f"unknown schema_version {data['schema_version']!r} (this leaderboard reads {SCHEMA_VERSION})"
+    for name in _STRINGS:
+        if not isinstance(data[name], str):
+            return f"field {name!r} must be a string"
+    if not data["metric"]:
+        return "field 'metric' is empty"
+    problem = _number(data["value"], "value") or _number(data.get("ci_low"), "ci_low", optional=True) \
+        or _number(data.get("ci_high"), "ci_high", optional=True)
+    if problem:
+        return problem
+    if isinstance(data["n"], bool) or not isinstance(data["n"], int) or data["n"] < 0:
+        return f"field 'n' must be a non-negative integer, got {json.dumps(data['n'])[:40]}"
+    unit = data.get("unit", "fraction")
+    if unit not in UNITS:
+        return f"field 'unit' must be one of {', '.join(UNITS)}, got {unit!r}"
+    return ""
+
+
+def read_rows(path: Path) -> tuple[list[ResultRow], list[str]]:
+    """Valid rows of one results.jsonl and a problem line per invalid one."""
+    rows: list[ResultRow] = []
+    problems: list[str] = []
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        return [], [f"{path}: cannot read ({exc.strerror or exc})"]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [], [f"{path}: not UTF-8 text (byte {exc.start}); no row read"]
+    lines = text.split("\n")
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line, parse_constant=_reject_constant)
+        except (json.JSONDecodeError, ValueError) as exc:
+            truncated = lineno == len(lines) and not text.endswith("\n")
+            reason = "truncated (the run may have been interrupted)" if truncated else "not JSON"
+            problems.append(f"{path}:{lineno}: {reason} ({getattr(exc, 'msg', exc)})")
+            continue
+        problem = validate_row(data)
+        if problem:
+            problems.append(f"{path}:{lineno}: {problem}")
+            continue
+        rows.append(ResultRow.from_json(data))
+    return rows, problems
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a valid value")
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What a run folder holds, read once."""
+
+    path: Path
+    run_id: str
+    manifest: dict[str, Any]
+    rows: tuple[ResultRow, ...]
+    problems: tuple[str, ...]
+    report_md: str
+    artifacts: tuple[str, ...]  # paths relative to the run folder, sorted
+    layouts: dict[str, list[Layout]] = field(default_factory=dict)
+    tags: tuple[RowTags, ...] = ()
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def load_run(path: Path) -> RunInfo:
+    """Read a run folder; UsageError when it is not one, DataError for an unreadable
+    manifest. A malformed tables.json is a problem line (the generic layout is used)."""
+    path = Path(path)
+    if not path.is_dir() or not ((path / "manifest.json").is_file() or (path / "results.jsonl").is_file()):
+        raise UsageError(f"{path}: not a run folder (no manifest.json or results.jsonl)")
+    manifest = _read_json(path / "manifest.json") if (path / "manifest.json").is_file() else {}
+    if not isinstance(manifest, dict):
+        raise DataError(f"{path / 'manifest.json'}: expected a JSON object")
+    rows, problems = read_rows(path / "results.jsonl") if (path / "results.jsonl").is_file() else ([], [])
+    layouts: dict[str, list[Layout]] = {}
+    tags: list[RowTags] = []
+    if (path / TABLES_FILE).is_file():
+        try:
+            layouts, tags = parse_tables(_read_json(path / TABLES_FILE), str(path / TABLES_FILE))
+        except (DataError, ValueError) as exc:
+            problems.append(f"{exc} (generic table layout used)")
+    report_path = path / "report.md"
+    report = report_path.read_text(encoding="utf-8", errors="replace") if report_path.is_file() else ""
+    art_root = path / "artifacts"
+    artifacts = sorted(p.relative_to(path).as_posix() for p in art_root.rglob("*") if p.is_file()) \
+        if art_root.is_dir() else []
+    return RunInfo(path, str(manifest.get("run_id") or path.name), manifest, tuple(rows), tuple(problems),
+                   report, tuple(artifacts), layouts, tuple(tags))
+
+
+@dataclass
+class Collected:
+    """Rows, layouts and tags of many runs (latest run per (model, suite) by default)."""
+
+    runs: list[RunInfo]
+    rows: list[ResultRow]
+    problems: list[str]
+    layouts: dict[str, list[Layout]]
+    tags: dict[str, list[RowTags]]
+
+
+def collect(inputs: Iterable[Path], *, latest_only: bool = True) -> Collected:
+    """Read every run folder under `inputs`. Layouts of a probe come from the newest run
+    that declares them."""
+    runs: list[RunInfo] = []
+    problems: list[str] = []
+    for folder in run_dirs(inputs):
+        try:
+            runs.append(load_run(folder))
+        except (DataError, UsageError) as exc:
+            problems.append(f"{exc} (run skipped)")
+    rows = [r for info in runs for r in info.rows]
+    problems += [p for info in runs for p in info.problems]
+    if latest_only:
+        latest: dict[tuple[str, str], str] = {}
+        for r in rows:
+            key = (r.model, r.suite)
+            latest[key] = max(latest.get(key, ""), r.run_id)
+        rows = [r for r in rows if latest[(r.model, r.suite)] == r.run_id]
+    layouts: dict[str, list[Layout]] = {}
+    for info in sorted(runs, key=lambda i: i.run_id):
+        layouts.update({probe: found for probe, found in info.layouts.items() if found})
+    tags = {info.run_id: list(info.tags) for info in runs}
+    return Collected(runs, rows, problems, layouts, tags)

@@ -1,0 +1,103 @@
+"""e-ViL datasets (Kayser et al. 2021): `e-snli-ve`, `vqa-x`, `vcr`.
+
+Files are found under `--data-dir` (layout below) or through the `path=` option:
+
+    <data-dir>/esnlive/esnlive_{train,dev,test}.csv      images: <data-dir>/flickr30k_images/
+    <data-dir>/vqax/vqaX_{train,val,test}.json            images: <data-dir>/coco/{train2014,val2014}/
+    <data-dir>/vcr/{train,val,test}.jsonl                 images: <data-dir>/vcr/vcr1images/
+
+Every dataset also has pseudo-splits "<split>-fit" and "<split>-eval": a seeded split of
+that file BY IMAGE into halves (option `half_seed`), so a trainable explainer can be
+fitted on one half and scored on the other when only dev/val is at hand. See docs/e-vil.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, ClassVar, Mapping
+
+from harness.api import DatasetPlugin, Option
+from harness.digest import digest
+from harness.errors import UsageError
+from harness.types import Example
+
+from ._common import base_split, split_file, take_half
+from .loaders import ESNLIVE_LABELS, read_esnlive, read_vcr, read_vqax
+
+__all__ = ["ESNLIVE", "VQAX", "VCR", "ESNLIVE_LABELS"]
+
+
+class _EvilDataset(DatasetPlugin):
+    """A dataset read from one file per split (plus the seeded halves of each)."""
+
+    folder: ClassVar[str] = ""
+    pattern: ClassVar[str] = ""
+    image_folder: ClassVar[str] = ""
+    real_splits: ClassVar[tuple[str, ...]] = ()
+    reader: ClassVar[Callable[[Path, Path | None], list[Example]]]
+    options: ClassVar[Mapping[str, Option]] = {
+        "path": Option("", "explicit file to read (overrides --data-dir lookup; any split name then reads it)"),
+        "images": Option("", "image folder (default: under --data-dir, see docs/e-vil.md)"),
+        "half_seed": Option(0, "seed of the by-image split into <split>-fit / <split>-eval halves"),
+    }
+
+    def __init_subclass__(cls, **kw) -> None:
+        super().__init_subclass__(**kw)
+        if cls.real_splits:
+            cls.splits = cls.real_splits + tuple(f"{s}-{h}" for s in cls.real_splits for h in ("fit", "eval"))
+
+    def file(self, split: str) -> Path:
+        """The file `split` (or its halves) is read from."""
+        base, _ = base_split(split)
+        if base not in self.real_splits:
+            raise UsageError(f"dataset {self.name!r} has no split {split!r}; splits: {', '.join(self.splits)}")
+        return split_file(self.data_dir, self.folder, self.pattern, base, self.config["path"])
+
+    def image_dir(self) -> Path | None:
+        if self.config["images"]:
+            return Path(self.config["images"]).expanduser()
+        return Path(self.data_dir) / self.image_folder if self.data_dir else None
+
+    def expected_files(self, split: str) -> list[Path]:
+        return [self.file(split)]
+
+    def load(self, split: str) -> list[Example]:  # type: ignore[override]
+        """The split's Examples (a list; the session accepts it like a datasets.Dataset)."""
+        _, half = base_split(split)
+        examples = type(self).reader(self.file(split), self.image_dir())
+        return take_half(examples, half, int(self.config["half_seed"]))
+
+    def fingerprint(self, split: str) -> str:
+        path = self.file(split)
+        try:
+            st = path.stat()
+            stamp = [st.st_size, st.st_mtime_ns]
+        except OSError:
+            stamp = None
+        return digest({"dataset": self.name, "split": split, "config": self.config, "file": str(path),
+                       "stat": stamp})
+
+
+class ESNLIVE(_EvilDataset):
+    name = "e-snli-ve"
+    description = "e-SNLI-VE (e-ViL CSV): image-hypothesis entailment with explanations"
+    folder, pattern, image_folder = "esnlive", "esnlive_{split}.csv", "flickr30k_images"
+    real_splits = ("train", "dev", "test")
+    reader = staticmethod(read_esnlive)
+
+
+class VQAX(_EvilDataset):
+    name = "vqa-x"
+    description = "VQA-X (JSON): VQA v2 questions with 10 answers and 3 explanations (val/test)"
+    folder, pattern, image_folder = "vqax", "vqaX_{split}.json", "coco"
+    real_splits = ("train", "val", "test")
+    reader = staticmethod(read_vqax)
+
+
+class VCR(_EvilDataset):
+    name = "vcr"
+    description = "VCR (jsonl): 4-way multiple choice with the correct rationale as explanation"
+    folder, pattern, image_folder = "vcr", "{split}.jsonl", "vcr/vcr1images"
+    real_splits = ("train", "val", "test")
+    labelled_splits = ("train", "val", "train-fit", "train-eval", "val-fit", "val-eval")
+    reader = staticmethod(read_vcr)

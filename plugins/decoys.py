@@ -1,0 +1,48 @@
+"""Plugin `decoys`: Chao et al. 2018, "Being Negative but Constructively" (docs/decoys.md).
+
+Datasets with decoy sets (`visual7w`, `visual-genome-qa`, `vqa1-mc`, `vqa2-mc`, toy
+`toyvqa-mc`), the MLP-A/QA/IA/IQA ablation models, probes `decoys` and `decoy-audit`, the
+toy `decoys` suite and `harness decoys generate`.
+"""
+
+from __future__ import annotations
+
+from harness.hookspecs import hookimpl
+
+from .datasets.decoys import VQA1MC, VQA2MC, ToyVQAMC, Visual7W, VisualGenomeQA
+from .models.mlp import MLPA, MLPIA, MLPIQA, MLPQA
+from .probes.decoys import DECOYS_SUITE, DecoyAuditProbe, DecoyProbe
+from .probes.decoys.command import decoys
+
+
+@hookimpl
+def register_datasets(register) -> None:
+    """Register the decoy datasets."""
+    for cls in (Visual7W, VisualGenomeQA, VQA1MC, VQA2MC, ToyVQAMC):
+        register(cls)
+
+
+@hookimpl
+def register_models(register) -> None:
+    """Register MLP-A, MLP-QA, MLP-IA, MLP-IQA."""
+    for cls in (MLPA, MLPQA, MLPIA, MLPIQA):
+        register(cls)
+
+
+@hookimpl
+def register_probes(register) -> None:
+    """Register `decoys` and `decoy-audit`."""
+    register(DecoyProbe)
+    register(DecoyAuditProbe)
+
+
+@hookimpl
+def register_suites(register) -> None:
+    """Register `decoys` (toy)."""
+    register(DECOYS_SUITE)
+
+
+@hookimpl
+def register_commands(register) -> None:
+    """Register `harness decoys`."""
+    register(decoys)

@@ -1,0 +1,346 @@
+"""The shared torch trainer: `TorchAnswerModel`, a classifier over the answer vocabulary.
+
+Every built-in torch answer model (`qonly`, `cnn-lstm`) subclasses it: soft-target
+training, the weight cache keyed by (model, config, train data, seed), batch-size-
+independent inference, `score_choices`. See docs/models.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Sequence
+
+from harness.api import Model, Option
+from harness.digest import digest
+from harness.errors import DataError
+from harness.paths import cache_dir
+from harness.types import Answer, Example
+
+from .answers import OUT_OF_VOCAB, TOP_K, not_fitted
+from .text import Vocab, answer_counts, build_answer_vocab, normalizer, train_digest
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+__all__ = ["TorchAnswerModel", "TRAINER_OPTIONS", "MODEL_VERSION", "Take", "torch_threads"]
+
+
+#: Bump when a change to the trainers or networks makes cached weights stale.
+MODEL_VERSION = 1
+
+#: Options every `TorchAnswerModel` accepts (subclasses override defaults and add more).
+TRAINER_OPTIONS: dict[str, Option] = {
+    "epochs": Option(10, "passes over the train split"),
+    "hidden": Option(256, "hidden size"),
+    "lr": Option(3e-3, "Adam learning rate"),
+    "batch_size": Option(128, "training batch size (inference does not depend on it)"),
+    "max_answers": Option(1000, "answer vocabulary: the K most frequent canonical train answers"),
+    "dropout": Option(0.3, "dropout before the answer classifier"),
+    # One thread by default: on 2 shared cores a second torch thread made training 4x
+    # slower in wall-clock time (OpenMP spin-waiting) and only 1.3x faster on idle cores.
+    "threads": Option(1, "torch CPU threads while training and predicting (0: torch default); results "
+                         "are bit-identical for a given seed and thread count"),
+}
+
+#: Takes example row indices (a LongTensor) and returns the network's positional inputs.
+Take = Callable[["torch.Tensor"], tuple["torch.Tensor", ...]]
+
+
+@contextlib.contextmanager
+def torch_threads(threads: int) -> Iterator[None]:
+    """Set torch's CPU thread count for a block, then restore it.
+
+    Training always runs on the CPU with ops whose CPU kernels are deterministic for a
+    given thread count (convolution, LSTM, embedding bag, scatter_add, index_select; not
+    `x[index]` in a backward pass), so `torch.use_deterministic_algorithms` is not needed
+    (it also costs a 1.5 s import of torch._inductor).
+    """
+    import torch
+
+    old_threads = torch.get_num_threads()
+    try:
+        if threads > 0 and threads != old_threads:
+            torch.set_num_threads(threads)
+        yield
+    finally:
+        if torch.get_num_threads() != old_threads:
+            torch.set_num_threads(old_threads)
+
+
+def _shuffled_batches(
+    n: int, size: int, groups: list[Any] | None, gen: "torch.Generator"
+) -> Iterator["torch.Tensor"]:
+    """Row indices in seeded random batches of about `size` rows.
+
+    With `groups`, whole groups are shuffled and packed into batches (a batch closes once
+    it holds `size` rows or more), and rows are shuffled inside each batch.
+    """
+    import torch
+
+    if groups is None:
+        order = torch.randperm(n, generator=gen)
+        yield from (order[b : b + size] for b in range(0, n, size))
+        return
+    members: dict[Any, list[int]] = {}
+    for i, key in enumerate(groups):
+        members.setdefault(key, []).append(i)
+    # A group larger than a batch (e.g. every row on the blank image) is cut into chunks.
+    lists = [rows[c : c + size] for rows in members.values() for c in range(0, len(rows), size)]
+    batch: list[int] = []
+    for g in torch.randperm(len(lists), generator=gen).tolist():
+        batch += lists[g]
+        if len(batch) >= size:
+            yield torch.tensor(batch)[torch.randperm(len(batch), generator=gen)]
+            batch = []
+    if batch:
+        yield torch.tensor(batch)[torch.randperm(len(batch), generator=gen)]
+
+
+class TorchAnswerModel(Model):
+    """A torch classifier over the answer vocabulary, trained by `fit`, weights cached.
+
+    Subclasses implement `_build_vocab(train) -> dict` (JSON-able: everything besides the
+    answer vocabulary needed to rebuild the network), `_new_net() -> nn.Module` and
+    `_encode(examples) -> Take`. The network maps the tensors from `take(idx)` to logits
+    over `self.answers`, one row per example and independent of the other rows.
+    """
+
+    options: ClassVar[Mapping[str, Option]] = TRAINER_OPTIONS
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._net: Any = None
+        self._weights_key: str | None = None
+        self.answers = Vocab(())
+        self.vocab: dict[str, Any] = {}
+        self._norm: Callable[[str], str] = str
+        self.last_fit_trained = False  # True when the last `fit` trained, False on a cache hit
+
+    # ---- subclass hooks
+    def _build_vocab(self, train: Sequence[Example]) -> dict[str, Any]:  # pragma: no cover
+        raise NotImplementedError
+
+    def _new_net(self) -> "torch.nn.Module":  # pragma: no cover
+        raise NotImplementedError
+
+    def _encode(self, examples: Sequence[Example]) -> Take:  # pragma: no cover
+        raise NotImplementedError
+
+    def _train_groups(self, rows: Sequence[Example]) -> list[Any] | None:
+        """A group key per training row; rows of a group are kept in the same batch.
+
+        None (the default) shuffles rows independently. Image models group by image so
+        that a batch runs the CNN once per distinct image.
+        """
+        return None
+
+    def _example_extra(self, ex: Example) -> Any:
+        """Per-example extra material for the train digest (image models hash pixels)."""
+        return None
+
+    # ---- fit and the weight cache
+    def weights_key(self, train: Sequence[Example], seed: int) -> str:
+        """sha256 of (model, version, config, normalizer, torch version, train data, seed)."""
+        import torch
+
+        norm_name, _ = normalizer()
+        return digest(
+            {
+                "model": self.name,
+                "version": MODEL_VERSION,
+                "config": self.config,
+                "normalizer": norm_name,
+                "torch": torch.__version__.split("+")[0],
+                "train": train_digest(train, extra=self._example_extra),
+                "seed": seed,
+            }
+        )
+
+    def weights_dir(self, key: str) -> Path:
+        """Cache folder of the weights with this key."""
+        return cache_dir("models", self.name, key[:32])
+
+    def fit(self, train: Sequence[Example], *, seed: int) -> None:
+        """Train on `train` with `seed`, or load the weights cached for exactly that."""
+        if not train:
+            raise DataError(f"model {self.name!r}: the train split is empty")
+        _, self._norm = normalizer()
+        key = self.weights_key(train, seed)
+        folder = self.weights_dir(key)
+        with torch_threads(self.config["threads"]):
+            loaded = self._load(folder)
+            if loaded is None:
+                self._set_vocab(self._make_vocab(train))
+                net = self._train(train, seed)
+                self._save(folder, net)
+                self.last_fit_trained = True
+            else:
+                net = loaded
+                self.last_fit_trained = False
+        net.eval()  # BatchNorm running statistics, no dropout: rows are independent
+        self._net = net.to(getattr(self, "device", "cpu"))
+        self._weights_key = key
+
+    def _make_vocab(self, train: Sequence[Example]) -> dict[str, Any]:
+        answers = build_answer_vocab(train, self.config["max_answers"], self._norm)
+        if not len(answers):
+            raise DataError(
+                f"model {self.name!r}: the train split has no labels or answers to learn"
+            )
+        self.answers = answers  # _build_vocab may need it
+        return {"answers": list(answers.items), **self._build_vocab(train)}
+
+    def _set_vocab(self, vocab: dict[str, Any]) -> None:
+        self.vocab = vocab
+        self.answers = Vocab(tuple(vocab["answers"]))
+
+    def _load(self, folder: Path) -> Any:
+        import torch
+
+        weights, vocab_file = folder / "weights.pt", folder / "vocab.json"
+        if not (weights.is_file() and vocab_file.is_file()):
+            return None
+        try:
+            self._set_vocab(json.loads(vocab_file.read_text(encoding="utf-8")))
+            state = torch.load(weights, map_location="cpu", weights_only=True)
+            net = self._new_net()
+            net.load_state_dict(state)
+        except Exception:  # a truncated or stale cache entry: train again and overwrite it
+            return None
+        return net
+
+    def _save(self, folder: Path, net: "torch.nn.Module") -> None:
+        import torch
+
+        # Vocabulary first, weights last: a hit needs both, and each lands atomically.
+        tmp = folder / f".vocab.json.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(self.vocab, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, folder / "vocab.json")
+        tmp = folder / f".weights.pt.{os.getpid()}.tmp"
+        torch.save(net.state_dict(), tmp)
+        os.replace(tmp, folder / "weights.pt")
+
+    def _targets(
+        self, train: Sequence[Example]
+    ) -> tuple["torch.Tensor", "torch.Tensor", "torch.Tensor"]:
+        """(kept row indices, answer ids [N, M], soft scores [N, M]) of trainable rows."""
+        import torch
+
+        rows = [answer_counts(ex, self.answers, self._norm) for ex in train]
+        keep = [i for i, r in enumerate(rows) if r]
+        width = max(len(rows[i]) for i in keep)
+        ids = torch.zeros(len(keep), width, dtype=torch.long)
+        scores = torch.zeros(len(keep), width)
+        for j, i in enumerate(keep):
+            for k, (a, s) in enumerate(sorted(rows[i].items())):
+                ids[j, k], scores[j, k] = a, s
+        return torch.tensor(keep, dtype=torch.long), ids, scores
+
+    def _train(self, train: Sequence[Example], seed: int) -> "torch.nn.Module":
+        """Adam on soft-target cross entropy with a warm-up + cosine learning-rate schedule.
+
+        Seeded weight init, dropout and shuffling; the global torch RNG is restored after.
+        """
+        import torch
+        import torch.nn.functional as F
+        from tqdm.auto import tqdm
+
+        cfg = self.config
+        keep, ans_ids, ans_scores = self._targets(train)
+        take = self._encode(train)
+        n, bs = len(keep), max(1, cfg["batch_size"])
+        groups = self._train_groups([train[i] for i in keep.tolist()])
+        gen = torch.Generator().manual_seed(seed)
+        # The whole batch plan up front: the schedule needs the exact number of steps.
+        plan = [
+            [
+                sel for sel in _shuffled_batches(n, bs, groups, gen) if len(sel) >= 2
+            ]  # BatchNorm needs 2 rows
+            for _ in range(cfg["epochs"])
+        ]
+        total = max(1, sum(map(len, plan)))
+        warmup = max(1, total // 20)
+        # True: TQDM_DISABLE set; None: tqdm hides the bar when stderr is not a terminal.
+        disable = True if os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes") else None
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)  # weight init and dropout; restored on exit
+            net = self._new_net()
+            opt = torch.optim.Adam(net.parameters(), lr=cfg["lr"])
+            # A decayed final learning rate makes the last epoch's weights stable, so the
+            # result does not hinge on where training happens to stop.
+            sched = torch.optim.lr_scheduler.LambdaLR(
+                opt,
+                lambda step: (
+                    min(1.0, (step + 1) / warmup)
+                    * 0.5
+                    * (1 + math.cos(math.pi * min(step, total) / total))
+                ),
+            )
+            with tqdm(
+                total=total, desc=f"train {self.name}", unit="step", disable=disable, leave=False
+            ) as bar:
+                for epoch, batches in enumerate(plan):
+                    net.train()
+                    for sel in batches:
+                        target = torch.zeros(len(sel), len(self.answers))
+                        target.scatter_add_(1, ans_ids[sel], ans_scores[sel])
+                        target /= target.sum(1, keepdim=True)
+                        logits = net(*take(keep[sel]))
+                        loss = -(target * F.log_softmax(logits, dim=1)).sum(1).mean()
+                        opt.zero_grad(set_to_none=True)
+                        loss.backward()
+                        opt.step()
+                        sched.step()
+                        bar.update(1)
+                        bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}", refresh=False)
+        return net
+
+    def fingerprint_extra(self) -> Any:
+        """The weight-cache key: changes with config, train data, seed and MODEL_VERSION."""
+        return {"weights": self._weights_key}
+
+    # ---- inference
+    def setup(self, device: str) -> None:
+        """Move the trained network (if any) to `device`."""
+        self.device = device
+        if self._net is not None:
+            self._net = self._net.to(device)
+
+    def log_probs(self, batch: Sequence[Example]) -> "torch.Tensor":
+        """log P(answer | example) over `self.answers`, one row per example."""
+        import torch
+
+        if self._net is None:
+            raise not_fitted(self.name)
+        device = getattr(self, "device", "cpu")
+        with torch_threads(self.config["threads"]), torch.no_grad():
+            take = self._encode(batch)
+            inputs = [t.to(device) for t in take(torch.arange(len(batch)))]
+            return torch.log_softmax(self._net(*inputs).float(), dim=1).cpu()
+
+    def answer(self, batch: Sequence[Example]) -> list[Answer]:
+        """Most likely answer; `scores` holds the top-10 answer probabilities."""
+        import torch
+
+        logp = self.log_probs(batch)
+        top = torch.topk(logp, k=min(TOP_K, logp.shape[1]), dim=1)
+        out = []
+        for vals, ids in zip(top.values.exp().tolist(), top.indices.tolist()):
+            scores = {self.answers.items[i]: v for i, v in zip(ids, vals)}
+            out.append(Answer(self.answers.items[ids[0]], scores))
+        return out
+
+    def score_choices(self, batch: Sequence[Example]) -> list[list[float]]:
+        """log P(candidate) per choice; OUT_OF_VOCAB (-1e9) outside the answer vocabulary."""
+        logp = self.log_probs(batch).tolist()
+        out = []
+        for ex, row in zip(batch, logp):
+            ids = [self.answers.get(self._norm(c)) for c in ex.choices]
+            out.append([row[i] if i is not None else OUT_OF_VOCAB for i in ids])
+        return out
+
+

@@ -1,0 +1,73 @@
+"""`harness perturb`: write counterfactual questions (Stoikou 2023) without running a model."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+__all__ = ["perturb"]
+
+
+@click.command()
+@click.option("--dataset", "dataset", required=True, help="Dataset spec, e.g. toyvqa or toyvqa:variant=balanced.")
+@click.option("--split", default=None, help="Split (default: val when the dataset has one, else its first).")
+@click.option("--kind", default="all", show_default=True,
+              help="Perturbation kind, a comma list, or all: color_max_common, color_max_uncommon, "
+                   "color_min_common, color_min_uncommon, synonym_adj, synonym_verb, hypernym_noun, "
+                   "hyponym_noun, sibling_noun, deletion_noun.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="JSONL file to write (default: standard output).")
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder holding the dataset's files (datasets that need a download).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the word choice.")
+@click.option("--limit", type=int, default=None, help="Only the first N questions.")
+def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_dir: Path | None,
+            seed: int, limit: int | None) -> None:
+    """Write one JSONL row per counterfactual question: example id, kind, original and
+    counterfactual question, replaced word and replacement (empty for deletions).
+    Skipped questions are counted per kind and reason on standard error."""
+    from harness.counterfactual import (
+        Perturbation,
+        Perturber,
+        colors_in,
+        perturb_many,
+        resolve_kinds,
+    )
+    from harness.plugins import get_host
+    from harness.session import Session
+
+    kinds = resolve_kinds(kind)
+    session = Session(get_host(), data_dir=data_dir, limit=limit)
+    plugin = session.dataset(dataset)
+    split = split or ("val" if "val" in plugin.splits else plugin.splits[0])
+    examples = session.load(dataset, split, limit=True)
+    vocabulary = [ex.question for ex in examples] + [a for ex in examples for a in ex.answers]
+    perturber = Perturber(common_colors=colors_in(vocabulary), seed=seed, kinds=kinds)
+    results, counts = perturb_many(perturber, [ex.question for ex in examples])
+    lines = []
+    for ex, res in zip(examples, results):
+        for k in kinds:
+            p = res[k.id]
+            if isinstance(p, Perturbation):
+                lines.append(json.dumps({
+                    "example_id": ex.id, "kind": k.id, "question": p.question,
+                    "counterfactual": p.counterfactual, "replaced": p.replaced,
+                    "replacement": p.replacement, "concept": p.source, "new_concept": p.target,
+                    "evidence": p.detail,
+                }, ensure_ascii=False))
+    text = "".join(line + "\n" for line in lines)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        from harness.runstore import atomic_write_text
+
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out, text)
+    total = len(examples)
+    for k in kinds:
+        c = counts[k.id]
+        skipped = ", ".join(f"{r} {n}" for r, n in sorted(c.items()) if r != "applied") or "none"
+        click.echo(f"{k.id}: {c['applied']}/{total} questions perturbed; skipped: {skipped}", err=True)

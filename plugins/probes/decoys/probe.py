@@ -1,0 +1,256 @@
+"""Multiple-choice decoy probes (Chao et al. 2018; DESIGN.md §4.3).
+
+`decoys`: accuracy of the picked candidate on each decoy set (Orig, IoU, QoU, IoU+QoU,
+All), built from the example's meta (`mc_target`, `decoys`). The pick is the argmax of the
+model's `score_choices` when it has it; otherwise its open answer matched to a candidate
+under `harness.metrics.normalize_answer` (an unmatched answer scores 0 and the unmatched
+rate is reported; never a random pick). Modality ablations for any model: the image
+blanked (harness.types.BLANK_IMAGE) and/or the question emptied give rows QA / IA / A
+next to the full IQA input (skipped for models that are themselves an ablation, i.e.
+declare `inputs`, like MLP-A). Also model-free reference rows per variant: Random
+(the expected accuracy of a uniform pick) and the Eq. 2 answer-frequency rule counted on
+the task's training split.
+
+`decoy-audit`: the Eq. 2 rule, neutrality statistics and generation statistics (decoys by
+source, fill-ins, short sets, filter rejections when the generation is cached).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import ClassVar, Mapping, Sequence
+
+import numpy as np
+
+from harness.api import Layout, Option, Probe, ProbeContext
+from harness.decoys import (
+    VARIANTS,
+    eq2_rule,
+    neutrality,
+    normalize_for_match,
+    variant_choices,
+)
+from harness.specs import parse_spec
+from harness.types import BLANK_IMAGE, Example, ResultRow
+
+__all__ = ["DecoyProbe", "DecoyAuditProbe", "ABLATIONS", "mc_variant_examples", "pick_scores"]
+
+#: Ablation label -> (blank image, blank question); "IQA" is the full input.
+ABLATIONS: Mapping[str, tuple[bool, bool]] = {"IQA": (False, False), "QA": (True, False),
+                                              "IA": (False, True), "A": (True, True)}
+METRIC = "mc_accuracy"
+
+
+def _variants(option: str) -> list[str]:
+    names = [v.strip() for v in option.split(",") if v.strip()]
+    bad = [v for v in names if v not in VARIANTS]
+    if bad:
+        from harness.errors import UsageError
+
+        raise UsageError(f"probe decoys: unknown variant(s) {', '.join(bad)}; variants: {', '.join(VARIANTS)}")
+    return names
+
+
+def mc_variant_examples(examples: Sequence[Example], variant: str, seed: int) -> tuple[list[Example], list[str]]:
+    """Examples with the variant's candidates, and the ids whose candidate list is empty
+    (fewer than 2 candidates or no target), which are left out and reported."""
+    out, empty = [], []
+    for ex in examples:
+        target = ex.meta.get("mc_target") or ex.label
+        decoys = ex.meta.get("decoys")
+        if decoys is None:  # a plain MC dataset: its own choices are the Orig set
+            if variant != "orig":
+                empty.append(ex.id)
+                continue
+            choices = tuple(ex.choices)
+        else:
+            choices = variant_choices(target, decoys, variant, key=ex.id, seed=seed)
+        if len(choices) < 2 or not target or normalize_for_match(target) not in {normalize_for_match(c) for c in choices}:
+            empty.append(ex.id)
+            continue
+        out.append(ex.with_(choices=choices, meta={**ex.meta, "mc_target": target}))
+    return out, empty
+
+
+def _hit(ex: Example, picked: str | None) -> float:
+    """Score of a picked candidate: VQA accuracy vs the human answers for VQA data, else
+    whether it is the target."""
+    if picked is None:
+        return 0.0
+    if ex.meta.get("mc_scoring") == "vqa" and ex.answers:
+        from harness.metrics import vqa_accuracy
+
+        return float(vqa_accuracy(picked, list(ex.answers)))
+    return 1.0 if normalize_for_match(picked) == normalize_for_match(ex.meta["mc_target"]) else 0.0
+
+
+def _random_expectation(ex: Example) -> float:
+    return float(np.mean([_hit(ex, c) for c in ex.choices]))
+
+
+def pick_scores(ctx: ProbeContext, examples: list[Example], variant: str) -> tuple[np.ndarray, int, int]:
+    """Per-example scores of the model's pick, the unmatched-answer count (-1 when the
+    model scores choices) and the model-error count."""
+    if ctx.has("score_choices"):
+        preds = ctx.predict(examples, "score_choices", variant=variant)
+        scores = []
+        for ex, p in zip(examples, preds):
+            picked = ex.choices[int(np.argmax(p.choice_scores))] if p.ok and p.choice_scores else None
+            scores.append(_hit(ex, picked))
+        return np.array(scores), -1, sum(1 for p in preds if not p.ok)
+    from harness.metrics import normalize_answer
+
+    preds = ctx.predict(examples, "answer", variant=variant, show_choices=True)
+    scores, unmatched = [], 0
+    for ex, p in zip(examples, preds):
+        picked = None
+        if p.ok and p.answer is not None:
+            norm = {normalize_answer(c).lower(): c for c in reversed(ex.choices)}
+            picked = norm.get(normalize_answer(p.answer).lower())
+            unmatched += picked is None
+        scores.append(_hit(ex, picked))
+    return np.array(scores), unmatched, sum(1 for p in preds if not p.ok)
+
+
+def _train_examples(ctx: ProbeContext) -> tuple[list[Example], str]:
+    """The task's training data; without any, the test data itself (said in the label)."""
+    found = ctx.train_examples()
+    if found is not None:
+        return found
+    return list(ctx.examples), f"{ctx.dataset}/{ctx.split} (no train split: counted on the test data)"
+
+
+
+def _reference_rows(ctx: ProbeContext, train: Sequence[Example], variant: str, test: Sequence[Example],
+                    *, order: tuple[str, ...]) -> list[ResultRow]:
+    """Model-free rows for one decoy set: a uniform pick's expected accuracy, and the Eq. 2
+    answer-frequency rule counted on `train` (absent when train has no candidates)."""
+    out: dict[str, ResultRow] = {
+        "random": ctx.row("random_accuracy", float(np.mean([_random_expectation(e) for e in test])),
+                          len(test), variant=variant),
+    }
+    items = [(ex.choices, ex.meta["mc_target"]) for ex in mc_variant_examples(train, variant, ctx.seed)[0]]
+    if items:
+        rule = eq2_rule(items)
+        hits = np.array([rule.expected_hit(ex.choices, ex.meta["mc_target"]) for ex in test])
+        out["eq2"] = ctx.row("eq2_rule_accuracy", float(hits.mean()), len(hits), variant=variant)
+    return [out[k] for k in order if k in out]
+
+class DecoyProbe(Probe):
+    name = "decoys"
+    description = "multiple-choice accuracy per decoy set (Orig/IoU/QoU/IoU+QoU/All), modality ablations"
+    requires_any = ("score_choices", "answer")
+    options: ClassVar[Mapping[str, Option]] = {
+        "variants": Option(",".join(VARIANTS), "comma-separated decoy sets to evaluate"),
+        "ablations": Option(True, "also blank the image and/or the question (rows QA, IA, A)"),
+    }
+
+    def run(self, ctx: ProbeContext) -> list[ResultRow]:
+        from harness.stats import bootstrap_ci
+
+        rows: list[ResultRow] = []
+        # A model that reads only some inputs (MLP-A, -QA, -IA) is itself an ablation.
+        ablate = bool(self.config["ablations"]) and ctx.model_inputs is None
+        train, train_label = None, ""
+        for variant in _variants(self.config["variants"]):
+            examples, empty = mc_variant_examples(ctx.examples, variant, ctx.seed)
+            if empty:
+                ctx.report(f"decoys={variant}: {len(empty)} question(s) with an empty candidate list left out "
+                           f"(e.g. {', '.join(empty[:5])})")
+            if not examples:
+                ctx.metric_unavailable(f"{METRIC} ({variant})", "no question has candidates for this decoy set")
+                continue
+            for label, (blank_image, blank_question) in ABLATIONS.items():
+                if label != "IQA" and not ablate:
+                    continue
+                shown = [ex.with_(image=BLANK_IMAGE if blank_image else ex.image,
+                                  question="" if blank_question else ex.question) for ex in examples]
+                tag = variant if label == "IQA" else f"{variant}/{label}"
+                scores, unmatched, errors = pick_scores(ctx, shown, tag)
+                metric = METRIC if label == "IQA" else f"{METRIC}/{label}"
+                lo, hi = bootstrap_ci(scores, seed=ctx.seed)
+                rows.append(ctx.row(metric, float(scores.mean()), len(scores), ci=(lo, hi), variant=variant))
+                if unmatched >= 0:
+                    rows.append(ctx.row("mc_unmatched_rate" + ("" if label == "IQA" else f"/{label}"),
+                                        unmatched / len(scores), len(scores), variant=variant, higher_is_better=False))
+                if errors:
+                    ctx.report(f"decoys={variant} [{label}]: {errors} example(s) failed in the model, scored 0.")
+            # Model-free reference rows (the same for every model).
+            if train is None:
+                train, train_label = _train_examples(ctx)
+            rows.extend(_reference_rows(ctx, train, variant, examples, order=("random", "eq2")))
+        if train_label:
+            ctx.report(f"Eq. 2 rule counted on {train_label}.")
+        return rows
+
+    @classmethod
+    def layouts(cls) -> tuple[Layout, ...]:
+        from .tables import DECOY_LAYOUTS
+
+        return DECOY_LAYOUTS
+
+
+def _base_dataset(spec: str) -> str:
+    """The dataset spec without its decoy-set option (one Table 3 per base dataset)."""
+    name, options = parse_spec(spec)
+    rest = {k: v for k, v in options.items() if k != "decoys"}
+    return name + "".join(f":{k}={v}" for k, v in sorted(rest.items()))
+
+
+class DecoyAuditProbe(Probe):
+    name = "decoy-audit"
+    description = "model-free shortcut audit of decoy sets: Eq. 2 rule, neutrality, generation statistics"
+    options: ClassVar[Mapping[str, Option]] = {
+        "variants": Option(",".join(VARIANTS), "comma-separated decoy sets to audit"),
+    }
+
+    def run(self, ctx: ProbeContext) -> list[ResultRow]:
+        ctx.tag("base", _base_dataset(ctx.dataset))
+        rows: list[ResultRow] = []
+        train, train_label = _train_examples(ctx)
+        for variant in _variants(self.config["variants"]):
+            test, empty = mc_variant_examples(ctx.examples, variant, ctx.seed)
+            if empty:
+                ctx.report(f"decoys={variant}: {len(empty)} question(s) with an empty candidate list "
+                           f"(e.g. {', '.join(empty[:5])})")
+            if not test:
+                ctx.metric_unavailable(f"eq2_rule_accuracy ({variant})", "no question has candidates")
+                continue
+            rows.extend(_reference_rows(ctx, train, variant, test, order=("eq2", "random")))
+            rows.append(ctx.row("candidates_per_question", float(np.mean([len(e.choices) for e in test])),
+                                len(test), variant=variant, unit="count", higher_is_better=False))
+            stats = neutrality([(ex.choices, ex.meta["mc_target"]) for ex in test])
+            units = {"decoy_use_vs_chance": ("score", True), "decoys_never_target": ("fraction", False),
+                     "mean_abs_dev": ("score", False)}
+            for key, value in stats.items():
+                unit, hib = units[key]
+                rows.append(ctx.row(f"neutrality/{key}", value, len(test), variant=variant, unit=unit,
+                                    higher_is_better=hib))
+        rows.extend(_generation_rows(ctx))
+        ctx.report(f"Eq. 2 rule counted on {train_label}.")
+        return rows
+
+    @classmethod
+    def layouts(cls) -> tuple[Layout, ...]:
+        from .tables import AUDIT_LAYOUTS
+
+        return AUDIT_LAYOUTS
+
+
+def _generation_rows(ctx: ProbeContext) -> list[ResultRow]:
+    """Decoys by source and fill-ins, from the examples' meta and the cached generation."""
+    rows: list[ResultRow] = []
+    n = len(ctx.examples)
+    sources: Counter[str] = Counter()
+    for ex in ctx.examples:
+        for kind, src in (ex.meta.get("decoy_sources") or {}).items():
+            for s in src:
+                sources[f"{kind}/{s if s in ('orig', 'frequent') else 'generated'}"] += 1
+    for key, count in sorted(sources.items()):
+        rows.append(ctx.row(f"generation/{key}", count, n, unit="count", higher_is_better=False))
+    stats = ctx.dataset_summary().get("generation")
+    if stats:
+        for key in ("short_iou", "short_qou", "rejected_overlap", "rejected_wup", "rejected_mutual", "unique_questions"):
+            if key in stats:
+                rows.append(ctx.row(f"generation/{key}", stats[key], n, unit="count", higher_is_better=False))
+    return rows

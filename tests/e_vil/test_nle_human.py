@@ -1,0 +1,142 @@
+"""Human evaluation round trip: `harness nle sample` -> filled CSVs -> `harness nle import`."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from harness.api import Suite, Task
+from harness.cli import main
+from harness.hookspecs import hookimpl
+from harness.testing import make_host, run_in_process
+from vqa_harness_plugins.probes.e_vil.human import RATINGS, draw_sample, spearman
+
+LEVELS = ["no", "weak no", "weak yes", "yes"]
+
+
+class Plugin:
+    @hookimpl
+    def register_suites(self, register):
+        register(Suite("nle-human", "", (Task(
+            "toyvqa:images=30", "val", ("nle",), train=("toyvqa:images=40", "train"),
+            probe_options={"nle": {"metrics": "bleu1,rouge_l,cider", "tokenize": "simple", "gt": False}}),)))
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = run_in_process(make_host(Plugin(), builtins=True), model="template-explainer", suite="nle-human",
+                         tmp_path=tmp_path_factory.mktemp("h"))
+    assert out.exit_code == 0, out.probe_failures
+    return out.rundir.path
+
+
+def _records(run_dir):
+    (path,) = (run_dir / "artifacts" / "nle").glob("*.jsonl")
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def test_sample_is_seeded_correct_only_unique_images():
+    records = [{"id": f"q{i}", "image_id": f"img{i // 3}", "correct": i % 4 != 0, "explanation": "e"}
+               for i in range(60)]
+    a = draw_sample(records, n=10, seed=3)
+    assert a == draw_sample(records, n=10, seed=3) and a != draw_sample(records, n=10, seed=4)
+    assert len(a) == 10 and all(r["correct"] for r in a)
+    assert len({r["image_id"] for r in a}) == 10
+    assert len(draw_sample(records, n=300, seed=0)) == 20  # only 20 distinct images exist
+
+
+def test_round_trip_reports_human_scores_shortcomings_and_correlations(run_dir, tmp_path, capsys):
+    sample_csv = tmp_path / "sample.csv"
+    assert main(["nle", "sample", str(run_dir), "--n", "25", "--seed", "1", "--out", str(sample_csv)]) == 0
+    rows = list(csv.DictReader(sample_csv.open()))
+    assert 10 <= len(rows) <= 25 and all(r["rating"] == "" for r in rows)
+    records = {r["id"]: r for r in _records(run_dir)}
+    assert all(records[r["example_id"]]["correct"] for r in rows)
+
+    # Synthetic annotators whose rating rises with CIDEr (known positive correlation); annotator
+    # c is one level harsher on odd items; b marks "nonsensical" on every third item.
+    cider = np.array([records[r["example_id"]]["scores"]["cider"] for r in rows])
+    level = np.searchsorted(np.quantile(cider, [0.25, 0.5, 0.75]), cider, side="right")
+    files = []
+    for who in ("a", "b", "c"):
+        filled = []
+        for k, (r, lv) in enumerate(zip(rows, level)):
+            lv = max(0, lv - 1) if who == "c" and k % 2 else lv
+            filled.append({**r, "annotator": who, "rating": LEVELS[lv],
+                           "nonsensical": "x" if who == "b" and k % 3 == 0 else ""})
+        path = tmp_path / f"filled_{who}.csv"
+        with path.open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(filled)
+        files.append(path)
+    capsys.readouterr()
+    assert main(["nle", "import", str(run_dir), *map(str, files), "--append-results"]) == 0
+    out = capsys.readouterr().out
+    assert "Spearman correlation" in out and "Non-sensical Sentence" in out
+
+    human = np.array([np.mean([RATINGS[LEVELS[lv]], RATINGS[LEVELS[lv]],
+                               RATINGS[LEVELS[max(0, lv - 1) if k % 2 else lv]]])
+                      for k, lv in enumerate(level)])
+    (summary_path,) = (run_dir / "artifacts" / "nle").glob("*.human.json")
+    summary = json.loads(summary_path.read_text())
+    assert summary["s_e"] == pytest.approx(human.mean(), abs=1e-12)
+    assert summary["s_o"] == summary["s_t"] * summary["s_e"]
+    assert summary["shortcomings"]["nonsensical"] == pytest.approx(len(range(0, len(rows), 3)) / (3 * len(rows)))
+    assert summary["shortcomings"]["untrue_to_image"] == 0.0
+    rho, p = spearman(cider, human)
+    assert rho > 0.8 and summary["correlations"]["cider"]["rho"] == pytest.approx(rho, abs=1e-12)
+    assert summary["correlations"]["cider"]["p"] == pytest.approx(p, rel=1e-9)
+    results = [json.loads(x) for x in (run_dir / "results.jsonl").read_text().splitlines()]
+    human_rows = {r["metric"]: r for r in results if r["variant"] == "human"}
+    assert human_rows["s_o/human"]["value"] == summary["s_o"]
+    assert human_rows["spearman/cider"]["unit"] == "correlation"
+
+
+def test_bad_filled_csv_is_one_line_naming_file_row_field(run_dir, tmp_path, capsys):
+    sample_csv = tmp_path / "s.csv"
+    assert main(["nle", "sample", str(run_dir), "--n", "5", "--out", str(sample_csv)]) == 0
+    rows = list(csv.DictReader(sample_csv.open()))
+    bad = tmp_path / "bad.csv"
+    with bad.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerow({**rows[0], "annotator": "a", "rating": "yes"})
+        w.writerow({**rows[1], "annotator": "a", "rating": "maybe"})
+    capsys.readouterr()
+    assert main(["nle", "import", str(run_dir), str(bad)]) == 3
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"{bad}: row 2: field 'rating': 'maybe' is not one of yes, weak yes, weak no, no")
+    assert len(err.splitlines()) == 1
+    nocol = tmp_path / "nocol.csv"
+    nocol.write_text("example_id,annotator\nx,a\n")
+    assert main(["nle", "import", str(run_dir), str(nocol)]) == 3
+    assert "row 0 (header): missing column(s) rating" in capsys.readouterr().err
+
+
+def test_spearman_matches_scipy_and_known_values():
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == (1.0, 0.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1])[0] == -1.0
+    rho, p = spearman([1, 2, 2, 3, 5], [2, 1, 3, 3, 4])
+    assert rho == pytest.approx(0.7631578947368421, abs=1e-12)  # average ranks for the ties
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 4, 80).astype(float)
+    y = x + rng.normal(0, 2, 80)
+    ref = stats.spearmanr(x, y)
+    r2, p2 = spearman(x, y)
+    assert r2 == pytest.approx(ref.statistic, abs=1e-12) and p2 == pytest.approx(ref.pvalue, rel=1e-9)
+
+
+def test_imported_human_rows_get_their_own_table_3(run_dir):
+    from harness.runstore import read_results
+    from vqa_harness_leaderboard import tables_of
+
+    rows = read_results(run_dir / "results.jsonl")
+    if not any(r.variant == "human" for r in rows):
+        pytest.skip("runs after the round-trip test appended the human rows")
+    titles = [t.title for ts in tables_of([run_dir]).values() for t in ts]
+    assert "e-ViL human evaluation" in titles
