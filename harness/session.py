@@ -45,9 +45,14 @@ class Session:
                 + " (set --data-dir to the folder that holds them; see docs/datasets.md)"
             )
         rows = plugin.load(split)
-        examples = rows if isinstance(rows, list) else _to_examples(rows)
-        if limit and self.limit is not None:
-            examples = examples[: self.limit]
+        cap = self.limit if limit and self.limit is not None else None
+        if isinstance(rows, list):
+            examples = rows if cap is None else rows[:cap]
+        else:
+            # An Arrow table is memory-mapped: only the rows kept become Python objects.
+            if cap is not None and cap < len(rows):
+                rows = rows.select(range(cap))
+            examples = _to_examples(rows)
         self._loaded[key] = examples
         return examples
 

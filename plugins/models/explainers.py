@@ -47,7 +47,13 @@ def _closed_set(ex: Example) -> bool:
     return bool(ex.choices) and not ex.answers
 
 class TfidfIndex:
-    """L2-normalized TF-IDF vectors of n-grams (smooth idf), as a torch sparse matrix."""
+    """L2-normalized TF-IDF vectors of n-grams (smooth idf), as a torch sparse matrix.
+
+    Hand-written on purpose rather than scikit-learn's TfidfVectorizer (not a dependency):
+    it tokenizes with the models' own `tokenize`/`ngrams` (so retrieval sees exactly what
+    the answer models see), and the matrix is a torch sparse tensor whose similarity
+    search runs in chunks on the run's device (GPU when there is one).
+    """
 
     def __init__(self, texts: Sequence[str], n_max: int = 2, min_count: int = 1) -> None:
         docs = [Counter(ngrams(tokenize(t), n_max)) for t in texts]

@@ -1,0 +1,67 @@
+"""Compare the result rows of two sets of runs: are they the same numbers?
+
+    python scripts/compare_runs.py BEFORE_RUNS AFTER_RUNS [--ignore-probe P ...]
+
+Each argument is a folder of run folders (results/runs) or one run folder. Rows are matched
+on (model, suite, dataset, split, probe, variant, metric, train); run ids and row order are
+ignored. Prints the rows only in one side and the rows whose value, n or interval differ,
+then a one-line verdict; exits 0 when identical, 1 otherwise. Used to check that a refactor
+left the main job's results unchanged (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+KEY = ("model", "suite", "dataset", "split", "probe", "variant", "metric", "train")
+VALUES = ("value", "n", "ci_low", "ci_high", "unit", "higher_is_better")
+
+
+def rows_of(root: Path) -> dict[tuple, dict]:
+    folders = [root] if (root / "results.jsonl").is_file() else sorted(p for p in root.iterdir()
+                                                                        if (p / "results.jsonl").is_file())
+    out: dict[tuple, dict] = {}
+    for folder in folders:
+        for line in (folder / "results.jsonl").read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                key = tuple(row.get(k, "") for k in KEY)
+                if key in out:
+                    raise SystemExit(f"{folder}: duplicate row {key}")
+                out[key] = row
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("before", type=Path)
+    parser.add_argument("after", type=Path)
+    parser.add_argument("--ignore-probe", action="append", default=[], help="leave this probe's rows out")
+    args = parser.parse_args(argv)
+    before, after = rows_of(args.before), rows_of(args.after)
+    for side in (before, after):
+        for key in [k for k in side if k[4] in args.ignore_probe]:
+            del side[key]
+    only_before = sorted(set(before) - set(after))
+    only_after = sorted(set(after) - set(before))
+    changed = [k for k in sorted(set(before) & set(after))
+               if any(before[k].get(v) != after[k].get(v) for v in VALUES)]
+    for key in only_before:
+        print("only before:", key)
+    for key in only_after:
+        print("only after: ", key)
+    for key in changed:
+        diff = {v: (before[key].get(v), after[key].get(v)) for v in VALUES if before[key].get(v) != after[key].get(v)}
+        print("changed:    ", key, diff)
+    same = not (only_before or only_after or changed)
+    print(f"{len(before)} rows before, {len(after)} after: "
+          + ("identical" if same else f"{len(only_before)} only before, {len(only_after)} only after, "
+                                      f"{len(changed)} changed"))
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
