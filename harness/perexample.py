@@ -1,0 +1,114 @@
+"""Per-example scores in one probe-agnostic format, for paired comparisons between runs.
+
+A result row is a mean over questions (or pairs); two models evaluated on the same
+questions can only be compared properly with the per-question values behind that mean
+(paired bootstrap, McNemar). A probe writes them next to its rows with `write_scores`:
+
+    artifacts/<probe>/per_example/<stem>.json
+    {"format": 1, "probe": "accuracy", "dataset": "toyvqa:variant=balanced", "split": "val",
+     "train": "toyvqa:variant=balanced/train", "variant": "",
+     "ids": ["q1", "q2", ...], "scores": {"vqa_accuracy": [1.0, 0.3, ...], ...}}
+
+`scores[metric][i]` is the score of item `ids[i]`; the mean of `scores[metric]` is the value
+of the result row with the same (dataset, split, train, probe, variant, metric). Ids are the
+example ids (a pair probe uses "<id>|<id>"). Only the harness and the readers of run folders
+(`harness compare`, the leaderboard) depend on this module; see docs/compare.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .digest import digest
+from .runstore import atomic_write_text, safe_name
+
+__all__ = ["FORMAT", "PER_EXAMPLE_DIR", "ExampleScores", "write_scores", "read_scores"]
+
+FORMAT = 1
+#: Folder (under each probe's artifacts) holding the per-example score files.
+PER_EXAMPLE_DIR = "per_example"
+
+
+@dataclass(frozen=True)
+class ExampleScores:
+    """Per-item scores of one (probe, dataset, split, train, variant) of one run."""
+
+    probe: str
+    dataset: str
+    split: str
+    train: str
+    variant: str
+    ids: tuple[str, ...]
+    scores: Mapping[str, tuple[float, ...]]
+    path: str = ""
+
+    def key(self, metric: str) -> tuple[str, str, str, str, str, str]:
+        """The result-row key these scores average to (probe, dataset, split, train, variant, metric)."""
+        return (self.probe, self.dataset, self.split, self.train, self.variant, metric)
+
+
+def write_scores(ctx: Any, ids: Sequence[str], scores: Mapping[str, Sequence[float]], *,
+                 variant: str = "", dataset: str | None = None) -> Path:
+    """Write the per-item `scores` (metric -> values aligned with `ids`) of the current task
+    and probe of `ctx` (a `harness.api.ProbeContext`); returns the file written."""
+    ids = [str(i) for i in ids]
+    out: dict[str, list[float]] = {}
+    for metric, values in scores.items():
+        vals = [float(v) for v in values]
+        if len(vals) != len(ids):
+            raise ValueError(f"per-example scores of {metric!r}: {len(vals)} values for {len(ids)} ids")
+        out[str(metric)] = vals
+    data = dataset or ctx.dataset
+    head = {"probe": ctx.probe, "dataset": data, "split": ctx.split, "train": ctx.train, "variant": variant}
+    stem = safe_name(f"{data}-{ctx.split}-{variant or 'all'}")[:80] + "-" + digest(head, 8)
+    path = ctx.artifact(f"{PER_EXAMPLE_DIR}/{stem}.json")
+    atomic_write_text(path, json.dumps({"format": FORMAT, **head, "ids": ids, "scores": out},
+                                       sort_keys=True, separators=(",", ":")) + "\n")
+    return path
+
+
+def _parse(data: Any, where: str) -> ExampleScores:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{where}: not a per-example score file (format {FORMAT})")
+    for name in ("probe", "dataset", "split", "train", "variant"):
+        if not isinstance(data.get(name), str):
+            raise ValueError(f"{where}: field {name!r} must be a string")
+    ids = data.get("ids")
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise ValueError(f"{where}: field 'ids' must be a list of strings")
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{where}: field 'ids' repeats an id")
+    scores = data.get("scores")
+    if not isinstance(scores, dict):
+        raise ValueError(f"{where}: field 'scores' must be an object")
+    parsed: dict[str, tuple[float, ...]] = {}
+    for metric, values in scores.items():
+        ok = isinstance(values, list) and len(values) == len(ids) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)
+        if not ok:
+            raise ValueError(f"{where}: scores of {metric!r} must be {len(ids)} finite numbers")
+        parsed[str(metric)] = tuple(float(v) for v in values)
+    return ExampleScores(data["probe"], data["dataset"], data["split"], data["train"], data["variant"],
+                         tuple(ids), parsed, where)
+
+
+def read_scores(run_dir: Path) -> tuple[list[ExampleScores], list[str]]:
+    """Every per-example score file of a run folder, and a problem line per unreadable one."""
+    found: list[ExampleScores] = []
+    problems: list[str] = []
+    root = Path(run_dir) / "artifacts"
+    if not root.is_dir():
+        return found, problems
+    for path in sorted(root.glob(f"*/{PER_EXAMPLE_DIR}/*.json")):
+        try:
+            found.append(_parse(json.loads(path.read_text(encoding="utf-8")), str(path)))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            problems.append(f"{path}: cannot read ({exc})")
+        except ValueError as exc:
+            problems.append(str(exc))
+    return found, problems

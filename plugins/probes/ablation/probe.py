@@ -1,0 +1,183 @@
+"""Probe `image-ablation`: does an open-ended answer depend on the image? (docs/image-ablation.md)
+
+The same questions are asked four times: with the real image, with a constant gray image
+(`harness.types.BLANK_IMAGE`), with the image of another question (a seeded derangement,
+by default within the same question type, never another question on the same image), and
+with the question emptied (real image). Rows, per condition:
+
+- `vqa_accuracy` (official per-question VQA accuracy; `label_accuracy` for closed-set
+  data) with a 95% bootstrap interval;
+- `vqa_accuracy_drop`: mean over the same questions of (real - condition), with a paired
+  bootstrap interval (questions resampled once for both conditions);
+- `answer_change_rate`: share of questions whose normalized answer differs from the answer
+  with the real image (Wilson interval).
+
+A model that never looks at the image has drop 0 and change 0 for the gray and swapped
+images, whatever its accuracy. Examples on which the model raised score 0 and are left out
+of the answer-change rate. Per-question scores go to the run's per-example artifacts
+(harness.perexample) for `harness compare`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, Mapping
+
+import numpy as np
+
+from harness.api import Layout, Option, Probe, ProbeContext
+from harness.types import BLANK_IMAGE, Example, Prediction, ResultRow
+
+from .derange import image_derangement
+
+__all__ = ["ImageAblationProbe", "CONDITIONS", "answers_changed", "paired_drop"]
+
+#: Condition ids (the rows' `variant`), in display order.
+CONDITIONS = ("real", "blank", "swap", "no-question")
+
+
+def answers_changed(first: Sequence[str], second: Sequence[str]) -> np.ndarray:
+    """1.0 where two answers differ after the official VQA answer normalization, else 0.0."""
+    from harness.metrics import normalize_answer
+
+    def norm(a: str) -> str:
+        return normalize_answer((a or "").strip().lower())
+
+    return np.array([float(norm(a) != norm(b)) for a, b in zip(first, second)])
+
+
+def paired_drop(real: np.ndarray, other: np.ndarray, *, seed: int, n_boot: int = 1000) -> tuple[float, float, float]:
+    """(mean(real - other), low, high): the drop and its paired percentile-bootstrap interval."""
+    from harness.stats import bootstrap_ci
+
+    diff = np.asarray(real, dtype=np.float64) - np.asarray(other, dtype=np.float64)
+    low, high = bootstrap_ci(diff, seed=seed, n_boot=n_boot)
+    return float(diff.mean()), low, high
+
+
+def _scores(examples: Sequence[Example], preds: Sequence[Prediction]) -> dict[str, tuple[list[int], np.ndarray]]:
+    """metric -> (item indices, per-item scores): VQA accuracy where the example has human
+    answers, label accuracy where it has only a label; model errors score 0."""
+    from harness.metrics import vqa_accuracy_batch
+
+    out: dict[str, tuple[list[int], np.ndarray]] = {}
+    vqa = [i for i, ex in enumerate(examples) if ex.answers]
+    if vqa:
+        values = vqa_accuracy_batch([preds[i].answer or "" for i in vqa], [examples[i].answers for i in vqa])
+        out["vqa_accuracy"] = (vqa, np.where([not preds[i].ok for i in vqa], 0.0, values))
+    label = [i for i, ex in enumerate(examples) if not ex.answers and ex.label]
+    if label:
+        out["label_accuracy"] = (label, np.array([
+            float(preds[i].ok and (preds[i].answer or "").strip().lower() == examples[i].label.strip().lower())
+            for i in label]))
+    return out
+
+
+class ImageAblationProbe(Probe):
+    name = "image-ablation"
+    description = "accuracy with the real, a gray and another question's image and without the question; drops"
+    requires = ("answer",)
+    options: ClassVar[Mapping[str, Option]] = {
+        "swap_within": Option("question_type", "swap images among questions of the same type, or any",
+                              choices=("question_type", "any")),
+    }
+
+    def run(self, ctx: ProbeContext) -> list[ResultRow]:
+        from harness.perexample import write_scores
+        from harness.stats import bootstrap_ci, wilson_interval
+
+        examples = list(ctx.examples)
+        if not ctx.labelled:
+            ctx.metric_unavailable("vqa_accuracy", "split has no ground-truth answers")
+            return []
+        images = [ex.image_id or ex.image for ex in examples]
+        groups = [ex.question_type for ex in examples] if self.config["swap_within"] == "question_type" else None
+        plan = image_derangement(images, groups, seed=ctx.seed)
+        swapped = [i for i, d in enumerate(plan.donor) if d is not None]
+        variants: dict[str, tuple[list[int], list[Example]]] = {
+            "real": (list(range(len(examples))), examples),
+            "blank": (list(range(len(examples))), [ex.with_(image=BLANK_IMAGE) for ex in examples]),
+            "swap": (swapped, [examples[i].with_(image=examples[plan.donor[i]].image,
+                                                 image_id=examples[plan.donor[i]].image_id) for i in swapped]),
+            "no-question": (list(range(len(examples))), [ex.with_(question="") for ex in examples]),
+        }
+        preds: dict[str, list[Prediction]] = {}
+        for cond, (_, shown) in variants.items():
+            if shown:
+                preds[cond] = ctx.predict(shown, "answer", variant="" if cond == "real" else cond)
+        real_scores = _scores(examples, preds["real"])
+        if not real_scores:
+            ctx.metric_unavailable("vqa_accuracy", "no example has human answers or a label")
+            return []
+        rows: list[ResultRow] = []
+        real_answers = [p.answer or "" for p in preds["real"]]
+        for cond in CONDITIONS:
+            if cond not in preds:
+                ctx.metric_unavailable(f"vqa_accuracy ({cond})", "no question could be given another question's "
+                                       "image (every question type has its questions on one image)")
+                continue
+            index, shown = variants[cond]
+            cond_scores = _scores(shown, preds[cond])
+            per_example: dict[str, list[float]] = {}
+            ids = [examples[i].id for i in index]
+            for metric, (items, values) in cond_scores.items():
+                lo, hi = bootstrap_ci(values, seed=ctx.seed)
+                rows.append(ctx.row(metric, float(values.mean()), len(values), ci=(lo, hi), variant=cond))
+                if cond == "real":
+                    continue
+                full = dict(zip(real_scores[metric][0], real_scores[metric][1]))
+                base = np.array([full[index[j]] for j in items])
+                drop, dlo, dhi = paired_drop(base, values, seed=ctx.seed)
+                rows.append(ctx.row(f"{metric}_drop", drop, len(values), ci=(dlo, dhi), variant=cond))
+                if len(items) == len(index):
+                    per_example[f"{metric}_drop"] = list(base - values)
+            for metric, (items, values) in cond_scores.items():
+                if len(items) == len(index):
+                    per_example[metric] = list(values)
+            if cond != "real":
+                ok = [j for j, i in enumerate(index) if preds["real"][i].ok and preds[cond][j].ok]
+                if ok:
+                    change = answers_changed([real_answers[index[j]] for j in ok],
+                                             [preds[cond][j].answer or "" for j in ok])
+                    k = int(change.sum())
+                    rows.append(ctx.row("answer_change_rate", k / len(ok), len(ok), variant=cond,
+                                        ci=wilson_interval(k, len(ok)), higher_is_better=True))
+                    if len(ok) == len(index):
+                        per_example["answer_change_rate"] = list(change)
+            if per_example:
+                write_scores(ctx, ids, per_example, variant=cond)
+        _report(ctx, examples, plan, self.config["swap_within"], preds, variants)
+        return rows
+
+    @classmethod
+    def layouts(cls) -> tuple[Layout, ...]:
+        from .tables import ABLATION_LAYOUTS
+
+        return ABLATION_LAYOUTS
+
+
+def _report(ctx: ProbeContext, examples: list[Example], plan, within: str, preds, variants) -> None:
+    n = len(examples)
+    if within == "question_type":
+        text = (f"Swapped images: {plan.within_group} of {n} questions got the image of another question of the "
+                "same question type")
+        if plan.across_groups:
+            text += (f"; {plan.across_groups} (in types whose questions share too few images) the image of a "
+                     "question of another type")
+    else:
+        text = f"Swapped images: {plan.within_group} of {n} questions got another question's image"
+    text += f"; {plan.left_out} left out of the swap condition (no other image possible)." if plan.left_out else "."
+    lines = [text, "", "Questions whose answer changed with another question's image (first 5):", "",
+             "| question | real image: answer | other image: answer | human answers |", "|---|---|---|---|"]
+    if "swap" in preds:
+        index = variants["swap"][0]
+        shown = 0
+        for j, i in enumerate(index):
+            a, b = preds["real"][i].answer or "", preds["swap"][j].answer or ""
+            if a.strip().lower() != b.strip().lower() and shown < 5:
+                humans = ", ".join(sorted(set(examples[i].answers)))[:60] or examples[i].label
+                lines.append(f"| {examples[i].question} | {a} | {b} | {humans} |")
+                shown += 1
+        if not shown:
+            lines.append("| (no answer changed) | | | |")
+    ctx.report("\n".join(lines))
