@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol, Se
 from .digest import digest
 from .layouts import Layout
 from .options import Configurable, Option
-from .types import CAPABILITIES, Answer, Example, Prediction, ResultRow
+from .types import CANDIDATE_IMAGES, CAPABILITIES, Answer, Example, Prediction, ResultRow
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -109,7 +109,8 @@ class FeatureResolver(Protocol):
 
 
 class Model(Configurable):
-    """A model implements any subset of `answer`, `score_choices`, `explain` and `fit`.
+    """A model implements any subset of `answer`, `score_choices`, `explain`,
+    `score_images` and `fit`.
 
     The runner calls the capability methods with batches of Examples, under
     `torch.inference_mode`, after `setup(device)`. Override `fingerprint_extra` (or
@@ -142,6 +143,14 @@ class Model(Configurable):
         raise NotImplementedError
 
     def explain(self, batch: Sequence[Example], answers: Sequence[str]) -> Sequence[str]:
+        raise NotImplementedError
+
+    def score_images(self, batch: Sequence[Example], answers: Sequence[str]) -> Sequence[Sequence[float]]:
+        """Counter-example scores (Goyal et al. 2017 §5): for each example (question Q on
+        image I), the answer A to explain (`answers[i]`) and the candidate images in
+        `example.meta[CANDIDATE_IMAGES]` ([image_id, path] pairs), one score per candidate,
+        in that order; higher means a better counter-example (Q makes sense there and its
+        answer is not A)."""
         raise NotImplementedError
 
     def fit(self, train: Sequence[Example], *, seed: int) -> None:
@@ -187,6 +196,8 @@ class Model(Configurable):
             "choices": list(example.choices) if capability == "score_choices" else [],
             "extra": extra,
         }
+        if capability == "score_images":  # only here, so other capabilities' keys stay as they were
+            seen["candidates"] = [list(c) for c in example.meta.get(CANDIDATE_IMAGES, ())]
         return digest(seen)
 
 
@@ -230,11 +241,12 @@ class ProbeContext(Protocol):
         """The task dataset's `DatasetPlugin.summary` for this split."""
 
     def has(self, capability: str) -> bool:
-        """Whether the model has `capability` ("answer", "score_choices", "explain")."""
+        """Whether the model has `capability` ("answer", "score_choices", "explain", "score_images")."""
 
     def predict(self, examples: Sequence[Example], capability: str, *, variant: str = "",
                 answers: Sequence[str] | None = None, show_choices: bool = False) -> list[Prediction]:
-        """Model predictions (cached) for `examples`, also saved in the run directory."""
+        """Model predictions (cached) for `examples`, also saved in the run directory.
+        `answers`: the answer per example that `explain` justifies / `score_images` explains."""
 
     def features(self, spec: str, modality: str) -> FeatureExtractor:
         """A registered feature extractor from its spec."""

@@ -18,9 +18,12 @@ from typing import Any, Sequence
 from .api import Model
 from .cache import PredictionCache
 from .errors import HarnessError, UsageError
-from .types import Example, Prediction, as_answer
+from .types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 
-__all__ = ["Runner", "RunnerStats", "resolve_device"]
+__all__ = ["Runner", "RunnerStats", "resolve_device", "ANSWER_TAKING"]
+
+#: Capabilities that take one answer per example besides the examples.
+ANSWER_TAKING = ("explain", "score_images")
 
 
 def resolve_device(device: str) -> str:
@@ -97,8 +100,8 @@ class Runner:
         """One prediction per example, in order; cached inputs are not sent to the model."""
         if capability not in self.model.capabilities():
             raise UsageError(f"model {self.model.name!r} has no {capability!r} capability")
-        if capability == "explain" and (answers is None or len(answers) != len(examples)):
-            raise HarnessError("explain needs one answer to justify per example")
+        if capability in ANSWER_TAKING and (answers is None or len(answers) != len(examples)):
+            raise HarnessError(f"{capability} needs one answer per example (to justify / to explain)")
         extras = list(answers) if answers is not None else [""] * len(examples)
         keys = [self.model.input_key(ex, capability, extra) for ex, extra in zip(examples, extras)]
         cached = self.cache.get_many(self.fingerprint, keys)
@@ -156,7 +159,7 @@ class Runner:
         """Feed `indices` through the model's `predict_stream`; returns the indices left over
         (all of them if the stream itself broke, so the plain batched path retries them)."""
         subset = [examples[i] for i in indices]
-        sub_extras = [extras[i] for i in indices] if capability == "explain" else None
+        sub_extras = [extras[i] for i in indices] if capability in ANSWER_TAKING else None
         try:
             for positions, preds in stream(subset, capability, answers=sub_extras, batch_size=self.batch_size):
                 fresh = {}
@@ -222,18 +225,22 @@ class Runner:
                 scores = {str(k): float(v) for k, v in ans.scores.items()} if ans.scores else None
                 preds.append(Prediction(ex.id, capability, answer=str(ans.text), answer_scores=scores))
             return preds
-        if capability == "score_choices":
-            raw = list(self.model.score_choices(batch))
+        if capability in ("score_choices", "score_images"):
+            if capability == "score_choices":
+                raw, what = list(self.model.score_choices(batch)), "choices"
+            else:
+                raw, what = list(self.model.score_images(batch, extras)), "candidate images"
             _check_len(name, capability, raw, batch)
             preds = []
             for ex, scores in zip(batch, raw):
                 scores = [float(s) for s in scores]
-                if len(scores) != len(ex.choices):
+                wanted = len(ex.choices) if capability == "score_choices" else len(ex.meta.get(CANDIDATE_IMAGES, ()))
+                if len(scores) != wanted:
                     raise ValueError(
-                        f"score_choices returned {len(scores)} scores for {len(ex.choices)} choices (example {ex.id})"
+                        f"{capability} returned {len(scores)} scores for {wanted} {what} (example {ex.id})"
                     )
                 if any(math.isnan(s) for s in scores):
-                    raise ValueError(f"score_choices returned NaN (example {ex.id})")
+                    raise ValueError(f"{capability} returned NaN (example {ex.id})")
                 preds.append(Prediction(ex.id, capability, choice_scores=tuple(scores)))
             return preds
         if capability == "explain":

@@ -16,6 +16,7 @@ __all__ = [
     "EXAMPLE_COLUMNS",
     "BLANK_IMAGE",
     "CAPABILITIES",
+    "CANDIDATE_IMAGES",
     "UNITS",
 ]
 
@@ -23,7 +24,12 @@ __all__ = [
 BLANK_IMAGE = "blank://gray"
 
 #: What a model can do; the runner checks before running a probe.
-CAPABILITIES = ("answer", "score_choices", "explain")
+CAPABILITIES = ("answer", "score_choices", "explain", "score_images")
+
+#: `Example.meta` key of the candidate images a `score_images` call ranks: a list of
+#: [image_id, image path] pairs (Goyal et al. 2017 §5: the K nearest neighbours of the
+#: example's image, the complementary image among them).
+CANDIDATE_IMAGES = "candidate_images"
 
 #: Units a result value can have. Proportions are fractions in [0, 1] everywhere in the
 #: run store; the leaderboard displays them as percentages.
@@ -110,6 +116,8 @@ class Prediction:
     capability: str
     answer: str | None = None
     answer_scores: Mapping[str, float] | None = None
+    #: One score per candidate: `example.choices` (score_choices) or the candidate images
+    #: in `example.meta[CANDIDATE_IMAGES]` (score_images).
     choice_scores: tuple[float, ...] | None = None
     explanation: str | None = None
     #: "plugin <name>: <message>" when the model raised on this example.
