@@ -21,6 +21,8 @@ __all__ = [
     "default_target",
     "ensure_nltk_path",
     "lookup_state",
+    "nltk_search_path",
+    "quick_state",
     "read_manifest",
     "record_source",
     "resolve_target",
@@ -76,15 +78,30 @@ def ensure_nltk_path(target: Path | str | None = None) -> Path:
     return root
 
 
+def nltk_search_path() -> list[str]:
+    """`nltk.data.path` without importing nltk (about 3 s): the live list when nltk is
+    already imported, else the defaults NLTK computes at import (nltk/data.py, UNIX)."""
+    import sys
+
+    live = sys.modules.get("nltk.data")
+    if live is not None:
+        return [str(getattr(p, "path", p)) for p in live.path]
+    path = [os.path.expanduser(d) for d in os.environ.get("NLTK_DATA", "").split(os.pathsep) if d]
+    if "APPENGINE_RUNTIME" not in os.environ and os.path.expanduser("~/") != "~/":
+        path.append(os.path.expanduser("~/nltk_data"))
+    path += [os.path.join(sys.prefix, "nltk_data"), os.path.join(sys.prefix, "share", "nltk_data"),
+             os.path.join(sys.prefix, "lib", "nltk_data"), "/usr/share/nltk_data",
+             "/usr/local/share/nltk_data", "/usr/lib/nltk_data", "/usr/local/lib/nltk_data"]
+    return path
+
+
 def candidate_roots(target: Path) -> list[Path]:
     """NLTK data folders to search, in priority order: NLTK_DATA, `nltk.data.path`, target.
 
     This is "existing NLTK data first": a resource found earlier in the list wins."""
-    import nltk.data
-
     seen: list[Path] = []
     entries = [e for e in os.environ.get("NLTK_DATA", "").split(os.pathsep) if e]
-    entries += [str(getattr(p, "path", p)) for p in nltk.data.path]
+    entries += nltk_search_path()
     entries.append(str(target))
     for entry in entries:
         # Zip files on the path and unreadable entries cannot hold our folder layout.
@@ -102,12 +119,19 @@ def candidate_roots(target: Path) -> list[Path]:
 
 def lookup_state(target: Path | str | None) -> tuple[Any, ...]:
     """A hashable snapshot of everything that decides where a resource is found (a cache key)."""
-    import nltk.data
+    return (str(resolve_target(target)), os.environ.get("NLTK_DATA", ""), tuple(nltk_search_path()))
 
+
+def quick_state(target: Path | str | None) -> tuple[Any, ...]:
+    """A cheap key (no file-system calls) for memoizing where a resource was found: the
+    target and every variable that moves the search path."""
+    import sys
+
+    live = sys.modules.get("nltk.data")
     return (
-        str(resolve_target(target)),
-        os.environ.get("NLTK_DATA", ""),
-        tuple(str(getattr(p, "path", p)) for p in nltk.data.path),
+        None if target is None else str(target),
+        *(os.environ.get(v, "") for v in ("NLTK_DATA", "VQA_HARNESS_HOME", "XDG_DATA_HOME", "HOME")),
+        None if live is None else tuple(str(getattr(p, "path", p)) for p in live.path),
     )
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "aptagger_pickle",
     "install_tagger",
     "load_aptagger_weights",
+    "nltk_tagger",
     "pos_tag",
     "restricted_load",
     "tagger_status",
@@ -234,6 +235,7 @@ def install_tagger(
 
 
 def _load(root: Path) -> Any:
+    """NLTK's own PerceptronTagger on the installed weights (for code that wants NLTK's object)."""
     import nltk.data
     from nltk.tag.perceptron import PerceptronTagger
 
@@ -259,9 +261,18 @@ def _load(root: Path) -> Any:
 _TAGGERS = ResourceCache(_locate, _load, "POS tagger", NOT_INSTALLED)
 
 
+def nltk_tagger(target: Path | str | None = None) -> Any:
+    """NLTK's `PerceptronTagger` with the installed weights (imports nltk: about 3 s)."""
+    return _TAGGERS.get(target)
+
+
 def pos_tag(tokens: list[str], target: Path | str | None = None) -> list[tuple[str, str]]:
-    """Penn Treebank tags for `tokens` with the installed perceptron tagger (cached)."""
+    """Penn Treebank tags for `tokens` with the installed perceptron tagger.
+
+    The same tags as NLTK's tagger (harness.resources.perceptron reimplements its `tag`),
+    without importing nltk; the weights load from a marshal cache in well under a second."""
     if isinstance(tokens, str):
         raise TypeError("pos_tag expects a list of tokens, not a string")
-    tagger = _TAGGERS.get(target)
-    return [(word, tag) for word, tag in tagger.tag(list(tokens))]
+    from .perceptron import fast_tagger
+
+    return fast_tagger(target).tag(list(tokens))

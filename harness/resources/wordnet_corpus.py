@@ -33,6 +33,7 @@ __all__ = [
     "lexnames_text",
     "parse_lexnames_manpage",
     "wordnet",
+    "wordnet_folder",
     "wordnet_status",
 ]
 
@@ -233,6 +234,19 @@ def _open_reader(root: Path) -> Any:
         # English only: the multilingual (OMW) warning is noise here.
         warnings.filterwarnings("ignore", message="The multilingual functions")
         return WordNetCorpusReader(pointer, None)
+
+
+def wordnet_folder(target: Path | str | None = None) -> Path:
+    """The installed `corpora/wordnet` folder (no nltk import), or ResourceError."""
+    from harness.errors import ResourceError
+
+    for root in candidate_roots(resolve_target(target)):
+        if _complete(root / "corpora" / "wordnet"):
+            return root / "corpora" / "wordnet"
+    if _locate(resolve_target(target)) is not None:
+        raise ResourceError("WordNet is installed only as NLTK's wordnet.zip; unzip it in place "
+                            "(corpora/wordnet/) for the prebuilt index")
+    raise ResourceError(NOT_INSTALLED)
 
 
 _READERS = ResourceCache(_locate, _open_reader, "WordNet", NOT_INSTALLED)
