@@ -65,7 +65,8 @@ def write_scores(ctx: Any, ids: Sequence[str], scores: Mapping[str, Sequence[flo
         out[str(metric)] = vals
     data = dataset or ctx.dataset
     head = {"probe": ctx.probe, "dataset": data, "split": ctx.split, "train": ctx.train, "variant": variant}
-    stem = safe_name(f"{data}-{ctx.split}-{variant or 'all'}")[:80] + "-" + digest(head, 8)
+    # The metric names are in the digest: two files of one variant may score different items.
+    stem = safe_name(f"{data}-{ctx.split}-{variant or 'all'}")[:80] + "-" + digest({**head, "m": sorted(out)}, 8)
     path = ctx.artifact(f"{PER_EXAMPLE_DIR}/{stem}.json")
     atomic_write_text(path, json.dumps({"format": FORMAT, **head, "ids": ids, "scores": out},
                                        sort_keys=True, separators=(",", ":")) + "\n")

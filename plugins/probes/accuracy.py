@@ -32,6 +32,7 @@ class AccuracyProbe(Probe):
             vqa_accuracy_batch,
             vqa_accuracy_lenient_batch,
         )
+        from harness.perexample import write_scores
         from harness.stats import bootstrap_ci
 
         preds = ctx.predict(ctx.examples, "answer")
@@ -55,6 +56,8 @@ class AccuracyProbe(Probe):
                 rows.append(ctx.row(item["metric"], item["value"], item["n"], ci=(item["ci_low"], item["ci_high"])))
             lenient = vqa_accuracy_lenient_batch([p or "" for p in pred_h], [ex.answers for ex in ex_h])
             lenient = np.where([p is None for p in pred_h], 0.0, lenient)
+            # Per-question scores for paired comparisons (`harness compare`, harness.perexample).
+            write_scores(ctx, [ex.id for ex in ex_h], {"vqa_accuracy": per_q, "vqa_accuracy_lenient": lenient})
             lo, hi = bootstrap_ci(lenient, seed=ctx.seed)
             rows.append(ctx.row("vqa_accuracy_lenient", float(lenient.mean()), len(lenient), ci=(lo, hi)))
             _report_examples(ctx, ex_h, pred_h, per_q)
@@ -66,6 +69,7 @@ class AccuracyProbe(Probe):
             ])
             lo, hi = bootstrap_ci(hits, seed=ctx.seed)
             rows.append(ctx.row("label_accuracy", float(hits.mean()), len(hits), ci=(lo, hi)))
+            write_scores(ctx, [ctx.examples[i].id for i in labelled_only], {"label_accuracy": hits})
         if errors:
             ctx.report(f"{errors} of {len(preds)} examples failed in the model and were scored 0.")
         return rows

@@ -60,6 +60,13 @@ class PairProbe(Probe):
         both = sum(o.both_correct for o in outcomes)
         same = sum(o.identical for o in outcomes)
         strict = np.array([o.strict_accuracy for o in outcomes])
+        from harness.perexample import write_scores
+
+        write_scores(ctx, [f"{ctx.examples[i].id}|{ctx.examples[j].id}" for i, j in ok],
+                     {"pair/both_correct": [float(o.both_correct) for o in outcomes],
+                      "pair/identical": [float(o.identical) for o in outcomes],
+                      "pair/different": [float(not o.identical) for o in outcomes],
+                      "pair/strict_accuracy": strict})
         rows = [
             ctx.row("pair/both_correct", both / n, n, ci=wilson_interval(both, n)),
             ctx.row("pair/identical", same / n, n, ci=wilson_interval(same, n), higher_is_better=False),

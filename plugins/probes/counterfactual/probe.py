@@ -89,6 +89,7 @@ class CounterfactualProbe(Probe):
             summary = summarize_kind(pairs, seed=ctx.seed)
             concept_rules, pair_rules = global_rules(pairs, min_support=int(self.config["min_support"]))
             summaries[kind.id] = (summary, pairs, concept_rules, pair_rules)
+            _write_per_example(ctx, kind.id, pairs, summary)
             rows += _kind_rows(ctx, kind.id, summary, ctx.labelled)
             for rule in concept_rules:
                 rows.append(ctx.row(f"unchanged/concept={rule.source}", rule.rate, rule.n, ci=rule.ci, variant=kind.id))
@@ -130,3 +131,14 @@ def _kind_rows(ctx: ProbeContext, kind: str, s: KindSummary, labelled: bool) -> 
     else:
         ctx.metric_unavailable(f"{kind}/acc_q", "split has no ground-truth answers (answer-change rate only)")
     return rows
+
+
+def _write_per_example(ctx: ProbeContext, kind: str, pairs: list[Pair], s: KindSummary) -> None:
+    """Per-question answer change (and accuracies) of one kind, for `harness compare`."""
+    from harness.perexample import write_scores
+
+    scores = {"answer_change_rate": [float(changed(p.answer, p.cf_answer)) for p in pairs]}
+    if s.per_pair_acc:
+        scores["acc_q"] = [a for a, _ in s.per_pair_acc]
+        scores["acc_q_cf"] = [b for _, b in s.per_pair_acc]
+    write_scores(ctx, [p.example_id for p in pairs], scores, variant=kind)

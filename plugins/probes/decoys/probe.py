@@ -160,6 +160,7 @@ class DecoyProbe(Probe):
             if not examples:
                 ctx.metric_unavailable(f"{METRIC} ({variant})", "no question has candidates for this decoy set")
                 continue
+            per_example: dict[str, np.ndarray] = {}  # per-question scores (harness.perexample)
             for label, (blank_image, blank_question) in ABLATIONS.items():
                 if label != "IQA" and not ablate:
                     continue
@@ -170,11 +171,16 @@ class DecoyProbe(Probe):
                 metric = METRIC if label == "IQA" else f"{METRIC}/{label}"
                 lo, hi = bootstrap_ci(scores, seed=ctx.seed)
                 rows.append(ctx.row(metric, float(scores.mean()), len(scores), ci=(lo, hi), variant=variant))
+                per_example[metric] = scores
                 if unmatched >= 0:
                     rows.append(ctx.row("mc_unmatched_rate" + ("" if label == "IQA" else f"/{label}"),
                                         unmatched / len(scores), len(scores), variant=variant, higher_is_better=False))
                 if errors:
                     ctx.report(f"decoys={variant} [{label}]: {errors} example(s) failed in the model, scored 0.")
+            if per_example:
+                from harness.perexample import write_scores
+
+                write_scores(ctx, [ex.id for ex in examples], per_example, variant=variant)
             # Model-free reference rows (the same for every model).
             if train is None:
                 train, train_label = _train_examples(ctx)

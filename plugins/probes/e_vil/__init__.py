@@ -57,6 +57,9 @@ class NLEProbe(Probe):
         answers = _answers(ctx)
         ts = task_scores(examples, answers, self.config["correct"])
         rows = [ctx.row("s_t", ts.s_t, len(examples), ci=bootstrap_ci(ts.values, seed=ctx.seed))]
+        from harness.perexample import write_scores  # per-example S_T for `harness compare`
+
+        write_scores(ctx, [ex.id for ex in examples], {"s_t": ts.values})
         idx = [i for i in np.flatnonzero(ts.correct) if examples[i].explanations]
         no_refs = int(ts.correct.sum()) - len(idx)
         rows.append(ctx.row("n_correct", len(idx), len(examples), unit="count"))
