@@ -1,38 +1,186 @@
-"""Reading data files with one-line errors that name the file (shared by dataset plugins)."""
+"""Reading JSON and JSON-lines files with one-line errors that name the file (shared by loaders).
+
+Strict JSON: `NaN`, `Infinity` and numbers too large for a float (`1e309`) are errors, not
+values (Python's `json` accepts them; JSON does not), named with line, column and the key
+they belong to. Non-UTF-8 bytes give the byte offset; a file that ends early says it is
+truncated. Repeated keys in one object (which `json.loads` silently resolves to the last)
+can be an error or recorded (`duplicate_keys=`). See `harness.validation` for the rest of
+the validation layer.
+"""
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from .errors import DataError
+from .validation import decode_text, read_bytes
 
-__all__ = ["read_json"]
+__all__ = ["read_json", "loads_strict", "jsonl_records", "JSONObject", "DUPLICATE_KEYS"]
+
+#: `read_json(duplicate_keys=...)`: "ignore" (fast; the last value wins, as in json.loads),
+#: "error" (DataError naming the key) or "record" (objects are `JSONObject`s keeping the
+#: first value and listing repeated keys in `.duplicates`).
+DUPLICATE_KEYS = ("ignore", "error", "record")
 
 
-def read_json(path: Path | str, hint: str = "") -> Any:
-    """Parse a JSON file; missing or malformed files give a one-line DataError naming it.
+class JSONObject(dict):
+    """A parsed JSON object that remembers the keys it held more than once (first value kept)."""
+
+    duplicates: tuple[str, ...] = ()
+
+
+class _NonFinite(ValueError):
+    def __init__(self, token: str) -> None:
+        super().__init__(token)
+        self.token = token
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _constant(name: str) -> float:
+    raise _NonFinite(name)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _NonFinite(text)
+    return value
+
+
+def _record_pairs(pairs: list[tuple[str, Any]]) -> JSONObject:
+    obj = JSONObject()
+    repeated = []
+    for key, value in pairs:
+        if key in obj:
+            repeated.append(key)
+        else:
+            obj[key] = value
+    if repeated:
+        obj.duplicates = tuple(repeated)
+    return obj
+
+
+def _error_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    obj: dict = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _DuplicateKey(key)
+        obj[key] = value
+    return obj
+
+
+_HOOKS = {"ignore": None, "error": _error_pairs, "record": _record_pairs}
+
+
+def loads_strict(text: str, *, duplicate_keys: str = "ignore") -> Any:
+    """`json.loads` without NaN / Infinity / overflowing floats (raises ValueError subclasses
+    that `describe_json_error` turns into one line)."""
+    return json.loads(text, parse_constant=_constant, parse_float=_float, object_pairs_hook=_HOOKS[duplicate_keys])
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+_KEY_BEFORE = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*$')
+
+
+def _token_position(text: str, token: str) -> int:
+    """Offset of the first `token` outside a string (-1 when not found)."""
+    pattern = re.compile(r'"(?:[^"\\]|\\.)*"|(?<![\w.+-])(' + re.escape(token) + r')(?![\w.])')
+    for m in pattern.finditer(text):
+        if m.group(1):
+            return m.start(1)
+    return -1
+
+
+def describe_json_error(exc: ValueError, text: str, *, one_line: bool = False) -> str:
+    """One clause for a failed `loads_strict` ('line 3 column 20: field ...: NaN is not ...');
+    `one_line` (a JSON-lines row) gives the column only."""
+    clause = _describe(exc, text)
+    return re.sub(r"^line 1 column", "column", clause) if one_line else clause
+
+
+def _describe(exc: ValueError, text: str) -> str:
+    if isinstance(exc, _DuplicateKey):
+        return (f"duplicated key {exc.key!r} in one JSON object (a JSON reader keeps only one of "
+                "them; remove or rename the other)")
+    if isinstance(exc, _NonFinite):
+        pos = _token_position(text, exc.token)
+        at = ""
+        field = ""
+        if pos >= 0:
+            line, col = _line_col(text, pos)
+            at = f"line {line} column {col}: "
+            m = _KEY_BEFORE.search(text, max(0, pos - 300), pos)
+            field = f"field {m.group(1)!r}: " if m else ""
+        what = "too large for a number" if exc.token[-1].isdigit() else "not a valid JSON number"
+        return f"{at}{field}{exc.token} is {what} (JSON numbers must be finite)"
+    if isinstance(exc, json.JSONDecodeError):
+        line, col = exc.lineno, exc.colno
+        if not text[exc.pos:].strip() and exc.pos >= len(text.rstrip()):
+            return f"line {line} column {col}: truncated JSON (the text ends before the JSON does)"
+        return f"line {line} column {col}: malformed JSON ({exc.msg})"
+    return f"malformed JSON ({exc})"
+
+
+def read_json(path: Path | str, hint: str = "", *, duplicate_keys: str = "ignore") -> Any:
+    """Parse a JSON file; a missing, unreadable, non-UTF-8, empty, truncated or malformed
+    file, or a non-finite number, is a one-line DataError naming it (line, column, key).
 
     `hint` says what the file is and where to get it ("Visual7W telling file; see
-    docs/decoys.md") and is added to the missing-file message."""
+    docs/decoys.md") and is added to the missing-file message. `duplicate_keys` is one of
+    `DUPLICATE_KEYS`."""
+    if duplicate_keys not in _HOOKS:
+        raise ValueError(f"duplicate_keys must be one of {', '.join(DUPLICATE_KEYS)}")
     path = Path(path)
-    try:
-        blob = path.read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"missing file: {path}" + (f" ({hint})" if hint else "")) from None
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        import orjson  # faster for the 100+ MB annotation files; optional
-
+    blob = read_bytes(path, hint)
+    if duplicate_keys == "ignore":
         try:
+            import orjson  # faster for the 100+ MB annotation files; optional
+
             return orjson.loads(blob)
-        except orjson.JSONDecodeError as exc:
-            raise DataError(f"{path}: malformed JSON ({exc})") from None
-    except ImportError:  # pragma: no cover - depends on the environment
-        pass
+        except ImportError:  # pragma: no cover - depends on the environment
+            pass
+        except ValueError:
+            pass  # re-parsed below for a precise message (and to accept a byte-order mark)
+    text = decode_text(blob, path)
+    if not text.strip():
+        raise DataError(f"{path}: empty file (expected JSON)" + (f"; {hint}" if hint else ""))
     try:
-        return json.loads(blob)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: malformed JSON ({exc})") from None
+        return loads_strict(text, duplicate_keys=duplicate_keys)
+    except (ValueError, RecursionError) as exc:
+        if isinstance(exc, RecursionError):
+            raise DataError(f"{path}: JSON nested too deeply") from None
+        raise DataError(f"{path}: {describe_json_error(exc, text)}") from None
+
+
+def jsonl_records(path: Path | str, hint: str = "") -> Iterator[tuple[int, Any]]:
+    """(line number, parsed value) for every non-blank line of a JSON-lines file; a bad line
+    is a one-line DataError naming the file and the row (a last line without its newline
+    that does not parse is reported as truncated)."""
+    path = Path(path)
+    text = decode_text(read_bytes(path, hint), path)
+    lines = text.split("\n")
+    for row, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield row, loads_strict(line)
+        except (ValueError, RecursionError) as exc:
+            if row == len(lines) and not text.endswith("\n") and isinstance(exc, json.JSONDecodeError):
+                raise DataError(f"{path}: row {row}: truncated JSON line (the file ends mid-line; "
+                                "an interrupted write?)") from None
+            detail = (describe_json_error(exc, line, one_line=True) if isinstance(exc, ValueError)
+                      else "JSON nested too deeply")
+            raise DataError(f"{path}: row {row}: not valid JSON ({detail})") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
@@ -12,12 +13,23 @@ __all__ = ["Option", "Configurable"]
 
 @dataclass(frozen=True)
 class Option:
-    """A user-settable option of a plugin (`--model name:key=value`)."""
+    """A user-settable option of a plugin (`--model name:key=value`).
+
+    Numbers are checked against `min` / `max` (inclusive) when given, and must be finite,
+    so an absurd value (`epochs=99999999999999999999999`, `lr=nan`) is a one-line usage
+    error instead of a hang. `fingerprint=False` marks an option that cannot change outputs
+    (where weights are fetched from); `Configurable.fingerprint_config` leaves it out."""
 
     default: Any
     help: str = ""
     #: Accepted values, when the option is a choice.
     choices: tuple[Any, ...] | None = None
+    #: Smallest accepted value (numbers), inclusive.
+    min: float | None = None
+    #: Largest accepted value (numbers), inclusive.
+    max: float | None = None
+    #: False when the option cannot change a plugin's outputs (left out of fingerprints).
+    fingerprint: bool = True
 
     def parse(self, owner: str, key: str, raw: Any) -> Any:
         """Convert a command-line string to the default's type; one-line error if it fails."""
@@ -32,14 +44,37 @@ class Option:
                 else:
                     value = kind(raw)
             except ValueError:
+                shown = raw if len(raw) <= 30 else f"{raw[:27]}..."
                 raise UsageError(
-                    f"{owner}: option {key}={raw!r} is not a valid {kind.__name__}"
+                    f"{owner}: option {key}={shown!r} is not a valid {kind.__name__}"
                 ) from None
         if self.choices is not None and value not in self.choices:
             raise UsageError(
                 f"{owner}: option {key}={value!r} must be one of {', '.join(map(str, self.choices))}"
             )
+        self._check_range(owner, key, value)
         return value
+
+    def _check_range(self, owner: str, key: str, value: Any) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return
+        shown = str(value) if len(str(value)) <= 30 else f"{str(value)[:27]}..."
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UsageError(f"{owner}: option {key}={shown} must be a finite number")
+        if (self.min is not None and value < self.min) or (self.max is not None and value > self.max):
+            lo = "-inf" if self.min is None else _num(self.min)
+            hi = "inf" if self.max is None else _num(self.max)
+            raise UsageError(f"{owner}: option {key}={shown} is out of range: must be between {lo} and {hi}")
+
+    def describe_range(self) -> str:
+        """'1..1000' (for listings and docs); '' when unbounded."""
+        if self.min is None and self.max is None:
+            return ""
+        return f"{'' if self.min is None else _num(self.min)}..{'' if self.max is None else _num(self.max)}"
+
+
+def _num(value: float) -> str:
+    return f"{value:,}".replace(",", "_") if isinstance(value, int) and abs(value) >= 10_000 else str(value)
 
 
 class Configurable:
@@ -63,3 +98,7 @@ class Configurable:
         for key, raw in options.items():
             config[key] = self.options[key].parse(f"{self.kind} {self.name!r}", key, raw)
         self.config: dict[str, Any] = config
+
+    def fingerprint_config(self) -> dict[str, Any]:
+        """`config` without the options that cannot change outputs (`Option(fingerprint=False)`)."""
+        return {k: v for k, v in self.config.items() if k not in self.options or self.options[k].fingerprint}

@@ -126,12 +126,17 @@ def test_missing_files_name_the_expected_path(tmp_path, fresh_cache):
 
 
 @pytest.mark.parametrize("mutate, expected", [
-    (lambda q, a: q.append(dict(q[0])), "questions[3].question_id: duplicated question_id 42000"),
-    (lambda q, a: q[1].update(question_id="43000"), "questions[1].question_id: expected an integer, got str"),
-    (lambda q, a: q[2].update(question=None), "questions[2].question: expected a string, got null"),
-    (lambda q, a: a[0].update(answers=[{"answer": 3}]), "annotations[0].answers[0].answer: expected a string"),
-    (lambda q, a: a[1].pop("multiple_choice_answer"), "annotations[1].multiple_choice_answer: missing"),
-    (lambda q, a: a.append(dict(a[0])), "annotations[3].question_id: duplicated question_id 42000"),
+    (lambda q, a: q.append(dict(q[0])), "questions[3]: field 'question_id': duplicated question_id 42000"),
+    (lambda q, a: q[1].update(question_id="43000"),
+     "questions[1]: field 'question_id': expected an integer id, got str '43000'"),
+    (lambda q, a: q[1].update(question_id=2**63), "questions[1]: field 'question_id': id 9223372036854775808 is out"),
+    (lambda q, a: q[1].update(question_id=True), "questions[1]: field 'question_id': expected an integer id, got bool"),
+    (lambda q, a: q[2].update(question=None), "questions[2]: field 'question': expected a string, got null"),
+    (lambda q, a: a[0].update(answers=[{"answer": 3}]), "annotations[0]: field 'answers[0].answer': expected a string"),
+    (lambda q, a: a[0].update(answers="yes"), "annotations[0]: field 'answers': expected a list, got str 'yes'"),
+    (lambda q, a: a[0].update(answers=_answers(["yes"] * 3)), "annotations[0]: field 'answers': 3 answers, expected 10"),
+    (lambda q, a: a[1].pop("multiple_choice_answer"), "annotations[1]: field 'multiple_choice_answer': missing"),
+    (lambda q, a: a.append(dict(a[0])), "annotations[3]: field 'question_id': duplicated question_id 42000"),
     (lambda q, a: a.pop(), "no annotation for question_id 42001"),
 ])
 def test_bad_input_gives_one_line_errors_naming_file_and_field(tmp_path, fresh_cache, mutate, expected):
@@ -154,11 +159,34 @@ def test_malformed_json_and_bad_pairs(tmp_path, fresh_cache):
     folder = write_v2(tmp_path)
     pairs = folder / "v2_mscoco_val2014_complementary_pairs.json"
     pairs.write_text("[[42000, 43000]")
-    with pytest.raises(DataError, match="complementary_pairs.json: malformed JSON"):
+    with pytest.raises(DataError, match="complementary_pairs.json: line 1 column 16: truncated JSON"):
         VQA2(data_dir=tmp_path).load("val")
     pairs.write_text(json.dumps([[42000, "43000"]]))
-    with pytest.raises(DataError, match=r"complementary_pairs.json: \[0\]\[1\]: expected an integer"):
+    with pytest.raises(DataError, match=r"complementary_pairs.json: \[0\]: field '\[1\]': expected an integer"):
         VQA2(data_dir=tmp_path).load("val")
+
+
+def test_duplicates_and_answer_counts_can_be_accepted_and_are_counted(tmp_path, fresh_cache):
+    qs = [{"image_id": 42, "question": "Is there a dog?", "question_id": 42000},
+          {"image_id": 43, "question": "Is there a cat?", "question_id": 43000},
+          {"image_id": 42, "question": "Is there a dog, again?", "question_id": 42000}]
+    anns = [{"question_id": 42000, "image_id": 42, "question_type": "is there a", "answer_type": "yes/no",
+             "multiple_choice_answer": "yes", "answers": _answers(["yes"] * 10)},
+            {"question_id": 43000, "image_id": 43, "question_type": "is there a", "answer_type": "yes/no",
+             "multiple_choice_answer": "no", "answers": _answers(["no"] * 3)}]
+    write_v2(tmp_path, questions=qs, annotations=anns, pairs=[])
+    with pytest.raises(DataError, match="duplicated question_id 42000 .* pass duplicates=keep-first"):
+        VQA2(data_dir=tmp_path).load("val")
+    with pytest.raises(DataError, match="3 answers, expected 10; pass answers=lenient"):
+        VQA2(data_dir=tmp_path, duplicates="keep-first").load("val")
+    plugin = VQA2(data_dir=tmp_path, duplicates="keep-first", answers="lenient")
+    exs = examples(plugin)
+    assert [e.id for e in exs] == ["42000", "43000"]
+    assert exs[0].question == "Is there a dog?"  # the first copy is kept
+    assert exs[1].answers == ("no",) * 3
+    summary = plugin.summary("val")
+    assert summary["duplicate_question_ids"] == 1 and summary["duplicate_question_ids_shown"] == ["42000"]
+    assert summary["answer_count_mismatches"] == 1 and summary["answer_count_mismatches_shown"] == ["43000"]
 
 
 def test_toy_export_round_trips_through_vqa2(tmp_path, fresh_cache):

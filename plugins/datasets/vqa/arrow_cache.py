@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["LOADER_VERSION", "cache_key", "cached_dataset", "example_features", "read_summary"]
 
 #: Bump whenever parsed rows could change for the same files (it keys the cache).
-LOADER_VERSION = "1"
+LOADER_VERSION = "2"
 MARKER = "COMPLETE.json"
 
 

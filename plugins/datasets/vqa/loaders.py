@@ -13,9 +13,17 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.errors import UsageError
+from harness.validation import Tally, answers_option, duplicates_option
 
 from .arrow_cache import cache_key, cached_dataset, read_summary
-from .official import build_columns, parse_annotations, parse_pairs, parse_questions, read_json
+from .official import (
+    N_ANSWERS,
+    build_columns,
+    parse_annotations,
+    parse_pairs,
+    parse_questions,
+    read_json,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -40,6 +48,8 @@ class OfficialVQA(DatasetPlugin):
     options: ClassVar[Mapping[str, Option]] = {
         "root": Option("", "folder of the JSON files (relative to --data-dir; default <data-dir>/vqa2 or vqa1)"),
         "images": Option("", "folder holding the COCO image folders (relative to --data-dir; default <data-dir>/coco)"),
+        "duplicates": duplicates_option("question_id (in the questions or the annotations file)"),
+        "answers": answers_option("10 human answers per annotation (VQA v1: 18 multiple choices)"),
     }
 
     # ------------------------------------------------------------------ paths
@@ -110,24 +120,45 @@ class OfficialVQA(DatasetPlugin):
     def _pairs(self, split: str, questions: Mapping[int, Any]) -> tuple[dict[int, int], dict[str, Any]]:
         return {}, {}
 
+    def _tally(self, path: Path, expected: int | None = None) -> Tally:
+        return Tally(path, id_name="question_id", duplicates=self.config["duplicates"],
+                     answers=self.config["answers"], expected=expected)
+
     def _parse(self, split: str) -> tuple[dict[str, list], dict[str, Any]]:
         qpath = self.questions_file(split)
-        questions = parse_questions(read_json(qpath), qpath, with_choices=True)
-        self._add_choices(split, questions)
+        qtally = self._tally(qpath)
+        questions = parse_questions(read_json(qpath), qpath, with_choices=True, tally=qtally)
+        tallies = [qtally] + self._add_choices(split, questions)
         annotations = None
         apath = None
         if self.is_labelled(split):
             apath = self.annotations_file(split)
-            annotations = parse_annotations(read_json(apath), apath)
+            atally = self._tally(apath, N_ANSWERS)
+            annotations = parse_annotations(read_json(apath), apath, tally=atally)
+            tallies.append(atally)
         partner, summary = self._pairs(split, questions)
         cols = build_columns(questions, annotations, partner, questions_path=qpath, annotations_path=apath,
                              images_root=self.images_root, image_folder=IMAGE_FOLDERS[split])
         summary = {"dataset": self.name, "split": split, "questions": len(questions),
-                   "labelled": annotations is not None, **summary}
+                   "labelled": annotations is not None, **summary, **_merge(tallies)}
         return cols, summary
 
-    def _add_choices(self, split: str, questions: dict[int, dict[str, Any]]) -> None:
-        return None
+    def _add_choices(self, split: str, questions: dict[int, dict[str, Any]]) -> list[Tally]:
+        return []
+
+
+def _merge(tallies: list[Tally]) -> dict[str, Any]:
+    """One load summary from the questions / annotations / choices tallies (counts added)."""
+    out: dict[str, Any] = {}
+    for tally in tallies:
+        for key, value in tally.summary().items():
+            if key.endswith("_shown"):
+                out[key] = (out.get(key, []) + value)[: Tally.SHOWN]
+            elif isinstance(value, int) and key != "expected_answers":
+                out[key] = out.get(key, 0) + value
+            else:
+                out.setdefault(key, value)
+    return out
 
 
 class VQA2(OfficialVQA):
@@ -165,16 +196,19 @@ class VQA1(OfficialVQA):
     def optional_files(self, split: str) -> list[Path]:
         return [self.mc_questions_file(split)]
 
-    def _add_choices(self, split: str, questions: dict[int, dict[str, Any]]) -> None:
+    def _add_choices(self, split: str, questions: dict[int, dict[str, Any]]) -> list[Tally]:
         # The 18 choices live in the MultipleChoice questions file (same question ids).
         path = self.mc_questions_file(split)
         if not path.is_file():
-            return
-        from harness.errors import DataError
+            return []
+        from harness.validation import fail
 
-        mc = parse_questions(read_json(path), path, with_choices=True)
+        tally = self._tally(path)
+        mc = parse_questions(read_json(path), path, with_choices=True, tally=tally)
         for qid, rec in mc.items():
             if qid not in questions:
-                raise DataError(f"{path}: questions.question_id: {qid} is not in {self.questions_file(split)}")
+                raise fail(path, "questions", f"question_id {qid} is not in {self.questions_file(split)}",
+                           "question_id")
             if "choices" in rec:
                 questions[qid]["choices"] = rec["choices"]
+        return [tally]

@@ -1,0 +1,388 @@
+"""One validation layer for loader input: file reading, field checks and duplicate/count policies.
+
+Every dataset loader (VQA, Visual7W, Visual Genome, decoy files, e-SNLI-VE, VQA-X, VCR) and
+every reader of user files (`harness nle import`, feature files) goes through these helpers,
+so the same class of error is rejected the same way, with one line:
+
+    <file>: <row>: field '<name>': <problem>
+
+`<row>` locates the record ("questions[3]", "row 12", "images[0].qa_pairs[4]"); file-level
+problems leave it out. Classes of error and their wording:
+
+- unreadable input: missing file, a folder where a file is expected, not UTF-8 (byte offset
+  and line), malformed or truncated JSON (line and column; `harness.jsonio`);
+- wrong types: "expected an integer, got str '43000'" (a bool is never an integer or an
+  index; a string is never a list);
+- out of range: ids must be integers in [0, 2^53 - 1] (JSON-safe: they survive JavaScript,
+  float64 tools and Arrow int64); indices must point into their list; numbers must be finite;
+- duplicates and answer counts: a policy per dataset (`duplicates=error|keep-first`,
+  `answers=strict|lenient`): an error by default, or accepted and counted in the dataset's
+  `summary()` (`Tally`), never dropped silently.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+from .errors import DataError, UsageError
+from .options import Option
+
+__all__ = [
+    "MAX_ID", "DUPLICATES", "ANSWERS", "duplicates_option", "answers_option",
+    "type_name", "describe", "fail", "read_bytes", "decode_text", "read_text", "csv_rows",
+    "check_object", "check_list", "check_id", "check_int", "check_index", "check_str", "check_text",
+    "check_str_list", "check_number", "check_choice", "Field", "check_record", "Tally",
+    "check_writable_folder",
+]
+
+#: Largest accepted id: 2^53 - 1, the largest integer JSON consumers agree on.
+MAX_ID = 2**53 - 1
+#: Policies for repeated ids (question_id, pairID, qa_id, annot_id, keys of keyed JSON).
+DUPLICATES = ("error", "keep-first")
+#: Policies for answer counts that differ from the format's (VQA: 10 human answers).
+ANSWERS = ("strict", "lenient")
+
+
+def duplicates_option(what: str) -> Option:
+    """The `duplicates=` dataset option (repeated `what` ids)."""
+    return Option("error", f"a repeated {what}: error, or keep-first (later copies dropped and counted "
+                           "in the load summary)", choices=DUPLICATES)
+
+
+def answers_option(expected: str) -> Option:
+    """The `answers=` dataset option (answer counts other than `expected`)."""
+    return Option("strict", f"{expected}: strict (any other count is an error) or lenient (accepted and "
+                            "counted in the load summary)", choices=ANSWERS)
+
+
+# ------------------------------------------------------------------ messages
+
+
+def type_name(value: Any) -> str:
+    """JSON-ish type name: null, bool, int, float, str, list, object."""
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def describe(value: Any) -> str:
+    """'str \\'abc\\'' - the type and a short repr, for 'expected X, got ...' messages."""
+    text = repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{type_name(value)} {text}" if not isinstance(value, (dict, list)) else type_name(value)
+
+
+def fail(path: Path | str, row: str, problem: str, field: str | None = None) -> DataError:
+    """The one-line DataError: `<file>: <row>: field '<field>': <problem>` (parts may be empty)."""
+    parts = [str(path)]
+    if row:
+        parts.append(row)
+    if field is not None:
+        parts.append(f"field {field!r}")
+    parts.append(" ".join(problem.split()))  # never more than one line
+    return DataError(": ".join(parts))
+
+
+# ------------------------------------------------------------------ reading files
+
+
+def read_bytes(path: Path | str, hint: str = "") -> bytes:
+    """The file's bytes; a missing file, a folder or an unreadable file is one line."""
+    path = Path(path)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"missing file: {path}" + (f" ({hint})" if hint else "")) from None
+    except IsADirectoryError:
+        raise DataError(f"{path}: is a folder, expected a file" + (f" ({hint})" if hint else "")) from None
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def decode_text(blob: bytes, path: Path | str) -> str:
+    """UTF-8 text (a leading byte-order mark is dropped); DataError with the byte offset and
+    line of the first invalid byte."""
+    try:
+        return blob.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = blob.count(b"\n", 0, exc.start) + 1
+        raise DataError(f"{path}: not UTF-8 text (byte {exc.start}, line {line}: "
+                        f"{blob[exc.start:exc.start + 4]!r}); re-save the file as UTF-8") from None
+
+
+def read_text(path: Path | str, hint: str = "") -> str:
+    """A text file decoded as UTF-8, with one-line errors (see `read_bytes`, `decode_text`)."""
+    return decode_text(read_bytes(path, hint), path)
+
+
+def csv_rows(path: Path | str, columns: Sequence[str], hint: str = "") -> Iterator[tuple[int, dict[str, str]]]:
+    """(row number, row) for every data row of a CSV file with a header (rows are numbered
+    from 1 after the header). The header must hold `columns`; a row with more or fewer
+    fields than the header, a NUL byte or an unterminated quote is one line naming the row."""
+    text = read_text(path, hint)
+    if not text.strip():
+        raise DataError(f"{path}: empty file (expected a CSV header with {', '.join(columns)})")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        header = reader.fieldnames or []
+    except csv.Error as exc:
+        raise fail(path, "row 0 (header)", f"not valid CSV ({exc})") from None
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise fail(path, "row 0 (header)", f"missing column(s) {', '.join(missing)}; expected {', '.join(columns)}")
+    row_no = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise fail(path, f"row {row_no + 1}", f"not valid CSV ({exc})") from None
+        row_no += 1
+        if None in row:
+            raise fail(path, f"row {row_no}", f"{len(header) + len(row[None])} fields, the header has "
+                                              f"{len(header)} (an unquoted comma?)")
+        short = [c for c in columns if row.get(c) is None]
+        if short:
+            raise fail(path, f"row {row_no}", "missing value (short row)", short[0])
+        yield row_no, row
+
+
+# ------------------------------------------------------------------ field checks
+
+
+def check_object(value: Any, path: Path | str, row: str, field: str | None = None) -> dict:
+    """`value` if it is a JSON object."""
+    if not isinstance(value, dict):
+        raise fail(path, row, f"expected an object, got {describe(value)}", field)
+    return value
+
+
+def check_list(value: Any, path: Path | str, row: str, field: str | None = None, *, nonempty: bool = False) -> list:
+    """`value` if it is a list (a string is not a list of characters)."""
+    if not isinstance(value, list):
+        raise fail(path, row, f"expected a list, got {describe(value)}", field)
+    if nonempty and not value:
+        raise fail(path, row, "expected a non-empty list, got []", field)
+    return value
+
+
+def check_int(value: Any, path: Path | str, row: str, field: str | None = None, *,
+              lo: int | None = None, hi: int | None = None) -> int:
+    """`value` if it is an integer (not a bool, not a float) within [lo, hi]."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise fail(path, row, f"expected an integer, got {describe(value)}", field)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise fail(path, row, f"{value} is out of range [{lo if lo is not None else '-inf'}, "
+                              f"{hi if hi is not None else 'inf'}]", field)
+    return value
+
+
+def check_id(value: Any, path: Path | str, row: str, field: str | None = None) -> int:
+    """An integer id in [0, 2^53 - 1] (`MAX_ID`)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_ID:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        raise fail(path, row, f"id {value} is out of range [0, 2^53 - 1]", field)
+    raise fail(path, row, f"expected an integer id, got {describe(value)}", field)
+
+
+def check_index(value: Any, size: int, path: Path | str, row: str, field: str | None = None, *,
+                into: str = "the list") -> int:
+    """An integer index into a list of `size` items (a bool is not an index)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
+        raise fail(path, row, f"{describe(value)} is not an index into {size} {into}", field)
+    return value
+
+
+def check_str(value: Any, path: Path | str, row: str, field: str | None = None) -> str:
+    """`value` if it is a string (possibly empty)."""
+    if not isinstance(value, str):
+        raise fail(path, row, f"expected a string, got {describe(value)}", field)
+    return value
+
+
+def check_text(value: Any, path: Path | str, row: str, field: str | None = None) -> str:
+    """A string with non-space content (returned stripped)."""
+    if not isinstance(value, str):
+        raise fail(path, row, f"expected a non-empty string, got {describe(value)}", field)
+    text = value.strip()
+    if not text:
+        raise fail(path, row, "empty string", field)
+    return text
+
+
+def check_str_list(value: Any, path: Path | str, row: str, field: str | None = None, *,
+                   nonempty: bool = False) -> list[str]:
+    """A list of strings; the first bad item is named (`field[3]`)."""
+    check_list(value, path, row, field, nonempty=nonempty)
+    for j, item in enumerate(value):
+        if not isinstance(item, str):
+            raise fail(path, row, f"expected a string, got {describe(item)}", f"{field}[{j}]" if field else f"[{j}]")
+    return value
+
+
+def check_number(value: Any, path: Path | str, row: str, field: str | None = None) -> float:
+    """A finite int or float (not a bool, not NaN or infinite)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise fail(path, row, f"expected a number, got {describe(value)}", field)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise fail(path, row, f"expected a finite number, got {value}", field)
+    return value
+
+
+def check_choice(value: Any, allowed: Sequence[str], path: Path | str, row: str, field: str | None = None) -> str:
+    """One of `allowed` (compared after stripping spaces)."""
+    text = value.strip() if isinstance(value, str) else value
+    if text not in allowed:
+        raise fail(path, row, f"{describe(value)} is not one of {', '.join(allowed)}", field)
+    return text
+
+
+# ------------------------------------------------------------------ record schemas
+
+_KINDS = {
+    "object": lambda v, p, r, f: check_object(v, p, r, f),
+    "list": lambda v, p, r, f: check_list(v, p, r, f),
+    "id": lambda v, p, r, f: check_id(v, p, r, f),
+    "int": lambda v, p, r, f: check_int(v, p, r, f),
+    "str": lambda v, p, r, f: check_str(v, p, r, f),
+    "text": lambda v, p, r, f: check_text(v, p, r, f),
+    "str-list": lambda v, p, r, f: check_str_list(v, p, r, f),
+    "number": lambda v, p, r, f: check_number(v, p, r, f),
+    # an id that may be written as a string ("393271") or an integer
+    "key": lambda v, p, r, f: check_id(v, p, r, f) if not isinstance(v, str) else check_text(v, p, r, f),
+}
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a record format: its kind (a key of the checks above) and presence."""
+
+    kind: str
+    required: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in _KINDS:
+            raise ValueError(f"unknown field kind {self.kind!r}; kinds: {', '.join(_KINDS)}")
+
+
+def check_record(item: Any, schema: Mapping[str, Field], path: Path | str, row: str) -> dict:
+    """`item` if it is an object whose fields match `schema` (missing required field, wrong
+    type, out-of-range id, empty text, non-finite number: one line naming row and field)."""
+    check_object(item, path, row)
+    for name, spec in schema.items():
+        if name not in item:
+            if spec.required:
+                raise fail(path, row, "missing", name)
+            continue
+        _KINDS[spec.kind](item[name], path, row, name)
+    return item
+
+
+class Tally:
+    """Duplicate ids and answer-count mismatches under a dataset's policies.
+
+    `seen(key, row)` is True the first time an id is met; a repeat is a DataError naming
+    both rows (`duplicates="error"`) or False and counted (`"keep-first"`).
+    `count_ok(n, row)` checks an answer count against `expected` the same way
+    (`answers="strict"` / `"lenient"`). `summary()` holds the counts and the first ids."""
+
+    SHOWN = 10
+
+    def __init__(self, path: Path | str, *, id_name: str, duplicates: str = "error",
+                 answers: str = "strict", expected: int | None = None, answers_field: str = "answers") -> None:
+        if duplicates not in DUPLICATES:
+            raise UsageError(f"duplicates={duplicates!r} must be one of {', '.join(DUPLICATES)}")
+        if answers not in ANSWERS:
+            raise UsageError(f"answers={answers!r} must be one of {', '.join(ANSWERS)}")
+        self.path, self.id_name, self.duplicates, self.answers = path, id_name, duplicates, answers
+        self.expected, self.answers_field = expected, answers_field
+        self._first: dict[Any, str] = {}
+        self.duplicate_count = 0
+        self.duplicate_ids: list[str] = []
+        self.mismatch_count = 0
+        self.mismatch_ids: list[str] = []
+
+    def seen(self, key: Any, row: str) -> bool:
+        """True for a new id; False (counted) or DataError for a repeat."""
+        first = self._first.get(key)
+        if first is None:
+            self._first[key] = row
+            return True
+        if self.duplicates == "error":
+            raise fail(self.path, row, f"duplicated {self.id_name} {key} (first at {first}); "
+                                       "pass duplicates=keep-first to keep the first and count the others",
+                       self.id_name)
+        self.duplicate_count += 1
+        if len(self.duplicate_ids) < self.SHOWN:
+            self.duplicate_ids.append(str(key))
+        return False
+
+    def count_ok(self, n: int, key: Any, row: str, *, expected: int | None = None, field: str | None = None) -> bool:
+        """True when `n` is the expected count (the tally's, or `expected`); False (counted)
+        or DataError otherwise."""
+        want = self.expected if expected is None else expected
+        if want is None or n == want:
+            return True
+        if self.answers == "strict":
+            raise fail(self.path, row, f"{n} answers, expected {want}; pass answers=lenient to "
+                                       "accept and count such questions", field or self.answers_field)
+        self.mismatch_count += 1
+        if len(self.mismatch_ids) < self.SHOWN:
+            self.mismatch_ids.append(str(key))
+        return False
+
+    def summary(self) -> dict[str, Any]:
+        """Counts for the dataset's `summary()` (zeros included, so probes can report them)."""
+        out: dict[str, Any] = {"duplicates": self.duplicates, f"duplicate_{self.id_name}s": self.duplicate_count}
+        if self.duplicate_ids:
+            out[f"duplicate_{self.id_name}s_shown"] = list(self.duplicate_ids)
+        if self.expected is not None or self.mismatch_count:
+            out["answers"] = self.answers
+            out["expected_answers"] = self.expected
+            out["answer_count_mismatches"] = self.mismatch_count
+            if self.mismatch_ids:
+                out["answer_count_mismatches_shown"] = list(self.mismatch_ids)
+        return out
+
+
+# ------------------------------------------------------------------ output folders
+
+
+def check_writable_folder(folder: Path | str, what: str = "output folder") -> None:
+    """UsageError, before any work, when `folder` cannot be created or written (`/proc/x`,
+    a path under a file, a read-only mount). Nothing is left behind by the check."""
+    folder = Path(folder)
+    created: list[Path] = []
+    try:
+        if folder.exists() and not folder.is_dir():
+            raise UsageError(f"{what} {folder} is a file, not a folder")
+        missing = [p for p in (folder, *folder.parents) if not p.exists()]
+        for p in reversed(missing):
+            p.mkdir()
+            created.append(p)
+        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except UsageError:
+        raise
+    except OSError as exc:
+        raise UsageError(f"{what} {folder} is not writable ({exc.strerror or exc}); "
+                         "choose another folder") from None
+    finally:
+        for p in reversed(created):
+            try:
+                p.rmdir()
+            except OSError:
+                pass
