@@ -14,12 +14,13 @@ fitted on one half and scored on the other when only dev/val is at hand. See doc
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.digest import digest
 from harness.errors import UsageError
 from harness.types import Example
+from harness.validation import answers_option, duplicates_option
 
 from ._common import base_split, split_file, take_half
 from .loaders import ESNLIVE_LABELS, read_esnlive, read_vcr, read_vqax
@@ -34,12 +35,14 @@ class _EvilDataset(DatasetPlugin):
     pattern: ClassVar[str] = ""
     image_folder: ClassVar[str] = ""
     real_splits: ClassVar[tuple[str, ...]] = ()
-    reader: ClassVar[Callable[[Path, Path | None], list[Example]]]
+    reader: ClassVar[Callable[..., list[Example]]]
     options: ClassVar[Mapping[str, Option]] = {
         "path": Option("", "explicit file to read (overrides --data-dir lookup; any split name then reads it)"),
         "images": Option("", "image folder (default: under --data-dir, see docs/e-vil.md)"),
-        "half_seed": Option(0, "seed of the by-image split into <split>-fit / <split>-eval halves"),
+        "half_seed": Option(0, "seed of the by-image split into <split>-fit / <split>-eval halves", min=0),
     }
+    #: The reader's policy options (`duplicates=`, `answers=`) this dataset offers.
+    policies: ClassVar[tuple[str, ...]] = ("duplicates",)
 
     def __init_subclass__(cls, **kw) -> None:
         super().__init_subclass__(**kw)
@@ -64,8 +67,23 @@ class _EvilDataset(DatasetPlugin):
     def load(self, split: str) -> list[Example]:  # type: ignore[override]
         """The split's Examples (a list; the session accepts it like a datasets.Dataset)."""
         _, half = base_split(split)
-        examples = type(self).reader(self.file(split), self.image_dir())
-        return take_half(examples, half, int(self.config["half_seed"]))
+        path = self.file(split)
+        counts: dict[str, Any] = {}
+        examples = type(self).reader(path, self.image_dir(), summary=counts,
+                                     **{k: self.config[k] for k in self.policies})
+        kept = take_half(examples, half, int(self.config["half_seed"]))
+        if not hasattr(self, "_summaries"):
+            self._summaries: dict[str, dict[str, Any]] = {}
+        self._summaries[split] = {"dataset": self.name, "split": split, "file": str(path), **counts,
+                                  "examples": len(kept)}
+        return kept
+
+    def summary(self, split: str) -> dict[str, Any]:
+        """Counts from reading the split's file: rows kept, repeated ids and answer-count
+        mismatches accepted under `duplicates=keep-first` / `answers=lenient`."""
+        if split not in getattr(self, "_summaries", {}):
+            self.load(split)
+        return self._summaries[split]
 
     def fingerprint(self, split: str) -> str:
         path = self.file(split)
@@ -84,6 +102,7 @@ class ESNLIVE(_EvilDataset):
     folder, pattern, image_folder = "esnlive", "esnlive_{split}.csv", "flickr30k_images"
     real_splits = ("train", "dev", "test")
     reader = staticmethod(read_esnlive)
+    options = {**_EvilDataset.options, "duplicates": duplicates_option("pairID")}
 
 
 class VQAX(_EvilDataset):
@@ -92,6 +111,9 @@ class VQAX(_EvilDataset):
     folder, pattern, image_folder = "vqax", "vqaX_{split}.json", "coco"
     real_splits = ("train", "val", "test")
     reader = staticmethod(read_vqax)
+    options = {**_EvilDataset.options, "duplicates": duplicates_option("question id (a key used twice)"),
+               "answers": answers_option("10 answers per question")}
+    policies = ("duplicates", "answers")
 
 
 class VCR(_EvilDataset):
@@ -101,3 +123,6 @@ class VCR(_EvilDataset):
     real_splits = ("train", "val", "test")
     labelled_splits = ("train", "val", "train-fit", "train-eval", "val-fit", "val-eval")
     reader = staticmethod(read_vcr)
+    options = {**_EvilDataset.options, "duplicates": duplicates_option("annot_id"),
+               "answers": answers_option("4 answer choices and 4 rationale choices")}
+    policies = ("duplicates", "answers")

@@ -1,126 +1,144 @@
 """Readers for the e-ViL files: e-SNLI-VE CSV, VQA-X JSON, VCR jsonl (pure Python).
 
 Each returns `harness.types.Example`s and raises a one-line DataError naming the file, the
-row and the field on malformed input (missing column, unknown label, empty explanation,
-VCR object index out of range).
+row and the field on malformed input (`harness.validation`): missing column or field, a
+wrong type (`"answers": "yes"` is not a list; `answer_label: true` is not an index),
+unknown label, empty text, non-UTF-8 bytes, a VCR object index out of range. Repeated ids
+(pairID, VQA-X question-id keys, VCR annot_id) and answer counts other than the format's
+(VQA-X: 10 answers; VCR: 4 answer and 4 rationale choices) follow `duplicates=` /
+`answers=`: an error by default, or kept-first / accepted and counted in `summary`.
 """
 
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
-from typing import Any
+from typing import Any, MutableMapping
 
 from harness.errors import DataError
-from harness.jsonio import read_json
+from harness.jsonio import jsonl_records, read_json
 from harness.types import Example
+from harness.validation import Field, Tally, check_index, check_record, csv_rows, describe
 
 from ._common import data_error
 
-__all__ = ["ESNLIVE_LABELS", "ESNLIVE_COLUMNS", "read_esnlive", "read_vqax", "read_vcr", "render_vcr_tokens"]
+__all__ = ["ESNLIVE_LABELS", "ESNLIVE_COLUMNS", "read_esnlive", "read_vqax", "read_vcr", "render_vcr_tokens",
+           "VQAX_ANSWERS", "VCR_CHOICES"]
 
 ESNLIVE_LABELS = ("entailment", "neutral", "contradiction")
 ESNLIVE_COLUMNS = ("pairID", "Flickr30kID", "hypothesis", "gold_label", "explanation")
 
 
-def _open_error(path: Path, exc: OSError) -> DataError:
-    return DataError(f"{path}: cannot read ({exc.strerror or exc})")
+#: Answers per VQA-X question and choices per VCR question (the formats' counts).
+VQAX_ANSWERS, VCR_CHOICES = 10, 4
 
 
-def read_esnlive(path: Path, images: Path | None) -> list[Example]:
+def _report(summary: MutableMapping[str, Any] | None, tally: Tally, rows: int) -> None:
+    if summary is not None:
+        summary.update({"rows": rows, **tally.summary()})
+
+
+def read_esnlive(path: Path, images: Path | None, *, duplicates: str = "error",
+                 summary: MutableMapping[str, Any] | None = None) -> list[Example]:
     """e-ViL CSV release (`pairID, Flickr30kID, hypothesis, gold_label, explanation`; an
-    unnamed index column is allowed). Rows are numbered from 1 after the header."""
-    try:
-        fh = open(path, encoding="utf-8", newline="")
-    except OSError as exc:
-        raise _open_error(path, exc) from None
+    unnamed index column is allowed). Rows are numbered from 1 after the header. A repeated
+    pairID follows `duplicates`; `summary` (when given) receives the counts."""
+    tally = Tally(path, id_name="pairID", duplicates=duplicates)
     out = []
-    with fh:
-        reader = csv.DictReader(fh)
-        header = reader.fieldnames or []
-        missing = [c for c in ESNLIVE_COLUMNS if c not in header]
-        if missing:
-            raise DataError(f"{path}: row 0 (header): missing column(s) {', '.join(missing)}; "
-                            f"expected {', '.join(ESNLIVE_COLUMNS)}")
-        for i, row in enumerate(reader, start=1):
-            for col in ESNLIVE_COLUMNS:
-                if row.get(col) is None:
-                    raise data_error(path, i, col, "missing value (short row)")
-            label = row["gold_label"].strip()
-            if label not in ESNLIVE_LABELS:
-                raise data_error(path, i, "gold_label", f"unknown label {label!r}; expected one of {', '.join(ESNLIVE_LABELS)}")
-            explanation = row["explanation"].strip()
-            if not explanation:
-                raise data_error(path, i, "explanation", "empty explanation")
-            hypothesis = row["hypothesis"].strip()
-            if not hypothesis:
-                raise data_error(path, i, "hypothesis", "empty hypothesis")
-            image_id = row["Flickr30kID"].strip()
-            out.append(Example(
-                id=row["pairID"].strip() or str(i), question=hypothesis, image_id=image_id,
-                image=str(images / image_id) if images else "", label=label,
-                choices=ESNLIVE_LABELS, explanations=(explanation,),
-                meta={"task": "e-snli-ve"},
-            ))
+    for i, row in csv_rows(path, ESNLIVE_COLUMNS, "e-SNLI-VE CSV; see docs/e-vil.md"):
+        pair_id = row["pairID"].strip()
+        if not pair_id:
+            raise data_error(path, i, "pairID", "empty pairID")
+        label = row["gold_label"].strip()
+        if label not in ESNLIVE_LABELS:
+            raise data_error(path, i, "gold_label", f"unknown label {label!r}; expected one of {', '.join(ESNLIVE_LABELS)}")
+        explanation = row["explanation"].strip()
+        if not explanation:
+            raise data_error(path, i, "explanation", "empty explanation")
+        hypothesis = row["hypothesis"].strip()
+        if not hypothesis:
+            raise data_error(path, i, "hypothesis", "empty hypothesis")
+        image_id = row["Flickr30kID"].strip()
+        if not image_id:
+            raise data_error(path, i, "Flickr30kID", "empty image id")
+        if not tally.seen(pair_id, f"row {i}"):
+            continue
+        out.append(Example(
+            id=pair_id, question=hypothesis, image_id=image_id,
+            image=str(images / image_id) if images else "", label=label,
+            choices=ESNLIVE_LABELS, explanations=(explanation,),
+            meta={"task": "e-snli-ve"},
+        ))
+    _report(summary, tally, len(out))
     return out
 
 
-def read_vqax(path: Path, images: Path | None) -> list[Example]:
+#: VQA-X entry format (`explanation`, a string or a list of strings, is checked by the reader).
+VQAX_ITEM = {"question": Field("text"), "answers": Field("list"), "image_id": Field("key"),
+             "image_name": Field("text", required=False)}
+
+
+def read_vqax(path: Path, images: Path | None, *, duplicates: str = "error", answers: str = "strict",
+              summary: MutableMapping[str, Any] | None = None) -> list[Example]:
     """VQA-X JSON keyed by question id: `question`, `answers` (10 objects with `answer`, or
     strings), `explanation` (list), `image_id`, optional `image_name`. The row named in errors
     is the question id. The one reader of VQA-X, for e-ViL and for the VQA-style suites:
     question and answer types are derived the official way (`harness.metrics`), and `label`
     (the stand-in for `multiple_choice_answer`) is the most frequent answer, ties broken by
-    first occurrence."""
+    first occurrence. A question id used twice as a key (which JSON readers silently resolve
+    to one entry) follows `duplicates` (keep-first keeps the first entry); answer counts
+    other than 10 follow `answers`."""
     from harness.metrics import answer_type, question_type
 
-    data = read_json(path, "VQA-X JSON; see docs/e-vil.md")
+    data = read_json(path, "VQA-X JSON; see docs/e-vil.md", duplicate_keys="record")
     if not isinstance(data, dict):
-        raise DataError(f"{path}: expected a JSON object keyed by question id (VQA-X format)")
+        raise DataError(f"{path}: expected a JSON object keyed by question id (VQA-X format), got {describe(data)}")
+    tally = Tally(path, id_name="question_id", duplicates=duplicates, answers=answers, expected=VQAX_ANSWERS)
+    for qid in getattr(data, "duplicates", ()):  # keys met twice: the first entry was kept
+        tally.seen(qid, f"key {qid!r}")
+        tally.seen(qid, f"key {qid!r} (repeated)")
     out = []
     for qid, item in data.items():
-        if not isinstance(item, dict):
-            raise data_error(path, qid, "*", "expected an object")
-        for key in ("question", "answers", "explanation", "image_id"):
-            if key not in item:
-                raise data_error(path, qid, key, "missing")
-        question = item["question"]
-        if not isinstance(question, str) or not question.strip():
-            raise data_error(path, qid, "question", "expected a non-empty string")
+        row = f"row {qid}"
+        check_record(item, VQAX_ITEM, path, row)
+        repeated = getattr(item, "duplicates", ())
+        if repeated:
+            raise data_error(path, qid, repeated[0], "this key appears twice in the entry (JSON keeps only one)")
+        if "explanation" not in item:
+            raise data_error(path, qid, "explanation", "missing")
+        question = item["question"].strip()
         raw = item["answers"]
-        if not isinstance(raw, list) or not raw:
-            raise data_error(path, qid, "answers", f"expected a non-empty list of answers, got {type(raw).__name__}")
-        answers = []
+        answers_ = []
         for j, ans in enumerate(raw):
             text = ans.get("answer") if isinstance(ans, dict) else ans
             if not isinstance(text, str):
-                raise data_error(path, qid, f"answers[{j}]", "expected an answer string or {\"answer\": string}")
-            answers.append(text)
+                raise data_error(path, qid, f"answers[{j}]", "expected an answer string or {\"answer\": string}, "
+                                                             f"got {describe(ans)}")
+            answers_.append(text)
+        if not answers_:
+            raise data_error(path, qid, "answers", "expected a non-empty list of answers, got []")
+        tally.count_ok(len(answers_), qid, row)
         expl = item["explanation"]
         if isinstance(expl, str):
             expl = [expl]
         if not isinstance(expl, list) or not expl:
-            raise data_error(path, qid, "explanation", "expected a non-empty list of explanations")
+            raise data_error(path, qid, "explanation", f"expected a non-empty list of explanations, got {describe(expl)}")
         for j, e in enumerate(expl):
             if not isinstance(e, str) or not e.strip():
-                raise data_error(path, qid, f"explanation[{j}]", "empty explanation")
+                raise data_error(path, qid, f"explanation[{j}]", "empty explanation" if isinstance(e, str)
+                                 else f"expected a string, got {describe(e)}")
         image_id = item["image_id"]
-        if not isinstance(image_id, (str, int)) or isinstance(image_id, bool):
-            raise data_error(path, qid, "image_id", "expected a string or an integer")
         name = item.get("image_name")
         if name is None:
-            name = f"COCO_val2014_{int(image_id):012d}.jpg" if str(image_id).isdigit() else str(image_id)
-        if not isinstance(name, str) or not name:
-            raise data_error(path, qid, "image_name", "expected a non-empty string")
+            name = f"COCO_val2014_{int(image_id):012d}.jpg" if str(image_id).isdigit() else str(image_id).strip()
         folder = "train2014" if "train2014" in name else "val2014"
         out.append(Example(
-            id=str(qid), question=question.strip(), image_id=str(image_id),
-            image=str(images / folder / name) if images else "", answers=tuple(answers),
-            answer_type=answer_type(answers), question_type=question_type(question),
-            label=most_common_answer(answers), explanations=tuple(e.strip() for e in expl),
+            id=str(qid), question=question, image_id=str(image_id).strip(),
+            image=str(images / folder / name.strip()) if images else "", answers=tuple(answers_),
+            answer_type=answer_type(answers_), question_type=question_type(question),
+            label=most_common_answer(answers_), explanations=tuple(e.strip() for e in expl),
             meta={"task": "vqa-x"},
         ))
+    _report(summary, tally, len(out))
     return out
 
 
@@ -137,7 +155,7 @@ def render_vcr_tokens(tokens: Any, objects: list[str], path: Path, row: int, fie
 
     Names number objects per class in the order of `objects` (person1, person2, car1)."""
     if not isinstance(tokens, list):
-        raise data_error(path, row, field, "expected a list of tokens")
+        raise data_error(path, row, field, f"expected a list of tokens, got {describe(tokens)}")
     names, seen = [], {}
     for obj in objects:
         seen[obj] = seen.get(obj, 0) + 1
@@ -148,6 +166,8 @@ def render_vcr_tokens(tokens: Any, objects: list[str], path: Path, row: int, fie
             words.append(tok)
             continue
         refs = tok if isinstance(tok, list) else [tok]
+        if not refs:
+            raise data_error(path, row, field, "empty object reference []")
         picked = []
         for idx in refs:
             if not isinstance(idx, int) or isinstance(idx, bool):
@@ -162,49 +182,53 @@ def render_vcr_tokens(tokens: Any, objects: list[str], path: Path, row: int, fie
     return text.strip()
 
 
-def read_vcr(path: Path, images: Path | None) -> list[Example]:
+#: VCR line format (the token lists are checked while rendering).
+VCR_ITEM = {"question": Field("list"), "answer_choices": Field("list"), "objects": Field("str-list"),
+            "img_fn": Field("text"), "rationale_choices": Field("list", required=False),
+            "annot_id": Field("text", required=False), "movie": Field("str", required=False)}
+
+
+def read_vcr(path: Path, images: Path | None, *, duplicates: str = "error", answers: str = "strict",
+             summary: MutableMapping[str, Any] | None = None) -> list[Example]:
     """VCR jsonl (question, answer_choices, answer_label, rationale_choices, rationale_label,
     objects, img_fn, annot_id); rows are line numbers. The correct rationale is the reference
-    explanation; the target is the text of the correct answer choice."""
+    explanation; the target is the text of the correct answer choice. A repeated annot_id
+    follows `duplicates`; answer or rationale choices other than 4 follow `answers`."""
+    tally = Tally(path, id_name="annot_id", duplicates=duplicates, answers=answers, expected=VCR_CHOICES,
+                  answers_field="answer_choices")
     out = []
-    try:
-        fh = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise _open_error(path, exc) from None
-    with fh:
-        for row, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise data_error(path, row, "*", f"not valid JSON ({exc.msg})") from None
-            for key in ("question", "answer_choices", "objects", "img_fn"):
-                if key not in item:
-                    raise data_error(path, row, key, "missing")
-            objects = [str(o) for o in item["objects"]]
-            question = render_vcr_tokens(item["question"], objects, path, row, "question")
-            choices = tuple(render_vcr_tokens(c, objects, path, row, f"answer_choices[{j}]")
-                            for j, c in enumerate(item["answer_choices"]))
-            rationales = tuple(render_vcr_tokens(c, objects, path, row, f"rationale_choices[{j}]")
-                               for j, c in enumerate(item.get("rationale_choices") or []))
-            label, expl = "", ()
-            if "answer_label" in item:
-                a = item["answer_label"]
-                if not isinstance(a, int) or not 0 <= a < len(choices):
-                    raise data_error(path, row, "answer_label", f"{a!r} is not an index into {len(choices)} answer choices")
-                label = choices[a]
-            if "rationale_label" in item:
-                r = item["rationale_label"]
-                if not isinstance(r, int) or not 0 <= r < len(rationales):
-                    raise data_error(path, row, "rationale_label", f"{r!r} is not an index into {len(rationales)} rationale choices")
-                if not rationales[r]:
-                    raise data_error(path, row, f"rationale_choices[{r}]", "empty explanation")
-                expl = (rationales[r],)
-            out.append(Example(
-                id=str(item.get("annot_id") or f"{path.stem}-{row}"), question=question,
-                image_id=str(item["img_fn"]), image=str(images / item["img_fn"]) if images else "",
-                choices=choices, label=label, explanations=expl,
-                meta={"task": "vcr", "movie": item.get("movie", ""), "rationale_choices": list(rationales)},
-            ))
+    for row, item in jsonl_records(path, "VCR jsonl; see docs/e-vil.md"):
+        where = f"row {row}"
+        check_record(item, VCR_ITEM, path, where)
+        objects = item["objects"]
+        annot_id = item["annot_id"].strip() if "annot_id" in item else f"{path.stem}-{row}"
+        question = render_vcr_tokens(item["question"], objects, path, row, "question")
+        choices = tuple(render_vcr_tokens(c, objects, path, row, f"answer_choices[{j}]")
+                        for j, c in enumerate(item["answer_choices"]))
+        rationales = tuple(render_vcr_tokens(c, objects, path, row, f"rationale_choices[{j}]")
+                           for j, c in enumerate(item.get("rationale_choices") or []))
+        if not choices:
+            raise data_error(path, row, "answer_choices", "expected a non-empty list of answer choices, got []")
+        tally.count_ok(len(choices), annot_id, where)
+        if rationales:
+            tally.count_ok(len(rationales), annot_id, where, field="rationale_choices")
+        label, expl = "", ()
+        if "answer_label" in item:
+            label = choices[check_index(item["answer_label"], len(choices), path, where, "answer_label",
+                                        into="answer choices")]
+        if "rationale_label" in item:
+            r = check_index(item["rationale_label"], len(rationales), path, where, "rationale_label",
+                            into="rationale choices")
+            if not rationales[r]:
+                raise data_error(path, row, f"rationale_choices[{r}]", "empty explanation")
+            expl = (rationales[r],)
+        if not tally.seen(annot_id, where):
+            continue
+        out.append(Example(
+            id=annot_id, question=question, image_id=item["img_fn"].strip(),
+            image=str(images / item["img_fn"].strip()) if images else "",
+            choices=choices, label=label, explanations=expl,
+            meta={"task": "vcr", "movie": item.get("movie", ""), "rationale_choices": list(rationales)},
+        ))
+    _report(summary, tally, len(out))
     return out
