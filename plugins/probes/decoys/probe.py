@@ -149,6 +149,7 @@ class DecoyProbe(Probe):
         from harness.stats import bootstrap_ci
 
         rows: list[ResultRow] = []
+        ctx.tag("base", _base_dataset(ctx.dataset))  # Table 3 is split by it (tables.py)
         # A model that reads only some inputs (MLP-A, -QA, -IA) is itself an ablation.
         ablate = bool(self.config["ablations"]) and ctx.model_inputs is None
         train, train_label = None, ""
