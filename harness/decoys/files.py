@@ -9,28 +9,32 @@ from typing import Any, Mapping
 from harness.errors import DataError
 
 from ..jsonio import read_json
+from ..validation import Tally, check_object, check_str_list, describe
 
 __all__ = ["read_decoy_file", "write_decoy_file", "KEYS"]
 
 KEYS = ("IoU_decoys", "QoU_decoys")
 
 
-def read_decoy_file(path: Path | str) -> dict[str, dict[str, list[str]]]:
-    """Parse and check a decoy file; DataError naming the file and the first bad qa_id."""
+def read_decoy_file(path: Path | str, *, duplicates: str = "error") -> dict[str, dict[str, list[str]]]:
+    """Parse and check a decoy file; DataError naming the file, the qa_id and the field. A
+    qa_id used twice as a key (JSON readers silently keep one) is an error, or with
+    `duplicates="keep-first"` the first entry is kept."""
     path = Path(path)
-    data = read_json(path, "decoy file")
+    data = read_json(path, "decoy file", duplicate_keys="record")
     if not isinstance(data, dict):
-        raise DataError(f"{path}: expected an object keyed by qa_id, got {type(data).__name__}")
+        raise DataError(f"{path}: expected an object keyed by qa_id, got {describe(data)}")
+    tally = Tally(path, id_name="qa_id", duplicates=duplicates)
+    for qa_id in getattr(data, "duplicates", ()):
+        tally.seen(qa_id, f"qa_id {qa_id}")
+        tally.seen(qa_id, f"qa_id {qa_id} (repeated key)")
     out: dict[str, dict[str, list[str]]] = {}
     for qa_id, entry in data.items():
-        if not isinstance(entry, dict):
-            raise DataError(f"{path}: qa_id {qa_id}: expected an object with {', '.join(KEYS)}")
+        where = f"qa_id {qa_id}"
+        check_object(entry, path, where)
         rec = {}
         for key in KEYS:
-            value = entry.get(key, [])
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise DataError(f"{path}: qa_id {qa_id}: field {key}: expected a list of strings")
-            rec[key] = value
+            rec[key] = check_str_list(entry.get(key, []), path, where, key)
         out[str(qa_id)] = rec
     return out
 

@@ -33,8 +33,8 @@ __all__ = ["MC_OPTIONS", "GENERATOR_OPTIONS", "attach_decoys", "generated_decoys
            "check_orig_decoys", "records_of", "decoy_config"]
 
 GENERATOR_OPTIONS: Mapping[str, Option] = {
-    "decoy_seed": Option(0, "seed of the decoy generator (IoU order, fill-ins, candidate order)"),
-    "top_n": Option(10_000, "QoU: similar questions kept per triplet (the paper's N)"),
+    "decoy_seed": Option(0, "seed of the decoy generator (IoU order, fill-ins, candidate order)", min=0),
+    "top_n": Option(10_000, "QoU: similar questions kept per triplet (the paper's N)", min=1, max=10_000_000),
     "embedding": Option("tfidf", "QoU question embedding", choices=("tfidf", "sentence")),
 }
 MC_OPTIONS: Mapping[str, Option] = {

@@ -13,18 +13,23 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import ClassVar, Mapping
+from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.decoys import normalize_release
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
+from harness.validation import Field, Tally, check_record, describe, duplicates_option
 
 from .mc import MC_OPTIONS, attach_decoys, decoy_config, generated_decoys
 from .visual7w import released_sets
 
-__all__ = ["VisualGenomeQA", "split_images", "SPLIT_SHARES"]
+__all__ = ["VisualGenomeQA", "split_images", "SPLIT_SHARES", "IMAGE", "QA"]
+
+#: Record formats of question_answers.json (harness.validation schemas).
+IMAGE = {"id": Field("key"), "qas": Field("list")}
+QA = {"qa_id": Field("key"), "question": Field("text"), "answer": Field("text"), "image_id": Field("key", required=False)}
 
 SPLIT_SHARES = (("train", 0.5), ("val", 0.2), ("test", 0.3))
 
@@ -49,8 +54,9 @@ class VisualGenomeQA(DatasetPlugin):
     options: ClassVar[Mapping[str, Option]] = {
         "file": Option("visual_genome/question_answers.json", "question_answers.json (relative to --data-dir)"),
         "images": Option("visual_genome/images", "image folder (<image_id>.jpg)"),
-        "split_seed": Option(0, "seed of the 50/20/30 split by image"),
+        "split_seed": Option(0, "seed of the 50/20/30 split by image", min=0),
         "decoy_file": Option("", "released decoy JSON; empty: generate"),
+        "duplicates": duplicates_option("qa_id"),
         **{**MC_OPTIONS, "decoys": Option("iou+qou", MC_OPTIONS["decoys"].help,
                                           choices=("iou", "qou", "iou+qou", "all"))},
     }
@@ -63,28 +69,30 @@ class VisualGenomeQA(DatasetPlugin):
         return [self._path(self.config["file"])]
 
     def all_examples(self) -> dict[str, list[Example]]:
-        """Every split's examples, parsed and checked."""
+        """Every split's examples, parsed and checked (repeated qa_ids follow `duplicates=`,
+        counted in `summary()`)."""
         path = self._path(self.config["file"])
         data = read_json(path, "Visual Genome question_answers.json; see docs/decoys.md")
         if not isinstance(data, list):
-            raise DataError(f"{path}: expected a list of images with `qas`")
+            raise DataError(f"{path}: expected a list of images with `qas` (Visual Genome format), got {describe(data)}")
+        tally = Tally(path, id_name="qa_id", duplicates=self.config["duplicates"])
         rows, mismatched = [], []
         for i, img in enumerate(data):
-            try:
-                image_id, qas = str(img["id"]), img["qas"]
-            except (KeyError, TypeError) as exc:
-                raise DataError(f"{path}: [{i}]: missing field {exc}") from None
-            for j, qa in enumerate(qas):
-                try:
-                    qa_id, question, answer = str(qa["qa_id"]), qa["question"], qa["answer"]
-                except (KeyError, TypeError) as exc:
-                    raise DataError(f"{path}: [{i}].qas[{j}]: missing field {exc}") from None
-                if "image_id" in qa and str(qa["image_id"]) != image_id:
+            check_record(img, IMAGE, path, f"[{i}]")
+            image_id = str(img["id"])
+            for j, qa in enumerate(img["qas"]):
+                row = f"[{i}].qas[{j}]"
+                check_record(qa, QA, path, row)
+                qa_id = str(qa["qa_id"]).strip()
+                if not tally.seen(qa_id, row):
+                    continue
+                if "image_id" in qa and str(qa["image_id"]).strip() != image_id:
                     mismatched.append(qa_id)
-                rows.append((image_id, qa_id, question, normalize_release(answer)))
+                rows.append((image_id, qa_id, qa["question"].strip(), normalize_release(qa["answer"])))
         if mismatched:
             raise DataError(f"{path}: {len(mismatched)} QA pair(s) name an image_id other than their image's "
                             f"(unknown image ids; e.g. qa_id {', '.join(mismatched[:5])})")
+        self._load_summary = {"file": str(path), **tally.summary()}
         split_of = split_images([r[0] for r in rows], int(self.config["split_seed"]))
         folder = self._path(self.config["images"])
         out: dict[str, list[Example]] = {s: [] for s in self.splits}
@@ -95,6 +103,12 @@ class VisualGenomeQA(DatasetPlugin):
             ))
         return out
 
+    def summary(self, split: str) -> dict[str, Any]:
+        """Counts from reading the file: repeated qa_ids kept-first under duplicates=keep-first."""
+        if not hasattr(self, "_load_summary"):
+            self.all_examples()
+        return {"dataset": self.name, "split": split, **self._load_summary}
+
     def load(self, split: str) -> list[Example]:  # type: ignore[override]
         if split not in self.splits:
             raise UsageError(f"dataset 'visual-genome-qa' has no split {split!r}; splits: {', '.join(self.splits)}")
@@ -103,7 +117,8 @@ class VisualGenomeQA(DatasetPlugin):
         source = f"{self.config['file']} ({split})"
         if self.config["decoy_file"]:
             all_ids = {ex.id for exs in every.values() for ex in exs}
-            sets = released_sets(self._path(self.config["decoy_file"]), {e.id: e for e in examples}, all_ids)
+            sets = released_sets(self._path(self.config["decoy_file"]), {e.id: e for e in examples}, all_ids,
+                                 duplicates=self.config["duplicates"])
         else:
             path = self._path(self.config["file"])
             key = {"dataset": "visual-genome-qa", "file": str(path), "size": path.stat().st_size, "split": split,

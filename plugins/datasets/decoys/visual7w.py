@@ -10,23 +10,43 @@ IoU/QoU decoys come from the authors' released decoy file (`decoy_file=`, per qa
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar, Mapping
+from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.decoys import normalize_release, read_decoy_file
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
+from harness.validation import (
+    Field,
+    Tally,
+    answers_option,
+    check_choice,
+    check_list,
+    check_record,
+    describe,
+    duplicates_option,
+)
 
 from .mc import MC_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
 
-__all__ = ["Visual7W", "released_sets"]
+__all__ = ["Visual7W", "released_sets", "IMAGE", "QA_PAIR", "ORIG_DECOYS"]
+
+#: Original decoys per telling question (4 candidates with the target).
+ORIG_DECOYS = 3
+#: Record formats of the telling file (harness.validation schemas).
+IMAGE = {"image_id": Field("key"), "split": Field("str"), "qa_pairs": Field("list"),
+         "filename": Field("str", required=False)}
+QA_PAIR = {"qa_id": Field("key"), "question": Field("text"), "answer": Field("text"),
+           "multiple_choices": Field("str-list", required=False), "type": Field("str", required=False),
+           "image_id": Field("key", required=False)}
 
 
-def released_sets(path: Path, examples_by_id: Mapping[str, Example], all_ids: set[str]) -> dict[str, dict[str, list[str]]]:
+def released_sets(path: Path, examples_by_id: Mapping[str, Example], all_ids: set[str], *,
+                  duplicates: str = "error") -> dict[str, dict[str, list[str]]]:
     """Read a released decoy file; DataError (count, examples) for qa_ids with no question
-    and for decoys equal to their target."""
-    data = read_decoy_file(path)
+    and for decoys equal to their target (a repeated qa_id key follows `duplicates`)."""
+    data = read_decoy_file(path, duplicates=duplicates)
     orphans = [q for q in data if q not in all_ids]
     if orphans:
         raise DataError(f"{path}: {len(orphans)} qa_id(s) have no question in the dataset "
@@ -55,6 +75,8 @@ class Visual7W(DatasetPlugin):
         "file": Option("visual7w/dataset_v7w_telling.json", "telling JSON (relative to --data-dir)"),
         "images": Option("visual7w/images", "image folder (relative to --data-dir)"),
         "decoy_file": Option("", "released decoy JSON (per qa_id IoU_decoys, QoU_decoys); empty: generate"),
+        "duplicates": duplicates_option("qa_id"),
+        "answers": answers_option("3 original decoys (multiple_choices) per question"),
         **MC_OPTIONS,
     }
 
@@ -69,43 +91,53 @@ class Visual7W(DatasetPlugin):
         return files
 
     def all_examples(self) -> dict[str, list[Example]]:
-        """Every split's examples (MC fields in meta), parsed and checked."""
+        """Every split's examples (MC fields in meta), parsed and checked; the load summary
+        (repeated qa_ids and decoy counts accepted by the policies) is kept for `summary()`."""
         path = self._path(self.config["file"])
         data = read_json(path, "Visual7W telling file; see docs/decoys.md")
-        images = data.get("images") if isinstance(data, dict) else None
-        if not isinstance(images, list):
-            raise DataError(f"{path}: expected {{\"images\": [...]}}")
+        if not isinstance(data, dict) or "images" not in data:
+            raise DataError(f"{path}: expected {{\"images\": [...]}} (Visual7W telling format), got {describe(data)}")
+        images = check_list(data["images"], path, "", "images")
+        tally = Tally(path, id_name="qa_id", duplicates=self.config["duplicates"], answers=self.config["answers"],
+                      expected=ORIG_DECOYS, answers_field="multiple_choices")
         out: dict[str, list[Example]] = {s: [] for s in self.splits}
         mismatched: list[str] = []
         folder = self._path(self.config["images"])
         for i, img in enumerate(images):
-            try:
-                image_id, split, pairs = str(img["image_id"]), img["split"], img["qa_pairs"]
-                filename = img.get("filename", "")
-            except (KeyError, TypeError) as exc:
-                raise DataError(f"{path}: images[{i}]: missing field {exc}") from None
-            if split not in out:
-                raise DataError(f"{path}: images[{i}].split: {split!r} is not one of {', '.join(self.splits)}")
-            for j, qa in enumerate(pairs):
-                try:
-                    qa_id, question, answer = str(qa["qa_id"]), qa["question"], qa["answer"]
-                    mc = list(qa.get("multiple_choices", []))
-                except (KeyError, TypeError) as exc:
-                    raise DataError(f"{path}: images[{i}].qa_pairs[{j}]: missing field {exc}") from None
-                if "image_id" in qa and str(qa["image_id"]) != image_id:
+            where = f"images[{i}]"
+            check_record(img, IMAGE, path, where)
+            image_id, filename = str(img["image_id"]).strip(), img.get("filename", "")
+            split = check_choice(img["split"], self.splits, path, where, "split")
+            for j, qa in enumerate(img["qa_pairs"]):
+                row = f"{where}.qa_pairs[{j}]"
+                check_record(qa, QA_PAIR, path, row)
+                qa_id = str(qa["qa_id"]).strip()
+                if not tally.seen(qa_id, row):
+                    continue
+                mc = qa.get("multiple_choices", [])
+                tally.count_ok(len(mc), qa_id, row)
+                if "image_id" in qa and str(qa["image_id"]).strip() != image_id:
                     mismatched.append(qa_id)
-                target = normalize_release(answer)
+                target = normalize_release(qa["answer"])
                 out[split].append(Example(
-                    id=qa_id, question=question, image_id=image_id,
+                    id=qa_id, question=qa["question"].strip(), image_id=image_id,
                     image=str(folder / filename) if filename else "",
-                    question_type=str(qa.get("type", "")), label=target,
+                    question_type=qa.get("type", ""), label=target,
                     meta={"mc_target": target, "decoys": {"orig": [normalize_release(d) for d in mc]},
                           "type": qa.get("type", "")},
                 ))
         if mismatched:
             raise DataError(f"{path}: {len(mismatched)} qa_pair(s) name an image_id other than their image's "
                             f"(unknown image ids; e.g. qa_id {', '.join(mismatched[:5])})")
+        self._load_summary = {"file": str(path), **tally.summary()}
         return out
+
+    def summary(self, split: str) -> dict[str, Any]:
+        """Counts from reading the file: repeated qa_ids (duplicates=keep-first) and
+        questions with other than 3 original decoys (answers=lenient)."""
+        if not hasattr(self, "_load_summary"):
+            self.all_examples()
+        return {"dataset": self.name, "split": split, **self._load_summary}
 
     def load(self, split: str) -> list[Example]:  # type: ignore[override]
         if split not in self.splits:
@@ -116,7 +148,8 @@ class Visual7W(DatasetPlugin):
         check_orig_decoys(examples, source)
         if self.config["decoy_file"]:
             all_ids = {ex.id for exs in every.values() for ex in exs}
-            sets = released_sets(self._path(self.config["decoy_file"]), {e.id: e for e in examples}, all_ids)
+            sets = released_sets(self._path(self.config["decoy_file"]), {e.id: e for e in examples}, all_ids,
+                                 duplicates=self.config["duplicates"])
         elif self.config["decoys"] == "orig":
             sets = {}
         else:

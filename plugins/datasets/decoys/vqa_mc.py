@@ -14,6 +14,7 @@ from harness.api import DatasetPlugin, Option
 from harness.decoys import VARIANTS, normalize_for_match
 from harness.errors import DataError, UsageError
 from harness.types import Example
+from harness.validation import answers_option, duplicates_option
 
 from .mc import GENERATOR_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
 
@@ -30,13 +31,18 @@ class _VQAMC(DatasetPlugin):
         from vqa_harness_plugins.datasets.vqa import VQA1, VQA2
 
         cls = VQA1 if self.base_name == "vqa1" else VQA2
-        return cls(data_dir=self.data_dir, root=self.config["root"], images=self.config["images"])
+        return cls(data_dir=self.data_dir, root=self.config["root"], images=self.config["images"],
+                   duplicates=self.config["duplicates"], answers=self.config["answers"])
 
     def expected_files(self, split: str):
         return self._base().expected_files(split)
 
+    def summary(self, split: str) -> dict[str, Any]:
+        """The base loader's load summary (repeated ids, answer counts, pairs)."""
+        return dict(self._base().summary(split))
+
     def base_examples(self, split: str) -> list[Example]:
-    
+        """The base VQA split as MC-ready examples (target, original decoys in meta)."""
         rows = self._base().load(split)
         exs = rows if isinstance(rows, list) else [Example.from_row(r) for r in (rows.to_list() if hasattr(rows, "to_list") else rows)]
         out = []
@@ -68,6 +74,8 @@ class _VQAMC(DatasetPlugin):
 _COMMON = {
     "root": Option("", "folder of the VQA JSON files (as for vqa1 / vqa2)"),
     "images": Option("", "COCO image folder (as for vqa1 / vqa2)"),
+    "duplicates": duplicates_option("question_id (as for vqa1 / vqa2)"),
+    "answers": answers_option("10 human answers, 18 multiple choices (as for vqa1 / vqa2)"),
     **GENERATOR_OPTIONS,
 }
 
