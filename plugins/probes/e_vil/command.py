@@ -10,12 +10,13 @@ See docs/e-vil.md.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
 from harness.errors import DataError, UsageError
+from harness.jsonio import jsonl_records, read_json
+from harness.validation import Field, check_record
 
 __all__ = ["nle"]
 
@@ -39,25 +40,20 @@ def _task(run: Path, task: str | None) -> tuple[Path, dict]:
     if task not in stems:
         raise UsageError(f"no nle task {task!r} in {run}; tasks: {', '.join(stems)}")
     meta_path = folder / f"{task}.meta.json"
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(f"{meta_path}: unreadable ({exc})") from None
+    meta = check_record(read_json(meta_path, "written by the nle probe"), META, meta_path, "")
     return folder / f"{task}.jsonl", meta
 
 
+#: What the nle probe writes: `<task>.meta.json` and one record per example in `<task>.jsonl`.
+META = {"dataset": Field("str"), "split": Field("str"), "s_t": Field("number")}
+RECORD = {"id": Field("text")}
+
+
 def _records(path: Path) -> list[dict]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
     out = []
-    for i, line in enumerate(lines, start=1):
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}: row {i}: not valid JSON ({exc.msg})") from None
+    for row, item in jsonl_records(path, "written by the nle probe"):
+        check_record(item, RECORD, path, f"row {row}")
+        out.append(item)
     return out
 
 
@@ -95,7 +91,7 @@ def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> 
               help="Also add the human rows (variant 'human') to the run's results.jsonl.")
 def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | None, append_results: bool) -> None:
     """Read filled annotation CSVs; print human S_E / S_O, shortcomings and correlations."""
-    from harness.runstore import atomic_write_json, read_results, write_jsonl
+    from harness.runstore import atomic_write_json, write_jsonl
     from vqa_harness_plugins.probes.e_vil.human import read_ratings, render_markdown, summarize
 
     path, meta = _task(run, task)
@@ -113,10 +109,29 @@ def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | N
     click.echo(f"wrote {out}")
     if append_results:
         results = run / "results.jsonl"
-        kept = [r for r in (read_results(results) if results.is_file() else [])
+        kept = [r for r in (_result_rows(results) if results.is_file() else [])
                 if not (r.variant == "human" and r.dataset == meta["dataset"] and r.split == meta["split"])]
         write_jsonl(results, (r.to_json() for r in kept + rows))
         click.echo(f"appended {len(rows)} rows to {results}")
+
+
+def _result_rows(path: Path) -> list:
+    """The run's result rows; a bad line is one line naming the file and the row (the file
+    is rewritten with the human rows added, so nothing in it may be dropped silently)."""
+    from harness.types import ResultRow
+
+    rows = []
+    for row, item in jsonl_records(path, "the run's results"):
+        check_record(item, RESULT, path, f"row {row}")
+        try:
+            rows.append(ResultRow.from_json(item))
+        except TypeError as exc:
+            raise DataError(f"{path}: row {row}: not a result row ({exc})") from None
+    return rows
+
+
+RESULT = {"metric": Field("text"), "value": Field("number"), "n": Field("int"), "dataset": Field("str"),
+          "split": Field("str"), "variant": Field("str")}
 
 
 def human_rows(meta: dict, summary) -> list:

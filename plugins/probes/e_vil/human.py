@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from harness.errors import DataError
+from harness.validation import csv_rows
 
 __all__ = [
     "RATINGS", "SHORTCOMINGS", "SAMPLE_COLUMNS", "Rating", "HumanSummary",
@@ -111,17 +112,8 @@ def read_ratings(paths: Sequence[Path], known_ids: set[str] | None = None) -> li
     seen: dict[tuple[str, str], str] = {}
     needed = ("example_id", "annotator", "rating", *(c for c, _ in SHORTCOMINGS))
     for path in map(Path, paths):
-        try:
-            fh = open(path, encoding="utf-8", newline="")
-        except OSError as exc:
-            raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        with fh:
-            reader = csv.DictReader(fh)
-            missing = [c for c in needed if c not in (reader.fieldnames or [])]
-            if missing:
-                raise DataError(f"{path}: row 0 (header): missing column(s) {', '.join(missing)}")
-            for row_no, row in enumerate(reader, start=1):
-                out.append(_rating(path, row_no, row, known_ids, seen))
+        for row_no, row in csv_rows(path, needed, "a filled copy of `harness nle sample`'s CSV"):
+            out.append(_rating(path, row_no, row, known_ids, seen))
     if not out:
         raise DataError(f"{', '.join(map(str, paths))}: no ratings found")
     return out
