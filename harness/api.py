@@ -95,7 +95,7 @@ class FeatureExtractor(Configurable):
 
     def fingerprint(self) -> str:
         """Changes whenever the vectors could change."""
-        return digest({"features": self.name, "config": self.config, "extra": self.fingerprint_extra()})
+        return digest({"features": self.name, "config": self.fingerprint_config(), "extra": self.fingerprint_extra()})
 
 
 class FeatureResolver(Protocol):
@@ -181,7 +181,7 @@ class Model(Configurable):
             {
                 "model": self.name,
                 "class": f"{type(self).__module__}.{type(self).__qualname__}",
-                "config": self.config,
+                "config": self.fingerprint_config(),
                 "extra": self.fingerprint_extra(),
             }
         )

@@ -29,7 +29,9 @@ class HFVisionFeatures(FeatureExtractor):
     options: ClassVar[Mapping[str, Option]] = {
         "path": Option("", "a save_pretrained folder or a hub id in the local cache"),
         "revision": Option("", "hub revision"),
-        "batch_size": Option(32, "images per forward pass"),
+        "download": Option(False, "fetch a hub id that is not in the local cache (off: never download)",
+                           fingerprint=False),
+        "batch_size": Option(32, "images per forward pass", min=1, max=65_536),
         "device": Option("cpu", "cpu, cuda or cuda:N"),
     }
 
@@ -37,7 +39,8 @@ class HFVisionFeatures(FeatureExtractor):
         super().__init__(**options)
         from vqa_harness_plugins.models.hf.loading import resolve_source
 
-        self.source = resolve_source(f"feature extractor {self.name!r}", self.config["path"], self.config["revision"])
+        self.source = resolve_source(f"feature extractor {self.name!r}", self.config["path"], self.config["revision"],
+                                     download=bool(self.config["download"]))
         self._memo: dict[str, np.ndarray] = {}
         self._net: Any = None
         self._processor: Any = None

@@ -10,7 +10,15 @@ from harness.api import Model, Option
 from harness.errors import PluginError, ResourceError, UsageError
 from harness.types import Answer, Example, Prediction, as_answer
 
-from .loading import DTYPES, ModelSource, precision, resolve_source, torch_dtype, weights_digest
+from .loading import (
+    DOWNLOAD_OPTION,
+    DTYPES,
+    ModelSource,
+    precision,
+    resolve_source,
+    torch_dtype,
+    weights_digest,
+)
 from .pipeline import Backoff, Prepared, autocast, stream, to_device
 
 __all__ = ["HFModelBase", "COMMON_OPTIONS", "OUT_OF_LABELS"]
@@ -24,11 +32,13 @@ OUT_OF_LABELS = -1e9
 COMMON_OPTIONS = {
     "path": Option("", "local model folder (save_pretrained output) or hub id found in the HF cache"),
     "revision": Option("", "hub revision (branch, tag or commit) when path is a hub id"),
+    "download": DOWNLOAD_OPTION,
     "dtype": Option("auto", "weight dtype; auto = float32 on CPU, the checkpoint's dtype on CUDA", DTYPES),
     "autocast": Option(True, "bf16 autocast on CUDA (ignored on CPU)"),
-    "image_size": Option(0, "images are resized to image_size x image_size (0: the processor's size)"),
-    "max_length": Option(0, "maximum question tokens (0: the model's limit, at most 40)"),
-    "num_workers": Option(0, "DataLoader workers (stream path) / decoding threads (runner path)"),
+    "image_size": Option(0, "images are resized to image_size x image_size (0: the processor's size)",
+                         min=0, max=4096),
+    "max_length": Option(0, "maximum question tokens (0: the model's limit, at most 40)", min=0, max=4096),
+    "num_workers": Option(0, "DataLoader workers (stream path) / decoding threads (runner path)", min=0, max=256),
     "bucket": Option(False, "batch questions of similar length together (stream path)"),
     "trust_remote_code": Option(False, "run the model repository's own Python code (only if you trust it)"),
 }
@@ -57,7 +67,8 @@ class HFModelBase(Model):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self.source: ModelSource = resolve_source(f"model {self.name!r}", self.config["path"], self.config["revision"])
+        self.source: ModelSource = resolve_source(f"model {self.name!r}", self.config["path"], self.config["revision"],
+                                                  download=bool(self.config["download"]))
         self.device = "cpu"
         self.net: Any = None
         self.processor: Any = None

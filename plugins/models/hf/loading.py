@@ -1,9 +1,11 @@
 """Finding and loading Hugging Face models offline-first, and fingerprinting their weights.
 
 A `path` option is either a local folder (a `save_pretrained` output) or a hub id. A hub id
-is looked up in the local Hugging Face cache first; with `HF_HUB_OFFLINE=1` (tests, air-gapped
-clusters) a model that is not cached is a one-line UsageError saying how to point at a local
-folder. `trust_remote_code` is passed to transformers only when the user set it.
+is looked up in the local Hugging Face cache only: nothing is downloaded unless the user
+opts in with the model option `download=true` (off by default; the README promises no
+download at run time). A model that is not cached is a one-line UsageError saying how to
+opt in or point at a local folder. `trust_remote_code` is passed to transformers only when
+the user set it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ResourceError, UsageError
+from harness.options import Option
 
 __all__ = [
     "ModelSource",
@@ -24,6 +27,7 @@ __all__ = [
     "torch_dtype",
     "precision",
     "DTYPES",
+    "DOWNLOAD_OPTION",
 ]
 
 #: Accepted `dtype` option values; "auto" = float32 on CPU, the checkpoint's dtype on CUDA.
@@ -45,8 +49,9 @@ def _offline() -> bool:
     ).lower() in ("1", "true", "yes")
 
 
-def resolve_source(owner: str, path: str, revision: str = "") -> ModelSource:
-    """A local folder for `path` (a folder, or a hub id found in or fetched into the HF cache)."""
+def resolve_source(owner: str, path: str, revision: str = "", *, download: bool = False) -> ModelSource:
+    """A local folder for `path`: a folder, or a hub id found in the HF cache (or, only when
+    `download` is True, fetched into it)."""
     if not path:
         raise UsageError(f"{owner}: option path=... is required (a local model folder or a hub id)")
     local = Path(path).expanduser()
@@ -64,11 +69,17 @@ def resolve_source(owner: str, path: str, revision: str = "") -> ModelSource:
     except Exception:  # not in the cache (LocalEntryNotFoundError and friends)
         pass
     hf_home = os.environ.get("HF_HOME", "~/.cache/huggingface")
+    if not download:
+        raise UsageError(
+            f"{owner}: model {path!r} is not in the local Hugging Face cache ({hf_home}) and nothing is "
+            f"downloaded unless you opt in: add download=true to the model's options (path={path},download=true), "
+            f"or pass path=/local/folder (a save_pretrained output)"
+        )
     if _offline():
         raise UsageError(
-            f"{owner}: model {path!r} is not in the local Hugging Face cache ({hf_home}) and the hub is "
-            f"offline (HF_HUB_OFFLINE=1); download it once with `huggingface-cli download {path}` on a "
-            f"connected machine, or pass path=/local/folder (a save_pretrained output)"
+            f"{owner}: download=true, but the hub is switched off (HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE); "
+            f"unset it, or download once with `huggingface-cli download {path}` on a connected machine, "
+            f"or pass path=/local/folder (a save_pretrained output)"
         )
     try:
         folder = snapshot_download(path, revision=revision or None)
@@ -79,6 +90,13 @@ def resolve_source(owner: str, path: str, revision: str = "") -> ModelSource:
             f"(a save_pretrained output) or pre-populate the cache ({hf_home})"
         ) from None
     return ModelSource(Path(folder), hub_id=path, revision=Path(folder).name)
+
+
+#: The `download` option of every Hugging Face plugin: off, so nothing is fetched by surprise.
+#: It cannot change outputs (the weights are identified by their files), so it stays out of
+#: fingerprints.
+DOWNLOAD_OPTION = Option(False, "fetch a hub id that is not in the local Hugging Face cache (off: never "
+                                "download; the error says how to opt in)", fingerprint=False)
 
 
 def weights_digest(source: ModelSource) -> dict[str, Any]:
