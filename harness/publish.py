@@ -14,12 +14,16 @@ __all__ = ["publish", "check_output_folder"]
 
 def check_output_folder(out: Path) -> None:
     """Refuse an output folder inside an installed or importable package (a folder with an
-    `__init__.py`): generated files must never land in a source package."""
+    `__init__.py`): generated files must never land in a source package; and one that cannot
+    be created or written (`/proc/x`, a path under a file), before any work starts."""
+    from .validation import check_writable_folder
+
     out = Path(out).resolve()
     for folder in (out, *out.parents):
         if (folder / "__init__.py").is_file():
             raise UsageError(f"output folder {out} is inside the Python package {folder}; "
                              "choose a folder outside any package (default: results/)")
+    check_writable_folder(out)
 
 
 def publish(host: PluginHost, inputs: Sequence[Path], out: Path, *, latest_only: bool = True,

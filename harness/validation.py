@@ -378,7 +378,7 @@ def check_writable_folder(folder: Path | str, what: str = "output folder") -> No
     except UsageError:
         raise
     except OSError as exc:
-        raise UsageError(f"{what} {folder} is not writable ({exc.strerror or exc}); "
+        raise UsageError(f"{what} {folder} cannot be created or written ({exc.strerror or exc}); "
                          "choose another folder") from None
     finally:
         for p in reversed(created):
