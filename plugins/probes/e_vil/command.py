@@ -16,7 +16,7 @@ import click
 
 from harness.errors import DataError, UsageError
 from harness.jsonio import jsonl_records, read_json
-from harness.validation import Field, check_record
+from harness.validation import Field, check_record, check_writable_folder
 
 __all__ = ["nle"]
 
@@ -70,6 +70,8 @@ def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> 
     from vqa_harness_plugins.probes.e_vil.human import draw_sample, write_sample_csv
 
     path, meta = _task(run, task)
+    if out is not None:
+        check_writable_folder(out.parent, "folder of --out")
     records = _records(path)
     chosen = draw_sample(records, n=n, seed=seed)
     if not chosen:
@@ -95,6 +97,8 @@ def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | N
     from vqa_harness_plugins.probes.e_vil.human import read_ratings, render_markdown, summarize
 
     path, meta = _task(run, task)
+    if out is not None:
+        check_writable_folder(out.parent, "folder of --out")
     records = _records(path)
     ratings = read_ratings(list(filled), known_ids={r["id"] for r in records})
     summary = summarize(records, ratings, float(meta["s_t"]))
