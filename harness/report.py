@@ -1,12 +1,41 @@
-"""The run report (report.md): headline numbers, sections from probes, what is missing."""
+"""The run report (report.md): headline numbers, sections from probes, what is missing.
+
+Questions, answers, model specs and error messages are user-provided text: the report
+escapes them the way the leaderboard does (`escape_markdown`), so a `<script>` in a
+question shows as text in any markdown viewer instead of becoming raw HTML, and a `|` or a
+newline cannot break a table or a list.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 from .types import ResultRow
 
-__all__ = ["render_report", "format_value"]
+__all__ = ["render_report", "format_value", "escape_markdown", "md_cell", "md_code"]
+
+#: A '<' that could open raw HTML in markdown (a tag, a closing tag, a comment, an autolink).
+_TAG_OPEN = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def escape_markdown(text: str) -> str:
+    """Markdown with no raw HTML: every '<' that could open a tag becomes `&lt;`."""
+    return _TAG_OPEN.sub("&lt;", str(text))
+
+
+def _one_line(value: Any) -> str:
+    return " ".join(str(value).split())
+
+
+def md_cell(value: Any) -> str:
+    """User text for a table cell or a list item: one line, `|` escaped, no raw HTML."""
+    return escape_markdown(_one_line(value).replace("|", "\\|"))
+
+
+def md_code(value: Any) -> str:
+    """User text as an inline code span (a backtick in it cannot close the span)."""
+    return "`" + _one_line(value).replace("`", "'") + "`"
 
 
 def format_value(row: ResultRow) -> str:
@@ -35,12 +64,13 @@ def render_report(
 ) -> str:
     from tabulate import tabulate
 
-    out = [f"# Run {manifest.get('run_id', '')}\n"]
+    m = {k: md_cell(v) for k, v in manifest.items() if isinstance(v, (str, int, float)) or v is None}
+    out = [f"# Run {m.get('run_id', '')}\n"]
     out.append(
-        f"- model: `{manifest.get('model')}` ({manifest.get('model_plugin', '')})\n"
-        f"- suite: `{manifest.get('suite')}`; seed {manifest.get('seed')}; device {manifest.get('device')}\n"
-        f"- status: **{manifest.get('status')}**; harness {manifest.get('versions', {}).get('vqa-harness')}, "
-        f"git {str(manifest.get('git_commit') or '-')[:12]}\n"
+        f"- model: {md_code(manifest.get('model'))} ({m.get('model_plugin', '')})\n"
+        f"- suite: {md_code(manifest.get('suite'))}; seed {m.get('seed')}; device {m.get('device')}\n"
+        f"- status: **{m.get('status')}**; harness {md_cell(manifest.get('versions', {}).get('vqa-harness'))}, "
+        f"git {md_cell(str(manifest.get('git_commit') or '-')[:12])}\n"
         f"- fractions are shown as percentages; brackets are 95% confidence intervals\n"
     )
     stats = manifest.get("stats") or {}
@@ -52,25 +82,29 @@ def render_report(
     headline = [r for r in rows if "/" not in r.metric]
     if headline:
         table = [
-            [f"{r.dataset}/{r.split}", r.train or "-", r.probe, r.variant or "-", r.metric, format_value(r), r.n]
+            [md_cell(c) for c in (f"{r.dataset}/{r.split}", r.train or "-", r.probe, r.variant or "-", r.metric)]
+            + [format_value(r), r.n]
             for r in headline
         ]
         out.append("\n## Headline numbers\n\n")
         out.append(tabulate(table, headers=["data", "trained on", "probe", "variant", "metric", "value", "n"],
-                            tablefmt="github") + "\n")
+                            tablefmt="github", disable_numparse=True) + "\n")
     if missing:
         out.append("\n## Metrics not computed\n\n")
-        out.extend(f"- {task}: `{metric}` — {reason}\n" for task, metric, reason in missing)
+        out.extend(f"- {md_cell(task)}: {md_code(metric)} — {md_cell(reason)}\n" for task, metric, reason in missing)
     if skipped:
         out.append("\n## Probes skipped\n\n")
-        out.extend(f"- {task}: `{probe}` — {reason}\n" for task, probe, reason in skipped)
+        out.extend(f"- {md_cell(task)}: {md_code(probe)} — {md_cell(reason)}\n" for task, probe, reason in skipped)
     if failures:
         out.append("\n## Probe failures\n\n")
-        out.extend(f"- {f['task']}: probe `{f['probe']}` (plugin {f['plugin']}): {f['message']}\n" for f in failures)
+        out.extend(f"- {md_cell(f['task'])}: probe {md_code(f['probe'])} (plugin {md_cell(f['plugin'])}): "
+                   f"{md_cell(f['message'])}\n" for f in failures)
     if example_errors:
         out.append(f"\n## Example errors (first {len(example_errors)})\n\n")
-        out.extend(f"- `{ex}`: {err}\n" for ex, err in example_errors)
+        out.extend(f"- {md_code(ex)}: {md_cell(err)}\n" for ex, err in example_errors)
     if sections:
+        # Probe sections are markdown (tables, lists) holding questions and answers: raw HTML
+        # in them is escaped; their structure is the probe's.
         out.append("\n## Details\n\n")
-        out.extend(s + "\n" for s in sections)
+        out.extend(escape_markdown(s) + "\n" for s in sections)
     return "".join(out)
