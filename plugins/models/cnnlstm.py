@@ -44,16 +44,20 @@ class CNNLSTMModel(TorchAnswerModel):
     description = "Small CNN (image) x LSTM (question), point-wise product -> MLP over answers"
     options = {
         **TRAINER_OPTIONS,
-        "epochs": Option(15, "passes over the train split (25 gains ~4 points on balanced toy data)"),
-        "hidden": Option(128, "size of the question vector and of the joint region-question space"),
-        "lr": Option(3e-3, "peak Adam learning rate (warm-up, then cosine decay)"),
+        "epochs": Option(15, "passes over the train split (25 gains ~4 points on balanced toy data)",
+                         min=1, max=1000),
+        "hidden": Option(128, "size of the question vector and of the joint region-question space",
+                         min=1, max=65_536),
+        "lr": Option(3e-3, "peak Adam learning rate (warm-up, then cosine decay)", min=0.0, max=10.0),
         "batch_size": Option(
-            48, "training batch size in questions (inference does not depend on it)"
+            48, "training batch size in questions (inference does not depend on it)", min=1, max=65_536
         ),
-        "dropout": Option(0.1, "dropout in the answer MLP"),
-        "image_size": Option(32, "images are resized to image_size x image_size (a multiple of 8)"),
-        "channels": Option(16, "channels of the first conv block (doubled per block, 3 blocks)"),
-        "embed": Option(64, "word-embedding size"),
+        "dropout": Option(0.1, "dropout in the answer MLP", min=0.0, max=0.99),
+        "image_size": Option(32, "images are resized to image_size x image_size (a multiple of 8)",
+                             min=8, max=1024),
+        "channels": Option(16, "channels of the first conv block (doubled per block, 3 blocks)",
+                           min=1, max=1024),
+        "embed": Option(64, "word-embedding size", min=1, max=65_536),
     }
 
     def __init__(self, **options: Any) -> None:

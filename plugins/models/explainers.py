@@ -99,8 +99,8 @@ class _TextNeighbours(Model):
     """Shared by the explainers: the TF-IDF index of training questions and their answers."""
 
     options: ClassVar[Mapping[str, Option]] = {
-        "k": Option(10, "neighbours that vote for the answer"),
-        "ngram": Option(2, "longest word n-gram of the TF-IDF features"),
+        "k": Option(10, "neighbours that vote for the answer", min=1, max=10_000),
+        "ngram": Option(2, "longest word n-gram of the TF-IDF features", min=1, max=10),
     }
 
     def __init__(self, **options: Any) -> None:
@@ -242,8 +242,8 @@ class HypothesisOnly(_TextNeighbours):
     description = "hypothesis/question-only naive Bayes label classifier (no image) + retrieval explanations"
     options: ClassVar[Mapping[str, Option]] = {
         **_TextNeighbours.options,
-        "alpha": Option(1.0, "Laplace smoothing of the n-gram counts"),
-        "max_answers": Option(1000, "classes: the most frequent canonical train answers"),
+        "alpha": Option(1.0, "Laplace smoothing of the n-gram counts", min=1e-9, max=1e6),
+        "max_answers": Option(1000, "classes: the most frequent canonical train answers", min=1, max=1_000_000),
     }
 
     def fit(self, train: Sequence[Example], *, seed: int) -> None:

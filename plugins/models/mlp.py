@@ -76,9 +76,9 @@ class MLPModel(Model):
 
     modalities: ClassVar[tuple[str, ...]] = ("a",)
     options: ClassVar[Mapping[str, Option]] = {
-        "hidden": Option(8192, "hidden units (the paper: 8,192)"),
-        "epochs": Option(12, "passes over the training triplets"),
-        "lr": Option(0.01, "initial SGD learning rate (momentum 0.9)"),
+        "hidden": Option(8192, "hidden units (the paper: 8,192)", min=1, max=65_536),
+        "epochs": Option(12, "passes over the training triplets", min=1, max=1000),
+        "lr": Option(0.01, "initial SGD learning rate (momentum 0.9)", min=0.0, max=10.0),
         "text_features": Option("hashed-bow", "text feature extractor for question and answer "
                                 "(hashed-bow[:dim=N], sentence)"),
         "image_features": Option("toy-objects", "image feature extractor (toy-objects, toy-pixels, "

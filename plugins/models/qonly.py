@@ -30,10 +30,10 @@ class QOnlyModel(TorchAnswerModel):
     description = "Question-only classifier: bag of question unigrams+bigrams -> MLP (torch)"
     options = {
         **TRAINER_OPTIONS,
-        "epochs": Option(8, "passes over the train split"),
-        "dropout": Option(0.3, "dropout before the answer layer"),
-        "ngram": Option(2, "longest n-gram of question tokens used as a feature"),
-        "min_count": Option(1, "n-grams seen fewer times in train are dropped"),
+        "epochs": Option(8, "passes over the train split", min=1, max=1000),
+        "dropout": Option(0.3, "dropout before the answer layer", min=0.0, max=0.99),
+        "ngram": Option(2, "longest n-gram of question tokens used as a feature", min=1, max=10),
+        "min_count": Option(1, "n-grams seen fewer times in train are dropped", min=1, max=1_000_000),
     }
 
     def _build_vocab(self, train: Sequence[Example]) -> dict[str, Any]:

@@ -33,7 +33,7 @@ class HashedBagOfWords(FeatureExtractor):
     name = "hashed-bow"
     description = "hashed bag of unigrams + bigrams, l2-normalized (stands in for averaged word2vec)"
     modality: ClassVar[str] = "text"
-    options: ClassVar[Mapping[str, Option]] = {"dim": Option(512, "number of hash buckets")}
+    options: ClassVar[Mapping[str, Option]] = {"dim": Option(512, "number of hash buckets", min=1, max=1 << 22)}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)

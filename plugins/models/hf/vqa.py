@@ -47,10 +47,11 @@ class HFVQAModel(HFModelBase):
                        ("auto", "classifier", "generator")),
         "scores": Option("auto", "answer scores: sigmoid (multi-label heads, ViLT) or softmax; auto picks",
                          ("auto", "sigmoid", "softmax")),
-        "top_k": Option(10, "answers kept in Answer.scores (classifiers)"),
-        "max_new_tokens": Option(10, "generation: answer length limit in tokens"),
-        "num_beams": Option(1, "generation: beam width (1 = greedy)"),
-        "explain_max_new_tokens": Option(30, "generation: explanation length limit in tokens"),
+        "top_k": Option(10, "answers kept in Answer.scores (classifiers)", min=1, max=100_000),
+        "max_new_tokens": Option(10, "generation: answer length limit in tokens", min=1, max=4096),
+        "num_beams": Option(1, "generation: beam width (1 = greedy)", min=1, max=64),
+        "explain_max_new_tokens": Option(30, "generation: explanation length limit in tokens",
+                                         min=1, max=4096),
         "explain_prompt": Option(EXPLAIN_PROMPT, "generation: question text used to explain ({question}, {answer})"),
     }
 
