@@ -21,6 +21,7 @@ from pathlib import Path
 from harness.api import Publisher
 from harness.types import ResultRow
 
+from .failures import failed_by_model, mark_failed_rows, runs_table
 from .files import write_public
 from .runs import collect
 from .tables import Table, TagIndex, build_tables, render_markdown
@@ -50,6 +51,8 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     if problems and progress is not None:
         progress(f"{len(problems)} result row(s) or file(s) skipped, e.g. {problems[0]} (all in {out / 'problems.txt'})")
     tables = build_tables(rows, found.layouts, TagIndex(found.tags))
+    failed = failed_by_model(found.runs, rows)
+    tables = {suite: [mark_failed_rows(t, failed.get(suite, {})) for t in ts] for suite, ts in tables.items()}
     written: list[Path] = []
     index = ["# vqa-harness leaderboard\n",
              "Fractions are shown as percentages; brackets hold 95% intervals.\n"]
@@ -61,6 +64,8 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
         write_public(path, f"# Suite `{suite}`\n\n{body}")
         written.append(path)
         index.append(f"\n## Suite `{suite}`\n\n{body}")
+    if rows:
+        index.append("\n## Runs\n\n" + render_markdown(runs_table(found.runs, rows)))
     if problems:
         index.append(f"\n{len(problems)} result row(s) were skipped; see problems.txt.\n")
     write_public(out / "index.md", "".join(index))
