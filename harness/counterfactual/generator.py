@@ -1,5 +1,12 @@
 """The Perturber: tag a question once, then build one counterfactual per kind.
 
+Two modes (`MODES`): "paper" is the generator as Stoikou et al. describe it (rules below);
+"quality" (the default of the suites and of this class) adds senses in context, common
+words only, lemminflect inflections, tag and compound checks and whole-phrase deletion
+(quality_mode.py; its skip reasons are QUALITY_SKIP_REASONS).
+
+Paper mode:
+
 For each kind, every word the kind applies to is a *site*: a color mention (color kinds),
 an adjective (JJ, not a color), a content verb (not be/do/have), a common noun (NN/NNS).
 Sites whose replacement exists and can be inflected are *usable*; one usable site per
@@ -28,9 +35,33 @@ from .kinds import KINDS, Kind
 from .lexical import EXCLUDED_VERBS, Lexicon
 from .text import FUNCTION_WORDS, Token, language_problem, match_case, splice, tokenize
 
-__all__ = ["Perturbation", "Perturber", "SKIP_REASONS", "colors_in", "perturb_many"]
+__all__ = [
+    "DEFAULT_MODE",
+    "MODES",
+    "QUALITY_SKIP_REASONS",
+    "Perturbation",
+    "Perturber",
+    "SKIP_REASONS",
+    "colors_in",
+    "perturb_many",
+    "skip_reasons",
+]
 
+MODES = ("paper", "quality")
+#: The mode of the suites, the probe, `harness perturb` and `Perturber()`.
+DEFAULT_MODE = "quality"
 SKIP_REASONS = ("empty", "non_english", "no_site", "no_replacement", "inflection")
+#: Question-level and candidate-level reasons of the quality mode (quality_mode.py).
+QUALITY_SKIP_REASONS = (
+    "empty", "non_english", "no_site", "tag_mismatch", "compound_part", "no_replacement", "abstract",
+    "multiword", "rare_word", "sense_mismatch", "verb_frame", "phrasal", "inflection", "color_in_question",
+    "deletion_parse",
+)  # fmt: skip
+
+
+def skip_reasons(mode: str) -> tuple[str, ...]:
+    """The skip reasons a mode reports, in display order."""
+    return QUALITY_SKIP_REASONS if mode == "quality" else SKIP_REASONS
 _INFLECTED = {"NNS", "VBZ", "VBD", "VBN", "VBG"}
 
 
@@ -61,10 +92,11 @@ class Perturbation:
 class Perturber:
     """Generates the counterfactual questions of every kind for one question at a time.
 
-    `common_colors`: the dataset's color vocabulary (default: the basic color terms);
-    `uncommon` replacements come from every matplotlib named color.
-    `tagger` (tokens -> [(word, tag)]) and `wn` default to `harness.resources`
-    (ResourceError naming `harness resources install` when missing).
+    `mode`: "paper" or "quality" (module docstring). `common_colors`: the dataset's color
+    vocabulary (default: the basic color terms); `uncommon` replacements come from every
+    matplotlib named color. `tagger` (tokens -> [(word, tag)]) and `wn` (a
+    `harness.resources.WordNetIndex`) default to `harness.resources` (ResourceError
+    naming `harness resources install` when missing).
     """
 
     def __init__(
@@ -73,42 +105,74 @@ class Perturber:
         common_colors: Iterable[str] | None = None,
         seed: int = 0,
         kinds: Sequence[Kind] = KINDS,
+        mode: str = DEFAULT_MODE,
         wn: Any = None,
         tagger: Callable[[list[str]], list[tuple[str, str]]] | None = None,
     ) -> None:
-        if wn is None:
-            from harness.resources import wordnet
+        if mode not in MODES:
+            from harness.errors import UsageError
 
-            wn = wordnet()
+            raise UsageError(f"unknown counterfactual mode {mode!r}: use one of {', '.join(MODES)}")
+        if wn is None:
+            from harness.resources import wordnet_index
+
+            wn = wordnet_index()
         if tagger is None:
             from harness.resources import pos_tag
 
             pos_tag(["warm", "up"])  # fail now, with the install hint, not mid-dataset
             tagger = pos_tag
-        self.wn, self.tagger, self.seed, self.kinds = wn, tagger, seed, tuple(kinds)
+        self.wn, self.tagger, self.seed, self.kinds, self.mode = wn, tagger, seed, tuple(kinds), mode
         self.lexicon = Lexicon(wn)
-        self.lexicon.count(wn.synset("entity.n.01").lemmas()[0])  # load the count table now
         self.inflector = Inflector(wn)
         self.colors = ColorSpace()
         self.pools = {
             "common": self.colors.pool(BASIC_COLORS if common_colors is None else common_colors),
             "uncommon": tuple(sorted(self.colors.colors)),
         }
-        self._color_choice: dict[tuple[str, str, bool], tuple[str, float] | None] = {}
+        self._color_choice: dict[tuple[str, str, bool, tuple[str, ...]], tuple[str, float] | None] = {}
+        self.quality = None
+        if mode == "quality":
+            from .quality_mode import QualityMode
+
+            self.quality = QualityMode(self)
 
     # ------------------------------------------------------------------ public
-    def perturb(self, question: str) -> dict[str, Perturbation | str]:
-        """kind id -> Perturbation, or the skip reason (one of SKIP_REASONS)."""
+    def perturb(self, question: str, context: Sequence[str] = ()) -> dict[str, Perturbation | str]:
+        """kind id -> Perturbation, or the skip reason (`skip_reasons(mode)`). `context`:
+        other texts about the question (its answers), used by the quality mode's senses."""
+        return self.perturb_counted(question, context)[0]
+
+    def perturb_counted(
+        self, question: str, context: Sequence[str] = ()
+    ) -> tuple[dict[str, Perturbation | str], dict[str, Counter]]:
+        """`perturb`, plus per kind the candidates rejected on the way, by reason."""
         tokens = tokenize(question)
         problem = language_problem(question, tokens)
         if problem:
-            return {k.id: problem for k in self.kinds}
+            return {k.id: problem for k in self.kinds}, {}
         tags = [t for _, t in self.tagger([t.text for t in tokens])]  # once, shared by all kinds
-        return {k.id: self._one(k, question, tokens, tags) for k in self.kinds}
+        if self.quality is not None:
+            return self.quality.perturb(question, tokens, tags, context)
+        return {k.id: self._one(k, question, tokens, tags) for k in self.kinds}, {}
+
+    def pick(self, kind: Kind, question: str, usable: Sequence[Perturbation]) -> Perturbation:
+        """One usable site: a seeded hash of (seed, kind, question) (same in both modes)."""
+        if len(usable) == 1:
+            return usable[0]
+        return usable[zlib.crc32(f"{self.seed}\x1f{kind.id}\x1f{question}".encode()) % len(usable)]
+
+    def color_choice(self, low: str, kind: Kind, exclude: tuple[str, ...] = ()) -> tuple[str, float] | None:
+        """The kind's replacement color for `low` (pool minus `exclude`), memoized."""
+        key = (low, kind.pool, kind.maximal, exclude)
+        if key not in self._color_choice:
+            pool = [c for c in self.pools[kind.pool] if c not in exclude]
+            self._color_choice[key] = self.colors.replacement(low, pool, maximal=kind.maximal)
+        return self._color_choice[key]
 
     # ----------------------------------------------------------------- helpers
     def _one(self, kind: Kind, question: str, tokens: list[Token], tags: list[str]) -> Perturbation | str:
-        sites = [i for i, (tok, tag) in enumerate(zip(tokens, tags)) if self._is_site(kind, tok.text, tag)]
+        sites = [i for i, (tok, tag) in enumerate(zip(tokens, tags)) if self.is_site(kind, tok.text, tag)]
         if not sites:
             return "no_site"
         usable: list[Perturbation] = []
@@ -121,12 +185,11 @@ class Perturber:
                 usable.append(out)
         if not usable:
             return "inflection" if "inflection" in reasons else "no_replacement"
-        if len(usable) == 1:
-            return usable[0]
-        pick = zlib.crc32(f"{self.seed}\x1f{kind.id}\x1f{question}".encode()) % len(usable)
-        return usable[pick]
+        return self.pick(kind, question, usable)
 
-    def _is_site(self, kind: Kind, word: str, tag: str) -> bool:
+    def is_site(self, kind: Kind, word: str, tag: str) -> bool:
+        """Whether `word` tagged `tag` is a site of `kind` (a color; a content adjective,
+        verb or common noun)."""
         low = word.lower()
         # Basic color terms are colors whatever the tag ("Is the ball brown?" -> VBN);
         # other named colors (orange, gold, snow) only when tagged as adjectives.
@@ -147,10 +210,7 @@ class Perturber:
         word = tok.text
         if kind.relation == "color":
             low = word.lower()
-            key = (low, kind.pool, kind.maximal)
-            if key not in self._color_choice:
-                self._color_choice[key] = self.colors.replacement(low, self.pools[kind.pool], maximal=kind.maximal)
-            found = self._color_choice[key]
+            found = self.color_choice(low, kind)
             if found is None:
                 return "no_replacement"
             color, dist = found
@@ -202,13 +262,20 @@ def colors_in(texts: Iterable[str], names: Mapping[str, str] | None = None) -> s
     return found
 
 
-def perturb_many(perturber: Perturber, questions: Iterable[str]) -> tuple[list[dict[str, Perturbation | str]], dict[str, Counter]]:
-    """Perturb every question; also count, per kind, applied and skipped (by reason)."""
+def perturb_many(
+    perturber: Perturber, questions: Iterable[str], contexts: Iterable[Sequence[str]] | None = None
+) -> tuple[list[dict[str, Perturbation | str]], dict[str, Counter], dict[str, Counter]]:
+    """Perturb every question (with its context, e.g. its answers); count per kind the
+    questions applied and skipped (by reason), and the rejected candidates (by reason)."""
     results: list[dict[str, Perturbation | str]] = []
     counts: dict[str, Counter] = {k.id: Counter() for k in perturber.kinds}
+    rejected: dict[str, Counter] = {k.id: Counter() for k in perturber.kinds}
+    ctx_iter = iter(contexts) if contexts is not None else None
     for q in questions:
-        out = perturber.perturb(q)
+        out, rej = perturber.perturb_counted(q, next(ctx_iter) if ctx_iter is not None else ())
         for kind, value in out.items():
             counts[kind]["applied" if isinstance(value, Perturbation) else value] += 1
+        for kind, c in rej.items():
+            rejected[kind].update(c)
         results.append(out)
-    return results, counts
+    return results, counts, rejected

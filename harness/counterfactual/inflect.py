@@ -28,14 +28,14 @@ _SIBILANT = ("s", "x", "z", "ch", "sh")
 
 
 class Inflector:
-    """Plural nouns and verb tenses from lemmas, checked against a WordNet reader."""
+    """Plural nouns and verb tenses from lemmas, checked against the WordNet index (paper mode)."""
 
     def __init__(self, wn: Any) -> None:
         self.wn = wn
         self._forms: dict[str, dict[str, list[str]]] = {"n": {}, "v": {}}
         for pos in ("n", "v"):
             # NLTK keeps the exception lists as form -> [bases]; we need base -> [forms].
-            for form, bases in wn._exception_map[pos].items():
+            for form, bases in wn.exceptions[pos].items():
                 for base in bases:
                     self._forms[pos].setdefault(base, []).append(form)
         self._cache: dict[tuple[str, str], str | None] = {}
@@ -62,7 +62,7 @@ class Inflector:
         return None
 
     def _checks(self, form: str, base: str, pos: str) -> bool:
-        return base in self.wn._morphy(form, pos)
+        return base in self.wn.morphy(form, pos)
 
     def _plural(self, base: str) -> str | None:
         irregular = [f for f in self._forms["n"].get(base.lower(), []) if f != base.lower()]

@@ -25,7 +25,6 @@ or of its other instances when the word's sense is an instance ("America" -> Can
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 __all__ = ["Replacement", "Lexicon", "RELATIONS", "EXCLUDED_VERBS"]
@@ -46,32 +45,24 @@ class Replacement:
 
 
 class Lexicon:
-    """Cached WordNet lookups: lemma of a word, and replacement per (lemma, pos, relation)."""
+    """Cached WordNet lookups (on `harness.resources.wordnet_index`): lemma of a word, and the
+    paper-mode replacement per (lemma, pos, relation)."""
 
     def __init__(self, wn: Any) -> None:
         self.wn = wn
         self._lemma: dict[tuple[str, str, bool], str | None] = {}
         self._repl: dict[tuple[str, str, str], Replacement | None] = {}
-        self._parents: dict[tuple[str, int], list[Any]] = {}
-        self._counts: dict[str, int] | None = None
 
     def lemma(self, word: str, pos: str, inflected: bool) -> str | None:
         """WordNet base form of `word` for pos 'n'/'v'/'a', or None if WordNet lacks it."""
         key = (word, pos, inflected)
         if key not in self._lemma:
             low = word.lower()
-            bases = self.wn._morphy(low, pos)
+            bases = self.wn.morphy(low, pos)
             if inflected:
                 bases = [b for b in bases if b != low] or bases
             self._lemma[key] = bases[0] if bases else None
         return self._lemma[key]
-
-    def count(self, lem: Any) -> int:
-        """`lem.count()` (SemCor tag count) from a table read once from index.sense:
-        NLTK binary-searches that file on every call, which dominated generation time."""
-        if self._counts is None:
-            self._counts = _read_counts(self.wn)
-        return self._counts.get(lem.key(), 0)
 
     def replacement(self, lemma: str, pos: str, relation: str) -> Replacement | None:
         """The chosen replacement (rule in the module docstring), or None."""
@@ -80,75 +71,46 @@ class Lexicon:
             self._repl[key] = self._choose(lemma, pos, relation)
         return self._repl[key]
 
+    def first_parent(self, sense: int) -> tuple[int, ...]:
+        """(the first hypernym listed in WordNet's data file,) else (the first instance
+        hypernym,), or (). NLTK keeps pointers in sets whose order changes between
+        processes; the index keeps the data file's order."""
+        wn = self.wn
+        return (wn.hypernyms(sense) or wn.instance_hypernyms(sense))[:1]
+
     # ----------------------------------------------------------------- helpers
     def _choose(self, lemma: str, pos: str, relation: str) -> Replacement | None:
+        wn = self.wn
         banned = _variants(lemma)
-        for sense in self.wn.synsets(lemma, pos):
+        for sense in wn.synsets(lemma, pos):
             if relation == "synonym":
                 groups = [sense]
             elif relation == "hypernym":
-                groups = self._first_parent(sense)
+                groups = list(self.first_parent(sense))
             elif relation == "hyponym":
-                groups = sorted(sense.hyponyms(), key=_name)
+                groups = sorted(wn.hyponyms(sense), key=wn.name)
             elif relation == "sibling":
                 # An instance (united_states.n.01) has instance siblings (Canada, Mexico).
-                instance = sense in sum((p.instance_hyponyms() for p in self._first_parent(sense)), [])
-                groups = sorted((s for parent in self._first_parent(sense)
-                                 for s in (parent.instance_hyponyms() if instance else parent.hyponyms())
-                                 if s != sense), key=_name)
+                parents = self.first_parent(sense)
+                instance = any(sense in wn.instance_hyponyms(p) for p in parents)
+                groups = sorted((s for p in parents
+                                 for s in (wn.instance_hyponyms(p) if instance else wn.hyponyms(p))
+                                 if s != sense), key=wn.name)
             else:
                 raise ValueError(f"unknown relation {relation!r}")
-            best: tuple[tuple[int, int, int], Any, Any] | None = None
+            best: tuple[tuple[int, int, int], int, str] | None = None
             for gi, synset in enumerate(groups):
-                for li, lem in enumerate(synset.lemmas()):
-                    name = _norm(lem.name())
+                for li, (lem, count) in enumerate(zip(wn.lemma_names(synset), wn.lemma_counts(synset))):
+                    name = _norm(lem)
                     # "sit" -> "sit down" is the same word, not a substitution.
                     if name in banned or banned.intersection(name.split()):
                         continue
-                    rank = (-self.count(lem), gi, li)
+                    rank = (-count, gi, li)
                     if best is None or rank < best[0]:
                         best = (rank, synset, lem)
             if best is not None:
-                return Replacement(lemma, best[2].name(), sense.name(), best[1].name())
+                return Replacement(lemma, best[2], wn.name(sense), wn.name(best[1]))
         return None
-
-
-    def _first_parent(self, sense: Any) -> list[Any]:
-        """[the first hypernym listed in WordNet's data file] (else the first instance
-        hypernym), or []. NLTK keeps pointers in a set, whose order changes from one
-        process to the next, so the order is read from the data line itself."""
-        key = (sense.pos(), sense.offset())
-        if key not in self._parents:
-            data = self.wn._data_file(sense.pos())
-            data.seek(sense.offset())
-            fields = data.readline().split()
-            i = 4 + 2 * int(fields[3], 16)  # offset, lex_filenum, ss_type, w_cnt, words
-            found: dict[str, list[tuple[str, int]]] = {"@": [], "@i": []}
-            for _ in range(int(fields[i])):
-                symbol, offset, pos = fields[i + 1], int(fields[i + 2]), fields[i + 3]
-                if symbol in found:
-                    found[symbol].append((pos, offset))
-                i += 4
-            first = (found["@"] or found["@i"])[:1]
-            self._parents[key] = [self.wn.synset_from_pos_and_offset(p, o) for p, o in first]
-        return self._parents[key]
-
-
-def _read_counts(wn: Any) -> dict[str, int]:
-    """sense key -> tag count from index.sense (plain file read when it is a folder)."""
-    counts: dict[str, int] = {}
-    root = getattr(wn.root, "path", None)
-    path = Path(root) / "index.sense" if root else None
-    fh = open(path, encoding="utf-8") if path is not None and path.is_file() else wn.open("index.sense")
-    with fh:
-        for line in fh:
-            key, _offset, _number, tag_count = line.split()
-            counts[key] = int(tag_count)
-    return counts
-
-
-def _name(synset: Any) -> str:
-    return synset.name()
 
 
 def _norm(name: str) -> str:

@@ -1,5 +1,10 @@
 """Offline NLP resources: WordNet 3.0, the English POS tagger and a BERTScore model.
 
+Loading is fast after the first use: `wordnet_index()` (WordNet), `pos_tag` (the tagger)
+and `word_stats()` (wordfreq frequencies and lemminflect forms of WordNet's vocabulary)
+read prebuilt indexes from the harness cache (`<cache>/resources/`), keyed by the files
+they come from, without importing nltk; `wordnet()` is NLTK's own reader (slow to load).
+
 `install()` makes them available with no model hub, in this order for each: NLTK data
 the user already has (NLTK_DATA, ~/nltk_data, ...), then `nltk.download` (only with
 `allow_download=True`, short timeout), then local packages: Debian's `wordnet-base` /
@@ -17,6 +22,8 @@ from .base import ResourceStatus, ensure_nltk_path
 from .bertscore import bertscore_model, bertscore_status
 from .tagger import install_tagger, pos_tag, tagger_status
 from .wordnet_corpus import install_wordnet, wordnet, wordnet_status
+from .wordnet_index import WordNetIndex, wordnet_index
+from .wordstats import WordStats, word_stats
 
 __all__ = [
     "APT_PACKAGES",
@@ -28,7 +35,11 @@ __all__ = [
     "install",
     "pos_tag",
     "status",
+    "WordNetIndex",
+    "WordStats",
+    "word_stats",
     "wordnet",
+    "wordnet_index",
 ]
 
 #: System packages the install script needs (Debian / Ubuntu names).

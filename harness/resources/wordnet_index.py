@@ -30,7 +30,7 @@ from typing import Any, Sequence
 __all__ = ["INDEX_VERSION", "WordNetIndex", "build_index", "index_path", "load_index", "wordnet_index"]
 
 #: Bump when the layout or the parsing changes: old cache files are then rebuilt.
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 _POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 _POS_NUMBER = {"n": 1, "v": 2, "a": 3, "r": 4, "s": 5}
 _FILE_POS = {"n": "n", "v": "v", "a": "a", "s": "a", "r": "r"}
@@ -66,6 +66,7 @@ class WordNetIndex:
         self._gloss: list[str] = s["gloss"]
         self._maxd: list[int] = s["maxd"]
         self._mind: list[int] = s["mind"]
+        self._frames: list[tuple[int, ...]] = s["frames"]
         self._by_name: dict[str, int] | None = None
         self._morphy_cache: dict[tuple[str, str], list[str]] = {}
 
@@ -155,6 +156,19 @@ class WordNetIndex:
         """The quoted example sentences of the gloss."""
         return re.findall(r'"([^"]*)"', self._gloss[sid])
 
+    def frames(self, sid: int, lemma: str) -> frozenset[int]:
+        """WordNet's verb frame numbers (1-35, wninput(5WN)) of `lemma` in verb synset `sid`:
+        the frames of the whole synset plus those listed for that lemma."""
+        low = lemma.lower()
+        names = [n.lower() for n in self._words[sid]]
+        pairs = self._frames[sid]
+        out = set()
+        for k in range(0, len(pairs), 2):
+            frame, word = pairs[k], pairs[k + 1]
+            if word == 0 or (word <= len(names) and names[word - 1] == low):
+                out.add(frame)
+        return frozenset(out)
+
     def max_depth(self, sid: int) -> int:
         """Length of the longest hypernym path to a root (entity.n.01 has 0)."""
         return self._maxd[sid]
@@ -209,6 +223,7 @@ def build_index(folder: Path) -> dict[str, Any]:
     words: list[tuple[str, ...]] = []
     lex_ids: list[tuple[int, ...]] = []
     raw_ptrs: list[list[tuple[int, str, int]]] = []
+    frames: list[tuple[int, ...]] = []
     gloss: list[str] = []
     sid_of: dict[tuple[str, int], int] = {}
     for p, suffix in _POS_FILES.items():
@@ -230,6 +245,11 @@ def build_index(folder: Path) -> dict[str, Any]:
                     if symbol in _POINTERS and st == "0000":
                         ptrs.append((_POINTERS[symbol], _FILE_POS[tpos], target))
                     i += 4
+                flat: list[int] = []
+                if p == "v":  # "f_cnt + f_num w_num ...": w_num 00 = every word of the synset
+                    for k in range(int(f[i + 1])):
+                        flat += [int(f[i + 3 + 3 * k]), int(f[i + 4 + 3 * k], 16)]
+                frames.append(tuple(flat))
                 sid_of[(p, offset)] = len(names)
                 names.append("")
                 pos_chars.append(ss_type)
@@ -273,7 +293,7 @@ def build_index(folder: Path) -> dict[str, Any]:
         "lemmas": {p: {k: tuple(v) for k, v in d.items()} for p, d in lemmas.items()},
         "exc": exc,
         "syn": {"name": names, "pos": "".join(pos_chars), "lex": lex, "words": words, "counts": counts,
-                "ptr": ptr, "gloss": gloss, "maxd": maxd, "mind": mind},
+                "ptr": ptr, "gloss": gloss, "maxd": maxd, "mind": mind, "frames": frames},
     }
 
 

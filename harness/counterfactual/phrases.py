@@ -1,0 +1,166 @@
+"""Phrases for the quality mode: noun compounds, noun phrases, phrasal verbs, and the check
+that a question with a phrase deleted still reads as a question.
+
+All of it works on the tagger's Penn tags (computed once per question):
+
+- a *noun run* is a maximal sequence of NN/NNS tokens; its last token is the head, the
+  others are modifiers ("traffic light": "traffic" modifies "light");
+- a *noun phrase* is a noun run with what precedes it inside the phrase: adjectives,
+  numbers, participles, color words, a possessive ("the man's"), and one determiner;
+- a *phrasal verb* is a verb followed directly by a particle ("turned on") that WordNet
+  lists as one lemma (turn_on).
+
+Deletion candidates (the paper deletes one noun, which leaves "Is this a traffic?"):
+a prepositional phrase "IN + NP" ("Is the cat on the table?" -> "Is the cat?" is
+rejected by the check below, "Is the cat sitting on the table?" -> "Is the cat
+sitting?" is kept), the noun phrase of a wh-determiner ("What kind of shoes is she
+wearing?" -> "What is she wearing?"), and one member of a coordination "NP and/or NP"
+("Is this a man or a woman?" -> "Is this a man?"). A subject, object or predicate NP cannot go without breaking
+the sentence, so it is never deleted. `reads_as_question` is the check every deletion must
+pass (documented in docs/counterfactual.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from .text import Token
+
+__all__ = [
+    "PARTICLES",
+    "Span",
+    "deletion_spans",
+    "noun_phrase_start",
+    "noun_runs",
+    "reads_as_question",
+]
+
+NOUNS = ("NN", "NNS")
+#: Words that can be the particle of a phrasal verb (and of a phrasal replacement).
+PARTICLES = frozenset("up down on off out in over away back around about through along apart".split())
+_MODIFIERS = ("JJ", "JJR", "JJS", "CD", "VBN", "VBG", "NN", "NNS", "NNP")
+_DETERMINERS = ("DT", "PRP$", "PDT", "WP$")
+_DANGLING = ("IN", "DT", "CC", "TO", "PRP$", "POS", "WDT", "PDT")
+_SUBJECTS = ("NN", "NNS", "NNP", "NNPS", "PRP", "EX", "CD")
+_PRONOUN_DT = frozenset({"this", "that", "these", "those"})
+_BE = frozenset({"is", "are", "was", "were", "am"})
+_AUXILIARIES = frozenset("is are was were be been am have has had do does did".split())
+_DO_MODALS = frozenset("do does did can could will would should shall may might must".split())
+_PREP_ADVERBS = frozenset({"next", "close", "due", "according", "prior", "ahead", "instead"})
+_PREDICATES = ("JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VBN", "VBG", "IN", "RP", "CD")
+
+
+@dataclass(frozen=True)
+class Span:
+    """Tokens [first, last] (inclusive) to delete, and the head noun they are about."""
+
+    first: int
+    last: int
+    head: int
+
+
+def noun_runs(tags: Sequence[str]) -> list[tuple[int, int]]:
+    """(first, last) of every maximal run of NN/NNS tags."""
+    runs, i = [], 0
+    while i < len(tags):
+        if tags[i] in NOUNS:
+            j = i
+            while j + 1 < len(tags) and tags[j + 1] in NOUNS:
+                j += 1
+            runs.append((i, j))
+            i = j + 1
+        else:
+            i += 1
+    return runs
+
+
+def noun_phrase_start(tokens: Sequence[Token], tags: Sequence[str], first: int) -> int:
+    """Index of the first token of the noun phrase whose noun run starts at `first`."""
+    i = first
+    while i > 0:
+        prev, tag = tokens[i - 1].text.lower(), tags[i - 1]
+        if tag in _MODIFIERS and not (tag == "VBG" and i - 1 == 0):
+            i -= 1
+        elif tag == "POS" and i - 2 >= 0 and tags[i - 2] in NOUNS + ("NNP",):
+            i -= 2  # "the man's hat": the possessor belongs to the phrase
+        elif tag in _DETERMINERS or prev in ("a", "an", "the"):
+            return i - 1
+        else:
+            return i
+    return i
+
+
+def deletion_spans(tokens: Sequence[Token], tags: Sequence[str]) -> list[Span]:
+    """Prepositional phrases and coordinated noun phrases that could be deleted whole."""
+    spans: list[Span] = []
+    for first, last in noun_runs(tags):
+        start = noun_phrase_start(tokens, tags, first)
+        if start > 0 and tags[start - 1] in ("IN", "TO") and tokens[start - 1].text.lower() not in (
+            "that", "if", "whether", "than", "because", "like",
+        ):
+            # "next to the plate", "close to the wall": the adverb goes with its preposition.
+            pp = start - 2 if start > 1 and tokens[start - 2].text.lower() in _PREP_ADVERBS else start - 1
+            spans.append(Span(pp, last, last))
+        # "What sport is this?" -> "What is this?"; "What kind of shoes ..." -> "What ...":
+        # the noun phrase of a wh-determiner (with its "of NP" complement) goes.
+        if start > 0 and tokens[start].text.lower() in ("many", "much") and \
+                tokens[start - 1].text.lower() == "how" and start + 1 <= first:
+            start += 1  # "How many people are there?" -> "How many are there?"
+        if start > 0 and _wh_determiner(tokens, start - 1):
+            end = last
+            if end + 2 < len(tags) and tokens[end + 1].text.lower() == "of":
+                nested = [r for r in noun_runs(tags) if r[0] > end + 1]
+                if nested and noun_phrase_start(tokens, tags, nested[0][0]) == end + 2:
+                    end = nested[0][1]
+            spans.append(Span(start, end, last))
+        # "X and NP" -> delete "and NP"; "NP and X" -> delete "NP and".
+        if start > 0 and tags[start - 1] == "CC":
+            spans.append(Span(start - 1, last, last))
+        elif last + 1 < len(tags) and tags[last + 1] == "CC" and last + 2 < len(tags) and \
+                tags[last + 2] in _DETERMINERS + _MODIFIERS:
+            spans.append(Span(start, last + 1, last))
+    return sorted(set(spans), key=lambda s: (s.first, s.last))
+
+
+def _wh_determiner(tokens: Sequence[Token], i: int) -> bool:
+    """Whether token i is "what"/"which"/"whose" or the "many"/"much" of "how many/much"."""
+    word = tokens[i].text.lower()
+    if word in ("what", "which", "whose"):
+        return True
+    return word in ("many", "much") and i > 0 and tokens[i - 1].text.lower() == "how"
+
+
+def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_first: str) -> bool:
+    """The simple parse check for a shortened question (tokens/tags of the result):
+
+    1. it starts with the same word as the original (a wh-word or an auxiliary);
+    2. it still has a verb (any VB* or MD tag, or a form of be/do/have);
+    3. after its first word it still has something to ask about: a noun, a pronoun,
+       "there", a number or a demonstrative (this/that/these/those);
+    4. it has at least three words;
+    5. its last word before the final punctuation cannot end a phrase (not IN, DT other
+       than this/that/these/those, CC, TO, a possessive, PDT or WDT): nothing dangles;
+    6. a question opened by a form of "be" with no other verb keeps a predicate: "there",
+       an adjective, adverb, participle, preposition or number, or a second noun phrase
+       ("Is the cat on the table?" -> "Is the cat?" fails);
+    7. a question opened by do/does/did or a modal keeps a verb in its base form (VB):
+       "Does this man like horseback riding?" -> "Does this man riding?" fails."""
+    words = [(t.text, tag) for t, tag in zip(tokens, tags) if t.text[:1].isalnum() or t.text.startswith("'")]
+    if len(words) < 3 or words[0][0].lower() != original_first.lower():
+        return False
+    if not any(tag.startswith("VB") or tag == "MD" for _, tag in words):
+        return False
+    if not any(tag in _SUBJECTS or w.lower() in _PRONOUN_DT for w, tag in words[1:]):
+        return False
+    if words[-1][1] in _DANGLING and words[-1][0].lower() not in _PRONOUN_DT:
+        return False
+    if words[-1][0].lower() in _AUXILIARIES:
+        return False
+    if words[0][0].lower() in _DO_MODALS and not any(tag == "VB" for _, tag in words[1:]):
+        return False
+    if words[0][0].lower() in _BE and not any(tag.startswith("VB") or tag == "MD" for _, tag in words[1:]):
+        phrases = len(noun_runs([tag for _, tag in words]))
+        phrases += sum(1 for w, tag in words[1:] if tag == "PRP" or (w.lower() in _PRONOUN_DT and tag == "DT"))
+        return phrases >= 2 or any(tag in _PREDICATES or tag == "EX" for _, tag in words[1:])
+    return True

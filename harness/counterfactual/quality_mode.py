@@ -1,0 +1,283 @@
+"""The quality-controlled mode of the Perturber: sites, senses in context, checks, deletion.
+
+Per kind, every candidate site goes through these checks; the first that fails rejects
+it, counted by reason (the question is skipped for the kind when no site survives, with
+the most frequent reason):
+
+- `tag_mismatch`: the tagger's part of speech is implausible for the word: WordNet's
+  sense-tagged (SemCor) counts give that part of speech less than a tenth of the count of
+  the word's most frequent one, which has at least 5 ("Are the sheep wild?": "wild"
+  tagged NN has noun count 0, adjective count 42); or an "adjective" after a determiner
+  that no noun follows ("in the middle");
+- `compound_part`: a noun that modifies another noun ("traffic" in "traffic light"),
+  or the head of a compound WordNet does not list as one lemma; a listed compound
+  ("traffic light", "tennis player") is a site as a whole;
+- `verb_frame`: a verb used with a direct object has no transitive sense in WordNet;
+  only its transitive senses compete otherwise ("Does the toilet match the wall?");
+- the choice of quality.py (`no_replacement`, `abstract`, `multiword`, `rare_word`,
+  `sense_mismatch`, `verb_frame`) for the sense chosen in context (senses.py);
+- `phrasal`: a verb followed by a particle gets a one-word replacement unless WordNet lists
+  the phrasal verb ("turned on" -> turn_on -> "switched on"); a phrasal replacement never
+  goes before an object ("having on a hat");
+- `inflection`: lemminflect has no form of the replacement for the tag (or the tag is a
+  comparative/superlative);
+- `rare_word` again for the inflected form ("publics");
+- colors: `color_in_question` when every remaining color is already in the question
+  ("black and white" never becomes "black and black");
+- deletion: `deletion_parse` when no phrase around the noun can go with the question still
+  passing `phrases.reads_as_question`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Sequence
+
+from .colors import UNAMBIGUOUS_COLORS
+from .inflect import NOUN_TAGS
+from .kinds import Kind
+from .lexical import EXCLUDED_VERBS
+from .phrases import PARTICLES, deletion_spans, noun_phrase_start, noun_runs, reads_as_question
+from .quality import FREQUENCY_FLOOR, QualityLexicon
+from .senses import SenseChooser, content_bases
+from .text import FUNCTION_WORDS, Token, match_case, tokenize
+
+if TYPE_CHECKING:
+    from .generator import Perturbation, Perturber
+
+__all__ = ["QualityMode", "replace_span"]
+
+_OBJECT_START = ("DT", "PRP$", "PRP", "NN", "NNS", "NNP", "CD", "JJ", "PDT")
+
+
+class QualityMode:
+    """The quality rules, bound to one Perturber (its WordNet index, tagger and colors)."""
+
+    def __init__(self, perturber: Perturber) -> None:
+        from harness.resources import word_stats
+
+        self.p = perturber
+        self.wn = perturber.wn
+        self.stats = word_stats()
+        self.lex = QualityLexicon(self.wn, self.stats)
+        self.senses = SenseChooser(self.wn, self.stats.zipf)
+        self._pos_counts: dict[str, dict[str, int]] = {}
+        self._context: dict[str, frozenset[str]] = {}
+
+    # ------------------------------------------------------------------ public
+    def perturb(self, question: str, tokens: list[Token], tags: list[str], context: Sequence[str]
+                ) -> tuple[dict[str, Perturbation | str], dict[str, Counter]]:
+        """kind -> Perturbation or reason, and kind -> rejected candidates by reason."""
+        ctx = self._bases(question) | frozenset().union(*(self._bases(c) for c in context))
+        results: dict[str, Perturbation | str] = {}
+        rejected: dict[str, Counter] = {}
+        for kind in self.p.kinds:
+            usable: list[Perturbation] = []
+            rej: Counter = Counter()
+            if kind.relation == "color":
+                self._colors(kind, question, tokens, tags, usable, rej)
+            elif kind.relation == "delete":
+                self._deletions(kind, question, tokens, tags, usable, rej)
+            else:
+                self._substitutions(kind, question, tokens, tags, ctx, usable, rej)
+            rejected[kind.id] = rej
+            if usable:
+                results[kind.id] = self.p.pick(kind, question, usable)
+            elif not rej:
+                results[kind.id] = "no_site"
+            else:
+                results[kind.id] = max(sorted(rej), key=lambda r: rej[r])
+        return results, rejected
+
+    def tag_plausible(self, word: str, pos: str) -> bool:
+        """False when WordNet's counts make `pos` implausible for `word` (module docstring)."""
+        low = word.lower()
+        counts = self._pos_counts.get(low)
+        if counts is None:
+            counts = {}
+            for p in ("n", "v", "a", "r"):
+                total = 0
+                for form in self.wn.morphy(low, p)[:1]:
+                    total += sum(self.wn.count(s, form) for s in self.wn.synsets(form, p))
+                counts[p] = total
+            self._pos_counts[low] = counts
+        best = max(counts.values())
+        return not (best >= 5 and counts[pos] * 10 < best)
+
+    # ----------------------------------------------------------------- kinds
+    def _colors(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
+                usable: list, rej: Counter) -> None:
+        from .generator import Perturbation
+
+        present = tuple(sorted({t.text.lower() for t, tag in zip(tokens, tags)
+                                if self.p.is_site(kind, t.text, tag)}))
+        for i, (tok, tag) in enumerate(zip(tokens, tags)):
+            if not self.p.is_site(kind, tok.text, tag):
+                continue
+            low = tok.text.lower()
+            found = self.p.color_choice(low, kind, present)
+            if found is None:
+                rej["color_in_question" if self.p.color_choice(low, kind) else "no_replacement"] += 1
+                continue
+            color, dist = found
+            new = match_case(tok.text, color)
+            usable.append(Perturbation(kind.id, question, replace_span(question, tokens, i, i, new), i, tok.text,
+                                       new, low, color, f"ΔE2000={dist:.2f}"))
+
+    def _deletions(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
+                   usable: list, rej: Counter) -> None:
+        from .generator import Perturbation
+
+        spans = deletion_spans(tokens, tags)
+        for first, last in noun_runs(tags):
+            head = tokens[last]
+            if not self._noun_site(head.text, tags[last]):
+                continue
+            lemma = self.p.lexicon.lemma(head.text, "n", tags[last] == "NNS")
+            if lemma is None or not self.tag_plausible(head.text, "n"):
+                rej["tag_mismatch" if lemma is not None else "no_replacement"] += 1
+                continue
+            found = False
+            for span in (s for s in spans if s.head == last):
+                start, end = tokens[span.first].start, tokens[span.last].end
+                if start > 0 and question[start - 1] == " ":
+                    start -= 1
+                new = question[:start] + question[end:]
+                new_tokens = tokenize(new)
+                new_tags = [t for _, t in self.p.tagger([t.text for t in new_tokens])]
+                if reads_as_question(new_tokens, new_tags, tokens[0].text):
+                    deleted = question[tokens[span.first].start:end]
+                    usable.append(Perturbation(kind.id, question, new, span.first, deleted, "", lemma, "",
+                                               f"deleted phrase: {deleted!r}"))
+                    found = True
+                    break
+            if not found:
+                rej["deletion_parse"] += 1
+
+    def _substitutions(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
+                       ctx: frozenset[str], usable: list, rej: Counter) -> None:
+        found_runs = noun_runs(tags) if kind.pos == "n" else []
+        runs = {last: first for first, last in found_runs}
+        modifiers = {i for first, last in found_runs for i in range(first, last)}
+        for i, (tok, tag) in enumerate(zip(tokens, tags)):
+            if not self.p.is_site(kind, tok.text, tag):
+                continue
+            if kind.pos == "a" and tag != "JJ":
+                rej["inflection"] += 1  # comparatives/superlatives
+                continue
+            if kind.pos == "a" and i > 0 and tags[i - 1] == "DT" and (
+                    i + 1 >= len(tags) or tags[i + 1] not in ("NN", "NNS", "NNP", "JJ", "CC", ",")):
+                rej["tag_mismatch"] += 1  # "in the middle": an adjective used as a noun
+                continue
+            first, last, lemma, allow_multi = i, i, None, True
+            if kind.pos == "n":
+                if i in modifiers:
+                    rej["compound_part"] += 1
+                    continue
+                start = runs.get(i, i)
+                if start < i:
+                    lemma = self._compound(tokens, start, i)
+                    if lemma is None:
+                        rej["compound_part"] += 1
+                        continue
+                    first = start
+            if kind.pos == "v" and i + 1 < len(tokens) and tokens[i + 1].text.lower() in PARTICLES:
+                base = self.p.lexicon.lemma(tok.text, "v", tag in ("VBZ", "VBD", "VBN", "VBG"))
+                phrasal = f"{base}_{tokens[i + 1].text.lower()}" if base else None
+                if phrasal and self.wn.has_lemma(phrasal, "v"):
+                    lemma, last = phrasal, i + 1
+                else:
+                    allow_multi = False  # "turned on" -> "changed state on" is not English
+            if lemma is None:
+                lemma = self.p.lexicon.lemma(tok.text, kind.pos, tag in ("NNS", "VBZ", "VBD", "VBN", "VBG"))
+                if lemma is None:
+                    rej["tag_mismatch" if self._other_pos(tok.text, kind.pos) else "no_replacement"] += 1
+                    continue
+                if not self.tag_plausible(tok.text, kind.pos):
+                    rej["tag_mismatch"] += 1
+                    continue
+            if kind.pos == "v" and lemma in EXCLUDED_VERBS:
+                continue  # auxiliaries are not content verbs: not a candidate at all
+            after = tags[last + 1] if last + 1 < len(tags) else "."
+            out = self._replace(kind, question, tokens, tags, ctx, first, last, lemma, allow_multi, after, rej)
+            if out is not None:
+                usable.append(out)
+
+    # ----------------------------------------------------------------- helpers
+    def _replace(self, kind: Kind, question: str, tokens: list[Token], tags: list[str], ctx: frozenset[str],
+                 first: int, last: int, lemma: str, allow_multi: bool, after: str, rej: Counter):
+        from .generator import Perturbation
+
+        senses = self.lex.senses(lemma, kind.pos)
+        if not senses:
+            rej["no_replacement"] += 1
+            return None
+        transitive = kind.pos == "v" and after in _OBJECT_START
+        if transitive:
+            senses = self.lex.transitive_senses(lemma, senses)
+            if not senses:
+                rej["verb_frame"] += 1
+                return None
+        own = set(lemma.lower().split("_"))
+        sense, overlap = self.senses.choose(lemma, senses, ctx - own)
+        choice = self.lex.choose(lemma, kind.pos, kind.relation, sense, transitive)
+        rej.update(dict(choice.rejected))
+        repl = choice.replacement
+        if repl is None:
+            if not choice.rejected:
+                rej[choice.reason] += 1
+            return None
+        words = repl.target_lemma.split("_")
+        if len(words) > 1 and kind.pos == "v" and (not allow_multi or after in _OBJECT_START):
+            rej["phrasal"] += 1
+            return None
+        head_tag = tags[last] if kind.pos == "n" else tags[first]
+        head = words[-1] if kind.pos == "n" else words[0]
+        form = self.stats.inflect(head, head_tag)
+        if form is None:
+            rej["inflection"] += 1
+            return None
+        if form != head and self.stats.zipf(form) < FREQUENCY_FLOOR:
+            rej["rare_word"] += 1
+            return None
+        surface = " ".join(words[:-1] + [form]) if kind.pos == "n" else " ".join([form] + words[1:])
+        original = question[tokens[first].start:tokens[last].end]
+        new = match_case(original, surface)
+        detail = f"{repl.source_synset} -> {repl.target_synset} (context {overlap:.1f})"
+        return Perturbation(kind.id, question, replace_span(question, tokens, first, last, new), first, original,
+                            new, lemma, repl.target_lemma, detail)
+
+    def _noun_site(self, word: str, tag: str) -> bool:
+        low = word.lower()
+        return tag in NOUN_TAGS and word[:1].isalpha() and low not in FUNCTION_WORDS and not (
+            low in self.p.colors.colors and low in UNAMBIGUOUS_COLORS)
+
+    def _compound(self, tokens: list[Token], start: int, head: int) -> str | None:
+        """The WordNet lemma of the compound ending at `head` (longest listed), or None."""
+        for s in range(start, head):
+            phrase = "_".join(t.text.lower() for t in tokens[s:head + 1])
+            bases = self.wn.morphy(phrase, "n")
+            if bases:
+                return bases[0]
+        return None
+
+    def _other_pos(self, word: str, pos: str) -> bool:
+        return any(self.wn.morphy(word.lower(), p) for p in ("n", "v", "a") if p != pos)
+
+    def _bases(self, text: str) -> frozenset[str]:
+        found = self._context.get(text)
+        if found is None:
+            found = self._context[text] = frozenset(content_bases(text, self.wn))
+        return found
+
+
+def replace_span(question: str, tokens: Sequence[Token], first: int, last: int, new: str) -> str:
+    """`question` with tokens first..last replaced by `new`; an indefinite article right
+    before them follows the new first letter (a horse -> an animal), by spelling."""
+    out = question[:tokens[first].start] + new + question[tokens[last].end:]
+    if first > 0 and tokens[first - 1].text.lower() in ("a", "an") and tokens[first - 1].end < tokens[first].start:
+        art = tokens[first - 1]
+        want = "an" if new[:1].lower() in "aeiou" else "a"
+        if art.text.lower() != want:
+            out = out[:art.start] + match_case(art.text, want) + out[art.end:]
+    return out
