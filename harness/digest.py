@@ -10,7 +10,7 @@ import hashlib
 import json
 from typing import Any, Iterable
 
-__all__ = ["digest", "digest_bytes", "digest_stream", "DIGEST_LENGTH"]
+__all__ = ["digest", "digest_bytes", "digest_stream", "source_digest", "DIGEST_LENGTH"]
 
 #: Hex characters kept (128 bits): ample for cache keys, short enough for folder names.
 DIGEST_LENGTH = 32
@@ -39,3 +39,31 @@ def digest_stream(items: Iterable[Any], length: int = 64) -> str:
         h.update(json.dumps(item, ensure_ascii=False, default=str).encode())
         h.update(b"\n")
     return h.hexdigest()[:length]
+
+
+_SOURCE_MEMO: dict[str, str] = {}
+
+
+def source_digest(modules: Iterable[str]) -> str:
+    """Digest of the Python source of the top-level packages of `modules`, plus the harness
+    itself: any code change in them changes it (memoized per process; ~200 files, a few ms).
+    Used to key cached outputs that depend on code, such as probe outputs."""
+    import importlib.util
+    from pathlib import Path
+
+    tops = sorted({m.split(".")[0] for m in modules} | {"harness"})
+    parts = []
+    for top in tops:
+        if top not in _SOURCE_MEMO:
+            spec = importlib.util.find_spec(top)
+            roots = list(spec.submodule_search_locations or []) if spec else []
+            files = [(Path(spec.origin).name, Path(spec.origin))] if spec and spec.origin and not roots else []
+            for root in roots:
+                files += [(p.relative_to(root).as_posix(), p) for p in sorted(Path(root).rglob("*.py"))]
+            h = hashlib.sha256()
+            for name, path in files:
+                h.update(name.encode())
+                h.update(path.read_bytes())
+            _SOURCE_MEMO[top] = h.hexdigest()[:DIGEST_LENGTH]
+        parts.append((top, _SOURCE_MEMO[top]))
+    return digest(parts)

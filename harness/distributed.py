@@ -117,7 +117,7 @@ def run_distributed(config: Any, host: Any, *, timeout_hours: float = 12.0) -> A
 
         with tempfile.TemporaryDirectory(prefix=f"harness-rank{rank}-") as scratch:
             # Phase 1: all ranks, scratch run directories (deleted), real prediction cache.
-            sharded = replace(config, out=Path(scratch), device=device, resume=False)
+            sharded = replace(config, out=Path(scratch), device=device, resume=False, reuse_outputs=False)
             run_module.execute_run(sharded, host, runner_factory=shard_runner)
         dist.barrier()
         if rank != 0:

@@ -54,6 +54,8 @@ class TaskContext:
     missing: list[tuple[str, str]] = field(default_factory=list)
     resources: dict[str, Any] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
+    #: Files handed out or written (predictions, artifacts), for the probe-output cache.
+    touched: list[Path] = field(default_factory=list)
 
     @property
     def dataset(self) -> str:
@@ -110,6 +112,7 @@ class TaskContext:
         preds = self.runner.predict(examples, capability, answers=answers, desc=label)
         path = self.rundir.predictions_path(self.dataset, self.split, self.probe, variant or capability)
         write_jsonl(path, (p.to_json() for p in preds))
+        self.touched.append(path)
         return preds
 
     def has(self, capability: str) -> bool:
@@ -162,7 +165,15 @@ class TaskContext:
         self.missing.append((metric, reason))
 
     def artifact(self, name: str) -> Path:
-        return self.rundir.artifact_path(self.probe, name)
+        path = self.rundir.artifact_path(self.probe, name)
+        self.touched.append(path)
+        return path
+
+    def written_files(self) -> list[str]:
+        """The files this context's probe wrote, relative to the run folder."""
+        from .run_tasks import relative_files
+
+        return relative_files(self.rundir.path, self.touched)
 
     def use_resource(self, name: str, value: Any) -> None:
         self.resources[name] = value

@@ -9,32 +9,25 @@ interrupted run keeps what it computed.
 from __future__ import annotations
 
 import functools
-import os
-import platform
-import subprocess
-import traceback
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from . import __version__
-from .api import Model, Probe, Task
+from .api import Model, Task
 from .cache import PredictionCache
 from .digest import digest
-from .errors import DataError, ExitCode, HarnessError, UsageError
+from .errors import ExitCode, UsageError
 from .features import resolve_features
-from .layouts import RowTags
+from .manifest import new_manifest, now
 from .paths import DEFAULT_RUNS
 from .plugins import PluginHost
-from .probe_context import TaskContext, train_source
 from .report import render_report
+from .run_tasks import ProbeFailure, RunOutcome, _Run
 from .runner import Runner, resolve_device
 from .runstore import RunDir
 from .session import Session
 from .specs import format_spec, parse_spec
 from .suites import resolve_suite
-from .types import ResultRow
 
 __all__ = ["RunConfig", "RunOutcome", "execute_run", "run_models", "ProbeFailure"]
 
@@ -52,6 +45,8 @@ class RunConfig:
     out: Path = DEFAULT_RUNS
     resume: bool = False
     cache_path: Path | None = None
+    #: Restore probe outputs from the artifact store when their key matches (harness.probe_cache).
+    reuse_outputs: bool = True
     progress: bool = True
     argv: tuple[str, ...] = ()
 
@@ -62,30 +57,13 @@ class RunConfig:
                        "split": self.split, "limit": self.limit, "seed": self.seed}, 16)
 
 
-@dataclass
-class ProbeFailure:
-    task: str
-    probe: str
-    plugin: str
-    message: str
-
-
-@dataclass
-class RunOutcome:
-    rundir: RunDir
-    rows: list[ResultRow]
-    exit_code: ExitCode
-    example_errors: int = 0
-    probe_failures: list[ProbeFailure] = field(default_factory=list)
-    skipped: list[tuple[str, str, str]] = field(default_factory=list)
-    model_calls: int = 0
-
-
 def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable[..., Runner] = Runner) -> RunOutcome:
     """Run `config.model` through `config.suite`; returns the outcome (never raises for
     plugin failures; raises HarnessError for bad input found before work starts).
 
-    `runner_factory` builds the Runner (harness.distributed passes a sharding one)."""
+    `runner_factory` builds the Runner (harness.distributed passes a sharding one). Probe
+    outputs found in the artifact store (harness.probe_cache) are restored, not recomputed,
+    unless `config.reuse_outputs` is off; data is loaded only when something needs it."""
     suite = resolve_suite(host, config.suite)
     model_name, model_options = parse_spec(config.model)
     model_entry = host.models.get(model_name)
@@ -98,97 +76,38 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     device = resolve_device(config.device)
 
     rundir = RunDir.find_resumable(config.out, config.digest(model_spec)) if config.resume else None
-    resumed = rundir is not None
+    previous = rundir.read_manifest() if rundir is not None else {}
     if rundir is None:
         rundir = RunDir.create(config.out, model_spec, suite.name)
-    manifest = _manifest(config, host, model_spec, model_entry, suite, device, rundir, resumed)
+    manifest = new_manifest(config, host, model_spec, model_entry, suite, device, rundir.run_id, previous)
     rundir.write_manifest(manifest)
-    layouts = _layouts(host, tasks)
-    row_tags: dict[tuple[str, str, str, str], RowTags] = {}
-
+    run = _Run(config, host, suite.name, model, model_spec, model_entry.plugin, session, rundir, device)
     cache = PredictionCache(config.cache_path)
-    runner = runner_factory(model, cache=cache, batch_size=config.batch_size, device=device,
-                    progress=config.progress, plugin_label=f"{model_entry.plugin}:{model_name}")
-    outcome = RunOutcome(rundir, [], ExitCode.OK)
-    sections: list[str] = []
-    missing: list[tuple[str, str, str]] = []
-    resources: dict[str, Any] = {}
+    run.runner = runner_factory(model, cache=cache, batch_size=config.batch_size, device=device,
+                                progress=config.progress, plugin_label=f"{model_entry.plugin}:{model_name}")
+    layouts = {name: list(host.probes[name].layouts()) for t in tasks for name in t.probes}
     model.setup(device)
-    fitted_on: str | None = None
+    status = "failed"
     try:
         for task in tasks:
-            task_name = f"{task.dataset}/{task.split}" + (f" [{task.label}]" if task.label else "")
-            examples = session.load(task.dataset, task.split, limit=True)
-            if model.uses_images:
-                _check_images(task_name, examples)
-            train_label = model.trained_on
-            if model.trainable:
-                train = train_source(task, session.dataset(task.dataset).splits)
-                if train is None:
-                    outcome.skipped.append((task_name, "*", f"model {model_name} needs training data and the task has none"))
-                    continue
-                train_label = f"{train[0]}/{train[1]}"
-                if fitted_on != train_label:
-                    model.fit(session.load(*train), seed=config.seed)
-                    model.trained_on = train_label
-                    runner.refresh_fingerprint()
-                    fitted_on = train_label
-            for probe_name in task.probes:
-                entry = host.probes.get(probe_name)
-                probe_cls: type[Probe] = entry.obj
-                reason = _capability_gap(probe_cls, model)
-                if reason:
-                    outcome.skipped.append((task_name, probe_name, reason))
-                    continue
-                probe = probe_cls(**dict(task.probe_options.get(probe_name, {})))
-                ctx = TaskContext(
-                    run_id=rundir.run_id, suite=suite.name, model_spec=model_spec, probe=probe_name,
-                    task=task, examples=examples, labelled=session.labelled(task.dataset, task.split),
-                    seed=config.seed, options=probe.config, session=session, rundir=rundir, model=model,
-                    runner=runner, train=train_label, device=device,
-                )
-                try:
-                    rows = probe.run(ctx)
-                except (KeyboardInterrupt, SystemExit):
-                    raise
-                except HarnessError as exc:
-                    outcome.probe_failures.append(ProbeFailure(task_name, probe_name, entry.plugin, str(exc)))
-                    rows = []
-                except Exception as exc:  # contain: the probe is reported, the run goes on
-                    detail = "".join(traceback.format_exception(exc))
-                    rundir.artifact_path(probe_name, "traceback.txt").write_text(detail, encoding="utf-8")
-                    outcome.probe_failures.append(
-                        ProbeFailure(task_name, probe_name, entry.plugin, f"{type(exc).__name__}: {exc}")
-                    )
-                    rows = []
-                outcome.rows.extend(rows)
-                sections.extend(f"### {task_name} — {probe_name}\n\n{s}" for s in ctx.report_sections)
-                missing.extend((task_name, m, r) for m, r in ctx.missing)
-                resources.update(ctx.resources)
-                if ctx.tags:
-                    tag = RowTags(probe_name, task.dataset, task.split, train_label, dict(ctx.tags))
-                    row_tags[tag.key()] = tag
-            rundir.write_tables(layouts, list(row_tags.values()))
-            _flush(rundir, outcome, runner, sections, missing, manifest, resources, status="running")
+            run.task(task)
+            rundir.write_tables(layouts, list(run.row_tags.values()))
+            _flush(run, manifest, status="running")
         notes = model.report_notes()
         if notes:
-            sections.append(f"### Model notes ({model_name})\n\n{notes}\n")
+            run.sections.append(f"### Model notes ({model_name})\n\n{notes}\n")
         status = "complete"
     except KeyboardInterrupt:
         status = "interrupted"
-        _flush(rundir, outcome, runner, sections, missing, manifest, resources, status=status)
         raise
-    except HarnessError:  # bad input found mid-run: keep what was computed, then say why
-        _flush(rundir, outcome, runner, sections, missing, manifest, resources, status="failed")
-        raise
-    finally:
+    finally:  # bad input found mid-run (HarnessError) also keeps what was computed
         cache.close()
-    outcome.example_errors = runner.stats.errors
-    outcome.model_calls = runner.stats.model_calls
-    if outcome.example_errors or outcome.probe_failures:
-        outcome.exit_code = ExitCode.PARTIAL
-    _flush(rundir, outcome, runner, sections, missing, manifest, resources, status=status)
-    return outcome
+        run.outcome.example_errors = run.runner.stats.errors
+        run.outcome.model_calls = run.runner.stats.model_calls
+        if status == "complete" and (run.outcome.example_errors or run.outcome.probe_failures):
+            run.outcome.exit_code = ExitCode.PARTIAL
+        _flush(run, manifest, status=status)
+    return run.outcome
 
 
 def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, leaderboard: Path | None,
@@ -247,92 +166,16 @@ def _validate(tasks: Sequence[Task], host: PluginHost, session: Session) -> None
             host.probes.get(probe)  # unknown probe -> UsageError with near matches
 
 
-def _check_images(task_name: str, examples: Sequence[Any]) -> None:
-    """Missing image files are reported (count and first paths) before the model starts."""
-    from .images import missing_images
-
-    count, first = missing_images([ex.image for ex in examples])
-    if count:
-        raise DataError(
-            f"{task_name}: {count} image file(s) missing on disk, e.g. {', '.join(first)} "
-            "(this model needs images; set --data-dir to the folder that holds them)"
-        )
-
-
-def _capability_gap(probe: type[Probe], model: Model) -> str:
-    caps = model.capabilities()
-    lacking = [c for c in probe.requires if c not in caps]
-    if lacking:
-        return f"model {model.name!r} lacks {', '.join(lacking)}"
-    if probe.requires_any and not any(c in caps for c in probe.requires_any):
-        return f"model {model.name!r} has none of {', '.join(probe.requires_any)}"
-    return ""
-
-
-def _git_commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
-            capture_output=True, text=True, timeout=5,
-        )
-        return out.stdout.strip() if out.returncode == 0 else ""
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
-def _manifest(config, host, model_spec, model_entry, suite, device, rundir, resumed) -> dict[str, Any]:
-    import torch
-
-    previous = rundir.read_manifest() if resumed else {}
-    dists = sorted({p.distribution for p in host.loaded})
-    return {
-        "run_id": rundir.run_id,
-        "argv": list(config.argv),
-        "model": model_spec,
-        "model_plugin": f"{model_entry.plugin} ({model_entry.distribution})",
-        "suite": suite.name,
-        "suite_description": suite.description,
-        "seed": config.seed,
-        "device": device,
-        "batch_size": config.batch_size,
-        "split": config.split,
-        "limit": config.limit,
-        "data_dir": str(config.data_dir) if config.data_dir else None,
-        "config_digest": config.digest(model_spec),
-        "versions": {
-            "vqa-harness": __version__,
-            "python": platform.python_version(),
-            "torch": torch.__version__,
-            "plugin_distributions": dists,
-        },
-        "plugins": [{"name": p.name, "distribution": p.distribution} for p in host.loaded],
-        "plugin_failures": [str(f) for f in host.failures],
-        "git_commit": _git_commit(),
-        "started": previous.get("started") or _now(),
-        "resumed": previous.get("resumed", 0) + (1 if resumed else 0),
-        "world_size": int(os.environ.get("WORLD_SIZE", "1")),
-        "status": "running",
-        "resources": {},
-    }
-
-
-def _flush(rundir, outcome, runner, sections, missing, manifest, resources, *, status) -> None:
-    rundir.write_results(outcome.rows)
-    manifest = {**manifest, "status": status, "resources": resources,
-                "stats": {"model_calls": runner.stats.model_calls, "cache_hits": runner.stats.cache_hits,
-                          "example_errors": runner.stats.errors, "predict_seconds": round(runner.stats.seconds, 3)}}
+def _flush(run: "_Run", manifest: dict[str, Any], *, status: str) -> None:
+    """Rewrite results.jsonl, the manifest and report.md with what the run has so far."""
+    stats = run.runner.stats
+    manifest = {**manifest, "status": status, "resources": run.resources, "device": run.device_used(),
+                "stats": {"model_calls": stats.model_calls, "cache_hits": stats.cache_hits,
+                          "example_errors": stats.errors, "predict_seconds": round(stats.seconds, 3),
+                          "probe_outputs_reused": run.reused}}
     if status != "running":
-        manifest["finished"] = _now()
-    rundir.write_manifest(manifest)
-    rundir.write_report(render_report(manifest, outcome.rows, sections, missing, outcome.skipped,
-                                      [vars(f) for f in outcome.probe_failures], runner.stats.error_examples))
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def _layouts(host: PluginHost, tasks: Sequence[Task]) -> dict[str, list]:
-    """probe -> its table layouts, for every probe the suite uses (written as data)."""
-    names = dict.fromkeys(p for t in tasks for p in t.probes)
-    return {name: list(host.probes[name].layouts()) for name in names}
+        manifest["finished"] = now()
+    run.rundir.write_results(run.outcome.rows)
+    run.rundir.write_manifest(manifest)
+    run.rundir.write_report(render_report(manifest, run.outcome.rows, run.sections, run.missing, run.outcome.skipped,
+                                          [vars(f) for f in run.outcome.probe_failures], stats.error_examples))

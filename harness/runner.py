@@ -27,13 +27,15 @@ ANSWER_TAKING = ("explain", "score_images")
 
 
 def resolve_device(device: str) -> str:
-    """`auto` -> "cuda" when available, else "cpu"; validates `cuda[:i]`."""
+    """`auto` -> "cuda" when available, else "cpu"; validates `cuda[:i]`. Without an NVIDIA
+    driver on the machine, "auto" is "cpu" without importing torch (a cached re-run never
+    imports it)."""
+    if device == "cpu" or (device == "auto" and not _nvidia_driver()):
+        return "cpu"
     import torch
 
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cpu":
-        return device
     if device.startswith("cuda"):
         if not torch.cuda.is_available():
             raise UsageError(f"--device {device}: CUDA is not available on this machine")
@@ -42,6 +44,12 @@ def resolve_device(device: str) -> str:
             raise UsageError(f"--device {device}: only {torch.cuda.device_count()} CUDA device(s)")
         return device
     raise UsageError(f"--device {device!r}: expected auto, cpu, cuda or cuda:<index>")
+
+
+def _nvidia_driver() -> bool:
+    import shutil
+
+    return os.path.exists("/proc/driver/nvidia/version") or shutil.which("nvidia-smi") is not None
 
 
 @dataclass

@@ -4,15 +4,44 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator, Sequence
 
 from .api import DatasetPlugin
+from .digest import digest
 from .errors import DataError, UsageError
 from .plugins import PluginHost
 from .specs import parse_spec
 from .types import Example
 
-__all__ = ["Session"]
+__all__ = ["Session", "LazyExamples"]
+
+
+class LazyExamples(Sequence[Example]):
+    """A dataset split's Examples, loaded on first use; `fingerprint` identifies the content
+    without loading it (a fully cached re-run never loads the data)."""
+
+    def __init__(self, fingerprint: str, load: Callable[[], list[Example]]) -> None:
+        self.fingerprint = fingerprint
+        self._load = load
+        self._items: list[Example] | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._items is not None
+
+    def items(self) -> list[Example]:
+        if self._items is None:
+            self._items = self._load()
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self.items())
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self.items()[index]
+
+    def __iter__(self) -> Iterator[Example]:
+        return iter(self.items())
 
 
 @dataclass
@@ -55,6 +84,13 @@ class Session:
             examples = _to_examples(rows)
         self._loaded[key] = examples
         return examples
+
+    def lazy(self, spec: str, split: str, *, limit: bool = False) -> LazyExamples:
+        """`load` deferred until the examples are used; the fingerprint covers `--limit`."""
+        fp = self.fingerprint(spec, split)
+        if limit and self.limit is not None:
+            fp = digest({"dataset": fp, "limit": self.limit})
+        return LazyExamples(fp, lambda: self.load(spec, split, limit=limit))
 
     def labelled(self, spec: str, split: str) -> bool:
         return self.dataset(spec).is_labelled(split)

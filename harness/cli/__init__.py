@@ -23,6 +23,7 @@ COMMANDS = {
     "plugins": "harness.cli.listing:plugins_cmd",
     "leaderboard": "harness.cli.leaderboard_cmd:leaderboard",
     "resources": "harness.cli.resources_cmd:resources",
+    "cache": "harness.cli.cache_cmd:cache",
 }
 
 

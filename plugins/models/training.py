@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Se
 from harness.api import Model, Option
 from harness.digest import digest
 from harness.errors import DataError
+from harness.manifest import package_version
 from harness.paths import cache_dir
 from harness.types import Answer, Example
 
@@ -100,6 +101,15 @@ def _shuffled_batches(
         yield torch.tensor(batch)[torch.randperm(len(batch), generator=gen)]
 
 
+def _looks_saved(folder: Path) -> bool:
+    """Both files of a cached entry, the weights a complete torch zip archive (checked
+    without importing torch; a damaged entry is retrained)."""
+    import zipfile
+
+    weights = folder / "weights.pt"
+    return (folder / "vocab.json").is_file() and weights.is_file() and zipfile.is_zipfile(weights)
+
+
 class TorchAnswerModel(Model):
     """A torch classifier over the answer vocabulary, trained by `fit`, weights cached.
 
@@ -114,6 +124,8 @@ class TorchAnswerModel(Model):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._net: Any = None
+        self._pending: Path | None = None  # cached weights not loaded yet
+        self._fit_args: tuple[Sequence[Example], int] | None = None
         self._weights_key: str | None = None
         self.answers = Vocab(())
         self.vocab: dict[str, Any] = {}
@@ -145,8 +157,6 @@ class TorchAnswerModel(Model):
     # ---- fit and the weight cache
     def weights_key(self, train: Sequence[Example], seed: int) -> str:
         """sha256 of (model, version, config, normalizer, torch version, train data, seed)."""
-        import torch
-
         norm_name, _ = normalizer()
         return digest(
             {
@@ -154,7 +164,7 @@ class TorchAnswerModel(Model):
                 "version": MODEL_VERSION,
                 "config": self.config,
                 "normalizer": norm_name,
-                "torch": torch.__version__.split("+")[0],
+                "torch": package_version("torch").split("+")[0],
                 "train": train_digest(train, extra=self._example_extra),
                 "seed": seed,
             }
@@ -165,25 +175,48 @@ class TorchAnswerModel(Model):
         return cache_dir("models", self.name, key[:32])
 
     def fit(self, train: Sequence[Example], *, seed: int) -> None:
-        """Train on `train` with `seed`, or load the weights cached for exactly that."""
-        if not train:
-            raise DataError(f"model {self.name!r}: the train split is empty")
+        """Train on `train` with `seed`, or use the weights cached for exactly that.
+
+        Cached weights are loaded on the first prediction, not here: a re-run whose
+        predictions are all cached never imports torch."""
         _, self._norm = normalizer()
         key = self.weights_key(train, seed)
         folder = self.weights_dir(key)
+        self._net, self._pending, self._fit_args = None, None, (train, seed)
+        if _looks_saved(folder):
+            self._pending, self._weights_key = folder, key
+            self.last_fit_trained = False
+            return
+        self._fit_now(train, seed, key)
+
+    def _fit_now(self, train: Sequence[Example], seed: int, key: str) -> None:
+        folder = self.weights_dir(key)
+        if not len(train):
+            raise DataError(f"model {self.name!r}: the train split is empty")
         with torch_threads(self.config["threads"]):
-            loaded = self._load(folder)
-            if loaded is None:
-                self._set_vocab(self._make_vocab(train))
-                net = self._train(train, seed)
-                self._save(folder, net)
-                self.last_fit_trained = True
-            else:
-                net = loaded
-                self.last_fit_trained = False
+            self._set_vocab(self._make_vocab(train))
+            net = self._train(train, seed)
+            self._save(folder, net)
+        self.last_fit_trained = True
         net.eval()  # BatchNorm running statistics, no dropout: rows are independent
         self._net = net.to(getattr(self, "device", "cpu"))
         self._weights_key = key
+
+    def _ensure_net(self) -> Any:
+        """The network, loading cached weights on first use; retrains nothing."""
+        if self._net is None and self._pending is not None:
+            with torch_threads(self.config["threads"]):
+                net = self._load(self._pending)
+            if net is None:  # unreadable after all: train again (same key, same result)
+                self._pending = None
+                self._fit_now(*self._fit_args, self._weights_key)
+                return self._net
+            net.eval()
+            self._net = net.to(getattr(self, "device", "cpu"))
+            self._pending = None
+        if self._net is None:
+            raise not_fitted(self.name)
+        return self._net
 
     def _make_vocab(self, train: Sequence[Example]) -> dict[str, Any]:
         answers = build_answer_vocab(train, self.config["max_answers"], self._norm)
@@ -314,13 +347,12 @@ class TorchAnswerModel(Model):
         """log P(answer | example) over `self.answers`, one row per example."""
         import torch
 
-        if self._net is None:
-            raise not_fitted(self.name)
+        net = self._ensure_net()
         device = getattr(self, "device", "cpu")
         with torch_threads(self.config["threads"]), torch.no_grad():
             take = self._encode(batch)
             inputs = [t.to(device) for t in take(torch.arange(len(batch)))]
-            return torch.log_softmax(self._net(*inputs).float(), dim=1).cpu()
+            return torch.log_softmax(net(*inputs).float(), dim=1).cpu()
 
     def answer(self, batch: Sequence[Example]) -> list[Answer]:
         """Most likely answer; `scores` holds the top-10 answer probabilities."""

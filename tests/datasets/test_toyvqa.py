@@ -309,9 +309,9 @@ def test_plugin_registers_and_loads(fresh_cache: Path) -> None:
     assert not host.failures
     cls = host.datasets["toyvqa"]
     assert cls is ToyVQA and cls.splits == ("train", "val")
-    ds = cls(variant="balanced", images="3", seed="2").load("val")
-    assert set(EXAMPLE_COLUMNS) <= set(ds.column_names)
-    first = Example.from_row(ds[0])
+    examples = cls(variant="balanced", images="3", seed="2").load("val")
+    first = examples[0]
+    assert set(EXAMPLE_COLUMNS) <= set(first.to_row()) and Example.from_row(first.to_row()) == first
     assert first == ToyVQA(variant="balanced", images=3, seed=2).examples("val")[0]
     assert Path(first.image).is_file() and str(first.image).startswith(str(fresh_cache))
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
+from harness.artifacts import ArtifactStore
 from harness.decoys import VARIANTS
 from harness.digest import digest
 from harness.types import Example
@@ -73,15 +74,22 @@ class ToyVQAMC(DatasetPlugin):
     def base_examples(self, split: str) -> list[Example]:
         """Telling questions about toyvqa's original (non-complement) scenes, MC fields in meta.
 
-        Memoized per process (the 5 decoy sets of a suite share them; Examples are frozen)."""
+        Built once (a content-addressed artifact keyed by the toyvqa split, the question-set
+        version and the options) and memoized per process."""
         base = self._base(split)
-        key = (str(self.data_dir), base.fingerprint(split), self._scenes_wanted(split))
-        if key not in _BASE_MEMO:
-            images = {ex.image_id: ex.image for ex in base.examples(split) if not ex.meta.get("complement")}
-            keep = set(sorted(images)[: self._scenes_wanted(split)])  # the first N scenes by id
-            scenes = {i: s for i, s in base.scenes(split).items() if i in keep}
-            _BASE_MEMO[key] = telling_examples(scenes, images, split=split, seed=int(self.config["seed"]))
-        return list(_BASE_MEMO[key])
+        key = {**self.generation_key(split), "seed": int(self.config["seed"]), "data_dir": str(self.data_dir)}
+        memo = digest(key)
+        if memo not in _BASE_MEMO:
+
+            def build() -> list[Example]:
+                images = {ex.image_id: ex.image for ex in base.examples(split) if not ex.meta.get("complement")}
+                keep = set(sorted(images)[: self._scenes_wanted(split)])  # the first N scenes by id
+                scenes = {i: s for i, s in base.scenes(split).items() if i in keep}
+                return telling_examples(scenes, images, split=split, seed=int(self.config["seed"]))
+
+            # Shared by every model and run (harness cache), and by the 5 decoy sets of a suite.
+            _BASE_MEMO[memo] = ArtifactStore().examples("toyvqa-mc-questions", key, build)
+        return list(_BASE_MEMO[memo])
 
     def generation_key(self, split: str) -> dict[str, Any]:
         """What the generated decoys depend on besides the generator config."""

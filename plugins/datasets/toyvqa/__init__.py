@@ -10,7 +10,7 @@ See docs/toyvqa.md.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.digest import digest
@@ -29,9 +29,6 @@ from .build import (
 )
 from .questions import answer_question, parse
 from .world import COLORS, NOUN_SENSES, NOUNS, SIZES, Scene
-
-if TYPE_CHECKING:  # pragma: no cover
-    import datasets
 
 __all__ = [
     "ToyVQA",
@@ -80,11 +77,9 @@ class ToyVQA(DatasetPlugin):
                                        **self._args())
         return examples
 
-    def load(self, split: str) -> "datasets.Dataset":
-        """The split as a `datasets.Dataset` of `Example.to_row()` rows."""
-        import datasets
-
-        return datasets.Dataset.from_list([ex.to_row() for ex in self.examples(split)])
+    def load(self, split: str) -> list[Example]:  # type: ignore[override]
+        """The split's Examples, read from the generator's cache (generated on first use)."""
+        return self.examples(split)
 
     def scenes(self, split: str) -> dict[str, Scene]:
         """The scene behind every image id of the split (ground truth for any toy question)."""

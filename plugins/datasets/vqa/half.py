@@ -65,7 +65,7 @@ class ToyVQAHalf(DatasetPlugin):
 
     def fingerprint(self, split: str) -> str:
         """Changes with the options and the toy generator version."""
-        from harness.api import _digest
+        from harness.digest import digest as _digest
         from vqa_harness_plugins.datasets.toyvqa import GENERATOR_VERSION
 
         return _digest({"dataset": self.name, "split": split, "config": self.config,

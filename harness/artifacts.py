@@ -1,0 +1,172 @@
+"""Content-addressed artifacts: model-independent work computed once, shared by every model
+and run (toy data as Arrow, decoy sets, perturbations, image features, reference scores).
+
+An artifact is identified by its *kind* (a folder name, e.g. "toyvqa-arrow") and a digest
+of everything it depends on: the caller's key (dataset fingerprint, options, a version
+constant of the code that builds it) plus the harness version. A changed input, option or
+code version gives another key, so a stale artifact is never read; old ones stay until
+`harness cache clear`. Entries are written to a temporary folder and renamed into place,
+so concurrent runs and interrupted writes never leave a half-written artifact.
+
+    store = ArtifactStore()
+    rows = store.json("decoy-variants", {"dataset": fp, "variant": "iou"}, build=lambda: ...)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from . import __version__
+from .digest import digest
+from .paths import cache_dir
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .types import Example
+
+__all__ = ["ArtifactStore", "KindStatus", "cache_status", "clear_cache"]
+
+#: The files of one artifact entry live in <root>/<kind>/<key>/; COMPLETE marks a finished write.
+COMPLETE = ".complete"
+
+
+@dataclass(frozen=True)
+class KindStatus:
+    """What `harness cache status` shows per kind."""
+
+    kind: str
+    entries: int
+    bytes: int
+    path: Path
+
+
+class ArtifactStore:
+    """Artifacts under `root` (default: `$VQA_HARNESS_CACHE/artifacts`)."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = Path(root) if root is not None else cache_dir("artifacts")
+
+    # ------------------------------------------------------------------ keys
+    def key(self, kind: str, key: Any) -> str:
+        return digest({"kind": kind, "key": key, "harness": __version__})
+
+    def folder(self, kind: str, key: Any) -> Path:
+        """The entry's folder (it exists only once the entry is complete)."""
+        return self.root / _safe(kind) / self.key(kind, key)
+
+    def has(self, kind: str, key: Any) -> bool:
+        return (self.folder(kind, key) / COMPLETE).is_file()
+
+    # --------------------------------------------------------------- entries
+    def entry(self, kind: str, key: Any, build: Callable[[Path], None]) -> Path:
+        """The folder of a complete entry; `build(tmp_folder)` writes its files when absent."""
+        final = self.folder(kind, key)
+        if (final / COMPLETE).is_file():
+            return final
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
+        try:
+            build(tmp)
+            (tmp / COMPLETE).write_text("", encoding="utf-8")
+            try:
+                os.replace(tmp, final)
+            except OSError:  # another process finished the same entry first: keep theirs
+                if not (final / COMPLETE).is_file():
+                    shutil.rmtree(final, ignore_errors=True)
+                    os.replace(tmp, final)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+        return final
+
+    def json(self, kind: str, key: Any, build: Callable[[], Any]) -> Any:
+        """A JSON value, computed by `build()` once per key."""
+        path = self.folder(kind, key) / "value.json"
+        if (path.parent / COMPLETE).is_file():
+            try:
+                return json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                shutil.rmtree(path.parent, ignore_errors=True)  # damaged: rebuild
+        value = build()
+
+        def write(folder: Path) -> None:
+            (folder / "value.json").write_text(json.dumps(value, ensure_ascii=False, sort_keys=True),
+                                               encoding="utf-8")
+
+        self.entry(kind, key, write)
+        return value
+
+    def examples(self, kind: str, key: Any, build: Callable[[], list["Example"]]) -> list["Example"]:
+        """A list of Examples (JSON lines of `Example.to_row`), built once per key."""
+        from .types import Example
+
+        path = self.folder(kind, key) / "examples.jsonl"
+        if (path.parent / COMPLETE).is_file():
+            try:
+                with path.open(encoding="utf-8") as fh:
+                    return [Example.from_row(json.loads(line)) for line in fh if line.strip()]
+            except (OSError, ValueError, KeyError):
+                shutil.rmtree(path.parent, ignore_errors=True)
+        value = build()
+
+        def write(folder: Path) -> None:
+            with (folder / "examples.jsonl").open("w", encoding="utf-8") as fh:
+                for ex in value:
+                    fh.write(json.dumps(ex.to_row(), ensure_ascii=False) + "\n")
+
+        self.entry(kind, key, write)
+        return value
+
+    def arrays(self, kind: str, key: Any, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """Named numpy arrays (an .npz without pickles), computed by `build()` once per key."""
+        import numpy as np
+
+        path = self.folder(kind, key) / "arrays.npz"
+        if (path.parent / COMPLETE).is_file():
+            try:
+                with np.load(path, allow_pickle=False) as data:
+                    return {name: data[name] for name in data.files}
+            except (OSError, ValueError):
+                shutil.rmtree(path.parent, ignore_errors=True)
+        value = {name: np.asarray(arr) for name, arr in build().items()}
+        self.entry(kind, key, lambda folder: np.savez(folder / "arrays.npz", **value))
+        return value
+
+
+def _safe(kind: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in kind) or "_"
+
+
+def _size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def cache_status(root: Path | None = None) -> list[KindStatus]:
+    """Per kind of the harness cache: complete entries and bytes on disk. The prediction
+    cache and trained weights are listed as kinds `predictions` and `models`."""
+    base = Path(root) if root is not None else cache_dir()
+    out = []
+    arts = base / "artifacts"
+    if arts.is_dir():
+        for kind in sorted(p for p in arts.iterdir() if p.is_dir()):
+            entries = [e for e in kind.iterdir() if (e / COMPLETE).is_file()]
+            out.append(KindStatus(kind.name, len(entries), _size(kind), kind))
+    for name in sorted(p.name for p in base.iterdir() if p.is_dir() and p.name != "artifacts") if base.is_dir() else ():
+        folder = base / name
+        out.append(KindStatus(name, sum(1 for _ in folder.iterdir()), _size(folder), folder))
+    return out
+
+
+def clear_cache(kinds: list[str] | None = None, root: Path | None = None) -> list[KindStatus]:
+    """Remove the given kinds (all when None); returns what was removed."""
+    removed = []
+    for status in cache_status(root):
+        if kinds is None or status.kind in kinds:
+            shutil.rmtree(status.path, ignore_errors=True)
+            removed.append(status)
+    return removed

@@ -1,0 +1,56 @@
+"""`harness cache status|clear`: what the harness cache holds, and removing it."""
+
+from __future__ import annotations
+
+import click
+
+__all__ = ["cache"]
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+@click.group()
+def cache() -> None:
+    """The harness cache ($VQA_HARNESS_CACHE): predictions, trained weights and the
+    model-independent artifacts (toy data, decoy sets, perturbations, features, probe outputs)."""
+
+
+@cache.command("status")
+def status() -> None:
+    """Entries and size per kind."""
+    from tabulate import tabulate
+
+    from ..artifacts import cache_status
+    from ..paths import cache_dir
+
+    found = cache_status()
+    rows = [[s.kind, s.entries, _size(s.bytes)] for s in found]
+    click.echo(f"cache folder: {cache_dir()}")
+    click.echo(tabulate(rows, headers=["kind", "entries", "size"], tablefmt="simple") if rows else "(empty)")
+    click.echo(f"total: {_size(sum(s.bytes for s in found))}")
+
+
+@cache.command("clear")
+@click.argument("kinds", nargs=-1)
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def clear(kinds: tuple[str, ...], yes: bool) -> None:
+    """Remove KINDS (as `harness cache status` names them), or everything."""
+    from ..artifacts import cache_status, clear_cache
+    from ..errors import UsageError
+    from ..registry import did_you_mean
+
+    known = [s.kind for s in cache_status()]
+    unknown = [k for k in kinds if k not in known]
+    if unknown:
+        raise UsageError(f"no cache kind {unknown[0]!r}{did_you_mean(unknown[0], known)}")
+    what = ", ".join(kinds) if kinds else "the whole harness cache"
+    if not yes and not click.confirm(f"remove {what}?", default=False):
+        raise click.exceptions.Abort()
+    removed = clear_cache(list(kinds) or None)
+    click.echo(f"removed {len(removed)} kind(s), {_size(sum(s.bytes for s in removed))}")

@@ -1,0 +1,75 @@
+"""The run manifest (`manifest.json`): everything a run's numbers depend on, and its status."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from . import NUMERICS_ENV, __version__
+
+__all__ = ["new_manifest", "now", "package_version"]
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def package_version(name: str) -> str:
+    """An installed distribution's version without importing it ("" when absent)."""
+    import importlib.metadata as md
+
+    try:
+        return md.version(name)
+    except md.PackageNotFoundError:
+        return ""
+
+
+def _git_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
+                             capture_output=True, text=True, timeout=5)
+        return out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def new_manifest(config: Any, host: Any, model_spec: str, model_entry: Any, suite: Any, device: str,
+                 run_id: str, previous: dict[str, Any]) -> dict[str, Any]:
+    """The manifest of a run starting now (`previous`: the manifest of the run it resumes)."""
+    dists = sorted({p.distribution for p in host.loaded})
+    resumed = bool(previous)
+    return {
+        "run_id": run_id,
+        "argv": list(config.argv),
+        "model": model_spec,
+        "model_plugin": f"{model_entry.plugin} ({model_entry.distribution})",
+        "suite": suite.name,
+        "suite_description": suite.description,
+        "seed": config.seed,
+        "device": device,
+        "batch_size": config.batch_size,
+        "split": config.split,
+        "limit": config.limit,
+        "data_dir": str(config.data_dir) if config.data_dir else None,
+        "config_digest": config.digest(model_spec),
+        "versions": {
+            "vqa-harness": __version__,
+            "python": platform.python_version(),
+            "torch": package_version("torch"),
+            "plugin_distributions": dists,
+        },
+        # Float arithmetic settings the numbers depend on (harness/__init__.py pins them).
+        "numerics": {k: os.environ.get(k, "") for k in (*NUMERICS_ENV, "OMP_NUM_THREADS")},
+        "plugins": [{"name": p.name, "distribution": p.distribution} for p in host.loaded],
+        "plugin_failures": [str(f) for f in host.failures],
+        "git_commit": _git_commit(),
+        "started": previous.get("started") or now(),
+        "resumed": previous.get("resumed", 0) + (1 if resumed else 0),
+        "world_size": int(os.environ.get("WORLD_SIZE", "1")),
+        "status": "running",
+        "resources": {},
+    }
