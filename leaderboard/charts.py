@@ -1,15 +1,21 @@
-"""Leaderboard charts: grouped bar charts derived from result rows, written as SVG.
+"""Leaderboard charts: small multiples derived from result rows, written as SVG.
 
 Each chart is found by probe and metric names (DESIGN.md §4), and drawn only when its rows
-exist. A chart is regenerated only when its input rows changed: the SHA-256 of those rows
-(plus the renderer version) is stored next to the SVG in `<id>.sha256`. The SVG itself is
-deterministic (fixed `svg.hashsalt`, no date metadata), so a rebuild is byte-identical.
+exist. Charts are small multiples (one panel per model), at most `MAX_SERIES` series per
+panel, labelled directly (chartdraw.py). A chart is regenerated only when its input rows
+changed: the SHA-256 of those rows (plus the renderer version) is stored next to the SVG in
+`<id>.sha256`. The SVG itself is deterministic, so a rebuild is byte-identical.
 
 Charts:
-- `answer-types`: VQA accuracy by answer type, unbalanced vs balanced test data (Goyal).
-- `decoy-ablations`: multiple-choice accuracy per decoy set, one bar per model/ablation (Chao).
-- `perturbations`: accuracy reduction and answer-change rate per perturbation kind (Stoikou).
-- `evil-scores`: S_T / S_E / S_O per dataset (Kayser).
+- `answer-types`: VQA accuracy by answer type per train/test condition, a panel per model (Goyal).
+- `decoy-ablations`: multiple-choice accuracy per decoy set, a line per input (image +
+  question, no image, no question, answers only) and the Random / Eq. 2 references, a
+  panel per model (Chao).
+- `perturbations`: answer-change rate and accuracy reduction per perturbation kind, a panel
+  per model and metric (Stoikou).
+- `evil-scores`: S_T / S_E / S_O per model, a panel per score (Kayser).
+- `image-ablation`: accuracy with the real, a gray and another question's image and without
+  the question, a panel per model.
 """
 
 from __future__ import annotations
@@ -17,29 +23,34 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.types import ResultRow
 
+from .chartdraw import MAX_SERIES, svg_of
 from .files import write_public as atomic_write_text
 
 __all__ = ["CHARTS", "RENDER_VERSION", "Chart", "Panel", "Series", "derive_charts", "write_charts"]
 
 #: Bump when the drawing code changes, so stored hashes no longer match and charts redraw.
-RENDER_VERSION = "2"
+RENDER_VERSION = "3"
 
 DECOY_SETS = ("orig", "iou", "qou", "iou+qou", "all")
 DECOY_LABELS = {"orig": "Orig", "iou": "IoU", "qou": "QoU", "iou+qou": "IoU+QoU", "all": "All"}
 ANSWER_TYPES = (("", "overall"), ("yes/no", "yes/no"), ("number", "number"), ("other", "other"))
 #: S_E metric preference: the paper's combined score first.
 EVIL_SE_ORDER = ("e_vil_score", "e_vil_score_no_spice", "bertscore_f1", "meteor", "rouge_l")
+#: Inputs of the decoy probe's generic ablation (metric suffix -> line label).
+DECOY_INPUTS = {"": "image + question", "QA": "no image", "IA": "no question", "A": "answers only"}
+ABLATION_CONDITIONS = {"real": "real image", "blank": "gray image", "swap": "other question's image",
+                       "no-question": "no question"}
 
 
 @dataclass(frozen=True)
 class Series:
-    """One bar colour: a value (or None: no bar) per category, with optional intervals."""
+    """One line (or the bars of an hbar panel): a value (or None) per category, with intervals."""
 
     label: str
     values: tuple[float | None, ...]
@@ -49,10 +60,14 @@ class Series:
 
 @dataclass(frozen=True)
 class Panel:
+    """One small multiple: `style` "lines" (categories along x) or "hbar" (down y, one series)."""
+
     title: str
     ylabel: str
     categories: tuple[str, ...]
     series: tuple[Series, ...]
+    xlabel: str = ""
+    style: str = "lines"
 
 
 @dataclass(frozen=True)
@@ -63,12 +78,20 @@ class Chart:
     title: str
     panels: tuple[Panel, ...]
     inputs: tuple[ResultRow, ...]
+    #: Series labels drawn as model-free references (gray, dashed).
+    references: tuple[str, ...] = ()
+    columns: int = 3
 
     def digest(self) -> str:
         """SHA-256 of the input rows, the drawn data and the renderer version."""
         blob = json.dumps({"version": RENDER_VERSION, "rows": [r.to_json() for r in self.inputs],
-                           "panels": repr(self.panels)}, sort_keys=True)
+                           "panels": repr(self.panels), "refs": self.references, "cols": self.columns},
+                          sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
+
+    @property
+    def max_series(self) -> int:
+        return max((len(p.series) for p in self.panels), default=0)
 
 
 # ------------------------------------------------------------------------ helpers
@@ -110,29 +133,42 @@ def _model_label(r: ResultRow, multi_data: bool) -> str:
 # ------------------------------------------------------------------------ derivations
 
 
+_SHORT = {"unbalanced": "U", "balanced": "B", "balanced half": "B_half"}
+
+
+def _chunks(model: str, series: list[Series]) -> list[tuple[str, tuple[Series, ...]]]:
+    """(panel title, series) with at most MAX_SERIES series each."""
+    parts = [tuple(series[i:i + MAX_SERIES]) for i in range(0, len(series), MAX_SERIES)] or [()]
+    return [(model if len(parts) == 1 else f"{model} ({k + 1}/{len(parts)})", p) for k, p in enumerate(parts)]
+
+
 def answer_type_chart(rows: Sequence[ResultRow]) -> Chart | None:
-    """Goyal: accuracy per answer type, one bar per (model, train condition, test condition)."""
+    """Goyal: accuracy per answer type, a panel per model, a line per train -> test condition."""
     wanted = {"vqa_accuracy": "overall"}
     wanted.update({f"vqa_accuracy/answer_type={k}": label for k, label in ANSWER_TYPES if k})
-    used = [r for r in rows if r.metric in wanted and r.unit == "fraction"]
+    # Variants are other conditions (e.g. the image ablation's gray image), not answer types.
+    used = [r for r in rows if r.metric in wanted and r.unit == "fraction" and not r.variant]
     if not used:
         return None
-    probes = {r.probe for r in used}
-    groups: dict[str, dict[str, ResultRow]] = {}
-    for r in used:
-        parts = [r.model]
+    by_model: dict[str, dict[str, dict[str, ResultRow]]] = {}
+    for r in sorted(used, key=lambda r: (r.probe != "balanced-accuracy", r.probe, r.run_id)):
+        test = condition(r.dataset)
+        label = f"test {_SHORT.get(test, test)}"
         if r.train:
-            parts.append(f"train {condition(r.train)}")
-        parts.append(f"test {condition(r.dataset)}")
+            train = condition(r.train)
+            label = f"train {_SHORT.get(train, train)} → " + label
         if r.variant:
-            parts.append(r.variant)
-        if len(probes) > 1:
-            parts.append(r.probe)
-        groups.setdefault(" · ".join(parts), {})[wanted[r.metric]] = r
-    cats = tuple(label for _, label in ANSWER_TYPES if any(label in g for g in groups.values()))
-    series = tuple(_series(k, cats, groups[k]) for k in sorted(groups))
-    panel = Panel("VQA accuracy by answer type", "accuracy (%)", cats, series)
-    return Chart("answer-types", "Accuracy by answer type: unbalanced vs balanced", (panel,), tuple(used))
+            label += f" ({r.variant})"
+        # setdefault: the same cell from two probes (accuracy, balanced-accuracy) is drawn once.
+        by_model.setdefault(r.model, {}).setdefault(label, {}).setdefault(wanted[r.metric], r)
+    cats = tuple(label for _, label in ANSWER_TYPES if any(label in g for m in by_model.values() for g in m.values()))
+    panels = []
+    for model in sorted(by_model):
+        series = [_series(k, cats, by_model[model][k]) for k in sorted(by_model[model])]
+        for title, chunk in _chunks(model, series):
+            panels.append(Panel(title, "VQA accuracy (%)", cats, chunk, xlabel="answer type"))
+    return Chart("answer-types", "VQA accuracy by answer type, per train → test condition (U unbalanced, "
+                 "B balanced)", tuple(panels), tuple(used))
 
 
 def _decoy_set(variant: str) -> tuple[str, str] | None:
@@ -144,66 +180,76 @@ def _decoy_set(variant: str) -> tuple[str, str] | None:
     return None
 
 
-#: Model-free reference rows of the decoy probes, drawn once per decoy set.
+#: Model-free reference rows of the decoy probes, drawn in every panel.
 DECOY_REFERENCES = {"random_accuracy": "Random", "eq2_rule_accuracy": "Eq. 2 rule"}
 
 
-def _decoy_label(r: ResultRow, rest: str, multi_data: bool) -> str:
-    if r.metric in DECOY_REFERENCES:
-        return DECOY_REFERENCES[r.metric] + (f" · {r.dataset}/{r.split}" if multi_data else "")
-    base, _, ablation = r.metric.partition("/")  # mc_accuracy/QA: the model with the image blanked
-    label = _model_label(r, multi_data)
-    label += f" [{ablation}]" if ablation else ""
-    label += f" {rest}" if rest else ""
-    return label + (f" ({base})" if base != "mc_accuracy" else "")
-
-
 def decoy_chart(rows: Sequence[ResultRow]) -> Chart | None:
-    """Chao: accuracy per decoy set; bars per model and modality ablation, Random, Eq. 2 rule."""
+    """Chao: accuracy per decoy set, a panel per model (and dataset): a line per input, and
+    the model-free Random and Eq. 2 rule references."""
     used = []
     for r in rows:
-        base = r.metric.split("/", 1)[0]
-        if r.unit == "fraction" and "acc" in base and "=" not in r.metric and _decoy_set(r.variant):
+        base, _, ablation = r.metric.partition("/")
+        if r.unit == "fraction" and "=" not in r.metric and _decoy_set(r.variant) and (
+                (base == "mc_accuracy" and ablation in DECOY_INPUTS) or r.metric in DECOY_REFERENCES):
             used.append(r)
     if not used:
         return None
-    multi_data = len({(r.dataset, r.split) for r in used}) > 1
-    groups: dict[str, dict[str, ResultRow]] = {}
-    for r in used:
+    multi_data = len({r.dataset.split(":")[0] for r in used}) > 1
+    refs: dict[str, dict[str, dict[str, ResultRow]]] = {}  # data -> label -> set -> row
+    models: dict[tuple[str, str], dict[str, dict[str, ResultRow]]] = {}
+    for r in sorted(used, key=lambda r: r.run_id):
         dset, rest = _decoy_set(r.variant)  # type: ignore[misc]
-        # setdefault: model-free references repeat in every run; the first (sorted) is kept.
-        groups.setdefault(_decoy_label(r, rest, multi_data), {}).setdefault(DECOY_LABELS[dset], r)
-    cats = tuple(DECOY_LABELS[d] for d in DECOY_SETS if any(DECOY_LABELS[d] in g for g in groups.values()))
-    refs = set(DECOY_REFERENCES.values())
-    order = sorted(groups, key=lambda k: (k.split(" · ")[0] in refs, k))  # references last
-    series = tuple(_series(k, cats, groups[k]) for k in order)
-    panel = Panel("Multiple-choice accuracy per decoy set", "accuracy (%)", cats, series)
-    return Chart("decoy-ablations", "Modality ablations per decoy set", (panel,), tuple(used))
+        data = r.dataset.split(":")[0] + (f" {rest}" if rest else "")
+        if r.metric in DECOY_REFERENCES:
+            refs.setdefault(data, {}).setdefault(DECOY_REFERENCES[r.metric], {}).setdefault(DECOY_LABELS[dset], r)
+        else:
+            label = DECOY_INPUTS[r.metric.partition("/")[2]]
+            models.setdefault((r.model, data), {}).setdefault(label, {})[DECOY_LABELS[dset]] = r
+    cats = tuple(DECOY_LABELS[d] for d in DECOY_SETS if any(r.variant and _decoy_set(r.variant)[0] == d
+                                                            for r in used))  # type: ignore[index]
+    panels = []
+    order = list(DECOY_INPUTS.values())
+    for (model, data), groups in sorted(models.items()):
+        series = [_series(k, cats, groups[k]) for k in order if k in groups]
+        series += [_series(k, cats, v) for k, v in sorted((refs.get(data) or {}).items())]
+        for title, chunk in _chunks(model + (f" · {data}" if multi_data else ""), series):
+            panels.append(Panel(title, "multiple-choice accuracy (%)", cats, chunk, xlabel="decoy set"))
+    return Chart("decoy-ablations", "Multiple-choice accuracy per decoy set, with and without the image "
+                 "(IoU+QoU: neither input alone suffices)", tuple(panels), tuple(used),
+                 references=tuple(DECOY_REFERENCES.values()))
 
 
-def perturbation_chart(rows: Sequence[ResultRow]) -> Chart | None:
-    """Stoikou: relative accuracy reduction and answer-change rate per perturbation kind."""
-    used = [r for r in rows if r.metric in ("acc_reduction", "answer_change_rate") and r.variant]
+def perturbation_chart(rows: Sequence[ResultRow], labels: Mapping[str, str] | None = None) -> Chart | None:
+    """Stoikou: answer-change rate and relative accuracy reduction per perturbation kind, a
+    panel per model and metric."""
+    used = [r for r in rows if r.metric in ("acc_reduction", "answer_change_rate") and r.variant
+            and r.probe != "image-ablation"]
     if not used:
         return None
     multi_data = len({(r.dataset, r.split) for r in used}) > 1
-    kinds = tuple(sorted({r.variant for r in used}))
+    labels = labels or {}
+    present = {r.variant for r in used}
+    ids = [v for v in labels if v in present] + sorted(present - set(labels))
+    kinds = tuple(labels.get(v, v) for v in ids)
     panels = []
-    for metric, title, ylabel in (
-        ("acc_reduction", "Accuracy reduction (acc_Q − acc*_Q) / acc_Q", "reduction (%)"),
-        ("answer_change_rate", "Answer-change rate", "answers changed (%)"),
-    ):
+    for metric, xlabel in (("answer_change_rate", "answers changed (%)"),
+                           ("acc_reduction", "relative accuracy reduction (%)")):
         groups: dict[str, dict[str, ResultRow]] = {}
         for r in used:
             if r.metric == metric:
-                groups.setdefault(_model_label(r, multi_data), {})[r.variant] = r
-        if groups:
-            panels.append(Panel(title, ylabel, kinds, tuple(_series(k, kinds, groups[k]) for k in sorted(groups))))
-    return Chart("perturbations", "Counterfactual questions per perturbation kind", tuple(panels), tuple(used))
+                groups.setdefault(_model_label(r, multi_data), {})[labels.get(r.variant, r.variant)] = r
+        for model in sorted(groups):
+            name = "answers changed" if metric == "answer_change_rate" else "accuracy reduction"
+            panels.append(Panel(f"{model}: {name}", "", kinds, (_series(model, kinds, groups[model]),),
+                                xlabel=xlabel, style="hbar"))
+    return Chart("perturbations", "Counterfactual questions per perturbation kind (change: higher for Color "
+                 "Maximal, lower elsewhere; reduction = (acc_Q - acc*_Q) / acc_Q)", tuple(panels), tuple(used),
+                 columns=max(1, min(4, len(panels) // 2 or 1)))
 
 
 def evil_chart(rows: Sequence[ResultRow]) -> Chart | None:
-    """Kayser: S_T, S_E and S_O per dataset (S_E by the combined e-ViL score when present)."""
+    """Kayser: S_T, S_E and S_O per model (S_E by the combined e-ViL score when present), a panel per score."""
     nle = [r for r in rows if r.metric == "s_t" or r.metric.startswith(("s_e/", "s_o/"))]
     if not nle:
         return None
@@ -211,94 +257,61 @@ def evil_chart(rows: Sequence[ResultRow]) -> Chart | None:
     se_name = next((m for m in EVIL_SE_ORDER if m in present), min(present) if present else "")
     keep = {"s_t", f"s_e/{se_name}", f"s_o/{se_name}"}
     used = [r for r in nle if r.metric in keep]
-    datasets = tuple(sorted({f"{r.dataset}/{r.split}" for r in used}))
+    multi = len({(r.dataset, r.split) for r in used}) > 1
     panels = []
     for metric, title in (("s_t", "S_T (task score)"), (f"s_e/{se_name}", f"S_E ({se_name})"),
                           (f"s_o/{se_name}", "S_O = S_T · S_E")):
-        groups: dict[str, dict[str, ResultRow]] = {}
+        cells: dict[str, ResultRow] = {}
         for r in used:
             if r.metric == metric:
                 label = "references (GT)" if r.variant == "gt" else r.model + (f" · {r.variant}" if r.variant else "")
-                groups.setdefault(label, {})[f"{r.dataset}/{r.split}"] = r
-        if groups:
-            panels.append(Panel(title, "score (×100)", datasets,
-                                tuple(_series(k, datasets, groups[k]) for k in sorted(groups))))
+                cells.setdefault(label + (f" · {r.dataset}/{r.split}" if multi else ""), r)
+        if cells:
+            cats = tuple(sorted(cells, key=lambda c: (c.startswith("references"), c)))
+            panels.append(Panel(title, "", cats, (_series(title, cats, cells),), xlabel="score (x100)", style="hbar"))
     if not panels:
         return None
-    return Chart("evil-scores", "e-ViL scores per dataset", tuple(panels), tuple(used))
+    return Chart("evil-scores", "e-ViL scores (x100, higher is better; GT: references scored against each other)",
+                 tuple(panels), tuple(used), references=("references (GT)",))
+
+
+def ablation_chart(rows: Sequence[ResultRow]) -> Chart | None:
+    """Image ablation: accuracy per condition, a panel per model (and dataset)."""
+    used = [r for r in rows if r.probe == "image-ablation" and r.metric in ("vqa_accuracy", "label_accuracy")
+            and r.variant in ABLATION_CONDITIONS]
+    if not used:
+        return None
+    multi = len({(r.dataset, r.split) for r in used}) > 1
+    groups: dict[str, dict[str, ResultRow]] = {}
+    for r in sorted(used, key=lambda r: r.run_id):
+        groups.setdefault(_model_label(r, multi), {})[ABLATION_CONDITIONS[r.variant]] = r
+    cats = tuple(ABLATION_CONDITIONS.values())
+    panels = tuple(Panel(model, "", cats, (_series(model, cats, groups[model]),), xlabel="accuracy (%)",
+                         style="hbar") for model in sorted(groups))
+    return Chart("image-ablation", "Accuracy with the real image, a gray image, another question's image and "
+                 "no question (a model that uses the image loses accuracy without it)", panels, tuple(used),
+                 columns=min(4, len(panels)))
 
 
 #: Every chart derivation; each returns None when its rows are absent.
 CHARTS: tuple[Callable[[Sequence[ResultRow]], Chart | None], ...] = (
-    answer_type_chart, decoy_chart, perturbation_chart, evil_chart,
+    ablation_chart, answer_type_chart, decoy_chart, perturbation_chart, evil_chart,
 )
 
 
-def derive_charts(rows: Sequence[ResultRow]) -> list[Chart]:
-    """The charts whose rows exist among `rows` (one suite's rows)."""
-    return [c for c in (f(rows) for f in CHARTS) if c is not None]
+def derive_charts(rows: Sequence[ResultRow], variant_labels: Mapping[str, Mapping[str, str]] | None = None) -> list[Chart]:
+    """The charts whose rows exist among `rows` (one suite's rows); `variant_labels` (probe ->
+    variant -> display name, from the runs' table layouts) names the perturbation kinds."""
+    labels = variant_labels or {}
+    out = []
+    for f in CHARTS:
+        chart = perturbation_chart(rows, labels.get("counterfactual")) if f is perturbation_chart else f(rows)
+        if chart is not None:
+            out.append(chart)
+    return out
 
 
-# ------------------------------------------------------------------------ drawing
-
-
-def _svg(chart: Chart) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-    from matplotlib import rc_context
-
-    settings = {"svg.hashsalt": "vqa-harness", "svg.fonttype": "none", "font.size": 9,
-                "axes.spines.top": False, "axes.spines.right": False}
-    with rc_context(settings):
-        n = len(chart.panels)
-        ncats = max(len(p.categories) for p in chart.panels)
-        width = max(5.0, min(14.0, n * max(3.6, 0.9 * ncats + 1.5)))
-        fig, axes = plt.subplots(1, n, figsize=(width, 3.6), squeeze=False)
-        cmap = plt.get_cmap("tab10")
-        for ax, panel in zip(axes[0], chart.panels):
-            k = max(1, len(panel.series))
-            bar = 0.8 / k
-            for j, s in enumerate(panel.series):
-                xs, ys, err_lo, err_hi = [], [], [], []
-                for i, v in enumerate(s.values):
-                    if v is None:
-                        continue
-                    xs.append(i - 0.4 + bar * (j + 0.5))
-                    ys.append(v)
-                    lo, hi = s.low[i], s.high[i]
-                    err_lo.append(max(0.0, v - lo) if lo is not None else 0.0)
-                    err_hi.append(max(0.0, hi - v) if hi is not None else 0.0)
-                ax.bar(xs, ys, width=bar * 0.95, color=cmap(j % 10), label=s.label,
-                       yerr=[err_lo, err_hi] if any(err_lo) or any(err_hi) else None,
-                       error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333333"})
-            ax.set_xticks(range(len(panel.categories)))
-            ax.set_xticklabels(panel.categories, rotation=20 if len(panel.categories) > 4 else 0,
-                               ha="right" if len(panel.categories) > 4 else "center")
-            if n > 1:  # a single panel is named by the chart's title
-                ax.set_title(panel.title, fontsize=9)
-            ax.set_ylabel(panel.ylabel)
-            ax.grid(axis="y", color="#dddddd", linewidth=0.6)
-            ax.set_axisbelow(True)
-        handles, labels = axes[0][0].get_legend_handles_labels()
-        seen = dict(zip(labels, handles))
-        for ax in axes[0][1:]:
-            for h, lab in zip(*ax.get_legend_handles_labels()):
-                seen.setdefault(lab, h)
-        fig.suptitle(chart.title, fontsize=10)
-        longest = max((len(label) for label in seen), default=0)
-        ncol = max(1, min(len(seen), int(width * 12 // max(12, longest + 4))))
-        fig.tight_layout(rect=(0, 0, 1, 0.95))
-        # Below the axes; bbox_inches="tight" grows the canvas so nothing is clipped.
-        fig.legend(list(seen.values()), list(seen), loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                   fontsize=7, ncol=ncol, frameon=False)
-        import io
-
-        buf = io.StringIO()
-        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
-        plt.close(fig)
-    return buf.getvalue()
+# ------------------------------------------------------------------------ writing
 
 
 def write_charts(charts: Sequence[Chart], folder: Path, prefix: str) -> list[Path]:
@@ -311,7 +324,7 @@ def write_charts(charts: Sequence[Chart], folder: Path, prefix: str) -> list[Pat
         digest = chart.digest()
         current = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else ""
         if current != digest or not svg.is_file():
-            atomic_write_text(svg, _svg(chart))
+            atomic_write_text(svg, svg_of(chart))
             atomic_write_text(stamp, digest + "\n")
         written += [svg, stamp]
     return written

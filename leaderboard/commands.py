@@ -1,4 +1,7 @@
-"""`harness report RUN`: one run as markdown and HTML."""
+"""Commands of the leaderboard plugin: `harness report RUN` and `harness compare RUN_A RUN_B`.
+
+Imports happen inside the commands, so `harness --help` stays fast.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from pathlib import Path
 
 import click
 
-__all__ = ["report"]
+__all__ = ["report", "compare"]
 
 
 @click.command()
@@ -14,15 +17,50 @@ __all__ = ["report"]
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for report.html and report_full.md (default: the run folder).")
 @click.option("--stdout", "to_stdout", is_flag=True, help="Also print the markdown report.")
-def report(run: Path, out: Path | None, to_stdout: bool) -> None:
-    """Render RUN (a runs/<run-id> folder): headline numbers, paper-style tables, example
-    pairs and local explanations from its artifacts, failures with plugin names, and the
-    manifest (versions, seed, resources used)."""
+@click.option("--evidence", "evidence", multiple=True, type=click.Path(exists=True, path_type=Path),
+              help="Run folders (or folders of runs) whose runs of the same model fill the image-reliance "
+                   "card (default: the folder holding RUN).")
+def report(run: Path, out: Path | None, to_stdout: bool, evidence: tuple[Path, ...]) -> None:
+    """Render RUN (a runs/<run-id> folder): the image-reliance card of its model, headline
+    numbers, paper-style tables, example pairs and local explanations from its artifacts,
+    skipped probes, failures with plugin names, and the manifest (versions, seed, resources)."""
     from .runreport import render_run_markdown, write_run_report
     from .runs import load_run
 
-    written = write_run_report(run, out)
+    sources = list(evidence) or [Path(run).resolve().parent]
+    written = write_run_report(run, out, evidence=sources)
     if to_stdout:
-        click.echo(render_run_markdown(load_run(run)), nl=False)
+        click.echo(render_run_markdown(load_run(run), evidence=sources), nl=False)
     for path in written:
         click.echo(str(path), err=to_stdout)
+
+
+@click.command()
+@click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--probe", "probes", multiple=True, help="Only this probe's metrics (repeatable).")
+@click.option("--n-boot", default=10_000, show_default=True, type=click.IntRange(min=100),
+              help="Bootstrap resamples.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the bootstrap resamples.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the comparisons as JSON to this file.")
+def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed: int, json_out: Path | None) -> None:
+    """Test whether the models of RUN_A and RUN_B (two runs/<run-id> folders) differ on the same
+    questions: per metric, the difference A - B, its paired-bootstrap 95% interval and p-value,
+    and the exact McNemar p-value for per-question correctness (docs/compare.md)."""
+    from harness.errors import DataError
+    from harness.runstore import atomic_write_text
+
+    from .compare import compare_runs, comparisons_json, render_comparisons
+    from .runs import load_run
+
+    a, b = load_run(run_a), load_run(run_b)
+    found, notes = compare_runs(a, b, seed=seed, n_boot=n_boot, probes=probes)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    if not found:
+        raise DataError(f"no metric has per-question scores in both {run_a} and {run_b} "
+                        "(artifacts/<probe>/per_example/*.json; see docs/compare.md)")
+    click.echo(render_comparisons(a, b, found), nl=False)
+    if json_out is not None:
+        atomic_write_text(json_out, comparisons_json(a, b, found, seed=seed, n_boot=n_boot))

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
 from .tables import Table
 
-__all__ = ["esc", "markdown_to_html", "page", "sort_key", "split_ci", "table_html"]
+__all__ = ["esc", "markdown_to_html", "page", "sort_key", "split_ci", "table_head", "table_html"]
 
 _HERE = Path(__file__).resolve().parent
 _CI = re.compile(r"^(?P<value>[-+]?\d+(?:\.\d+)?)\s*(?P<ci>(?:\[[^\]]*\]|±\s*\S+))\s*$")
@@ -60,18 +60,29 @@ def sort_key(text: str) -> str:
     return value if _NUM.match(value) else ""
 
 
-def _cell(text: str, tag: str = "td", href: str | None = None) -> str:
+def _cell(text: str, tag: str = "td", href: str | None = None, mark: tuple[str, str] = ("", "")) -> str:
     if href is not None:
         return f'<{tag}><a href="{esc(href)}">{esc(text)}</a></{tag}>'
     value, ci = split_ci(text)
     key = sort_key(text)
     attrs = f' data-sort="{esc(key)}"' if key else ""
+    kind, why = mark
+    cls = ["num"] if key else []
+    sig = ""
+    if kind == "best":
+        cls.append("best")
+    elif kind == "same":
+        sig = f'<span class="sig" title="{esc(why)}">≈</span>'
+    if kind:
+        attrs += f' data-sig="{esc(kind)}"'
     if ci:
         # The interval is both in small type and in the hover title.
-        return (f'<{tag}{attrs} class="num" title="95% CI {esc(ci)}">{esc(value)}'
+        title = f"95% CI {ci}" + (f"; {why}" if why else "")
+        return (f'<{tag}{attrs} class="{" ".join(cls)}" title="{esc(title)}">{esc(value)}{sig}'
                 f'<small class="ci">{esc(ci)}</small></{tag}>')
-    cls = ' class="num"' if key else ""
-    return f"<{tag}{attrs}{cls}>{esc(text)}</{tag}>"
+    title = f' title="{esc(why)}"' if why else ""
+    cls_attr = f' class="{" ".join(cls)}"' if cls else ""
+    return f"<{tag}{attrs}{cls_attr}{title}>{esc(text)}{sig}</{tag}>"
 
 
 def _matches(text: str, names: Iterable[str]) -> list[str]:
@@ -79,24 +90,50 @@ def _matches(text: str, names: Iterable[str]) -> list[str]:
     return sorted({n for n in names if n and (n.lower() == low or n.lower() in low)})
 
 
+def table_head(table: Table, docs: Callable[[str], str | None] | None = None) -> str:
+    """Title, the spec in small type, and the one line saying what the table measures, which
+    paper table it reproduces (linked to the docs) and which direction is better."""
+    parts = []
+    if table.title:
+        parts.append(f'<h3 class="table-title">{esc(table.title)}</h3>')
+    if table.spec:
+        parts.append(f'<div class="spec"><code>{esc(table.spec)}</code></div>')
+    line = table.explanation
+    if line or table.reference:
+        ref = ""
+        if table.reference:
+            href = docs(table.probe) if docs is not None else None
+            ref = (f' <span class="ref">Reproduces: <a href="{esc(href)}">{esc(table.reference)}</a></span>' if href
+                   else f' <span class="ref">Reproduces: {esc(table.reference)}</span>')
+        parts.append(f'<p class="explain">{esc(line)}{ref}</p>')
+    return "".join(parts)
+
+
 def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[str] = (),
-               table_id: str = "", links: Mapping[str, str] | None = None) -> str:
-    """A sortable table; rows and columns carry data-model / data-dataset tags for filters.
+               table_id: str = "", links: Mapping[str, str] | None = None,
+               docs: Callable[[str], str | None] | None = None) -> str:
+    """A sortable table in its own horizontal scroll container, under its title and
+    explanation; rows and columns carry data-model / data-dataset tags for filters.
 
     A row is tagged with the models named (any case) by one of its cells; rows and header
     columns with the datasets their text mentions. Untagged rows (Random, GT) always show.
     A cell whose text is a key of `links` links to its value (run id -> run report page).
+    `table.marks` (significance against the best of a column) mark cells: bold for the
+    best, "≈" for not significantly different from it.
     """
     links = links or {}
     head = []
-    for h in table.headers:
+    arrows = tuple(table.directions) + ("",) * (len(table.headers) - len(table.directions))
+    for h, arrow in zip(table.headers, arrows):
         ds = _matches(h, datasets)
         attr = f' data-dataset="{esc("|".join(ds))}"' if ds else ""
-        head.append(f'<th{attr} tabindex="0" role="button" aria-sort="none">{esc(h)}</th>')
+        label = esc(h) + (f' <span class="dir" title="{"higher" if arrow == "↑" else "lower"} is better">'
+                          f"{arrow}</span>" if arrow else "")
+        head.append(f'<th{attr} tabindex="0" role="button" aria-sort="none">{label}</th>')
     body = []
-    for row in table.body:
+    lowered = {m.lower(): m for m in models}
+    for i, row in enumerate(table.body):
         # Paper tables may print a model id in capitals ("MLP-A" for mlp-a).
-        lowered = {m.lower(): m for m in models}
         tagged = sorted({lowered[c.lower()] for c in row if c.lower() in lowered})
         ds = sorted({d for c in row for d in _matches(c, datasets)})
         attrs = ""
@@ -104,13 +141,22 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
             attrs += f' data-model="{esc("|".join(tagged))}"'
         if ds:
             attrs += f' data-dataset="{esc("|".join(ds))}"'
-        body.append(f"<tr{attrs}>" + "".join(_cell(c, href=links.get(c)) for c in row) + "</tr>")
+        marks = table.marks[i] if i < len(table.marks) else ()
+        cells = [_cell(c, href=links.get(c), mark=marks[j] if j < len(marks) else ("", "")) for j, c in enumerate(row)]
+        body.append(f"<tr{attrs}>" + "".join(cells) + "</tr>")
     note = f'<p class="note">{esc(table.note)}</p>' if table.note else ""
+    if table.cut:
+        note += (f'<p class="note">{table.cut} more row(s) between the most and the least robust are left out '
+                 "here (all rows: the full tables page and results.csv).</p>")
+    if any(k == "same" for m in table.marks for k, _ in m):
+        note += ('<p class="note">≈: not significantly different from the best (bold) of its column, paired '
+                 "bootstrap on the same questions, p ≥ 0.05 (hover for the difference and p).</p>")
     ident = f' id="{esc(table_id)}"' if table_id else ""
-    caption = f"<caption>{esc(table.title)}</caption>\n" if table.title else ""
-    return (f'<div class="table-wrap"><table class="lb sortable"{ident}>\n'
-            f"{caption}<thead><tr>{''.join(head)}</tr></thead>\n"
-            f"<tbody>\n" + "\n".join(body) + f"\n</tbody></table>{note}</div>\n")
+    label = f' aria-label="{esc(table.title)}"' if table.title else ""
+    return (f'<div class="table-block">{table_head(table, docs)}<div class="scroll">'
+            f'<table class="lb sortable"{ident}{label}>\n'
+            f"<thead><tr>{''.join(head)}</tr></thead>\n"
+            f"<tbody>\n" + "\n".join(body) + f"\n</tbody></table></div>{note}</div>\n")
 
 
 # ------------------------------------------------------------------ markdown (subset)

@@ -1,4 +1,4 @@
-"""The leaderboard as a plugin: the `leaderboard` publisher and the `harness report` command.
+"""The leaderboard as a plugin: the `leaderboard` publisher, `harness report` and `harness compare`.
 
 Registered through the same entry-point group as every other plugin; the core calls it
 through the publisher registry and never imports this package.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from harness.hookspecs import hookimpl
 
-from .commands import report
+from .commands import compare, report
 from .publish import LeaderboardPublisher
 
 
@@ -20,5 +20,6 @@ def register_publishers(register) -> None:
 
 @hookimpl
 def register_commands(register) -> None:
-    """Register `harness report`."""
+    """Register `harness report` and `harness compare`."""
     register(report)
+    register(compare)

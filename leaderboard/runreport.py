@@ -17,8 +17,10 @@ from typing import Any
 
 from harness.types import ResultRow
 
+from .cards import Card, build_cards, card_markdown
 from .files import write_public as atomic_write_text
 from .html import esc, markdown_to_html, page, table_html
+from .modelpages import card_html
 from .runs import RunInfo, load_run
 from .tables import Table, TagIndex, build_tables, format_cell, render_markdown
 
@@ -27,7 +29,28 @@ __all__ = ["render_run_html", "render_run_markdown", "write_run_report"]
 #: Records shown per artifact file.
 EXAMPLES_PER_ARTIFACT = 8
 #: Sections of report.md that hold failures (they name the plugin).
-FAILURE_SECTIONS = ("Probe failures", "Example errors", "Probes skipped")
+FAILURE_SECTIONS = ("Probe failures", "Example errors")
+#: Sections that hold probes skipped because the model lacks a capability: not failures.
+SKIP_SECTIONS = ("Probes skipped",)
+#: The few numbers that matter per probe (metric, variant; "*" any variant), in order. Other
+#: probes show their first rows without a breakdown ("/" in the metric). All rows are in
+#: the tables below and in results.jsonl.
+HEADLINES: dict[str, tuple[tuple[str, str], ...]] = {
+    "accuracy": (("vqa_accuracy", ""), ("label_accuracy", "")),
+    "balanced-accuracy": (("vqa_accuracy", ""),),
+    "pairs": (("pair/both_correct", ""), ("pair/identical", "")),
+    "language-prior": (("audit/answer_entropy", ""), ("audit/prior_accuracy", "")),
+    "counter-examples": (("counterexample/recall@5", "model"),),
+    "decoys": (("mc_accuracy", "orig"), ("mc_accuracy", "iou+qou"), ("mc_accuracy/QA", "iou+qou")),
+    "decoy-audit": (("eq2_rule_accuracy", "orig"), ("eq2_rule_accuracy", "iou+qou")),
+    "counterfactual": (("answer_change_rate", "color_max_common"), ("answer_change_rate", "color_min_common"),
+                       ("acc_reduction", "hypernym_noun")),
+    "nle": (("s_t", ""), ("s_e/e_vil_score", ""), ("s_e/e_vil_score_no_spice", "")),
+    "image-ablation": (("vqa_accuracy", "real"), ("vqa_accuracy_drop", "blank"), ("vqa_accuracy_drop", "swap"),
+                       ("vqa_accuracy_drop", "no-question"), ("label_accuracy_drop", "blank")),
+}
+#: Headline rows per probe and task for probes without an entry above.
+OTHER_HEADLINES = 3
 #: Preferred columns of known artifact shapes (others: the first scalar fields).
 ARTIFACT_COLUMNS = (
     ("kind", "question", "answer", "counterfactual", "cf_answer"),  # counterfactual local explanations
@@ -64,10 +87,38 @@ def _facts(info: RunInfo) -> list[tuple[str, str]]:
     return facts
 
 
+def headline_rows(rows: Sequence[ResultRow]) -> list[ResultRow]:
+    """The few rows per probe (and task) that say most (HEADLINES), in run order."""
+    groups: dict[tuple[str, str, str, str], list[ResultRow]] = {}
+    for r in rows:
+        groups.setdefault((r.probe, r.dataset, r.split, r.train), []).append(r)
+    out: list[ResultRow] = []
+    for (probe, *_), found in groups.items():
+        wanted = HEADLINES.get(probe)
+        if wanted is None:
+            out += [r for r in found if "/" not in r.metric][:OTHER_HEADLINES]
+            continue
+        for metric, variant in wanted:
+            out += [r for r in found if r.metric == metric and (variant == "*" or r.variant == variant)]
+    return out
+
+
 def _headline(rows: Sequence[ResultRow]) -> Table:
+    shown = headline_rows(rows)
     body = tuple((f"{r.dataset}/{r.split}", r.train or "-", r.probe, r.variant or "-", r.metric,
-                  format_cell(r), str(r.n)) for r in rows if "/" not in r.metric)
-    return Table("Headline numbers", ("data", "trained on", "probe", "variant", "metric", "value", "n"), body)
+                  format_cell(r), str(r.n)) for r in shown)
+    return Table("Headline numbers", ("data", "trained on", "probe", "variant", "metric", "value", "n"), body,
+                 description=f"The few numbers that matter per probe ({len(shown)} of {len(rows)} rows; every row "
+                             "is in the tables below and in results.jsonl).")
+
+
+def _skips(info: RunInfo) -> list[str]:
+    """Probes not run because the model lacks a capability (a skip, not a failure)."""
+    lines = []
+    for heading, body in _sections(info.report_md):
+        if heading.split(" (")[0] in SKIP_SECTIONS:
+            lines += [ln[2:].strip() for ln in body.splitlines() if ln.startswith("- ")]
+    return lines
 
 
 def _sections(report_md: str) -> list[tuple[str, str]]:
@@ -131,13 +182,27 @@ def _tables(info: RunInfo) -> dict[str, list[Table]]:
 # ------------------------------------------------------------------ renderers
 
 
-def render_run_markdown(info: RunInfo) -> str:
+def reliance_card(info: RunInfo, evidence: Sequence[Path] = ()) -> Card:
+    """The image-reliance card of the run's model: this run's rows, plus the rows of the
+    latest runs of the same model (other suites) found under `evidence`."""
+    model = str(info.manifest.get("model") or (info.rows[0].model if info.rows else "-"))
+    rows = list(info.rows)
+    if evidence:
+        from .runs import collect
+
+        suite = info.rows[0].suite if info.rows else info.manifest.get("suite")
+        rows += [r for r in collect(evidence).rows if r.model == model and r.suite != suite and r.run_id != info.run_id]
+    return build_cards(rows, [model])[0]
+
+
+def render_run_markdown(info: RunInfo, *, evidence: Sequence[Path] = ()) -> str:
     """The run as one markdown document."""
     from tabulate import tabulate
 
     out = [f"# Run {info.run_id}\n\n"]
     out += [f"- {k}: {v}\n" for k, v in _facts(info)]
     out.append("\nFractions are shown as percentages; brackets are 95% confidence intervals.\n")
+    out.append("\n" + card_markdown(reliance_card(info, evidence)))
     head = _headline(info.rows)
     if head.body:
         out.append("\n" + render_markdown(head).replace("### ", "## ", 1))
@@ -150,19 +215,24 @@ def render_run_markdown(info: RunInfo) -> str:
             out.append(f"\n`{rel}` (first {len(body)}):\n\n")
             out.append(tabulate([list(b) for b in body], headers=list(cols), tablefmt="github",
                                 disable_numparse=True) + "\n")
+    skips = _skips(info)
+    if skips:
+        out.append("\n## Skipped (the model lacks a capability the probe needs)\n\n")
+        out += [f"- {s}\n" for s in skips]
     failures = _failures(info)
     out.append("\n## Failures\n\n")
     out += [f"- {f}\n" for f in failures] or ["None.\n"]
     if info.problems:
         out.append("\n## Result rows skipped\n\n")
         out += [f"- {p}\n" for p in info.problems]
-    details = [(h, b) for h, b in _sections(info.report_md) if h != "Headline numbers" and h.split(" (")[0] not in FAILURE_SECTIONS]
+    details = [(h, b) for h, b in _sections(info.report_md) if h != "Headline numbers"
+               and h.split(" (")[0] not in FAILURE_SECTIONS + SKIP_SECTIONS]
     for heading, body in details:
         out.append(f"\n## {heading}\n\n{body}\n")
     return "".join(out)
 
 
-def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "") -> str:
+def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "", evidence: Sequence[Path] = ()) -> str:
     """The run as a self-contained HTML page; artifact links are `link_base` + path in the run."""
     models = sorted({r.model for r in info.rows})
     parts = [f'<header class="top"><h1>Run {esc(info.run_id)}</h1>']
@@ -172,6 +242,7 @@ def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "") -> st
     parts.append('<dl class="manifest">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _facts(info))
                  + "</dl>")
     parts.append('<p class="muted">Fractions are shown as percentages; small type: 95% confidence intervals.</p>')
+    parts.append("<h2>Does the model use the image?</h2>" + card_html(reliance_card(info, evidence), {}, heading=False))
     head = _headline(info.rows)
     if head.body:
         parts.append("<h2>Headline numbers</h2>" + table_html(head, models=models))
@@ -185,6 +256,10 @@ def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "") -> st
             link = f'<a href="{esc(link_base + rel)}"><code>{esc(rel)}</code></a>'
             parts.append(f"<p>{link} (first {len(body)})</p>"
                          + table_html(Table("", cols, tuple(body))))
+    skips = _skips(info)
+    if skips:
+        parts.append("<h2>Skipped</h2><p>Probes not run because the model lacks a capability they need "
+                     "(not a failure):</p><ul>" + "".join(f'<li class="skip">{esc(s)}</li>' for s in skips) + "</ul>")
     failures = _failures(info)
     parts.append("<h2>Failures</h2>")
     parts.append("<ul>" + "".join(f"<li>{esc(f)}</li>" for f in failures) + "</ul>" if failures else "<p>None.</p>")
@@ -192,7 +267,7 @@ def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "") -> st
         parts.append("<h2>Result rows skipped</h2><ul class=\"problems\">"
                      + "".join(f"<li>{esc(p)}</li>" for p in info.problems) + "</ul>")
     for heading, body in _sections(info.report_md):
-        if heading == "Headline numbers" or heading.split(" (")[0] in FAILURE_SECTIONS:
+        if heading == "Headline numbers" or heading.split(" (")[0] in FAILURE_SECTIONS + SKIP_SECTIONS:
             continue
         parts.append(f"<h2>{esc(heading)}</h2>" + markdown_to_html(body))
     if info.artifacts:
@@ -202,13 +277,14 @@ def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "") -> st
     return page(f"Run {info.run_id}", "\n".join(parts))
 
 
-def write_run_report(run: Path, out: Path | None = None) -> list[Path]:
-    """Write `report.html` and `report_full.md` for `run` into `out` (default: the run folder)."""
+def write_run_report(run: Path, out: Path | None = None, *, evidence: Sequence[Path] = ()) -> list[Path]:
+    """Write `report.html` and `report_full.md` for `run` into `out` (default: the run folder);
+    the image-reliance card also gathers the model's runs under `evidence`."""
     info = load_run(run)
     out = Path(out) if out is not None else info.path
     base = os.path.relpath(info.path, out).replace(os.sep, "/")
     link_base = "" if base == "." else base + "/"
     html_path, md_path = out / "report.html", out / "report_full.md"
-    atomic_write_text(html_path, render_run_html(info, link_base=link_base))
-    atomic_write_text(md_path, render_run_markdown(info))
+    atomic_write_text(html_path, render_run_html(info, link_base=link_base, evidence=evidence))
+    atomic_write_text(md_path, render_run_markdown(info, evidence=evidence))
     return [md_path, html_path]

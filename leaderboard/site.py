@@ -1,9 +1,12 @@
-"""The static leaderboard site: `index.html`, charts and one report page per run.
+"""The static leaderboard site: `index.html`, model pages, charts and one report page per run.
 
 Layout under the output folder (all links relative, so it works from file:// and from any
 static server):
 
-    index.html                  one section per suite: paper-style tables, charts, all rows
+    index.html                  image-reliance cards, models, one section per suite (tables,
+                                charts, all rows), runs
+    models/<model>.html         one page per model: metadata, its card, its table rows, its runs
+    full/<suite>-<probe>-<id>.html  tables shortened on the index (global rules), in full
     charts/<suite>-<id>.svg     matplotlib charts (+ .sha256: hash of their input rows)
     run-reports/<run-id>.html   each run's report (manifest, versions, seed, resources)
 """
@@ -12,22 +15,29 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from harness.layouts import Layout
 from harness.runstore import safe_name
 from harness.types import ResultRow
 
+from .cards import build_cards
 from .charts import derive_charts, write_charts
 from .files import write_public as atomic_write_text
 from .html import esc, page, table_html
+from .modelpages import card_html, model_href, model_infos, model_page, models_table
+from .names import docs_href
+from .paired import ScoreIndex
 from .runs import RunInfo
-from .tables import Table, format_cell
+from .sigmarks import mark_tables
+from .tables import Table, TagIndex, build_tables, format_cell
 
 __all__ = ["RunLink", "render_index", "write_site"]
 
 CHART_DIR = "charts"
 REPORT_DIR = "run-reports"
+FULL_DIR = "full"
 
 
 @dataclass(frozen=True)
@@ -43,6 +53,7 @@ class RunLink:
     git: str
     resources: str
     href: str
+    started: str = ""
 
 
 def _anchor(suite: str) -> str:
@@ -62,12 +73,16 @@ def _suite_descriptions(runs: Sequence[RunInfo]) -> dict[str, str]:
 def _rows_table(rows: Sequence[ResultRow]) -> Table:
     body = tuple((r.model, r.train or "-", f"{r.dataset}/{r.split}", r.probe, r.variant or "-", r.metric,
                   format_cell(r), str(r.n), r.run_id) for r in rows)
-    return Table("", ("model", "trained on", "data", "probe", "variant", "metric", "value", "n", "run"), body)
+    return Table("", ("model", "trained on", "data", "probe", "variant", "metric", "value", "n", "run"), body,
+                 description="Every result row of the suite, as the runs wrote them (results.csv has the same).")
 
 
 def _runs_table(runs: Sequence[RunLink]) -> Table:
-    body = tuple((r.run_id, r.model, r.suite, r.status, r.seed, r.harness, r.git, r.resources) for r in runs)
-    return Table("Runs", ("run", "model", "suite", "status", "seed", "harness", "git", "resources"), body)
+    body = tuple((r.run_id, r.model, r.suite, r.status, r.started[:16].replace("T", " ") or "-", r.seed,
+                  r.harness, r.git) for r in runs)
+    return Table("", ("run", "model", "suite", "status", "started (UTC)", "seed", "harness", "git"), body,
+                 description="Each run links to its report: manifest, versions, seed, resources used, skipped "
+                             "probes, failures and examples.")
 
 
 def _options(select_id: str, label: str, values: Sequence[str]) -> str:
@@ -75,17 +90,56 @@ def _options(select_id: str, label: str, values: Sequence[str]) -> str:
     return f'<label>{esc(label)} <select id="{select_id}">{opts}</select></label>'
 
 
+def _figure(title: str, src: str, panels: int, series: int) -> str:
+    return (f'<figure class="chart" data-panels="{panels}" data-max-series="{series}"><div class="chart-scroll">'
+            f'<img src="{esc(src)}" alt="{esc(title)}" loading="eager"></div>'
+            f"<figcaption>{esc(title)}</figcaption></figure>")
+
+
+def _suite_tables(suite: str, tables: Sequence[Table], models: Sequence[str], datasets: Sequence[str],
+                  full: Mapping[tuple[str, str, str], str], docs) -> list[str]:
+    """The suite's tables; groups of shortened tables (global rules) show their first table,
+    fold the others, and link the full lists."""
+    out: list[str] = []
+    i = 0
+    while i < len(tables):
+        t = tables[i]
+        group = [t]
+        while i + len(group) < len(tables) and (tables[i + len(group)].probe, tables[i + len(group)].layout_id) == \
+                (t.probe, t.layout_id):
+            group.append(tables[i + len(group)])
+        ids = [f"{_anchor(suite)}-t{i + k + 1}" for k in range(len(group))]
+        href = full.get((suite, t.probe, t.layout_id))
+        if href is None or len(group) == 1:
+            out += [table_html(g, models=models, datasets=datasets, table_id=ids[k], docs=docs)
+                    for k, g in enumerate(group)]
+        else:
+            out.append(table_html(group[0], models=models, datasets=datasets, table_id=ids[0], docs=docs))
+            out.append(f'<p class="more"><a href="{esc(href)}">All rows of the {len(group)} tables "'
+                       f'{esc(t.title.split(":")[0])}" →</a></p>')
+            out.append(f"<details><summary>{len(group) - 1} more table(s) like the one above (most and least "
+                       "robust few each)</summary>"
+                       + "".join(table_html(g, models=models, datasets=datasets, table_id=ids[k + 1], docs=docs)
+                                 for k, g in enumerate(group[1:])) + "</details>")
+        i += len(group)
+    return out
+
+
 def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mapping[str, Sequence[Table]],
-                 charts: Mapping[str, Sequence[tuple[str, str]]], runs: Sequence[RunLink],
-                 inputs: Sequence[str], descriptions: Mapping[str, str] | None = None) -> str:
-    """The index page; `charts` maps suite -> [(title, relative svg path)]."""
+                 charts: Mapping[str, Sequence[tuple[str, str, int, int]]], runs: Sequence[RunLink],
+                 inputs: Sequence[str], descriptions: Mapping[str, str] | None = None, *,
+                 cards: Sequence[str] = (), models_html: str = "",
+                 full: Mapping[tuple[str, str, str], str] | None = None, docs=None) -> str:
+    """The index page; `charts` maps suite -> [(title, relative svg path, panels, max series)]."""
     models = sorted({r.model for r in rows})
     datasets = sorted({r.dataset for r in rows})
     descriptions = descriptions or {}
     suites = sorted(set(tables) | {r.suite for r in rows})
     links = {r.run_id: r.href for r in runs}
     head = ['<header class="top"><h1>vqa-harness leaderboard</h1>']
-    nav = [f'<a href="#{_anchor(s)}">{esc(s)}</a>' for s in suites]
+    nav = ['<a href="#reliance">image reliance</a>'] if cards else []
+    nav += ['<a href="#models">models</a>'] if models_html else []
+    nav += [f'<a href="#{_anchor(s)}">{esc(s)}</a>' for s in suites]
     nav += ['<a href="#runs">runs</a>'] if runs else []
     nav += ['<a href="#problems">skipped rows</a>'] if problems else []
     head.append(f'<nav class="suites">{"".join(nav)}</nav>')
@@ -101,31 +155,37 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
                     f'{esc(where)}. Run <code>harness run --model M --suite S</code>, then '
                     f'<code>harness leaderboard build</code>.</p>')
     else:
-        body.append('<p class="muted">Fractions are shown as percentages; small type under a value '
-                    '(also on hover) is its 95% confidence interval. Click a column header to sort.</p>')
+        body.append('<p class="muted">Fractions are shown as percentages; small type under a value (also on '
+                    'hover) is its 95% confidence interval. ↑ / ↓ in a header: higher / lower is better. Bold: the '
+                    'best of a column; ≈: not significantly different from it on the same questions. Click a '
+                    "column header to sort.</p>")
         if not any(charts.values()):
             body.append('<p class="muted">No charts: none of their rows exist, or matplotlib (the '
                         '<code>plots</code> extra) is not installed.</p>')
     if problems:
         body.append(f'<p class="problems-banner"><a href="#problems">{len(problems)} result row(s) were skipped</a> '
                     "(unknown schema version, missing fields or bad JSON).</p>")
+    if cards:
+        body.append('<section class="suite" id="reliance"><h2>Does each model use the image?</h2>'
+                    '<p class="desc">The evidence each model\'s runs hold, across suites: accuracy when the image '
+                    "is removed or swapped, complementary pairs, decoys that need the image, color "
+                    "counterfactuals and explanation scores. Nothing is shown for evidence no run measured.</p>"
+                    '<div class="cards">' + "".join(cards) + "</div></section>")
+    if models_html:
+        body.append(f'<section class="suite" id="models"><h2>Models</h2>{models_html}</section>')
     for suite in suites:
         suite_rows = [r for r in rows if r.suite == suite]
         body.append(f'<section class="suite" id="{_anchor(suite)}"><h2>Suite <code>{esc(suite)}</code></h2>')
         if descriptions.get(suite):
             body.append(f'<p class="desc">{esc(descriptions[suite])}</p>')
-        for i, t in enumerate(tables.get(suite, ())):
-            body.append(table_html(t, models=models, datasets=datasets, table_id=f"{_anchor(suite)}-t{i + 1}"))
-        for title, src in charts.get(suite, ()):
-            body.append(f'<figure class="chart"><img src="{esc(src)}" alt="{esc(title)}" loading="eager">'
-                        f"<figcaption>{esc(title)}</figcaption></figure>")
+        body += _suite_tables(suite, tables.get(suite, ()), models, datasets, full or {}, docs)
+        for title, src, panels, series in charts.get(suite, ()):
+            body.append(_figure(title, src, panels, series))
         body.append(f"<details><summary>All {len(suite_rows)} result rows of <code>{esc(suite)}</code></summary>"
                     + table_html(_rows_table(suite_rows), models=models, datasets=datasets, links=links)
                     + "</details></section>")
     if runs:
         body.append('<section class="suite" id="runs"><h2>Runs</h2>'
-                    '<p class="desc">Each run links to its report: manifest, versions, seed, resources used, '
-                    "failures and examples.</p>"
                     + table_html(_runs_table(runs), models=models, links=links) + "</section>")
     if problems:
         body.append('<section class="suite" id="problems"><h2>Skipped result rows</h2><ul class="problems">'
@@ -146,7 +206,8 @@ def _run_link(info: RunInfo, out: Path) -> RunLink:
     resources = "; ".join(f"{k}: {v}" for k, v in sorted((m.get("resources") or {}).items())) or "-"
     return RunLink(info.run_id, str(m.get("model", "-")), str(m.get("suite", "-")), str(m.get("status", "-")),
                    str(m.get("seed", "-")), str((m.get("versions") or {}).get("vqa-harness", "-")),
-                   str(m.get("git_commit") or "-")[:12], resources, f"{REPORT_DIR}/{page_path.name}")
+                   str(m.get("git_commit") or "-")[:12], resources, f"{REPORT_DIR}/{page_path.name}",
+                   str(m.get("started") or ""))
 
 
 def _prune(folder: Path, keep: set[Path], suffixes: tuple[str, ...]) -> None:
@@ -157,28 +218,84 @@ def _prune(folder: Path, keep: set[Path], suffixes: tuple[str, ...]) -> None:
                 p.unlink()
 
 
+def _full_pages(rows: Sequence[ResultRow], tables: Mapping[str, Sequence[Table]],
+                layouts: Mapping[str, Sequence[Layout]], tags: TagIndex, out: Path, docs) -> dict:
+    """Pages with the tables the index shortens (layouts with `extremes`), in full."""
+    written: dict[tuple[str, str, str], str] = {}
+    for suite, found in tables.items():
+        for key in dict.fromkeys((t.probe, t.layout_id) for t in found if t.cut):
+            layout = next((lay for lay in layouts.get(key[0], ()) if lay.id == key[1]), None)
+            if layout is None:
+                continue
+            full = build_tables([r for r in rows if r.suite == suite and r.probe == key[0]],
+                                {key[0]: [replace(layout, extremes=0)]}, tags).get(suite, [])
+            name = f"{FULL_DIR}/{safe_name(f'{suite}-{key[0]}-{key[1]}')}.html"
+            parts = [f'<header class="top"><h1>{esc(layout.title.split(":")[0])} (all rows)</h1>'
+                     '<nav class="suites"><a href="../index.html">← leaderboard</a></nav></header><main>']
+            parts += [table_html(t, table_id=f"full-t{i + 1}", docs=docs) for i, t in enumerate(full)]
+            atomic_write_text(out / name, page(layout.title, "\n".join(parts) + "</main>"))
+            written[(suite, key[0], key[1])] = name
+    return written
+
+
 def write_site(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mapping[str, Sequence[Table]],
-               run_infos: Sequence[RunInfo], out: Path, inputs: Sequence[str]) -> list[Path]:
-    """Write index.html, the charts and the run pages; returns the paths written or kept."""
+               run_infos: Sequence[RunInfo], out: Path, inputs: Sequence[str],
+               layouts: Mapping[str, Sequence[Layout]] | None = None, tags: TagIndex | None = None) -> list[Path]:
+    """Write index.html, the model pages, the charts and the run pages; returns the paths
+    written or kept."""
     out = Path(out)
+    layouts = layouts or {}
     written: list[Path] = []
-    charts: dict[str, list[tuple[str, str]]] = {}
+    charts: dict[str, list[tuple[str, str, int, int]]] = {}
     import importlib.util
 
+    variant_labels: dict[str, dict[str, str]] = {}
+    for probe, found in layouts.items():
+        for lay in found:
+            variant_labels.setdefault(probe, {}).update(lay.labels.get("variant") or {})
     # matplotlib is the optional `plots` extra: without it the site is built without charts.
     drawable = importlib.util.find_spec("matplotlib") is not None
     for suite in sorted({r.suite for r in rows}) if drawable else ():
-        derived = derive_charts([r for r in rows if r.suite == suite])
+        derived = derive_charts([r for r in rows if r.suite == suite], variant_labels)
         paths = write_charts(derived, out / CHART_DIR, safe_name(suite))
         written += paths
-        charts[suite] = [(c.title, f"{CHART_DIR}/{p.name}") for c, p in zip(derived, paths[::2])]
+        charts[suite] = [(c.title, f"{CHART_DIR}/{p.name}", len(c.panels), c.max_series)
+                         for c, p in zip(derived, paths[::2])]
     _prune(out / CHART_DIR, set(written), (".svg", ".sha256"))
     by_id = {info.run_id: info for info in run_infos}
     runs = [_run_link(by_id[rid], out) for rid in sorted({r.run_id for r in rows}) if rid in by_id]
     pages = {out / r.href for r in runs}
     _prune(out / REPORT_DIR, pages, (".html",))
     written += sorted(pages)
+    docs = docs_href(out)
+    used = [by_id[r.run_id] for r in runs]
+    tables = mark_tables(tables, ScoreIndex(used))
+    full = _full_pages(rows, tables, layouts, tags or TagIndex(), out, _up(docs))
+    written += [out / v for v in full.values()]
+    _prune(out / FULL_DIR, {out / v for v in full.values()}, (".html",))
+    links = {r.run_id: r.href for r in runs}
+    infos = model_infos(rows, used)
+    cards = build_cards(rows, [m.model for m in infos])
+    card_blocks = [card_html(c, links, href=model_href(c.model)) for c in cards]
+    model_pages = set()
+    for info, card in zip(infos, cards):
+        path = out / model_href(info.model)
+        atomic_write_text(path, model_page(info, card, tables, links, _up(docs)))
+        model_pages.add(path)
+    _prune(out / "models", model_pages, (".html",))
+    written += sorted(model_pages)
+    models_html = table_html(models_table(infos), models=[m.model for m in infos],
+                             links={m.model: model_href(m.model) for m in infos}) if infos else ""
     atomic_write_text(out / "index.html", render_index(rows, problems, tables, charts, runs, inputs,
-                                                             _suite_descriptions(run_infos)))
+                                                       _suite_descriptions(run_infos), cards=card_blocks,
+                                                       models_html=models_html, full=full, docs=docs))
     written.append(out / "index.html")
     return written
+
+
+def _up(docs):
+    """The docs link function for pages one folder below the site root."""
+    def inner(probe: str) -> str | None:
+        href = docs(probe)
+        return None if href is None else (href if "://" in href else "../" + href)
+    return inner

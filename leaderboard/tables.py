@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from harness.layouts import Layout, RowTags
 from harness.types import ResultRow
 
+from .names import direction_mark, direction_text, readable_spec
+
 __all__ = ["Table", "TagIndex", "build_tables", "render_layout", "generic_tables", "format_cell",
            "render_markdown", "HIDDEN_MARKERS"]
 
@@ -32,8 +34,27 @@ class Table:
     description: str = ""
     reference: str = ""
     probe: str = ""
-    #: The dataset spec(s) behind the table, shown in small type under a readable title.
+    #: The dataset spec(s) behind the table, shown in small type under a readable title,
+    #: with the fields every row shares (e.g. "trained on ...") that were folded out of it.
     spec: str = ""
+    #: Per header: "↑" higher is better, "↓" lower is better, "" mixed or not a value.
+    directions: tuple[str, ...] = ()
+    #: Per body row: the result row behind each cell (None for labels and derived cells).
+    cells: tuple[tuple[ResultRow | None, ...], ...] = ()
+    #: The layout that made the table, and how many table rows `extremes` left out.
+    layout_id: str = ""
+    cut: int = 0
+    #: Per body row and cell: a significance mark ("", "best", "same"), and its explanation.
+    marks: tuple[tuple[tuple[str, str], ...], ...] = ()
+
+    @property
+    def explanation(self) -> str:
+        """The one line under the title: what it measures and which direction is better."""
+        arrows = direction_text({d for d in self.directions if d})
+        text = self.description or (f"Every metric of the `{self.probe}` probe (no paper layout declared)."
+                                    if self.probe else "")
+        said = "higher is better" in text or "lower is better" in text
+        return " ".join(t for t in (text, f"({arrows})" if arrows and not said else "") if t)
 
 
 class TagIndex:
@@ -94,7 +115,7 @@ def _label(layout: Layout, name: str, value: str) -> str:
         return found
     if name == "metric" and layout.metric_prefix and value.startswith(layout.metric_prefix):
         return value[len(layout.metric_prefix):]
-    return value
+    return readable_spec(value) if name != "model" else value
 
 
 def _select(layout: Layout, rows: Iterable[ResultRow], tags: TagIndex) -> list[ResultRow]:
@@ -161,35 +182,67 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
     cols = _ordered_keys(layout, layout.columns, col_values)
     body_keys = [k for k in _ordered_keys(layout, layout.rows, [k for k in row_keys if k not in shared])]
     body_keys += [k for k in dict.fromkeys(row_keys) if k in shared]
-    headers = [_header(layout, f) for f in layout.rows]
+    # Fields every row (column) shares are said once, under the title, not in every cell.
+    folded: list[str] = []
+    keep_rows = [i for i, f in enumerate(layout.rows)
+                 if i == 0 or f == "model" or len({k[i] for k in body_keys if k not in shared}) > 1]
+    for i, f in enumerate(layout.rows):
+        if i not in keep_rows:
+            value = next((k[i] for k in body_keys if k not in shared), "")
+            if value:
+                folded.append(f"{_header(layout, f)}: {_label(layout, f, value)}")
+    keep_cols = [i for i, f in enumerate(layout.columns) if len({c[i] for c in cols}) > 1 or len(layout.columns) == 1]
+    for i, f in enumerate(layout.columns):
+        if i not in keep_cols and cols[0][i]:
+            raw = cols[0][i]
+            if raw not in split.values():
+                folded.append(raw if f in ("data", "task") or "/" in raw else f"{_header(layout, f)}: {_label(layout, f, raw)}")
+    headers = [_header(layout, layout.rows[i]) for i in keep_rows]
     if layout.mean_column:
         headers.append(layout.mean_column)
-    headers += [" ".join(_label(layout, f, v) for f, v in zip(layout.columns, ck) if v or len(layout.columns) == 1)
-                or "value" for ck in cols]
+    headers += [" ".join(_label(layout, layout.columns[i], ck[i]) for i in keep_cols
+                         if ck[i] or len(layout.columns) == 1) or "value" for ck in cols]
     if layout.n_column:
         headers.append("n")
     body = []
     for rk in body_keys:
-        lead = [v if rk in shared else _label(layout, f, v) for f, v in zip(layout.rows, rk)]
+        lead = [rk[i] if rk in shared else _label(layout, layout.rows[i], rk[i]) for i in keep_rows]
         values = [cells.get((rk, ck)) for ck in cols]
         line = [format_cell(v, layout.fmt) for v in values]
+        sources: list[ResultRow | None] = [None] * len(lead)
         if layout.mean_column:
             picked = [v.value for v, ck in zip(values, cols)
                       if v is not None and any(layout.mean_of in _label(layout, f, x) for f, x in zip(layout.columns, ck))]
             lead.append("-" if not picked else format_cell(_mean_row(values, picked), layout.fmt))
+            sources.append(None)
+        sources += values if rk not in shared else [None] * len(values)  # references are not compared
         if layout.n_column:
             first = next((v for v in values if v is not None), None)
             line.append(str(first.n) if first is not None else "-")
-        body.append((lead, line, values))
+            sources.append(None)
+        body.append((lead, line, values, sources))
+    cut = 0
     if layout.extremes and len(body) > 2 * layout.extremes:
         scored = [b for b in body if b[2] and b[2][0] is not None]
         scored.sort(key=lambda b: (-b[2][0].value, -b[2][0].n))
         keep = scored[: layout.extremes] + scored[-layout.extremes:]
+        cut = len(body) - len(keep)
         body = [b for b in body if any(b is k for k in keep)]
     title = layout.title.format(**{k: _label(layout, k, v) for k, v in split.items()}) if split else layout.title
-    return Table(title=title, headers=tuple(headers), body=tuple(tuple(lead + line) for lead, line, _ in body),
+    title = title.replace(" on  ", " ").rstrip().removesuffix(" on")
+    lead_n = len(keep_rows) + (1 if layout.mean_column else 0)
+    directions = [""] * lead_n + [_direction([v for b in body for v in [b[2][j]] if v is not None])
+                                  for j in range(len(cols))] + ([""] if layout.n_column else [])
+    spec = "; ".join([", ".join(v for v in split.values() if v)] + folded).strip("; ")
+    return Table(title=title, headers=tuple(headers), body=tuple(tuple(lead + line) for lead, line, _, _ in body),
                  note=layout.note, description=layout.description, reference=layout.reference,
-                 probe=rows[0].probe, spec=", ".join(f"{v}" for v in split.values()))
+                 probe=rows[0].probe, spec=spec, directions=tuple(directions),
+                 cells=tuple(tuple(b[3]) for b in body), layout_id=layout.id, cut=cut)
+
+
+def _direction(rows: Sequence[ResultRow]) -> str:
+    found = {r.higher_is_better for r in rows}
+    return direction_mark(found.pop()) if len(found) == 1 else ""
 
 
 def _mean_row(values: Sequence[ResultRow | None], picked: list[float]) -> ResultRow:
@@ -234,9 +287,13 @@ def generic_tables(probe: str, rows: Sequence[ResultRow]) -> list[Table]:
         parts += [variant] if len(variants) > 1 and variant else []
         parts.append(metric)
         headers.append(" ".join(parts))
+    keys = sorted(index)
     body = tuple((model, train or "-", *(format_cell(index[(model, train)].get(c)) for c in columns))
-                 for model, train in sorted(index))
-    return [Table(title=probe, headers=tuple(headers), body=body, probe=probe)]
+                 for model, train in keys)
+    cells = tuple((None, None, *(index[k].get(c) for c in columns)) for k in keys)
+    directions = ("", "", *(_direction([index[k][c] for k in keys if c in index[k]]) for c in columns))
+    return [Table(title=f"Probe {probe}", headers=tuple(headers), body=body, probe=probe, directions=directions,
+                  cells=cells, spec=", ".join(sorted(datasets)))]
 
 
 def build_tables(rows: Sequence[ResultRow], layouts: Mapping[str, Sequence[Layout]],
@@ -262,8 +319,10 @@ def render_markdown(table: Table) -> str:
     from tabulate import tabulate
 
     text = f"### {_md(table.title)}\n\n"
-    if table.description:
-        text += f"{_md(table.description)}" + (f" ({_md(table.reference)})" if table.reference else "") + "\n\n"
+    if table.spec:
+        text += f"`{table.spec.replace('`', '')}`\n\n"
+    if table.explanation:
+        text += f"{_md(table.explanation)}" + (f" ({_md(table.reference)})" if table.reference else "") + "\n\n"
     text += tabulate([[_md(c) for c in r] for r in table.body], headers=[_md(h) for h in table.headers],
                      tablefmt="github", disable_numparse=True)
     if table.note:

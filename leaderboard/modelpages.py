@@ -1,0 +1,181 @@
+"""Models on the site: metadata per model, the image-reliance cards, and one page per model.
+
+Metadata comes from the run manifests (model spec, plugin and distribution version,
+parameter count when the model reports it, run dates) and the result rows (training data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from harness.runstore import safe_name
+from harness.types import ResultRow
+
+from .cards import Card, context, value_text, verdict
+from .html import esc, page, table_html
+from .names import readable_spec
+from .runs import RunInfo
+from .tables import Table
+
+__all__ = ["ModelInfo", "model_infos", "models_table", "card_html", "model_page", "MODEL_DIR", "model_href",
+           "format_parameters"]
+
+MODEL_DIR = "models"
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the runs say about one model."""
+
+    model: str
+    plugin: str
+    distribution: str
+    trained_on: tuple[str, ...]
+    parameters: str
+    runs: tuple[str, ...]
+    last_run: str
+    suites: tuple[str, ...]
+
+
+def model_href(model: str) -> str:
+    """The model page, relative to the site root."""
+    return f"{MODEL_DIR}/{safe_name(model)}.html"
+
+
+def format_parameters(value: object) -> str:
+    """'1.2M' for a count; a range over the counts of a {training data: count} mapping; '-'."""
+    counts: list[int] = []
+    if isinstance(value, bool):
+        return "-"
+    if isinstance(value, int):
+        counts = [value]
+    elif isinstance(value, Mapping):
+        counts = [v for v in value.values() if isinstance(v, int) and not isinstance(v, bool)]
+    if not counts:
+        return "-"
+
+    def one(n: int) -> str:
+        for unit, size in (("B", 1e9), ("M", 1e6), ("k", 1e3)):
+            if n >= size:
+                return f"{n / size:.3g}{unit}"
+        return str(n)
+
+    low, high = min(counts), max(counts)
+    return one(low) if low == high else f"{one(low)}–{one(high)}"
+
+
+def model_infos(rows: Sequence[ResultRow], runs: Sequence[RunInfo]) -> list[ModelInfo]:
+    """One record per model of `rows`, from the manifests of the runs the rows came from."""
+    used = {r.run_id for r in rows}
+    by_model: dict[str, list[RunInfo]] = {}
+    for info in sorted(runs, key=lambda i: i.run_id):
+        if info.run_id in used:
+            by_model.setdefault(str(info.manifest.get("model") or "-"), []).append(info)
+    out = []
+    for model in sorted({r.model for r in rows}):
+        infos = by_model.get(model, [])
+        latest = infos[-1].manifest if infos else {}
+        plugin, _, dist = str(latest.get("model_plugin", "-")).partition(" (")
+        params: dict[str, int] = {}
+        for info in infos:
+            found = info.manifest.get("parameter_count")
+            if isinstance(found, Mapping):
+                params.update({str(k): v for k, v in found.items()})
+            elif isinstance(found, int):
+                params[info.run_id] = found
+        trained = sorted({r.train for r in rows if r.model == model and r.train})
+        started = max((str(i.manifest.get("started") or "") for i in infos), default="")
+        out.append(ModelInfo(model, plugin or "-", dist.rstrip(")") or "-", tuple(trained),
+                             format_parameters(params), tuple(i.run_id for i in infos), started[:10] or "-",
+                             tuple(sorted({str(i.manifest.get("suite", "-")) for i in infos}))))
+    return out
+
+
+def models_table(infos: Sequence[ModelInfo]) -> Table:
+    """Models with their metadata (the model cell links to the model page)."""
+    body = tuple((m.model, m.plugin, m.distribution, _trained(m.trained_on), m.parameters, ", ".join(m.suites),
+                  str(len(m.runs)), m.last_run) for m in infos)
+    return Table("", ("model", "plugin", "distribution", "training data", "parameters", "suites", "runs",
+                            "last run"), body,
+                 description="Each model's spec, the plugin and distribution (with version) that provide it, the "
+                             "data it was trained on, its parameter count when the model reports it, and its runs.")
+
+
+def _run_label(run_id: str) -> str:
+    """'20261124-072639-cnn-lstm-toy' -> '2026-11-24 07:26' (the run's start), else the id."""
+    d = run_id.split("-", 2)
+    if len(d) >= 2 and len(d[0]) == 8 and len(d[1]) == 6 and (d[0] + d[1]).isdigit():
+        return f"{d[0][:4]}-{d[0][4:6]}-{d[0][6:]} {d[1][:2]}:{d[1][2:4]}"
+    return run_id
+
+
+def _trained(names: Sequence[str], shown: int = 2) -> str:
+    """The training data, shortly: the first few, then how many more (all on the model page)."""
+    text = "; ".join(readable_spec(t) for t in names[:shown]) or "-"
+    return text + (f"; +{len(names) - shown} more" if len(names) > shown else "")
+
+
+def card_html(card: Card, links: Mapping[str, str], *, heading: bool = True, href: str = "") -> str:
+    """One image-reliance card: the verdict, then each piece of evidence (one line per row
+    found) with its interval, where it was measured and a link to the run it came from."""
+    trs = []
+    for line in card.lines:
+        ev = line.evidence
+        label = f'<th scope="row" title="{esc(ev.reading)}">{esc(ev.label)}</th>'
+        if not line.rows:
+            trs.append(f'<tr class="absent">{label}<td class="num">–</td><td class="where" colspan="2">not '
+                       f"measured: no row in this model's runs ({esc(ev.suites)})</td></tr>")
+            continue
+        for k, r in enumerate(line.rows):
+            value, ci = value_text(r)
+            ci_html = f'<small class="ci">{esc(ci)}</small>' if ci.startswith("[") else \
+                f'<small class="ci">{esc(ci)}</small>'
+            run = (f'<a href="{esc(links[r.run_id])}" title="{esc(r.run_id)}">{esc(_run_label(r.run_id))}</a>'
+                   if r.run_id in links else f'<span title="{esc(r.run_id)}">{esc(_run_label(r.run_id))}</span>')
+            head = label if k == 0 else '<th scope="row" class="cont"></th>'
+            trs.append(f'<tr data-model="{esc(card.model)}">{head}<td class="num" data-sort="{esc(value)}">'
+                       f"{esc(value)}{ci_html}</td><td class=\"where\">{esc(context(r))}</td><td>{run}</td></tr>")
+    said = verdict(card)
+    title = f'<a href="{esc(href)}">{esc(card.model)}</a>' if href else esc(card.model)
+    head = f'<h3 class="card-title">{title}</h3>' if heading else ""
+    summary = f'<p class="verdict">{esc(said)}</p>' if said else \
+        '<p class="verdict muted">no image ablation of this model yet (the image-ablation probe measures it)</p>'
+    explain = ('<p class="explain">Values in %, drops in points, S_E x100, 95% intervals in small type; hover an '
+               "evidence name for how to read it; the date links to the run it came from.</p>")
+    table = ('<div class="scroll"><table class="lb card-table"><thead><tr><th>evidence</th><th>value</th>'
+             "<th>measured on</th><th>run</th></tr></thead><tbody>" + "".join(trs) + "</tbody></table></div>")
+    return (f'<article class="card" id="card-{esc(safe_name(card.model))}">{head}{summary}'
+            f'<div class="table-block">{explain}{table}</div></article>')
+
+
+def model_page(info: ModelInfo, card: Card, tables: Mapping[str, Sequence[Table]], run_links: Mapping[str, str],
+               docs: Callable[[str], str | None]) -> str:
+    """The model's page: metadata, its image-reliance card, every table row of it, its runs."""
+    links = {k: "../" + v for k, v in run_links.items()}
+    facts = [("model", info.model), ("plugin", info.plugin), ("distribution", info.distribution),
+             ("training data", "; ".join(info.trained_on) or "-"), ("parameters", info.parameters),
+             ("suites", ", ".join(info.suites)), ("last run", info.last_run)]
+    parts = [f'<header class="top"><h1>Model <code>{esc(info.model)}</code></h1>'
+             '<nav class="suites"><a href="../index.html">← leaderboard</a></nav></header><main>',
+             '<dl class="manifest">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts) + "</dl>",
+             "<h2>Does it use the image?</h2>", card_html(card, links, heading=False)]
+    for suite, found in tables.items():
+        mine = [t for t in (_only(t, info.model) for t in found) if t is not None]
+        if mine:
+            parts.append(f"<h2>Suite <code>{esc(suite)}</code></h2>")
+            parts += [table_html(t, models=[info.model], docs=docs) for t in mine]
+    parts.append("<h2>Runs</h2><ul>" + "".join(
+        f'<li><a href="{esc(links[r])}">{esc(r)}</a></li>' if r in links else f"<li>{esc(r)}</li>"
+        for r in info.runs) + "</ul></main>")
+    return page(f"Model {info.model}", "\n".join(parts))
+
+
+def _only(table: Table, model: str) -> Table | None:
+    """The table's rows of `model` (and its model-free reference rows), or None."""
+    keep = [i for i, cells in enumerate(table.cells)
+            if any(c is not None and c.model == model for c in cells) or all(c is None for c in cells)]
+    if not any(any(c is not None for c in table.cells[i]) for i in keep):
+        return None
+    pick = lambda seq: tuple(seq[i] for i in keep if i < len(seq))  # noqa: E731
+    return replace(table, body=pick(table.body), cells=pick(table.cells), marks=pick(table.marks), cut=0)

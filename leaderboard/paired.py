@@ -1,0 +1,96 @@
+"""Per-question scores of runs, matched between two result rows (for paired tests).
+
+Reads each run's per-example score files (harness.perexample: artifacts/<probe>/per_example/
+*.json, written by the probes) and finds, for a result row, the per-question scores it is the
+mean of. Two rows are comparable when both have scores; they are paired on their common ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from harness.perexample import ExampleScores, read_scores
+from harness.types import ResultRow
+
+from .runs import RunInfo
+from .significance import McNemar, PairedTest, is_binary, mcnemar_exact, paired_bootstrap
+
+__all__ = ["ScoreIndex", "Comparison", "compare_rows", "row_key"]
+
+Key = tuple[str, str, str, str, str, str]
+
+
+def row_key(row: ResultRow) -> Key:
+    """(probe, dataset, split, train, variant, metric): what per-example scores are keyed by."""
+    return (row.probe, row.dataset, row.split, row.train, row.variant, row.metric)
+
+
+class ScoreIndex:
+    """run id -> key -> (ids, scores); files are read lazily, once per run."""
+
+    def __init__(self, runs: Iterable[RunInfo]) -> None:
+        self._runs = {info.run_id: info for info in runs}
+        self._scores: dict[str, dict[Key, tuple[tuple[str, ...], np.ndarray]]] = {}
+        self.problems: list[str] = []
+
+    def of_run(self, run_id: str) -> dict[Key, tuple[tuple[str, ...], np.ndarray]]:
+        """Every per-example score series of one run."""
+        if run_id not in self._scores:
+            found: list[ExampleScores] = []
+            info = self._runs.get(run_id)
+            if info is not None:
+                found, problems = read_scores(info.path)
+                self.problems += problems
+            table: dict[Key, tuple[tuple[str, ...], np.ndarray]] = {}
+            for s in found:
+                for metric, values in s.scores.items():
+                    table[s.key(metric)] = (s.ids, np.asarray(values, dtype=np.float64))
+            self._scores[run_id] = table
+        return self._scores[run_id]
+
+    def get(self, row: ResultRow) -> tuple[tuple[str, ...], np.ndarray] | None:
+        """The per-question scores behind `row`, or None when its run has none."""
+        return self.of_run(row.run_id).get(row_key(row))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A paired comparison of two rows on their common questions."""
+
+    a: ResultRow
+    b: ResultRow
+    test: PairedTest
+    mcnemar: McNemar | None
+    n_a: int
+    n_b: int
+
+
+def aligned(first: tuple[Sequence[str], np.ndarray], second: tuple[Sequence[str], np.ndarray]) -> \
+        tuple[np.ndarray, np.ndarray]:
+    """The two score vectors restricted to their common ids, in the first one's order."""
+    ids_a, vals_a = first
+    where_b = {i: k for k, i in enumerate(second[0])}
+    keep = [(k, where_b[i]) for k, i in enumerate(ids_a) if i in where_b]
+    if not keep:
+        return np.empty(0), np.empty(0)
+    ka, kb = map(list, zip(*keep))
+    return vals_a[ka], second[1][kb]
+
+
+def compare_rows(index: ScoreIndex, a: ResultRow, b: ResultRow, *, seed: int = 0, n_boot: int = 10_000,
+                 other: ScoreIndex | None = None) -> Comparison | None:
+    """Paired test of `a` against `b` (scores of `b` from `other` when given), or None when
+    one of them has no per-question scores or they share no question."""
+    first = index.get(a)
+    second = (other or index).get(b)
+    if first is None or second is None:
+        return None
+    va, vb = aligned(first, second)
+    if va.size == 0:
+        return None
+    test = paired_bootstrap(va, vb, seed=seed, n_boot=n_boot)
+    mc = mcnemar_exact(va, vb) if is_binary(va) and is_binary(vb) else None
+    return Comparison(a, b, test, mc, len(first[0]), len(second[0]))

@@ -1,0 +1,74 @@
+"""Significance marks on leaderboard tables: is a cell distinguishable from its column's best?
+
+Within each value column of a table, cells are compared only with cells of the same
+quantity (probe, dataset, split, variant, metric: Goyal Table 3 mixes answer types in one
+column). The best cell of each group (by the rows' direction) is marked "best"; every other
+cell whose run has per-question scores for the same questions is tested against it with the
+paired bootstrap (significance.py) and marked "same" when p >= alpha, "differs" otherwise,
+with the difference, its interval and p in the mark's explanation. Cells without
+per-question scores get no mark (nothing is claimed about them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from harness.types import ResultRow
+
+from .paired import ScoreIndex, compare_rows
+from .tables import Table
+
+__all__ = ["mark_tables", "mark_table", "ALPHA", "N_BOOT"]
+
+ALPHA = 0.05
+#: Resamples per comparison on the site (harness compare uses 10,000).
+N_BOOT = 2000
+
+
+def _points(row: ResultRow, value: float) -> str:
+    return f"{100 * value:+.2f} points" if row.unit in ("fraction", "score") else f"{value:+.4f}"
+
+
+def mark_table(table: Table, index: ScoreIndex, *, alpha: float = ALPHA, n_boot: int = N_BOOT) -> Table:
+    """`table` with `marks` filled (unchanged when no column has two comparable cells)."""
+    if not table.cells:
+        return table
+    width = len(table.headers)
+    marks = [[("", "")] * width for _ in table.body]
+    found = False
+    for j in range(width):
+        groups: dict[tuple[str, ...], list[tuple[int, ResultRow]]] = {}
+        for i, cells in enumerate(table.cells):
+            cell = cells[j] if j < len(cells) else None
+            if cell is not None:
+                key = (cell.probe, cell.dataset, cell.split, cell.variant, cell.metric)
+                groups.setdefault(key, []).append((i, cell))
+        for members in groups.values():
+            if len({c.model for _, c in members}) < 2:
+                continue
+            hib = members[0][1].higher_is_better
+            best_i, best = max(members, key=lambda m: m[1].value if hib else -m[1].value)
+            tested = False
+            for i, cell in members:
+                if i == best_i or cell.value == best.value and cell.model == best.model:
+                    continue
+                result = compare_rows(index, cell, best, n_boot=n_boot)
+                if result is None:
+                    continue
+                tested = True
+                t = result.test
+                why = (f"vs the best ({best.model}): {_points(cell, t.diff)} "
+                       f"[{_points(cell, t.low)}, {_points(cell, t.high)}], p = {t.p:.3g}, n = {t.n} paired items")
+                marks[i][j] = ("same" if t.p >= alpha else "differs", why)
+            if tested:
+                marks[best_i][j] = ("best", "best in its column; ≈ marks cells not significantly different")
+                found = True
+    if not found:
+        return table
+    return replace(table, marks=tuple(tuple(m) for m in marks))
+
+
+def mark_tables(tables: Mapping[str, Sequence[Table]], index: ScoreIndex) -> dict[str, list[Table]]:
+    """Every table of every suite, marked."""
+    return {suite: [mark_table(t, index) for t in found] for suite, found in tables.items()}
