@@ -38,8 +38,8 @@ def tables_of(inputs: Iterable[Path], *, latest_only: bool = True) -> dict[str, 
 def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = True,
                       progress: Callable[[str], None] | None = None) -> list[Path]:
     """Write index.md, <suite>.md, results.csv, results.json, problems.txt and the static
-    site (index.html, charts/*.svg, run-reports/*.html) under `out`; `progress` hears about
-    skipped rows."""
+    site (index.html, models/*.html, charts/*.svg, run-reports/*.html, full/*.html) under
+    `out`; `progress` hears about skipped rows."""
     from .site import write_site
 
     out = Path(out)
@@ -50,7 +50,8 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     problems = found.problems
     if problems and progress is not None:
         progress(f"{len(problems)} result row(s) or file(s) skipped, e.g. {problems[0]} (all in {out / 'problems.txt'})")
-    tables = build_tables(rows, found.layouts, TagIndex(found.tags))
+    tag_index = TagIndex(found.tags)
+    tables = build_tables(rows, found.layouts, tag_index)
     failed = failed_by_model(found.runs, rows)
     tables = {suite: [mark_failed_rows(t, failed.get(suite, {})) for t in ts] for suite, ts in tables.items()}
     written: list[Path] = []
@@ -71,7 +72,7 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     write_public(out / "index.md", "".join(index))
     written.append(out / "index.md")
     written += _write_data(rows, problems, out)
-    written += write_site(rows, problems, tables, found.runs, out, [str(p) for p in inputs])
+    written += write_site(rows, problems, tables, found.runs, out, [str(p) for p in inputs], found.layouts, tag_index)
     return written
 
 
