@@ -128,7 +128,8 @@ def _describe(exc: ValueError, text: str) -> str:
         return f"{at}{field}{exc.token} is {what} (JSON numbers must be finite)"
     if isinstance(exc, json.JSONDecodeError):
         line, col = exc.lineno, exc.colno
-        if not text[exc.pos:].strip() and exc.pos >= len(text.rstrip()):
+        # Ends early: the error is at the end, or a string runs to the end of the text.
+        if (not text[exc.pos:].strip() and exc.pos >= len(text.rstrip())) or exc.msg.startswith("Unterminated string"):
             return f"line {line} column {col}: truncated JSON (the text ends before the JSON does)"
         return f"line {line} column {col}: malformed JSON ({exc.msg})"
     return f"malformed JSON ({exc})"

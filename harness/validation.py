@@ -128,11 +128,17 @@ def read_text(path: Path | str, hint: str = "") -> str:
 def csv_rows(path: Path | str, columns: Sequence[str], hint: str = "") -> Iterator[tuple[int, dict[str, str]]]:
     """(row number, row) for every data row of a CSV file with a header (rows are numbered
     from 1 after the header). The header must hold `columns`; a row with more or fewer
-    fields than the header, a NUL byte or an unterminated quote is one line naming the row."""
+    fields than the header, a NUL byte, a stray or unterminated quote is one line naming
+    the row."""
     text = read_text(path, hint)
     if not text.strip():
         raise DataError(f"{path}: empty file (expected a CSV header with {', '.join(columns)})")
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise DataError(f"{path}: NUL byte at line {text.count(chr(10), 0, nul) + 1} (a binary or UTF-16 file?); "
+                        "expected UTF-8 CSV text")
+    # strict: an unterminated quote is an error, not the rest of the file read into one field
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     try:
         header = reader.fieldnames or []
     except csv.Error as exc:
@@ -147,7 +153,7 @@ def csv_rows(path: Path | str, columns: Sequence[str], hint: str = "") -> Iterat
         except StopIteration:
             return
         except csv.Error as exc:
-            raise fail(path, f"row {row_no + 1}", f"not valid CSV ({exc})") from None
+            raise fail(path, f"row {row_no + 1} (line {reader.line_num})", f"not valid CSV ({exc})") from None
         row_no += 1
         if None in row:
             raise fail(path, f"row {row_no}", f"{len(header) + len(row[None])} fields, the header has "
