@@ -44,6 +44,10 @@ _DETERMINERS = ("DT", "PRP$", "PDT", "WP$")
 _DANGLING = ("IN", "DT", "CC", "TO", "PRP$", "POS", "WDT", "PDT")
 _SUBJECTS = ("NN", "NNS", "NNP", "NNPS", "PRP", "EX", "CD")
 _PRONOUN_DT = frozenset({"this", "that", "these", "those"})
+#: "kind of room" -> "kind" is no phrase: "of NP" after these nouns is never deleted alone.
+_CLASSIFIERS = frozenset("kind kinds type types sort sorts variety brand species breed style make model shade "
+                         "color colour form manner part piece number amount lot pair group bunch couple".split())
+_WH_DETERMINERS = frozenset({"what", "which", "whose"})
 _BE = frozenset({"is", "are", "was", "were", "am"})
 _AUXILIARIES = frozenset("is are was were be been am have has had do does did".split())
 _DO_MODALS = frozenset("do does did can could will would should shall may might must".split())
@@ -80,6 +84,8 @@ def noun_phrase_start(tokens: Sequence[Token], tags: Sequence[str], first: int) 
     i = first
     while i > 0:
         prev, tag = tokens[i - 1].text.lower(), tags[i - 1]
+        if prev in _WH_DETERMINERS:
+            return i  # "Which room" (sometimes tagged NNP): the wh-word is not in the phrase
         if tag in _MODIFIERS and not (tag == "VBG" and i - 1 == 0):
             i -= 1
         elif tag == "POS" and i - 2 >= 0 and tags[i - 2] in NOUNS + ("NNP",):
@@ -95,10 +101,13 @@ def deletion_spans(tokens: Sequence[Token], tags: Sequence[str]) -> list[Span]:
     """Prepositional phrases and coordinated noun phrases that could be deleted whole."""
     spans: list[Span] = []
     for first, last in noun_runs(tags):
+        if last + 1 < len(tags) and tags[last + 1] == "POS":
+            continue  # a possessor ("the person's"): it belongs to the phrase of its possessed noun
         start = noun_phrase_start(tokens, tags, first)
-        if start > 0 and tags[start - 1] in ("IN", "TO") and tokens[start - 1].text.lower() not in (
-            "that", "if", "whether", "than", "because", "like",
-        ):
+        of_classifier = start > 1 and tokens[start - 1].text.lower() == "of" and \
+            tokens[start - 2].text.lower() in _CLASSIFIERS
+        if start > 0 and tags[start - 1] in ("IN", "TO") and not of_classifier and \
+                tokens[start - 1].text.lower() not in ("that", "if", "whether", "than", "because", "like"):
             # "next to the plate", "close to the wall": the adverb goes with its preposition.
             pp = start - 2 if start > 1 and tokens[start - 2].text.lower() in _PREP_ADVERBS else start - 1
             spans.append(Span(pp, last, last))
@@ -126,12 +135,13 @@ def deletion_spans(tokens: Sequence[Token], tags: Sequence[str]) -> list[Span]:
 def _wh_determiner(tokens: Sequence[Token], i: int) -> bool:
     """Whether token i is "what"/"which"/"whose" or the "many"/"much" of "how many/much"."""
     word = tokens[i].text.lower()
-    if word in ("what", "which", "whose"):
+    if word in _WH_DETERMINERS:
         return True
     return word in ("many", "much") and i > 0 and tokens[i - 1].text.lower() == "how"
 
 
-def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_first: str) -> bool:
+def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_first: str,
+                      original_last: str = "") -> bool:
     """The simple parse check for a shortened question (tokens/tags of the result):
 
     1. it starts with the same word as the original (a wh-word or an auxiliary);
@@ -144,7 +154,8 @@ def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_fir
     6. a question opened by a form of "be" with no other verb keeps a predicate: "there",
        an adjective, adverb, participle, preposition or number, or a second noun phrase
        ("Is the cat on the table?" -> "Is the cat?" fails);
-    7. a question opened by do/does/did or a modal keeps a verb in its base form (VB):
+    7. a question opened by do/does/did or a modal keeps a verb in its base form (VB, or
+       VBP, which the tagger often gives it there):
        "Does this man like horseback riding?" -> "Does this man riding?" fails."""
     words = [(t.text, tag) for t, tag in zip(tokens, tags) if t.text[:1].isalnum() or t.text.startswith("'")]
     if len(words) < 3 or words[0][0].lower() != original_first.lower():
@@ -153,11 +164,12 @@ def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_fir
         return False
     if not any(tag in _SUBJECTS or w.lower() in _PRONOUN_DT for w, tag in words[1:]):
         return False
-    if words[-1][1] in _DANGLING and words[-1][0].lower() not in _PRONOUN_DT:
+    last = words[-1][0].lower()
+    if words[-1][1] in _DANGLING and last not in _PRONOUN_DT and last != original_last.lower():
         return False
     if words[-1][0].lower() in _AUXILIARIES:
         return False
-    if words[0][0].lower() in _DO_MODALS and not any(tag == "VB" for _, tag in words[1:]):
+    if words[0][0].lower() in _DO_MODALS and not any(tag in ("VB", "VBP") for _, tag in words[1:]):
         return False
     if words[0][0].lower() in _BE and not any(tag.startswith("VB") or tag == "MD" for _, tag in words[1:]):
         phrases = len(noun_runs([tag for _, tag in words]))

@@ -20,7 +20,8 @@ A candidate lemma Y of synset T is rejected, in this order, as:
 - `rare_word`: a word of Y is below FREQUENCY_FLOOR (wordfreq Zipf; hypernyms:
   BASIC_LEVEL_ZIPF);
 - `sense_mismatch`: T is not among Y's DOMINANT_SENSES most frequent senses, so a reader
-  would take Y in another meaning (clear -> open, riding -> sitting);
+  would take Y in another meaning (clear -> open, riding -> sitting). Not for hypernyms:
+  the general word is read in the sense the original pins down (room -> area);
 - `verb_frame`: (verbs) Y shares no WordNet verb frame with X in T, or the question uses X
   with a direct object and Y has no transitive frame in T ("match the wall" ->
   "correspond the wall").
@@ -137,7 +138,7 @@ class QualityLexicon:
                         continue
                     if pos == "v" and low.split()[0] in EXCLUDED_VERBS:
                         continue  # make -> "do", wear -> "have": auxiliaries are no replacement
-                    reason = self._reject(name, pos, synset, floor)
+                    reason = self._reject(name, pos, synset, floor, relation == "hypernym")
                     if not reason and pos == "v":
                         reason = self._frame(lemma, name, synset, transitive)
                     if reason:
@@ -155,12 +156,14 @@ class QualityLexicon:
             reason = max(sorted(rejected), key=lambda r: rejected[r])
         return QualityChoice(None, tuple(sorted(rejected.items())), reason)
 
-    def _reject(self, name: str, pos: str, synset: int, floor: float) -> str:
+    def _reject(self, name: str, pos: str, synset: int, floor: float, hypernym: bool = False) -> str:
         words = name.lower().split("_")
         if len(words) > 1 and not self._reads_as_english(words, pos, synset):
             return "multiword"
         if any(self.stats.zipf(w) < floor for w in words):
             return "rare_word"
+        if hypernym:
+            return ""  # the general word is read in the sense the original word pins down
         own = self.wn.synsets(name, pos)
         own = [s for s in own if name.lower() in (n.lower() for n in self.wn.lemma_names(s))]
         if synset not in own[: DOMINANT_SENSES[pos]]:

@@ -37,10 +37,10 @@ from .colors import UNAMBIGUOUS_COLORS
 from .inflect import NOUN_TAGS
 from .kinds import Kind
 from .lexical import EXCLUDED_VERBS
-from .phrases import PARTICLES, deletion_spans, noun_phrase_start, noun_runs, reads_as_question
+from .phrases import PARTICLES, deletion_spans, noun_runs, reads_as_question
 from .quality import FREQUENCY_FLOOR, QualityLexicon
 from .senses import SenseChooser, content_bases
-from .text import FUNCTION_WORDS, Token, match_case, tokenize
+from .text import FUNCTION_WORDS, Token, match_case
 
 if TYPE_CHECKING:
     from .generator import Perturbation, Perturber
@@ -60,7 +60,7 @@ class QualityMode:
         self.wn = perturber.wn
         self.stats = word_stats()
         self.lex = QualityLexicon(self.wn, self.stats)
-        self.senses = SenseChooser(self.wn, self.stats.zipf)
+        self.senses = SenseChooser(self.wn, self.stats.known_zipf)
         self._pos_counts: dict[str, dict[str, int]] = {}
         self._context: dict[str, frozenset[str]] = {}
 
@@ -129,7 +129,7 @@ class QualityMode:
         from .generator import Perturbation
 
         spans = deletion_spans(tokens, tags)
-        for first, last in noun_runs(tags):
+        for _first, last in noun_runs(tags):
             head = tokens[last]
             if not self._noun_site(head.text, tags[last]):
                 continue
@@ -143,9 +143,12 @@ class QualityMode:
                 if start > 0 and question[start - 1] == " ":
                     start -= 1
                 new = question[:start] + question[end:]
-                new_tokens = tokenize(new)
-                new_tags = [t for _, t in self.p.tagger([t.text for t in new_tokens])]
-                if reads_as_question(new_tokens, new_tags, tokens[0].text):
+                # The remaining words keep their tags (no second tagging: cheaper, and the
+                # check is about the structure that is left).
+                new_tokens = [t for j, t in enumerate(tokens) if not span.first <= j <= span.last]
+                new_tags = [g for j, g in enumerate(tags) if not span.first <= j <= span.last]
+                ends = [t.text for t in tokens if t.text[:1].isalnum()]
+                if reads_as_question(new_tokens, new_tags, tokens[0].text, ends[-1] if ends else ""):
                     deleted = question[tokens[span.first].start:end]
                     usable.append(Perturbation(kind.id, question, new, span.first, deleted, "", lemma, "",
                                                f"deleted phrase: {deleted!r}"))
@@ -196,8 +199,10 @@ class QualityMode:
                 if not self.tag_plausible(tok.text, kind.pos):
                     rej["tag_mismatch"] += 1
                     continue
-            if kind.pos == "v" and lemma in EXCLUDED_VERBS:
-                continue  # auxiliaries are not content verbs: not a candidate at all
+            if kind.pos == "v" and (lemma in EXCLUDED_VERBS or (
+                    lemma == "go" and i + 1 < len(tokens) and tokens[i + 1].text.lower() == "to"
+                    and i + 2 < len(tags) and tags[i + 2] == "VB")):
+                continue  # auxiliaries and "going to <verb>" are not content verbs: no candidate
             after = tags[last + 1] if last + 1 < len(tags) else "."
             out = self._replace(kind, question, tokens, tags, ctx, first, last, lemma, allow_multi, after, rej)
             if out is not None:

@@ -5,13 +5,15 @@ question says, which turns "praying" into "begging" and "cold" into "stale". The
 mode picks ONE sense from the question (and, when given, its human answers) and then uses
 that sense only — no falling back to another sense when it has no usable replacement.
 
-Method (Lesk 1986, simplified as in Kilgarriff & Rosenzweig 2000, extended with related
-synsets as in Banerjee & Pedersen 2002):
+Method (Lesk 1986, simplified as in Kilgarriff & Rosenzweig 2000, extended with the
+hypernyms' lemmas in the spirit of Banerjee & Pedersen 2002):
 
 - context = the base forms of the content words of the question other than the target
   word, plus those of the answers (function words dropped);
 - signature of a sense = the base forms of the content words of its definition and
-  example sentences and of the lemma names of the sense, its hypernyms and its hyponyms;
+  example sentences and of the lemma names of the sense and its hypernyms (not its
+  hyponyms: "professional tennis" under sport.n.02, the occupation, drew every "What
+  sport ..." question with the answer "tennis" to that sense);
 - only senses with a SemCor count for the lemma compete (plus the first sense, and all
   senses when none is counted): rare senses such as toilet -> "gutter: misfortune" never win;
 - score = the weighted size of context ∩ signature, each shared word weighing
@@ -76,13 +78,14 @@ class SenseChooser:
         if sig is None:
             wn = self.wn
             text = [wn.definition(sid), *wn.examples(sid)]
-            for rel in (sid, *wn.hypernyms(sid), *wn.hyponyms(sid)):
+            for rel in (sid, *wn.hypernyms(sid)):
                 text.extend(name.replace("_", " ") for name in wn.lemma_names(rel))
             sig = self._signature[sid] = frozenset(content_bases(" ".join(text), wn))
         return sig
 
     def weight(self, word: str) -> float:
-        """How telling a shared word is: max(0, 7 - its Zipf frequency)."""
+        """How telling a shared word is: max(0, 7 - its Zipf frequency) (words outside the
+        prebuilt vocabulary count as rare: weight 7)."""
         w = self._weight.get(word)
         if w is None:
             w = self._weight[word] = max(0.0, 7.0 - self._zipf(word))

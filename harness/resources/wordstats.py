@@ -22,7 +22,7 @@ from typing import Any
 
 __all__ = ["WordStats", "word_stats", "NOUN_FORMS", "VERB_FORMS"]
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 #: The Penn tags whose forms are tabulated (the base forms are the lemma itself).
 NOUN_FORMS = ("NNS",)
 VERB_FORMS = ("VBZ", "VBD", "VBN", "VBG")
@@ -56,6 +56,10 @@ class WordStats:
             value = self._zipf[low] = zipf_frequency(low, "en")
         return value
 
+    def known_zipf(self, word: str, default: float = 0.0) -> float:
+        """`zipf` for words of the prebuilt vocabulary, `default` for others (no lookup)."""
+        return self._zipf.get(word.lower(), default)
+
     def inflect(self, word: str, tag: str) -> str | None:
         """lemminflect's first form of the one-word lemma `word` for Penn `tag` (NN/NNS,
         VB/VBP/VBZ/VBD/VBN/VBG, JJ), or None when lemminflect does not know the word."""
@@ -83,9 +87,7 @@ def _build(wn: Any) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
     heads = {("n", lemma.split("_")[-1].lower()) for lemma in wn._lemmas["n"]}
     heads |= {("v", lemma.split("_")[0].lower()) for lemma in wn._lemmas["v"]}
     for pos, word in sorted(heads):
-        found = _lemminflect(word, pos)
-        if found:
-            forms[f"{pos}:{word}"] = found
+        forms[f"{pos}:{word}"] = _lemminflect(word, pos)  # {} when lemminflect does not know it
     words: set[str] = set()
     for pos in ("n", "v", "a"):
         for lemma in wn._lemmas[pos]:

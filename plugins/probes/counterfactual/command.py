@@ -22,19 +22,24 @@ __all__ = ["perturb"]
               help="JSONL file to write (default: standard output).")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder holding the dataset's files (datasets that need a download).")
+@click.option("--mode", type=click.Choice(["quality", "paper"]), default="quality", show_default=True,
+              help="quality: senses in context, common words, lemminflect forms, whole-phrase deletion "
+                   "(the suites' default); paper: the generator as Stoikou et al. describe it.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the word choice.")
 @click.option("--limit", type=int, default=None, help="Only the first N questions.")
 def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_dir: Path | None,
-            seed: int, limit: int | None) -> None:
+            mode: str, seed: int, limit: int | None) -> None:
     """Write one JSONL row per counterfactual question: example id, kind, original and
     counterfactual question, replaced word and replacement (empty for deletions).
-    Skipped questions are counted per kind and reason on standard error."""
+    Skipped questions (per kind, by reason) and rejected candidates (quality mode, by
+    reason) are counted on standard error."""
     from harness.counterfactual import (
         Perturbation,
         Perturber,
         colors_in,
         perturb_many,
         resolve_kinds,
+        skip_reasons,
     )
     from harness.plugins import get_host
     from harness.session import Session
@@ -45,8 +50,9 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
     split = split or ("val" if "val" in plugin.splits else plugin.splits[0])
     examples = session.load(dataset, split, limit=True)
     vocabulary = [ex.question for ex in examples] + [a for ex in examples for a in ex.answers]
-    perturber = Perturber(common_colors=colors_in(vocabulary), seed=seed, kinds=kinds)
-    results, counts = perturb_many(perturber, [ex.question for ex in examples])
+    perturber = Perturber(common_colors=colors_in(vocabulary), seed=seed, kinds=kinds, mode=mode)
+    contexts = [tuple(ex.answers) for ex in examples] if mode == "quality" else None
+    results, counts, rejected = perturb_many(perturber, [ex.question for ex in examples], contexts)
     lines = []
     for ex, res in zip(examples, results):
         for k in kinds:
@@ -56,7 +62,7 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
                     "example_id": ex.id, "kind": k.id, "question": p.question,
                     "counterfactual": p.counterfactual, "replaced": p.replaced,
                     "replacement": p.replacement, "concept": p.source, "new_concept": p.target,
-                    "evidence": p.detail,
+                    "evidence": p.detail, "mode": mode,
                 }, ensure_ascii=False))
     text = "".join(line + "\n" for line in lines)
     if out is None:
@@ -67,7 +73,13 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
         out.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(out, text)
     total = len(examples)
+    order = {r: i for i, r in enumerate(skip_reasons(mode))}
+    click.echo(f"mode {mode}, {total} questions", err=True)
     for k in kinds:
         c = counts[k.id]
-        skipped = ", ".join(f"{r} {n}" for r, n in sorted(c.items()) if r != "applied") or "none"
-        click.echo(f"{k.id}: {c['applied']}/{total} questions perturbed; skipped: {skipped}", err=True)
+        skipped = ", ".join(f"{r} {c[r]}" for r in sorted(c, key=lambda r: order.get(r, -1)) if r != "applied") or "none"
+        line = f"{k.id}: {c['applied']}/{total} questions perturbed; skipped: {skipped}"
+        if rejected[k.id]:
+            line += "; candidates rejected: " + ", ".join(
+                f"{r} {rejected[k.id][r]}" for r in sorted(rejected[k.id], key=lambda r: order.get(r, -1)))
+        click.echo(line, err=True)

@@ -28,6 +28,8 @@ class CounterfactualProbe(Probe):
     description = "Stoikou 2023: WordNet/color question perturbations, answer change, global rules"
     requires = ("answer",)
     options: ClassVar[Mapping[str, Option]] = {
+        "mode": Option("quality", "generator: quality (default: senses in context, common words, lemminflect, "
+                                  "whole-phrase deletion) or paper (Stoikou et al. as described)"),
         "kinds": Option("all", "perturbation kinds: all or a comma list (see `harness perturb --help`)"),
         "min_support": Option(5, "questions a global rule needs before it is reported"),
         "top": Option(5, "local explanations per kind and rules per end shown in the report"),
@@ -44,13 +46,22 @@ class CounterfactualProbe(Probe):
         from harness.runstore import safe_name, write_jsonl
 
         kinds = resolve_kinds(str(self.config["kinds"]))
+        mode = str(self.config["mode"])
         examples = ctx.examples
         vocabulary = [ex.question for ex in examples] + [a for ex in examples for a in ex.answers]
         common = sorted(colors_in(vocabulary))
-        perturber = Perturber(common_colors=common, seed=ctx.seed, kinds=kinds)
-        ctx.use_resource("wordnet", "WordNet 3.0 (harness.resources.wordnet)")
+        perturber = Perturber(common_colors=common, seed=ctx.seed, kinds=kinds, mode=mode)
+        ctx.tag("generator", mode)
+        ctx.use_resource("counterfactual-generator", mode)
+        ctx.use_resource("wordnet", "WordNet 3.0 (harness.resources.wordnet_index)")
         ctx.use_resource("pos-tagger", "averaged perceptron, Penn tags (harness.resources.pos_tag)")
-        results, counts = perturb_many(perturber, [ex.question for ex in examples])
+        if mode == "quality":
+            from harness.resources.wordstats import _versions
+
+            ctx.use_resource("word-statistics", ", ".join(f"{k} {v}" for k, v in sorted(_versions().items())))
+        # The quality mode reads the human answers as context for word senses.
+        contexts = [tuple(ex.answers) for ex in examples] if mode == "quality" else None
+        results, counts, rejected = perturb_many(perturber, [ex.question for ex in examples], contexts)
         preds = ctx.predict(examples, "answer")  # the cached originals, shared with `accuracy`
         rows: list[ResultRow] = []
         local: list[dict] = []
@@ -81,7 +92,7 @@ class CounterfactualProbe(Probe):
                               "answer": preds[i].answer or "", "counterfactual": p.counterfactual,
                               "cf_answer": cf.answer or "", "replaced": p.replaced,
                               "replacement": p.replacement, "concept": p.source, "new_concept": p.target,
-                              "evidence": p.detail,
+                              "evidence": p.detail, "mode": mode,
                               "answer_changed": changed(preds[i].answer or "", cf.answer or "")})
             if not pairs:
                 ctx.metric_unavailable(f"{kind.id}/answer_change_rate", "the model failed on every pair")
@@ -101,7 +112,8 @@ class CounterfactualProbe(Probe):
         write_jsonl(path, local)
         from .report import render
 
-        ctx.report(render(kinds, counts, total, summaries, common, path, top=int(self.config["top"])))
+        ctx.report(render(kinds, counts, total, summaries, common, path, top=int(self.config["top"]),
+                          mode=mode, rejected=rejected))
         return rows
 
     @classmethod

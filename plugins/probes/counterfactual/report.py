@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from harness.counterfactual import SKIP_REASONS, Kind
+from harness.counterfactual import Kind, skip_reasons
 
 from .metrics import KindSummary, Pair, Rule, changed
 
@@ -30,24 +30,37 @@ def render(
     local_path: Path,
     *,
     top: int,
+    mode: str = "paper",
+    rejected: Mapping[str, Counter] | None = None,
 ) -> str:
-    """Coverage and skips, per-kind metrics, telling local explanations, global rules."""
-    out = [f"Counterfactual questions over {total} questions; common colors of this data: "
-           f"{', '.join(common) or '(none: common color kinds do not apply)'}. Color distance: CIEDE2000.", ""]
-    out += ["| kind | applies | coverage % | " + " | ".join(f"skip: {r}" for r in SKIP_REASONS)
+    """Coverage and skips, rejected candidates, per-kind metrics, telling local
+    explanations, global rules."""
+    reasons = skip_reasons(mode)
+    out = [f"Counterfactual questions over {total} questions, generator mode `{mode}`; common colors of "
+           f"this data: {', '.join(common) or '(none: common color kinds do not apply)'}. "
+           "Color distance: CIEDE2000.", "",
+           "Questions skipped per kind, by reason (the first reason that applies to the question):", ""]
+    out += ["| kind | applies | coverage % | " + " | ".join(f"skip: {r}" for r in reasons)
             + " | n | change % [95% CI] | acc_Q % | acc*_Q % | reduction % |",
-            "|---" * (4 + len(SKIP_REASONS) + 4) + "|"]
+            "|---" * (4 + len(reasons) + 4) + "|"]
     for k in kinds:
         c = counts[k.id]
         s = summaries.get(k.id, (None,))[0]
         cells = [k.label, str(c["applied"]), f"{100 * c['applied'] / max(total, 1):.1f}"]
-        cells += [str(c[r]) for r in SKIP_REASONS]
+        cells += [str(c[r]) for r in reasons]
         if s is None:
             cells += ["0", "-", "-", "-", "-"]
         else:
             cells += [str(s.n), _pct(s.change_rate) + _ci(s.change_ci), _pct(s.acc_q), _pct(s.acc_q_cf),
                       _pct(s.reduction)]
         out.append("| " + " | ".join(cells) + " |")
+    if rejected and any(rejected.get(k.id) for k in kinds):
+        out += ["", "Candidates rejected on the way (every candidate word or phrase, by reason; "
+                "docs/counterfactual.md):", "",
+                "| kind | " + " | ".join(reasons[2:]) + " |", "|---" * (1 + len(reasons) - 2) + "|"]
+        for k in kinds:
+            c = rejected.get(k.id, Counter())
+            out.append(f"| {k.label} | " + " | ".join(str(c[r]) for r in reasons[2:]) + " |")
     out += ["", f"All local explanations: `{local_path}`.", ""]
     telling = []
     for k in kinds:

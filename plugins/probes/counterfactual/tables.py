@@ -12,24 +12,28 @@ __all__ = ["COUNTERFACTUAL_LAYOUTS"]
 
 _COLOR = {k.id: k.label for k in KINDS if k.relation == "color"}
 _WORDNET = {k.id: k.label for k in KINDS if k.relation != "color"}
+_NAMES = {"variant": "perturbation", "generator": "generator"}
 _METRICS = {"acc_q": "acc_Q", "acc_q_cf": "acc*_Q", "acc_reduction": "acc_Q reduction", "answer_change_rate": "change"}
 
 COUNTERFACTUAL_LAYOUTS = (
     Layout(id="table-2", title="Counterfactual questions: color perturbations",
            description="acc_Q on the questions a perturbation applies to, acc*_Q on their counterfactuals (%), and "
                        "the share of answers that change; Color Maximal should change answers, Color Minimal not.",
-           reference="Stoikou et al. 2023, Table 2", rows=("model", "train", "variant"), columns=("data", "metric"),
+           reference="Stoikou et al. 2023, Table 2", rows=("model", "train", "generator", "variant"),
+           columns=("data", "metric"),
            metrics=("acc_q", "acc_q_cf", "answer_change_rate"), where={"variant": tuple(_COLOR)},
-           labels={"variant": _COLOR, "metric": _METRICS}, names={"variant": "perturbation"}, fmt="pct1",
+           labels={"variant": _COLOR, "metric": _METRICS}, names=_NAMES, fmt="pct1",
            note="common: replacement among the colors of the dataset's questions and answers; "
                 "uncommon: any matplotlib named color. Distance: CIEDE2000."),
     Layout(id="table-3", title="Counterfactual questions: WordNet perturbations and deletion",
            description="acc_Q, acc*_Q, the relative reduction (acc_Q - acc*_Q) / acc_Q (lower is better) and the "
                        "share of answers that change (lower is better: a robust model keeps its answer).",
-           reference="Stoikou et al. 2023, Table 3", rows=("model", "train", "variant"), columns=("data", "metric"),
+           reference="Stoikou et al. 2023, Table 3", rows=("model", "train", "generator", "variant"),
+           columns=("data", "metric"),
            metrics=tuple(_METRICS), where={"variant": tuple(_WORDNET)},
-           labels={"variant": _WORDNET, "metric": _METRICS}, names={"variant": "perturbation"}, fmt="pct1",
-           note="reduction = (acc_Q - acc*_Q) / acc_Q; change = share of answers a* != a."),
+           labels={"variant": _WORDNET, "metric": _METRICS}, names=_NAMES, fmt="pct1",
+           note="reduction = (acc_Q - acc*_Q) / acc_Q; change = share of answers a* != a. generator: "
+                "quality (default) or paper (Stoikou et al. as described), see docs/counterfactual.md."),
     Layout(id="rules", title="Counterfactual global rules: {variant}",
            description="Share (%) of answers unchanged when a concept is replaced (robust = high), for the most and "
                        "least robust concepts; all rules are in results.csv.",
