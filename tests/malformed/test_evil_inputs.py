@@ -73,6 +73,11 @@ def _vqax(**entries):
     return json.dumps({"1": _vqax_entry(), **entries})
 
 
+def _keyed(*pairs):
+    """A JSON object written from (key, value) pairs, repeated keys included."""
+    return "{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in pairs) + "}"
+
+
 VQAX_CASES = [
     ("answers an integer", _vqax(**{"7": _vqax_entry(answers=3)}),
      ["row 7", "field 'answers'", "expected a list, got int 3"]),
@@ -82,7 +87,7 @@ VQAX_CASES = [
      ["row 7", "field 'answers[9]'"]),
     ("3 answers", _vqax(**{"7": _vqax_entry(answers=["yes"] * 3)}),
      ["row 7", "field 'answers'", "3 answers, expected 10", "answers=lenient"]),
-    ("duplicated key", '{"7": %s, "7": %s}' % (json.dumps(_vqax_entry()), json.dumps(_vqax_entry(question="Blue?"))),
+    ("duplicated key", _keyed(("7", _vqax_entry()), ("7", _vqax_entry(question="Blue?"))),
      ["key '7' (repeated)", "field 'question_id'", "duplicated question_id 7", "duplicates=keep-first"]),
     ("key twice in an entry", '{"7": {"question": "a?", "question": "b?", "answers": [], "explanation": [], '
                               '"image_id": 1}}', ["row 7", "field 'question'", "appears twice"]),
@@ -110,8 +115,7 @@ def test_malformed_vqax_json(capsys, tmp_path, name, body, needles):
 def test_vqax_policies_keep_the_first_entry_and_count(tmp_path):
     from vqa_harness_plugins.datasets.e_vil import VQAX
 
-    body = '{"7": %s, "7": %s, "8": %s}' % (json.dumps(_vqax_entry()), json.dumps(_vqax_entry(question="Blue?")),
-                                            json.dumps(_vqax_entry(answers=["no"] * 3)))
+    body = _keyed(("7", _vqax_entry()), ("7", _vqax_entry(question="Blue?")), ("8", _vqax_entry(answers=["no"] * 3)))
     f = write(tmp_path / "vqaX_val.json", body)
     plugin = VQAX(path=str(f), duplicates="keep-first", answers="lenient")
     exs = plugin.load("val")
