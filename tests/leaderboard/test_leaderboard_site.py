@@ -133,13 +133,17 @@ def test_charts_only_where_rows_exist(runs: Path) -> None:
     assert by_suite == {"vqa-accuracy": {"answer-types"}, "balanced-vqa": {"answer-types"},
                         "decoys": {"decoy-ablations"}, "counterfactual": {"perturbations"}, "e-vil": {"evil-scores"}}
     (chart,) = derive_charts([r for r in rows if r.suite == "decoys"])
+    # Small multiples: one panel per model, each line an input, the model-free references last.
+    panels = {p.title: p for p in chart.panels}
+    assert sorted(panels) == sorted({r.model for r in rows if r.suite == "decoys"})
+    assert chart.max_series <= 8
     # Orig..All in the paper's order; values are percentages of the rows' fractions.
-    assert chart.panels[0].categories == ("Orig", "IoU", "QoU", "IoU+QoU", "All")
+    assert panels["mlp-a"].categories == ("Orig", "IoU", "QoU", "IoU+QoU", "All")
     row = next(r for r in rows if r.suite == "decoys" and r.model == "mlp-a" and r.variant == "orig"
                and r.metric == "mc_accuracy")
-    series = next(s for s in chart.panels[0].series if s.label == "mlp-a")
-    assert chart.panels[0].series[-1].label == "Random"
-    assert any(s.label == "mlp-iqa [QA]" for s in chart.panels[0].series)
+    series = next(s for s in panels["mlp-a"].series if s.label == "image + question")
+    assert [s.label for s in panels["mlp-a"].series][-1] == "Random" and "Random" in chart.references
+    assert [s.label for s in panels["mlp-iqa"].series][:2] == ["image + question", "no image"]
     assert series.values[0] == pytest.approx(100 * row.value)
 
 

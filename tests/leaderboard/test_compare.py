@@ -1,0 +1,148 @@
+"""Paired significance: hand-computed tests, and `harness compare` on runs of constructed models
+whose per-question correctness is known (a 20-point difference, and two identical runs)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from harness.api import Model
+from harness.testing import dataset_plugin, hookimpl, make_host, run_in_process, use_host
+from harness.types import Example
+from vqa_harness_leaderboard.compare import compare_runs
+from vqa_harness_leaderboard.runs import load_run
+from vqa_harness_leaderboard.significance import is_binary, mcnemar_exact, paired_bootstrap
+
+# ------------------------------------------------------------------ by hand
+
+
+def test_mcnemar_exact_by_hand() -> None:
+    a = np.array([1.0] * 20 + [0.0] * 80)
+    b = np.zeros(100)
+    assert mcnemar_exact(a, b).p == pytest.approx(2 * 0.5**20)  # b = 20, c = 0
+    # b = 3, c = 1: p = 2 * (C(4,0) + C(4,1)) / 2^4 = 0.625.
+    t = mcnemar_exact([1, 1, 1, 0, 1], [0, 0, 0, 1, 1])
+    assert (t.b, t.c) == (3, 1) and t.p == pytest.approx(0.625)
+    assert mcnemar_exact([1, 0], [1, 0]).p == 1.0  # no discordant pair
+    assert mcnemar_exact([1, 0, 1, 0], [0, 1, 0, 1]).p == 1.0  # b = c: capped at 1
+    with pytest.raises(ValueError):
+        mcnemar_exact([0.5, 1], [0, 1])
+    assert is_binary([0, 1.0, 1]) and not is_binary([0, 0.3])
+
+
+def test_paired_bootstrap_by_hand() -> None:
+    same = paired_bootstrap([1, 0, 0.3, 1], [1, 0, 0.3, 1], n_boot=500)
+    assert (same.diff, same.low, same.high, same.p) == (0.0, 0.0, 0.0, 1.0)
+    # Every question one point better: the interval collapses and no resample reaches 0.
+    shift = paired_bootstrap([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], n_boot=999)
+    assert (shift.diff, shift.low, shift.high) == (1.0, 1.0, 1.0) and shift.p == 1 / 1000
+    # Differences (1, 0): resampled means 0, 0.5, 1 with probabilities 1/4, 1/2, 1/4; |d* - 0.5| >= 0.5
+    # holds for means 0 and 1 (probability 1/2), so p is about 0.5, and the interval is [0, 1].
+    half = paired_bootstrap([1.0, 0.0], [0.0, 0.0], n_boot=20_000, seed=1)
+    assert (half.low, half.high) == (0.0, 1.0) and half.p == pytest.approx(0.5, abs=0.02)
+    with pytest.raises(ValueError):
+        paired_bootstrap([1, 2], [1])
+
+
+# ------------------------------------------------------------------ constructed models
+
+
+class _Scripted(Model):
+    """Answers "yes" (right) for the first `right` questions, "no" (wrong) for the others (the
+    number is in the question: models see their input, not the example id)."""
+
+    right = 0
+
+    def answer(self, batch):
+        return ["yes" if int(ex.question.split()[2]) < self.right else "no" for ex in batch]
+
+
+class ModelA(_Scripted):
+    name, right = "scripted-a", 60
+
+
+class ModelB(_Scripted):
+    name, right = "scripted-b", 40
+
+
+class _Models:
+    @hookimpl
+    def register_models(self, register):
+        register(ModelA)
+        register(ModelB)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("compare")
+    questions = [Example(id=f"q-{i}", question=f"is thing {i} there?", answers=("yes",) * 10, answer_type="yes/no")
+                 for i in range(100)]
+    host = make_host(dataset_plugin("yes-data", {"val": questions}, suite="yes-suite"), _Models(), builtins=True)
+    out: dict[str, Path] = {}
+    with use_host(host):
+        for key, model in (("a", "scripted-a"), ("b", "scripted-b")):
+            outcome = run_in_process(host, model=model, suite="yes-suite", tmp_path=root / key)
+            assert outcome.exit_code == 0
+            out[key] = outcome.rundir.path
+    out["a2"] = root / "copy-of-a"
+    shutil.copytree(out["a"], out["a2"])
+    return out
+
+
+def _by_metric(found) -> dict[str, Any]:
+    return {c.a.metric: c for c in found}
+
+
+def test_known_difference(runs: dict[str, Path]) -> None:
+    found, notes = compare_runs(load_run(runs["a"]), load_run(runs["b"]))
+    assert notes == []
+    c = _by_metric(found)["vqa_accuracy"]
+    t = c.test
+    assert t.n == 100 and (t.mean_a, t.mean_b) == (0.6, 0.4)
+    assert t.diff == pytest.approx(0.2)
+    assert 0.1 < t.low < 0.2 < t.high < 0.3 and t.p < 0.001
+    # Per question: 20 questions only A gets right, none only B.
+    assert (c.mcnemar.b, c.mcnemar.c) == (20, 0)
+    assert c.mcnemar.p == pytest.approx(2 * 0.5**20)
+
+
+def test_identical_runs_differ_by_zero_with_p_one(runs: dict[str, Path]) -> None:
+    found, _ = compare_runs(load_run(runs["a"]), load_run(runs["a2"]))
+    assert found
+    for c in found:
+        assert (c.test.diff, c.test.low, c.test.high, c.test.p) == (0.0, 0.0, 0.0, 1.0)
+        assert c.mcnemar is None or c.mcnemar.p == 1.0
+
+
+def test_cli_prints_the_comparison_and_writes_json(runs: dict[str, Path], tmp_path: Path, capsys) -> None:
+    from harness.cli import main
+
+    out = tmp_path / "cmp.json"
+    assert main(["compare", str(runs["a"]), str(runs["b"]), "--n-boot", "2000", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    line = next(ln for ln in text.splitlines() if "| vqa_accuracy " in ln)
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    assert cells[5:8] == ["100", "60.00", "40.00"] and cells[8].startswith("20.00 [")
+    assert cells[10] == "1.907e-06 (20/0)" and cells[11] == "A"  # A is significantly better
+    data = json.loads(out.read_text())
+    row = next(c for c in data["comparisons"] if c["metric"] == "vqa_accuracy")
+    assert row["diff"] == pytest.approx(0.2) and math.isclose(row["mcnemar"]["p"], 2 * 0.5**20)
+
+
+def test_cli_without_per_question_scores_is_one_line_error(runs: dict[str, Path], tmp_path: Path, capsys) -> None:
+    from harness.cli import main
+
+    bare = tmp_path / "bare"
+    shutil.copytree(runs["b"], bare)
+    shutil.rmtree(bare / "artifacts")
+    assert main(["compare", str(runs["a"]), str(bare)]) == 3
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("error: no metric has per-question scores in both")
+    assert "Traceback" not in err
+    assert main(["compare", str(runs["a"]), str(tmp_path)]) == 2  # not a run folder
