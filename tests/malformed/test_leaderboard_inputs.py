@@ -1,0 +1,115 @@
+"""Malformed run folders through `harness leaderboard build`: a bad result row is skipped
+with one warning line on screen naming the file, the line and the field; the good rows
+are still published (nothing computed is lost); no traceback. Also: user text is escaped
+in index.md, and runs with failed examples are marked beside their rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers_malformed import run_cli, write
+
+from harness.names import SCHEMA_VERSION
+
+
+def _row(model: str = "m1", **over) -> dict:
+    row = {"schema_version": SCHEMA_VERSION, "run_id": f"20250101-000000-{model}", "model": model, "suite": "s",
+           "dataset": "d", "split": "val", "probe": "accuracy", "variant": "", "metric": "vqa_accuracy",
+           "value": 0.5, "n": 10, "ci_low": None, "ci_high": None, "higher_is_better": True, "unit": "fraction",
+           "train": ""}
+    row.update(over)
+    return row
+
+
+def _run_folder(root: Path, model: str, lines: list[str] | bytes, manifest: dict | None = None) -> Path:
+    folder = root / f"20250101-000000-{model}"
+    body = lines if isinstance(lines, bytes) else "".join(line + "\n" for line in lines)
+    write(folder / "results.jsonl", body)
+    write(folder / "manifest.json", json.dumps({"run_id": folder.name, "model": model, "suite": "s",
+                                                "status": "complete", **(manifest or {})}))
+    return folder
+
+
+GOOD = json.dumps(_row())
+BAD_ROWS = [
+    ("value a string", json.dumps(_row(value="abc")), "field 'value' must be a number"),
+    ("value NaN", json.dumps(_row()).replace('"value": 0.5', '"value": NaN'), "NaN is not a valid value"),
+    ("value 1e309", json.dumps(_row()).replace('"value": 0.5', '"value": 1e309'), "field 'value' must be finite"),
+    ("no metric", json.dumps({k: v for k, v in _row().items() if k != "metric"}), "missing field(s) metric"),
+    ("empty metric", json.dumps(_row(metric="")), "field 'metric' is empty"),
+    ("a list", json.dumps([1, 2]), "expected a JSON object, got list"),
+    ("n negative", json.dumps(_row(n=-1)), "field 'n' must be a non-negative integer"),
+    ("n bool", json.dumps(_row(n=True)), "field 'n' must be a non-negative integer"),
+    ("unknown unit", json.dumps(_row(unit="percent")), "field 'unit' must be one of"),
+    ("schema version", json.dumps(_row(schema_version=99)), "unknown schema_version 99"),
+    ("not JSON", "{oops", "not JSON"),
+]
+
+
+@pytest.mark.parametrize("name, line, problem", BAD_ROWS, ids=[c[0] for c in BAD_ROWS])
+def test_a_bad_row_is_skipped_with_one_warning_and_the_rest_is_published(capsys, tmp_path, name, line, problem):
+    run = _run_folder(tmp_path / "runs", "m1", [GOOD, line, json.dumps(_row(metric="vqa_accuracy/other"))])
+    code, out, err = run_cli(capsys, ["leaderboard", "build", str(tmp_path / "runs"), "--out", str(tmp_path / "lb")])
+    assert code == 0 and "Traceback" not in out + err, err
+    warnings = [w for w in err.splitlines() if w.strip()]
+    assert len(warnings) == 1 and warnings[0].startswith("warning: 1 result row(s) or file(s) skipped"), err
+    assert f"{run / 'results.jsonl'}:2" in warnings[0] and problem in warnings[0]
+    published = json.loads((tmp_path / "lb" / "results.json").read_text())
+    assert [r["metric"] for r in published] == ["vqa_accuracy", "vqa_accuracy/other"]  # nothing lost
+    csv = (tmp_path / "lb" / "results.csv").read_text()
+    assert "nan" not in csv.lower() and "inf" not in csv.lower()
+    assert problem in (tmp_path / "lb" / "problems.txt").read_text()
+
+
+def test_a_truncated_last_line_is_reported_as_such(capsys, tmp_path):
+    run = _run_folder(tmp_path / "runs", "m1", b"")
+    (run / "results.jsonl").write_text(GOOD + "\n" + GOOD[:40], encoding="utf-8")
+    code, out, err = run_cli(capsys, ["leaderboard", "build", str(tmp_path / "runs"), "--out", str(tmp_path / "lb")])
+    assert code == 0 and "Traceback" not in err
+    assert "results.jsonl:2: truncated (the run may have been interrupted)" in err
+
+
+def test_non_utf8_results_and_manifest_are_one_warning_each(capsys, tmp_path):
+    _run_folder(tmp_path / "runs", "m1", (GOOD + "\n").encode() + b'{"model": "caf\xe9"}\n')
+    bad = _run_folder(tmp_path / "runs", "m2", [json.dumps(_row("m2"))])
+    (bad / "manifest.json").write_bytes(b'{"model": "\xff"}')
+    good = _run_folder(tmp_path / "runs", "m3", [json.dumps(_row("m3"))])
+    code, out, err = run_cli(capsys, ["leaderboard", "build", str(tmp_path / "runs"), "--out", str(tmp_path / "lb")])
+    assert code == 0 and "Traceback" not in out + err, err
+    assert len([w for w in err.splitlines() if w.strip()]) == 1 and "2 result row(s) or file(s) skipped" in err
+    problems = (tmp_path / "lb" / "problems.txt").read_text()
+    assert "not UTF-8 text (byte" in problems and "manifest.json: not UTF-8 text" in problems
+    assert [r["model"] for r in json.loads((tmp_path / "lb" / "results.json").read_text())] == ["m3"]
+    assert good.name in (tmp_path / "lb" / "index.md").read_text()
+
+
+def test_user_text_is_escaped_in_index_md(capsys, tmp_path):
+    payload = "<script>alert(1)</script>"
+    _run_folder(tmp_path / "runs", "evil", [json.dumps({**_row("evil"), "model": payload, "variant": f"a|b {payload}"})])
+    code, out, err = run_cli(capsys, ["leaderboard", "build", str(tmp_path / "runs"), "--out", str(tmp_path / "lb")])
+    assert code == 0, err
+    index_md = (tmp_path / "lb" / "index.md").read_text()
+    index_html = (tmp_path / "lb" / "index.html").read_text()
+    assert payload not in index_md and "&lt;script&gt;" in index_md
+    assert payload not in index_html
+
+
+def test_runs_with_failed_examples_are_marked_beside_their_rows(capsys, tmp_path):
+    _run_folder(tmp_path / "runs", "m1", [GOOD], {"stats": {"example_errors": 3}})
+    _run_folder(tmp_path / "runs", "m2", [json.dumps(_row("m2", value=0.7))], {"stats": {"example_errors": 0}})
+    code, out, err = run_cli(capsys, ["leaderboard", "build", str(tmp_path / "runs"), "--out", str(tmp_path / "lb")])
+    assert code == 0, err
+    index_md = (tmp_path / "lb" / "index.md").read_text()
+    table = [line for line in index_md.splitlines() if line.startswith("| ")]
+    header = next(line for line in table if "failed examples" in line and "model" in line and "run" not in line)
+    cells = [c.strip() for c in header.strip("|").split("|")]
+    col = cells.index("failed examples")
+    rows = {line.strip("|").split("|")[0].strip(): [c.strip() for c in line.strip("|").split("|")] for line in table}
+    assert rows["m1"][col] == "3" and rows["m2"][col] == ""
+    assert "## Runs" in index_md
+    runs = [line for line in table if line.startswith("| 20250101")]
+    assert any("m1" in r and r.rstrip(" |").endswith("3") for r in runs)
+    assert any("m2" in r and r.rstrip(" |").endswith("0") for r in runs)
+    assert "failed examples" in (tmp_path / "lb" / "index.html").read_text()
