@@ -167,6 +167,11 @@ class Model(Configurable):
     def trainable(self) -> bool:
         return "fit" in self.capabilities()
 
+    def parameter_count(self) -> int | None:
+        """Number of parameters when known (leaderboard metadata, recorded in the manifest per
+        training data after each task), else None. Must not load or train anything."""
+        return None
+
     def report_notes(self) -> str:
         """Markdown the run report shows at the end (e.g. candidates outside the label space)."""
         return ""

@@ -91,6 +91,7 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     try:
         for task in tasks:
             run.task(task)
+            _note_parameters(manifest, model)
             rundir.write_tables(layouts, list(run.row_tags.values()))
             _flush(run, manifest, status="running")
         notes = model.report_notes()
@@ -164,6 +165,16 @@ def _validate(tasks: Sequence[Task], host: PluginHost, session: Session) -> None
             )
         for probe in task.probes:
             host.probes.get(probe)  # unknown probe -> UsageError with near matches
+
+
+def _note_parameters(manifest: dict[str, Any], model: Model) -> None:
+    """`parameter_count` per training data in the manifest, when the model reports it."""
+    try:
+        count = model.parameter_count()
+    except Exception:  # metadata only: a plugin bug here must not end the run
+        return
+    if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
+        manifest.setdefault("parameter_count", {})[model.trained_on or "-"] = count
 
 
 def _flush(run: "_Run", manifest: dict[str, Any], *, status: str) -> None:

@@ -218,6 +218,12 @@ class TorchAnswerModel(Model):
             raise not_fitted(self.name)
         return self._net
 
+    def parameter_count(self) -> int | None:
+        """Parameters of the network once it is built or loaded (None before: nothing is loaded here)."""
+        if self._net is None:
+            return None
+        return int(sum(p.numel() for p in self._net.parameters()))
+
     def _make_vocab(self, train: Sequence[Example]) -> dict[str, Any]:
         answers = build_answer_vocab(train, self.config["max_answers"], self._norm)
         if not len(answers):
