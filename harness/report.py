@@ -34,8 +34,9 @@ def md_cell(value: Any) -> str:
 
 
 def md_code(value: Any) -> str:
-    """User text as an inline code span (a backtick in it cannot close the span)."""
-    return "`" + _one_line(value).replace("`", "'") + "`"
+    """User text as an inline code span (a backtick in it cannot close the span; a tag-like
+    '<' is escaped too, so the file holds no raw tag even for viewers that ignore spans)."""
+    return "`" + escape_markdown(_one_line(value).replace("`", "'")) + "`"
 
 
 def format_value(row: ResultRow) -> str:
