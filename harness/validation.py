@@ -153,7 +153,7 @@ def csv_rows(path: Path | str, columns: Sequence[str], hint: str = "") -> Iterat
         except StopIteration:
             return
         except csv.Error as exc:
-            raise fail(path, f"row {row_no + 1} (line {reader.line_num})", f"not valid CSV ({exc})") from None
+            raise fail(path, f"row {row_no + 1}", f"not valid CSV ({exc})") from None
         row_no += 1
         if None in row:
             raise fail(path, f"row {row_no}", f"{len(header) + len(row[None])} fields, the header has "
