@@ -167,6 +167,14 @@ class Model(Configurable):
     def trainable(self) -> bool:
         return "fit" in self.capabilities()
 
+    def fit_key(self, train_fingerprint: str, seed: int) -> Any:
+        """Optional: what determines the fitted model completely besides the training data
+        (named by its fingerprint) and the seed — config, code version. A model that returns
+        a value (not None) lets the harness defer `fit` until a prediction is actually needed:
+        a re-run whose outputs are all cached then loads no data and trains nothing. None
+        (the default): `fit` is called at once."""
+        return None
+
     def parameter_count(self) -> int | None:
         """Number of parameters when known (leaderboard metadata, recorded in the manifest per
         training data after each task), else None. Must not load or train anything."""

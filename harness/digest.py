@@ -10,7 +10,7 @@ import hashlib
 import json
 from typing import Any, Iterable
 
-__all__ = ["digest", "digest_bytes", "digest_stream", "source_digest", "DIGEST_LENGTH"]
+__all__ = ["digest", "digest_bytes", "digest_stream", "source_digest", "class_source_digest", "DIGEST_LENGTH"]
 
 #: Hex characters kept (128 bits): ample for cache keys, short enough for folder names.
 DIGEST_LENGTH = 32
@@ -67,3 +67,23 @@ def source_digest(modules: Iterable[str]) -> str:
             _SOURCE_MEMO[top] = h.hexdigest()[:DIGEST_LENGTH]
         parts.append((top, _SOURCE_MEMO[top]))
     return digest(parts)
+
+
+def class_source_digest(cls: type) -> str:
+    """Digest of the source files defining `cls` and its base classes (the code a fitted
+    model's state depends on); builtins and classes without a source file are skipped."""
+    import inspect
+
+    files = []
+    for klass in cls.__mro__:
+        try:
+            path = inspect.getsourcefile(klass)
+        except TypeError:
+            continue
+        if path and path not in files:
+            files.append(path)
+    h = hashlib.sha256()
+    for path in files:
+        with open(path, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()[:DIGEST_LENGTH]

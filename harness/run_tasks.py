@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .api import Model, Probe, Task
+from .digest import digest
 from .errors import DataError, ExitCode, HarnessError
 from .layouts import RowTags
 from .probe_cache import ProbeOutput, ProbeOutputCache
@@ -112,13 +113,25 @@ class _Run:
                 return
             train_label = f"{source[0]}/{source[1]}"
             if self._fitted_on != train_label:
-                train = self.session.lazy(*source)
-                self.model.fit(train, seed=self.config.seed)
-                self.model.trained_on = train_label
-                self.runner.refresh_fingerprint()
-                self._fitted_on, self._train_fp = train_label, train.fingerprint
+                self._fit(self.session.lazy(*source), train_label)
         for probe_name in task.probes:
             self._probe(task, name, probe_name, examples, train_label)
+
+    def _fit(self, train: "LazyExamples", train_label: str) -> None:
+        """Fit the model on `train`, or defer it until a prediction needs it (`fit_key`)."""
+        seed = self.config.seed
+        key = self.model.fit_key(train.fingerprint, seed)
+        self.runner.refresh_fingerprint()
+        if key is None:
+            self.model.fit(train, seed=seed)
+            self.runner.refresh_fingerprint()
+        else:
+            model = self.model
+            fingerprint = digest({"model": model.name, "class": f"{type(model).__module__}.{type(model).__qualname__}",
+                                  "config": model.config, "fit": key})
+            self.runner.defer_fit(lambda: model.fit(train, seed=seed), fingerprint)
+        self.model.trained_on = train_label
+        self._fitted_on, self._train_fp = train_label, train.fingerprint
 
     def _probe(self, task: Task, task_name: str, probe_name: str, examples: "LazyExamples", train_label: str) -> None:
         entry = self.host.probes.get(probe_name)

@@ -13,7 +13,7 @@ import math
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .api import Model
 from .cache import PredictionCache
@@ -86,6 +86,7 @@ class Runner:
         self.plugin_label = plugin_label or model.name
         self.stats = RunnerStats()
         self._fingerprint: str | None = None
+        self._pending_fit: Callable[[], None] | None = None
 
     @property
     def fingerprint(self) -> str:
@@ -96,6 +97,18 @@ class Runner:
     def refresh_fingerprint(self) -> None:
         """Call after `fit`: trained weights change the fingerprint."""
         self._fingerprint = None
+        self._pending_fit = None
+
+    def defer_fit(self, fit: Callable[[], None], fingerprint: str) -> None:
+        """Use `fingerprint` for the fitted model now, and call `fit` only before the first
+        prediction that is not cached (see `Model.fit_key`)."""
+        self._fingerprint, self._pending_fit = fingerprint, fit
+
+    def ensure_fitted(self) -> None:
+        """Run a deferred `fit` (once)."""
+        if self._pending_fit is not None:
+            fit, self._pending_fit = self._pending_fit, None
+            fit()
 
     def predict(
         self,
@@ -131,6 +144,8 @@ class Runner:
     # ------------------------------------------------------------------ internals
     def _run_missing(self, examples, extras, keys, indices, capability, desc) -> dict[str, Prediction]:
         import torch
+
+        self.ensure_fitted()
 
         bar = None
         if self.progress:

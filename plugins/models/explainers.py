@@ -23,7 +23,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 from harness.api import Model, Option
-from harness.digest import digest
+from harness.digest import class_source_digest, digest
 from harness.errors import DataError, UsageError
 from harness.types import Answer, Example
 
@@ -128,6 +128,11 @@ class _TextNeighbours(Model):
 
     def fingerprint_extra(self) -> Any:
         return {"trained": self._trained}
+
+    def fit_key(self, train_fingerprint: str, seed: int) -> Any:
+        """Indexing is deterministic: the training data, the normalizer and the code fix it."""
+        return {"train": train_fingerprint, "normalizer": normalizer()[0], "version": EXPLAINER_VERSION,
+                "code": class_source_digest(type(self))}
 
     def input_key(self, example: Example, capability: str, extra: str = "") -> str:
         # `answer` picks among the choices of closed-set tasks (VCR, e-SNLI-VE labels).

@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from typing import Any, Callable, Sequence
 
 from harness.api import Model
-from harness.digest import digest
+from harness.digest import class_source_digest, digest
 from harness.errors import DataError
 from harness.types import Answer, Example
 
@@ -44,6 +44,10 @@ class _CountingPrior(Model):
 
     def fingerprint_extra(self) -> Any:
         return {"trained": self._trained}
+
+    def fit_key(self, train_fingerprint: str, seed: int) -> Any:
+        """Counting is exact: the training data, the normalizer and the code fix the model."""
+        return {"train": train_fingerprint, "normalizer": normalizer()[0], "code": class_source_digest(type(self))}
 
     def _dist(self, ex: Example) -> dict[str, float]:
         if self._prior is None:

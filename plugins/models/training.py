@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 from harness.api import Model, Option
-from harness.digest import digest
+from harness.digest import class_source_digest, digest
 from harness.errors import DataError
 from harness.manifest import package_version
 from harness.paths import cache_dir
@@ -169,6 +169,13 @@ class TorchAnswerModel(Model):
                 "seed": seed,
             }
         )
+
+    def fit_key(self, train_fingerprint: str, seed: int) -> Any:
+        """Config, code, normalizer, torch version, training data and seed fix the weights."""
+        norm_name, _ = normalizer()
+        return {"model": self.name, "version": MODEL_VERSION, "config": self.config, "normalizer": norm_name,
+                "torch": package_version("torch").split("+")[0], "code": class_source_digest(type(self)),
+                "train": train_fingerprint, "seed": seed}
 
     def weights_dir(self, key: str) -> Path:
         """Cache folder of the weights with this key."""
