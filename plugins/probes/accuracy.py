@@ -58,6 +58,9 @@ class AccuracyProbe(Probe):
             lenient = np.where([p is None for p in pred_h], 0.0, lenient)
             # Per-question scores for paired comparisons (`harness compare`, harness.perexample).
             write_scores(ctx, [ex.id for ex in ex_h], {"vqa_accuracy": per_q, "vqa_accuracy_lenient": lenient})
+            for kind in sorted({ex.answer_type for ex in ex_h if ex.answer_type}):
+                idx = [k for k, ex in enumerate(ex_h) if ex.answer_type == kind]
+                write_scores(ctx, [ex_h[k].id for k in idx], {f"vqa_accuracy/answer_type={kind}": per_q[idx]})
             lo, hi = bootstrap_ci(lenient, seed=ctx.seed)
             rows.append(ctx.row("vqa_accuracy_lenient", float(lenient.mean()), len(lenient), ci=(lo, hi)))
             _report_examples(ctx, ex_h, pred_h, per_q)
