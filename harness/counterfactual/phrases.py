@@ -14,7 +14,8 @@ Deletion candidates (the paper deletes one noun, which leaves "Is this a traffic
 a prepositional phrase "IN + NP" ("Is the cat on the table?" -> "Is the cat?" is
 rejected by the check below, "Is the cat sitting on the table?" -> "Is the cat
 sitting?" is kept), the noun phrase of a wh-determiner ("What kind of shoes is she
-wearing?" -> "What is she wearing?"), and one member of a coordination "NP and/or NP"
+wearing?" -> "What is she wearing?"), the direct object of a verb that WordNet also
+lists without an object ("Do you see the white small dog?" -> "Do you see?"), and one member of a coordination "NP and/or NP"
 ("Is this a man or a woman?" -> "Is this a man?"). A subject, object or predicate NP cannot go without breaking
 the sentence, so it is never deleted. `reads_as_question` is the check every deletion must
 pass (documented in docs/counterfactual.md).
@@ -23,7 +24,7 @@ pass (documented in docs/counterfactual.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .text import Token
 
@@ -97,8 +98,10 @@ def noun_phrase_start(tokens: Sequence[Token], tags: Sequence[str], first: int) 
     return i
 
 
-def deletion_spans(tokens: Sequence[Token], tags: Sequence[str]) -> list[Span]:
-    """Prepositional phrases and coordinated noun phrases that could be deleted whole."""
+def deletion_spans(tokens: Sequence[Token], tags: Sequence[str], intransitive: Callable[[int], bool] | None = None
+                   ) -> list[Span]:
+    """Prepositional phrases, wh-determiner phrases, coordinated noun phrases, and direct
+    objects of verbs that `intransitive(i)` (the verb at token i) says can go without one."""
     spans: list[Span] = []
     for first, last in noun_runs(tags):
         if last + 1 < len(tags) and tags[last + 1] == "POS":
@@ -123,6 +126,10 @@ def deletion_spans(tokens: Sequence[Token], tags: Sequence[str]) -> list[Span]:
                 if nested and noun_phrase_start(tokens, tags, nested[0][0]) == end + 2:
                     end = nested[0][1]
             spans.append(Span(start, end, last))
+        # "Do you see the white small dog?" -> "Do you see?": the object of a verb that
+        # WordNet also lists without an object (frames "Somebody ----s", ...).
+        if start > 0 and tags[start - 1].startswith("VB") and intransitive is not None and intransitive(start - 1):
+            spans.append(Span(start, last, last))
         # "X and NP" -> delete "and NP"; "NP and X" -> delete "NP and".
         if start > 0 and tags[start - 1] == "CC":
             spans.append(Span(start - 1, last, last))
@@ -147,7 +154,8 @@ def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_fir
     1. it starts with the same word as the original (a wh-word or an auxiliary);
     2. it still has a verb (any VB* or MD tag, or a form of be/do/have);
     3. after its first word it still has something to ask about: a noun, a pronoun,
-       "there", a number or a demonstrative (this/that/these/those);
+       "there", a number or a demonstrative (this/that/these/those), unless the first word
+       is a wh-pronoun that can be the subject itself ("What is being played?");
     4. it has at least three words;
     5. its last word before the final punctuation cannot end a phrase (not IN, DT other
        than this/that/these/those, CC, TO, a possessive, PDT or WDT): nothing dangles;
@@ -162,7 +170,8 @@ def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_fir
         return False
     if not any(tag.startswith("VB") or tag == "MD" for _, tag in words):
         return False
-    if not any(tag in _SUBJECTS or w.lower() in _PRONOUN_DT for w, tag in words[1:]):
+    if words[0][0].lower() not in ("what", "who", "which") and not any(
+            tag in _SUBJECTS or w.lower() in _PRONOUN_DT for w, tag in words[1:]):
         return False
     last = words[-1][0].lower()
     if words[-1][1] in _DANGLING and last not in _PRONOUN_DT and last != original_last.lower():

@@ -20,8 +20,10 @@ A candidate lemma Y of synset T is rejected, in this order, as:
 - `rare_word`: a word of Y is below FREQUENCY_FLOOR (wordfreq Zipf; hypernyms:
   BASIC_LEVEL_ZIPF);
 - `sense_mismatch`: T is not among Y's DOMINANT_SENSES most frequent senses, so a reader
-  would take Y in another meaning (clear -> open, riding -> sitting). Not for hypernyms:
-  the general word is read in the sense the original pins down (room -> area);
+  would take Y in another meaning (clear -> open, riding -> sitting), or Y is mostly used
+  as another part of speech (SemCor counts below a tenth: "being" is a verb form). The
+  first test is not made for hypernyms: the general word is read in the sense the
+  original pins down (room -> area);
 - `verb_frame`: (verbs) Y shares no WordNet verb frame with X in T, or the question uses X
   with a direct object and Y has no transitive frame in T ("match the wall" ->
   "correspond the wall").
@@ -42,6 +44,7 @@ __all__ = [
     "BASIC_LEVEL_ZIPF",
     "DOMINANT_SENSES",
     "FREQUENCY_FLOOR",
+    "INTRANSITIVE_FRAMES",
     "MIN_HYPERNYM_DEPTH",
     "QualityChoice",
     "QualityLexicon",
@@ -57,6 +60,9 @@ BASIC_LEVEL_ZIPF = 4.0
 MIN_HYPERNYM_DEPTH = 5
 #: A replacement must be read in the shared sense: that sense is among its first N senses.
 DOMINANT_SENSES = {"n": 3, "v": 1, "a": 1}
+#: WordNet verb frames without an object: "Something ----s", "Somebody ----s",
+#: "Something is ----ing PP", "Somebody ----s PP".
+INTRANSITIVE_FRAMES = frozenset({1, 2, 4, 22})
 #: WordNet verb frames with a direct object ("Somebody ----s something", ...; wninput(5WN)).
 TRANSITIVE_FRAMES = frozenset({5, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 24, 25, 30, 31})
 
@@ -78,6 +84,23 @@ class QualityLexicon:
         self.wn, self.stats = wn, stats
         self._cache: dict[tuple[str, str, str, int, bool], QualityChoice] = {}
         self._ancestors: dict[int, frozenset[int]] = {}
+        self._pos_counts: dict[str, dict[str, int]] = {}
+
+    def pos_plausible(self, word: str, pos: str) -> bool:
+        """False when WordNet's SemCor counts give `pos` less than a tenth of the count of
+        the word's most frequent part of speech (which has at least 5)."""
+        low = word.lower()
+        counts = self._pos_counts.get(low)
+        if counts is None:
+            counts = {}
+            for p in ("n", "v", "a", "r"):
+                total = 0
+                for form in self.wn.morphy(low, p)[:1]:
+                    total += sum(self.wn.count(s, form) for s in self.wn.synsets(form, p))
+                counts[p] = total
+            self._pos_counts[low] = counts
+        best = max(counts.values())
+        return not (best >= 5 and counts[pos] * 10 < best)
 
     def senses(self, lemma: str, pos: str) -> list[int]:
         """Senses of which `lemma` itself is a lemma name (not those of other base forms)."""
@@ -162,6 +185,8 @@ class QualityLexicon:
             return "multiword"
         if any(self.stats.zipf(w) < floor for w in words):
             return "rare_word"
+        if len(words) == 1 and not self.pos_plausible(words[0], pos):
+            return "sense_mismatch"  # "being" is read as a verb form, not as organism
         if hypernym:
             return ""  # the general word is read in the sense the original word pins down
         own = self.wn.synsets(name, pos)

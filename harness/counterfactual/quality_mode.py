@@ -25,7 +25,8 @@ the most frequent reason):
 - colors: `color_in_question` when every remaining color is already in the question
   ("black and white" never becomes "black and black");
 - deletion: `deletion_parse` when no phrase around the noun can go with the question still
-  passing `phrases.reads_as_question`.
+  passing `phrases.reads_as_question` (a direct object may go only when the verb's most
+  frequent sense has a WordNet frame without an object: INTRANSITIVE_FRAMES).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .inflect import NOUN_TAGS
 from .kinds import Kind
 from .lexical import EXCLUDED_VERBS
 from .phrases import PARTICLES, deletion_spans, noun_runs, reads_as_question
-from .quality import FREQUENCY_FLOOR, QualityLexicon
+from .quality import FREQUENCY_FLOOR, INTRANSITIVE_FRAMES, QualityLexicon
 from .senses import SenseChooser, content_bases
 from .text import FUNCTION_WORDS, Token, match_case
 
@@ -61,7 +62,6 @@ class QualityMode:
         self.stats = word_stats()
         self.lex = QualityLexicon(self.wn, self.stats)
         self.senses = SenseChooser(self.wn, self.stats.known_zipf)
-        self._pos_counts: dict[str, dict[str, int]] = {}
         self._context: dict[str, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ public
@@ -91,18 +91,7 @@ class QualityMode:
 
     def tag_plausible(self, word: str, pos: str) -> bool:
         """False when WordNet's counts make `pos` implausible for `word` (module docstring)."""
-        low = word.lower()
-        counts = self._pos_counts.get(low)
-        if counts is None:
-            counts = {}
-            for p in ("n", "v", "a", "r"):
-                total = 0
-                for form in self.wn.morphy(low, p)[:1]:
-                    total += sum(self.wn.count(s, form) for s in self.wn.synsets(form, p))
-                counts[p] = total
-            self._pos_counts[low] = counts
-        best = max(counts.values())
-        return not (best >= 5 and counts[pos] * 10 < best)
+        return self.lex.pos_plausible(word, pos)
 
     # ----------------------------------------------------------------- kinds
     def _colors(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
@@ -128,7 +117,7 @@ class QualityMode:
                    usable: list, rej: Counter) -> None:
         from .generator import Perturbation
 
-        spans = deletion_spans(tokens, tags)
+        spans = deletion_spans(tokens, tags, lambda i: self._intransitive(tokens[i].text, tags[i]))
         for _first, last in noun_runs(tags):
             head = tokens[last]
             if not self._noun_site(head.text, tags[last]):
@@ -251,6 +240,14 @@ class QualityMode:
         detail = f"{repl.source_synset} -> {repl.target_synset} (context {overlap:.1f})"
         return Perturbation(kind.id, question, replace_span(question, tokens, first, last, new), first, original,
                             new, lemma, repl.target_lemma, detail)
+
+    def _intransitive(self, word: str, tag: str) -> bool:
+        """Whether the verb's most frequent sense has a frame without an object."""
+        base = self.p.lexicon.lemma(word, "v", tag in ("VBZ", "VBD", "VBN", "VBG"))
+        if base is None or base in EXCLUDED_VERBS:
+            return False
+        senses = self.lex.senses(base, "v")
+        return bool(senses) and bool(self.wn.frames(senses[0], base) & INTRANSITIVE_FRAMES)
 
     def _noun_site(self, word: str, tag: str) -> bool:
         low = word.lower()

@@ -134,6 +134,9 @@ def test_rows_rules_and_local_explanations(runs):
     assert sum(1 for x in local if x["kind"] == "color_max_common") == _by(rows, "color_max_common", "applicable").value
     report = (out.rundir.path / "report.md").read_text()
     assert "Most telling local explanations" in report and "Global rules" in report
+    # The suites' default generator is the quality mode; its rejected candidates are counted.
+    assert "generator mode `quality`" in report and "Candidates rejected" in report
+    assert "skip: compound_part" in report and all(x["mode"] == "quality" for x in local)
 
 
 def test_tables_follow_stoikou_tables_2_and_3(runs):
@@ -146,10 +149,16 @@ def test_tables_follow_stoikou_tables_2_and_3(runs):
     assert any(t.title.startswith("Counterfactual global rules") for t in tables)
     t2, t3 = tables[:2]
     colors = ["Color Maximal (common)", "Color Maximal (uncommon)", "Color Minimal (common)", "Color Minimal (uncommon)"]
-    assert [row[2] for row in t2.body] == colors * 2  # two models, the paper's order
-    assert t2.headers[:3] == ("model", "trained on", "perturbation")
+    col = t2.headers.index("perturbation")  # key columns that never vary may be left out
+    assert [row[col] for row in t2.body] == colors * 2  # two models, the paper's order
     assert any(h.endswith("acc_Q") for h in t2.headers) and any(h.endswith("acc*_Q") for h in t2.headers)
-    assert {row[2] for row in t3.body} >= {"Synonym Adjectives", "Hypernym Noun", "Deletion Noun"}
+    col = t3.headers.index("perturbation")
+    assert {row[col] for row in t3.body} >= {"Synonym Adjectives", "Hypernym Noun", "Deletion Noun"}
+    # The generator is a row tag of every run (the suites' default: quality) and in the manifest.
+    for m in ("test-color-blind", "test-color-reader"):
+        path = runs[m].rundir.path
+        assert '"generator": "quality"' in (path / "tables.json").read_text()
+        assert json.loads((path / "manifest.json").read_text())["resources"]["counterfactual-generator"] == "quality"
     assert any("reduction" in h for h in t3.headers)
 
 
@@ -201,6 +210,14 @@ def test_perturb_command_writes_jsonl(tmp_path):
         assert r["question"] != r["counterfactual"]
         assert (r["replacement"] == "") == (r["kind"] == "deletion_noun")
     assert main(["perturb", "--dataset", "toyvqa:images=20", "--kind", "nonsense"]) != 0
+    assert {r["mode"] for r in rows} == {"quality"}
+    paper = tmp_path / "paper.jsonl"
+    assert main(["perturb", "--dataset", "toyvqa:images=20", "--mode", "paper", "--out", str(paper)]) == 0
+    paper_rows = [json.loads(line) for line in paper.read_text().splitlines()]
+    assert {r["mode"] for r in paper_rows} == {"paper"}
+    # Paper deletions drop one word; quality deletions drop whole phrases or nothing.
+    assert all(len(r["replaced"].split()) == 1 for r in paper_rows if r["kind"] == "deletion_noun")
+    assert main(["perturb", "--dataset", "toyvqa:images=20", "--mode", "nonsense"]) != 0
     reset_host(None)
 
 

@@ -1,5 +1,5 @@
-"""Perturbation generators: Table 1, WordNet validity on real VQA-X questions, colors,
-inflection, skips and missing resources."""
+"""Perturbation generators (paper mode unless said otherwise): Table 1, WordNet validity on
+real VQA-X questions in both modes, colors, inflection, skips and missing resources."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from harness.counterfactual import (
     perturb_many,
     resolve_kinds,
     srgb_to_lab,
+    tokenize,
 )
 from harness.errors import ResourceError
 
@@ -27,7 +28,7 @@ TABLE1 = "Do you see the white small dog?"
 @pytest.fixture(scope="module")
 def perturber() -> Perturber:
     try:
-        return Perturber(seed=0)
+        return Perturber(seed=0, mode="paper")
     except ResourceError as exc:
         pytest.skip(f"NLP resources missing: {exc}")
 
@@ -40,11 +41,13 @@ def vqax(shared_data):
     return questions, answers
 
 
-@pytest.fixture(scope="module")
-def vqax_results(vqax, perturber):
+@pytest.fixture(scope="module", params=["paper", "quality"])
+def vqax_results(request, vqax, perturber):
     questions, answers = vqax
-    p = Perturber(common_colors=colors_in(questions + answers), seed=0, wn=perturber.wn, tagger=perturber.tagger)
-    results, counts = perturb_many(p, questions)
+    p = Perturber(common_colors=colors_in(questions + answers), seed=0, wn=perturber.wn, tagger=perturber.tagger,
+                  mode=request.param)
+    contexts = [tuple(answers[10 * i: 10 * i + 10]) for i in range(len(questions))]
+    results, counts, rejected = perturb_many(p, questions, contexts if request.param == "quality" else None)
     return p, results, counts
 
 
@@ -62,14 +65,14 @@ def test_table1_example_yields_every_kind(perturber):
     # Same question, same seed: same output. The parent is read in WordNet's file order
     # (NLTK's own pointer order changes with the process's hash seed).
     assert perturber.perturb(TABLE1) == out
-    dog = perturber.wn.synset("dog.n.01")
-    assert [s.name() for s in perturber.lexicon._first_parent(dog)] == ["canine.n.02"]
+    wn = perturber.wn
+    assert [wn.name(s) for s in perturber.lexicon.first_parent(wn.synset("dog.n.01"))] == ["canine.n.02"]
 
 
 def test_every_vqax_substitution_is_valid_in_wordnet(vqax_results):
+    from harness.counterfactual.validity import invalid_reason
+
     p, results, counts = vqax_results
-    wn = p.wn
-    colors = ColorSpace()
     checked = 0
     for res in results:
         for kind in KINDS:
@@ -77,41 +80,14 @@ def test_every_vqax_substitution_is_valid_in_wordnet(vqax_results):
             if not isinstance(pert, Perturbation):
                 continue
             checked += 1
-            assert pert.counterfactual != pert.question
-            if kind.relation == "color":
-                assert pert.target in colors.colors and pert.source in colors.colors
-                pool = p.pools[kind.pool]
-                d = colors.distance(pert.source, pert.target)
-                others = [colors.distance(pert.source, c) for c in pool if c != pert.source
-                          and colors.distance(pert.source, c) > 1e-9]
-                assert d == (max(others) if kind.maximal else min(others))
-                continue
-            if kind.relation == "delete":
-                assert pert.replacement == ""
-                assert len(pert.counterfactual.split()) == len(pert.question.split()) - 1
-                continue
-            senses = wn.synsets(pert.source, kind.pos)
-            target = pert.target
-            if kind.relation == "synonym":
-                ok = any(target in s.lemma_names() for s in senses)
-                assert all(s.pos() in ("a", "s") for s in wn.synsets(target, kind.pos)) if kind.pos == "a" else True
-            elif kind.relation == "hypernym":
-                ok = any(target in h.lemma_names() for s in senses for h in s.hypernyms() + s.instance_hypernyms())
-            elif kind.relation == "hyponym":
-                ok = any(target in h.lemma_names() for s in senses for h in s.hyponyms())
-            else:  # sibling: shares an immediate parent, is not the word's own sense
-                ok = any(target in sib.lemma_names() and sib != s
-                         for s in senses for parent in s.hypernyms() + s.instance_hypernyms()
-                         for sib in parent.hyponyms() + parent.instance_hyponyms())
-            assert ok, (kind.id, pert)
-            assert target.replace("_", " ").lower() != pert.source.lower()
-            # The surface form is a form of the target lemma (inflection restored).
-            head = pert.replacement.lower().split()[-1 if kind.pos == "n" else 0]
-            lemma_words = target.lower().split("_")
-            expected = lemma_words[-1 if kind.pos == "n" else 0]
-            assert expected in wn._morphy(head, kind.pos) or head == expected
-    assert checked > 5000
-    assert counts["hypernym_noun"]["applied"] > 0.8 * len(results)
+            in_question = frozenset(t.text.lower() for t in tokenize(pert.question) if t.text.lower() in p.colors.colors)
+            why = invalid_reason(pert, kind, p.mode, p.wn, p.pools[kind.pool] if kind.pool else (), p.colors,
+                                 in_question)
+            assert why is None, (kind.id, pert, why)
+    assert checked > (5000 if p.mode == "paper" else 3500)
+    # Coverage of the noun kinds: paper > 80%, quality > 60% (the issue's goal).
+    for kind in ("hypernym_noun", "hyponym_noun", "sibling_noun"):
+        assert counts[kind]["applied"] > (0.8 if p.mode == "paper" else 0.6) * len(results), kind
 
 
 def test_colors_are_named_and_ordered_by_ciede2000():
@@ -144,7 +120,7 @@ def test_inflection_is_restored_or_skipped(perturber):
 
 
 def test_bad_questions_are_skipped_and_counted(perturber):
-    results, counts = perturb_many(perturber, ["", "   ", "¿Qué color tiene el perro?",
+    results, counts, _ = perturb_many(perturber, ["", "   ", "¿Qué color tiene el perro?",
                                                "Welche Farbe hat der Hund?", "Is it?"])
     assert all(r == "empty" for r in results[0].values()) and all(r == "empty" for r in results[1].values())
     assert all(r == "non_english" for r in results[2].values())
@@ -162,10 +138,13 @@ def test_unknown_kind_names_near_matches():
     assert [k.id for k in resolve_kinds("synonym_adj,deletion_noun")] == ["synonym_adj", "deletion_noun"]
 
 
-def test_missing_wordnet_names_the_install_command(monkeypatch):
-    from harness.resources import wordnet_corpus
+def test_missing_wordnet_names_the_install_command(monkeypatch, tmp_path):
+    # No WordNet anywhere NLTK or the harness looks (a fresh home, no NLTK_DATA).
+    monkeypatch.setenv("VQA_HARNESS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("NLTK_DATA", str(tmp_path / "nltk"))
+    from harness.resources import base
 
-    monkeypatch.setattr(wordnet_corpus._READERS, "_roots", {})
-    monkeypatch.setattr(wordnet_corpus._READERS, "_locate", lambda target: None)
+    monkeypatch.setattr(base, "nltk_search_path", lambda: [str(tmp_path / "nltk")])
     with pytest.raises(ResourceError, match="harness resources install"):
         Perturber()
