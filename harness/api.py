@@ -264,6 +264,11 @@ class ProbeContext(Protocol):
     def features(self, spec: str, modality: str) -> FeatureExtractor:
         """A registered feature extractor from its spec."""
 
+    def memo(self, name: str, key: Any, build: Callable[[], Any]) -> Any:
+        """A model-independent JSON value (decoy sets, perturbations, reference scores)
+        computed once by `build()` and shared by every model and run: keyed by the probe,
+        `name`, `key`, the task's data and the probe's code (harness.artifacts)."""
+
     def row(self, metric: str, value: float, n: int, *, ci: tuple[float, float] | None = None,
             variant: str = "", higher_is_better: bool = True, unit: str = "fraction",
             dataset: str | None = None) -> ResultRow:

@@ -92,14 +92,9 @@ class ArtifactStore:
                 return json.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 shutil.rmtree(path.parent, ignore_errors=True)  # damaged: rebuild
-        value = build()
-
-        def write(folder: Path) -> None:
-            (folder / "value.json").write_text(json.dumps(value, ensure_ascii=False, sort_keys=True),
-                                               encoding="utf-8")
-
-        self.entry(kind, key, write)
-        return value
+        text = json.dumps(build(), ensure_ascii=False, sort_keys=True)
+        self.entry(kind, key, lambda folder: (folder / "value.json").write_text(text, encoding="utf-8"))
+        return json.loads(text)  # the same value (key order, types) as every later read
 
     def examples(self, kind: str, key: Any, build: Callable[[], list["Example"]]) -> list["Example"]:
         """A list of Examples (JSON lines of `Example.to_row`), built once per key."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .errors import UsageError
 from .runstore import write_jsonl
@@ -50,6 +50,9 @@ class TaskContext:
     runner: "Runner | None" = None
     train: str = ""
     device: str = "cpu"
+    #: Identity of the task's (limited) data and of the probe's code, for `memo`.
+    data_fingerprint: str = ""
+    probe_module: str = ""
     report_sections: list[str] = field(default_factory=list)
     missing: list[tuple[str, str]] = field(default_factory=list)
     resources: dict[str, Any] = field(default_factory=dict)
@@ -85,6 +88,19 @@ class TaskContext:
 
     def dataset_summary(self) -> Mapping[str, Any]:
         return self.session.dataset(self.dataset).summary(self.split)
+
+    def memo(self, name: str, key: Any, build: Callable[[], Any]) -> Any:
+        """A model-independent JSON value computed once and shared by every model and run:
+        keyed by the probe, `name`, `key`, the task's data, split and training data, and the
+        probe's code."""
+        from .artifacts import ArtifactStore
+        from .digest import source_digest
+
+        source = train_source(self.task, self.session.dataset(self.dataset).splits)
+        train = self.session.fingerprint(*source) if source is not None else ""
+        full = {"probe": self.probe, "name": name, "key": key, "data": self.data_fingerprint, "train": train,
+                "dataset": self.dataset, "split": self.split, "code": source_digest([self.probe_module])}
+        return ArtifactStore().json("probe-memo", full, build)
 
     # ----------------------------------------------------------- predictions
     def predict(

@@ -144,8 +144,11 @@ class _Run:
         labelled = self.session.labelled(task.dataset, task.split)
         key = None
         if self.outputs is not None:
+            # A model-free probe (a dataset audit) gives the same output whatever the model.
+            model_free = not (probe_cls.requires or probe_cls.requires_any)
             key = self.outputs.key(
-                model_fingerprint=self.runner.fingerprint, probe=probe_name, probe_class=probe_cls,
+                model_fingerprint="(model-free)" if model_free else self.runner.fingerprint, probe=probe_name,
+                probe_class=probe_cls,
                 options=probe.config, dataset=task.dataset, dataset_fingerprint=examples.fingerprint,
                 split=task.split, limit=self.config.limit, train=train_label,
                 train_fingerprint=self._train_fp if self.model.trainable else "", labelled=labelled,
@@ -163,7 +166,7 @@ class _Run:
             run_id=self.rundir.run_id, suite=self.suite, model_spec=self.model_spec, probe=probe_name, task=task,
             examples=examples.items(), labelled=labelled, seed=self.config.seed, options=probe.config,
             session=self.session, rundir=self.rundir, model=self.model, runner=self.runner, train=train_label,
-            device=self.device,
+            device=self.device, data_fingerprint=examples.fingerprint, probe_module=probe_cls.__module__,
         )
         errors_before = self.runner.stats.errors
         failed = False

@@ -72,6 +72,24 @@ def mc_variant_examples(examples: Sequence[Example], variant: str, seed: int) ->
     return out, empty
 
 
+def variant_examples(ctx: ProbeContext, variant: str) -> tuple[list[Example], list[str]]:
+    """`mc_variant_examples` of the task, the candidate lists computed once per data, seed
+    and code and shared by every model (`ctx.memo`)."""
+    examples = ctx.examples
+    by_id = {ex.id: ex for ex in examples}
+    if len(by_id) != len(examples):  # ids repeat: no safe key per example
+        return mc_variant_examples(examples, variant, ctx.seed)
+
+    def build() -> dict:
+        kept, empty = mc_variant_examples(examples, variant, ctx.seed)
+        return {"kept": [[ex.id, list(ex.choices), ex.meta["mc_target"]] for ex in kept], "empty": empty}
+
+    found = ctx.memo(f"variant/{variant}", {"seed": ctx.seed}, build)
+    out = [by_id[i].with_(choices=tuple(choices), meta={**by_id[i].meta, "mc_target": target})
+           for i, choices, target in found["kept"]]
+    return out, list(found["empty"])
+
+
 def _hit(ex: Example, picked: str | None) -> float:
     """Score of a picked candidate: VQA accuracy vs the human answers for VQA data, else
     whether it is the target."""
@@ -121,20 +139,28 @@ def _train_examples(ctx: ProbeContext) -> tuple[list[Example], str]:
 
 
 
-def _reference_rows(ctx: ProbeContext, train: Sequence[Example], variant: str, test: Sequence[Example],
-                    *, order: tuple[str, ...]) -> list[ResultRow]:
+def _reference_rows(ctx: ProbeContext, variant: str, test: Sequence[Example], *,
+                    order: tuple[str, ...]) -> tuple[list[ResultRow], str]:
     """Model-free rows for one decoy set: a uniform pick's expected accuracy, and the Eq. 2
-    answer-frequency rule counted on `train` (absent when train has no candidates)."""
-    out: dict[str, ResultRow] = {
-        "random": ctx.row("random_accuracy", float(np.mean([_random_expectation(e) for e in test])),
-                          len(test), variant=variant),
-    }
-    items = [(ex.choices, ex.meta["mc_target"]) for ex in mc_variant_examples(train, variant, ctx.seed)[0]]
-    if items:
-        rule = eq2_rule(items)
-        hits = np.array([rule.expected_hit(ex.choices, ex.meta["mc_target"]) for ex in test])
-        out["eq2"] = ctx.row("eq2_rule_accuracy", float(hits.mean()), len(hits), variant=variant)
-    return [out[k] for k in order if k in out]
+    answer-frequency rule counted on the task's training data (absent when it has no
+    candidates); computed once per data and shared by every model. Also the label of the
+    data the rule was counted on."""
+
+    def build() -> dict:
+        train, label = _train_examples(ctx)
+        values = {"random": [float(np.mean([_random_expectation(e) for e in test])), len(test)], "label": label}
+        items = [(ex.choices, ex.meta["mc_target"]) for ex in mc_variant_examples(train, variant, ctx.seed)[0]]
+        if items:
+            rule = eq2_rule(items)
+            hits = np.array([rule.expected_hit(ex.choices, ex.meta["mc_target"]) for ex in test])
+            values["eq2"] = [float(hits.mean()), len(hits)]
+        return values
+
+    found = ctx.memo(f"reference/{variant}", {"seed": ctx.seed, "test": [ex.id for ex in test]}, build)
+    metrics = {"random": "random_accuracy", "eq2": "eq2_rule_accuracy"}
+    rows = [ctx.row(metrics[k], found[k][0], found[k][1], variant=variant) for k in order if k in found]
+    return rows, found["label"]
+
 
 class DecoyProbe(Probe):
     name = "decoys"
@@ -152,9 +178,9 @@ class DecoyProbe(Probe):
         ctx.tag("base", _base_dataset(ctx.dataset))  # Table 3 is split by it (tables.py)
         # A model that reads only some inputs (MLP-A, -QA, -IA) is itself an ablation.
         ablate = bool(self.config["ablations"]) and ctx.model_inputs is None
-        train, train_label = None, ""
+        train_label = ""
         for variant in _variants(self.config["variants"]):
-            examples, empty = mc_variant_examples(ctx.examples, variant, ctx.seed)
+            examples, empty = variant_examples(ctx, variant)
             if empty:
                 ctx.report(f"decoys={variant}: {len(empty)} question(s) with an empty candidate list left out "
                            f"(e.g. {', '.join(empty[:5])})")
@@ -183,9 +209,8 @@ class DecoyProbe(Probe):
 
                 write_scores(ctx, [ex.id for ex in examples], per_example, variant=variant)
             # Model-free reference rows (the same for every model).
-            if train is None:
-                train, train_label = _train_examples(ctx)
-            rows.extend(_reference_rows(ctx, train, variant, examples, order=("random", "eq2")))
+            refs, train_label = _reference_rows(ctx, variant, examples, order=("random", "eq2"))
+            rows.extend(refs)
         if train_label:
             ctx.report(f"Eq. 2 rule counted on {train_label}.")
         return rows
@@ -214,16 +239,17 @@ class DecoyAuditProbe(Probe):
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         ctx.tag("base", _base_dataset(ctx.dataset))
         rows: list[ResultRow] = []
-        train, train_label = _train_examples(ctx)
+        train_label = ""
         for variant in _variants(self.config["variants"]):
-            test, empty = mc_variant_examples(ctx.examples, variant, ctx.seed)
+            test, empty = variant_examples(ctx, variant)
             if empty:
                 ctx.report(f"decoys={variant}: {len(empty)} question(s) with an empty candidate list "
                            f"(e.g. {', '.join(empty[:5])})")
             if not test:
                 ctx.metric_unavailable(f"eq2_rule_accuracy ({variant})", "no question has candidates")
                 continue
-            rows.extend(_reference_rows(ctx, train, variant, test, order=("eq2", "random")))
+            refs, train_label = _reference_rows(ctx, variant, test, order=("eq2", "random"))
+            rows.extend(refs)
             rows.append(ctx.row("candidates_per_question", float(np.mean([len(e.choices) for e in test])),
                                 len(test), variant=variant, unit="count", higher_is_better=False))
             stats = neutrality([(ex.choices, ex.meta["mc_target"]) for ex in test])
@@ -234,7 +260,8 @@ class DecoyAuditProbe(Probe):
                 rows.append(ctx.row(f"neutrality/{key}", value, len(test), variant=variant, unit=unit,
                                     higher_is_better=hib))
         rows.extend(_generation_rows(ctx))
-        ctx.report(f"Eq. 2 rule counted on {train_label}.")
+        if train_label:
+            ctx.report(f"Eq. 2 rule counted on {train_label}.")
         return rows
 
     @classmethod

@@ -141,11 +141,17 @@ def _gt_rows(ctx, examples, kw, e_vil_score, nlg_scores) -> list[ResultRow]:
         ctx.metric_unavailable("s_e/* (GT)", "examples carry a single reference explanation; "
                                "the GT row needs at least two per example")
         return []
-    result = nlg_scores(cands, refs, **kw)
-    scores = dict(result.corpus)
-    combined = e_vil_score(scores)
-    if combined is not None:
-        scores[combined[0]] = combined[1]
+
+    def build() -> dict[str, float]:
+        result = nlg_scores(cands, refs, **kw)
+        found = dict(result.corpus)
+        combined = e_vil_score(found)
+        if combined is not None:
+            found[combined[0]] = combined[1]
+        return found
+
+    # Model-independent: scored once per data and options, shared by every model and run.
+    scores = ctx.memo("gt-scores", {k: v for k, v in kw.items() if k != "device"}, build)
     ctx.report(f"GT row: {len(cands)} reference-vs-others pairs from {used} examples "
                "(each reference scored against the other references of its example).")
     return [ctx.row(f"s_e/{m}", v, len(cands), unit="score", variant=GT_VARIANT) for m, v in scores.items()]
