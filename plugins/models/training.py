@@ -35,16 +35,17 @@ MODEL_VERSION = 1
 
 #: Options every `TorchAnswerModel` accepts (subclasses override defaults and add more).
 TRAINER_OPTIONS: dict[str, Option] = {
-    "epochs": Option(10, "passes over the train split"),
-    "hidden": Option(256, "hidden size"),
-    "lr": Option(3e-3, "Adam learning rate"),
-    "batch_size": Option(128, "training batch size (inference does not depend on it)"),
-    "max_answers": Option(1000, "answer vocabulary: the K most frequent canonical train answers"),
-    "dropout": Option(0.3, "dropout before the answer classifier"),
+    "epochs": Option(10, "passes over the train split", min=1, max=1000),
+    "hidden": Option(256, "hidden size", min=1, max=65_536),
+    "lr": Option(3e-3, "Adam learning rate", min=0.0, max=10.0),
+    "batch_size": Option(128, "training batch size (inference does not depend on it)", min=1, max=65_536),
+    "max_answers": Option(1000, "answer vocabulary: the K most frequent canonical train answers",
+                          min=1, max=1_000_000),
+    "dropout": Option(0.3, "dropout before the answer classifier", min=0.0, max=0.99),
     # One thread by default: on 2 shared cores a second torch thread made training 4x
     # slower in wall-clock time (OpenMP spin-waiting) and only 1.3x faster on idle cores.
     "threads": Option(1, "torch CPU threads while training and predicting (0: torch default); results "
-                         "are bit-identical for a given seed and thread count"),
+                         "are bit-identical for a given seed and thread count", min=0, max=1024),
 }
 
 #: Takes example row indices (a LongTensor) and returns the network's positional inputs.

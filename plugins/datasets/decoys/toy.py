@@ -49,9 +49,9 @@ class ToyVQAMC(DatasetPlugin):
         "decoys": Option("orig", "candidate set in `choices`", choices=VARIANTS),
         "variant": Option("balanced", "toyvqa variant whose scenes are asked about (balanced: no color prior)",
                           choices=("unbalanced", "balanced")),
-        "seed": Option(0, "toyvqa generation seed"),
+        "seed": Option(0, "toyvqa generation seed", min=0),
         "images": Option(0, f"scenes per split, the first N of toyvqa's (0: train {MC_IMAGES['train']}, "
-                         f"val {MC_IMAGES['val']})"),
+                         f"val {MC_IMAGES['val']})", min=0, max=200_000),
         **GENERATOR_OPTIONS,
     }
 

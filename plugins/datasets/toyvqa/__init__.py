@@ -55,10 +55,10 @@ class ToyVQA(DatasetPlugin):
     options: ClassVar[Mapping[str, Option]] = {
         "variant": Option("unbalanced", "unbalanced (VQA v1-like priors) or balanced "
                           "(complementary image pairs, VQA v2-like)", choices=VARIANTS),
-        "seed": Option(0, "generation seed"),
+        "seed": Option(0, "generation seed", min=0),
         "images": Option(0, "generated scenes per split (0: train "
-                         f"{DEFAULT_IMAGES['train']}, val {DEFAULT_IMAGES['val']})"),
-        "size": Option(DEFAULT_SIZE, "image side in pixels"),
+                         f"{DEFAULT_IMAGES['train']}, val {DEFAULT_IMAGES['val']})", min=0, max=200_000),
+        "size": Option(DEFAULT_SIZE, "image side in pixels", min=8, max=1024),
     }
 
     def _check_split(self, split: str) -> None:

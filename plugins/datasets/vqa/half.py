@@ -41,11 +41,11 @@ class ToyVQAHalf(DatasetPlugin):
     description = "toyvqa balanced with a seeded fraction (default half) of its complementary pairs"
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     options: ClassVar[Mapping[str, Option]] = {
-        "seed": Option(0, "toyvqa generation seed"),
-        "images": Option(0, "toyvqa scenes per split (0: toyvqa's default)"),
-        "size": Option(64, "toyvqa image side in pixels"),
-        "fraction": Option(0.5, "share of complementary pairs kept"),
-        "pair_seed": Option(0, "seed of the choice of kept pairs"),
+        "seed": Option(0, "toyvqa generation seed", min=0),
+        "images": Option(0, "toyvqa scenes per split (0: toyvqa's default)", min=0, max=200_000),
+        "size": Option(64, "toyvqa image side in pixels", min=8, max=1024),
+        "fraction": Option(0.5, "share of complementary pairs kept (0, 1]", min=0.0, max=1.0),
+        "pair_seed": Option(0, "seed of the choice of kept pairs", min=0),
     }
 
     def examples(self, split: str) -> list[Example]:
