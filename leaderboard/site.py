@@ -24,6 +24,7 @@ from harness.types import ResultRow
 
 from .cards import build_cards
 from .charts import derive_charts, write_charts
+from .failures import FAILED_HEADER, example_errors
 from .files import write_public as atomic_write_text
 from .html import esc, page, table_html
 from .modelpages import card_html, model_href, model_infos, model_page, models_table
@@ -54,6 +55,8 @@ class RunLink:
     resources: str
     href: str
     started: str = ""
+    #: Examples on which the model raised in that run (manifest stats.example_errors).
+    failed: str = "0"
 
 
 def _anchor(suite: str) -> str:
@@ -78,9 +81,10 @@ def _rows_table(rows: Sequence[ResultRow]) -> Table:
 
 
 def _runs_table(runs: Sequence[RunLink]) -> Table:
-    body = tuple((r.run_id, r.model, r.suite, r.status, r.started[:16].replace("T", " ") or "-", r.seed,
+    body = tuple((r.run_id, r.model, r.suite, r.status, r.failed, r.started[:16].replace("T", " ") or "-", r.seed,
                   r.harness, r.git) for r in runs)
-    return Table("", ("run", "model", "suite", "status", "started (UTC)", "seed", "harness", "git"), body,
+    return Table("", ("run", "model", "suite", "status", FAILED_HEADER, "started (UTC)", "seed", "harness", "git"),
+                 body,
                  description="Each run links to its report: manifest, versions, seed, resources used, skipped "
                              "probes, failures and examples.")
 
@@ -207,7 +211,7 @@ def _run_link(info: RunInfo, out: Path) -> RunLink:
     return RunLink(info.run_id, str(m.get("model", "-")), str(m.get("suite", "-")), str(m.get("status", "-")),
                    str(m.get("seed", "-")), str((m.get("versions") or {}).get("vqa-harness", "-")),
                    str(m.get("git_commit") or "-")[:12], resources, f"{REPORT_DIR}/{page_path.name}",
-                   str(m.get("started") or ""))
+                   str(m.get("started") or ""), str(example_errors(info)))
 
 
 def _prune(folder: Path, keep: set[Path], suffixes: tuple[str, ...]) -> None:

@@ -112,4 +112,8 @@ def test_runs_with_failed_examples_are_marked_beside_their_rows(capsys, tmp_path
     runs = [line for line in table if line.startswith("| 20250101")]
     assert any("m1" in r and r.rstrip(" |").endswith("3") for r in runs)
     assert any("m2" in r and r.rstrip(" |").endswith("0") for r in runs)
-    assert "failed examples" in (tmp_path / "lb" / "index.html").read_text()
+    html = (tmp_path / "lb" / "index.html").read_text()
+    runs_section = html[html.index('id="runs"'):]
+    assert "failed examples</th>" in runs_section
+    m1_row = next(r for r in runs_section.split("<tr") if "20250101-000000-m1<" in r)
+    assert ">3</td>" in m1_row
