@@ -63,7 +63,7 @@ EVIDENCE: tuple[Evidence, ...] = (
     Evidence("color-max", "Answers changed by Color Maximal", "counterfactual", ("answer_change_rate",),
              "color_max_*", "the question's color replaced by the most distant one; a model that looks "
              "at colors changes its answer (higher)", "Stoikou et al. 2023, Table 2", "counterfactual",
-             "counterfactual.md#metrics-result-rows-variant-kind-id"),
+             "counterfactual.md#metrics-result-rows-variant--kind-id"),
     Evidence("nle-se", "S_E of explanations", "nle", ("s_e/e_vil_score", "s_e/e_vil_score_no_spice"), "",
              "automatic explanation score over correctly answered examples (x100, higher is better)",
              "Kayser et al. 2021, Table 3", "e-vil-toy, e-vil", "e-vil.md#scores"),

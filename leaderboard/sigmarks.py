@@ -26,8 +26,10 @@ ALPHA = 0.05
 N_BOOT = 2000
 
 
-def _points(row: ResultRow, value: float) -> str:
-    return f"{100 * value:+.2f} points" if row.unit in ("fraction", "score") else f"{value:+.4f}"
+def _diff(row: ResultRow, diff: float, low: float, high: float) -> str:
+    if row.unit in ("fraction", "score"):
+        return f"{100 * diff:+.2f} [{100 * low:+.2f}, {100 * high:+.2f}] points"
+    return f"{diff:+.4f} [{low:+.4f}, {high:+.4f}]"
 
 
 def mark_table(table: Table, index: ScoreIndex, *, alpha: float = ALPHA, n_boot: int = N_BOOT) -> Table:
@@ -58,8 +60,7 @@ def mark_table(table: Table, index: ScoreIndex, *, alpha: float = ALPHA, n_boot:
                     continue
                 tested = True
                 t = result.test
-                why = (f"vs the best ({best.model}): {_points(cell, t.diff)} "
-                       f"[{_points(cell, t.low)}, {_points(cell, t.high)}], p = {t.p:.3g}, n = {t.n} paired items")
+                why = f"vs the best ({best.model}): {_diff(cell, t.diff, t.low, t.high)}, p = {t.p:.3g}, n = {t.n} paired items"
                 marks[i][j] = ("same" if t.p >= alpha else "differs", why)
             if tested:
                 marks[best_i][j] = ("best", "best in its column; ≈ marks cells not significantly different")

@@ -21,6 +21,7 @@ SAMPLE_NOTE = "SYNTHETIC sample run written by the tests' helpers_samples (not a
 _U, _B = "toyvqa:variant=unbalanced", "toyvqa:variant=balanced"
 _KINDS = ("color_max_common", "color_min_common", "synonym_adj", "hypernym_noun", "sibling_noun", "deletion_noun")
 _DECOY_SETS = ("orig", "iou", "qou", "iou+qou", "all")
+_CONCEPTS = ("red", "blue", "green", "ball", "cube", "box", "ring", "star")
 
 
 def _row(rng: random.Random, run_id: str, model: str, suite: str, dataset: str, split: str, probe: str,
@@ -79,6 +80,9 @@ def _counterfactual(rng: random.Random, run_id: str, model: str) -> Iterator[dic
                    (acc - cf) / acc, 40, variant=kind, higher_is_better=False)
         yield _row(rng, run_id, model, "counterfactual", _U, "val", "counterfactual", "answer_change_rate",
                    0.1 + 0.5 * rng.random(), 40, variant=kind)
+        for concept in _CONCEPTS:  # global rules: more than the 3 + 3 the index shows per kind
+            yield _row(rng, run_id, model, "counterfactual", _U, "val", "counterfactual",
+                       f"unchanged/concept={concept}", rng.random(), 12, variant=kind)
 
 
 def _evil(rng: random.Random, run_id: str, model: str) -> Iterator[dict]:

@@ -16,18 +16,19 @@ from harness.testing import make_host, run_in_process, use_host
 from vqa_harness_leaderboard import build_leaderboard, collect, tables_of
 from vqa_harness_leaderboard.charts import derive_charts
 
-CHART_IDS = {"answer-types", "decoy-ablations", "perturbations", "evil-scores"}
+CHART_IDS = {"answer-types", "decoy-ablations", "perturbations", "evil-scores", "image-ablation"}
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Path:
-    """A real toy run (prior on vqa-accuracy, 50 questions per task) + sample runs of every
-    other suite + one run folder with bad rows."""
+    """Real toy runs (prior and qtype-prior on vqa-accuracy, prior on image-ablation-toy; 50
+    questions per task) + sample runs of every other suite + one run folder with bad rows."""
     root = tmp_path_factory.mktemp("lb")
     host = make_host(builtins=True)
     with use_host(host):
-        outcome = run_in_process(host, model="prior", suite="vqa-accuracy", tmp_path=root, limit=50)
-    assert outcome.exit_code == 0 and outcome.rows
+        for model, suite in (("prior", "vqa-accuracy"), ("qtype-prior", "vqa-accuracy"), ("prior", "image-ablation-toy")):
+            outcome = run_in_process(host, model=model, suite=suite, tmp_path=root, limit=50)
+            assert outcome.exit_code == 0 and outcome.rows
     write_sample_runs(root / "runs")
     bad = root / "runs" / "20250101-000000-bad-rows"
     bad.mkdir()
@@ -49,7 +50,7 @@ def test_site_has_every_suite_table_and_chart(runs: Path, tmp_path: Path) -> Non
     # The markdown and data files are still written, and the site next to them.
     for name in ("index.md", "results.csv", "results.json", "problems.txt", "index.html"):
         assert out / name in written
-    assert set(tables) == {"vqa-accuracy", "balanced-vqa", "decoys", "counterfactual", "e-vil"}
+    assert set(tables) == {"vqa-accuracy", "balanced-vqa", "decoys", "counterfactual", "e-vil", "image-ablation-toy"}
     html = (out / "index.html").read_text(encoding="utf-8")
     for suite, suite_tables in tables.items():
         assert (out / f"{suite}.md").is_file()
@@ -131,7 +132,8 @@ def test_charts_only_where_rows_exist(runs: Path) -> None:
     rows = collect([runs]).rows
     by_suite = {s: {c.id for c in derive_charts([r for r in rows if r.suite == s])} for s in {r.suite for r in rows}}
     assert by_suite == {"vqa-accuracy": {"answer-types"}, "balanced-vqa": {"answer-types"},
-                        "decoys": {"decoy-ablations"}, "counterfactual": {"perturbations"}, "e-vil": {"evil-scores"}}
+                        "decoys": {"decoy-ablations"}, "counterfactual": {"perturbations"}, "e-vil": {"evil-scores"},
+                        "image-ablation-toy": {"image-ablation"}}
     (chart,) = derive_charts([r for r in rows if r.suite == "decoys"])
     # Small multiples: one panel per model, each line an input, the model-free references last.
     panels = {p.title: p for p in chart.panels}
@@ -162,3 +164,95 @@ def test_cli_build_writes_the_site(runs: Path, tmp_path: Path) -> None:
     out = tmp_path / "cli-site"
     assert main(["leaderboard", "build", str(runs), "--out", str(out)]) == 0
     assert (out / "index.html").is_file() and (out / "charts").is_dir()
+
+
+def _blocks(html: str) -> list[str]:
+    return re.findall(r'<div class="table-block">(.*?)</table></div>', html, flags=re.S)
+
+
+def test_every_table_explains_itself_and_scrolls_in_its_own_box(runs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build_leaderboard([runs], out)
+    for page in [out / "index.html", *sorted((out / "models").glob("*.html"))]:
+        html = page.read_text(encoding="utf-8")
+        blocks = _blocks(html)
+        assert len(blocks) == html.count('<table class="lb')
+        for block in blocks:
+            assert '<p class="explain">' in block, (page.name, block[:200])
+            assert '<div class="scroll"><table class="lb' in block
+    html = (out / "index.html").read_text(encoding="utf-8")
+    # Readable titles, the spec in small type, the paper table and the direction in the line.
+    assert '<h3 class="table-title">Accuracy on toyvqa (balanced), val</h3>' in html
+    assert '<div class="spec"><code>toyvqa:variant=balanced/val' in html
+    assert "Reproduces: <a href=" in html and "Goyal et al. 2017, Table 1</a>" in html
+    assert '<span class="dir" title="higher is better">↑</span>' in html
+
+
+def test_cards_model_pages_and_metadata(runs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build_leaderboard([runs], out)
+    html = (out / "index.html").read_text(encoding="utf-8")
+    models = sorted({r.model for r in collect([runs]).rows})
+    section = html[html.index('id="reliance"'):html.index('id="models"')]
+    assert section.count('<article class="card"') == len(models)
+    for model in models:
+        page = (out / "models" / f"{model}.html").read_text(encoding="utf-8")
+        assert f"Model <code>{model}</code>" in page and "Does it use the image?" in page
+        assert f'href="models/{model}.html"' in html
+    # prior ran the image ablation: its card has the drop with an interval and a link to the run.
+    prior = section[section.index('id="card-prior"'):]
+    prior = prior[:prior.index("</article>")]
+    assert "no measurable use of the image" in prior
+    assert re.search(r"Accuracy drop, gray image</th><td class=\"num\" data-sort=\"0.0\">0.0<small class=\"ci\">"
+                     r"\[0.0, 0.0\]</small>", prior)
+    assert 'href="run-reports/' in prior
+    # A model no run ablated: every line says not measured, no number invented.
+    mlp = section[section.index('id="card-mlp-a"'):]
+    mlp = mlp[:mlp.index("</article>")]
+    assert "no image ablation of this model yet" in mlp and "Accuracy drop, gray image</th><td class=\"num\">–" in mlp
+    # The models table: plugin, distribution, training data, run date.
+    models_html = html[html.index('id="models"'):html.index('id="suite-')]
+    assert "<th" in models_html and ">baselines<" in models_html and "vqa-harness" in models_html
+
+
+def test_rows_not_significantly_different_from_the_best_are_marked(runs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build_leaderboard([runs], out)
+    html = (out / "index.html").read_text(encoding="utf-8")
+    block = next(b for b in _blocks(html) if "Accuracy on toyvqa (balanced), val" in b)
+    marks = re.findall(r'data-sig="(best|same|differs)"', block)
+    # Two models with per-question scores on the same 50 questions: every column (All, each
+    # answer type, All lenient) has a best cell and a tested other cell.
+    assert marks.count("best") == 5 and len(marks) == 10
+    titles = re.findall(r'data-sig="(?:same|differs)"[^>]*title="([^"]*)"', block)
+    for title in titles:
+        assert re.search(r"vs the best \(q?t?y?p?e?-?prior\): [-+]\d+\.\d\d \[[-+][\d.]+, [-+][\d.]+\] points, "
+                         r"p = [\d.e-]+, n = \d+ paired items", title), title
+    assert any("n = 50 paired items" in t for t in titles)  # the All column: every question
+
+
+def test_global_rules_are_shortened_and_linked_in_full(runs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build_leaderboard([runs], out)
+    html = (out / "index.html").read_text(encoding="utf-8")
+    full = out / "full" / "counterfactual-counterfactual-rules.html"
+    assert 'href="full/counterfactual-counterfactual-rules.html"' in html
+    page = full.read_text(encoding="utf-8")
+    # 2 models x 8 concepts per kind in full; 3 most and 3 least robust on the index.
+    first = _blocks(page)[0]
+    assert first.count("<tr") == 1 + 16
+    shown = next(b for b in _blocks(html) if "Counterfactual global rules" in b)
+    assert shown.count("<tr") == 1 + 6 and "10 more row(s)" in html
+
+
+def test_docs_sections_linked_from_tables_exist() -> None:
+    from vqa_harness_leaderboard.cards import EVIDENCE
+    from vqa_harness_leaderboard.names import DOC_SECTIONS, slug
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    for target in [*DOC_SECTIONS.values(), *(e.docs for e in EVIDENCE)]:
+        name, _, anchor = target.partition("#")
+        text = (docs / name).read_text(encoding="utf-8")
+        if anchor:
+            heads = [slug(line) for line in text.splitlines() if line.startswith("#")]
+            assert anchor in heads, (target, heads)
