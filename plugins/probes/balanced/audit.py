@@ -29,9 +29,9 @@ class LanguagePriorAudit(Probe):
     name = "language-prior"
     description = "model-free audit: answer entropy per question type, Prior / type-prior accuracy, predictive prefixes"
     options: ClassVar[Mapping[str, Option]] = {
-        "min_count": Option(20, "fewest questions a prefix needs to be listed"),
-        "max_words": Option(4, "longest prefix (words)"),
-        "top": Option(10, "prefixes listed in the report"),
+        "min_count": Option(20, "fewest questions a prefix needs to be listed", min=1, max=10_000_000),
+        "max_words": Option(4, "longest prefix (words)", min=1, max=20),
+        "top": Option(10, "prefixes listed in the report", min=0, max=10_000),
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:

@@ -69,9 +69,9 @@ class CounterExampleProbe(Probe):
     name = "counter-examples"
     description = "counter-example explanations: Recall@5 of the complementary image (Random, Distance, Model)"
     options: ClassVar[Mapping[str, Option]] = {
-        "k": Option(24, "candidates per question (the complement + k-1 nearest images)"),
+        "k": Option(24, "candidates per question (the complement + k-1 nearest images)", min=2, max=10_000),
         "features": Option(BUILTIN, "image features: 'pixels' (built-in) or a .npz/.npy/.h5 file keyed by image id"),
-        "max_questions": Option(300, "questions scored (seeded sample; 0 = all)"),
+        "max_questions": Option(300, "questions scored (seeded sample; 0 = all)", min=0, max=10_000_000),
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:

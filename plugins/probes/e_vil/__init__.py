@@ -40,8 +40,8 @@ class NLEProbe(Probe):
                           "full (acc == 1), mode (equals the most common human answer)", choices=CORRECT_RULES),
         "gt": Option(True, "also score the references against each other (the GT row)"),
         "bertscore_model": Option("", "local model folder for BERTScore (default: harness resources)"),
-        "bertscore_layers": Option(0, "BERTScore layer (0: the model's default)"),
-        "bertscore_batch": Option(64, "BERTScore batch size"),
+        "bertscore_layers": Option(0, "BERTScore layer (0: the model's default)", min=0, max=1000),
+        "bertscore_batch": Option(64, "BERTScore batch size", min=1, max=65_536),
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
