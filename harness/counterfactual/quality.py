@@ -12,13 +12,14 @@ For a lemma X with the sense S chosen in context (senses.py), the candidate syns
   ancestor with a lemma of Zipf >= BASIC_LEVEL_ZIPF (an everyday word: dog -> animal, not
   canine -> carnivore -> placental) wins.
 
-A candidate lemma Y of synset T is rejected, in this order, as:
+A candidate lemma Y of synset T is rejected, in this order (each counted once, by the
+first test it fails), as:
 
+- `rare_word`: a word of Y is below FREQUENCY_FLOOR (wordfreq Zipf; hypernyms:
+  BASIC_LEVEL_ZIPF);
 - `multiword`: Y has several words and does not read as English in place: nouns need
   exactly two words naming a kind of their head (tennis ball is a ball: the head word has
   a sense among T's ancestors), verbs need verb + particle (pick up), adjectives one word;
-- `rare_word`: a word of Y is below FREQUENCY_FLOOR (wordfreq Zipf; hypernyms:
-  BASIC_LEVEL_ZIPF);
 - `sense_mismatch`: T is not among Y's DOMINANT_SENSES most frequent senses, so a reader
   would take Y in another meaning (clear -> open, riding -> sitting), or Y is mostly used
   as another part of speech (SemCor counts below a tenth: "being" is a verb form). The
@@ -181,10 +182,10 @@ class QualityLexicon:
 
     def _reject(self, name: str, pos: str, synset: int, floor: float, hypernym: bool = False) -> str:
         words = name.lower().split("_")
+        if any(self.stats.zipf(w) < floor for w in words):
+            return "rare_word"  # first: the cheapest test, and most candidates fail it
         if len(words) > 1 and not self._reads_as_english(words, pos, synset):
             return "multiword"
-        if any(self.stats.zipf(w) < floor for w in words):
-            return "rare_word"
         if len(words) == 1 and not self.pos_plausible(words[0], pos):
             return "sense_mismatch"  # "being" is read as a verb form, not as organism
         if hypernym:

@@ -69,6 +69,7 @@ class QualityMode:
                 ) -> tuple[dict[str, Perturbation | str], dict[str, Counter]]:
         """kind -> Perturbation or reason, and kind -> rejected candidates by reason."""
         ctx = self._bases(question) | frozenset().union(*(self._bases(c) for c in context))
+        self._sites: dict[tuple[str, str], list[bool]] = {}  # per question: site flags per kind class
         results: dict[str, Perturbation | str] = {}
         rejected: dict[str, Counter] = {}
         for kind in self.p.kinds:
@@ -89,6 +90,14 @@ class QualityMode:
                 results[kind.id] = max(sorted(rej), key=lambda r: rej[r])
         return results, rejected
 
+    def sites(self, kind: Kind, tokens: list[Token], tags: list[str]) -> list[bool]:
+        """Which tokens are sites of `kind` (computed once per question and kind class)."""
+        key = (kind.relation if kind.relation == "color" else "", kind.pos)
+        found = self._sites.get(key)
+        if found is None:
+            found = self._sites[key] = [self.p.is_site(kind, t.text, g) for t, g in zip(tokens, tags)]
+        return found
+
     def tag_plausible(self, word: str, pos: str) -> bool:
         """False when WordNet's counts make `pos` implausible for `word` (module docstring)."""
         return self.lex.pos_plausible(word, pos)
@@ -98,10 +107,10 @@ class QualityMode:
                 usable: list, rej: Counter) -> None:
         from .generator import Perturbation
 
-        present = tuple(sorted({t.text.lower() for t, tag in zip(tokens, tags)
-                                if self.p.is_site(kind, t.text, tag)}))
-        for i, (tok, tag) in enumerate(zip(tokens, tags)):
-            if not self.p.is_site(kind, tok.text, tag):
+        flags = self.sites(kind, tokens, tags)
+        present = tuple(sorted({t.text.lower() for t, ok in zip(tokens, flags) if ok}))
+        for i, tok in enumerate(tokens):
+            if not flags[i]:
                 continue
             low = tok.text.lower()
             found = self.p.color_choice(low, kind, present)
@@ -151,8 +160,9 @@ class QualityMode:
         found_runs = noun_runs(tags) if kind.pos == "n" else []
         runs = {last: first for first, last in found_runs}
         modifiers = {i for first, last in found_runs for i in range(first, last)}
+        flags = self.sites(kind, tokens, tags)
         for i, (tok, tag) in enumerate(zip(tokens, tags)):
-            if not self.p.is_site(kind, tok.text, tag):
+            if not flags[i]:
                 continue
             if kind.pos == "a" and tag != "JJ":
                 rej["inflection"] += 1  # comparatives/superlatives

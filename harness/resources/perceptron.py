@@ -33,6 +33,25 @@ class FastPerceptronTagger:
     def __init__(self, weights: dict[str, dict[str, float]], tagdict: dict[str, str], classes: list[str]) -> None:
         self.weights, self.tagdict = weights, tagdict
         self.classes = sorted(classes)
+        self._class_set = frozenset(self.classes)
+        self._classes_desc = self.classes[::-1]
+        self._memo: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+
+    def _best(self, scores: dict[str, float]) -> str:
+        """NLTK's `max(classes, key=lambda c: (scores[c], c))`, without scanning every class:
+        the best scored class, or the alphabetically last unscored class (score 0) when that
+        beats it."""
+        best_label, best = "", (float("-inf"), "")
+        for label, score in scores.items():
+            if label in self._class_set and (score, label) > best:
+                best_label, best = label, (score, label)
+        if best[0] <= 0.0:
+            for label in self._classes_desc:
+                if label not in scores:
+                    if (0.0, label) > best:
+                        best_label = label
+                    break
+        return best_label
 
     @staticmethod
     def normalize(word: str) -> str:
@@ -46,11 +65,20 @@ class FastPerceptronTagger:
         return word.lower()
 
     def tag(self, tokens: list[str]) -> list[tuple[str, str]]:
-        """[(token, tag)] for a tokenized sentence."""
+        """[(token, tag)] for a tokenized sentence (memoized: datasets repeat questions)."""
+        key = tuple(tokens)
+        found = self._memo.get(key)
+        if found is None:
+            if len(self._memo) > 200_000:
+                self._memo.clear()
+            found = self._memo[key] = self._tag(list(tokens))
+        return list(found)
+
+    def _tag(self, tokens: list[str]) -> list[tuple[str, str]]:
         prev, prev2 = _START
         out: list[tuple[str, str]] = []
         context = _START + [self.normalize(w) for w in tokens] + _END
-        weights, classes = self.weights, self.classes
+        weights = self.weights
         for i, word in enumerate(tokens):
             tag = self.tagdict.get(word)
             if not tag:
@@ -69,7 +97,7 @@ class FastPerceptronTagger:
                     if w:
                         for label, weight in w.items():
                             scores[label] = scores.get(label, 0.0) + weight
-                tag = max(classes, key=lambda label: (scores.get(label, 0.0), label))
+                tag = self._best(scores)
             out.append((word, tag))
             prev2, prev = prev, tag
         return out

@@ -33,6 +33,8 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
     counterfactual question, replaced word and replacement (empty for deletions).
     Skipped questions (per kind, by reason) and rejected candidates (quality mode, by
     reason) are counted on standard error."""
+    import time
+
     from harness.counterfactual import (
         Perturbation,
         Perturber,
@@ -44,6 +46,7 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
     from harness.plugins import get_host
     from harness.session import Session
 
+    t_start = time.perf_counter()
     kinds = resolve_kinds(kind)
     session = Session(get_host(), data_dir=data_dir, limit=limit)
     plugin = session.dataset(dataset)
@@ -52,7 +55,9 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
     vocabulary = [ex.question for ex in examples] + [a for ex in examples for a in ex.answers]
     perturber = Perturber(common_colors=colors_in(vocabulary), seed=seed, kinds=kinds, mode=mode)
     contexts = [tuple(ex.answers) for ex in examples] if mode == "quality" else None
+    t_ready, c_ready = time.perf_counter(), time.process_time()
     results, counts, rejected = perturb_many(perturber, [ex.question for ex in examples], contexts)
+    t_done, c_done = time.perf_counter(), time.process_time()
     lines = []
     for ex, res in zip(examples, results):
         for k in kinds:
@@ -74,7 +79,10 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
         atomic_write_text(out, text)
     total = len(examples)
     order = {r: i for i, r in enumerate(skip_reasons(mode))}
-    click.echo(f"mode {mode}, {total} questions", err=True)
+    rate = total / max(c_done - c_ready, 1e-9)
+    click.echo(f"mode {mode}, {total} questions; timing: data and resources {t_ready - t_start:.2f} s, "
+               f"perturbation {t_done - t_ready:.2f} s wall / {c_done - c_ready:.2f} s CPU "
+               f"({rate:,.0f} questions per CPU second), writing {time.perf_counter() - t_done:.2f} s", err=True)
     for k in kinds:
         c = counts[k.id]
         skipped = ", ".join(f"{r} {c[r]}" for r in sorted(c, key=lambda r: order.get(r, -1)) if r != "applied") or "none"
