@@ -1,9 +1,12 @@
 """The generated site in a real headless Chromium: sorting, filters, charts, no console errors.
 
-Skipped only when no Chromium is installed (`bash scripts/install.sh --test` installs
-Debian's). The browser is driven over the DevTools protocol on a pipe
+Also the reader's checks: no table wider than the viewport (1280 and 420 px) outside its own
+scroll container, every table with its one-line explanation, at most 8 series per chart
+panel, one image-reliance card per model. Skipped only when no Chromium is installed
+(`bash scripts/install.sh --test` installs Debian's). The browser is driven over the DevTools protocol on a pipe
 (vqa_harness_leaderboard.browser), with the standard library only. A screenshot of the
-index page is written to the test's temporary folder (path printed; never committed).
+index page at 1280 and 420 px is written to the test's temporary folder (paths printed; never
+committed).
 """
 
 from __future__ import annotations
@@ -49,6 +52,49 @@ RENDERED = """
   ready: document.body.getAttribute('data-ready'),
 }))()
 """
+
+
+#: Tables wider than the viewport that do not sit in a scroll container of their own (one whose
+#: right edge is inside the viewport), and whether the page itself scrolls sideways.
+OVERFLOW = """
+(() => {
+  const vw = document.documentElement.clientWidth;
+  const bad = [];
+  for (const t of document.querySelectorAll('table')) {
+    const r = t.getBoundingClientRect();
+    if (r.width === 0 || r.right <= vw + 1) continue;
+    let p = t.parentElement, boxed = false;
+    while (p && p !== document.body) {
+      const s = getComputedStyle(p);
+      if ((s.overflowX === 'auto' || s.overflowX === 'scroll') && p.getBoundingClientRect().right <= vw + 1) {
+        boxed = true; break;
+      }
+      p = p.parentElement;
+    }
+    if (!boxed) bad.push(t.id || t.getAttribute('aria-label') || t.className);
+  }
+  return {bad: bad, pageScrolls: document.documentElement.scrollWidth > vw + 1, vw: vw};
+})()
+"""
+
+#: Tables without a non-empty one-line explanation in their block.
+UNEXPLAINED = """
+Array.from(document.querySelectorAll('table.lb')).filter(t => {
+  const block = t.closest('.table-block');
+  const line = block && block.querySelector('p.explain');
+  return !(line && line.textContent.trim().length > 20);
+}).map(t => t.id || t.getAttribute('aria-label') || '?')
+"""
+
+CHART_SERIES = "Array.from(document.querySelectorAll('figure.chart')).map(f => [f.querySelector('img').getAttribute('src'), Number(f.dataset.panels), Number(f.dataset.maxSeries)])"
+
+
+def _svg_series(svg: Path) -> list[int]:
+    """Series per panel, as the SVG's description metadata states them."""
+    import re
+
+    text = svg.read_text(encoding="utf-8")
+    return [int(n) for n in re.findall(r"panel \d+: (\d+) series", text)]
 
 
 @pytest.fixture(scope="module")
@@ -116,9 +162,38 @@ def test_site_in_headless_chromium(browser: Browser, site: Path, tmp_path: Path)
     b.evaluate("""(() => { const s = document.getElementById('filter-dataset'); s.value = '';
         s.dispatchEvent(new Event('change')); })()""")
 
-    shot = b.screenshot(tmp_path / "index.png")
+    # Readable at 1280 px: no table wider than the viewport outside its own scroll box, the page
+    # never scrolls sideways; every table says what it measures; at most about 8 series per
+    # chart panel (the figure and its SVG agree).
+    state = b.evaluate(OVERFLOW)
+    assert state["vw"] == 1280 and state["bad"] == [] and not state["pageScrolls"], state
+    assert b.evaluate(UNEXPLAINED) == []
+    # The checks see a wide, unexplained table outside a scroll box (added, checked, removed).
+    b.evaluate("""(() => { const t = document.createElement('table'); t.className = 'lb'; t.id = 'probe-wide';
+        t.innerHTML = '<tr><td style="min-width:3000px">x</td></tr>'; document.querySelector('main').appendChild(t); })()""")
+    assert "probe-wide" in b.evaluate(OVERFLOW)["bad"] and "probe-wide" in b.evaluate(UNEXPLAINED)
+    b.evaluate("document.getElementById('probe-wide').remove()")
+    charts = b.evaluate(CHART_SERIES)
+    assert len(charts) == 4
+    for src, panels, series in charts:
+        per_panel = _svg_series(site / src)
+        assert len(per_panel) == panels and max(per_panel) == series <= 8, (src, per_panel)
+    # Cards: one per model, each with its evidence table.
+    assert b.evaluate("document.querySelectorAll('#reliance article.card').length") == \
+        b.evaluate("document.querySelectorAll('#filter-model option').length") - 1
+
+    shot = b.screenshot(tmp_path / "index-1280.png")
     print(f"screenshot: {shot}")
     assert shot.stat().st_size > 10_000
+    assert b.console_errors == []
+
+    # A phone-sized screen: still no sideways page scroll.
+    b.send("Emulation.setDeviceMetricsOverride", {"width": 420, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    b.open((site / "index.html").resolve().as_uri())
+    state = b.evaluate(OVERFLOW)
+    assert state["vw"] == 420 and state["bad"] == [] and not state["pageScrolls"], state
+    print(f"screenshot: {b.screenshot(tmp_path / 'index-420.png')}")
+    b.send("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
     assert b.console_errors == []
 
     # The error collection works (a console error in the page is seen).
@@ -128,9 +203,16 @@ def test_site_in_headless_chromium(browser: Browser, site: Path, tmp_path: Path)
     b.console_errors.clear()
 
     # A run report page opens from its link, with no errors either.
+    b.open((site / "index.html").resolve().as_uri())
     href = b.evaluate("document.querySelector('#runs a').getAttribute('href')")
     b.open((site / href).resolve().as_uri())
     assert b.evaluate("document.querySelector('h1').textContent").startswith("Run ")
+    assert b.console_errors == []
+
+    # A model page: its card and its tables, each explained and boxed.
+    b.open((site / "models" / "cnn-lstm.html").resolve().as_uri())
+    assert b.evaluate("document.querySelectorAll('article.card').length") == 1
+    assert b.evaluate(UNEXPLAINED) == [] and b.evaluate(OVERFLOW)["bad"] == []
     assert b.console_errors == []
 
 
