@@ -51,12 +51,11 @@ def spread_labels(ys: list[float], gap: float, low: float, high: float) -> list[
     return out
 
 
-def _lines(ax, panel: "Panel", references: frozenset[str]) -> None:
+def _lines(ax, panel: "Panel", references: frozenset[str], limits: tuple[float, float]) -> None:
     k = len(panel.categories)
     xs = list(range(k))
     ends: list[tuple[float, float, str, str]] = []  # (x, y, label, colour)
-    values = [v for s in panel.series for v in (*s.values, *s.low, *s.high) if v is not None]
-    lo_v, hi_v = (min(values), max(values)) if values else (0.0, 100.0)
+    lo_v, hi_v = limits
     span = max(1e-9, hi_v - lo_v)
     colour_i = 0
     for s in panel.series:
@@ -127,14 +126,18 @@ def _hbar(ax, panel: "Panel", references: frozenset[str], limits: tuple[float, f
 
 
 def _shared_limits(chart: "Chart") -> dict[str, tuple[float, float]]:
-    """One value axis per quantity (x label) across a chart's bar panels, so panels compare."""
+    """One value axis per quantity (the axis title) across a chart's panels, so panels compare."""
     out: dict[str, tuple[float, float]] = {}
     for p in chart.panels:
-        if p.style != "hbar":
-            continue
         vals = [v for s in p.series for v in (*s.values, *s.low, *s.high) if v is not None]
-        low, high = out.get(p.xlabel, (0.0, 1.0))
-        out[p.xlabel] = (min([low, *vals]), max([high, *vals]))
+        if p.style == "hbar":  # bars start at 0
+            low, high = out.get(p.xlabel, (0.0, 1.0))
+            out[p.xlabel] = (min([low, *vals]), max([high, *vals]))
+        elif vals:
+            low, high = out.get(p.ylabel, (min(vals), max(vals)))
+            out[p.ylabel] = (min([low, *vals]), max([high, *vals]))
+        else:
+            out.setdefault(p.ylabel, (0.0, 100.0))
     return out
 
 
@@ -168,7 +171,7 @@ def svg_of(chart: "Chart") -> str:
                 first = chart.panels[i - i % ncols]
                 _hbar(ax, panel, refs, limits[panel.xlabel], i % ncols == 0 or first.categories != panel.categories)
             else:
-                _lines(ax, panel, refs)
+                _lines(ax, panel, refs, limits[panel.ylabel])
             ax.set_title(panel.title, fontsize=9, loc="left")
             ax.set_axisbelow(True)
         # The title is the figure's caption on the page (HTML text, readable at any width).

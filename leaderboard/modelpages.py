@@ -61,8 +61,8 @@ def format_parameters(value: object) -> str:
                 return f"{n / size:.3g}{unit}"
         return str(n)
 
-    low, high = min(counts), max(counts)
-    return one(low) if low == high else f"{one(low)}–{one(high)}"
+    low, high = one(min(counts)), one(max(counts))
+    return low if low == high else f"{low}–{high}"
 
 
 def model_infos(rows: Sequence[ResultRow], runs: Sequence[RunInfo]) -> list[ModelInfo]:

@@ -182,9 +182,10 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
         body.append(f'<section class="suite" id="{_anchor(suite)}"><h2>Suite <code>{esc(suite)}</code></h2>')
         if descriptions.get(suite):
             body.append(f'<p class="desc">{esc(descriptions[suite])}</p>')
-        body += _suite_tables(suite, tables.get(suite, ()), models, datasets, full or {}, docs)
+        # Charts first (the overview), then the paper tables (the numbers).
         for title, src, panels, series in charts.get(suite, ()):
             body.append(_figure(title, src, panels, series))
+        body += _suite_tables(suite, tables.get(suite, ()), models, datasets, full or {}, docs)
         body.append(f"<details><summary>All {len(suite_rows)} result rows of <code>{esc(suite)}</code></summary>"
                     + table_html(_rows_table(suite_rows), models=models, datasets=datasets, links=links)
                     + "</details></section>")
