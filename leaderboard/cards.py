@@ -147,7 +147,7 @@ def card_markdown(card: Card) -> str:
     body = []
     for line in card.lines:
         if not line.rows:
-            body.append([line.evidence.label, "not measured", "", f"no run of this model has it ({line.evidence.suites})", ""])
+            body.append([line.evidence.label, "not measured", "", f"no row in this model's runs ({line.evidence.suites})", ""])
             continue
         for r in line.rows:
             value, ci = value_text(r)

@@ -39,10 +39,10 @@ HEADLINES: dict[str, tuple[tuple[str, str], ...]] = {
     "accuracy": (("vqa_accuracy", ""), ("label_accuracy", "")),
     "balanced-accuracy": (("vqa_accuracy", ""),),
     "pairs": (("pair/both_correct", ""), ("pair/identical", "")),
-    "language-prior": (("audit/answer_entropy", ""), ("audit/prior_accuracy", "")),
+    "language-prior": (("audit/answer_entropy", ""),),
     "counter-examples": (("counterexample/recall@5", "model"),),
     "decoys": (("mc_accuracy", "orig"), ("mc_accuracy", "iou+qou"), ("mc_accuracy/QA", "iou+qou")),
-    "decoy-audit": (("eq2_rule_accuracy", "orig"), ("eq2_rule_accuracy", "iou+qou")),
+    "decoy-audit": (("eq2_rule_accuracy", "iou+qou"),),
     "counterfactual": (("answer_change_rate", "color_max_common"), ("answer_change_rate", "color_min_common"),
                        ("acc_reduction", "hypernym_noun")),
     "nle": (("s_t", ""), ("s_e/e_vil_score", ""), ("s_e/e_vil_score_no_spice", "")),
@@ -100,7 +100,15 @@ def headline_rows(rows: Sequence[ResultRow]) -> list[ResultRow]:
             continue
         for metric, variant in wanted:
             out += [r for r in found if r.metric == metric and (variant == "*" or r.variant == variant)]
-    return out
+    # The same number from two probes (accuracy and balanced-accuracy share predictions) once.
+    seen: set[tuple] = set()
+    unique = []
+    for r in out:
+        key = (r.dataset, r.split, r.train, r.variant, r.metric, r.value, r.n)
+        if key not in seen:
+            seen.add(key)
+            unique.append(r)
+    return unique
 
 
 def _headline(rows: Sequence[ResultRow]) -> Table:
