@@ -24,13 +24,14 @@ from __future__ import annotations
 import marshal
 import os
 import re
+from array import array
 from pathlib import Path
 from typing import Any, Sequence
 
 __all__ = ["INDEX_VERSION", "WordNetIndex", "build_index", "index_path", "load_index", "wordnet_index"]
 
 #: Bump when the layout or the parsing changes: old cache files are then rebuilt.
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 _POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 _POS_NUMBER = {"n": 1, "v": 2, "a": 3, "r": 4, "s": 5}
 _FILE_POS = {"n": "n", "v": "v", "a": "a", "s": "a", "r": "r"}
@@ -53,22 +54,40 @@ class WordNetIndex:
     """Read-only WordNet 3.0: synsets are ints (`sid`), everything else plain strings/tuples."""
 
     def __init__(self, data: dict[str, Any]) -> None:
+        # Large integer tables travel as array bytes: loading them creates no Python objects.
         self.lexnames: list[str] = data["lexnames"]
-        self._lemmas: dict[str, dict[str, tuple[int, ...]]] = data["lemmas"]
+        self._lemma_data: dict[str, tuple[str, bytes, bytes]] = data["lemmas"]
+        self._lemma_maps: dict[str, tuple[dict[str, int], array, array]] = {}
         self.exceptions: dict[str, dict[str, list[str]]] = data["exc"]
         s = data["syn"]
         self._name: list[str] = s["name"]
         self._pos: str = s["pos"]
-        self._lex: list[int] = s["lex"]
+        self._lex = _ints(s["lex"])
         self._words: list[tuple[str, ...]] = s["words"]
         self._counts: list[tuple[int, ...]] = s["counts"]
-        self._ptr: list[tuple[tuple[int, ...], ...]] = s["ptr"]
+        self._ptr, self._ptr_off = _ints(s["ptr"]), _ints(s["ptr_off"])
         self._gloss: list[str] = s["gloss"]
-        self._maxd: list[int] = s["maxd"]
-        self._mind: list[int] = s["mind"]
+        self._maxd, self._mind = _ints(s["maxd"]), _ints(s["mind"])
         self._frames: list[tuple[int, ...]] = s["frames"]
         self._by_name: dict[str, int] | None = None
         self._morphy_cache: dict[tuple[str, str], list[str]] = {}
+
+    def _map(self, pos: str) -> tuple[dict[str, int], array, array]:
+        """lemma -> row, and the flat sense table of `pos` (built on first use)."""
+        found = self._lemma_maps.get(pos)
+        if found is None:
+            keys, flat, off = self._lemma_data[pos]
+            found = self._lemma_maps[pos] = ({k: i for i, k in enumerate(keys.split("\n"))}, _ints(flat), _ints(off))
+        return found
+
+    def lemmas(self, pos: str) -> list[str]:
+        """Every lemma of `pos` in index-file order ('_' for spaces)."""
+        return list(self._map(pos)[0])
+
+    def _senses(self, pos: str, lemma: str) -> tuple[int, ...]:
+        rows, flat, off = self._map(pos)
+        i = rows.get(lemma)
+        return () if i is None else tuple(flat[off[i]:off[i + 1]])
 
     # ------------------------------------------------------------------ lookup
     def __len__(self) -> int:
@@ -83,19 +102,19 @@ class WordNetIndex:
             exc = self.exceptions[p]
             forms = exc[form] if form in exc else [form[: -len(old)] + new for old, new in _SUBSTITUTIONS[p]
                                                      if form.endswith(old)]
-            index = self._lemmas[p]
+            index = self._map(p)[0]
             found = list(dict.fromkeys(f for f in [form, *forms] if f in index))
             self._morphy_cache[key] = found
         return found
 
     def synsets(self, lemma: str, pos: str) -> list[int]:
         """Senses of `lemma` (any inflected form) for pos n/v/a/r, most frequent first (NLTK order)."""
-        index = self._lemmas["a" if pos == "s" else pos]
-        return [sid for form in self.morphy(lemma.lower(), pos) for sid in index[form]]
+        p = "a" if pos == "s" else pos
+        return [sid for form in self.morphy(lemma.lower(), pos) for sid in self._senses(p, form)]
 
     def has_lemma(self, lemma: str, pos: str) -> bool:
         """Whether `lemma` (base form, '_' for spaces) is a WordNet lemma of `pos`."""
-        return lemma.lower() in self._lemmas["a" if pos == "s" else pos]
+        return lemma.lower() in self._map("a" if pos == "s" else pos)[0]
 
     def synset(self, name: str) -> int:
         """The sid of a synset name like 'dog.n.01' (KeyError if unknown)."""
@@ -132,21 +151,25 @@ class WordNetIndex:
                 return n
         return 0
 
+    def _group(self, sid: int, group: int) -> tuple[int, ...]:
+        k = 5 * sid + group
+        return tuple(self._ptr[self._ptr_off[k]:self._ptr_off[k + 1]])
+
     def hypernyms(self, sid: int) -> tuple[int, ...]:
         """Immediate hypernyms in data-file order (the first is the primary parent)."""
-        return self._ptr[sid][0]
+        return self._group(sid, 0)
 
     def instance_hypernyms(self, sid: int) -> tuple[int, ...]:
-        return self._ptr[sid][1]
+        return self._group(sid, 1)
 
     def hyponyms(self, sid: int) -> tuple[int, ...]:
-        return self._ptr[sid][2]
+        return self._group(sid, 2)
 
     def instance_hyponyms(self, sid: int) -> tuple[int, ...]:
-        return self._ptr[sid][3]
+        return self._group(sid, 3)
 
     def similar_tos(self, sid: int) -> tuple[int, ...]:
-        return self._ptr[sid][4]
+        return self._group(sid, 4)
 
     def definition(self, sid: int) -> str:
         """The gloss without its example sentences."""
@@ -287,14 +310,34 @@ def build_index(folder: Path) -> dict[str, Any]:
             sense_counts.get(f"{w}%{_POS_NUMBER[pc]}:{lex[sid]:02d}:{i:02d}:{head_name}:{head_id}".lower(), 0)
             for w, i in zip(words[sid], lex_ids[sid])))
     maxd, mind = _depths(n, ptr)
+    flat_ptr, ptr_off = array("i"), array("i", [0])
+    for groups in ptr:
+        for group in groups:
+            flat_ptr.extend(group)
+            ptr_off.append(len(flat_ptr))
+    lemma_data = {}
+    for p, d in lemmas.items():
+        flat, off = array("i"), array("i", [0])
+        for sids in d.values():
+            flat.extend(sids)
+            off.append(len(flat))
+        lemma_data[p] = ("\n".join(d), flat.tobytes(), off.tobytes())
     return {
         "format": INDEX_VERSION,
         "lexnames": lexnames,
-        "lemmas": {p: {k: tuple(v) for k, v in d.items()} for p, d in lemmas.items()},
+        "lemmas": lemma_data,
         "exc": exc,
-        "syn": {"name": names, "pos": "".join(pos_chars), "lex": lex, "words": words, "counts": counts,
-                "ptr": ptr, "gloss": gloss, "maxd": maxd, "mind": mind, "frames": frames},
+        "syn": {"name": names, "pos": "".join(pos_chars), "lex": array("i", lex).tobytes(), "words": words,
+                "counts": counts, "ptr": flat_ptr.tobytes(), "ptr_off": ptr_off.tobytes(), "gloss": gloss,
+                "maxd": array("i", maxd).tobytes(), "mind": array("i", mind).tobytes(), "frames": frames},
     }
+
+
+def _ints(data: bytes) -> array:
+    """An array('i') over bytes written by `build_index`."""
+    out = array("i")
+    out.frombytes(data)
+    return out
 
 
 def _depths(n: int, ptr: Sequence[tuple[tuple[int, ...], ...]]) -> tuple[list[int], list[int]]:

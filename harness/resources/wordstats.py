@@ -84,13 +84,13 @@ def _build(wn: Any) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
     from wordfreq import zipf_frequency
 
     forms: dict[str, dict[str, str]] = {}
-    heads = {("n", lemma.split("_")[-1].lower()) for lemma in wn._lemmas["n"]}
-    heads |= {("v", lemma.split("_")[0].lower()) for lemma in wn._lemmas["v"]}
+    heads = {("n", lemma.split("_")[-1].lower()) for lemma in wn.lemmas("n")}
+    heads |= {("v", lemma.split("_")[0].lower()) for lemma in wn.lemmas("v")}
     for pos, word in sorted(heads):
         forms[f"{pos}:{word}"] = _lemminflect(word, pos)  # {} when lemminflect does not know it
     words: set[str] = set()
     for pos in ("n", "v", "a"):
-        for lemma in wn._lemmas[pos]:
+        for lemma in wn.lemmas(pos):
             words.update(lemma.lower().split("_"))
     for found in forms.values():
         words.update(found.values())

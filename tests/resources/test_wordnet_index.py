@@ -68,9 +68,10 @@ def test_index_cache_is_keyed_by_the_resource_files(tmp_path, monkeypatch) -> No
     for name in _SOURCE_FILES:
         (folder / name).write_text(name)
     builds = []
-    tiny = {"format": INDEX_VERSION, "lexnames": [], "lemmas": {p: {} for p in "nvar"}, "exc": {p: {} for p in "nvar"},
-            "syn": {k: [] for k in ("name", "lex", "words", "counts", "ptr", "gloss", "maxd", "mind", "frames")}}
-    tiny["syn"]["pos"] = ""
+    tiny = {"format": INDEX_VERSION, "lexnames": [], "lemmas": {p: ("", b"", b"\0\0\0\0") for p in "nvar"},
+            "exc": {p: {} for p in "nvar"},
+            "syn": {k: [] for k in ("name", "words", "counts", "gloss", "frames")}}
+    tiny["syn"].update({"pos": "", "lex": b"", "ptr": b"", "ptr_off": b"\0\0\0\0", "maxd": b"", "mind": b""})
     monkeypatch.setattr(module, "build_index", lambda f: builds.append(f) or tiny)
     load_index(folder)
     path = index_path(folder)
