@@ -124,7 +124,7 @@ def card_html(card: Card, links: Mapping[str, str], *, heading: bool = True, hre
         ev = line.evidence
         label = f'<th scope="row" title="{esc(ev.reading)}">{esc(ev.label)}</th>'
         if not line.rows:
-            trs.append(f'<tr class="absent">{label}<td class="num">–</td><td class="where" colspan="2">not '
+            trs.append(f'<tr class="absent">{label}<td class="num">–</td><td class="where">not '
                        f"measured: no row in this model's runs ({esc(ev.suites)})</td></tr>")
             continue
         for k, r in enumerate(line.rows):
@@ -135,7 +135,7 @@ def card_html(card: Card, links: Mapping[str, str], *, heading: bool = True, hre
                    if r.run_id in links else f'<span title="{esc(r.run_id)}">{esc(_run_label(r.run_id))}</span>')
             head = label if k == 0 else '<th scope="row" class="cont"></th>'
             trs.append(f'<tr data-model="{esc(card.model)}">{head}<td class="num" data-sort="{esc(value)}">'
-                       f"{esc(value)}{ci_html}</td><td class=\"where\">{esc(context(r))}</td><td>{run}</td></tr>")
+                       f"{esc(value)}{ci_html}</td><td class=\"where\">{esc(context(r))} · run {run}</td></tr>")
     said = verdict(card)
     title = f'<a href="{esc(href)}">{esc(card.model)}</a>' if href else esc(card.model)
     head = f'<h3 class="card-title">{title}</h3>' if heading else ""
@@ -144,7 +144,7 @@ def card_html(card: Card, links: Mapping[str, str], *, heading: bool = True, hre
     explain = ('<p class="explain">Values in %, drops in points, S_E x100, 95% intervals in small type; hover an '
                "evidence name for how to read it; the date links to the run it came from.</p>")
     table = ('<div class="scroll"><table class="lb card-table"><thead><tr><th>evidence</th><th>value</th>'
-             "<th>measured on</th><th>run</th></tr></thead><tbody>" + "".join(trs) + "</tbody></table></div>")
+             "<th>measured on, run</th></tr></thead><tbody>" + "".join(trs) + "</tbody></table></div>")
     return (f'<article class="card" id="card-{esc(safe_name(card.model))}">{head}{summary}'
             f'<div class="table-block">{explain}{table}</div></article>')
 
