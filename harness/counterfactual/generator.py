@@ -135,6 +135,9 @@ class Perturber:
         if mode == "quality":
             from .quality_mode import QualityMode
 
+            # Common colors must read as colors: a color name the dataset uses that WordNet
+            # knows only as a thing ("snow", "salmon" as a fish) is no replacement.
+            self.pools["common"] = tuple(c for c in self.pools["common"] if wn.has_lemma(c, "a"))
             self.quality = QualityMode(self)
 
     # ------------------------------------------------------------------ public

@@ -22,7 +22,9 @@ first test it fails), as:
   a sense among T's ancestors), verbs need verb + particle (pick up), adjectives one word;
 - `sense_mismatch`: T is not among Y's DOMINANT_SENSES most frequent senses, so a reader
   would take Y in another meaning (clear -> open, riding -> sitting), or Y is mostly used
-  as another part of speech (SemCor counts below a tenth: "being" is a verb form). The
+  as another part of speech (SemCor counts below a tenth: "being" is a verb form), or Y
+  is one of the few words whose modern dominant sense WordNet's counts miss
+  (MEANING_SHIFTED: sunny -> "gay"). The
   first test is not made for hypernyms: the general word is read in the sense the
   original pins down (room -> area);
 - `verb_frame`: (verbs) Y shares no WordNet verb frame with X in T, or the question uses X
@@ -46,6 +48,7 @@ __all__ = [
     "DOMINANT_SENSES",
     "FREQUENCY_FLOOR",
     "INTRANSITIVE_FRAMES",
+    "MEANING_SHIFTED",
     "MIN_HYPERNYM_DEPTH",
     "QualityChoice",
     "QualityLexicon",
@@ -61,6 +64,11 @@ BASIC_LEVEL_ZIPF = 4.0
 MIN_HYPERNYM_DEPTH = 5
 #: A replacement must be read in the shared sense: that sense is among its first N senses.
 DOMINANT_SENSES = {"n": 3, "v": 1, "a": 1}
+#: Words whose dominant meaning today is not the one WordNet's (1960s) sense counts make
+#: dominant, so a reader takes them in another, often offensive, sense ("Is it a gay
+#: day?" for "Is it a sunny day?"); never a replacement.
+MEANING_SHIFTED = frozenset({"gay", "queer", "fag", "faggot", "dyke", "cock", "pussy", "ass", "screw", "bang",
+                             "intercourse", "ejaculate", "erection", "hooker", "chick"})
 #: WordNet verb frames without an object: "Something ----s", "Somebody ----s",
 #: "Something is ----ing PP", "Somebody ----s PP".
 INTRANSITIVE_FRAMES = frozenset({1, 2, 4, 22})
@@ -186,6 +194,8 @@ class QualityLexicon:
             return "rare_word"  # first: the cheapest test, and most candidates fail it
         if len(words) > 1 and not self._reads_as_english(words, pos, synset):
             return "multiword"
+        if MEANING_SHIFTED.intersection(words):
+            return "sense_mismatch"
         if len(words) == 1 and not self.pos_plausible(words[0], pos):
             return "sense_mismatch"  # "being" is read as a verb form, not as organism
         if hypernym:

@@ -11,19 +11,23 @@ the most frequent reason):
   that no noun follows ("in the middle");
 - `compound_part`: a noun that modifies another noun ("traffic" in "traffic light"),
   or the head of a compound WordNet does not list as one lemma; a listed compound
-  ("traffic light", "tennis player") is a site as a whole;
+  ("traffic light", "tennis player", "mobile home") is a site as a whole, and its
+  adjective is no adjective site;
 - `verb_frame`: a verb used with a direct object has no transitive sense in WordNet;
   only its transitive senses compete otherwise ("Does the toilet match the wall?");
 - the choice of quality.py (`no_replacement`, `abstract`, `multiword`, `rare_word`,
   `sense_mismatch`, `verb_frame`) for the sense chosen in context (senses.py);
-- `phrasal`: a verb followed by a particle gets a one-word replacement unless WordNet lists
-  the phrasal verb ("turned on" -> turn_on -> "switched on"); a phrasal replacement never
-  goes before an object ("having on a hat");
+- `phrasal`: a verb followed by a particle is replaced as a whole when WordNet lists the
+  phrasal verb ("turned on" -> turn_on -> "switched on"), else skipped when the tagger
+  calls the particle RP ("backing up"), else gets a one-word replacement only; a phrasal
+  replacement never goes before an object ("having on a hat");
 - `inflection`: lemminflect has no form of the replacement for the tag (or the tag is a
   comparative/superlative);
 - `rare_word` again for the inflected form ("publics");
 - colors: `color_in_question` when every remaining color is already in the question
-  ("black and white" never becomes "black and black");
+  ("black and white" never becomes "black and black"); the common pool keeps only the
+  dataset's color names that WordNet lists as adjectives ("snow" is a thing, not a color
+  word: "the snow device");
 - deletion: `deletion_parse` when no phrase around the noun can go with the question still
   passing `phrases.reads_as_question` (a direct object may go only when the verb's most
   frequent sense has a WordNet frame without an object: INTRANSITIVE_FRAMES).
@@ -167,6 +171,10 @@ class QualityMode:
             if kind.pos == "a" and tag != "JJ":
                 rej["inflection"] += 1  # comparatives/superlatives
                 continue
+            if kind.pos == "a" and i + 1 < len(tokens) and tags[i + 1] in NOUN_TAGS and \
+                    self.wn.morphy(f"{tok.text.lower()}_{tokens[i + 1].text.lower()}", "n"):
+                rej["compound_part"] += 1  # "mobile home" is one noun: "wandering home" is not English
+                continue
             if kind.pos == "a" and i > 0 and tags[i - 1] == "DT" and (
                     i + 1 >= len(tags) or tags[i + 1] not in ("NN", "NNS", "NNP", "JJ", "CC", ",")):
                 rej["tag_mismatch"] += 1  # "in the middle": an adjective used as a noun
@@ -177,6 +185,9 @@ class QualityMode:
                     rej["compound_part"] += 1
                     continue
                 start = runs.get(i, i)
+                if start > 0 and tags[start - 1] == "JJ" and \
+                        self.wn.morphy("_".join(t.text.lower() for t in tokens[start - 1:i + 1]), "n"):
+                    start -= 1  # "mobile home", "hot dog": an adjective + noun compound WordNet lists
                 if start < i:
                     lemma = self._compound(tokens, start, i)
                     if lemma is None:
@@ -188,6 +199,9 @@ class QualityMode:
                 phrasal = f"{base}_{tokens[i + 1].text.lower()}" if base else None
                 if phrasal and self.wn.has_lemma(phrasal, "v"):
                     lemma, last = phrasal, i + 1
+                elif tags[i + 1] == "RP":
+                    rej["phrasal"] += 1  # a particle of a phrasal verb WordNet lacks ("backing up")
+                    continue
                 else:
                     allow_multi = False  # "turned on" -> "changed state on" is not English
             if lemma is None:

@@ -22,7 +22,7 @@ from typing import Any
 
 __all__ = ["WordStats", "word_stats", "NOUN_FORMS", "VERB_FORMS"]
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 #: The Penn tags whose forms are tabulated (the base forms are the lemma itself).
 NOUN_FORMS = ("NNS",)
 VERB_FORMS = ("VBZ", "VBD", "VBN", "VBG")
@@ -73,11 +73,12 @@ class WordStats:
 
 
 def _lemminflect(word: str, pos: str) -> dict[str, str]:
-    from lemminflect import getAllInflections
+    # getInflection per tag, not getAllInflections: the latter leaves out forms equal to
+    # another tag's (no VBN "acted" for "act"). No out-of-vocabulary guessing.
+    from lemminflect import getInflection
 
-    found = getAllInflections(word, upos="NOUN" if pos == "n" else "VERB")
-    tags = NOUN_FORMS if pos == "n" else VERB_FORMS
-    return {t: found[t][0] for t in tags if found.get(t)}
+    found = {t: getInflection(word, t, inflect_oov=False) for t in (NOUN_FORMS if pos == "n" else VERB_FORMS)}
+    return {t: forms[0] for t, forms in found.items() if forms}
 
 
 def _build(wn: Any) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
