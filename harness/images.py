@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,9 +12,13 @@ from .errors import DataError
 from .types import BLANK_IMAGE
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     from PIL import Image
 
-__all__ = ["load_image", "missing_images", "BLANK_IMAGE"]
+__all__ = ["load_image", "missing_images", "image_array", "BLANK_IMAGE", "DECODED_CACHE_BYTES"]
+
+#: Bound of the per-process cache of decoded images (bytes; VQA_HARNESS_IMAGE_CACHE_MB).
+DECODED_CACHE_BYTES = int(os.environ.get("VQA_HARNESS_IMAGE_CACHE_MB", "512")) * 2**20
 
 GRAY = (128, 128, 128)
 
@@ -49,3 +55,38 @@ def missing_images(paths: list[str], limit: int = 5) -> tuple[int, list[str]]:
     """Count of image paths missing on disk and the first few, checked before a model runs."""
     missing = [p for p in dict.fromkeys(paths) if p and p != BLANK_IMAGE and not Path(p).is_file()]
     return len(missing), missing[:limit]
+
+
+_DECODED: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
+_DECODED_BYTES = 0
+
+
+def image_array(path: str, size: tuple[int, int]) -> "np.ndarray":
+    """`load_image(path, size)` as a read-only uint8 array [H, W, 3], kept in a per-process
+    least-recently-used cache bounded by `DECODED_CACHE_BYTES` (inference over many batches,
+    epochs and probe variants decodes each file once). Keyed by path, size and the file's
+    modification time, so a rewritten file is decoded again."""
+    import numpy as np
+
+    global _DECODED_BYTES
+    stamp = 0 if path == BLANK_IMAGE or not path else _mtime(path)
+    key = (path, tuple(size), stamp)
+    found = _DECODED.get(key)
+    if found is not None:
+        _DECODED.move_to_end(key)
+        return found
+    arr = np.asarray(load_image(path, tuple(size)), dtype=np.uint8)
+    arr.setflags(write=False)
+    _DECODED[key] = arr
+    _DECODED_BYTES += arr.nbytes
+    while _DECODED_BYTES > DECODED_CACHE_BYTES and len(_DECODED) > 1:
+        _, old = _DECODED.popitem(last=False)
+        _DECODED_BYTES -= old.nbytes
+    return arr
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except FileNotFoundError:
+        raise DataError(f"image file not found: {path}") from None

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from harness.api import Option
 from harness.errors import DataError, UsageError
-from harness.images import load_image
+from harness.images import image_array
 from harness.types import BLANK_IMAGE, Example
 
 from .text import PAD, UNK, Vocab, tokenize
@@ -152,7 +152,7 @@ def decode_images(paths: Sequence[str], size: int) -> "torch.Tensor":
 
     out = np.empty((len(paths), size, size, 3), dtype=np.uint8)
     for i, path in enumerate(paths):
-        out[i] = np.asarray(load_image(path, (size, size)), dtype=np.uint8)
+        out[i] = image_array(path, (size, size))  # decoded once per process (bounded cache)
     return torch.from_numpy(out).permute(0, 3, 1, 2).contiguous()
 
 

@@ -44,8 +44,9 @@ TRAINER_OPTIONS: dict[str, Option] = {
     "dropout": Option(0.3, "dropout before the answer classifier", min=0.0, max=0.99),
     # One thread by default: on 2 shared cores a second torch thread made training 4x
     # slower in wall-clock time (OpenMP spin-waiting) and only 1.3x faster on idle cores.
+    # Results do not depend on it (torch_threads), so it is not part of the fingerprint.
     "threads": Option(1, "torch CPU threads while training and predicting (0: torch default); results "
-                         "are bit-identical for a given seed and thread count", min=0, max=1024),
+                         "are bit-identical whatever the thread count", min=0, max=1024, fingerprint=False),
 }
 
 #: Takes example row indices (a LongTensor) and returns the network's positional inputs.
@@ -54,12 +55,15 @@ Take = Callable[["torch.Tensor"], tuple["torch.Tensor", ...]]
 
 @contextlib.contextmanager
 def torch_threads(threads: int) -> Iterator[None]:
-    """Set torch's CPU thread count for a block, then restore it.
+    """Set torch's CPU thread count for a block, then restore it; results do not depend on it.
 
-    Training always runs on the CPU with ops whose CPU kernels are deterministic for a
-    given thread count (convolution, LSTM, embedding bag, scatter_add, index_select; not
-    `x[index]` in a backward pass), so `torch.use_deterministic_algorithms` is not needed
-    (it also costs a 1.5 s import of torch._inductor).
+    Inside, oneDNN (mkldnn) is off: its convolution backward accumulates weight gradients in
+    a thread-count-dependent order, while ATen's convolution (im2col + MKL gemm, run with
+    strict conditional numerical reproducibility, harness/__init__.py) gives the same bits
+    with 1 or N threads; the other ops used (LSTM, embedding bag, scatter_add,
+    index_select; not `x[index]` in a backward pass) are thread-count invariant on CPU.
+    `torch.use_deterministic_algorithms` is not needed (and costs a 1.5 s import).
+    Tested by tests/models/test_reproducibility.py in separate processes.
     """
     import torch
 
@@ -67,7 +71,8 @@ def torch_threads(threads: int) -> Iterator[None]:
     try:
         if threads > 0 and threads != old_threads:
             torch.set_num_threads(threads)
-        yield
+        with torch.backends.mkldnn.flags(enabled=False):
+            yield
     finally:
         if torch.get_num_threads() != old_threads:
             torch.set_num_threads(old_threads)
@@ -163,7 +168,7 @@ class TorchAnswerModel(Model):
             {
                 "model": self.name,
                 "version": MODEL_VERSION,
-                "config": self.config,
+                "config": self.fingerprint_config(),
                 "normalizer": norm_name,
                 "torch": package_version("torch").split("+")[0],
                 "train": train_digest(train, extra=self._example_extra),
@@ -174,7 +179,8 @@ class TorchAnswerModel(Model):
     def fit_key(self, train_fingerprint: str, seed: int) -> Any:
         """Config, code, normalizer, torch version, training data and seed fix the weights."""
         norm_name, _ = normalizer()
-        return {"model": self.name, "version": MODEL_VERSION, "config": self.config, "normalizer": norm_name,
+        return {"model": self.name, "version": MODEL_VERSION, "config": self.fingerprint_config(),
+                "normalizer": norm_name,
                 "torch": package_version("torch").split("+")[0], "code": class_source_digest(type(self)),
                 "train": train_fingerprint, "seed": seed}
 

@@ -1,0 +1,118 @@
+"""The main job, fresh and warm, back to back (issue: fast first runs, near-instant re-runs).
+
+    python benchmarks/main_job.py [--models prior,qonly,cnn-lstm,retrieval-explainer] [--suite toy]
+                                  [--json out.json] [--keep DIR]
+
+1. Fresh: a new, empty cache folder (VQA_HARNESS_CACHE) and a new working folder; the
+   README's command 1 job (`harness run --model ... --suite toy`): toy data generated,
+   models trained, every probe computed.
+2. Warm: the same command again, same cache (every prediction and probe output cached).
+3. `harness run --model qonly --suite vqa-accuracy`, first run and re-run, in a second
+   fresh cache folder (the smaller re-run target).
+
+Prints, for each step: wall seconds, the per-model seconds (from each run's manifest),
+peak memory (the largest resident set of the run's process), and the ratios fresh/warm
+and first/re-run. The baseline of each ratio is measured in the same invocation, on the
+same machine state; the load (`uptime`) is printed before and after. Nothing is written
+into the project: everything goes to a temporary folder (or --keep DIR).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+MAIN_JOB = ("prior", "qonly", "cnn-lstm", "retrieval-explainer")
+
+
+def _uptime() -> str:
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    except OSError:  # pragma: no cover
+        return "(uptime unavailable)"
+
+
+def _run(args: list[str], workdir: Path, cache: Path) -> dict:
+    """Run `harness ...` in a child process; wall time, peak RSS and the run manifests."""
+    env = {**os.environ, "VQA_HARNESS_CACHE": str(cache), "TQDM_DISABLE": "1"}
+    before = set((workdir / "results" / "runs").glob("*")) if (workdir / "results" / "runs").is_dir() else set()
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *args], cwd=workdir, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output = proc.stdout.read()
+    proc.stdout.close()
+    # Reap the child ourselves: wait4 gives this process's own peak resident set.
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - start
+    peak_kb = usage.ru_maxrss
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"harness {' '.join(args)} failed ({proc.returncode}):\n{output[-3000:]}")
+    runs = sorted(set((workdir / "results" / "runs").glob("*")) - before)
+    per_model = {}
+    for run in runs:
+        m = json.loads((run / "manifest.json").read_text())
+        seconds = (datetime.fromisoformat(m["finished"]) - datetime.fromisoformat(m["started"])).total_seconds()
+        per_model[m["model"]] = {"seconds": seconds, "model_calls": m["stats"]["model_calls"],
+                                 "probe_outputs_reused": m["stats"].get("probe_outputs_reused", 0)}
+    return {"wall": wall, "peak_mb": peak_kb / 1024, "per_model": per_model, "exit": proc.returncode}
+
+
+def _show(label: str, r: dict) -> None:
+    print(f"{label}: {r['wall']:.1f} s wall, peak memory {r['peak_mb']:.0f} MB")
+    for model, m in r["per_model"].items():
+        print(f"    {model:22s} {m['seconds']:7.1f} s   model calls {m['model_calls']:>7}   "
+              f"probe outputs reused {m['probe_outputs_reused']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=",".join(MAIN_JOB))
+    parser.add_argument("--suite", default="toy")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON")
+    parser.add_argument("--keep", type=Path, default=None, help="work in DIR and keep it")
+    parser.add_argument("--skip-small", action="store_true", help="skip the qonly/vqa-accuracy step")
+    args = parser.parse_args(argv)
+    root = args.keep or Path(tempfile.mkdtemp(prefix="harness-bench-"))
+    root.mkdir(parents=True, exist_ok=True)
+    models = [m for m in args.models.split(",") if m]
+    job = ["run", *[a for m in models for a in ("--model", m)], "--suite", args.suite]
+    print(f"load before: {_uptime()}")
+    print(f"command: harness {' '.join(job)}")
+    out: dict = {"command": "harness " + " ".join(job), "load_before": _uptime()}
+    try:
+        (root / "work").mkdir(parents=True)
+        fresh = _run(job, root / "work", root / "cache")
+        _show("fresh", fresh)
+        warm = _run(job, root / "work", root / "cache")
+        _show("warm ", warm)
+        print(f"fresh / warm = {fresh['wall'] / warm['wall']:.1f}x   (target: at least 50x)")
+        out.update(fresh=fresh, warm=warm, ratio=fresh["wall"] / warm["wall"])
+        if not args.skip_small:
+            small = ["run", "--model", "qonly", "--suite", "vqa-accuracy"]
+            (root / "work-small").mkdir()
+            first = _run(small, root / "work-small", root / "cache-small")
+            again = _run(small, root / "work-small", root / "cache-small")
+            print(f"qonly on vqa-accuracy: first {first['wall']:.1f} s, re-run {again['wall']:.2f} s, "
+                  f"ratio {first['wall'] / again['wall']:.1f}x   (target: at least 20x)")
+            out.update(small_first=first, small_again=again, small_ratio=first["wall"] / again["wall"])
+    finally:
+        out["load_after"] = _uptime()
+        print(f"load after: {out['load_after']}")
+        if args.json:
+            args.json.write_text(json.dumps(out, indent=1) + "\n")
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""The same trained model and the same predictions whatever the thread settings, in separate
+processes (the pinned numerics of harness/__init__.py: MKL strict CNR, AVX2 kernels)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from test_cnnlstm import FAST, draw_scenes
+
+SCRIPT = """
+import hashlib, json, sys
+from pathlib import Path
+from harness.types import Example
+from vqa_harness_plugins.models.cnnlstm import CNNLSTMModel
+from vqa_harness_plugins.models.qonly import QOnlyModel
+
+data = json.loads(Path(sys.argv[1]).read_text())
+train = [Example.from_row(r) for r in data["train"]]
+val = [Example.from_row(r) for r in data["val"]]
+threads = int(sys.argv[2])
+out = {}
+for cls, options in ((CNNLSTMModel, data["cnn"]), (QOnlyModel, data["qonly"])):
+    model = cls(**{**options, "threads": threads})
+    model.fit(train, seed=0)
+    logp = model.log_probs(val)
+    out[cls.name] = hashlib.sha256(logp.numpy().tobytes()).hexdigest()
+print(json.dumps(out))
+"""
+
+
+def _train_in_process(data: Path, threads: int, omp: str, cache: Path) -> dict:
+    env = {**os.environ, "OMP_NUM_THREADS": omp, "VQA_HARNESS_CACHE": str(cache)}
+    done = subprocess.run([sys.executable, "-c", SCRIPT, str(data), str(threads)], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_training_and_predictions_do_not_depend_on_thread_settings(tmp_path: Path) -> None:
+    train = draw_scenes(tmp_path / "train", 64, seed=0)
+    val = draw_scenes(tmp_path / "val", 24, seed=1)
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps({
+        "train": [ex.to_row() for ex in train], "val": [ex.to_row() for ex in val],
+        "cnn": {**FAST, "epochs": 3, "batch_size": 32},
+        "qonly": {"epochs": 3, "hidden": 64, "batch_size": 16},
+    }))
+    # Separate caches: each process trains (a weight-cache hit would prove nothing).
+    one = _train_in_process(data, threads=1, omp="1", cache=tmp_path / "c1")
+    two = _train_in_process(data, threads=2, omp="2", cache=tmp_path / "c2")
+    assert one == two and set(one) == {"cnn-lstm", "qonly"}
