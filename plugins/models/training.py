@@ -67,13 +67,14 @@ def torch_threads(threads: int) -> Iterator[None]:
     """
     import torch
 
-    old_threads = torch.get_num_threads()
+    old_threads, old_mkldnn = torch.get_num_threads(), torch.backends.mkldnn.enabled
     try:
         if threads > 0 and threads != old_threads:
             torch.set_num_threads(threads)
-        with torch.backends.mkldnn.flags(enabled=False):
-            yield
+        torch.backends.mkldnn.enabled = False
+        yield
     finally:
+        torch.backends.mkldnn.enabled = old_mkldnn
         if torch.get_num_threads() != old_threads:
             torch.set_num_threads(old_threads)
 
