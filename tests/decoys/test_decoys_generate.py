@@ -172,7 +172,7 @@ def test_bad_records_are_reported_with_counts() -> None:
 def test_bad_decoy_file(tmp_path) -> None:
     p = tmp_path / "bad.json"
     p.write_text('{"1": {"IoU_decoys": "red"}}')
-    with pytest.raises(DataError, match="qa_id 1: field IoU_decoys"):
+    with pytest.raises(DataError, match="qa_id 1: field 'IoU_decoys'"):
         read_decoy_file(p)
 
 
