@@ -10,7 +10,9 @@ from __future__ import annotations
 from harness.hookspecs import hookimpl
 
 from .datasets.decoys import VQA1MC, VQA2MC, ToyVQAMC, Visual7W, VisualGenomeQA
+from .models.coattention import HieCoAttMC
 from .models.mlp import MLPA, MLPIA, MLPIQA, MLPQA
+from .models.spatial_attention import SpatialAttentionMC
 from .probes.decoys import DECOYS_SUITE, DecoyAuditProbe, DecoyProbe
 from .probes.decoys.command import decoys
 
@@ -24,8 +26,8 @@ def register_datasets(register) -> None:
 
 @hookimpl
 def register_models(register) -> None:
-    """Register MLP-A, MLP-QA, MLP-IA, MLP-IQA."""
-    for cls in (MLPA, MLPQA, MLPIA, MLPIQA):
+    """Register MLP-A, MLP-QA, MLP-IA, MLP-IQA, Attention* (`attention-mc`) and HieCoAtt* (`hiecoatt-mc`)."""
+    for cls in (MLPA, MLPQA, MLPIA, MLPIQA, SpatialAttentionMC, HieCoAttMC):
         register(cls)
 
 
