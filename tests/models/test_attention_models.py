@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers_grid import COLORS, multiple_choice, scenes, write_grids
 
 from harness.errors import DataError, UsageError
 from harness.types import BLANK_IMAGE
-from helpers_grid import COLORS, multiple_choice, scenes, write_grids
 from vqa_harness_plugins.models.coattention import HieCoAttMC, HieCoAttModel
 from vqa_harness_plugins.models.mcb import MCBModel, compact_bilinear, count_sketch
 from vqa_harness_plugins.models.spatial_attention import SpatialAttentionMC

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers_grid import COLORS, SHAPES, grid_of, write_grids
 
 from harness.types import CANDIDATE_IMAGES, Example
-from helpers_grid import COLORS, SHAPES, grid_of, write_grids
 from vqa_harness_plugins.models.counterexample import CounterExampleExplainer, explanation_sets
 
 K = 4

@@ -1,30 +1,42 @@
 """Probe `counter-examples`: counter-example explanations, Recall@5 (Goyal et al. 2017, §5).
 
 For each question Q on image I whose complementary question asks Q on another image I':
-candidates = I' plus the K-1 images nearest to I in an image-feature space (K = 24). Three
-rankers order the candidates, and Recall@5 is the share of questions with I' in the top 5:
+candidates = I' plus the K-1 images nearest to I in an image-feature space (K = 24). Up to
+four rankers order the candidates, and Recall@5 is the share of questions with I' in the
+top 5:
 
 - Random: a seeded random order (chance = 5/K);
 - Distance: ascending feature distance to I;
-- Model: ascending score of the model's predicted answer A (on I) when the model answers Q
-  on each candidate image; needs `answer` with `Answer.scores`. An answer absent from a
-  candidate's scores ranks as least likely (first).
+- Model (the paper's "VQA model" baseline): ascending score of the model's predicted
+  answer A (on I) when the model answers Q on each candidate image; needs `answer` with
+  `Answer.scores`. An answer absent from a candidate's scores ranks as least likely
+  (first). Not applicable (no number, the reason in the report) when the model does not
+  read the image (`Model.inputs` without "image") or when its score for A is the same on
+  every candidate of every question: its answer scores do not depend on the image, and
+  the ranking would only be the random tie-break.
+- Model (trained): descending `score_images` (a trained counter-example explainer such as
+  `counterexample-explainer`): the model gets Q, the answer to explain (the ground-truth
+  answer as in the paper's Table 4, or its own prediction: option `explain_answer`) and
+  the K candidates in a seeded random order.
 
 Ties are broken by a seeded shuffle, never by candidate position. Questions are sampled
-(seeded) down to `max_questions`, because the Model ranker costs K model calls each.
+(seeded) down to `max_questions`, because the Model ranker costs K model calls each. The
+report also gives each ranker's Recall@5 on the questions whose complement is among the
+K-1 nearest images (Goyal's I' in I_NN) and on the others (where Distance cannot hit).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
-from typing import ClassVar, Mapping
+from typing import ClassVar, Mapping, Sequence
 
 import numpy as np
 
 from harness.api import Layout, Option, Probe, ProbeContext
 from harness.errors import UsageError
 from harness.metrics import normalize_answer
-from harness.types import Example, ResultRow
+from harness.types import CANDIDATE_IMAGES, Example, ResultRow
 
 from .features import (
     BUILTIN,
@@ -37,10 +49,12 @@ from .features import (
 from .metrics import recall_at_k
 from .tables import trained_condition
 
-__all__ = ["CounterExampleProbe", "RANKERS", "select_questions", "model_scores"]
+__all__ = ["CounterExampleProbe", "RANKERS", "select_questions", "model_scores", "image_independent"]
 
-RANKERS = ("random", "distance", "model")
+RANKERS = ("random", "distance", "model", "trained")
 TOP = 5
+#: Scores closer than this (relative to their size) count as equal in `image_independent`.
+SAME_SCORE = 1e-6
 
 
 def select_questions(examples: list[Example], limit: int, seed: int) -> list[int]:
@@ -65,13 +79,29 @@ def model_scores(answer: str, scores: Mapping[str, float] | None) -> float:
     return max(hits) if hits else float("-inf")
 
 
+def image_independent(blocks: Sequence[Sequence[float]]) -> bool:
+    """True when every block (one question's scores over its candidate images) is constant,
+    up to SAME_SCORE relative to the largest magnitude (absent answers: all -inf)."""
+    for block in blocks:
+        finite = [v for v in block if math.isfinite(v)]
+        if len(finite) not in (0, len(block)):
+            return False
+        if finite and max(finite) - min(finite) > SAME_SCORE * max(1.0, max(abs(v) for v in finite)):
+            return False
+    return True
+
+
 class CounterExampleProbe(Probe):
     name = "counter-examples"
-    description = "counter-example explanations: Recall@5 of the complementary image (Random, Distance, Model)"
+    description = ("counter-example explanations: Recall@5 of the complementary image (Random, Distance, Model, "
+                   "Model (trained))")
     options: ClassVar[Mapping[str, Option]] = {
         "k": Option(24, "candidates per question (the complement + k-1 nearest images)", min=2, max=10_000),
         "features": Option(BUILTIN, "image features: 'pixels' (built-in) or a .npz/.npy/.h5 file keyed by image id"),
         "max_questions": Option(300, "questions scored (seeded sample; 0 = all)", min=0, max=10_000_000),
+        "explain_answer": Option("truth", "answer the trained ranker explains: 'truth' (the ground-truth answer, "
+                                 "Goyal Table 4) or 'predicted' (the model's own answer on I)",
+                                 choices=("truth", "predicted")),
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
@@ -123,15 +153,20 @@ class CounterExampleProbe(Probe):
         model_rank = self._model_rankings(ctx, usable, cand_sets)
         if model_rank is not None:
             rankings["model"] = model_rank
+        trained_rank = self._trained_rankings(ctx, usable, cand_sets)
+        if trained_rank is not None:
+            rankings["trained"] = trained_rank
         n = len(usable)
         rows = [ctx.row(f"{metric}", TOP / k, n, variant="chance")]
+        hits_of = {}
         for ranker, ranked in rankings.items():
-            hits = recall_at_k(ranked, targets, TOP)
+            hits_of[ranker] = hits = recall_at_k(ranked, targets, TOP)
             s = int(hits.sum())
             rows.append(ctx.row(metric, s / n, n, ci=wilson_interval(s, n), variant=ranker))
         ctx.report(f"{n} questions scored with K={k} candidates (chance Recall@{TOP} = {TOP / k:.4f}); "
                    f"features: {self.config['features']}"
                    + (f"; {skipped} sampled question(s) skipped for lack of image features." if skipped else "."))
+        ctx.report(_neighbourhood_note(hits_of, targets, cand_sets, dists))
         return rows
 
     # ------------------------------------------------------------------ helpers
@@ -160,12 +195,16 @@ class CounterExampleProbe(Probe):
         if not ctx.has("answer"):
             ctx.metric_unavailable(metric, "the model has no `answer` capability")
             return None
+        inputs = ctx.model_inputs
+        if inputs is not None and "image" not in inputs:
+            ctx.metric_unavailable(metric, f"not applicable: the model does not read the image (inputs: "
+                                           f"{', '.join(sorted(inputs)) or 'none'}), so its answer scores cannot "
+                                           "rank candidate images")
+            return None
         examples = ctx.examples
         originals = [examples[i] for i in usable]
         preds = ctx.predict(originals, "answer", variant="counterexample-original")
-        image_of = {}
-        for ex in examples:
-            image_of.setdefault(ex.image_id, ex.image)
+        image_of = _image_paths(examples)
         copies = [ex.with_(id=f"{ex.id}@{img}", image_id=img, image=image_of.get(img, ""), answers=(),
                            label="", pair_id="", choices=(), explanations=(), meta={})
                   for ex, cands in zip(originals, cand_sets) for img in cands]
@@ -173,18 +212,73 @@ class CounterExampleProbe(Probe):
         if not any(p.ok and p.answer_scores for p in cand_preds):
             ctx.metric_unavailable(metric, "the model gives no answer scores (Answer.scores)")
             return None
-        out, pos, failed = [], 0, 0
-        for ex, pred, cands in zip(originals, preds, cand_sets):
+        keys, pos, failed = [], 0, 0
+        for pred, cands in zip(preds, cand_sets):
             block = cand_preds[pos: pos + len(cands)]
             pos += len(cands)
             if not pred.ok or any(not p.ok for p in block):
                 failed += 1
             answer = pred.answer or ""
-            key = {c: (model_scores(answer, p.answer_scores) if p.ok else float("-inf"))
-                   for c, p in zip(cands, block)}
-            out.append(rank(cands, key, question_rng(ctx.seed, f"model/{ex.id}")))
+            keys.append({c: (model_scores(answer, p.answer_scores) if p.ok else float("-inf"))
+                         for c, p in zip(cands, block)})
+        if image_independent([list(key.values()) for key in keys]):
+            ctx.metric_unavailable(metric, "not applicable: the model's score for its answer is the same on every "
+                                           f"candidate image of all {len(keys)} questions (its answer scores do not "
+                                           "depend on the image), so the ranking would be the random tie-break")
+            return None
+        out = [rank(cands, key, question_rng(ctx.seed, f"model/{ex.id}"))
+               for ex, cands, key in zip(originals, cand_sets, keys)]
         if failed:
             ctx.report(f"Model ranker: {failed} question(s) had a failed model call (failed candidates rank first).")
+        return out
+
+    def _trained_rankings(self, ctx: ProbeContext, usable, cand_sets) -> list[list[str]] | None:
+        """Descending `score_images` of a trained explainer; candidates passed in a seeded
+        random order (the complement's position tells nothing)."""
+        metric = f"counterexample/recall@{TOP} (trained)"
+        if not ctx.has("score_images"):
+            ctx.metric_unavailable(metric, "the model has no `score_images` capability (a trained counter-example "
+                                           "explainer, e.g. counterexample-explainer)")
+            return None
+        found = ctx.train_examples() if ctx.train else None
+        if found is not None and not select_questions(found[0], 1, ctx.seed):
+            ctx.metric_unavailable(metric, f"not applicable: the model was trained on {found[1]}, which has no "
+                                           "complementary pairs to learn counter-examples from")
+            return None
+        examples = ctx.examples
+        originals = [examples[i] for i in usable]
+        if self.config["explain_answer"] == "predicted":
+            if not ctx.has("answer"):
+                ctx.metric_unavailable(metric, "explain_answer=predicted needs the model's `answer` capability")
+                return None
+            preds = ctx.predict(originals, "answer", variant="counterexample-original")
+            answers = [p.answer or "" for p in preds]
+        else:
+            from harness.metrics.canonical import canonical_answer
+
+            answers = [canonical_answer(ex) for ex in originals]
+        image_of = _image_paths(examples)
+        queries = []
+        for ex, cands in zip(originals, cand_sets):
+            shown = rank(cands, None, question_rng(ctx.seed, f"trained-order/{ex.id}"))
+            queries.append(ex.with_(meta={**ex.meta, CANDIDATE_IMAGES: [[c, image_of.get(c, "")] for c in shown]}))
+        preds = ctx.predict(queries, "score_images", variant="counterexample-trained", answers=answers)
+        out, failed = [], 0
+        for ex, query, pred in zip(originals, queries, preds):
+            shown = [c for c, _ in query.meta[CANDIDATE_IMAGES]]
+            if not pred.ok or pred.choice_scores is None:
+                failed += 1
+                key = {c: 0.0 for c in shown}
+            else:
+                key = {c: -float(v) for c, v in zip(shown, pred.choice_scores)}
+            out.append(rank(shown, key, question_rng(ctx.seed, f"trained/{ex.id}")))
+        if failed == len(out):
+            ctx.metric_unavailable(metric, f"every score_images call failed ({failed}); see the model errors")
+            return None
+        if failed:
+            ctx.report(f"Model (trained) ranker: {failed} question(s) had a failed model call (ranked at random).")
+        which = "the ground-truth answer" if self.config["explain_answer"] == "truth" else "the model's answer"
+        ctx.report(f"Model (trained) ranker: `score_images` explaining {which} to each question.")
         return out
 
     @classmethod
@@ -192,3 +286,24 @@ class CounterExampleProbe(Probe):
         from .tables import COUNTEREXAMPLE_LAYOUTS
 
         return COUNTEREXAMPLE_LAYOUTS
+
+
+def _image_paths(examples: Sequence[Example]) -> dict[str, str]:
+    image_of: dict[str, str] = {}
+    for ex in examples:
+        image_of.setdefault(ex.image_id, ex.image)
+    return image_of
+
+
+def _neighbourhood_note(hits_of: Mapping[str, np.ndarray], targets: Sequence[str], cand_sets, dists) -> str:
+    """Recall@5 per ranker on questions whose complement is among the K-1 nearest images
+    (Goyal's setting: I' in I_NN) and on the others (forced into the candidates)."""
+    inside = np.array([dist[t] <= max(dist[c] for c in cands if c != t)
+                       for t, cands, dist in zip(targets, cand_sets, dists)], dtype=bool)
+    parts = []
+    for ranker, hits in hits_of.items():
+        near = f"{100 * hits[inside].mean():.1f}" if inside.any() else "-"
+        far = f"{100 * hits[~inside].mean():.1f}" if (~inside).any() else "-"
+        parts.append(f"{ranker} {near} / {far}")
+    return (f"The complement is among the K-1 nearest images for {int(inside.sum())} of {len(inside)} questions. "
+            f"Recall@{TOP} (%) there / on the others: " + ", ".join(parts) + ".")

@@ -1,0 +1,143 @@
+"""The counter-examples probe's Model and Model (trained) rankers through the real runner:
+`score_images` rankings with hand-checked values, the answer each explains, the candidate
+order the model sees; and the Model ranker reported as not applicable when the answer
+scores cannot depend on the image (declared inputs, or identical scores)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.api import Model, Suite, Task
+from harness.testing import ListDataset, hookimpl, make_host, run_in_process
+from harness.types import CANDIDATE_IMAGES, Answer, Example
+from vqa_harness_plugins import balanced as balanced_plugin
+from vqa_harness_plugins.probes.balanced.counterexamples import image_independent
+
+
+def _q(id_, image, label, pair):
+    return Example(id=id_, question="What color?", image_id=image, answers=(label,) * 10, label=label,
+                   answer_type="other", question_type="what color", pair_id=pair)
+
+
+# Features = the image index; K = 8: img0's complement img10 is not among its 7 nearest.
+EXAMPLES = [_q("a", "img0", "red", "b"), _q("b", "img10", "blue", "a"),
+            _q("c", "img20", "green", "d"), _q("d", "img21", "red", "c")]
+COMPLEMENT = {"a": "img10", "b": "img0", "c": "img21", "d": "img20"}
+SEEN: dict[str, list] = {}
+
+
+class Explainer(Model):
+    """score_images: 1 for the complement, else 0 (so Recall@5 = 1); answers "red"."""
+
+    name = "explainer"
+
+    def answer(self, batch):
+        return [Answer("red", {"red": 0.9, "blue": 0.1}) for _ in batch]
+
+    def score_images(self, batch, answers):
+        out = []
+        for ex, answer in zip(batch, answers):
+            cands = [c for c, _ in ex.meta[CANDIDATE_IMAGES]]
+            SEEN[ex.id] = [answer, cands]
+            out.append([1.0 if c == COMPLEMENT[ex.id] else 0.0 for c in cands])
+        return out
+
+
+class QuestionOnly(Model):
+    """Answer scores from the question alone, and it says so (`inputs`)."""
+
+    name = "question-only"
+    inputs = frozenset({"question"})
+
+    def answer(self, batch):
+        return [Answer("red", {"red": 0.7, "blue": 0.3}) for _ in batch]
+
+
+class Constant(Model):
+    """No declared inputs, but the same scores on every image."""
+
+    name = "constant"
+
+    def answer(self, batch):
+        return [Answer("red", {"red": 0.6, "green": 0.4}) for _ in batch]
+
+
+def _plugin(features_path, **options):
+    data_cls = type("CEData", (ListDataset,), {"name": "ce-data", "data": {"val": EXAMPLES}, "splits": ("val",)})
+    probe_options = {"counter-examples": {"features": str(features_path), "k": 8, "max_questions": 0, **options}}
+
+    class Plugin:
+        @hookimpl
+        def register_datasets(self, register):
+            register(data_cls)
+
+        @hookimpl
+        def register_models(self, register):
+            for cls in (Explainer, QuestionOnly, Constant):
+                register(cls)
+
+        @hookimpl
+        def register_suites(self, register):
+            register(Suite("ce-suite", "test", (Task("ce-data", "val", ("counter-examples",),
+                                                     probe_options=probe_options),)))
+
+    return Plugin()
+
+
+@pytest.fixture
+def features(tmp_path):
+    path = tmp_path / "feats.npz"
+    np.savez(path, ids=np.array([f"img{i}" for i in range(30)]), features=np.arange(30.0).reshape(-1, 1))
+    return path
+
+
+def _run(tmp_path, features, model, **options):
+    host = make_host(_plugin(features, **options), balanced_plugin, names=["ce", "balanced"])
+    outcome = run_in_process(host, model=model, suite="ce-suite", tmp_path=tmp_path)
+    assert outcome.exit_code == 0, outcome.probe_failures
+    rows = {r.variant: r for r in outcome.rows if r.metric == "counterexample/recall@5"}
+    return rows, (outcome.rundir.path / "report.md").read_text()
+
+
+def test_trained_ranker_uses_score_images(tmp_path, features):
+    SEEN.clear()
+    rows, report = _run(tmp_path, features, "explainer")
+    assert rows["trained"].value == 1.0 and rows["trained"].n == 4
+    assert rows["distance"].value == 0.5  # a, b: complement outside the 7 nearest
+    # The model explains the ground-truth answers and never sees the complement first
+    # every time (the probe's own candidate list starts with it).
+    assert {k: v[0] for k, v in SEEN.items()} == {"a": "red", "b": "blue", "c": "green", "d": "red"}
+    assert all(len(v[1]) == 8 and COMPLEMENT[k] in v[1] for k, v in SEEN.items())
+    assert [v[1].index(COMPLEMENT[k]) for k, v in sorted(SEEN.items())] != [0, 0, 0, 0]
+    assert "ground-truth answer" in report
+    assert "among the K-1 nearest images for 2 of 4 questions" in report
+    assert "trained 100.0 / 100.0" in report and "distance 100.0 / 0.0" in report
+
+
+def test_trained_ranker_can_explain_the_predicted_answer(tmp_path, features):
+    SEEN.clear()
+    rows, report = _run(tmp_path, features, "explainer", explain_answer="predicted")
+    assert {v[0] for v in SEEN.values()} == {"red"} and rows["trained"].value == 1.0
+    assert "the model's answer" in report
+
+
+def test_model_ranker_not_applicable_for_declared_question_only_model(tmp_path, features):
+    rows, report = _run(tmp_path, features, "question-only")
+    assert set(rows) == {"chance", "random", "distance"}
+    assert "not applicable: the model does not read the image (inputs: question)" in report
+    assert "no `score_images` capability" in report
+
+
+def test_model_ranker_not_applicable_when_scores_ignore_the_image(tmp_path, features):
+    rows, report = _run(tmp_path, features, "constant")
+    assert "model" not in rows
+    assert "is the same on every candidate image of all 4 questions" in report
+
+
+def test_image_independent_needs_every_question_constant():
+    assert image_independent([[0.5, 0.5, 0.5], [float("-inf")] * 3, [0.2, 0.2 + 1e-9, 0.2]])
+    assert not image_independent([[0.5, 0.5, 0.5], [0.2, 0.3, 0.2]])
+    assert not image_independent([[0.5, float("-inf"), 0.5]])
+    assert image_independent([[1000.0, 1000.0 + 1e-4]])  # relative to the magnitude
+    assert not image_independent([[1.0, 1.0 + 1e-4]])
