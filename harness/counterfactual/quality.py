@@ -27,6 +27,9 @@ first test it fails), as:
   (MEANING_SHIFTED: sunny -> "gay"). The
   first test is not made for hypernyms: the general word is read in the sense the
   original pins down (room -> area);
+- `number`: (singular nouns) Y cannot stand for a singular count noun: its plural is
+  itself or it is a plural form ("What sport is this?" -> "What gymnastics/fun/cards is
+  this?"); same-form plurals such as "sheep" are lost with them;
 - `verb_frame`: (verbs) Y shares no WordNet verb frame with X in T, or the question uses X
   with a direct object and Y has no transitive frame in T ("match the wall" ->
   "correspond the wall").
@@ -57,13 +60,14 @@ __all__ = [
 
 #: wordfreq Zipf frequency a replacement word needs: 3.0 = once per million words.
 FREQUENCY_FLOOR = 3.0
-#: Zipf frequency of a basic-level (everyday) hypernym: 4.0 = ten per million words.
-BASIC_LEVEL_ZIPF = 4.0
+#: Zipf frequency of a basic-level (everyday) hypernym: 4.2 = about 16 per million words
+#: (4.0 let "recreation" stand for "sport").
+BASIC_LEVEL_ZIPF = 4.2
 #: Hypernyms and sibling parents with a smaller max depth are abstract (entity is 0,
 #: physical entity 1, object/abstraction's children 2, whole/event 3, artifact/act 4).
 MIN_HYPERNYM_DEPTH = 5
 #: A replacement must be read in the shared sense: that sense is among its first N senses.
-DOMINANT_SENSES = {"n": 3, "v": 1, "a": 1}
+DOMINANT_SENSES = {"n": 2, "v": 1, "a": 1}
 #: Words whose dominant meaning today is not the one WordNet's (1960s) sense counts make
 #: dominant, so a reader takes them in another, often offensive, sense ("Is it a gay
 #: day?" for "Is it a sunny day?"); never a replacement.
@@ -91,7 +95,7 @@ class QualityLexicon:
 
     def __init__(self, wn: Any, stats: Any) -> None:
         self.wn, self.stats = wn, stats
-        self._cache: dict[tuple[str, str, str, int, bool], QualityChoice] = {}
+        self._cache: dict[tuple[str, str, str, int, bool, bool], QualityChoice] = {}
         self._ancestors: dict[int, frozenset[int]] = {}
         self._pos_counts: dict[str, dict[str, int]] = {}
 
@@ -116,13 +120,15 @@ class QualityLexicon:
         low = lemma.lower()
         return [s for s in self.wn.synsets(lemma, pos) if low in (n.lower() for n in self.wn.lemma_names(s))]
 
-    def choose(self, lemma: str, pos: str, relation: str, sense: int, transitive: bool = False) -> QualityChoice:
+    def choose(self, lemma: str, pos: str, relation: str, sense: int, transitive: bool = False,
+               singular: bool = False) -> QualityChoice:
         """The replacement of `lemma` in `sense` for `relation` (rules in the module docstring);
-        `transitive`: the question uses the verb with a direct object."""
-        key = (lemma, pos, relation, sense, transitive)
+        `transitive`: the question uses the verb with a direct object; `singular`: the noun
+        is singular (NN), so the replacement must be a countable singular."""
+        key = (lemma, pos, relation, sense, transitive, singular)
         found = self._cache.get(key)
         if found is None:
-            found = self._cache[key] = self._choose(lemma, pos, relation, sense, transitive)
+            found = self._cache[key] = self._choose(lemma, pos, relation, sense, transitive, singular)
         return found
 
     def transitive_senses(self, lemma: str, senses: list[int]) -> list[int]:
@@ -155,7 +161,8 @@ class QualityLexicon:
             cur = up[0]
         return chain, ("abstract" if not chain and (wn.hypernyms(sense) or wn.instance_hypernyms(sense)) else "")
 
-    def _choose(self, lemma: str, pos: str, relation: str, sense: int, transitive: bool) -> QualityChoice:
+    def _choose(self, lemma: str, pos: str, relation: str, sense: int, transitive: bool,
+                singular: bool = False) -> QualityChoice:
         wn, stats = self.wn, self.stats
         banned = _variants(lemma)
         groups, why = self._groups(pos, relation, sense)
@@ -173,6 +180,8 @@ class QualityLexicon:
                     reason = self._reject(name, pos, synset, floor, relation == "hypernym")
                     if not reason and pos == "v":
                         reason = self._frame(lemma, name, synset, transitive)
+                    if not reason and singular and self._not_singular(name):
+                        reason = "number"
                     if reason:
                         rejected[reason] += 1
                         continue
@@ -205,6 +214,13 @@ class QualityLexicon:
         if synset not in own[: DOMINANT_SENSES[pos]]:
             return "sense_mismatch"
         return ""
+
+    def _not_singular(self, name: str) -> bool:
+        """Whether a noun lemma cannot stand for a singular count noun: its plural is itself
+        (gymnastics, fun, furniture, sheep) or it is itself a plural form (cards)."""
+        head = name.lower().split("_")[-1]
+        plural = self.stats.inflect(head, "NNS")
+        return plural == head or (plural is None and any(b != head for b in self.wn.morphy(head, "n")))
 
     def _frame(self, lemma: str, name: str, synset: int, transitive: bool) -> str:
         theirs = self.wn.frames(synset, name)

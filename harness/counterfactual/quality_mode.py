@@ -15,6 +15,9 @@ the most frequent reason):
   adjective is no adjective site;
 - `verb_frame`: a verb used with a direct object has no transitive sense in WordNet;
   only its transitive senses compete otherwise ("Does the toilet match the wall?");
+- `bare_noun`: a singular noun without a determiner, possessive, number, quantifier or
+  wh-word ("Is it winter?" -> "Is it season?", "someone's home" -> "friend's home"): the
+  replacement would need an article the question does not have;
 - the choice of quality.py (`no_replacement`, `abstract`, `multiword`, `rare_word`,
   `sense_mismatch`, `verb_frame`) for the sense chosen in context (senses.py);
 - `phrasal`: a verb followed by a particle is replaced as a whole when WordNet lists the
@@ -184,6 +187,9 @@ class QualityMode:
                 if i in modifiers:
                     rej["compound_part"] += 1
                     continue
+                if tag == "NN" and self._bare(tokens, tags, runs.get(i, i)):
+                    rej["bare_noun"] += 1  # "Is it winter?" -> "Is it season?": no article to carry
+                    continue
                 start = runs.get(i, i)
                 if start > 0 and tags[start - 1] == "JJ" and \
                         self.wn.morphy("_".join(t.text.lower() for t in tokens[start - 1:i + 1]), "n"):
@@ -238,7 +244,8 @@ class QualityMode:
                 return None
         own = set(lemma.lower().split("_"))
         sense, overlap = self.senses.choose(lemma, senses, ctx - own)
-        choice = self.lex.choose(lemma, kind.pos, kind.relation, sense, transitive)
+        choice = self.lex.choose(lemma, kind.pos, kind.relation, sense, transitive,
+                                 kind.pos == "n" and tags[last] == "NN")
         rej.update(dict(choice.rejected))
         repl = choice.replacement
         if repl is None:
@@ -264,6 +271,20 @@ class QualityMode:
         detail = f"{repl.source_synset} -> {repl.target_synset} (context {overlap:.1f})"
         return Perturbation(kind.id, question, replace_span(question, tokens, first, last, new), first, original,
                             new, lemma, repl.target_lemma, detail)
+
+    @staticmethod
+    def _bare(tokens: list[Token], tags: list[str], first: int) -> bool:
+        """A singular noun with no determiner, possessive, number, quantifier or wh-word
+        in its phrase ("Is it winter?", "someone's home"): a replacement would need one."""
+        i = first
+        while i > 0 and tags[i - 1] in ("JJ", "JJR", "JJS", "VBN", "VBG", "NN", "NNS"):
+            i -= 1
+        if i == 0:
+            return True
+        prev, tag = tokens[i - 1].text.lower(), tags[i - 1]
+        return not (tag in ("DT", "PRP$", "CD", "POS", "PDT", "WDT", "WP", "WP$") or prev in (
+            "what", "which", "whose", "many", "much", "some", "any", "no", "each", "every", "another", "this",
+            "that", "these", "those", "of"))
 
     def _intransitive(self, word: str, tag: str) -> bool:
         """Whether the verb's most frequent sense has a frame without an object."""

@@ -229,7 +229,7 @@ def test_vqax_suite_on_real_questions(tmp_path, shared_data):
                          data_dir=shared_data, limit=300)
     assert out.exit_code == 0, out.probe_failures
     hyper = _by(out.rows, "hypernym_noun", "applicable")
-    assert hyper.n == 300 and hyper.value > 200
+    assert hyper.n == 300 and hyper.value > 180  # quality mode (the default): > 60% of real questions
     assert _by(out.rows, "hypernym_noun", "acc_q") is not None
     # The reader answers the color it reads: every color change changes its answer.
     assert _by(out.rows, "color_max_common", "answer_change_rate").value == 1.0
