@@ -101,6 +101,11 @@ class CounterExampleExplainer(GridAnswerModel):
         self.loss_history: list[float] = []
         self.explained = 0  # training questions with an explanation set (the last fit that trained)
 
+    @property
+    def uses_images(self) -> bool:  # type: ignore[override]
+        """True when the grid or the neighbour features are read from image files."""
+        return self.grid.reads_image_files or str(self.config["neighbour_features"]) == "pixels"
+
     # ---- neighbour features (the probe's)
     def _neighbour(self, image_id: str, path: str) -> np.ndarray:
         from vqa_harness_plugins.probes.balanced.features import (
