@@ -27,7 +27,9 @@ the most frequent reason):
 - `inflection`: lemminflect has no form of the replacement for the tag (or the tag is a
   comparative/superlative);
 - `rare_word` again for the inflected form ("publics");
-- colors: `color_in_question` when every remaining color is already in the question
+- colors: `compound_part` when the color word begins a compound WordNet lists ("black
+  tie" is formal dress, "red light" a signal); `color_in_question` when every remaining
+  color is already in the question
   ("black and white" never becomes "black and black"); the common pool keeps only the
   dataset's color names that WordNet lists as adjectives ("snow" is a thing, not a color
   word: "the snow device");
@@ -120,6 +122,9 @@ class QualityMode:
             if not flags[i]:
                 continue
             low = tok.text.lower()
+            if i + 1 < len(tokens) and self.wn.morphy(f"{low}_{tokens[i + 1].text.lower()}", "n"):
+                rej["compound_part"] += 1  # "black tie" (formal dress) is one noun, not a tie's color
+                continue
             found = self.p.color_choice(low, kind, present)
             if found is None:
                 rej["color_in_question" if self.p.color_choice(low, kind) else "no_replacement"] += 1
