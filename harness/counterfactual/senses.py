@@ -37,7 +37,7 @@ from .text import FUNCTION_WORDS
 __all__ = ["LESK_MARGIN", "SenseChooser", "content_bases"]
 
 #: How much more (weighted overlap) another sense needs to replace the most frequent one.
-LESK_MARGIN = 2.0
+LESK_MARGIN = 3.0
 
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
 #: Words too general to count as evidence of a sense (they occur in thousands of glosses).
