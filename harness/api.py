@@ -300,6 +300,10 @@ class Probe(Configurable):
     kind = "probe"
     requires: ClassVar[tuple[str, ...]] = ()
     requires_any: ClassVar[tuple[str, ...]] = ()
+    #: True for a probe whose output never depends on the model (a dataset audit): its
+    #: output is computed once and shared by every model. A probe that may use the model
+    #: when it can (e.g. an optional ranker) is not model-free.
+    model_free: ClassVar[bool] = False
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -351,10 +355,13 @@ class Suite:
     """A named list of tasks. Suites come from plugins and from suite files.
 
     `toy` marks a suite that runs on the embedded toy data only: its tasks join the
-    `toy` suite, the offline demo that runs every probe.
+    `toy` suite, the offline demo that runs every probe. `partial` (see the field).
     """
 
     name: str
     description: str
     tasks: tuple[Task, ...]
     toy: bool = False
+    #: Run the tasks whose files are present and skip the others (one line each); fail only
+    #: when none is present (e-ViL's independent datasets). False: every file is required.
+    partial: bool = False

@@ -16,7 +16,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .artifacts import ArtifactStore
 from .digest import source_digest
@@ -40,6 +40,8 @@ class ProbeOutput:
     tags: dict[str, str] = field(default_factory=dict)
     #: Files the probe wrote, relative to the run folder.
     files: list[str] = field(default_factory=list)
+    #: Other data the probe read: "spec/split" -> fingerprint, checked again before reuse.
+    reads: dict[str, str] = field(default_factory=dict)
 
 
 class ProbeOutputCache:
@@ -59,11 +61,19 @@ class ProbeOutputCache:
                 "train": train, "train_fp": train_fingerprint, "labelled": labelled, "seed": seed,
                 "code": source_digest(modules)}
 
-    def get(self, key: dict[str, Any], run_dir: Path, *, run_id: str, model: str, suite: str) -> ProbeOutput | None:
-        """Restore an entry into `run_dir` (files linked or copied); None when absent."""
+    def get(self, key: dict[str, Any], run_dir: Path, *, run_id: str, model: str, suite: str,
+            fingerprint: Callable[[str, str], str]) -> ProbeOutput | None:
+        """Restore an entry into `run_dir` (files linked or copied); None when absent, or when
+        data the probe read besides its task (`fingerprint(spec, split)`) has changed."""
         if not self.store.has(KIND, key):
             return None
         folder = self.store.folder(KIND, key)
+        try:
+            reads = json.loads((folder / "output.json").read_text(encoding="utf-8")).get("reads", {})
+            if any(fingerprint(*name.rsplit("/", 1)) != fp for name, fp in reads.items()):
+                return None
+        except Exception:  # unreadable entry, or a dataset that cannot say its fingerprint now
+            return None
         try:
             text = (folder / "output.json").read_text(encoding="utf-8")
             data = json.loads(text.replace(json.dumps(RUN_TOKEN)[1:-1], json.dumps(str(run_dir))[1:-1]))
@@ -74,7 +84,7 @@ class ProbeOutputCache:
             shutil.rmtree(folder, ignore_errors=True)  # damaged: the probe runs again
             return None
         return ProbeOutput(rows, list(data["sections"]), [tuple(m) for m in data["missing"]],
-                           dict(data["resources"]), dict(data["tags"]), list(data["files"]))
+                           dict(data["resources"]), dict(data["tags"]), list(data["files"]), dict(data["reads"]))
 
     def put(self, key: dict[str, Any], run_dir: Path, output: ProbeOutput) -> None:
         """Store an output; its files are copied from `run_dir`."""
@@ -88,6 +98,7 @@ class ProbeOutputCache:
             text = json.dumps({
                 "rows": rows, "sections": output.sections, "missing": [list(m) for m in output.missing],
                 "resources": output.resources, "tags": output.tags, "files": output.files,
+                "reads": output.reads,
             }, ensure_ascii=False, default=str)
             # Report text may name files of this run: stored with a placeholder for the folder.
             text = text.replace(json.dumps(str(run_dir))[1:-1], json.dumps(RUN_TOKEN)[1:-1])

@@ -59,6 +59,8 @@ class TaskContext:
     tags: dict[str, str] = field(default_factory=dict)
     #: Files handed out or written (predictions, artifacts), for the probe-output cache.
     touched: list[Path] = field(default_factory=list)
+    #: Other data the probe read ("spec/split" -> fingerprint), for the probe-output cache.
+    reads: dict[str, str] = field(default_factory=dict)
 
     @property
     def dataset(self) -> str:
@@ -81,9 +83,10 @@ class TaskContext:
         source = train_source(self.task, self.session.dataset(self.dataset).splits)
         if source is None:
             return None
-        return self.session.load(*source), f"{source[0]}/{source[1]}"
+        return self.examples_of(*source), f"{source[0]}/{source[1]}"
 
     def examples_of(self, dataset: str, split: str) -> list[Example]:
+        self.reads[f"{dataset}/{split}"] = self.session.fingerprint(dataset, split)
         return self.session.load(dataset, split)
 
     def dataset_summary(self) -> Mapping[str, Any]:

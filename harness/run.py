@@ -27,6 +27,7 @@ from .runner import Runner, resolve_device
 from .runstore import RunDir
 from .session import Session
 from .specs import format_spec, parse_spec
+from .suite_data import TRAINED_ON, check_data
 from .suites import resolve_suite
 
 __all__ = ["RunConfig", "RunOutcome", "execute_run", "run_models", "ProbeFailure"]
@@ -67,12 +68,20 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     suite = resolve_suite(host, config.suite)
     model_name, model_options = parse_spec(config.model)
     model_entry = host.models.get(model_name)
+    declared = model_options.pop(TRAINED_ON, None)
     model: Model = model_entry.obj(**model_options)
+    if declared is not None:
+        if model.trainable:
+            raise UsageError(f"model {model_name!r} is trained by the harness on each task's train split; "
+                             f"`{TRAINED_ON}=` declares the training data of a pretrained model")
+        model.trained_on = declared
     model.feature_resolver = functools.partial(resolve_features, host=host)
-    model_spec = format_spec(model_name, {k: model.config[k] for k in model_options})
+    shown = {k: model.config[k] for k in model_options}
+    model_spec = format_spec(model_name, {**shown, **({TRAINED_ON: declared} if declared is not None else {})})
     tasks = [_with_split(t, config.split) for t in suite.tasks]
     session = Session(host, data_dir=config.data_dir, limit=config.limit)
     _validate(tasks, host, session)
+    tasks, absent = check_data(suite, tasks, session, trainable=model.trainable)
     device = resolve_device(config.device)
 
     rundir = RunDir.find_resumable(config.out, config.digest(model_spec)) if config.resume else None
@@ -86,6 +95,7 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     run.runner = runner_factory(model, cache=cache, batch_size=config.batch_size, device=device,
                                 progress=config.progress, plugin_label=f"{model_entry.plugin}:{model_name}")
     layouts = {name: list(host.probes[name].layouts()) for t in tasks for name in t.probes}
+    run.outcome.skipped.extend(absent)
     model.setup(device)
     status = "failed"
     try:

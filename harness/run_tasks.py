@@ -96,6 +96,7 @@ class _Run:
             self.outputs = ProbeOutputCache(ArtifactStore(own))
         self._fitted_on: str | None = None
         self._train_fp = ""
+        self._done: dict[str, str] = {}
 
     def device_used(self) -> str:
         return self.device
@@ -141,11 +142,20 @@ class _Run:
             self.outcome.skipped.append((task_name, probe_name, reason))
             return
         probe = probe_cls(**dict(task.probe_options.get(probe_name, {})))
+        if not self.model.trainable:
+            # Tasks that differ only in their training data are one task for a model the
+            # harness does not train (e.g. Goyal's UB and BB for a pretrained model).
+            same = digest([task.dataset, task.split, probe_name, probe.config])
+            if same in self._done:
+                self.outcome.skipped.append((task_name, probe_name, f"same data and options as {self._done[same]} "
+                                             "(the model is not trained here, so the train source does not matter)"))
+                return
+            self._done[same] = task_name
         labelled = self.session.labelled(task.dataset, task.split)
         key = None
         if self.outputs is not None:
             # A model-free probe (a dataset audit) gives the same output whatever the model.
-            model_free = not (probe_cls.requires or probe_cls.requires_any)
+            model_free = probe_cls.model_free
             key = self.outputs.key(
                 model_fingerprint="(model-free)" if model_free else self.runner.fingerprint, probe=probe_name,
                 probe_class=probe_cls,
@@ -155,7 +165,7 @@ class _Run:
                 seed=self.config.seed, modules=[probe_cls.__module__, type(self.model).__module__,
                                                 type(self.session.dataset(task.dataset)).__module__])
             found = self.outputs.get(key, self.rundir.path, run_id=self.rundir.run_id, model=self.model_spec,
-                                     suite=self.suite)
+                                     suite=self.suite, fingerprint=self.session.fingerprint)
             if found is not None:
                 self.reused += 1
                 self._gather(task, task_name, probe_name, train_label, found)
@@ -184,7 +194,7 @@ class _Run:
                 ProbeFailure(task_name, probe_name, entry.plugin, f"{type(exc).__name__}: {exc}"))
             rows, failed = [], True
         output = ProbeOutput(list(rows), list(ctx.report_sections), list(ctx.missing), dict(ctx.resources),
-                             dict(ctx.tags), ctx.written_files())
+                             dict(ctx.tags), ctx.written_files(), dict(ctx.reads))
         self._gather(task, task_name, probe_name, train_label, output)
         # Only a clean output is shared: failed examples are retried by the next run.
         if key is not None and not failed and self.runner.stats.errors == errors_before:

@@ -31,7 +31,7 @@ def list_cmd(kind: str) -> None:
         elif kind == "datasets":
             extra = ", ".join(obj.splits)
         elif kind == "probes":
-            extra = ", ".join(obj.requires or obj.requires_any) or "(model-free)"
+            extra = "(model-free)" if obj.model_free else (", ".join(obj.requires or obj.requires_any) or "(any model)")
         elif kind == "suites":
             extra = f"{len(obj.tasks)} tasks"
         elif kind == "features":

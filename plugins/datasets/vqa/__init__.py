@@ -6,7 +6,7 @@ See docs/datasets.md for the `--data-dir` layout and docs/balanced-vqa.md for th
 from __future__ import annotations
 
 from .export import ExportResult, export_toy_vqa2, write_vqa2_split
-from .half import ToyVQAHalf, keep_pair_fraction
+from .half import ToyVQAHalf, VQA2Half, keep_pair_fraction
 from .loaders import IMAGE_FOLDERS, SPLIT_TAGS, VQA1, VQA2, OfficialVQA
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "VQA2",
     "OfficialVQA",
     "ToyVQAHalf",
+    "VQA2Half",
     "keep_pair_fraction",
     "export_toy_vqa2",
     "write_vqa2_split",

@@ -1,25 +1,24 @@
-"""Dataset plugin `toyvqa-half`: the balanced toy variant with a seeded half of its pairs.
+"""Goyal's B_half: `vqa2-half` (VQA v2) and `toyvqa-half` (the toy world), balanced data with a
+seeded half of its complementary pairs.
 
-Goyal et al. (Table 1, 3) train on "B_half", a balanced train set about the size of the
-unbalanced one, to separate the effect of balance from the effect of size. Here it is
-the toy `balanced` variant with `fraction` (default 0.5) of its complementary pairs kept,
-chosen by a seeded shuffle of the pair keys; both questions of a kept pair stay, so every
-`pair_id` still points at a present question.
+Goyal et al. (Tables 1, 3) train on "B_half", a balanced train set about the size of the
+unbalanced one, to separate the effect of balance from the effect of size: VQA v2 with half
+of its complementary pairs. Here `fraction` (default 0.5) of the pairs are kept, chosen by
+a seeded shuffle of the pair keys; both questions of a kept pair stay, so every `pair_id`
+still points at a present question, and questions outside any pair are dropped.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Mapping
+from pathlib import Path
+from typing import ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.errors import UsageError
 from harness.seeding import seeded_random
 from harness.types import Example
 
-if TYPE_CHECKING:  # pragma: no cover
-    import datasets
-
-__all__ = ["ToyVQAHalf", "keep_pair_fraction"]
+__all__ = ["ToyVQAHalf", "VQA2Half", "keep_pair_fraction"]
 
 
 def keep_pair_fraction(examples: list[Example], fraction: float, seed: int) -> list[Example]:
@@ -57,11 +56,9 @@ class ToyVQAHalf(DatasetPlugin):
         return keep_pair_fraction(toy.examples(split), float(self.config["fraction"]),
                                   int(self.config["pair_seed"]))
 
-    def load(self, split: str) -> "datasets.Dataset":
-        """The split as a `datasets.Dataset` of `Example.to_row()` rows."""
-        import datasets
-
-        return datasets.Dataset.from_list([ex.to_row() for ex in self.examples(split)])
+    def load(self, split: str) -> list[Example]:  # type: ignore[override]
+        """The kept examples of `split`."""
+        return self.examples(split)
 
     def fingerprint(self, split: str) -> str:
         """Changes with the options and the toy generator version."""
@@ -70,3 +67,41 @@ class ToyVQAHalf(DatasetPlugin):
 
         return _digest({"dataset": self.name, "split": split, "config": self.config,
                         "generator": GENERATOR_VERSION})
+
+
+class VQA2Half(DatasetPlugin):
+    """VQA v2 with a seeded fraction (default half) of its complementary pairs: Goyal's B_half."""
+
+    name = "vqa2-half"
+    description = "VQA v2 with a seeded half of its complementary pairs (Goyal's B_half train set)"
+    splits: ClassVar[tuple[str, ...]] = ("train", "val")
+    options: ClassVar[Mapping[str, Option]] = {
+        "root": Option("", "folder of the VQA v2 JSON files (relative to --data-dir; default vqa2)"),
+        "images": Option("", "folder holding the COCO image folders (relative to --data-dir; default coco)"),
+        "fraction": Option(0.5, "share of complementary pairs kept (0, 1]", min=0.0, max=1.0),
+        "pair_seed": Option(0, "seed of the choice of kept pairs", min=0),
+    }
+
+    def _vqa2(self) -> DatasetPlugin:
+        from .loaders import VQA2
+
+        return VQA2(data_dir=self.data_dir, root=self.config["root"], images=self.config["images"])
+
+    def expected_files(self, split: str) -> list[Path]:
+        return self._vqa2().expected_files(split)
+
+    def image_folders(self) -> list[Path]:
+        return list(getattr(self._vqa2(), "image_folders", lambda: [])())
+
+    def load(self, split: str) -> list[Example]:  # type: ignore[override]
+        """The kept questions of VQA v2 `split` (both questions of every kept pair)."""
+        from harness.session import to_examples
+
+        examples = to_examples(self._vqa2().load(split))
+        return keep_pair_fraction(examples, float(self.config["fraction"]), int(self.config["pair_seed"]))
+
+    def fingerprint(self, split: str) -> str:
+        from harness.digest import digest
+
+        return digest({"dataset": self.name, "split": split, "config": self.config,
+                       "vqa2": self._vqa2().fingerprint(split)})

@@ -27,11 +27,14 @@ __all__ = ["LanguagePriorAudit"]
 
 class LanguagePriorAudit(Probe):
     name = "language-prior"
+    model_free = True
     description = "model-free audit: answer entropy per question type, Prior / type-prior accuracy, predictive prefixes"
     options: ClassVar[Mapping[str, Option]] = {
         "min_count": Option(20, "fewest questions a prefix needs to be listed", min=1, max=10_000_000),
         "max_words": Option(4, "longest prefix (words)", min=1, max=20),
         "top": Option(10, "prefixes listed in the report", min=0, max=10_000),
+        "compare_to": Option("", "another dataset/split (e.g. vqa1/val): its weighted answer entropy and the "
+                                 "relative change to this one's (Goyal: +56% from VQA v1 to v2)"),
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
@@ -51,6 +54,7 @@ class LanguagePriorAudit(Probe):
             for qtype, (h, n) in per_type.items():
                 rows.append(ctx.row(f"audit/answer_entropy/question_type={qtype}", h, n, unit="bits"))
             _report_entropy(ctx, per_type, weighted)
+            rows += _compare(ctx, str(self.config["compare_to"]), weighted)
         else:
             ctx.metric_unavailable("audit/answer_entropy", "no question types in the data")
 
@@ -94,3 +98,27 @@ def _report_entropy(ctx: ProbeContext, per_type, weighted: float, k: int = 12) -
     biggest = sorted(per_type.items(), key=lambda kv: (-kv[1][1], kv[0]))[:k]
     lines += [f"| {t} | {n} | {h:.4f} |" for t, (h, n) in biggest]
     ctx.report("\n".join(lines))
+
+
+def _compare(ctx: ProbeContext, other: str, weighted: float) -> list[ResultRow]:
+    """The reference dataset's weighted answer entropy and the relative change to this one."""
+    if not other:
+        return []
+    spec, sep, split = other.rpartition("/")
+    if not sep or not spec:
+        from harness.errors import UsageError
+
+        raise UsageError(f"language-prior: compare_to={other!r} must be DATASET/SPLIT, e.g. vqa1/val")
+    ref = [ex for ex in ctx.examples_of(spec, split) if canonical_answer(ex) and ex.question_type]
+    if not ref:
+        ctx.metric_unavailable("audit/answer_entropy_change", f"{other} has no typed answered questions")
+        return []
+    _, ref_h = answer_entropy_by_type([canonical_answer(ex) for ex in ref], [ex.question_type for ex in ref])
+    rows = [ctx.row("audit/answer_entropy", ref_h, len(ref), unit="bits", dataset=spec, variant=f"reference:{split}")]
+    if ref_h > 0:
+        change = (weighted - ref_h) / ref_h
+        rows.append(ctx.row("audit/answer_entropy_change", change, len(ref), unit="fraction",
+                            variant=f"vs {other}"))
+        ctx.report(f"Weighted answer entropy {weighted:.4f} bits vs {ref_h:.4f} on {other}: "
+                   f"{100 * change:+.1f}% (Goyal et al. report +56% from VQA v1 to v2).")
+    return rows

@@ -96,9 +96,11 @@ AUDIT_LAYOUTS = (
                        "means weaker priors) and the accuracy of prior-only answer rules (%; lower is better "
                        "for a benchmark).",
            reference="Goyal et al. 2017, §3 (entropy +56% from VQA v1 to v2)", rows=("data",), columns=("metric",),
-           metrics=("audit/answer_entropy", "audit/prior_accuracy", "audit/qtype_prior_accuracy",
-                    "audit/top_prefix_accuracy"),
-           labels={"metric": {"audit/answer_entropy": "answer entropy (bits)", "audit/prior_accuracy": "Prior",
+           metrics=("audit/answer_entropy", "audit/answer_entropy_change", "audit/prior_accuracy",
+                    "audit/qtype_prior_accuracy", "audit/top_prefix_accuracy"),
+           labels={"metric": {"audit/answer_entropy": "answer entropy (bits)",
+                              "audit/answer_entropy_change": "entropy change vs reference (%)",
+                              "audit/prior_accuracy": "Prior",
                               "audit/qtype_prior_accuracy": "question-type prior",
                               "audit/top_prefix_accuracy": "best prefix"}},
            n_column=True, note="Accuracies in %; entropy of the answer distribution per question type, "

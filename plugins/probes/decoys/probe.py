@@ -231,6 +231,7 @@ def _base_dataset(spec: str) -> str:
 
 class DecoyAuditProbe(Probe):
     name = "decoy-audit"
+    model_free = True
     description = "model-free shortcut audit of decoy sets: Eq. 2 rule, neutrality, generation statistics"
     options: ClassVar[Mapping[str, Option]] = {
         "variants": Option(",".join(VARIANTS), "comma-separated decoy sets to audit"),

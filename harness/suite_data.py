@@ -1,0 +1,60 @@
+"""Before a run starts: are the files of the suite's tasks there?
+
+A suite over downloaded data names every missing file before any model loads, with the
+`harness data status` hint. A `Suite(partial=True)` (e-ViL: three independent datasets)
+runs the tasks whose files are present and skips the others, one line each; it fails only
+when none is present. Training files are needed only by models the harness trains.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from .errors import DataError
+from .probe_context import train_source
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .api import Suite, Task
+    from .session import Session
+
+__all__ = ["check_data", "missing_files", "TRAINED_ON"]
+
+#: The model option every model accepts: the training data a pretrained model declares
+#: (`--model hf-vqa:path=...,trained_on=vqa2`), for tables laid out by training data.
+TRAINED_ON = "trained_on"
+HINT = "`harness data status --data-dir DIR` lists what each dataset needs and where it is released"
+
+
+def missing_files(session: "Session", spec: str, split: str) -> list[Path]:
+    """Files `spec`/`split` needs that are not on disk."""
+    plugin = session.dataset(spec)
+    return [Path(p) for p in plugin.expected_files(split) if not Path(p).exists()]
+
+
+def check_data(suite: "Suite", tasks: Sequence["Task"], session: "Session", *,
+               trainable: bool) -> tuple[list["Task"], list[tuple[str, str, str]]]:
+    """The tasks that can run and, for a partial suite, the skipped ones as (task, "*",
+    reason); DataError listing every missing file otherwise."""
+    runnable, skipped, missing = [], [], {}
+    for task in tasks:
+        needed = missing_files(session, task.dataset, task.split)
+        source = train_source(task, session.dataset(task.dataset).splits) if trainable else None
+        if source is not None:
+            needed += [p for p in missing_files(session, *source) if p not in needed]
+        if not needed:
+            runnable.append(task)
+            continue
+        name = f"{task.dataset}/{task.split}" + (f" [{task.label}]" if task.label else "")
+        missing[name] = needed
+        skipped.append((name, "*", f"missing {', '.join(str(p) for p in needed[:3])}"
+                                   + (f" (+{len(needed) - 3} more)" if len(needed) > 3 else "")))
+    if not missing:
+        return runnable, []
+    if getattr(suite, "partial", False) and runnable:
+        return runnable, skipped
+    paths = [str(p) for found in missing.values() for p in found]
+    unique = list(dict.fromkeys(paths))
+    shown = "; ".join(unique[:6]) + (f" (+{len(unique) - 6} more)" if len(unique) > 6 else "")
+    what = "no task of" if getattr(suite, "partial", False) else "suite"
+    raise DataError(f"{what} {suite.name!r} can run: missing file(s) {shown} (set --data-dir; {HINT})")
