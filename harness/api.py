@@ -40,6 +40,13 @@ class DatasetPlugin(Configurable):
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     #: Splits with ground truth; others (e.g. test-dev) only export predictions.
     labelled_splits: ClassVar[tuple[str, ...] | None] = None
+    #: Where the data is officially released (name and page, as text; nothing is ever
+    #: downloaded): `harness data status` prints it. "" when the plugin does not say.
+    release: ClassVar[str] = ""
+    #: The Example fields its examples can fill ("answers", "label", "choices",
+    #: "explanations", "pair_id", ...); None: not declared. A suite file pairing it with a
+    #: probe that `needs` a field outside this set is refused on load (docs/suites.md).
+    provides: ClassVar[frozenset[str] | None] = None
 
     def __init__(self, data_dir: Path | None = None, **options: Any) -> None:
         super().__init__(**options)
@@ -50,6 +57,11 @@ class DatasetPlugin(Configurable):
 
     def expected_files(self, split: str) -> list[Path]:
         """Files `load(split)` needs; listed when some are missing."""
+        return []
+
+    def image_folders(self) -> list[Path]:
+        """Folders the examples' image files live in, with the current options (for
+        `harness data status`; nothing is read); default: none."""
         return []
 
     def is_labelled(self, split: str) -> bool:
@@ -300,6 +312,9 @@ class Probe(Configurable):
     kind = "probe"
     requires: ClassVar[tuple[str, ...]] = ()
     requires_any: ClassVar[tuple[str, ...]] = ()
+    #: Example fields the probe cannot do without (e.g. ("pair_id",)); checked against a
+    #: dataset's `provides` when a suite file is loaded.
+    needs: ClassVar[tuple[str, ...]] = ()
     #: True for a probe whose output never depends on the model (a dataset audit): its
     #: output is computed once and shared by every model. A probe that may use the model
     #: when it can (e.g. an optional ranker) is not model-free.
