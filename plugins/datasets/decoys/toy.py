@@ -44,6 +44,8 @@ class ToyVQAMC(DatasetPlugin):
 
     name = "toyvqa-mc"
     description = "toyvqa as multiple choice with generated IoU/QoU decoys (Chao 2018 on the toy world)"
+    release = "embedded: generated on first use (nothing to download)"
+    provides = frozenset({"answers", "answer_type", "question_type", "label", "choices"})
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     options: ClassVar[Mapping[str, Option]] = {
         "decoys": Option("orig", "candidate set in `choices`", choices=VARIANTS),

@@ -37,6 +37,9 @@ class _VQAMC(DatasetPlugin):
     def expected_files(self, split: str):
         return self._base().expected_files(split)
 
+    def image_folders(self):
+        return self._base().image_folders()
+
     def summary(self, split: str) -> dict[str, Any]:
         """The base loader's load summary (repeated ids, answer counts, pairs)."""
         return dict(self._base().summary(split))
@@ -84,6 +87,8 @@ class VQA1MC(_VQAMC):
     name = "vqa1-mc"
     description = "VQA v1 multiple choice (18 candidates) with Orig/IoU/QoU/IoU+QoU/All decoy sets"
     base_name = "vqa1"
+    release = "the vqa1 files (VQA v1) — https://visualqa.org/vqa_v1_download.html"
+    provides = frozenset({"answers", "answer_type", "question_type", "label", "choices"})
     options = {"decoys": Option("orig", "candidate set in `choices`", choices=VARIANTS), **_COMMON}
 
 
@@ -91,4 +96,6 @@ class VQA2MC(_VQAMC):
     name = "vqa2-mc"
     description = "VQA v2 as multiple choice with generated IoU/QoU decoys (no original decoys)"
     base_name = "vqa2"
+    release = "the vqa2 files (VQA v2) — https://visualqa.org/download.html"
+    provides = frozenset({"answers", "answer_type", "question_type", "label", "choices", "pair_id"})
     options = {"decoys": Option("iou+qou", "candidate set in `choices`", choices=("iou", "qou", "iou+qou")), **_COMMON}

@@ -64,6 +64,10 @@ class _EvilDataset(DatasetPlugin):
     def expected_files(self, split: str) -> list[Path]:
         return [self.file(split)]
 
+    def image_folders(self) -> list[Path]:
+        folder = self.image_dir()
+        return [folder] if folder is not None else []
+
     def load(self, split: str) -> list[Example]:  # type: ignore[override]
         """The split's Examples (a list; the session accepts it like a datasets.Dataset)."""
         _, half = base_split(split)
@@ -101,6 +105,9 @@ class ESNLIVE(_EvilDataset):
     description = "e-SNLI-VE (e-ViL CSV): image-hypothesis entailment with explanations"
     folder, pattern, image_folder = "esnlive", "esnlive_{split}.csv", "flickr30k_images"
     real_splits = ("train", "dev", "test")
+    release = ("e-SNLI-VE, e-ViL release (esnlive_{train,dev,test}.csv) — https://github.com/maximek3/e-ViL; "
+               "images: Flickr30k — https://shannon.cs.illinois.edu/DenotationGraph/")
+    provides = frozenset({"label", "choices", "explanations"})
     reader = staticmethod(read_esnlive)
     options = {**_EvilDataset.options, "duplicates": duplicates_option("pairID")}
 
@@ -110,6 +117,10 @@ class VQAX(_EvilDataset):
     description = "VQA-X (JSON): VQA v2 questions with 10 answers and 3 explanations (val/test)"
     folder, pattern, image_folder = "vqax", "vqaX_{split}.json", "coco"
     real_splits = ("train", "val", "test")
+    release = ("VQA-X (Park et al. 2018) — https://github.com/Seth-Park/MultimodalExplanations; the JSON files "
+               "vqaX_{train,val,test}.json as distributed with NLX-GPT — https://github.com/fawazsammani/nlxgpt; "
+               "images: MS COCO 2014 — https://cocodataset.org/#download")
+    provides = frozenset({"answers", "answer_type", "question_type", "label", "explanations"})
     reader = staticmethod(read_vqax)
     options = {**_EvilDataset.options, "duplicates": duplicates_option("question id (a key used twice)"),
                "answers": answers_option("10 answers per question")}
@@ -121,6 +132,8 @@ class VCR(_EvilDataset):
     description = "VCR (jsonl): 4-way multiple choice with the correct rationale as explanation"
     folder, pattern, image_folder = "vcr", "{split}.jsonl", "vcr/vcr1images"
     real_splits = ("train", "val", "test")
+    release = "VCR 1.0 (annotations and vcr1images) — https://visualcommonsense.com/download/"
+    provides = frozenset({"label", "choices", "explanations"})
     labelled_splits = ("train", "val", "train-fit", "train-eval", "val-fit", "val-eval")
     reader = staticmethod(read_vcr)
     options = {**_EvilDataset.options, "duplicates": duplicates_option("annot_id"),

@@ -51,6 +51,8 @@ class ToyVQA(DatasetPlugin):
 
     name = "toyvqa"
     description = "procedural toy VQA: balanced/unbalanced, 10 answers, explanations, MC"
+    release = "embedded: generated on first use (nothing to download)"
+    provides = frozenset({"answers", "answer_type", "question_type", "label", "choices", "explanations", "pair_id"})
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     options: ClassVar[Mapping[str, Option]] = {
         "variant": Option("unbalanced", "unbalanced (VQA v1-like priors) or balanced "

@@ -95,6 +95,10 @@ class OfficialVQA(DatasetPlugin):
         """Files read when present (v1: the MultipleChoice questions with 18 choices)."""
         return []
 
+    def image_folders(self) -> list[Path]:
+        """The COCO folders of the splits (train2014, val2014, test2015)."""
+        return [self.images_root / f for f in dict.fromkeys(IMAGE_FOLDERS.values())]
+
     # ------------------------------------------------------------------- load
     def _sources(self, split: str) -> list[Path]:
         return self.expected_files(split) + [p for p in self.optional_files(split) if p.is_file()]
@@ -168,6 +172,9 @@ class VQA2(OfficialVQA):
     description = "VQA v2 (balanced, complementary pairs) from the official files under --data-dir"
     prefix = "v2_"
     default_root = "vqa2"
+    release = ("VQA v2 (questions, annotations, complementary pairs) — https://visualqa.org/download.html; "
+               "images: MS COCO train2014, val2014, test2015 — https://cocodataset.org/#download")
+    provides = frozenset({"answers", "answer_type", "question_type", "label", "pair_id"})
 
     def pairs_file(self, split: str) -> Path:
         return self.root / f"v2_mscoco_{self._check(split)}_complementary_pairs.json"
@@ -189,6 +196,9 @@ class VQA1(OfficialVQA):
     description = "VQA v1 (unbalanced, 18 multiple choices) from the official files under --data-dir"
     prefix = ""
     default_root = "vqa1"
+    release = ("VQA v1 (real images: OpenEnded and MultipleChoice questions, annotations) — "
+               "https://visualqa.org/vqa_v1_download.html; images: MS COCO — https://cocodataset.org/#download")
+    provides = frozenset({"answers", "answer_type", "question_type", "label", "choices"})
 
     def mc_questions_file(self, split: str) -> Path:
         return self.root / f"MultipleChoice_mscoco_{self._check(split)}_questions.json"
