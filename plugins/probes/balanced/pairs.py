@@ -31,6 +31,7 @@ class PairProbe(Probe):
     name = "pairs"
     description = "complementary pairs: both correct, identical / different predictions, strict accuracy"
     requires = ("answer",)
+    needs = ("pair_id",)
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         ctx.tag("trained", trained_condition(ctx.train))

@@ -33,6 +33,7 @@ class NLEProbe(Probe):
     description = "e-ViL explanation scores: S_T, S_E and S_O per NLG metric, combined e-ViL score, GT row"
     requires = ("explain",)
     requires_any = ("answer", "score_choices")
+    needs = ("explanations",)
     options = {
         "metrics": Option("all", "comma-separated subset of bleu1..4, meteor, rouge_l, cider, spice, bertscore_f1"),
         "tokenize": Option("ptb", "tokenization for the pycocoevalcap metrics", choices=("ptb", "simple", "none")),
