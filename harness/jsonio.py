@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .errors import DataError
-from .validation import decode_text, read_bytes
+from .fileio import decode_text, read_bytes
 
 __all__ = ["read_json", "loads_strict", "jsonl_records", "JSONObject", "DUPLICATE_KEYS"]
 

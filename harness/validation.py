@@ -1,4 +1,5 @@
-"""One validation layer for loader input: file reading, field checks and duplicate/count policies.
+"""One validation layer for loader input: field checks, record schemas and duplicate/count policies
+(file reading lives in `harness.fileio`, JSON in `harness.jsonio`; both re-exported or used here).
 
 Every dataset loader (VQA, Visual7W, Visual Genome, decoy files, e-SNLI-VE, VQA-X, VCR) and
 every reader of user files (`harness nle import`, feature files) goes through these helpers,
@@ -22,16 +23,13 @@ problems leave it out. Classes of error and their wording:
 
 from __future__ import annotations
 
-import csv
-import io
 import math
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from .errors import DataError, UsageError
+from .errors import UsageError
+from .fileio import check_writable_folder, csv_rows, decode_text, fail, read_bytes, read_text
 from .options import Option
 
 __all__ = [
@@ -80,88 +78,6 @@ def describe(value: Any) -> str:
     if len(text) > 40:
         text = text[:37] + "..."
     return f"{type_name(value)} {text}" if not isinstance(value, (dict, list)) else type_name(value)
-
-
-def fail(path: Path | str, row: str, problem: str, field: str | None = None) -> DataError:
-    """The one-line DataError: `<file>: <row>: field '<field>': <problem>` (parts may be empty)."""
-    parts = [str(path)]
-    if row:
-        parts.append(row)
-    if field is not None:
-        parts.append(f"field {field!r}")
-    parts.append(" ".join(problem.split()))  # never more than one line
-    return DataError(": ".join(parts))
-
-
-# ------------------------------------------------------------------ reading files
-
-
-def read_bytes(path: Path | str, hint: str = "") -> bytes:
-    """The file's bytes; a missing file, a folder or an unreadable file is one line."""
-    path = Path(path)
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"missing file: {path}" + (f" ({hint})" if hint else "")) from None
-    except IsADirectoryError:
-        raise DataError(f"{path}: is a folder, expected a file" + (f" ({hint})" if hint else "")) from None
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
-def decode_text(blob: bytes, path: Path | str) -> str:
-    """UTF-8 text (a leading byte-order mark is dropped); DataError with the byte offset and
-    line of the first invalid byte."""
-    try:
-        return blob.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = blob.count(b"\n", 0, exc.start) + 1
-        raise DataError(f"{path}: not UTF-8 text (byte {exc.start}, line {line}: "
-                        f"{blob[exc.start:exc.start + 4]!r}); re-save the file as UTF-8") from None
-
-
-def read_text(path: Path | str, hint: str = "") -> str:
-    """A text file decoded as UTF-8, with one-line errors (see `read_bytes`, `decode_text`)."""
-    return decode_text(read_bytes(path, hint), path)
-
-
-def csv_rows(path: Path | str, columns: Sequence[str], hint: str = "") -> Iterator[tuple[int, dict[str, str]]]:
-    """(row number, row) for every data row of a CSV file with a header (rows are numbered
-    from 1 after the header). The header must hold `columns`; a row with more or fewer
-    fields than the header, a NUL byte, a stray or unterminated quote is one line naming
-    the row."""
-    text = read_text(path, hint)
-    if not text.strip():
-        raise DataError(f"{path}: empty file (expected a CSV header with {', '.join(columns)})")
-    nul = text.find("\x00")
-    if nul >= 0:
-        raise DataError(f"{path}: NUL byte at line {text.count(chr(10), 0, nul) + 1} (a binary or UTF-16 file?); "
-                        "expected UTF-8 CSV text")
-    # strict: an unterminated quote is an error, not the rest of the file read into one field
-    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    try:
-        header = reader.fieldnames or []
-    except csv.Error as exc:
-        raise fail(path, "row 0 (header)", f"not valid CSV ({exc})") from None
-    missing = [c for c in columns if c not in header]
-    if missing:
-        raise fail(path, "row 0 (header)", f"missing column(s) {', '.join(missing)}; expected {', '.join(columns)}")
-    row_no = 0
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise fail(path, f"row {row_no + 1}", f"not valid CSV ({exc})") from None
-        row_no += 1
-        if None in row:
-            raise fail(path, f"row {row_no}", f"{len(header) + len(row[None])} fields, the header has "
-                                              f"{len(header)} (an unquoted comma?)")
-        short = [c for c in columns if row.get(c) is None]
-        if short:
-            raise fail(path, f"row {row_no}", "missing value (short row)", short[0])
-        yield row_no, row
 
 
 # ------------------------------------------------------------------ field checks
@@ -392,34 +308,3 @@ class Tally:
             if self.mismatch_ids:
                 out["answer_count_mismatches_shown"] = list(self.mismatch_ids)
         return out
-
-
-# ------------------------------------------------------------------ output folders
-
-
-def check_writable_folder(folder: Path | str, what: str = "output folder") -> None:
-    """UsageError, before any work, when `folder` cannot be created or written (`/proc/x`,
-    a path under a file, a read-only mount). Nothing is left behind by the check."""
-    folder = Path(folder)
-    created: list[Path] = []
-    try:
-        if folder.exists() and not folder.is_dir():
-            raise UsageError(f"{what} {folder} is a file, not a folder")
-        missing = [p for p in (folder, *folder.parents) if not p.exists()]
-        for p in reversed(missing):
-            p.mkdir()
-            created.append(p)
-        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
-    except UsageError:
-        raise
-    except OSError as exc:
-        raise UsageError(f"{what} {folder} cannot be created or written ({exc.strerror or exc}); "
-                         "choose another folder") from None
-    finally:
-        for p in reversed(created):
-            try:
-                p.rmdir()
-            except OSError:
-                pass
