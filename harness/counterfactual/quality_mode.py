@@ -7,7 +7,9 @@ the most frequent reason):
 - `tag_mismatch`: the tagger's part of speech is implausible for the word: WordNet's
   sense-tagged (SemCor) counts give that part of speech less than a tenth of the count of
   the word's most frequent one, which has at least 5 ("Are the sheep wild?": "wild"
-  tagged NN has noun count 0, adjective count 42); or an "adjective" after a determiner
+  tagged NN has noun count 0, adjective count 42), unless the word stands where only a
+  noun can (after a determiner, adjective, number or possessive: "any crosses", although
+  "cross" is mostly a verb in SemCor); or an "adjective" after a determiner
   that no noun follows ("in the middle");
 - `compound_part`: a noun that modifies another noun ("traffic" in "traffic light"),
   or the head of a compound WordNet does not list as one lemma; a listed compound
@@ -144,7 +146,7 @@ class QualityMode:
             if not self._noun_site(head.text, tags[last]):
                 continue
             lemma = self.p.lexicon.lemma(head.text, "n", tags[last] == "NNS")
-            if lemma is None or not self.tag_plausible(head.text, "n"):
+            if lemma is None or not (self._noun_position(tokens, tags, _first) or self.tag_plausible(head.text, "n")):
                 rej["tag_mismatch" if lemma is not None else "no_replacement"] += 1
                 continue
             found = False
@@ -220,7 +222,8 @@ class QualityMode:
                 if lemma is None:
                     rej["tag_mismatch" if self._other_pos(tok.text, kind.pos) else "no_replacement"] += 1
                     continue
-                if not self.tag_plausible(tok.text, kind.pos):
+                in_noun_slot = kind.pos == "n" and self._noun_position(tokens, tags, runs.get(i, i))
+                if not in_noun_slot and not self.tag_plausible(tok.text, kind.pos):
                     rej["tag_mismatch"] += 1
                     continue
             if kind.pos == "v" and (lemma in EXCLUDED_VERBS or (
@@ -276,6 +279,20 @@ class QualityMode:
         detail = f"{repl.source_synset} -> {repl.target_synset} (context {overlap:.1f})"
         return Perturbation(kind.id, question, replace_span(question, tokens, first, last, new), first, original,
                             new, lemma, repl.target_lemma, detail)
+
+    def _noun_position(self, tokens: list[Token], tags: list[str], first: int) -> bool:
+        """Whether the noun run starting at `first` sits where only a noun can: after a
+        determiner, number, possessive or quantifier, or after an adjective that is a
+        plausible adjective ("any crosses", "a large cross"; not "the sheep wild", where
+        the tagger calls "sheep" JJ); then the tag needs no check against WordNet's counts."""
+        if first == 0:
+            return False
+        prev, tag = tokens[first - 1].text, tags[first - 1]
+        if tag in ("DT", "CD", "PRP$", "POS", "PDT") or prev.lower() in (
+                "many", "much", "any", "some", "what", "which", "whose"):
+            return True
+        return tag in ("JJ", "JJR", "JJS") and (
+            prev.lower() in self.p.colors.colors or self.tag_plausible(prev, "a"))
 
     @staticmethod
     def _bare(tokens: list[Token], tags: list[str], first: int) -> bool:

@@ -60,7 +60,7 @@ def test_index_cache_is_keyed_by_the_resource_files(tmp_path, monkeypatch) -> No
 
     from harness.resources.wordnet_index import _SOURCE_FILES, INDEX_VERSION, index_path, load_index
 
-    module = importlib.import_module("harness.resources.wordnet_index")  # the function shadows the name
+    module = importlib.import_module("harness.resources.wordnet_build")
 
     monkeypatch.setenv("VQA_HARNESS_CACHE", str(tmp_path / "cache"))
     folder = tmp_path / "wordnet"
