@@ -1,4 +1,4 @@
-"""Suite resolution, including the derived `toy` suite.
+"""Suite resolution: registered suites, the derived `toy` suite and suite files.
 
 `toy` is not a hand-kept list: it is every task of every registered suite marked
 `Suite(toy=True)` (a suite over the embedded toy data only), so each new toy suite joins the
@@ -19,15 +19,23 @@ TOY_SUITE = "toy"
 
 
 def suite_names(host: PluginHost) -> list[str]:
+    """Names `resolve_suite` accepts besides suite files: the registered suites and `toy`."""
     return sorted({*host.suites.names(), TOY_SUITE})
 
 
 def resolve_suite(host: PluginHost, name: str) -> Suite:
+    """A registered suite, the derived `toy` suite, or a suite file (a name ending in
+    .yaml/.yml/.toml, or an existing file; harness.suite_files, docs/suites.md)."""
     if name == TOY_SUITE and TOY_SUITE not in host.suites:
         return _toy_suite(host)
-    if name not in host.suites:
-        raise UsageError(f"unknown suite {name!r}{did_you_mean(name, suite_names(host))}")
-    return host.suites[name]
+    if name in host.suites:
+        return host.suites[name]
+    from .suite_files import is_suite_file, load_suite_file
+
+    if is_suite_file(name):
+        return load_suite_file(name, host)
+    raise UsageError(f"unknown suite {name!r}{did_you_mean(name, suite_names(host))} "
+                     "(or a suite file PATH.yaml / PATH.toml; see docs/suites.md)")
 
 
 def _toy_suite(host: PluginHost) -> Suite:

@@ -24,6 +24,8 @@ COMMANDS = {
     "leaderboard": "harness.cli.leaderboard_cmd:leaderboard",
     "resources": "harness.cli.resources_cmd:resources",
     "cache": "harness.cli.cache_cmd:cache",
+    "show": "harness.cli.show_cmd:show",
+    "data": "harness.cli.data_cmd:data",
 }
 
 
