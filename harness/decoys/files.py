@@ -25,8 +25,10 @@ def read_decoy_file(path: Path | str, *, duplicates: str = "error") -> dict[str,
     if not isinstance(data, dict):
         raise DataError(f"{path}: expected an object keyed by qa_id, got {describe(data)}")
     tally = Tally(path, id_name="qa_id", duplicates=duplicates)
-    for qa_id in getattr(data, "duplicates", ()):
+    repeated_keys = getattr(data, "duplicates", ())  # the first entry of each was kept
+    for qa_id in dict.fromkeys(repeated_keys):
         tally.seen(qa_id, f"qa_id {qa_id}")
+    for qa_id in repeated_keys:
         tally.seen(qa_id, f"qa_id {qa_id} (repeated key)")
     out: dict[str, dict[str, list[str]]] = {}
     for qa_id, entry in data.items():

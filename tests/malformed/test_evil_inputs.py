@@ -115,14 +115,15 @@ def test_malformed_vqax_json(capsys, tmp_path, name, body, needles):
 def test_vqax_policies_keep_the_first_entry_and_count(tmp_path):
     from vqa_harness_plugins.datasets.e_vil import VQAX
 
-    body = _keyed(("7", _vqax_entry()), ("7", _vqax_entry(question="Blue?")), ("8", _vqax_entry(answers=["no"] * 3)))
+    body = _keyed(("7", _vqax_entry()), ("7", _vqax_entry(question="Blue?")), ("8", _vqax_entry(answers=["no"] * 3)),
+                  ("7", _vqax_entry(question="Green?")))
     f = write(tmp_path / "vqaX_val.json", body)
     plugin = VQAX(path=str(f), duplicates="keep-first", answers="lenient")
     exs = plugin.load("val")
     assert [(e.id, e.question) for e in exs] == [("7", "Is it red?"), ("8", "Is it red?")]
     assert exs[1].answers == ("no",) * 3
     summary = plugin.summary("val")
-    assert summary["duplicate_question_ids"] == 1 and summary["answer_count_mismatches"] == 1
+    assert summary["duplicate_question_ids"] == 2 and summary["answer_count_mismatches"] == 1
 
 
 def _vcr(**over):

@@ -93,8 +93,10 @@ def read_vqax(path: Path, images: Path | None, *, duplicates: str = "error", ans
     if not isinstance(data, dict):
         raise DataError(f"{path}: expected a JSON object keyed by question id (VQA-X format), got {describe(data)}")
     tally = Tally(path, id_name="question_id", duplicates=duplicates, answers=answers, expected=VQAX_ANSWERS)
-    for qid in getattr(data, "duplicates", ()):  # keys met twice: the first entry was kept
+    repeated_keys = getattr(data, "duplicates", ())  # keys met twice or more: the first entry was kept
+    for qid in dict.fromkeys(repeated_keys):
         tally.seen(qid, f"key {qid!r}")
+    for qid in repeated_keys:
         tally.seen(qid, f"key {qid!r} (repeated)")
     out = []
     for qid, item in data.items():
