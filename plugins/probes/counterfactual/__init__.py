@@ -6,7 +6,8 @@ Suites:
   `--data-dir` holding `vqax/vqaX_val.json` (e.g. `--data-dir ../shared/data`);
 - `counterfactual-vqa2`: VQA v2 val via the `vqa2` loader; needs `--data-dir`.
 The real-data suites are kept apart because every task of a suite runs: the main suite
-must work offline with no data folder.
+must work offline with no data folder. Every suite uses the probe's default generator,
+the quality mode (probe option `mode`: quality or paper; docs/counterfactual.md).
 """
 
 from __future__ import annotations
