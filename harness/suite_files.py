@@ -22,7 +22,7 @@ option / split, and a probe that the dataset cannot feed are one-line usage erro
 naming the file, the task (`tasks[2]`, counted from 0) and the field. "Cannot feed" is a
 static rule: a probe's `needs` (Example fields it cannot do without) must be among the
 dataset's `provides` (the fields its examples can fill); undeclared on either side means no
-check. `dump_suite` writes any suite in exactly this format (`load(dump(s))` gives `s` back).
+check. `harness.suite_dump.dump_suite` writes any suite in exactly this format.
 """
 
 from __future__ import annotations
@@ -41,18 +41,18 @@ from .specs import parse_spec
 if TYPE_CHECKING:  # pragma: no cover
     from .plugins import PluginHost
 
-__all__ = ["SUFFIXES", "is_suite_file", "load_suite_file", "parse_suite", "suite_data", "dump_suite",
-           "feed_gap"]
+__all__ = ["SUFFIXES", "is_suite_file", "load_suite_file", "parse_suite", "feed_gap", "top_keys", "option_text",
+           "SCALARS"]
 
 #: File name endings read as suite files (YAML, or TOML for `.toml`).
 SUFFIXES = (".yaml", ".yml", ".toml")
 TASK_KEYS = ("label", "dataset", "options", "split", "probes", "probe_options", "train")
 TRAIN_KEYS = ("dataset", "options", "split")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
-_SCALARS = (str, int, float, bool)
+SCALARS = (str, int, float, bool)
 
 
-def _top_keys() -> tuple[str, ...]:
+def top_keys() -> tuple[str, ...]:
     """name, description, tasks and Suite's boolean flags (toy, partial, ...)."""
     flags = [f.name for f in dataclasses.fields(Suite) if f.name not in ("name", "description", "tasks")]
     return ("name", "description", *flags, "tasks")
@@ -115,7 +115,7 @@ def _strict_loader() -> type:
         seen = set()
         for key_node, _ in node.value:
             key = loader.construct_object(key_node, deep=deep)
-            if isinstance(key, _SCALARS) and key in seen:
+            if isinstance(key, SCALARS) and key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark)
             seen.add(key)
@@ -151,7 +151,7 @@ def parse_suite(data: Any, host: "PluginHost", *, source: str = "<suite>") -> Su
     where = _Where(source)
     if not isinstance(data, dict):
         raise where.error("", None, f"expected a mapping with name, description and tasks, got {_kind(data)}")
-    _check_keys(data, _top_keys(), where, "")
+    _check_keys(data, top_keys(), where, "")
     for key in ("name", "tasks"):
         if key not in data:
             raise where.error("", key, "missing (required)")
@@ -162,7 +162,7 @@ def parse_suite(data: Any, host: "PluginHost", *, source: str = "<suite>") -> Su
     if not isinstance(description, str):
         raise where.error("", "description", f"expected a string, got {_kind(description)}")
     flags = {}
-    for key in _top_keys()[2:-1]:
+    for key in top_keys()[2:-1]:
         if key in data:
             if not isinstance(data[key], bool):
                 raise where.error("", key, f"expected true or false, got {_kind(data[key])}")
@@ -243,11 +243,11 @@ def _dataset(item: Mapping[str, Any], host: "PluginHost", where: _Where, record:
     merged = dict(inline)
     for key, raw in options.items():
         field = f"{prefix}options.{key}"
-        if not isinstance(raw, _SCALARS):
+        if not isinstance(raw, SCALARS):
             raise where.error(record, field, f"expected a string, number or true/false, got {_kind(raw)}")
         if key in inline:
             raise where.error(record, field, f"also given in the dataset spec {value!r}")
-        merged[str(key)] = _text(raw)
+        merged[str(key)] = option_text(raw)
     try:
         cls(data_dir=None, **merged)  # checks names, types and ranges; reads nothing
     except UsageError as exc:
@@ -293,10 +293,10 @@ def _probe_options(value: Any, classes: Mapping[str, type], where: _Where, recor
         if not isinstance(options, dict):
             raise where.error(record, field, f"expected a mapping of probe options, got {_kind(options)}")
         for key, raw in options.items():
-            if not isinstance(raw, _SCALARS):
+            if not isinstance(raw, SCALARS):
                 raise where.error(record, f"{field}.{key}", f"expected a string, number or true/false, got {_kind(raw)}")
         try:
-            instance = classes[probe](**{str(k): _text(v) for k, v in options.items()})
+            instance = classes[probe](**{str(k): option_text(v) for k, v in options.items()})
         except UsageError as exc:
             raise where.error(record, field, str(exc)) from None
         if options:
@@ -320,6 +320,7 @@ def feed_gap(dataset_cls: type, probe_cls: type) -> str:
 def _check_name(suite: Suite, host: "PluginHost", where: _Where) -> None:
     """A file may reuse a registered suite's name only for the same tasks (results of
     different tasks under one name would mix in the leaderboard)."""
+    from .suite_dump import suite_data
     from .suites import resolve_suite, suite_names
 
     if suite.name not in suite_names(host):
@@ -330,80 +331,8 @@ def _check_name(suite: Suite, host: "PluginHost", where: _Where) -> None:
                                       "a name of its own (results are grouped by suite name)")
 
 
-def _text(value: Any) -> str:
+def option_text(value: Any) -> str:
     """A YAML/TOML scalar as option text (what `--model name:key=value` would carry)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-# ---------------------------------------------------------------------------- writing
-
-
-def _scalar(text: str) -> Any:
-    """Option text as the YAML scalar that reads back as the same text."""
-    import yaml
-
-    try:
-        value = yaml.safe_load(text) if text else text
-    except yaml.YAMLError:
-        return text
-    if isinstance(value, _SCALARS) and not isinstance(value, str) and _text(value) == text:
-        return value
-    return text
-
-
-def _spec_data(spec: str) -> dict[str, Any]:
-    name, options = parse_spec(spec)
-    out: dict[str, Any] = {"dataset": name}
-    if options:
-        out["options"] = {k: _scalar(v) for k, v in options.items()}
-    return out
-
-
-def _probe_value(host: "PluginHost", probe: str, key: str, value: Any) -> Any:
-    """A probe option as the probe would hold it (typed), so files and plugins compare equal."""
-    cls = host.probes[probe] if probe in host.probes else None
-    option = getattr(cls, "options", {}).get(key) if cls is not None else None
-    if option is not None and isinstance(value, _SCALARS):
-        try:
-            return option.parse(probe, key, _text(value))
-        except UsageError:
-            return value
-    return value
-
-
-def suite_data(suite: Suite, host: "PluginHost") -> dict[str, Any]:
-    """The suite as suite-file data (plain dicts, lists and scalars, in file order)."""
-    out: dict[str, Any] = {"name": suite.name, "description": suite.description}
-    for key in _top_keys()[2:-1]:
-        if getattr(suite, key, False):
-            out[key] = True
-    tasks = []
-    for task in suite.tasks:
-        item: dict[str, Any] = {}
-        if task.label:
-            item["label"] = task.label
-        item.update(_spec_data(task.dataset))
-        item["split"] = task.split
-        item["probes"] = list(task.probes)
-        options = {p: {k: _probe_value(host, p, k, v) for k, v in dict(o).items()}
-                   for p, o in dict(task.probe_options).items() if o}
-        if options:
-            item["probe_options"] = options
-        if task.train is not None:
-            item["train"] = {**_spec_data(task.train[0]), "split": task.train[1]}
-        tasks.append(item)
-    out["tasks"] = tasks
-    return out
-
-
-def dump_suite(suite: Suite, host: "PluginHost", *, header: str = "") -> str:
-    """YAML text of `suite` that `load_suite_file` reads back as the same suite; `header`
-    (comment lines without '#') goes on top."""
-    import yaml
-
-    body = yaml.safe_dump(suite_data(suite, host), sort_keys=False, allow_unicode=True,
-                          default_flow_style=None, width=100)
-    lines = [f"# {line}".rstrip() for line in header.splitlines()]
-    return "\n".join(lines + [body.rstrip("\n")]) + "\n"

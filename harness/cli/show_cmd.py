@@ -20,7 +20,7 @@ def show_suite(name: str) -> None:
     """Print suite NAME (registered, `toy`, or a suite file) as YAML in the suite-file
     format: save it, edit it and run it with `harness run --suite FILE.yaml`."""
     from ..plugins import get_host
-    from ..suite_files import dump_suite
+    from ..suite_dump import dump_suite
     from ..suites import resolve_suite
 
     host = get_host()
