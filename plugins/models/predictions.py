@@ -28,7 +28,15 @@ from typing import Any, ClassVar, Mapping, Sequence
 from harness.api import Model, Option
 from harness.errors import DataError, UsageError
 from harness.types import Example
-from harness.validation import Field, Tally, check_record, decode_text, describe, duplicates_option, read_bytes
+from harness.validation import (
+    Field,
+    Tally,
+    check_record,
+    decode_text,
+    describe,
+    duplicates_option,
+    read_bytes,
+)
 
 __all__ = ["PredictionsModel", "Entry", "read_predictions", "FORMATS", "SHOWN"]
 
