@@ -166,12 +166,15 @@ def read_json(path: Path | str, hint: str = "", *, duplicate_keys: str = "ignore
         raise DataError(f"{path}: {describe_json_error(exc, text)}") from None
 
 
-def jsonl_records(path: Path | str, hint: str = "") -> Iterator[tuple[int, Any]]:
+def jsonl_records(path: Path | str, hint: str = "", *, allow_empty: bool = False) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for every non-blank line of a JSON-lines file; a bad line
     is a one-line DataError naming the file and the row (a last line without its newline
-    that does not parse is reported as truncated)."""
+    that does not parse is reported as truncated). A file without any line is an error
+    unless `allow_empty`."""
     path = Path(path)
     text = decode_text(read_bytes(path, hint), path)
+    if not allow_empty and not text.strip():
+        raise DataError(f"{path}: empty file (expected JSON lines)" + (f"; {hint}" if hint else ""))
     lines = text.split("\n")
     for row, line in enumerate(lines, start=1):
         if not line.strip():

@@ -160,3 +160,25 @@ def test_paths_in_writable_check_leave_nothing_behind(tmp_path):
     Path(tmp_path / "d").mkdir()
     check_writable_folder(tmp_path / "d")
     assert list((tmp_path / "d").iterdir()) == []
+
+
+LOADERS = [  # (dataset spec with {f} for the file, split, file name)
+    ("e-snli-ve:path={f}", "dev", "esnlive_dev.csv"),
+    ("vqa-x:path={f}", "val", "vqaX_val.json"),
+    ("vcr:path={f}", "val", "val.jsonl"),
+    ("visual7w:file={f}", "test", "v7w.json"),
+    ("visual-genome-qa:file={f}", "test", "question_answers.json"),
+]
+
+
+@pytest.mark.parametrize("spec, split, name", LOADERS, ids=[s.split(":")[0] for s, _, _ in LOADERS])
+def test_every_file_loader_names_a_folder_an_empty_file_and_a_missing_file(capsys, tmp_path, spec, split, name):
+    target = tmp_path / name
+    target.mkdir()
+    tasks = [Task(spec.format(f=target), split, ("accuracy",))]
+    expect_one_line(run_bad(capsys, tmp_path, tasks), str(target), "is a folder, expected a file")
+    target.rmdir()
+    write(target, "")
+    expect_one_line(run_bad(capsys, tmp_path, tasks), str(target), "empty file")
+    target.unlink()
+    expect_one_line(run_bad(capsys, tmp_path, tasks), "missing file", str(target))

@@ -125,7 +125,7 @@ def _result_rows(path: Path) -> list:
     from harness.types import ResultRow
 
     rows = []
-    for row, item in jsonl_records(path, "the run's results"):
+    for row, item in jsonl_records(path, "the run's results", allow_empty=True):
         check_record(item, RESULT, path, f"row {row}")
         try:
             rows.append(ResultRow.from_json(item))
