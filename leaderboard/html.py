@@ -121,6 +121,7 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
     `table.marks` (significance against the best of a column) mark cells: bold for the
     best, "≈" for not significantly different from it.
     """
+    table = table.compact()
     links = links or {}
     head = []
     arrows = tuple(table.directions) + ("",) * (len(table.headers) - len(table.directions))

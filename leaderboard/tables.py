@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from harness.layouts import Layout, RowTags
 from harness.types import ResultRow
@@ -46,6 +46,27 @@ class Table:
     cut: int = 0
     #: Per body row and cell: a significance mark ("", "best", "same"), and its explanation.
     marks: tuple[tuple[tuple[str, str], ...], ...] = ()
+    #: For display (`compact`): columns whose cells all say the same thing, headers without
+    #: the parts every column shares, and the spec line saying those shared values once.
+    folded: tuple[int, ...] = ()
+    short_headers: tuple[str, ...] = ()
+    shared: str = ""
+
+    def compact(self) -> "Table":
+        """The table as the site and the markdown show it: columns every row shares folded
+        into the spec line under the title (the data form keeps every column)."""
+        if not (self.folded or self.short_headers or self.shared):
+            return self
+        keep = [i for i in range(len(self.headers)) if i not in self.folded]
+
+        def pick(seq: Sequence) -> tuple:
+            return tuple(seq[i] for i in keep if i < len(seq))
+
+        heads = tuple(self.short_headers[i] if i < len(self.short_headers) else self.headers[i] for i in keep)
+        return replace(self, headers=heads, body=tuple(pick(r) for r in self.body),
+                       directions=pick(self.directions), cells=tuple(pick(c) for c in self.cells),
+                       marks=tuple(pick(m) for m in self.marks), spec=self.shared or self.spec,
+                       folded=(), short_headers=(), shared="")
 
     @property
     def explanation(self) -> str:
@@ -197,16 +218,25 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
             raw = cols[0][i]
             if raw not in split.values():
                 folded.append(raw if f in ("data", "task") or "/" in raw else f"{_header(layout, f)}: {_label(layout, f, raw)}")
-    headers = [_header(layout, layout.rows[i]) for i in keep_rows]
+    all_rows = range(len(layout.rows))
+    headers = [_header(layout, layout.rows[i]) for i in all_rows]
+    short = list(headers)
     if layout.mean_column:
         headers.append(layout.mean_column)
-    headers += [" ".join(_label(layout, layout.columns[i], ck[i]) for i in keep_cols
-                         if ck[i] or len(layout.columns) == 1) or "value" for ck in cols]
+        short.append(layout.mean_column)
+
+    def col_header(ck: tuple[str, ...], used: Sequence[int]) -> str:
+        return " ".join(_label(layout, layout.columns[i], ck[i]) for i in used
+                        if ck[i] or len(layout.columns) == 1) or "value"
+
+    headers += [col_header(ck, range(len(layout.columns))) for ck in cols]
+    short += [col_header(ck, keep_cols) for ck in cols]
     if layout.n_column:
         headers.append("n")
+        short.append("n")
     body = []
     for rk in body_keys:
-        lead = [rk[i] if rk in shared else _label(layout, layout.rows[i], rk[i]) for i in keep_rows]
+        lead = [rk[i] if rk in shared else _label(layout, layout.rows[i], rk[i]) for i in all_rows]
         values = [cells.get((rk, ck)) for ck in cols]
         line = [format_cell(v, layout.fmt) for v in values]
         sources: list[ResultRow | None] = [None] * len(lead)
@@ -230,14 +260,15 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
         body = [b for b in body if any(b is k for k in keep)]
     title = layout.title.format(**{k: _label(layout, k, v) for k, v in split.items()}) if split else layout.title
     title = title.replace(" on  ", " ").rstrip().removesuffix(" on")
-    lead_n = len(keep_rows) + (1 if layout.mean_column else 0)
+    lead_n = len(layout.rows) + (1 if layout.mean_column else 0)
     directions = [""] * lead_n + [_direction([v for b in body for v in [b[2][j]] if v is not None])
                                   for j in range(len(cols))] + ([""] if layout.n_column else [])
     spec = "; ".join([", ".join(v for v in split.values() if v)] + folded).strip("; ")
     return Table(title=title, headers=tuple(headers), body=tuple(tuple(lead + line) for lead, line, _, _ in body),
                  note=layout.note, description=layout.description, reference=layout.reference,
-                 probe=rows[0].probe, spec=spec, directions=tuple(directions),
-                 cells=tuple(tuple(b[3]) for b in body), layout_id=layout.id, cut=cut)
+                 probe=rows[0].probe, spec=", ".join(v for v in split.values() if v), directions=tuple(directions),
+                 cells=tuple(tuple(b[3]) for b in body), layout_id=layout.id, cut=cut,
+                 folded=tuple(i for i in all_rows if i not in keep_rows), short_headers=tuple(short), shared=spec)
 
 
 def _direction(rows: Sequence[ResultRow]) -> str:
@@ -317,6 +348,8 @@ def build_tables(rows: Sequence[ResultRow], layouts: Mapping[str, Sequence[Layou
 def render_markdown(table: Table) -> str:
     """A table as a github-style markdown section (cells escaped: user text is not markup)."""
     from tabulate import tabulate
+
+    table = table.compact()
 
     text = f"### {_md(table.title)}\n\n"
     if table.spec:

@@ -130,7 +130,7 @@ def test_balanced_suite_on_a_small_toy_world_builds_goyal_tables(tmp_path):
     pair_rows = tables["Complementary pairs (Goyal §4)"].body
     assert {r[1] for r in pair_rows} == {"U", "B_half", "B"}
     ce = next(t for k, t in tables.items() if k.startswith("Counter-example"))
-    assert ce.headers[2:5] == ("chance", "Random", "Distance") and "Model" not in ce.headers
+    assert ce.headers[3:6] == ("chance", "Random", "Distance") and "Model" not in ce.headers
 
 
 def test_export_command_writes_official_files(tmp_path, fresh_cache):
