@@ -9,11 +9,14 @@ the field or row named in that line.
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata as md
 from pathlib import Path
 from typing import Any, Sequence
 
 from harness.api import Model, Suite, Task
 from harness.cli import main
+from harness.names import ENTRY_POINT_GROUP
 from harness.testing import hookimpl, make_host, use_host
 from harness.types import Answer, Example
 
@@ -56,9 +59,19 @@ def plugin_for(tasks: Sequence[Task], *extra_datasets: type) -> object:
     return _Plugin()
 
 
+@functools.lru_cache(maxsize=1)
+def _installed() -> tuple[tuple[str, ...], tuple[object, ...]]:
+    """The installed plugins' names and modules, read from the entry points once per session
+    (scanning distribution metadata costs more than the CLI call under test)."""
+    eps = sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
+    return tuple(ep.name for ep in eps), tuple(ep.load() for ep in eps)
+
+
 def run_cli(capsys: Any, argv: list[str], plugin: object | None = None) -> tuple[int, str, str]:
-    """`harness ARGV` in-process with the built-in plugins (+ `plugin`): (exit code, stdout, stderr)."""
-    host = make_host(*([plugin] if plugin is not None else []), builtins=True, names=["malformed-tests"])
+    """`harness ARGV` in-process with the installed plugins (+ `plugin`): (exit code, stdout, stderr)."""
+    names, modules = _installed()
+    extra = [plugin] if plugin is not None else []
+    host = make_host(*modules, *extra, names=[*names, *(["malformed-tests"] if extra else [])])
     capsys.readouterr()
     with use_host(host):
         code = main(argv)
