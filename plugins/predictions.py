@@ -1,4 +1,4 @@
-"""Plugin `predictions`: score answers produced elsewhere (docs/models.md).
+"""Plugin `predictions`: score answers produced elsewhere (docs/predictions.md).
 
 `--model predictions:path=FILE` answers from the official VQA results file
 (`[{"question_id", "answer"}]`) or JSON lines keyed by example id (`{"id", "answer",

@@ -1,7 +1,7 @@
 """The `predictions` model: answers (and explanations) produced elsewhere, read from a file.
 
 `--model predictions:path=FILE` scores another pipeline's outputs with any suite's
-answer-based probes, without writing a plugin. Two formats (docs/models.md):
+answer-based probes, without writing a plugin. Two formats (docs/predictions.md):
 
 - the official VQA results format, what researchers submit to the evaluation server:
   a JSON list `[{"question_id": 42, "answer": "yes"}, ...]` (matched to example ids, which
@@ -239,4 +239,4 @@ PROBLEMS = {
     "other-answer": "explanation(s) asked for another answer than the file's",
 }
 CONSEQUENCE = ("They are model errors: each probe counts them as it counts any failed prediction "
-               "(docs/models.md, `predictions`).")
+               "(docs/predictions.md).")
