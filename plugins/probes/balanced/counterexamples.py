@@ -95,6 +95,7 @@ class CounterExampleProbe(Probe):
     name = "counter-examples"
     description = ("counter-example explanations: Recall@5 of the complementary image (Random, Distance, Model, "
                    "Model (trained))")
+    needs = ("pair_id",)
     options: ClassVar[Mapping[str, Option]] = {
         "k": Option(24, "candidates per question (the complement + k-1 nearest images)", min=2, max=10_000),
         "features": Option(BUILTIN, "image features: 'pixels' (built-in) or a .npz/.npy/.h5 file keyed by image id"),
