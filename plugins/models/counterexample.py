@@ -81,7 +81,7 @@ class CounterExampleExplainer(GridAnswerModel):
     description = ("Goyal 2017 §5 counter-example explainer: shared Q x I base, answering head, explaining head "
                    "ranking K candidate images (hinge loss)")
     options = {
-        **GRID_OPTIONS,
+        **{k: v for k, v in GRID_OPTIONS.items() if k != "sentinel"},  # no attention: no sentinel
         "hidden": trainer_option("hidden", 128, "size of the QI embedding and of the explaining space"),
         "epochs": trainer_option("epochs", 15, "passes over the train split"),
         "batch_size": trainer_option("batch_size", 32, "training batch size in questions (each with I and K candidates)"),
