@@ -36,8 +36,9 @@ class SpatialAttentionMC(GridChoiceModel):
     name = "attention-mc"
     description = ("Chao 2018 Attention* (spatial memory style): question-guided grid attention, MLP over "
                    "[attended image, question, candidate] (multiple choice)")
+    # No word embeddings (the question enters as text features) and A.1's fixed dropout.
     options = {
-        **CHOICE_OPTIONS,
+        **{k: v for k, v in CHOICE_OPTIONS.items() if k not in ("embed", "dropout")},
         "hidden": trainer_option("hidden", 256, "attention / evidence embedding size"),
         "epochs": trainer_option("epochs", 15, "passes over the training triplets"),
     }
