@@ -2,7 +2,8 @@
 
 Datasets with decoy sets (`visual7w`, `visual-genome-qa`, `vqa1-mc`, `vqa2-mc`, toy
 `toyvqa-mc`), the MLP-A/QA/IA/IQA ablation models, probes `decoys` and `decoy-audit`, the
-toy `decoys` suite and `harness decoys generate`.
+toy `decoys` suite, the real-data suites `decoys-visual7w`, `decoys-vqa1`, `decoys-vqa2`,
+`decoys-vg`, and `harness decoys generate`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from .datasets.decoys import VQA1MC, VQA2MC, ToyVQAMC, Visual7W, VisualGenomeQA
 from .models.coattention import HieCoAttMC
 from .models.mlp import MLPA, MLPIA, MLPIQA, MLPQA
 from .models.spatial_attention import SpatialAttentionMC
-from .probes.decoys import DECOYS_SUITE, DecoyAuditProbe, DecoyProbe
+from .probes.decoys import DECOYS_SUITE, REAL_DECOY_SUITES, DecoyAuditProbe, DecoyProbe
 from .probes.decoys.command import decoys
 
 
@@ -40,8 +41,9 @@ def register_probes(register) -> None:
 
 @hookimpl
 def register_suites(register) -> None:
-    """Register `decoys` (toy)."""
-    register(DECOYS_SUITE)
+    """Register `decoys` (toy) and the real-data suites decoys-visual7w/-vqa1/-vqa2/-vg."""
+    for suite in (DECOYS_SUITE, *REAL_DECOY_SUITES):
+        register(suite)
 
 
 @hookimpl

@@ -23,7 +23,7 @@ from harness.types import Example
 from harness.validation import Field, Tally, check_record, describe, duplicates_option
 
 from .mc import MC_OPTIONS, attach_decoys, decoy_config, generated_decoys
-from .visual7w import released_sets
+from .visual7w import released_file, released_sets
 
 __all__ = ["VisualGenomeQA", "split_images", "SPLIT_SHARES", "IMAGE", "QA"]
 
@@ -55,7 +55,8 @@ class VisualGenomeQA(DatasetPlugin):
         "file": Option("visual_genome/question_answers.json", "question_answers.json (relative to --data-dir)"),
         "images": Option("visual_genome/images", "image folder (<image_id>.jpg)"),
         "split_seed": Option(0, "seed of the 50/20/30 split by image", min=0),
-        "decoy_file": Option("", "released decoy JSON; empty: generate"),
+        "decoy_file": Option("auto", "released decoy JSON; auto: visual_genome/decoys.json when present, "
+                                     "else generated; empty: generate"),
         "duplicates": duplicates_option("qa_id"),
         **{**MC_OPTIONS, "decoys": Option("iou+qou", MC_OPTIONS["decoys"].help,
                                           choices=("iou", "qou", "iou+qou", "all"))},
@@ -66,7 +67,10 @@ class VisualGenomeQA(DatasetPlugin):
         return p if p.is_absolute() else (self.data_dir or Path.cwd()) / p
 
     def expected_files(self, split: str) -> list[Path]:
-        return [self._path(self.config["file"])]
+        files = [self._path(self.config["file"])]
+        if self.config["decoy_file"] not in ("", "auto"):
+            files.append(self._path(self.config["decoy_file"]))
+        return files
 
     def all_examples(self) -> dict[str, list[Example]]:
         """Every split's examples, parsed and checked (repeated qa_ids follow `duplicates=`,
@@ -107,7 +111,13 @@ class VisualGenomeQA(DatasetPlugin):
         """Counts from reading the file: repeated qa_ids kept-first under duplicates=keep-first."""
         if not hasattr(self, "_load_summary"):
             self.all_examples()
-        return {"dataset": self.name, "split": split, **self._load_summary}
+        found = self.decoy_file()
+        return {"dataset": self.name, "split": split, **self._load_summary,
+                "decoy_source": f"released:{found}" if found else "generated"}
+
+    def decoy_file(self) -> Path | None:
+        """The released decoy file used (None: decoys are generated)."""
+        return released_file(self.config["decoy_file"], self._path, "visual_genome/decoys.json")
 
     def load(self, split: str) -> list[Example]:  # type: ignore[override]
         if split not in self.splits:
@@ -115,9 +125,10 @@ class VisualGenomeQA(DatasetPlugin):
         every = self.all_examples()
         examples = every[split]
         source = f"{self.config['file']} ({split})"
-        if self.config["decoy_file"]:
+        released = self.decoy_file()
+        if released is not None:
             all_ids = {ex.id for exs in every.values() for ex in exs}
-            sets = released_sets(self._path(self.config["decoy_file"]), {e.id: e for e in examples}, all_ids,
+            sets = released_sets(released, {e.id: e for e in examples}, all_ids,
                                  duplicates=self.config["duplicates"])
         else:
             path = self._path(self.config["file"])

@@ -10,7 +10,7 @@ IoU/QoU decoys come from the authors' released decoy file (`decoy_file=`, per qa
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.decoys import normalize_release, read_decoy_file
@@ -65,6 +65,21 @@ def released_sets(path: Path, examples_by_id: Mapping[str, Example], all_ids: se
     return sets
 
 
+#: Where `decoy_file=auto` looks for the authors' released decoys (relative to --data-dir).
+AUTO_DECOYS = "visual7w/decoys.json"
+
+
+def released_file(option: str, resolve: Callable[[str], Path], auto: str) -> Path | None:
+    """The released decoy file an option names: "" -> none (generate), "auto" -> `auto` if
+    that file exists, else the named file (which must exist: it is an expected file)."""
+    if not option:
+        return None
+    if option == "auto":
+        path = resolve(auto)
+        return path if path.is_file() else None
+    return resolve(option)
+
+
 class Visual7W(DatasetPlugin):
     """Visual7W telling: 4 candidates per question (target + 3 human decoys)."""
 
@@ -74,7 +89,8 @@ class Visual7W(DatasetPlugin):
     options: ClassVar[Mapping[str, Option]] = {
         "file": Option("visual7w/dataset_v7w_telling.json", "telling JSON (relative to --data-dir)"),
         "images": Option("visual7w/images", "image folder (relative to --data-dir)"),
-        "decoy_file": Option("", "released decoy JSON (per qa_id IoU_decoys, QoU_decoys); empty: generate"),
+        "decoy_file": Option("auto", "released decoy JSON (per qa_id IoU_decoys, QoU_decoys); auto: "
+                                     "visual7w/decoys.json when present, else generated; empty: generate"),
         "duplicates": duplicates_option("qa_id"),
         "answers": answers_option("3 original decoys (multiple_choices) per question"),
         **MC_OPTIONS,
@@ -84,9 +100,13 @@ class Visual7W(DatasetPlugin):
         p = Path(value)
         return p if p.is_absolute() else (self.data_dir or Path.cwd()) / p
 
+    def decoy_file(self) -> Path | None:
+        """The released decoy file used (None: decoys are generated)."""
+        return released_file(self.config["decoy_file"], self._path, AUTO_DECOYS)
+
     def expected_files(self, split: str) -> list[Path]:
         files = [self._path(self.config["file"])]
-        if self.config["decoy_file"]:
+        if self.config["decoy_file"] not in ("", "auto"):
             files.append(self._path(self.config["decoy_file"]))
         return files
 
@@ -137,7 +157,9 @@ class Visual7W(DatasetPlugin):
         questions with other than 3 original decoys (answers=lenient)."""
         if not hasattr(self, "_load_summary"):
             self.all_examples()
-        return {"dataset": self.name, "split": split, **self._load_summary}
+        found = self.decoy_file()
+        return {"dataset": self.name, "split": split, **self._load_summary,
+                "decoy_source": f"released:{found}" if found else "generated"}
 
     def load(self, split: str) -> list[Example]:  # type: ignore[override]
         if split not in self.splits:
@@ -146,9 +168,10 @@ class Visual7W(DatasetPlugin):
         examples = every[split]
         source = f"{self.config['file']} ({split})"
         check_orig_decoys(examples, source)
-        if self.config["decoy_file"]:
+        released = self.decoy_file()
+        if released is not None:
             all_ids = {ex.id for exs in every.values() for ex in exs}
-            sets = released_sets(self._path(self.config["decoy_file"]), {e.id: e for e in examples}, all_ids,
+            sets = released_sets(released, {e.id: e for e in examples}, all_ids,
                                  duplicates=self.config["duplicates"])
         elif self.config["decoys"] == "orig":
             sets = {}

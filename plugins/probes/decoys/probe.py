@@ -283,6 +283,11 @@ def _generation_rows(ctx: ProbeContext) -> list[ResultRow]:
                 sources[f"{kind}/{s if s in ('orig', 'frequent') else 'generated'}"] += 1
     for key, count in sorted(sources.items()):
         rows.append(ctx.row(f"generation/{key}", count, n, unit="count", higher_is_better=False))
+    source = ctx.dataset_summary().get("decoy_source")
+    if source:  # released decoy files when present, generated otherwise: said in the rows
+        rows.append(ctx.row(f"generation/source={source.split(':', 1)[0]}", n, n, unit="count",
+                            higher_is_better=False))
+        ctx.report(f"Decoys: {source}.")
     stats = ctx.dataset_summary().get("generation")
     if stats:
         for key in ("short_iou", "short_qou", "rejected_overlap", "rejected_wup", "rejected_mutual", "unique_questions"):

@@ -213,7 +213,9 @@ EVIL_TOY_SUITE = Suite(
 #: The paper's protocol: train on train, score on test (VCR: its val, as the paper did).
 EVIL_SUITE = Suite(
     name="e-vil",
-    description="e-ViL (Kayser 2021): S_T, S_E, S_O on e-SNLI-VE, VQA-X, VCR",
+    description="e-ViL (Kayser 2021): S_T, S_E, S_O on e-SNLI-VE, VQA-X, VCR — each dataset whose files "
+                "are present (the others are named and skipped)",
+    partial=True,
     tasks=(
         Task("e-snli-ve", "test", ("nle",), train=("e-snli-ve", "train"), label="e-SNLI-VE"),
         Task("vqa-x", "test", ("nle",), train=("vqa-x", "train"), label="VQA-X"),
@@ -224,6 +226,7 @@ EVIL_SUITE = Suite(
 #: What runs with only e-SNLI-VE dev and VQA-X val at hand: fit on one by-image half, score
 #: on the other (datasets' `<split>-fit` / `<split>-eval` pseudo-splits).
 EVIL_DEV_SUITE = Suite(
+    partial=True,
     name="e-vil-dev",
     description="e-ViL on e-SNLI-VE dev and VQA-X val only: fit on a seeded by-image half, score the other",
     tasks=(

@@ -1,0 +1,175 @@
+"""Every real-data suite end to end on miniature files in the official formats (offline)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from helpers_official import write_esnlive, write_world
+
+from harness.api import Model, Suite, Task
+from harness.hookspecs import hookimpl
+from harness.metrics import normalize_answer, vqa_accuracy
+from harness.testing import make_host, run_in_process
+from vqa_harness_leaderboard import tables_of
+
+
+class AlwaysRed(Model):
+    """A pretrained model stand-in: answers "red" whatever it is asked (not trainable)."""
+
+    name = "always-red"
+
+    def answer(self, batch):
+        return ["red" for _ in batch]
+
+    def score_choices(self, batch):
+        return [[1.0 if "red" in c.lower() else 0.0 for c in ex.choices] for ex in batch]
+
+
+class Plugin:
+    @hookimpl
+    def register_models(self, register):
+        register(AlwaysRed)
+
+    @hookimpl
+    def register_suites(self, register):
+        register(Suite("vqa-x-as-vqa", "VQA-X val through the VQA accuracy and pairs probes",
+                       (Task("vqa-x", "val", ("accuracy", "pairs")),)))
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory) -> tuple[Path, dict]:
+    root = tmp_path_factory.mktemp("official")
+    return root, write_world(root)
+
+
+@pytest.fixture(scope="module")
+def host():
+    return make_host(Plugin(), builtins=True, names=["real-suites-test"])
+
+
+def _run(host, tmp_path, model, suite, root, **kw):
+    out = run_in_process(host, model=model, suite=suite, tmp_path=tmp_path, data_dir=root, **kw)
+    assert out.exit_code == 0, (out.probe_failures, out.skipped)
+    return out
+
+
+def _rows(out):
+    return {(r.dataset, r.probe, r.variant, r.metric): r for r in out.rows}
+
+
+def test_vqa2_suite_scores_the_official_way(world, host, tmp_path):
+    root, annotations = world
+    out = _run(host, tmp_path, "prior", "vqa2", root)
+    rows = _rows(out)
+    # Hand computation: the prior answers the most common train answer.
+    train = Counter(normalize_answer(a["multiple_choice_answer"]) for a in annotations["v2/train"])
+    prior = min(train, key=lambda a: (-train[a], a))
+    val = annotations["v2/val"]
+    expected = sum(vqa_accuracy(prior, [x["answer"] for x in a["answers"]]) for a in val) / len(val)
+    acc = rows[("vqa2", "accuracy", "", "vqa_accuracy")]
+    assert acc.value == pytest.approx(expected) and acc.n == len(val) and acc.ci_low <= acc.value <= acc.ci_high
+    assert {m for (_, p, _, m) in rows if m.startswith("vqa_accuracy/answer_type=")} == {
+        "vqa_accuracy/answer_type=yes/no", "vqa_accuracy/answer_type=number", "vqa_accuracy/answer_type=other"}
+    assert any(m.startswith("vqa_accuracy/question_type=") for (_, _, _, m) in rows)
+    # The prior answers every pair identically; pairs in the files: 15.
+    assert rows[("vqa2", "pairs", "", "pair/identical")].value == 1.0
+    assert rows[("vqa2", "pairs", "", "pair/identical")].n == 15
+    assert ("vqa2", "language-prior", "", "audit/answer_entropy") in rows
+    assert rows[("vqa2", "counter-examples", "random", "counterexample/recall@5")].n > 0
+
+
+def test_vqa2_test_dev_writes_the_evaluation_server_file(world, host, tmp_path):
+    root, _ = world
+    out = run_in_process(host, model="always-red", suite="vqa2", tmp_path=tmp_path, data_dir=root,
+                         split="test-dev")
+    assert not [r for r in out.rows if r.metric.startswith("vqa_accuracy")]
+    (path,) = (out.rundir.path / "artifacts" / "accuracy").glob("results_official.json")
+    results = json.loads(path.read_text())
+    assert len(results) == 12 and all(r["answer"] == "red" and isinstance(r["question_id"], int) for r in results)
+    assert "official results format" in (out.rundir.path / "report.md").read_text()
+
+
+def test_goyal_tables_1_and_3_for_a_trained_and_a_pretrained_model(world, host, tmp_path):
+    root, _ = world
+    trained = _run(host, tmp_path / "t", "qtype-prior", "goyal", root)
+    trains = {r.train for r in trained.rows if r.probe == "balanced-accuracy"}
+    assert trains == {"vqa1/train", "vqa2-half/train", "vqa2/train"}
+    pretrained = _run(host, tmp_path / "p", "always-red:trained_on=vqa2", "goyal", root)
+    # UB and B_half B are BB again for a model the harness does not train: run once.
+    assert sum(1 for _, probe, reason in pretrained.skipped if probe == "balanced-accuracy"
+               and "train source does not matter" in reason) == 2
+    tables = {t.title: t for ts in tables_of([trained.rundir.path, pretrained.rundir.path]).values() for t in ts}
+    table1 = next(t for title, t in tables.items() if title.startswith("Goyal Table 1"))
+    assert set(table1.headers[1:]) == {"UU", "UB", "B_half B", "BB", "BU"}
+    red = next(row for row in table1.body if row[0].startswith("always-red"))
+    assert red[table1.headers.index("UU")] == "-" and red[table1.headers.index("BB")] != "-"
+    # The audit sets v1 and v2 entropy side by side, with the relative change.
+    change = [r for r in trained.rows if r.metric == "audit/answer_entropy_change"]
+    entropy = {(r.dataset, r.variant): r.value for r in trained.rows if r.metric == "audit/answer_entropy"}
+    assert len(change) == 1 and change[0].value == pytest.approx(
+        (entropy[("vqa2", "")] - entropy[("vqa1", "")]) / entropy[("vqa1", "")])
+    assert change[0].value > 0  # the v2 miniature is balanced, the v1 one is biased
+
+
+def test_decoys_visual7w_uses_the_released_decoys_and_says_so(world, host, tmp_path):
+    root, _ = world
+    out = _run(host, tmp_path, "mlp-a:hidden=16,epochs=2", "decoys-visual7w", root)
+    sources = {r.metric for r in out.rows if r.metric.startswith("generation/source=")}
+    assert sources == {"generation/source=released"}
+    variants = {r.variant for r in out.rows if r.metric == "mc_accuracy"}
+    assert variants == {"orig", "iou", "qou", "iou+qou", "all"}
+    table = next(t for ts in tables_of([out.rundir.path]).values() for t in ts if t.reference.endswith("Table 3"))
+    assert table.headers[2:] == ("Orig", "IoU", "QoU", "IoU+QoU", "All")
+    assert {row[0] for row in table.body} >= {"Random", "Eq. 2 rule"}
+
+
+@pytest.mark.parametrize("suite,orig_candidates", [("decoys-vqa1", 18), ("decoys-vqa2", None), ("decoys-vg", None)])
+def test_other_decoy_suites_run(world, host, tmp_path, suite, orig_candidates):
+    root, _ = world
+    out = _run(host, tmp_path, "prior", suite, root)
+    per_set = {r.variant: r.value for r in out.rows if r.metric == "candidates_per_question"}
+    assert per_set and all(v >= 2 for v in per_set.values())
+    if orig_candidates:
+        assert per_set["orig"] == orig_candidates
+    assert {r.metric.split("=")[1] for r in out.rows if r.metric.startswith("generation/source=")} <= {"generated"}
+
+
+def test_e_vil_runs_every_dataset_present(world, host, tmp_path):
+    root, _ = world
+    out = _run(host, tmp_path, "retrieval-explainer", "e-vil", root)
+    assert {r.dataset for r in out.rows if r.metric == "s_t"} == {"e-snli-ve", "vqa-x", "vcr"}
+
+
+def test_e_vil_with_only_e_snli_ve_names_the_skipped_datasets(host, tmp_path):
+    root = tmp_path / "data"
+    for split in ("train", "test"):
+        write_esnlive(root, split)
+    out = _run(host, tmp_path, "retrieval-explainer", "e-vil", root)
+    assert {r.dataset for r in out.rows if r.metric == "s_t"} == {"e-snli-ve"}
+    skipped = {task.split("/")[0]: reason for task, probe, reason in out.skipped if probe == "*"}
+    assert set(skipped) == {"vqa-x", "vcr"}
+    assert str(root / "vqax" / "vqaX_test.json") in skipped["vqa-x"]
+
+
+def test_a_model_without_training_needs_no_train_files(host, tmp_path):
+    root = tmp_path / "data"
+    write_esnlive(root, "test")  # only the released test file
+    out = run_in_process(host, model="always-red", suite="e-vil", tmp_path=tmp_path, data_dir=root)
+    assert ("e-snli-ve/test [e-SNLI-VE]", "nle", "model 'always-red' lacks explain") in out.skipped
+
+
+def test_counterfactual_on_vqa2(world, host, tmp_path):
+    root, _ = world
+    out = _run(host, tmp_path, "prior", "counterfactual-vqa2", root)
+    assert any(r.metric == "answer_change_rate" for r in out.rows)
+
+
+def test_real_vqa_x_val_through_a_vqa_suite_and_the_counterfactual_suite(shared_data, host, tmp_path):
+    out = _run(host, tmp_path / "a", "always-red", "vqa-x-as-vqa", shared_data)
+    acc = next(r for r in out.rows if r.metric == "vqa_accuracy")
+    assert acc.n == 1459 and 0 < acc.value < 1
+    cf = _run(host, tmp_path / "b", "always-red", "counterfactual-vqax", shared_data)
+    assert any(r.metric == "answer_change_rate" for r in cf.rows)
