@@ -35,8 +35,16 @@ class Plugin:
 
     @hookimpl
     def register_suites(self, register):
+        from dataclasses import replace
+
+        from vqa_harness_plugins.probes.e_vil import EVIL_SUITE
+
         register(Suite("vqa-x-as-vqa", "VQA-X val through the VQA accuracy and pairs probes",
                        (Task("vqa-x", "val", ("accuracy", "pairs")),)))
+        # The e-vil suite's tasks with the cheap metrics (the full bundle is tested elsewhere).
+        cheap = {"nle": {"metrics": "bleu1,rouge_l", "tokenize": "simple", "gt": False}}
+        register(replace(EVIL_SUITE, name="e-vil-cheap",
+                         tasks=tuple(replace(t, probe_options=cheap) for t in EVIL_SUITE.tasks)))
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +147,7 @@ def test_other_decoy_suites_run(world, host, tmp_path, suite, orig_candidates):
 
 def test_e_vil_runs_every_dataset_present(world, host, tmp_path):
     root, _ = world
-    out = _run(host, tmp_path, "retrieval-explainer", "e-vil", root)
+    out = _run(host, tmp_path, "retrieval-explainer", "e-vil-cheap", root)
     assert {r.dataset for r in out.rows if r.metric == "s_t"} == {"e-snli-ve", "vqa-x", "vcr"}
 
 
@@ -147,7 +155,7 @@ def test_e_vil_with_only_e_snli_ve_names_the_skipped_datasets(host, tmp_path):
     root = tmp_path / "data"
     for split in ("train", "test"):
         write_esnlive(root, split)
-    out = _run(host, tmp_path, "retrieval-explainer", "e-vil", root)
+    out = _run(host, tmp_path, "retrieval-explainer", "e-vil", root, limit=6)
     assert {r.dataset for r in out.rows if r.metric == "s_t"} == {"e-snli-ve"}
     skipped = {task.split("/")[0]: reason for task, probe, reason in out.skipped if probe == "*"}
     assert set(skipped) == {"vqa-x", "vcr"}
