@@ -88,41 +88,32 @@ def read_predictions(path: Path, fmt: str = "auto", duplicates: str = "error") -
     return entries, fmt, sha
 
 
-def _entry(item: Mapping[str, Any]) -> Entry:
-    return Entry(item["answer"], item.get("explanation"), item.get("question"))
-
-
 def _read_vqa(path: Path, text: str, duplicates: str) -> dict[str, Entry]:
-    from harness.jsonio import describe_json_error, loads_strict
+    from harness.jsonio import read_json
 
-    try:
-        data = loads_strict(text)
-    except ValueError as exc:
-        raise DataError(f"{path}: {describe_json_error(exc, text)}") from None
+    data = read_json(path, "results file for --model predictions:path=FILE")
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a list of {{\"question_id\", \"answer\"}} (official VQA results format), "
                         f"got {describe(data)}")
-    tally = Tally(path, id_name="question_id", duplicates=duplicates)
-    out: dict[str, Entry] = {}
-    for i, item in enumerate(data):
-        row = f"[{i}]"
-        check_record(item, VQA_RECORD, path, row)
-        if tally.seen(item["question_id"], row):
-            out[str(item["question_id"])] = _entry(item)
-    return out
+    return _collect(path, ((f"[{i}]", item) for i, item in enumerate(data)), VQA_RECORD, "question_id", duplicates)
 
 
 def _read_jsonl(path: Path, duplicates: str) -> dict[str, Entry]:
     from harness.jsonio import jsonl_records
 
-    tally = Tally(path, id_name="id", duplicates=duplicates)
+    records = jsonl_records(path, "results file for --model predictions:path=FILE")
+    return _collect(path, ((f"row {line}", item) for line, item in records), JSONL_RECORD, "id", duplicates)
+
+
+def _collect(path: Path, records: Any, schema: Mapping[str, Field], id_key: str, duplicates: str) -> dict[str, Entry]:
+    """id -> Entry, every record checked; a repeated id follows the duplicate policy."""
+    tally = Tally(path, id_name=id_key, duplicates=duplicates)
     out: dict[str, Entry] = {}
-    for line, item in jsonl_records(path, "results file for --model predictions:path=FILE"):
-        row = f"row {line}"
-        check_record(item, JSONL_RECORD, path, row)
-        key = str(item["id"]).strip()
+    for row, item in records:
+        check_record(item, schema, path, row)
+        key = str(item[id_key]).strip()
         if tally.seen(key, row):
-            out[key] = _entry(item)
+            out[key] = Entry(item["answer"], item.get("explanation"), item.get("question"))
     return out
 
 
