@@ -16,7 +16,8 @@ __all__ = ["run"]
 @click.command()
 @click.option("--model", "models", multiple=True, required=True,
               help="Model spec NAME[:key=value,...]; repeat to run several models.")
-@click.option("--suite", required=True, help="Suite name (`harness list suites`); `toy` runs every toy probe.")
+@click.option("--suite", required=True, help="Suite name (`harness list suites`; `toy` runs every toy probe) "
+                                             "or a suite file PATH.yaml / PATH.toml (docs/suites.md).")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder with downloaded datasets (see docs/datasets.md).")
 @click.option("--split", default=None, help="Override every task's split (e.g. val, test-dev).")
