@@ -50,6 +50,9 @@ class VisualGenomeQA(DatasetPlugin):
 
     name = "visual-genome-qa"
     description = "Visual Genome question_answers.json, 50/20/30 split by image, generated IoU/QoU decoys"
+    release = ("Visual Genome 1.2 (question_answers.json, images) — https://visualgenome.org/api/v0/api_home.html; "
+               "Chao et al.'s decoys — http://www.teds.usc.edu/website_vqa/")
+    provides = frozenset({"choices", "label"})
     splits: ClassVar[tuple[str, ...]] = ("train", "val", "test")
     options: ClassVar[Mapping[str, Option]] = {
         "file": Option("visual_genome/question_answers.json", "question_answers.json (relative to --data-dir)"),
@@ -65,6 +68,9 @@ class VisualGenomeQA(DatasetPlugin):
     def _path(self, value: str) -> Path:
         p = Path(value)
         return p if p.is_absolute() else (self.data_dir or Path.cwd()) / p
+
+    def image_folders(self) -> list[Path]:
+        return [self._path(self.config["images"])]
 
     def expected_files(self, split: str) -> list[Path]:
         files = [self._path(self.config["file"])]

@@ -85,6 +85,9 @@ class Visual7W(DatasetPlugin):
 
     name = "visual7w"
     description = "Visual7W telling QA (multiple choice; Orig, IoU, QoU, IoU+QoU, All decoy sets)"
+    release = ("Visual7W telling (dataset_v7w_telling.json, images) — https://ai.stanford.edu/~yukez/visual7w/; "
+               "Chao et al.'s IoU/QoU decoys — http://www.teds.usc.edu/website_vqa/")
+    provides = frozenset({"choices", "label", "question_type"})
     splits: ClassVar[tuple[str, ...]] = ("train", "val", "test")
     options: ClassVar[Mapping[str, Option]] = {
         "file": Option("visual7w/dataset_v7w_telling.json", "telling JSON (relative to --data-dir)"),
@@ -103,6 +106,9 @@ class Visual7W(DatasetPlugin):
     def decoy_file(self) -> Path | None:
         """The released decoy file used (None: decoys are generated)."""
         return released_file(self.config["decoy_file"], self._path, AUTO_DECOYS)
+
+    def image_folders(self) -> list[Path]:
+        return [self._path(self.config["images"])]
 
     def expected_files(self, split: str) -> list[Path]:
         files = [self._path(self.config["file"])]

@@ -166,6 +166,7 @@ class DecoyProbe(Probe):
     name = "decoys"
     description = "multiple-choice accuracy per decoy set (Orig/IoU/QoU/IoU+QoU/All), modality ablations"
     requires_any = ("score_choices", "answer")
+    needs = ("choices",)
     options: ClassVar[Mapping[str, Option]] = {
         "variants": Option(",".join(VARIANTS), "comma-separated decoy sets to evaluate"),
         "ablations": Option(True, "also blank the image and/or the question (rows QA, IA, A)"),
@@ -232,6 +233,7 @@ def _base_dataset(spec: str) -> str:
 class DecoyAuditProbe(Probe):
     name = "decoy-audit"
     model_free = True
+    needs = ("choices",)
     description = "model-free shortcut audit of decoy sets: Eq. 2 rule, neutrality, generation statistics"
     options: ClassVar[Mapping[str, Option]] = {
         "variants": Option(",".join(VARIANTS), "comma-separated decoy sets to audit"),
