@@ -38,6 +38,8 @@ class ToyVQAHalf(DatasetPlugin):
 
     name = "toyvqa-half"
     description = "toyvqa balanced with a seeded fraction (default half) of its complementary pairs"
+    release = "embedded: generated on first use (nothing to download)"
+    provides = frozenset({"answers", "answer_type", "question_type", "label", "choices", "explanations", "pair_id"})
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     options: ClassVar[Mapping[str, Option]] = {
         "seed": Option(0, "toyvqa generation seed", min=0),
@@ -74,6 +76,8 @@ class VQA2Half(DatasetPlugin):
 
     name = "vqa2-half"
     description = "VQA v2 with a seeded half of its complementary pairs (Goyal's B_half train set)"
+    release = "the vqa2 files (VQA v2) — https://visualqa.org/download.html"
+    provides = frozenset({"answers", "answer_type", "question_type", "label", "pair_id"})
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     options: ClassVar[Mapping[str, Option]] = {
         "root": Option("", "folder of the VQA v2 JSON files (relative to --data-dir; default vqa2)"),
