@@ -73,8 +73,19 @@ class DatasetPlugin(Configurable):
         return {}
 
     def fingerprint(self, split: str) -> str:
-        """Changes whenever the loaded examples could change (default: name and config)."""
-        return digest({"dataset": self.name, "split": split, "config": self.config})
+        """Changes whenever the loaded examples could change. The default covers the name,
+        the options and the size and modification time of `expected_files(split)`; a
+        dataset whose content depends on more (generated data, image files) overrides it."""
+        import os
+
+        stamps = []
+        for path in self.expected_files(split):
+            try:
+                st = os.stat(path)
+                stamps.append([str(path), st.st_size, st.st_mtime_ns])
+            except OSError:
+                stamps.append([str(path), None, None])
+        return digest({"dataset": self.name, "split": split, "config": self.config, "files": stamps})
 
 
 # -------------------------------------------------------------------- feature extractors
@@ -257,7 +268,8 @@ class ProbeContext(Protocol):
 
     def train_examples(self) -> "tuple[list[Example], str] | None":
         """The task's training data and its label: the task's `train` source, else the
-        dataset's `train` split when the task evaluates another split; None otherwise."""
+        dataset's `train` split when the task evaluates another split; None otherwise, and
+        when its files are not on disk (a model the harness does not train needs none)."""
 
     def examples_of(self, dataset: str, split: str) -> list[Example]:
         """Examples of another dataset spec / split (loaded once per run)."""

@@ -83,6 +83,10 @@ class TaskContext:
         source = train_source(self.task, self.session.dataset(self.dataset).splits)
         if source is None:
             return None
+        from .suite_data import missing_files
+
+        if missing_files(self.session, *source):  # e.g. a pretrained model, test files only
+            return None
         return self.examples_of(*source), f"{source[0]}/{source[1]}"
 
     def examples_of(self, dataset: str, split: str) -> list[Example]:

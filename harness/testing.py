@@ -106,6 +106,12 @@ class ListDataset(DatasetPlugin):
     def load(self, split: str) -> list[Example]:  # type: ignore[override]
         return list(self.data[split])
 
+    def fingerprint(self, split: str) -> str:
+        """The content itself (in-memory data has no file to stat)."""
+        from .digest import digest_stream
+
+        return digest_stream([self.name, split, *(ex.to_row() for ex in self.data.get(split, []))], 32)
+
 
 def dataset_plugin(name: str, splits: dict[str, Iterable[Example]], *, suite: str | None = None,
                    probes: Sequence[str] = ("accuracy",), eval_split: str = "val") -> object:

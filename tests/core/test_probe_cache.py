@@ -1,0 +1,79 @@
+"""Probe outputs reused by key: a re-run restores them; any change to what they depend on
+(data, options, model, code) computes them again."""
+
+from __future__ import annotations
+
+import json
+
+from helpers_core import EchoModel, core_plugins, tiny_examples
+
+from harness.artifacts import ArtifactStore, cache_status, clear_cache
+from harness.testing import dataset_plugin, make_host, run_in_process
+
+
+def _rows(outcome):
+    return sorted(json.dumps({k: v for k, v in r.to_json().items() if k != "run_id"}, sort_keys=True)
+                  for r in outcome.rows)
+
+
+def _stats(outcome):
+    return json.loads((outcome.rundir.path / "manifest.json").read_text())["stats"]
+
+
+def test_a_rerun_restores_rows_reports_and_files(tmp_path):
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    first = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
+    EchoModel.calls.clear()
+    again = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
+    assert _stats(first)["probe_outputs_reused"] == 0 and _stats(again)["probe_outputs_reused"] == 1
+    assert again.model_calls == 0 and EchoModel.calls == []
+    assert _rows(first) == _rows(again) and {r.run_id for r in again.rows} == {again.rundir.run_id}
+    rel = "predictions/tiny/val/accuracy/answer.jsonl"
+    assert (first.rundir.path / rel).read_bytes() == (again.rundir.path / rel).read_bytes()
+    # Report text that names the run folder names the new one.
+    report = (again.rundir.path / "report.md").read_text()
+    assert str(first.rundir.path) not in report
+
+
+def test_changed_data_or_options_compute_again(tmp_path):
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
+    other = dataset_plugin("tiny", {"train": tiny_examples(10, "q"), "val": tiny_examples(41)}, suite="tiny-suite")
+    changed = run_in_process(make_host(plugins[0], other, plugins[2], names=names), model="echo", suite="tiny-suite",
+                             tmp_path=tmp_path)
+    assert _stats(changed)["probe_outputs_reused"] == 0
+    seeded = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path, seed=1)
+    assert _stats(seeded)["probe_outputs_reused"] == 0
+
+
+def test_artifacts_are_keyed_by_everything_given(tmp_path):
+    store = ArtifactStore(tmp_path / "artifacts")
+    calls = []
+
+    def build():
+        calls.append(1)
+        return {"n": len(calls)}
+
+    assert store.json("kind-a", {"data": "x", "opt": 1}, build) == {"n": 1}
+    assert store.json("kind-a", {"data": "x", "opt": 1}, build) == {"n": 1}  # built once
+    assert store.json("kind-a", {"data": "x", "opt": 2}, build) == {"n": 2}  # a changed option
+    assert store.json("kind-a", {"data": "y", "opt": 1}, build) == {"n": 3}  # changed input
+    found = {s.kind: s.entries for s in cache_status(tmp_path)}
+    assert found == {"kind-a": 3}
+    assert [s.kind for s in clear_cache(["kind-a"], tmp_path)] == ["kind-a"] and cache_status(tmp_path) == []
+
+
+def test_cache_command_shows_and_clears(tmp_path, monkeypatch, capsys):
+    from harness.cli import main
+
+    monkeypatch.setenv("VQA_HARNESS_CACHE", str(tmp_path / "cache"))
+    ArtifactStore().json("demo", {"k": 1}, lambda: [1, 2, 3])
+    assert main(["cache", "status"]) == 0
+    out = capsys.readouterr().out
+    assert "demo" in out and str(tmp_path / "cache") in out
+    assert main(["cache", "clear", "nope", "--yes"]) == 2
+    assert "no cache kind 'nope'" in capsys.readouterr().err
+    assert main(["cache", "clear", "demo", "--yes"]) == 0
+    assert not (tmp_path / "cache" / "artifacts" / "demo").exists()
