@@ -1,4 +1,13 @@
-"""Per-process state of a run: the plugin host, data folder, loaded datasets."""
+"""Per-process state of a run: the plugin host, data folder, loaded datasets.
+
+A dataset's `load` returns Examples or a memory-mapped Arrow table (`datasets.Dataset`,
+what the official VQA loaders keep in the harness cache). `--limit` slices the table
+before any row becomes an Example; the rest of a split is converted once, as a whole,
+because the probes need random access to all of it (complementary pairs look up their
+partner, counter-examples look for the nearest images, decoys for similar questions), so
+streaming row by row would only move the same memory elsewhere. A split is loaded only
+when a probe or a training needs it (`LazyExamples`).
+"""
 
 from __future__ import annotations
 
