@@ -98,6 +98,7 @@ class QualityLexicon:
         self._cache: dict[tuple[str, str, str, int, bool, bool], QualityChoice] = {}
         self._ancestors: dict[int, frozenset[int]] = {}
         self._pos_counts: dict[str, dict[str, int]] = {}
+        self._senses: dict[tuple[str, str], list[int]] = {}
 
     def pos_plausible(self, word: str, pos: str) -> bool:
         """False when WordNet's SemCor counts give `pos` less than a tenth of the count of
@@ -117,8 +118,13 @@ class QualityLexicon:
 
     def senses(self, lemma: str, pos: str) -> list[int]:
         """Senses of which `lemma` itself is a lemma name (not those of other base forms)."""
-        low = lemma.lower()
-        return [s for s in self.wn.synsets(lemma, pos) if low in (n.lower() for n in self.wn.lemma_names(s))]
+        key = (lemma, pos)
+        found = self._senses.get(key)
+        if found is None:
+            low = lemma.lower()
+            found = self._senses[key] = [s for s in self.wn.synsets(lemma, pos)
+                                         if low in (n.lower() for n in self.wn.lemma_names(s))]
+        return found
 
     def choose(self, lemma: str, pos: str, relation: str, sense: int, transitive: bool = False,
                singular: bool = False) -> QualityChoice:
@@ -209,9 +215,7 @@ class QualityLexicon:
             return "sense_mismatch"  # "being" is read as a verb form, not as organism
         if hypernym:
             return ""  # the general word is read in the sense the original word pins down
-        own = self.wn.synsets(name, pos)
-        own = [s for s in own if name.lower() in (n.lower() for n in self.wn.lemma_names(s))]
-        if synset not in own[: DOMINANT_SENSES[pos]]:
+        if synset not in self.senses(name, pos)[: DOMINANT_SENSES[pos]]:
             return "sense_mismatch"
         return ""
 

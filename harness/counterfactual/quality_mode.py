@@ -43,7 +43,7 @@ the most frequent reason):
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from .colors import UNAMBIGUOUS_COLORS
 from .inflect import NOUN_TAGS
@@ -79,7 +79,13 @@ class QualityMode:
     def perturb(self, question: str, tokens: list[Token], tags: list[str], context: Sequence[str]
                 ) -> tuple[dict[str, Perturbation | str], dict[str, Counter]]:
         """kind -> Perturbation or reason, and kind -> rejected candidates by reason."""
-        ctx = self._bases(question) | frozenset().union(*(self._bases(c) for c in context))
+        found: list[frozenset[str]] = []
+
+        def ctx() -> frozenset[str]:  # the sense context, computed once and only if needed
+            if not found:
+                found.append(self._bases(question) | frozenset().union(*(self._bases(c) for c in context)))
+            return found[0]
+
         self._sites: dict[tuple[str, str], list[bool]] = {}  # per question: site flags per kind class
         results: dict[str, Perturbation | str] = {}
         rejected: dict[str, Counter] = {}
@@ -170,7 +176,7 @@ class QualityMode:
                 rej["deletion_parse"] += 1
 
     def _substitutions(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
-                       ctx: frozenset[str], usable: list, rej: Counter) -> None:
+                       ctx: Callable[[], frozenset[str]], usable: list, rej: Counter) -> None:
         found_runs = noun_runs(tags) if kind.pos == "n" else []
         runs = {last: first for first, last in found_runs}
         modifiers = {i for first, last in found_runs for i in range(first, last)}
@@ -236,7 +242,8 @@ class QualityMode:
                 usable.append(out)
 
     # ----------------------------------------------------------------- helpers
-    def _replace(self, kind: Kind, question: str, tokens: list[Token], tags: list[str], ctx: frozenset[str],
+    def _replace(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
+                 ctx: Callable[[], frozenset[str]],
                  first: int, last: int, lemma: str, allow_multi: bool, after: str, rej: Counter):
         from .generator import Perturbation
 
@@ -251,7 +258,7 @@ class QualityMode:
                 rej["verb_frame"] += 1
                 return None
         own = set(lemma.lower().split("_"))
-        sense, overlap = self.senses.choose(lemma, senses, ctx - own)
+        sense, overlap = self.senses.choose(lemma, senses, lambda: ctx() - own)
         choice = self.lex.choose(lemma, kind.pos, kind.relation, sense, transitive,
                                  kind.pos == "n" and tags[last] == "NN")
         rej.update(dict(choice.rejected))

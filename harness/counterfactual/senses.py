@@ -30,7 +30,7 @@ measured in `benchmarks/perturb_throughput.py --measure` and docs/counterfactual
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from .text import FUNCTION_WORDS
 
@@ -71,6 +71,7 @@ class SenseChooser:
         self._zipf = zipf or (lambda word: 0.0)
         self._signature: dict[int, frozenset[str]] = {}
         self._weight: dict[str, float] = {}
+        self._candidates: dict[tuple[str, tuple[int, ...]], list[int]] = {}
 
     def signature(self, sid: int) -> frozenset[str]:
         """The content-word base forms that describe sense `sid` (see the module docstring)."""
@@ -93,15 +94,23 @@ class SenseChooser:
 
     def candidates(self, lemma: str, senses: Sequence[int]) -> list[int]:
         """The senses that compete: the first, and those with a SemCor count for `lemma`."""
-        low = lemma.lower()
-        counted = [s for i, s in enumerate(senses) if i == 0 or self.wn.count(s, low) > 0]
-        return counted if len(counted) > 1 or not senses else list(senses[:1])
+        key = (lemma, tuple(senses))
+        found = self._candidates.get(key)
+        if found is None:
+            low = lemma.lower()
+            counted = [s for i, s in enumerate(senses) if i == 0 or self.wn.count(s, low) > 0]
+            found = self._candidates[key] = counted if len(counted) > 1 or not senses else list(senses[:1])
+        return found
 
-    def choose(self, lemma: str, senses: Sequence[int], context: Iterable[str]) -> tuple[int, float]:
-        """(chosen sense, its weighted overlap with the context); `senses` in WordNet order."""
-        ctx = set(context)
+    def choose(self, lemma: str, senses: Sequence[int], context: Iterable[str] | Callable[[], Iterable[str]]
+               ) -> tuple[int, float]:
+        """(chosen sense, its weighted overlap with the context); `senses` in WordNet order.
+        `context` may be a function, called only when several senses compete."""
         pool = self.candidates(lemma, senses)
-        if not ctx or len(pool) == 1:
+        if len(pool) == 1:
+            return pool[0], 0.0
+        ctx = set(context() if callable(context) else context)
+        if not ctx:
             return pool[0], 0.0
         scores = [sum(self.weight(w) for w in ctx & self.signature(s)) for s in pool]
         best = max(range(len(pool)), key=lambda i: (scores[i], -i))
