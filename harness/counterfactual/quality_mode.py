@@ -29,9 +29,7 @@ the most frequent reason):
 - `inflection`: lemminflect has no form of the replacement for the tag (or the tag is a
   comparative/superlative);
 - `rare_word` again for the inflected form ("publics");
-- colors: `compound_part` when the color word begins a compound WordNet lists ("black
-  tie" is formal dress, "red light" a signal); `color_in_question` when every remaining
-  color is already in the question
+- colors: `color_in_question` when every remaining color is already in the question
   ("black and white" never becomes "black and black"); the common pool keeps only the
   dataset's color names that WordNet lists as adjectives ("snow" is a thing, not a color
   word: "the snow device");
@@ -130,9 +128,6 @@ class QualityMode:
             if not flags[i]:
                 continue
             low = tok.text.lower()
-            if i + 1 < len(tokens) and self.wn.morphy(f"{low}_{tokens[i + 1].text.lower()}", "n"):
-                rej["compound_part"] += 1  # "black tie" (formal dress) is one noun, not a tie's color
-                continue
             found = self.p.color_choice(low, kind, present)
             if found is None:
                 rej["color_in_question" if self.p.color_choice(low, kind) else "no_replacement"] += 1
@@ -204,9 +199,10 @@ class QualityMode:
                     rej["bare_noun"] += 1  # "Is it winter?" -> "Is it season?": no article to carry
                     continue
                 start = runs.get(i, i)
-                if start > 0 and tags[start - 1] == "JJ" and \
-                        self.wn.morphy("_".join(t.text.lower() for t in tokens[start - 1:i + 1]), "n"):
+                if start > 0 and tags[start - 1] == "JJ" and tokens[start - 1].text.lower() not in self.p.colors.colors \
+                        and self.wn.morphy("_".join(t.text.lower() for t in tokens[start - 1:i + 1]), "n"):
                     start -= 1  # "mobile home", "hot dog": an adjective + noun compound WordNet lists
+                    # (not a color: "yellow jacket" is a jacket here, not pentobarbital)
                 if start < i:
                     lemma = self._compound(tokens, start, i)
                     if lemma is None:
