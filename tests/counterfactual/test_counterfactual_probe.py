@@ -162,6 +162,23 @@ def test_tables_follow_stoikou_tables_2_and_3(runs):
     assert any("reduction" in h for h in t3.headers)
 
 
+def test_probe_option_mode_selects_the_paper_generator(tmp_path):
+    class PaperPlugin:
+        @hookimpl
+        def register_suites(self, register):
+            register(Suite("cf-paper", "toy counterfactual, paper generator", (
+                Task("toyvqa:images=20", "val", ("counterfactual",), probe_options={"counterfactual": {"mode": "paper"}}),
+            )))
+
+    host = make_host(Plugin(), PaperPlugin(), builtins=True, names=["cf-test-plugin", "cf-paper-plugin"])
+    out = run_in_process(host, model="test-color-reader", suite="cf-paper", tmp_path=tmp_path)
+    assert out.exit_code == 0, out.probe_failures
+    assert '"generator": "paper"' in (out.rundir.path / "tables.json").read_text()
+    assert "generator mode `paper`" in (out.rundir.path / "report.md").read_text()
+    deletions = [r for r in out.rows if r.variant == "deletion_noun" and r.metric == "coverage"]
+    assert deletions and deletions[0].value == 1.0  # the paper deletes a noun of every toy question
+
+
 def test_data_without_answers_gets_answer_change_only(tmp_path):
     examples = [Example(id=f"q{i}", question=q, meta={"true_answer": "yes"})
                 for i, q in enumerate(["Is the dog white?", "Do you see the small cat?", "Is the car red?"] * 3)]

@@ -29,7 +29,8 @@ class CounterfactualProbe(Probe):
     requires = ("answer",)
     options: ClassVar[Mapping[str, Option]] = {
         "mode": Option("quality", "generator: quality (default: senses in context, common words, lemminflect, "
-                                  "whole-phrase deletion) or paper (Stoikou et al. as described)"),
+                                  "whole-phrase deletion) or paper (Stoikou et al. as described)",
+                       choices=("quality", "paper")),
         "kinds": Option("all", "perturbation kinds: all or a comma list (see `harness perturb --help`)"),
         "min_support": Option(5, "questions a global rule needs before it is reported", min=1, max=10_000_000),
         "top": Option(5, "local explanations per kind and rules per end shown in the report", min=0,
