@@ -59,12 +59,16 @@ class Session:
     data_dir: Path | None = None
     limit: int | None = None
     _loaded: dict[tuple[str, str, bool], list[Example]] = field(default_factory=dict)
+    _plugins: dict[str, DatasetPlugin] = field(default_factory=dict)
 
     def dataset(self, spec: str) -> DatasetPlugin:
-        """Instantiate a dataset plugin from 'name:key=value'."""
-        name, options = parse_spec(spec)
-        cls = self.host.datasets[name]
-        return cls(data_dir=self.data_dir, **options)
+        """The dataset plugin of 'name:key=value' (one instance per spec: what it read while
+        loading, e.g. its `summary`, is kept)."""
+        if spec not in self._plugins:
+            name, options = parse_spec(spec)
+            cls = self.host.datasets[name]
+            self._plugins[spec] = cls(data_dir=self.data_dir, **options)
+        return self._plugins[spec]
 
     def load(self, spec: str, split: str, *, limit: bool = False) -> list[Example]:
         """Examples of `spec`/`split` (memoized); `limit=True` applies `--limit`."""

@@ -88,8 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         return 130
-    except click.ClickException as exc:
-        exc.show()
+    except click.ClickException as exc:  # bad command line: one line, as for every expected failure
+        where = f"harness {exc.ctx.command_path.split(' ', 1)[1]}" if getattr(exc, "ctx", None) and \
+            " " in exc.ctx.command_path else "harness"
+        click.echo(f"error: {exc.format_message()} (see `{where} --help`)", err=True)
         return ExitCode.USAGE
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
