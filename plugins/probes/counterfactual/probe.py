@@ -11,6 +11,8 @@ by substitution X -> Y.
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import asdict
 from typing import ClassVar, Mapping
 
 from harness.api import Layout, Option, Probe, ProbeContext
@@ -63,7 +65,20 @@ class CounterfactualProbe(Probe):
             ctx.use_resource("word-statistics", ", ".join(f"{k} {v}" for k, v in sorted(_versions().items())))
         # The quality mode reads the human answers as context for word senses.
         contexts = [tuple(ex.answers) for ex in examples] if mode == "quality" else None
-        results, counts, rejected = perturb_many(perturber, [ex.question for ex in examples], contexts)
+
+        def build() -> dict:
+            found, n, rej = perturb_many(perturber, [ex.question for ex in examples], contexts)
+            return {"results": [{k: asdict(v) if isinstance(v, Perturbation) else v for k, v in r.items()}
+                                for r in found],
+                    "counts": {k: dict(c) for k, c in n.items()}, "rejected": {k: dict(c) for k, c in rej.items()}}
+
+        # Model-independent: perturbed once per data, options and code, shared by every model.
+        memo = ctx.memo("perturbations", {"mode": mode, "kinds": [k.id for k in kinds], "seed": ctx.seed,
+                                          "colors": common}, build)
+        results = [{k: Perturbation(**v) if isinstance(v, dict) else v for k, v in r.items()}
+                   for r in memo["results"]]
+        counts = {k: Counter(c) for k, c in memo["counts"].items()}
+        rejected = {k: Counter(c) for k, c in memo["rejected"].items()}
         preds = ctx.predict(examples, "answer")  # the cached originals, shared with `accuracy`
         rows: list[ResultRow] = []
         local: list[dict] = []
