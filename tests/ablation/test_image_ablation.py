@@ -73,12 +73,15 @@ class FakeContext:
     dataset: str = "hand"
     split: str = "val"
     train: str = ""
+    model_inputs: frozenset[str] | None = None
     rows_made: list[ResultRow] = field(default_factory=list)
+    missing: list[tuple[str, str]] = field(default_factory=list)
     reports: list[str] = field(default_factory=list)
 
     def predict(self, examples, capability, *, variant="", answers=None, show_choices=False):
         by_id = self.script[variant or "real"]
-        return [Prediction(ex.id, capability, answer=by_id[ex.id]) for ex in examples]
+        return [Prediction(ex.id, capability, answer=by_id[ex.id]) if by_id[ex.id] is not None
+                else Prediction(ex.id, capability, error="plugin scripted: failed") for ex in examples]
 
     def row(self, metric, value, n, *, ci=None, variant="", higher_is_better=True, unit="fraction", dataset=None):
         return ResultRow("run", "m", "s", self.dataset, self.split, self.probe, variant, metric, value, n,
@@ -87,8 +90,8 @@ class FakeContext:
     def report(self, markdown: str) -> None:
         self.reports.append(markdown)
 
-    def metric_unavailable(self, metric: str, reason: str) -> None:  # pragma: no cover - not reached
-        raise AssertionError(f"{metric}: {reason}")
+    def metric_unavailable(self, metric: str, reason: str) -> None:
+        self.missing.append((metric, reason))
 
     def artifact(self, name: str) -> Path:
         path = self.tmp / "artifacts" / self.probe / name
@@ -122,16 +125,48 @@ def test_rows_and_intervals_by_hand(tmp_path: Path) -> None:
     assert rows[("no-question", "answer_change_rate")].value == 1.0
     no_q = rows[("no-question", "vqa_accuracy_drop")]
     assert (no_q.value, no_q.ci_low, no_q.ci_high) == (1.0, 1.0, 1.0)
+    assert ctx.missing == []
     # The per-example scores average to the rows (what `harness compare` pairs up).
     found, problems = read_scores(tmp_path)
     assert problems == []
-    by_variant = {s.variant: s for s in found}
+    by_variant: dict[str, dict[str, tuple]] = {}
+    for scores in found:
+        assert scores.ids == ("q0", "q1", "q2", "q3")
+        by_variant.setdefault(scores.variant, {}).update(scores.scores)
     assert sorted(by_variant) == ["blank", "no-question", "real", "swap"]
     blank = by_variant["blank"]
-    assert blank.ids == ("q0", "q1", "q2", "q3")
-    assert blank.scores["vqa_accuracy"] == (1.0, 0.0, 0.0, 0.0)
-    assert blank.scores["vqa_accuracy_drop"] == (0.0, 1.0, 1.0, 1.0)
-    assert blank.scores["answer_change_rate"] == (0.0, 1.0, 1.0, 1.0)
+    assert blank["vqa_accuracy"] == (1.0, 0.0, 0.0, 0.0)
+    assert blank["vqa_accuracy_drop"] == (0.0, 1.0, 1.0, 1.0)
+    assert blank["answer_change_rate"] == (0.0, 1.0, 1.0, 1.0)
+    for (variant, metric), row in rows.items():
+        assert sum(by_variant[variant][metric]) / 4 == pytest.approx(row.value)
+
+
+def test_a_failed_prediction_is_never_read_as_a_drop(tmp_path: Path) -> None:
+    exs = [Example(id=f"q{i}", question="what color?", image=f"img{i}.png", image_id=str(i),
+                   answers=("red",) * 10, question_type="what color") for i in range(4)]
+    script = {"real": {f"q{i}": "red" for i in range(4)},
+              "blank": {"q0": "red", "q1": None, "q2": None, "q3": "gray"},  # two failures
+              "swap": {f"q{i}": None for i in range(4)},  # all failed: no swap rows at all
+              "no-question": {f"q{i}": "red" for i in range(4)}}
+    ctx = FakeContext(exs, script, tmp_path)
+    rows = {(r.variant, r.metric): r for r in ImageAblationProbe().run(ctx)}
+    drop = rows[("blank", "vqa_accuracy_drop")]
+    assert (drop.value, drop.n) == (0.5, 2)  # q0 kept its answer, q3 lost it; q1, q2 left out
+    assert not any(v == "swap" for v, _ in rows)
+    assert any("swap" in m and "failed on every question" in r for m, r in ctx.missing)
+    assert any("blank: 2 question(s) left out" in r for r in ctx.reports)
+
+
+def test_conditions_a_model_cannot_see_are_not_run(tmp_path: Path) -> None:
+    exs = [Example(id=f"q{i}", question="what color?", image=f"img{i}.png", image_id=str(i),
+                   answers=("red",) * 10, question_type="what color") for i in range(4)]
+    script = {"real": {f"q{i}": "red" for i in range(4)}, "no-question": {f"q{i}": "yes" for i in range(4)}}
+    ctx = FakeContext(exs, script, tmp_path, model_inputs=frozenset({"question"}))  # e.g. MLP-QA
+    rows = {(r.variant, r.metric) for r in ImageAblationProbe().run(ctx)}
+    assert {v for v, _ in rows} == {"real", "no-question"}
+    assert [m for m, _ in ctx.missing] == ["vqa_accuracy_drop (blank)", "vqa_accuracy_drop (swap)"]
+    assert all("does not read the image" in r for _, r in ctx.missing)
 
 
 # ------------------------------------------------------------------ real models

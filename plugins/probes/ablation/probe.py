@@ -13,9 +13,12 @@ with the question emptied (real image). Rows, per condition:
   with the real image (Wilson interval).
 
 A model that never looks at the image has drop 0 and change 0 for the gray and swapped
-images, whatever its accuracy. Examples on which the model raised score 0 and are left out
-of the answer-change rate. Per-question scores go to the run's per-example artifacts
-(harness.perexample) for `harness compare`.
+images, whatever its accuracy. With the real image a failed prediction scores 0 (as in the
+accuracy probe); a condition's rows use the questions the model answered both with the real
+and with the changed input (the others are counted in the report), so a failure is never
+read as a drop. A condition that changes an input the model declares it does not read
+(`Model.inputs`) is not run (no rows; the reason is in the report). Per-question scores go
+to the run's per-example artifacts (harness.perexample) for `harness compare`.
 """
 
 from __future__ import annotations
@@ -83,9 +86,6 @@ class ImageAblationProbe(Probe):
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
-        from harness.perexample import write_scores
-        from harness.stats import bootstrap_ci, wilson_interval
-
         examples = list(ctx.examples)
         if not ctx.labelled:
             ctx.metric_unavailable("vqa_accuracy", "split has no ground-truth answers")
@@ -94,58 +94,32 @@ class ImageAblationProbe(Probe):
         groups = [ex.question_type for ex in examples] if self.config["swap_within"] == "question_type" else None
         plan = image_derangement(images, groups, seed=ctx.seed)
         swapped = [i for i, d in enumerate(plan.donor) if d is not None]
+        everyone = list(range(len(examples)))
         variants: dict[str, tuple[list[int], list[Example]]] = {
-            "real": (list(range(len(examples))), examples),
-            "blank": (list(range(len(examples))), [ex.with_(image=BLANK_IMAGE) for ex in examples]),
+            "real": (everyone, examples),
+            "blank": (everyone, [ex.with_(image=BLANK_IMAGE) for ex in examples]),
             "swap": (swapped, [examples[i].with_(image=examples[plan.donor[i]].image,
                                                  image_id=examples[plan.donor[i]].image_id) for i in swapped]),
-            "no-question": (list(range(len(examples))), [ex.with_(question="") for ex in examples]),
+            "no-question": (everyone, [ex.with_(question="") for ex in examples]),
         }
         preds: dict[str, list[Prediction]] = {}
         for cond, (_, shown) in variants.items():
-            if shown:
+            reason = _unchangeable(cond, ctx.model_inputs)
+            if reason:  # the condition cannot change what the model reads: no rows, the reason
+                ctx.metric_unavailable(f"vqa_accuracy_drop ({cond})", reason)
+            elif not shown:
+                ctx.metric_unavailable(f"vqa_accuracy ({cond})", "no question could be given another question's "
+                                       "image (every question type has its questions on one image)")
+            else:
                 preds[cond] = ctx.predict(shown, "answer", variant="" if cond == "real" else cond)
         real_scores = _scores(examples, preds["real"])
         if not real_scores:
             ctx.metric_unavailable("vqa_accuracy", "no example has human answers or a label")
             return []
-        rows: list[ResultRow] = []
-        real_answers = [p.answer or "" for p in preds["real"]]
-        for cond in CONDITIONS:
-            if cond not in preds:
-                ctx.metric_unavailable(f"vqa_accuracy ({cond})", "no question could be given another question's "
-                                       "image (every question type has its questions on one image)")
-                continue
-            index, shown = variants[cond]
-            cond_scores = _scores(shown, preds[cond])
-            per_example: dict[str, list[float]] = {}
-            ids = [examples[i].id for i in index]
-            for metric, (items, values) in cond_scores.items():
-                lo, hi = bootstrap_ci(values, seed=ctx.seed)
-                rows.append(ctx.row(metric, float(values.mean()), len(values), ci=(lo, hi), variant=cond))
-                if cond == "real":
-                    continue
-                full = dict(zip(real_scores[metric][0], real_scores[metric][1]))
-                base = np.array([full[index[j]] for j in items])
-                drop, dlo, dhi = paired_drop(base, values, seed=ctx.seed)
-                rows.append(ctx.row(f"{metric}_drop", drop, len(values), ci=(dlo, dhi), variant=cond))
-                if len(items) == len(index):
-                    per_example[f"{metric}_drop"] = list(base - values)
-            for metric, (items, values) in cond_scores.items():
-                if len(items) == len(index):
-                    per_example[metric] = list(values)
-            if cond != "real":
-                ok = [j for j, i in enumerate(index) if preds["real"][i].ok and preds[cond][j].ok]
-                if ok:
-                    change = answers_changed([real_answers[index[j]] for j in ok],
-                                             [preds[cond][j].answer or "" for j in ok])
-                    k = int(change.sum())
-                    rows.append(ctx.row("answer_change_rate", k / len(ok), len(ok), variant=cond,
-                                        ci=wilson_interval(k, len(ok)), higher_is_better=True))
-                    if len(ok) == len(index):
-                        per_example["answer_change_rate"] = list(change)
-            if per_example:
-                write_scores(ctx, ids, per_example, variant=cond)
+        rows = _real_rows(ctx, examples, real_scores)
+        for cond in CONDITIONS[1:]:
+            if cond in preds:
+                rows += _condition_rows(ctx, cond, examples, variants[cond][0], variants[cond][1], preds, real_scores)
         _report(ctx, examples, plan, self.config["swap_within"], preds, variants)
         return rows
 
@@ -154,6 +128,62 @@ class ImageAblationProbe(Probe):
         from .tables import ABLATION_LAYOUTS
 
         return ABLATION_LAYOUTS
+
+
+def _unchangeable(cond: str, inputs: frozenset[str] | None) -> str:
+    """Why a condition cannot change the model's input (it declares it does not read it), or ''."""
+    needed = {"blank": "image", "swap": "image", "no-question": "question"}.get(cond)
+    if inputs is None or needed is None or needed in inputs:
+        return ""
+    return f"the model declares it does not read the {needed} (Model.inputs), so this condition changes nothing it sees"
+
+
+def _real_rows(ctx: ProbeContext, examples: list[Example], real_scores) -> list[ResultRow]:
+    """Accuracy with the real image over every question (a failed prediction scores 0)."""
+    from harness.perexample import write_scores
+    from harness.stats import bootstrap_ci
+
+    rows = []
+    for metric, (items, values) in real_scores.items():
+        rows.append(ctx.row(metric, float(values.mean()), len(values), ci=bootstrap_ci(values, seed=ctx.seed),
+                            variant="real"))
+        write_scores(ctx, [examples[i].id for i in items], {metric: values}, variant="real")
+    return rows
+
+
+def _condition_rows(ctx: ProbeContext, cond: str, examples: list[Example], index: list[int], shown: list[Example],
+                    preds: Mapping[str, list[Prediction]], real_scores) -> list[ResultRow]:
+    """Accuracy, drop and answer change of one condition, on the questions the model answered
+    both with the real input and in the condition (failed predictions are left out, counted)."""
+    from harness.perexample import write_scores
+    from harness.stats import bootstrap_ci, wilson_interval
+
+    keep = [j for j, i in enumerate(index) if preds["real"][i].ok and preds[cond][j].ok]
+    if len(keep) < len(index):
+        ctx.report(f"{cond}: {len(index) - len(keep)} question(s) left out: the model failed on them with the real "
+                   "or the changed input.")
+    if not keep:
+        ctx.metric_unavailable(f"vqa_accuracy_drop ({cond})", "the model failed on every question of the condition")
+        return []
+    index = [index[j] for j in keep]
+    cond_preds = [preds[cond][j] for j in keep]
+    cond_scores = _scores([shown[j] for j in keep], cond_preds)
+    rows: list[ResultRow] = []
+    for metric, (items, values) in cond_scores.items():
+        full = dict(zip(real_scores[metric][0], real_scores[metric][1]))
+        base = np.array([full[index[j]] for j in items])
+        rows.append(ctx.row(metric, float(values.mean()), len(values), ci=bootstrap_ci(values, seed=ctx.seed),
+                            variant=cond))
+        drop, low, high = paired_drop(base, values, seed=ctx.seed)
+        rows.append(ctx.row(f"{metric}_drop", drop, len(values), ci=(low, high), variant=cond))
+        write_scores(ctx, [examples[index[j]].id for j in items],
+                     {metric: values, f"{metric}_drop": base - values}, variant=cond)
+    change = answers_changed([preds["real"][i].answer or "" for i in index], [p.answer or "" for p in cond_preds])
+    k = int(change.sum())
+    rows.append(ctx.row("answer_change_rate", k / len(index), len(index), variant=cond,
+                        ci=wilson_interval(k, len(index)), higher_is_better=True))
+    write_scores(ctx, [examples[i].id for i in index], {"answer_change_rate": change}, variant=cond)
+    return rows
 
 
 def _report(ctx: ProbeContext, examples: list[Example], plan, within: str, preds, variants) -> None:
