@@ -11,7 +11,21 @@ from typing import Any
 
 from . import NUMERICS_ENV, __version__
 
-__all__ = ["new_manifest", "now", "package_version"]
+__all__ = ["new_manifest", "now", "package_version", "suite_file_digest"]
+
+
+def suite_file_digest(suite: str) -> str:
+    """SHA-256 of a suite file's content ("" when `suite` names a registered suite): an
+    edited suite file is another run, not one to resume."""
+    from .digest import digest_bytes
+
+    path = Path(suite)
+    if not suite.endswith((".yaml", ".yml", ".toml")) and not path.is_file():
+        return ""
+    try:
+        return digest_bytes(path.read_bytes())
+    except OSError:
+        return ""
 
 
 def now() -> str:
@@ -49,6 +63,8 @@ def new_manifest(config: Any, host: Any, model_spec: str, model_entry: Any, suit
         "model_plugin": f"{model_entry.plugin} ({model_entry.distribution})",
         "suite": suite.name,
         "suite_description": suite.description,
+        "suite_file": ({"path": str(Path(config.suite).resolve()), "sha256": suite_file_digest(config.suite)}
+                       if suite_file_digest(config.suite) else None),
         "seed": config.seed,
         "device": device,
         "batch_size": config.batch_size,

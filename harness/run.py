@@ -18,7 +18,7 @@ from .cache import PredictionCache
 from .digest import digest
 from .errors import ExitCode, UsageError
 from .features import resolve_features
-from .manifest import new_manifest, now
+from .manifest import new_manifest, now, suite_file_digest
 from .paths import DEFAULT_RUNS
 from .plugins import PluginHost
 from .report import render_report
@@ -54,8 +54,9 @@ class RunConfig:
     def digest(self, model_spec: str) -> str:
         """Identity of a run for --resume; batch size and device are excluded on purpose
         (results must not depend on them)."""
-        return digest({"model": model_spec, "suite": self.suite, "data_dir": str(self.data_dir or ""),
-                       "split": self.split, "limit": self.limit, "seed": self.seed}, 16)
+        return digest({"model": model_spec, "suite": self.suite, "suite_file": suite_file_digest(self.suite),
+                       "data_dir": str(self.data_dir or ""), "split": self.split, "limit": self.limit,
+                       "seed": self.seed}, 16)
 
 
 def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable[..., Runner] = Runner) -> RunOutcome:
