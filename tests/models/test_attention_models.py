@@ -19,7 +19,8 @@ from vqa_harness_plugins.models.spatial_attention import SpatialAttentionMC
 TINY = {"hidden": 16, "embed": 8, "batch_size": 32, "threads": 1, "lr": 0.02}
 OPEN = {HieCoAttModel: {**TINY, "epochs": 12, "dropout": 0.0},
         MCBModel: {**TINY, "epochs": 12, "dropout": 0.0, "mcb_dim": 64, "attention_hidden": 8}}
-CHOICE = {SpatialAttentionMC: {**TINY, "epochs": 20, "mc_hidden": 16, "text_features": "hashed-bow:dim=32"},
+CHOICE = {SpatialAttentionMC: {**{k: v for k, v in TINY.items() if k != "embed"}, "epochs": 20, "mc_hidden": 16,
+                               "text_features": "hashed-bow:dim=32"},
           HieCoAttMC: {**TINY, "epochs": 20, "mc_hidden": 16, "text_features": "hashed-bow:dim=32"}}
 
 

@@ -244,5 +244,6 @@ def test_unknown_option_is_a_usage_error() -> None:
 def test_registers_the_three_baselines() -> None:
     host = PluginHost(load_entry_points=False, extra_plugins=[("baselines", baselines)])
     assert not host.failures
-    assert host.models.names() == ["cnn-lstm", "prior", "qonly", "qtype-prior"]
+    assert host.models.names() == ["cnn-lstm", "counterexample-explainer", "hiecoatt", "mcb", "prior", "qonly",
+                                   "qtype-prior"]
     assert all(host.models[name]().trainable for name in host.models.names())
