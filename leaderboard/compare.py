@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from harness.types import ResultRow
 
-from .paired import Comparison, ScoreIndex, compare_rows, row_key
+from .paired import Comparison, ScoreIndex, compare_many, row_key
 from .runs import RunInfo
 
 __all__ = ["compare_runs", "render_comparisons", "comparisons_json", "match_rows", "Matched"]
@@ -60,16 +60,10 @@ def compare_runs(a: RunInfo, b: RunInfo, *, seed: int = 0, n_boot: int = 10_000,
     """Paired comparisons of every metric with per-question scores in both runs, and notes
     (problems reading score files, metrics without per-question scores)."""
     index_a, index_b = ScoreIndex([a]), ScoreIndex([b])
-    found: list[Comparison] = []
-    without: set[str] = set()
-    for m in match_rows(a.rows, b.rows):
-        if probes and m.a.probe not in probes:
-            continue
-        result = compare_rows(index_a, m.a, m.b, seed=seed, n_boot=n_boot, other=index_b)
-        if result is None:
-            without.add(m.a.probe)
-        else:
-            found.append(result)
+    matched = [m for m in match_rows(a.rows, b.rows) if not probes or m.a.probe in probes]
+    results = compare_many(index_a, [(m.a, m.b) for m in matched], seed=seed, n_boot=n_boot, other=index_b)
+    found = [c for c in results if c is not None]
+    without = {m.a.probe for m, c in zip(matched, results) if c is None}
     notes = index_a.problems + index_b.problems
     with_scores = {c.a.probe for c in found}
     lacking = sorted(without - with_scores)

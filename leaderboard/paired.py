@@ -16,9 +16,9 @@ from harness.perexample import ExampleScores, read_scores
 from harness.types import ResultRow
 
 from .runs import RunInfo
-from .significance import McNemar, PairedTest, is_binary, mcnemar_exact, paired_bootstrap
+from .significance import McNemar, PairedTest, is_binary, mcnemar_exact, paired_bootstrap_many
 
-__all__ = ["ScoreIndex", "Comparison", "compare_rows", "row_key"]
+__all__ = ["ScoreIndex", "Comparison", "compare_rows", "compare_many", "pair_scores", "row_key"]
 
 Key = tuple[str, str, str, str, str, str]
 
@@ -80,17 +80,35 @@ def aligned(first: tuple[Sequence[str], np.ndarray], second: tuple[Sequence[str]
     return vals_a[ka], second[1][kb]
 
 
-def compare_rows(index: ScoreIndex, a: ResultRow, b: ResultRow, *, seed: int = 0, n_boot: int = 10_000,
-                 other: ScoreIndex | None = None) -> Comparison | None:
-    """Paired test of `a` against `b` (scores of `b` from `other` when given), or None when
-    one of them has no per-question scores or they share no question."""
+def pair_scores(index: ScoreIndex, a: ResultRow, b: ResultRow, other: ScoreIndex | None = None) -> \
+        tuple[np.ndarray, np.ndarray, int, int] | None:
+    """The per-question scores of `a` and `b` on their common questions (and how many each
+    has), or None when one has none or they share no question."""
     first = index.get(a)
     second = (other or index).get(b)
     if first is None or second is None:
         return None
     va, vb = aligned(first, second)
-    if va.size == 0:
-        return None
-    test = paired_bootstrap(va, vb, seed=seed, n_boot=n_boot)
-    mc = mcnemar_exact(va, vb) if is_binary(va) and is_binary(vb) else None
-    return Comparison(a, b, test, mc, len(first[0]), len(second[0]))
+    return None if va.size == 0 else (va, vb, len(first[0]), len(second[0]))
+
+
+def compare_many(index: ScoreIndex, pairs: Sequence[tuple[ResultRow, ResultRow]], *, seed: int = 0,
+                 n_boot: int = 10_000, other: ScoreIndex | None = None) -> list[Comparison | None]:
+    """Paired tests of each (a, b) (b's scores from `other` when given); None where a pair has
+    no common per-question scores. Pairs over the same number of questions share resamples."""
+    found = [pair_scores(index, a, b, other) for a, b in pairs]
+    todo = [k for k, f in enumerate(found) if f is not None]
+    tests = paired_bootstrap_many([(found[k][0], found[k][1]) for k in todo], seed=seed, n_boot=n_boot)
+    out: list[Comparison | None] = [None] * len(pairs)
+    for k, test in zip(todo, tests):
+        va, vb, n_a, n_b = found[k]  # type: ignore[misc]
+        mc = mcnemar_exact(va, vb) if is_binary(va) and is_binary(vb) else None
+        out[k] = Comparison(pairs[k][0], pairs[k][1], test, mc, n_a, n_b)
+    return out
+
+
+def compare_rows(index: ScoreIndex, a: ResultRow, b: ResultRow, *, seed: int = 0, n_boot: int = 10_000,
+                 other: ScoreIndex | None = None) -> Comparison | None:
+    """Paired test of `a` against `b` (scores of `b` from `other` when given), or None when
+    one of them has no per-question scores or they share no question."""
+    return compare_many(index, [(a, b)], seed=seed, n_boot=n_boot, other=other)[0]

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from harness.types import ResultRow
 
-from .paired import ScoreIndex, compare_rows
+from .paired import ScoreIndex, compare_many
 from .tables import Table
 
 __all__ = ["mark_tables", "mark_table", "ALPHA", "N_BOOT"]
@@ -38,7 +38,9 @@ def mark_table(table: Table, index: ScoreIndex, *, alpha: float = ALPHA, n_boot:
         return table
     width = len(table.headers)
     marks = [[("", "")] * width for _ in table.body]
-    found = False
+    # Every (cell, best of its group) to test, then one batched test.
+    todo: list[tuple[int, int, ResultRow, ResultRow]] = []
+    bests: list[tuple[int, int, ResultRow]] = []
     for j in range(width):
         groups: dict[tuple[str, ...], list[tuple[int, ResultRow]]] = {}
         for i, cells in enumerate(table.cells):
@@ -51,20 +53,23 @@ def mark_table(table: Table, index: ScoreIndex, *, alpha: float = ALPHA, n_boot:
                 continue
             hib = members[0][1].higher_is_better
             best_i, best = max(members, key=lambda m: m[1].value if hib else -m[1].value)
-            tested = False
-            for i, cell in members:
-                if i == best_i or cell.value == best.value and cell.model == best.model:
-                    continue
-                result = compare_rows(index, cell, best, n_boot=n_boot)
-                if result is None:
-                    continue
-                tested = True
-                t = result.test
-                why = f"vs the best ({best.model}): {_diff(cell, t.diff, t.low, t.high)}, p = {t.p:.3g}, n = {t.n} paired items"
-                marks[i][j] = ("same" if t.p >= alpha else "differs", why)
-            if tested:
-                marks[best_i][j] = ("best", "best in its column; ≈ marks cells not significantly different")
-                found = True
+            bests.append((best_i, j, best))
+            todo += [(i, j, cell, best) for i, cell in members
+                     if not (i == best_i or cell.value == best.value and cell.model == best.model)]
+    results = compare_many(index, [(cell, best) for _, _, cell, best in todo], n_boot=n_boot)
+    tested: set[tuple[int, int]] = set()
+    for (i, j, cell, best), result in zip(todo, results):
+        if result is None:
+            continue
+        t = result.test
+        why = f"vs the best ({best.model}): {_diff(cell, t.diff, t.low, t.high)}, p = {t.p:.3g}, n = {t.n} paired items"
+        marks[i][j] = ("same" if t.p >= alpha else "differs", why)
+        tested.add((id(best), j))
+    found = False
+    for best_i, j, best in bests:
+        if (id(best), j) in tested:
+            marks[best_i][j] = ("best", "best in its column; ≈ marks cells not significantly different")
+            found = True
     if not found:
         return table
     return replace(table, marks=tuple(tuple(m) for m in marks))

@@ -11,8 +11,9 @@
   questions exactly one model gets right (b for A, c for B), b ~ Binomial(b + c, 1/2) under
   the null; p = min(1, 2 * P(X <= min(b, c))); b + c = 0 gives p = 1.
 
-Resampling indices depend only on (seed, n, n_boot), so every comparison over the same
-number of questions uses the same resamples (and they are computed once).
+Resamples depend only on (seed, n, n_boot), so every comparison over the same number of
+questions uses the same resamples; they are drawn as count matrices, and the resampled
+means of many comparisons come from one matrix product (`paired_bootstrap_many`).
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["PairedTest", "McNemar", "paired_bootstrap", "mcnemar_exact", "is_binary"]
+__all__ = ["PairedTest", "McNemar", "paired_bootstrap", "paired_bootstrap_many", "resampled_means",
+           "mcnemar_exact", "is_binary"]
 
 #: Resamples per comparison unless the caller says otherwise.
 N_BOOT = 10_000
@@ -52,47 +53,74 @@ class McNemar:
     p: float
 
 
-@lru_cache(maxsize=8)
-def _indices(seed: int, n: int, n_boot: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    dtype = np.int32 if n < 2**31 else np.int64
-    return rng.integers(0, n, size=(n_boot, n), dtype=dtype)
+#: Resample rows per block of the counts matrix (memory: rows x n x 8 bytes).
+BLOCK_ROWS = 1000
 
 
-def _resampled_means(d: np.ndarray, seed: int, n_boot: int) -> np.ndarray:
-    # Blocks keep memory bounded for large n (the index matrix itself is cached).
-    n = d.size
-    if n * n_boot <= 20_000_000:
-        return d[_indices(seed, n, n_boot)].mean(axis=1)
-    rng = np.random.default_rng(seed)
-    out = np.empty(n_boot)
-    block = max(1, 4_000_000 // n)
-    for start in range(0, n_boot, block):
-        stop = min(n_boot, start + block)
-        out[start:stop] = d[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
-    return out
+def _weight_blocks(seed: int, n: int, n_boot: int):
+    """Resamples as count matrices, block by block: row b holds how often each item is drawn
+    in resample b, so the resampled means of many difference vectors D (n x m) are W @ D / n
+    in one matrix product. Each block has its own seeded stream (seed, n, n_boot, block)."""
+    for block, start in enumerate(range(0, n_boot, BLOCK_ROWS)):
+        rows = min(BLOCK_ROWS, n_boot - start)
+        rng = np.random.default_rng([seed, n, n_boot, block])
+        idx = rng.integers(0, n, size=(rows, n))
+        weights = np.empty((rows, n))
+        for r in range(rows):
+            weights[r] = np.bincount(idx[r], minlength=n)
+        yield weights
 
 
-def paired_bootstrap(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *, seed: int = 0,
-                     n_boot: int = N_BOOT, alpha: float = 0.05) -> PairedTest:
-    """Paired bootstrap of mean(a - b) (see the module docstring); a and b aligned by item."""
+def resampled_means(diffs: np.ndarray, *, seed: int, n_boot: int) -> np.ndarray:
+    """Bootstrap means (n_boot x m) of the columns of `diffs` (n x m), all resampled with the
+    same draws (they depend only on seed, n and n_boot)."""
+    n = diffs.shape[0]
+    return np.vstack([w @ diffs for w in _weight_blocks(seed, n, n_boot)]) / n
+
+
+def _test(a: np.ndarray, b: np.ndarray, means: np.ndarray, alpha: float) -> PairedTest:
+    d = a - b
+    diff = float(d.mean())
+    if np.all(d == d[0]):  # every resample gives the same difference (float noise aside)
+        means = np.full(means.shape, diff)
+    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+    # A tolerance absorbs float noise in resampled means equal to the observed one.
+    extreme = int(np.count_nonzero(np.abs(means - diff) >= abs(diff) - 1e-12))
+    p = (1 + extreme) / (means.size + 1)
+    return PairedTest(int(d.size), float(a.mean()), float(b.mean()), diff, float(low), float(high), min(1.0, p))
+
+
+def _checked(a, b, alpha: float, n_boot: int) -> tuple[np.ndarray, np.ndarray]:
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1 or a.size == 0:
         raise ValueError(f"paired_bootstrap: need two aligned non-empty lists, got {a.shape} and {b.shape}")
     if not 0.0 < alpha < 1.0 or n_boot < 1:
         raise ValueError("paired_bootstrap: alpha must be in (0, 1) and n_boot >= 1")
-    d = a - b
-    diff = float(d.mean())
-    if np.all(d == d[0]):  # every resample gives the same difference
-        means = np.full(n_boot, diff)
-    else:
-        means = _resampled_means(d, seed, n_boot)
-    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
-    # A tolerance absorbs float noise in resampled means equal to the observed one.
-    extreme = int(np.count_nonzero(np.abs(means - diff) >= abs(diff) - 1e-12))
-    p = (1 + extreme) / (n_boot + 1)
-    return PairedTest(int(d.size), float(a.mean()), float(b.mean()), diff, float(low), float(high), min(1.0, p))
+    return a, b
+
+
+def paired_bootstrap(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *, seed: int = 0,
+                     n_boot: int = N_BOOT, alpha: float = 0.05) -> PairedTest:
+    """Paired bootstrap of mean(a - b) (see the module docstring); a and b aligned by item."""
+    return paired_bootstrap_many([(a, b)], seed=seed, n_boot=n_boot, alpha=alpha)[0]
+
+
+def paired_bootstrap_many(pairs: Sequence[tuple], *, seed: int = 0, n_boot: int = N_BOOT,
+                          alpha: float = 0.05) -> list[PairedTest]:
+    """`paired_bootstrap` of many (a, b) pairs at once: pairs with the same number of items
+    share their resamples and are computed in one matrix product per block."""
+    checked = [_checked(a, b, alpha, n_boot) for a, b in pairs]
+    by_n: dict[int, list[int]] = {}
+    for k, (a, _) in enumerate(checked):
+        by_n.setdefault(a.size, []).append(k)
+    out: list[PairedTest | None] = [None] * len(checked)
+    for members in by_n.values():
+        diffs = np.column_stack([checked[k][0] - checked[k][1] for k in members])
+        means = resampled_means(diffs, seed=seed, n_boot=n_boot)
+        for col, k in enumerate(members):
+            out[k] = _test(*checked[k], means[:, col], alpha)
+    return [t for t in out if t is not None]
 
 
 def is_binary(values: Sequence[float] | np.ndarray) -> bool:
