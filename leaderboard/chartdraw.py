@@ -167,9 +167,9 @@ def svg_of(chart: "Chart") -> str:
                 continue
             panel = chart.panels[i]
             if panel.style == "hbar":
-                # The axis labels of a row are written once, left, when the categories repeat.
-                first = chart.panels[i - i % ncols]
-                _hbar(ax, panel, refs, limits[panel.xlabel], i % ncols == 0 or first.categories != panel.categories)
+                # Axis labels are not repeated when the panel on the left has the same categories.
+                left = chart.panels[i - 1] if i % ncols else None
+                _hbar(ax, panel, refs, limits[panel.xlabel], left is None or left.categories != panel.categories)
             else:
                 _lines(ax, panel, refs, limits[panel.ylabel])
             ax.set_title(panel.title, fontsize=9, loc="left")

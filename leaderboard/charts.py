@@ -35,7 +35,7 @@ from .files import write_public as atomic_write_text
 __all__ = ["CHARTS", "RENDER_VERSION", "Chart", "Panel", "Series", "derive_charts", "write_charts"]
 
 #: Bump when the drawing code changes, so stored hashes no longer match and charts redraw.
-RENDER_VERSION = "4"
+RENDER_VERSION = "5"
 
 DECOY_SETS = ("orig", "iou", "qou", "iou+qou", "all")
 DECOY_LABELS = {"orig": "Orig", "iou": "IoU", "qou": "QoU", "iou+qou": "IoU+QoU", "all": "All"}
