@@ -35,6 +35,8 @@ from harness.errors import DataError, UsageError
 from harness.features import resolve_features
 from harness.types import Example
 
+from .training import TRAINER_OPTIONS, torch_threads
+
 __all__ = ["MLPModel", "MLPA", "MLPQA", "MLPIA", "MLPIQA", "training_decoys"]
 
 DECOYS_PER_TRIPLET = 3
@@ -83,6 +85,7 @@ class MLPModel(Model):
                                 "(hashed-bow[:dim=N], sentence)"),
         "image_features": Option("toy-objects", "image feature extractor (toy-objects, toy-pixels, "
                                  "'hf-vision:path=DIR', ...) or a .npz / .npy file keyed by image id"),
+        "threads": TRAINER_OPTIONS["threads"],
     }
 
     def __init__(self, **options: Any) -> None:
@@ -136,6 +139,10 @@ class MLPModel(Model):
     # ----------------------------------------------------------------- training
     def fit(self, train: Sequence[Example], *, seed: int) -> None:
         """Binary logistic loss over target + 3 decoys of one decoy set per triplet (A.4)."""
+        with torch_threads(int(self.config["threads"])):
+            self._fit(train, seed)
+
+    def _fit(self, train: Sequence[Example], seed: int) -> None:
         import torch
 
         from harness.digest import digest
@@ -200,7 +207,7 @@ class MLPModel(Model):
         ctx = self._contexts(batch)
         answers = self._answer_table(batch)
         out = []
-        with torch.no_grad():
+        with torch_threads(int(self.config["threads"])), torch.no_grad():
             for ex, c in zip(batch, ctx):
                 if not ex.choices:
                     out.append([])
