@@ -21,41 +21,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from datetime import datetime
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness_proc import run_harness, uptime  # noqa: E402
 
 MAIN_JOB = ("prior", "qonly", "cnn-lstm", "retrieval-explainer")
 
 
-def _uptime() -> str:
-    try:
-        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    except OSError:  # pragma: no cover
-        return "(uptime unavailable)"
-
-
 def _run(args: list[str], workdir: Path, cache: Path) -> dict:
-    """Run `harness ...` in a child process; wall time, peak RSS and the run manifests."""
-    env = {**os.environ, "VQA_HARNESS_CACHE": str(cache), "TQDM_DISABLE": "1"}
+    """Run `harness ...`; wall time, peak memory and the per-model figures of its manifests."""
     before = set((workdir / "results" / "runs").glob("*")) if (workdir / "results" / "runs").is_dir() else set()
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *args], cwd=workdir, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    output = proc.stdout.read()
-    proc.stdout.close()
-    # Reap the child ourselves: wait4 gives this process's own peak resident set.
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.perf_counter() - start
-    peak_kb = usage.ru_maxrss
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"harness {' '.join(args)} failed ({proc.returncode}):\n{output[-3000:]}")
+    wall, peak_mb, _, code = run_harness(args, workdir, cache)
     runs = sorted(set((workdir / "results" / "runs").glob("*")) - before)
     per_model = {}
     for run in runs:
@@ -63,7 +44,7 @@ def _run(args: list[str], workdir: Path, cache: Path) -> dict:
         seconds = (datetime.fromisoformat(m["finished"]) - datetime.fromisoformat(m["started"])).total_seconds()
         per_model[m["model"]] = {"seconds": seconds, "model_calls": m["stats"]["model_calls"],
                                  "probe_outputs_reused": m["stats"].get("probe_outputs_reused", 0)}
-    return {"wall": wall, "peak_mb": peak_kb / 1024, "per_model": per_model, "exit": proc.returncode}
+    return {"wall": wall, "peak_mb": peak_mb, "per_model": per_model, "exit": code}
 
 
 def _show(label: str, r: dict) -> None:
@@ -85,9 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     root.mkdir(parents=True, exist_ok=True)
     models = [m for m in args.models.split(",") if m]
     job = ["run", *[a for m in models for a in ("--model", m)], "--suite", args.suite]
-    print(f"load before: {_uptime()}")
+    print(f"load before: {uptime()}")
     print(f"command: harness {' '.join(job)}")
-    out: dict = {"command": "harness " + " ".join(job), "load_before": _uptime()}
+    out: dict = {"command": "harness " + " ".join(job), "load_before": uptime()}
     try:
         (root / "work").mkdir(parents=True)
         fresh = _run(job, root / "work", root / "cache")
@@ -105,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"ratio {first['wall'] / again['wall']:.1f}x   (target: at least 20x)")
             out.update(small_first=first, small_again=again, small_ratio=first["wall"] / again["wall"])
     finally:
-        out["load_after"] = _uptime()
+        out["load_after"] = uptime()
         print(f"load after: {out['load_after']}")
         if args.json:
             args.json.write_text(json.dumps(out, indent=1) + "\n")

@@ -22,35 +22,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from balanced_vqa_load import N_QUESTIONS, VOCAB, generate  # noqa: E402
-
-
-def _uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+from harness_proc import run_harness, uptime  # noqa: E402
 
 
 def _run(args: list[str], cwd: Path, cache: Path) -> tuple[float, float, str]:
-    env = {**os.environ, "VQA_HARNESS_CACHE": str(cache), "TQDM_DISABLE": "1"}
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *args], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    output = proc.stdout.read()
-    proc.stdout.close()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"harness {' '.join(args)} failed:\n{output[-3000:]}")
-    return wall, usage.ru_maxrss / 1024, output  # ru_maxrss is in KB on Linux
+    wall, peak_mb, output, _ = run_harness(args, cwd, cache)
+    return wall, peak_mb, output
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         del questions
         job = ["run", "--model", f"predictions:path={answers}", "--suite", "vqa2", "--data-dir", str(data),
                "--no-leaderboard"]
-        print(f"load before: {_uptime()}")
+        print(f"load before: {uptime()}")
         print(f"{args.questions:,} questions; command: harness {' '.join(job)}")
         cold, cold_mb, out = _run(job, root, root / "cache")
         print(f"cold:  {cold:7.1f} s wall, peak {cold_mb:7.0f} MB")
@@ -80,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--limit 1000 (cold cache): {small:.1f} s wall, peak {small_mb:.0f} MB")
         print(f"peak memory target (under 4 GB): {'met' if max(cold_mb, warm_mb) < 4096 else 'NOT met'}")
         print("\n".join(line for line in out.splitlines() if "result rows" in line))
-        print(f"load after: {_uptime()}")
+        print(f"load after: {uptime()}")
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
