@@ -331,6 +331,9 @@ class Probe(Configurable):
     #: output is computed once and shared by every model. A probe that may use the model
     #: when it can (e.g. an optional ranker) is not model-free.
     model_free: ClassVar[bool] = False
+    #: The few rows that say most, for run reports: (metric, variant) pairs, variant "*"
+    #: for any. Empty: the first rows without a breakdown ("/" in the metric).
+    headline: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:  # pragma: no cover - abstract
         raise NotImplementedError

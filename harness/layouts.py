@@ -108,9 +108,9 @@ class RowTags:
                    {str(k): str(v) for k, v in dict(data.get("tags") or {}).items()})
 
 
-def parse_tables(data: Any, where: str) -> tuple[dict[str, list[Layout]], list[RowTags]]:
-    """Layouts and row tags from a run's parsed `tables.json`; ValueError naming `where`
-    and the entry at fault for a malformed file."""
+def parse_tables(data: Any, where: str) -> tuple[dict[str, list[Layout]], list[RowTags], dict[str, list]]:
+    """Layouts, row tags and headline metrics from a run's parsed `tables.json`; ValueError
+    naming `where` and the entry at fault for a malformed file."""
     if not isinstance(data, dict):
         raise ValueError(f"{where}: expected a JSON object")
     layouts: dict[str, list[Layout]] = {}
@@ -118,6 +118,7 @@ def parse_tables(data: Any, where: str) -> tuple[dict[str, list[Layout]], list[R
         for probe, found in dict(data.get("layouts") or {}).items():
             layouts[str(probe)] = [Layout.from_json(item) for item in found]
         tags = [RowTags.from_json(item) for item in data.get("tags") or []]
+        headlines = {str(p): [[str(m), str(v)] for m, v in found] for p, found in dict(data.get("headlines") or {}).items()}
     except (TypeError, KeyError, ValueError, AttributeError) as exc:
         raise ValueError(f"{where}: malformed layout or tag entry ({type(exc).__name__}: {exc})") from None
-    return layouts, tags
+    return layouts, tags, headlines

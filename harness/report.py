@@ -9,11 +9,11 @@ newline cannot break a table or a list.
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from .types import ResultRow
 
-__all__ = ["render_report", "format_value", "escape_markdown", "md_cell", "md_code"]
+__all__ = ["render_report", "headline_rows", "format_value", "escape_markdown", "md_cell", "md_code"]
 
 #: A '<' that could open raw HTML in markdown (a tag, a closing tag, a comment, an autolink).
 _TAG_OPEN = re.compile(r"<(?=[A-Za-z/!?])")
@@ -54,6 +54,34 @@ def format_value(row: ResultRow) -> str:
     return text
 
 
+#: Headline rows per probe and task for probes that declare no `headline`.
+OTHER_HEADLINES = 3
+
+
+def headline_rows(rows: Sequence[ResultRow], headlines: Mapping[str, Sequence[Sequence[str]]]) -> list[ResultRow]:
+    """The few rows per probe and task that say most (each probe's `headline`), in run order;
+    the same number from two probes once (accuracy and balanced-accuracy share predictions)."""
+    groups: dict[tuple[str, str, str, str], list[ResultRow]] = {}
+    for r in rows:
+        groups.setdefault((r.probe, r.dataset, r.split, r.train), []).append(r)
+    out: list[ResultRow] = []
+    for (probe, *_), found in groups.items():
+        wanted = headlines.get(probe)
+        if not wanted:
+            out += [r for r in found if "/" not in r.metric][:OTHER_HEADLINES]
+            continue
+        for metric, variant in wanted:
+            out += [r for r in found if r.metric == metric and (variant == "*" or r.variant == variant)]
+    seen: set[tuple] = set()
+    unique = []
+    for r in out:
+        key = (r.dataset, r.split, r.train, r.variant, r.metric, r.value, r.n)
+        if key not in seen:
+            seen.add(key)
+            unique.append(r)
+    return unique
+
+
 def render_report(
     manifest: dict[str, Any],
     rows: Sequence[ResultRow],
@@ -62,6 +90,7 @@ def render_report(
     skipped: Sequence[tuple[str, str, str]],
     failures: Sequence[dict[str, str]],
     example_errors: Sequence[tuple[str, str]],
+    headlines: Mapping[str, Sequence[Sequence[str]]] | None = None,
 ) -> str:
     from tabulate import tabulate
 
@@ -80,14 +109,15 @@ def render_report(
             f"- model calls {stats.get('model_calls', 0)}, cache hits {stats.get('cache_hits', 0)}, "
             f"example errors {stats.get('example_errors', 0)}\n"
         )
-    headline = [r for r in rows if "/" not in r.metric]
+    headline = headline_rows(rows, headlines or {})
     if headline:
         table = [
             [md_cell(c) for c in (f"{r.dataset}/{r.split}", r.train or "-", r.probe, r.variant or "-", r.metric)]
             + [format_value(r), r.n]
             for r in headline
         ]
-        out.append("\n## Headline numbers\n\n")
+        out.append(f"\n## Headline numbers\n\n{len(headline)} of {len(rows)} rows: the few that matter per probe; "
+                   "every row is in results.jsonl.\n\n")
         out.append(tabulate(table, headers=["data", "trained on", "probe", "variant", "metric", "value", "n"],
                             tablefmt="github", disable_numparse=True) + "\n")
     if missing:

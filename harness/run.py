@@ -96,6 +96,7 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     run.runner = runner_factory(model, cache=cache, batch_size=config.batch_size, device=device,
                                 progress=config.progress, plugin_label=f"{model_entry.plugin}:{model_name}")
     layouts = {name: list(host.probes[name].layouts()) for t in tasks for name in t.probes}
+    run.headlines = {name: [list(h) for h in host.probes[name].headline] for name in layouts}
     run.outcome.skipped.extend(absent)
     model.setup(device)
     status = "failed"
@@ -103,7 +104,7 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
         for task in tasks:
             run.task(task)
             _note_parameters(manifest, model)
-            rundir.write_tables(layouts, list(run.row_tags.values()))
+            rundir.write_tables(layouts, list(run.row_tags.values()), run.headlines)
             _flush(run, manifest, status="running")
         notes = model.report_notes()
         if notes:
@@ -200,4 +201,5 @@ def _flush(run: "_Run", manifest: dict[str, Any], *, status: str) -> None:
     run.rundir.write_results(run.outcome.rows)
     run.rundir.write_manifest(manifest)
     run.rundir.write_report(render_report(manifest, run.outcome.rows, run.sections, run.missing, run.outcome.skipped,
-                                          [vars(f) for f in run.outcome.probe_failures], stats.error_examples))
+                                          [vars(f) for f in run.outcome.probe_failures], stats.error_examples,
+                                          run.headlines))

@@ -86,6 +86,7 @@ class _Run:
         self.resources: dict[str, Any] = {}
         self.row_tags: dict[tuple[str, str, str, str], RowTags] = {}
         self.reused = 0
+        self.headlines: dict[str, list[list[str]]] = {}
         # Probe outputs depend on predictions: with a prediction cache of its own (--cache
         # FILE), a run keeps its probe outputs next to it, not in the shared harness cache.
         self.outputs = None

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.report import headline_rows
 from harness.types import ResultRow
 
 from .cards import Card, build_cards, card_markdown
@@ -35,22 +36,6 @@ SKIP_SECTIONS = ("Probes skipped",)
 #: The few numbers that matter per probe (metric, variant; "*" any variant), in order. Other
 #: probes show their first rows without a breakdown ("/" in the metric). All rows are in
 #: the tables below and in results.jsonl.
-HEADLINES: dict[str, tuple[tuple[str, str], ...]] = {
-    "accuracy": (("vqa_accuracy", ""), ("label_accuracy", "")),
-    "balanced-accuracy": (("vqa_accuracy", ""),),
-    "pairs": (("pair/both_correct", ""), ("pair/identical", "")),
-    "language-prior": (("audit/answer_entropy", ""),),
-    "counter-examples": (("counterexample/recall@5", "model"),),
-    "decoys": (("mc_accuracy", "orig"), ("mc_accuracy", "iou+qou"), ("mc_accuracy/QA", "iou+qou")),
-    "decoy-audit": (("eq2_rule_accuracy", "iou+qou"),),
-    "counterfactual": (("answer_change_rate", "color_max_common"), ("answer_change_rate", "color_min_common"),
-                       ("acc_reduction", "hypernym_noun")),
-    "nle": (("s_t", ""), ("s_e/e_vil_score", ""), ("s_e/e_vil_score_no_spice", "")),
-    "image-ablation": (("vqa_accuracy", "real"), ("vqa_accuracy_drop", "blank"), ("vqa_accuracy_drop", "swap"),
-                       ("vqa_accuracy_drop", "no-question"), ("label_accuracy_drop", "blank")),
-}
-#: Headline rows per probe and task for probes without an entry above.
-OTHER_HEADLINES = 3
 #: Preferred columns of known artifact shapes (others: the first scalar fields).
 ARTIFACT_COLUMNS = (
     ("kind", "question", "answer", "counterfactual", "cf_answer"),  # counterfactual local explanations
@@ -87,32 +72,8 @@ def _facts(info: RunInfo) -> list[tuple[str, str]]:
     return facts
 
 
-def headline_rows(rows: Sequence[ResultRow]) -> list[ResultRow]:
-    """The few rows per probe (and task) that say most (HEADLINES), in run order."""
-    groups: dict[tuple[str, str, str, str], list[ResultRow]] = {}
-    for r in rows:
-        groups.setdefault((r.probe, r.dataset, r.split, r.train), []).append(r)
-    out: list[ResultRow] = []
-    for (probe, *_), found in groups.items():
-        wanted = HEADLINES.get(probe)
-        if wanted is None:
-            out += [r for r in found if "/" not in r.metric][:OTHER_HEADLINES]
-            continue
-        for metric, variant in wanted:
-            out += [r for r in found if r.metric == metric and (variant == "*" or r.variant == variant)]
-    # The same number from two probes (accuracy and balanced-accuracy share predictions) once.
-    seen: set[tuple] = set()
-    unique = []
-    for r in out:
-        key = (r.dataset, r.split, r.train, r.variant, r.metric, r.value, r.n)
-        if key not in seen:
-            seen.add(key)
-            unique.append(r)
-    return unique
-
-
-def _headline(rows: Sequence[ResultRow]) -> Table:
-    shown = headline_rows(rows)
+def _headline(rows: Sequence[ResultRow], headlines: dict[str, list]) -> Table:
+    shown = headline_rows(rows, headlines)
     body = tuple((f"{r.dataset}/{r.split}", r.train or "-", r.probe, r.variant or "-", r.metric,
                   format_cell(r), str(r.n)) for r in shown)
     return Table("Headline numbers", ("data", "trained on", "probe", "variant", "metric", "value", "n"), body,
@@ -211,7 +172,7 @@ def render_run_markdown(info: RunInfo, *, evidence: Sequence[Path] = ()) -> str:
     out += [f"- {k}: {v}\n" for k, v in _facts(info)]
     out.append("\nFractions are shown as percentages; brackets are 95% confidence intervals.\n")
     out.append("\n" + card_markdown(reliance_card(info, evidence)))
-    head = _headline(info.rows)
+    head = _headline(info.rows, info.headlines)
     if head.body:
         out.append("\n" + render_markdown(head).replace("### ", "## ", 1))
     for suite, tables in _tables(info).items():
@@ -251,7 +212,7 @@ def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "", evide
                  + "</dl>")
     parts.append('<p class="muted">Fractions are shown as percentages; small type: 95% confidence intervals.</p>')
     parts.append("<h2>Does the model use the image?</h2>" + card_html(reliance_card(info, evidence), {}, heading=False))
-    head = _headline(info.rows)
+    head = _headline(info.rows, info.headlines)
     if head.body:
         parts.append("<h2>Headline numbers</h2>" + table_html(head, models=models))
     for suite, tables in _tables(info).items():

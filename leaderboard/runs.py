@@ -125,6 +125,8 @@ class RunInfo:
     artifacts: tuple[str, ...]  # paths relative to the run folder, sorted
     layouts: dict[str, list[Layout]] = field(default_factory=dict)
     tags: tuple[RowTags, ...] = ()
+    #: probe -> its headline (metric, variant) pairs (`Probe.headline`, from tables.json).
+    headlines: dict[str, list] = field(default_factory=dict)
 
 
 def _read_json(path: Path) -> Any:
@@ -150,9 +152,10 @@ def load_run(path: Path) -> RunInfo:
     rows, problems = read_rows(path / "results.jsonl") if (path / "results.jsonl").is_file() else ([], [])
     layouts: dict[str, list[Layout]] = {}
     tags: list[RowTags] = []
+    headlines: dict[str, list] = {}
     if (path / TABLES_FILE).is_file():
         try:
-            layouts, tags = parse_tables(_read_json(path / TABLES_FILE), str(path / TABLES_FILE))
+            layouts, tags, headlines = parse_tables(_read_json(path / TABLES_FILE), str(path / TABLES_FILE))
         except (DataError, ValueError) as exc:
             problems.append(f"{exc} (generic table layout used)")
     report_path = path / "report.md"
@@ -161,7 +164,7 @@ def load_run(path: Path) -> RunInfo:
     artifacts = sorted(p.relative_to(path).as_posix() for p in art_root.rglob("*") if p.is_file()) \
         if art_root.is_dir() else []
     return RunInfo(path, str(manifest.get("run_id") or path.name), manifest, tuple(rows), tuple(problems),
-                   report, tuple(artifacts), layouts, tuple(tags))
+                   report, tuple(artifacts), layouts, tuple(tags), headlines)
 
 
 @dataclass

@@ -23,6 +23,7 @@ __all__ = ["AccuracyProbe", "ACCURACY_SUITE", "ACCURACY_LAYOUTS"]
 
 class AccuracyProbe(Probe):
     name = "accuracy"
+    headline = (("vqa_accuracy", ""), ("label_accuracy", ""))
     description = "official VQA accuracy (per answer/question type, bootstrap CIs) or label accuracy"
     requires = ("answer",)
 

@@ -145,7 +145,8 @@ def _write_tables(path: Path, rows: list[dict]) -> None:
         if found:
             tag = RowTags(r["probe"], r["dataset"], r["split"], r["train"], found)
             tags[tag.key()] = tag
-    RunDir(path).write_tables(layouts, list(tags.values()))
+    headlines = {p: [list(h) for h in probes[p].headline] for p in layouts}
+    RunDir(path).write_tables(layouts, list(tags.values()), headlines)
 
 
 def write_sample_runs(folder: Path, *, seed: int = 0, suites: tuple[str, ...] = tuple(SUITES)) -> list[Path]:

@@ -8,10 +8,10 @@ from pathlib import Path
 from helpers_samples import write_sample_runs
 
 from harness.cli import main
+from harness.report import headline_rows
 from harness.runstore import write_jsonl
 from harness.types import ResultRow
 from vqa_harness_leaderboard.cards import EVIDENCE, build_cards, card_markdown, verdict
-from vqa_harness_leaderboard.runreport import headline_rows
 
 
 def _row(model: str, probe: str, metric: str, value: float, *, variant: str = "", run: str = "r1",
@@ -70,7 +70,10 @@ def test_nothing_is_invented_for_absent_evidence() -> None:
 
 
 def test_headline_numbers_are_a_few_per_probe() -> None:
-    shown = headline_rows(ROWS)
+    from harness.plugins import PluginHost
+
+    probes = PluginHost(blocked=frozenset()).probes
+    shown = headline_rows(ROWS, {e.name: e.obj.headline for e in probes})
     assert ("pair/different" not in [r.metric for r in shown]) and ("pair/identical" in [r.metric for r in shown])
     assert [(r.metric, r.variant) for r in shown if r.probe == "decoys"] == [("mc_accuracy", "orig"),
                                                                              ("mc_accuracy", "iou+qou"),

@@ -78,6 +78,8 @@ def _scores(examples: Sequence[Example], preds: Sequence[Prediction]) -> dict[st
 
 class ImageAblationProbe(Probe):
     name = "image-ablation"
+    headline = (("vqa_accuracy", "real"), ("vqa_accuracy_drop", "blank"), ("vqa_accuracy_drop", "swap"),
+                ("vqa_accuracy_drop", "no-question"), ("label_accuracy_drop", "blank"))
     description = "accuracy with the real, a gray and another question's image and without the question; drops"
     requires = ("answer",)
     options: ClassVar[Mapping[str, Option]] = {

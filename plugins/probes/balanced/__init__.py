@@ -33,6 +33,7 @@ class BalancedAccuracyProbe(AccuracyProbe):
     """The accuracy probe, with the Goyal Table 1 / Table 3 leaderboard layout."""
 
     name = "balanced-accuracy"
+    headline = (("vqa_accuracy", ""),)
     description = "official VQA accuracy laid out by train/test condition (Goyal Tables 1 and 3)"
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:

@@ -27,6 +27,7 @@ __all__ = ["LanguagePriorAudit"]
 
 class LanguagePriorAudit(Probe):
     name = "language-prior"
+    headline = (("audit/answer_entropy", ""), ("audit/answer_entropy_change", "*"))
     model_free = True
     description = "model-free audit: answer entropy per question type, Prior / type-prior accuracy, predictive prefixes"
     options: ClassVar[Mapping[str, Option]] = {

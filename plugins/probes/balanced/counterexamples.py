@@ -93,6 +93,7 @@ def image_independent(blocks: Sequence[Sequence[float]]) -> bool:
 
 class CounterExampleProbe(Probe):
     name = "counter-examples"
+    headline = (("counterexample/recall@5", "model"), ("counterexample/recall@5", "trained"))
     description = ("counter-example explanations: Recall@5 of the complementary image (Random, Distance, Model, "
                    "Model (trained))")
     needs = ("pair_id",)

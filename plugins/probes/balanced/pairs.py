@@ -29,6 +29,7 @@ PAIR_METRICS = {
 
 class PairProbe(Probe):
     name = "pairs"
+    headline = (("pair/both_correct", ""), ("pair/identical", ""))
     description = "complementary pairs: both correct, identical / different predictions, strict accuracy"
     requires = ("answer",)
     needs = ("pair_id",)

@@ -1,7 +1,8 @@
 """Goyal et al. 2017 on the official files under --data-dir: `vqa2` and `goyal`.
 
 - `vqa2`: VQA v2 val — official accuracy overall / per answer type / per question type
-  with intervals, complementary pairs, counter-example Recall@5, the language-prior audit.
+  with intervals, complementary pairs, counter-example Recall@5, the language-prior audit,
+  and the image ablation (real / gray / another question's image / no question).
   `--split test-dev` (or test) scores nothing and writes the evaluation-server results file
   (`artifacts/accuracy/results_official.json`), and the report says so.
 - `goyal`: Tables 1 and 3 — test on VQA v1 val (U) and VQA v2 val (B); trainable models
@@ -21,8 +22,9 @@ __all__ = ["VQA2_SUITE", "GOYAL_SUITE"]
 VQA2_SUITE = Suite(
     name="vqa2",
     description="VQA v2 val (official files): accuracy by answer and question type, complementary pairs, "
-                "counter-example Recall@5, language-prior audit; --split test-dev writes the server file",
-    tasks=(Task("vqa2", "val", ("accuracy", "pairs", "counter-examples", "language-prior"),
+                "counter-example Recall@5, language-prior audit, image ablation; --split test-dev writes the "
+                "server file",
+    tasks=(Task("vqa2", "val", ("accuracy", "pairs", "counter-examples", "language-prior", "image-ablation"),
                 train=("vqa2", "train"), label="VQA v2"),),
 )
 

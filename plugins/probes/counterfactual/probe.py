@@ -27,6 +27,8 @@ class CounterfactualProbe(Probe):
     """Knowledge-based counterfactual questions: WordNet and color substitutions."""
 
     name = "counterfactual"
+    headline = (("answer_change_rate", "color_max_common"), ("answer_change_rate", "color_min_common"),
+                ("acc_reduction", "hypernym_noun"))
     description = "Stoikou 2023: WordNet/color question perturbations, answer change, global rules"
     requires = ("answer",)
     options: ClassVar[Mapping[str, Option]] = {

@@ -164,6 +164,7 @@ def _reference_rows(ctx: ProbeContext, variant: str, test: Sequence[Example], *,
 
 class DecoyProbe(Probe):
     name = "decoys"
+    headline = (("mc_accuracy", "orig"), ("mc_accuracy", "iou+qou"), ("mc_accuracy/QA", "iou+qou"))
     description = "multiple-choice accuracy per decoy set (Orig/IoU/QoU/IoU+QoU/All), modality ablations"
     requires_any = ("score_choices", "answer")
     needs = ("choices",)
@@ -232,6 +233,7 @@ def _base_dataset(spec: str) -> str:
 
 class DecoyAuditProbe(Probe):
     name = "decoy-audit"
+    headline = (("eq2_rule_accuracy", "iou+qou"),)
     model_free = True
     needs = ("choices",)
     description = "model-free shortcut audit of decoy sets: Eq. 2 rule, neutrality, generation statistics"

@@ -30,6 +30,7 @@ def artifact_name(dataset: str, split: str) -> str:
 
 class NLEProbe(Probe):
     name = "nle"
+    headline = (("s_t", ""), ("s_e/e_vil_score", ""), ("s_e/e_vil_score_no_spice", ""))
     description = "e-ViL explanation scores: S_T, S_E and S_O per NLG metric, combined e-ViL score, GT row"
     requires = ("explain",)
     requires_any = ("answer", "score_choices")
