@@ -164,7 +164,9 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
 
 
 def _inline(text: str) -> str:
-    out = esc(text)
+    # Markdown written by the harness escapes user text with entities (&lt;, &amp;, `\|`):
+    # read them back to characters first, so the HTML escape below shows them once.
+    out = esc(html.unescape(text.replace("\\|", "|")))
     out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
     out = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
     return out
