@@ -18,6 +18,7 @@ from .errors import DataError, ExitCode, HarnessError
 from .layouts import RowTags
 from .probe_cache import ProbeOutput, ProbeOutputCache
 from .probe_context import TaskContext, train_source
+from .runner import model_threads
 from .types import ResultRow
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -125,12 +126,13 @@ class _Run:
         key = self.model.fit_key(train.fingerprint, seed)
         self.runner.refresh_fingerprint()
         if key is None:
-            self.model.fit(train, seed=seed)
+            with model_threads(self.model):
+                self.model.fit(train, seed=seed)
             self.runner.refresh_fingerprint()
         else:
             model = self.model
             fingerprint = digest({"model": model.name, "class": f"{type(model).__module__}.{type(model).__qualname__}",
-                                  "config": model.config, "fit": key})
+                                  "config": model.fingerprint_config(), "fit": key})
             self.runner.defer_fit(lambda: model.fit(train, seed=seed), fingerprint)
         self.model.trained_on = train_label
         self._fitted_on, self._train_fp = train_label, train.fingerprint

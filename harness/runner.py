@@ -9,11 +9,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from .api import Model
 from .cache import PredictionCache
@@ -44,6 +45,25 @@ def resolve_device(device: str) -> str:
             raise UsageError(f"--device {device}: only {torch.cuda.device_count()} CUDA device(s)")
         return device
     raise UsageError(f"--device {device!r}: expected auto, cpu, cuda or cuda:<index>")
+
+
+@contextlib.contextmanager
+def model_threads(model: Model) -> Iterator[None]:
+    """Pin torch's CPU threads while the harness calls `model` (fit, predictions), when the
+    model has a `threads` option (0: leave torch's default). Small models lose far more to
+    OpenMP threads waiting on each other than they gain (docs/benchmarks.md)."""
+    threads = model.config.get("threads") if "threads" in model.options else None
+    if not threads:
+        yield
+        return
+    import torch
+
+    old = torch.get_num_threads()
+    torch.set_num_threads(int(threads))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
 
 
 def _nvidia_driver() -> bool:
@@ -145,7 +165,8 @@ class Runner:
     def _run_missing(self, examples, extras, keys, indices, capability, desc) -> dict[str, Prediction]:
         import torch
 
-        self.ensure_fitted()
+        with model_threads(self.model):
+            self.ensure_fitted()
 
         bar = None
         if self.progress:
@@ -161,7 +182,7 @@ class Runner:
                 # The model runs its own DataLoader (workers decode while the model computes);
                 # each yielded batch is committed at once, like the plain path.
                 indices = self._run_stream(stream, examples, extras, keys, indices, capability, done, bar)
-            with torch.inference_mode():
+            with torch.inference_mode(), model_threads(self.model):
                 for b in range(0, len(indices), self.batch_size):
                     idx = indices[b : b + self.batch_size]
                     batch = [examples[i] for i in idx]

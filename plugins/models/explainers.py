@@ -101,6 +101,9 @@ class _TextNeighbours(Model):
     options: ClassVar[Mapping[str, Option]] = {
         "k": Option(10, "neighbours that vote for the answer", min=1, max=10_000),
         "ngram": Option(2, "longest word n-gram of the TF-IDF features", min=1, max=10),
+        "threads": Option(1, "torch CPU threads while the harness calls the model (0: torch default); one is "
+                             "fastest for these sparse lookups (docs/benchmarks.md)", min=0, max=1024,
+                          fingerprint=False),
     }
 
     def __init__(self, **options: Any) -> None:
