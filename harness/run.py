@@ -195,7 +195,9 @@ def _flush(run: "_Run", manifest: dict[str, Any], *, status: str) -> None:
     manifest = {**manifest, "status": status, "resources": run.resources, "device": run.device_used(),
                 "stats": {"model_calls": stats.model_calls, "cache_hits": stats.cache_hits,
                           "example_errors": stats.errors, "predict_seconds": round(stats.seconds, 3),
-                          "probe_outputs_reused": run.reused}}
+                          "deferred_fit_seconds": round(stats.fit_seconds, 3),
+                          "probe_outputs_reused": run.reused},
+                "timings": run.timings}
     if status != "running":
         manifest["finished"] = now()
     run.rundir.write_results(run.outcome.rows)

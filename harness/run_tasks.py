@@ -7,6 +7,7 @@ summary files (results.jsonl, manifest, report), which the driver rewrites after
 
 from __future__ import annotations
 
+import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,6 +89,8 @@ class _Run:
         self.row_tags: dict[tuple[str, str, str, str], RowTags] = {}
         self.reused = 0
         self.headlines: dict[str, list[list[str]]] = {}
+        #: Seconds per probe (and per fit), for the manifest: where a run spends its time.
+        self.timings: list[dict[str, Any]] = []
         # Probe outputs depend on predictions: with a prediction cache of its own (--cache
         # FILE), a run keeps its probe outputs next to it, not in the shared harness cache.
         self.outputs = None
@@ -118,10 +121,21 @@ class _Run:
             if self._fitted_on != train_label:
                 self._fit(self.session.lazy(*source), train_label)
         for probe_name in task.probes:
+            start = time.perf_counter()
+            fits = self.runner.stats.seconds
             self._probe(task, name, probe_name, examples, train_label)
+            self.timings.append({"task": name, "probe": probe_name, "seconds": round(time.perf_counter() - start, 3),
+                                 "model_seconds": round(self.runner.stats.seconds - fits, 3)})
 
     def _fit(self, train: "LazyExamples", train_label: str) -> None:
         """Fit the model on `train`, or defer it until a prediction needs it (`fit_key`)."""
+        start = time.perf_counter()
+        try:
+            self._fit_now(train, train_label)
+        finally:
+            self.timings.append({"fit": train_label, "seconds": round(time.perf_counter() - start, 3)})
+
+    def _fit_now(self, train: "LazyExamples", train_label: str) -> None:
         seed = self.config.seed
         key = self.model.fit_key(train.fingerprint, seed)
         self.runner.refresh_fingerprint()

@@ -80,6 +80,8 @@ class RunnerStats:
     cache_hits: int = 0
     errors: int = 0
     seconds: float = 0.0
+    #: Seconds spent in fits the harness deferred until a prediction needed them.
+    fit_seconds: float = 0.0
     error_examples: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -128,7 +130,9 @@ class Runner:
         """Run a deferred `fit` (once)."""
         if self._pending_fit is not None:
             fit, self._pending_fit = self._pending_fit, None
+            start = time.perf_counter()
             fit()
+            self.stats.fit_seconds += time.perf_counter() - start
 
     def predict(
         self,
