@@ -35,7 +35,7 @@ from harness.errors import DataError, UsageError
 from harness.features import resolve_features
 from harness.types import Example
 
-from .training import TRAINER_OPTIONS, torch_threads
+from .training import TRAINER_OPTIONS, TRAINING_THREADS, torch_threads
 
 __all__ = ["MLPModel", "MLPA", "MLPQA", "MLPIA", "MLPIQA", "training_decoys"]
 
@@ -139,7 +139,7 @@ class MLPModel(Model):
     # ----------------------------------------------------------------- training
     def fit(self, train: Sequence[Example], *, seed: int) -> None:
         """Binary logistic loss over target + 3 decoys of one decoy set per triplet (A.4)."""
-        with torch_threads(int(self.config["threads"])):
+        with torch_threads(TRAINING_THREADS):
             self._fit(train, seed)
 
     def _fit(self, train: Sequence[Example], seed: int) -> None:

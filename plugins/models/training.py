@@ -27,7 +27,7 @@ from .text import Vocab, answer_counts, build_answer_vocab, normalizer, train_di
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-__all__ = ["TorchAnswerModel", "TRAINER_OPTIONS", "MODEL_VERSION", "Take", "torch_threads"]
+__all__ = ["TorchAnswerModel", "TRAINER_OPTIONS", "MODEL_VERSION", "TRAINING_THREADS", "Take", "torch_threads"]
 
 
 #: Bump when a change to the trainers or networks makes cached weights stale.
@@ -42,39 +42,40 @@ TRAINER_OPTIONS: dict[str, Option] = {
     "max_answers": Option(1000, "answer vocabulary: the K most frequent canonical train answers",
                           min=1, max=1_000_000),
     "dropout": Option(0.3, "dropout before the answer classifier", min=0.0, max=0.99),
-    # One thread by default: on 2 shared cores a second torch thread made training 4x
-    # slower in wall-clock time (OpenMP spin-waiting) and only 1.3x faster on idle cores.
-    # Results do not depend on it (torch_threads), so it is not part of the fingerprint.
-    "threads": Option(1, "torch CPU threads while training and predicting (0: torch default); results "
-                         "are bit-identical whatever the thread count", min=0, max=1024, fingerprint=False),
+    # Results do not depend on it (see TRAINING_THREADS), so it is not part of the fingerprint.
+    "threads": Option(1, "torch CPU threads for predictions (0: torch default; training always uses one); "
+                         "results are bit-identical whatever the count", min=0, max=1024, fingerprint=False),
 }
 
 #: Takes example row indices (a LongTensor) and returns the network's positional inputs.
 Take = Callable[["torch.Tensor"], tuple["torch.Tensor", ...]]
 
 
+#: Training always runs on one torch thread: the same bits on every machine and whatever the
+#: thread settings (oneDNN's multi-threaded convolution backward accumulates in a
+#: thread-count-dependent order), and on 2 shared cores one thread was also the fastest
+#: (docs/benchmarks.md). Inference uses the `threads` option (convolution forward, LSTM,
+#: embedding bag and MKL matrix products under strict CNR give the same bits with 1 or N).
+TRAINING_THREADS = 1
+
+
 @contextlib.contextmanager
 def torch_threads(threads: int) -> Iterator[None]:
-    """Set torch's CPU thread count for a block, then restore it; results do not depend on it.
+    """Set torch's CPU thread count for a block (0: leave it), then restore it.
 
-    Inside, oneDNN (mkldnn) is off: its convolution backward accumulates weight gradients in
-    a thread-count-dependent order, while ATen's convolution (im2col + MKL gemm, run with
-    strict conditional numerical reproducibility, harness/__init__.py) gives the same bits
-    with 1 or N threads; the other ops used (LSTM, embedding bag, scatter_add,
-    index_select; not `x[index]` in a backward pass) are thread-count invariant on CPU.
-    `torch.use_deterministic_algorithms` is not needed (and costs a 1.5 s import).
-    Tested by tests/models/test_reproducibility.py in separate processes.
+    The ops used are deterministic on CPU for a given thread count (convolution, LSTM,
+    embedding bag, scatter_add, index_select; not `x[index]` in a backward pass), so
+    `torch.use_deterministic_algorithms` is not needed (it also costs a 1.5 s import).
+    Tested in separate processes by tests/models/test_reproducibility.py.
     """
     import torch
 
-    old_threads, old_mkldnn = torch.get_num_threads(), torch.backends.mkldnn.enabled
+    old_threads = torch.get_num_threads()
     try:
         if threads > 0 and threads != old_threads:
             torch.set_num_threads(threads)
-        torch.backends.mkldnn.enabled = False
         yield
     finally:
-        torch.backends.mkldnn.enabled = old_mkldnn
         if torch.get_num_threads() != old_threads:
             torch.set_num_threads(old_threads)
 
@@ -208,7 +209,7 @@ class TorchAnswerModel(Model):
         folder = self.weights_dir(key)
         if not len(train):
             raise DataError(f"model {self.name!r}: the train split is empty")
-        with torch_threads(self.config["threads"]):
+        with torch_threads(TRAINING_THREADS):
             self._set_vocab(self._make_vocab(train))
             net = self._train(train, seed)
             self._save(folder, net)

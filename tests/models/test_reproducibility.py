@@ -1,5 +1,6 @@
 """The same trained model and the same predictions whatever the thread settings, in separate
-processes (the pinned numerics of harness/__init__.py: MKL strict CNR, AVX2 kernels)."""
+processes: training on one thread (TRAINING_THREADS), predictions on 1 or 2, with the pinned
+numerics of harness/__init__.py (MKL strict CNR, AVX2 kernels)."""
 
 from __future__ import annotations
 
