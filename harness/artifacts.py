@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import __version__
 from .digest import digest
+from .locks import build_lock
 from .paths import cache_dir
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,73 +65,99 @@ class ArtifactStore:
 
     # --------------------------------------------------------------- entries
     def entry(self, kind: str, key: Any, build: Callable[[Path], None]) -> Path:
-        """The folder of a complete entry; `build(tmp_folder)` writes its files when absent."""
+        """The folder of a complete entry; `build(tmp_folder)` writes its files when absent
+        (one process at a time: a concurrent builder waits, then finds the entry)."""
         final = self.folder(kind, key)
-        if (final / COMPLETE).is_file():
-            return final
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
-        try:
-            build(tmp)
-            (tmp / COMPLETE).write_text("", encoding="utf-8")
-            try:
-                os.replace(tmp, final)
-            except OSError:  # another process finished the same entry first: keep theirs
+        if not (final / COMPLETE).is_file():
+            with build_lock(final):
                 if not (final / COMPLETE).is_file():
-                    shutil.rmtree(final, ignore_errors=True)
-                    os.replace(tmp, final)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
+                    _write_entry(final, build)
         return final
 
     def json(self, kind: str, key: Any, build: Callable[[], Any]) -> Any:
         """A JSON value, computed by `build()` once per key."""
         path = self.folder(kind, key) / "value.json"
-        if (path.parent / COMPLETE).is_file():
-            try:
-                return json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                shutil.rmtree(path.parent, ignore_errors=True)  # damaged: rebuild
-        text = json.dumps(build(), ensure_ascii=False, sort_keys=True)
-        self.entry(kind, key, lambda folder: (folder / "value.json").write_text(text, encoding="utf-8"))
-        return json.loads(text)  # the same value (key order, types) as every later read
+
+        def write(folder: Path) -> None:
+            (folder / "value.json").write_text(json.dumps(build(), ensure_ascii=False, sort_keys=True),
+                                               encoding="utf-8")
+
+        # Read back what was written: the same value (key order, types) as every later read.
+        return self._value(path, write, lambda: json.loads(path.read_text(encoding="utf-8")), (OSError, ValueError))
 
     def examples(self, kind: str, key: Any, build: Callable[[], list["Example"]]) -> list["Example"]:
         """A list of Examples (JSON lines of `Example.to_row`), built once per key."""
         from .types import Example
 
         path = self.folder(kind, key) / "examples.jsonl"
-        if (path.parent / COMPLETE).is_file():
-            try:
-                with path.open(encoding="utf-8") as fh:
-                    return [Example.from_row(json.loads(line)) for line in fh if line.strip()]
-            except (OSError, ValueError, KeyError):
-                shutil.rmtree(path.parent, ignore_errors=True)
-        value = build()
+        built: list[list[Example]] = []
 
         def write(folder: Path) -> None:
+            built.append(build())
             with (folder / "examples.jsonl").open("w", encoding="utf-8") as fh:
-                for ex in value:
+                for ex in built[0]:
                     fh.write(json.dumps(ex.to_row(), ensure_ascii=False) + "\n")
 
-        self.entry(kind, key, write)
-        return value
+        def read() -> list[Example]:
+            if built:
+                return built[0]
+            with path.open(encoding="utf-8") as fh:
+                return [Example.from_row(json.loads(line)) for line in fh if line.strip()]
+
+        return self._value(path, write, read, (OSError, ValueError, KeyError))
 
     def arrays(self, kind: str, key: Any, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """Named numpy arrays (an .npz without pickles), computed by `build()` once per key."""
         import numpy as np
 
         path = self.folder(kind, key) / "arrays.npz"
-        if (path.parent / COMPLETE).is_file():
-            try:
-                with np.load(path, allow_pickle=False) as data:
-                    return {name: data[name] for name in data.files}
-            except (OSError, ValueError):
-                shutil.rmtree(path.parent, ignore_errors=True)
-        value = {name: np.asarray(arr) for name, arr in build().items()}
-        self.entry(kind, key, lambda folder: np.savez(folder / "arrays.npz", **value))
-        return value
+        built: list[dict[str, Any]] = []
+
+        def write(folder: Path) -> None:
+            built.append({name: np.asarray(arr) for name, arr in build().items()})
+            np.savez(folder / "arrays.npz", **built[0])
+
+        def read() -> dict[str, Any]:
+            if built:
+                return built[0]
+            with np.load(path, allow_pickle=False) as data:
+                return {name: data[name] for name in data.files}
+
+        return self._value(path, write, read, (OSError, ValueError))
+
+    def _value(self, path: Path, write: Callable[[Path], None], read: Callable[[], Any],
+               damaged: tuple[type[Exception], ...]) -> Any:
+        """`read()` of a complete entry; a damaged one is removed and rebuilt. Building holds
+        the entry's lock, so concurrent processes compute it once."""
+        folder = path.parent
+        for _ in range(2):
+            if (folder / COMPLETE).is_file():
+                try:
+                    return read()
+                except damaged:
+                    with build_lock(folder):
+                        shutil.rmtree(folder, ignore_errors=True)
+            with build_lock(folder):
+                if not (folder / COMPLETE).is_file():
+                    _write_entry(folder, write)
+        return read()
+
+
+def _write_entry(final: Path, build: Callable[[Path], None]) -> None:
+    """Build into a temporary folder beside `final` and rename it into place."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
+    try:
+        build(tmp)
+        (tmp / COMPLETE).write_text("", encoding="utf-8")
+        try:
+            os.replace(tmp, final)
+        except OSError:  # a stale entry without its marker (a builder without the lock died)
+            shutil.rmtree(final, ignore_errors=True)
+            os.replace(tmp, final)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _safe(kind: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from .api import Model, Task
 from .cache import PredictionCache
@@ -22,6 +22,7 @@ from .manifest import new_manifest, now, suite_file_digest
 from .paths import DEFAULT_RUNS
 from .plugins import PluginHost
 from .report import render_report
+from .run_pool import default_jobs, run_parallel
 from .run_tasks import ProbeFailure, RunOutcome, _Run
 from .runner import Runner, resolve_device
 from .runstore import RunDir
@@ -124,19 +125,26 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
 
 
 def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, leaderboard: Path | None,
-               echo: Callable[[str], None], warn: Callable[[str], None]) -> ExitCode:
+               echo: Callable[[str], None], warn: Callable[[str], None], jobs: int | None = 1) -> ExitCode:
     """The one entry point of `harness run`, in one process or under torchrun: each model
-    through the suite (sharded over the launcher's ranks when WORLD_SIZE > 1), a summary
-    per model with skips and failures, then the leaderboard (rank 0). The worst exit code."""
+    through the suite (sharded over the launcher's ranks when WORLD_SIZE > 1; several models
+    at once in `jobs` processes, None = harness.run_pool.default_jobs), a summary per model
+    with skips and failures, then the leaderboard (rank 0). The worst exit code."""
     from dataclasses import replace
 
     from .distributed import run_distributed, world
 
     rank, size, _ = world()
     worst = ExitCode.OK
-    for spec in models:
-        config = replace(base, model=spec)
-        outcome = run_distributed(config, host) if size > 1 else execute_run(config, host)
+    configs = [replace(base, model=spec) for spec in models]
+    jobs = 1 if size > 1 else min(jobs or default_jobs(len(models), base.device), len(models))
+    if jobs > 1:
+        trainable = ["fit" in host.models.get(parse_spec(spec)[0]).obj.capabilities() for spec in models]
+        outcomes: Iterable[RunOutcome | None] = run_parallel(configs, host, jobs, trainable=trainable,
+                                                             execute=execute_run, started=echo)
+    else:
+        outcomes = (run_distributed(c, host) if size > 1 else execute_run(c, host) for c in configs)
+    for spec, outcome in zip(models, outcomes):
         if outcome is None:  # ranks other than 0 only predict
             continue
         echo(f"{spec} on {base.suite}: {len(outcome.rows)} result rows -> {outcome.rundir.path}"

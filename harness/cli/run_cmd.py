@@ -31,10 +31,12 @@ __all__ = ["run"]
 @click.option("--leaderboard", "leaderboard_dir", type=click.Path(file_okay=False, path_type=Path),
               default=DEFAULT_LEADERBOARD, show_default=True, help="Leaderboard folder updated at the end.")
 @click.option("--no-leaderboard", is_flag=True, help="Do not update the leaderboard.")
+@click.option("--jobs", default="auto", show_default=True, metavar="N|auto",
+              help="Models run at once, one process each (auto: one per CPU core, 1 on a GPU).")
 @click.option("--cache", "cache_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Prediction cache file (default: user cache folder).")
 def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, resume,
-        leaderboard_dir, no_leaderboard, cache_path) -> None:
+        leaderboard_dir, no_leaderboard, jobs, cache_path) -> None:
     """Run models through a suite and write results/runs/<run-id>/ and the leaderboard.
 
     Predictions are cached by model fingerprint and input, so a re-run or `--resume`
@@ -45,6 +47,7 @@ def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, re
     from ..publish import check_output_folder
     from ..run import RunConfig, run_models
 
+    n_jobs = None if jobs == "auto" else _jobs(jobs)
     host = get_host()
     for failure in host.failures:
         click.echo(f"warning: {failure}", err=True)
@@ -54,6 +57,17 @@ def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, re
     base = RunConfig(model="", suite=suite, data_dir=data_dir, split=split, limit=limit, batch_size=batch_size,
                      device=device, seed=seed, out=out, resume=resume, cache_path=cache_path, argv=tuple(sys.argv))
     worst = run_models(models, base, host, leaderboard=None if no_leaderboard else leaderboard_dir,
-                       echo=click.echo, warn=lambda text: click.echo(text, err=True))
+                       echo=click.echo, warn=lambda text: click.echo(text, err=True), jobs=n_jobs)
     if worst != ExitCode.OK:
         raise SystemExit(int(worst))
+
+
+def _jobs(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1 or n > 1024:
+        raise click.BadParameter(f"{value!r} is not 'auto' or a number of processes from 1 to 1024",
+                                 param_hint="'--jobs'")
+    return n

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from harness.errors import DataError, UsageError
+from harness.locks import build_lock
 from harness.paths import cache_dir
 from harness.seeding import seeded_random
 from harness.types import Example
@@ -248,8 +249,14 @@ def load_or_generate(variant: str, split: str, seed: int = 0, *, images: int | N
                      size: int = DEFAULT_SIZE) -> tuple[list[Example], Path]:
     """The examples of a split from the cache, generating (and caching) them first if needed."""
     folder = split_dir(variant, split, seed, images, size)
-    if (folder / MARKER).is_file():
-        return _read(folder), folder
+    if not (folder / MARKER).is_file():
+        with build_lock(folder):  # concurrent runs (harness run --jobs) generate it once
+            if not (folder / MARKER).is_file():
+                _generate_into(folder, variant, split, seed, images, size)
+    return _read(folder), folder
+
+
+def _generate_into(folder: Path, variant: str, split: str, seed: int, images: int | None, size: int) -> None:
     if folder.exists():  # a folder without its marker is not ours to trust
         shutil.rmtree(folder, ignore_errors=True)
     _clean_stale(folder.parent, folder.name)
@@ -267,4 +274,3 @@ def load_or_generate(variant: str, split: str, seed: int = 0, *, images: int | N
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    return _read(folder), folder

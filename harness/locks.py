@@ -1,0 +1,41 @@
+"""One builder at a time for a cache entry shared by concurrent processes.
+
+Cache entries are written to a temporary name and renamed into place, so concurrent
+builders never leave a half-written entry; without a lock they would still each compute
+it. `build_lock(path)` makes the second process wait for the first; it then re-checks
+the entry and reads what the first wrote (`harness run --jobs`, two runs on one cache).
+
+    if not done(path):
+        with build_lock(path):
+            if not done(path):
+                build(path)
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Iterator
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: concurrent builders duplicate work
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["build_lock"]
+
+
+@contextlib.contextmanager
+def build_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on `.<name>.lock` beside `path` (released on exit,
+    and by the OS when the process dies, so a killed builder never blocks the next one)."""
+    lock = path.parent / f".{path.name}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a+b") as fh:
+        if fcntl is not None:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
