@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ..digest import digest_bytes
 from ..errors import DataError, ResourceError
 
 __all__ = [
@@ -198,6 +199,19 @@ def _close_meteor(scorer: Any) -> None:
     proc.wait()
 
 
+class _StableText(str):
+    """A str whose hash is the same in every process. bert_score batches the distinct texts
+    in the order of a `set` sorted by word count, so with Python's per-process string hashes
+    the batches (and their padding) change from run to run, and so do the last bits of the
+    scores (seen: 1e-9 in a mean F1). With content hashes every run, machine and thread
+    count gives the same batches and the same bits (tests/metrics)."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return int(digest_bytes(self.encode("utf-8"), 16), 16)
+
+
 def _bertscore(cands: list[str], refs: list[list[str]], model: str | None, layers: int | None,
                batch_size: int, device: str) -> tuple[list[float], dict[str, str]]:
     import bert_score
@@ -218,7 +232,8 @@ def _bertscore(cands: list[str], refs: list[list[str]], model: str | None, layer
     keep = [i for i, c in enumerate(cands) if c.strip() and any(r.strip() for r in refs[i])]
     f1 = [0.0] * len(cands)
     if keep:
-        _, _, scores = bert_score.score([cands[i] for i in keep], [[r for r in refs[i] if r.strip()] for i in keep],
+        _, _, scores = bert_score.score([_StableText(cands[i]) for i in keep],
+                                        [[_StableText(r) for r in refs[i] if r.strip()] for i in keep],
                                         model_type=str(model), num_layers=int(layers),
                                         batch_size=batch_size, device=device, verbose=False)
         for i, v in zip(keep, scores.tolist()):

@@ -146,3 +146,41 @@ def test_local_evaluate_module_gives_the_bundle_scores():
     direct = nlg_scores(PREDS, REFS, metrics=metrics, tokenize="simple")
     assert {m: out[m] for m in metrics} == dict(direct.corpus)
     assert out["unavailable"] == {}
+
+
+BERTSCORE_SCRIPT = """
+import json, random, sys
+import torch
+torch.set_num_threads(int(sys.argv[1]))
+from harness.metrics.nlg import nlg_scores
+rng = random.Random(0)
+words = "the a man woman dog cat red blue bike street sofa window riding sleeps runs near on under".split()
+text = lambda: " ".join(rng.choice(words) for _ in range(rng.randint(3, 20)))
+preds = [text() for _ in range(150)]
+refs = [[text() for _ in range(2)] for _ in range(150)]
+out = nlg_scores(preds, refs, metrics=("bertscore_f1",), tokenize="none")
+print(json.dumps([v.hex() for v in out.per_example["bertscore_f1"]]))
+"""
+
+
+def test_bertscore_bits_do_not_depend_on_hash_seed_or_threads(tmp_path):
+    """bert_score batches the distinct texts in `set` order; with per-process string hashes
+    the batches, their padding and the last bits of the scores changed from run to run."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    _need_java_and_bertscore()
+
+    def run(seed: str, threads: int) -> list[str]:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", BERTSCORE_SCRIPT, str(threads)], env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    first = run("1", 1)
+    assert len(first) == 150 and len(set(first)) > 100
+    assert run("2", 2) == first
+    assert run("3", 1) == first
