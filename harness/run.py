@@ -22,7 +22,7 @@ from .manifest import new_manifest, now, suite_file_digest
 from .paths import DEFAULT_RUNS
 from .plugins import PluginHost
 from .report import render_report
-from .run_pool import default_jobs, run_parallel
+from .run_pool import default_jobs, expected_cost, run_parallel
 from .run_tasks import ProbeFailure, RunOutcome, _Run
 from .runner import Runner, resolve_device
 from .runstore import RunDir
@@ -139,9 +139,9 @@ def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lead
     configs = [replace(base, model=spec) for spec in models]
     jobs = 1 if size > 1 else min(jobs or default_jobs(len(models), base.device), len(models))
     if jobs > 1:
-        trainable = ["fit" in host.models.get(parse_spec(spec)[0]).obj.capabilities() for spec in models]
-        outcomes: Iterable[RunOutcome | None] = run_parallel(configs, host, jobs, trainable=trainable,
-                                                             execute=execute_run, started=echo)
+        cost = [expected_cost(host.models.get(parse_spec(spec)[0]).obj) for spec in models]
+        outcomes: Iterable[RunOutcome | None] = run_parallel(configs, host, jobs, cost=cost, execute=execute_run,
+                                                             started=echo)
     else:
         outcomes = (run_distributed(c, host) if size > 1 else execute_run(c, host) for c in configs)
     for spec, outcome in zip(models, outcomes):

@@ -8,7 +8,8 @@ results are those of a sequential run. Model-independent work both need (toy dat
 sets, perturbations) is built once: the cache's builders hold a lock while they build
 (harness.locks), so the second worker waits for the first and reads what it wrote.
 
-Trainable models are started first, since they take longest. Outcomes are handed back in
+Models that train on images start first, then other trainable ones: they usually take
+longest, and the machine stays busy while they train. Outcomes are handed back in
 the order the models were given. An expected failure (HarnessError) of one model lets the
 models already running finish (their outcomes are still handed back), starts no other,
 and is raised once they have.
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .run import RunConfig
     from .run_tasks import RunOutcome
 
-__all__ = ["default_jobs", "run_parallel"]
+__all__ = ["default_jobs", "expected_cost", "run_parallel"]
 
 
 def default_jobs(n_models: int, device: str) -> int:
@@ -38,6 +39,12 @@ def default_jobs(n_models: int, device: str) -> int:
     if n_models < 2 or device.startswith("cuda") or not _can_fork():
         return 1
     return max(1, min(n_models, _cores()))
+
+
+def expected_cost(model_class: type) -> int:
+    """A rank of how long a model's run takes: 2 trains on images, 1 trains, 0 neither."""
+    trains = "fit" in model_class.capabilities()
+    return int(trains) + int(trains and bool(getattr(model_class, "uses_images", False)))
 
 
 def _cores() -> int:
@@ -65,13 +72,13 @@ def _work(config: "RunConfig") -> "RunOutcome":
 
 
 def run_parallel(configs: Sequence["RunConfig"], host: "PluginHost", jobs: int, *,
-                 trainable: Sequence[bool], execute: Callable[["RunConfig", "PluginHost"], "RunOutcome"],
+                 cost: Sequence[int], execute: Callable[["RunConfig", "PluginHost"], "RunOutcome"],
                  started: Callable[[str], None]) -> Iterator["RunOutcome"]:
     """Outcomes of `execute(config, host)` for every config, in the given order, computed
-    by up to `jobs` forked processes."""
+    by up to `jobs` forked processes, the highest `cost` (an expected-cost rank) first."""
     global _HOST, _EXECUTE
     _HOST, _EXECUTE = host, execute
-    order = sorted(range(len(configs)), key=lambda i: not trainable[i])  # trainable first
+    order = sorted(range(len(configs)), key=lambda i: -cost[i])  # stable: the given order on ties
     futures: dict[int, Future] = {}
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
         try:

@@ -108,6 +108,15 @@ def test_default_jobs():
     assert default_jobs(4, "auto") == default_jobs(4, "cpu")
 
 
+def test_models_that_train_on_images_start_first():
+    from vqa_harness_plugins.models.cnnlstm import CNNLSTMModel
+    from vqa_harness_plugins.models.qonly import QOnlyModel
+
+    from harness.run_pool import expected_cost
+
+    assert expected_cost(CNNLSTMModel) == 2 and expected_cost(QOnlyModel) == 1 and expected_cost(RedModel) == 0
+
+
 def _read_entry(root: str, ready, result) -> None:
     store = ArtifactStore(Path(root))
     ready.set()
