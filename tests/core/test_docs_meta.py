@@ -40,3 +40,60 @@ def test_every_cli_command_has_help(capsys):
     for name in names:
         assert main([name, "--help"]) == 0
         assert capsys.readouterr().out.strip()
+
+
+def _readme_section(title: str) -> str:
+    """The text of README.md's `## title` section, up to the next `## ` heading."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end != -1 else None]
+
+
+def _layout_blocks() -> dict[str, str]:
+    """The Layout tree by folder: `plugins/`, `plugins/models/`, ... -> its description."""
+    section = _readme_section("Layout")
+    tree = section[section.index("```\n") + 4: section.index("\n```", section.index("```\n") + 4)]
+    blocks: dict[str, list[str]] = {}
+    top = key = ""
+    for line in tree.splitlines():
+        name = line.split()[0] if line.strip() else ""
+        if line and not line[0].isspace():
+            top = key = name
+        elif line.startswith("  ") and not line.startswith("   ") and name.endswith("/"):
+            key = top + name
+        blocks.setdefault(key, []).append(line)
+    return {k: "\n".join(v) for k, v in blocks.items()}
+
+
+def test_readme_layout_names_every_plugin_module_and_folder():
+    import re
+    import tomllib
+
+    blocks = _layout_blocks()
+    entry_points = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["vqa_harness"]
+    where = {"vqa_harness_plugins": ("plugins/", ROOT / "plugins"),
+             "vqa_harness_leaderboard": ("leaderboard/", ROOT / "leaderboard")}
+    for name, target in entry_points.items():
+        package, _, module = target.partition(".")
+        block, folder = where[package]
+        assert (folder / f"{module}.py").is_file(), target
+        assert re.search(rf"(?<![\w/]){re.escape(module)}\.py\b", blocks[block]), f"{name}: {module}.py"
+    # Each top-level module of plugins/ is one plugin: an entry point, listed in the Layout.
+    plugin_modules = {p.stem for p in (ROOT / "plugins").glob("*.py") if p.stem != "__init__"}
+    declared = {t.split(".", 1)[1] for t in entry_points.values() if t.startswith("vqa_harness_plugins.")}
+    assert plugin_modules == declared
+    for kind in ("datasets", "probes", "models"):
+        block = blocks[f"plugins/{kind}/"]
+        folders = {p.name for p in (ROOT / "plugins" / kind).iterdir()
+                   if p.is_dir() and p.name != "__pycache__"}
+        listed = set(re.findall(r"(?<![\w/])(\w+)/", block.split(None, 1)[1]))
+        assert folders == listed, f"plugins/{kind}/: tree {sorted(folders)}, README {sorted(listed)}"
+
+
+def test_readme_commands_table_names_every_command():
+    from harness.cli import COMMANDS, plugin_commands
+
+    table = _readme_section("Commands")
+    missing = [n for n in [*COMMANDS, *plugin_commands()] if f"`harness {n}" not in table]
+    assert missing == []
