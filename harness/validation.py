@@ -16,6 +16,9 @@ problems leave it out. Classes of error and their wording:
   index; a string is never a list);
 - out of range: ids must be integers in [0, 2^53 - 1] (JSON-safe: they survive JavaScript,
   float64 tools and Arrow int64); indices must point into their list; numbers must be finite;
+- empty input: a file that parses but holds no record (`{"questions": []}`, a CSV with
+  only its header, `{}`) is "<file>: no <records> (...)" (`check_nonempty`), never an
+  empty split evaluated to zero rows;
 - duplicates and answer counts: a policy per dataset (`duplicates=error|keep-first`,
   `answers=strict|lenient`): an error by default, or accepted and counted in the dataset's
   `summary()` (`Tally`), never dropped silently.
@@ -26,9 +29,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, Sized
 
-from .errors import UsageError
+from .errors import DataError, UsageError
 from .fileio import check_writable_folder, csv_rows, decode_text, fail, read_bytes, read_text
 from .options import Option
 
@@ -37,7 +40,7 @@ __all__ = [
     "type_name", "describe", "fail", "read_bytes", "decode_text", "read_text", "csv_rows",
     "check_object", "check_list", "check_id", "check_int", "check_index", "check_str", "check_text",
     "check_str_list", "check_number", "check_choice", "Field", "check_record", "Tally",
-    "check_writable_folder",
+    "check_writable_folder", "check_nonempty",
 ]
 
 #: Largest accepted id: 2^53 - 1, the largest integer JSON consumers agree on.
@@ -99,9 +102,18 @@ def check_list(value: Any, path: Path | str, row: str, field: str | None = None,
     return value
 
 
+def _huge_integer(value: Any) -> bool:
+    """A float that stands for an integer beyond 64 bits: the fast JSON parser (orjson) reads
+    such integers as floats, so `10**30` written as an integer arrives as 1e+30."""
+    return type(value) is float and math.isfinite(value) and value.is_integer() and abs(value) >= 2.0**63
+
+
 def check_int(value: Any, path: Path | str, row: str, field: str | None = None, *,
               lo: int | None = None, hi: int | None = None) -> int:
     """`value` if it is an integer (not a bool, not a float) within [lo, hi]."""
+    if _huge_integer(value):
+        raise fail(path, row, f"integer out of range [{lo if lo is not None else '-inf'}, "
+                              f"{hi if hi is not None else 'inf'}] (got about {value:.6g})", field)
     if isinstance(value, bool) or not isinstance(value, int):
         raise fail(path, row, f"expected an integer, got {describe(value)}", field)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
@@ -116,6 +128,8 @@ def check_id(value: Any, path: Path | str, row: str, field: str | None = None) -
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         raise fail(path, row, f"id {value} is out of range [0, 2^53 - 1]", field)
+    if _huge_integer(value):
+        raise fail(path, row, f"integer out of range [0, 2^53 - 1] (got about {value:.6g})", field)
     raise fail(path, row, f"expected an integer id, got {describe(value)}", field)
 
 
@@ -169,6 +183,15 @@ def check_choice(value: Any, allowed: Sequence[str], path: Path | str, row: str,
     if text not in allowed:
         raise fail(path, row, f"{describe(value)} is not one of {', '.join(allowed)}", field)
     return text
+
+
+def check_nonempty(items: Sized | int, path: Path | str, what: str, detail: str = "") -> None:
+    """DataError when `items` (a collection or a count) is empty: `<file>: no <what> (<detail>);
+    a dataset split needs at least one` - an empty split is never evaluated to zero rows."""
+    n = items if isinstance(items, int) else len(items)
+    if n == 0:
+        raise DataError(f"{path}: no {what}" + (f" ({detail})" if detail else "")
+                        + "; a dataset split needs at least one")
 
 
 # ------------------------------------------------------------------ record schemas

@@ -80,6 +80,12 @@ CASES = [
         {**d["annotations"][0], "question_id": 77})), [A, "annotation(s) have no question", "77"]),
     ("pair of three", _raw(P, "[[42000, 43000, 1]]"), [P, "[0]", "expected a pair"]),
     ("pair id float", _raw(P, "[[42000, 4.3e4]]"), [P, "[0]", "field '[1]'", "expected an integer id"]),
+    ("no questions", _raw(Q, '{"questions": []}'), [Q, "no questions", "the 'questions' list is empty"]),
+    ("no annotations", _raw(A, '{"annotations": []}'), [A, "no annotations"]),
+    ("all three empty", lambda f: f.update({Q: {"questions": []}, A: {"annotations": []}, P: []}),
+     [Q, "no questions", "a dataset split needs at least one"]),
+    ("image_id 10**30", _raw(Q, json.dumps(_files()[Q]).replace('"image_id": 42', '"image_id": ' + "1" + "0" * 30, 1)),
+     [Q, "questions[0]", "field 'image_id'", "integer out of range"]),
 ]
 
 
@@ -98,6 +104,17 @@ def test_a_folder_or_a_missing_file_is_named(capsys, tmp_path, fresh_cache):
     (root / "vqa2" / P).mkdir()
     expect_one_line(run_bad(capsys, tmp_path, [Task("vqa2", "val", ("accuracy",))], data_dir=root),
                     P, "is a folder, expected a file")
+
+
+def test_an_empty_pairs_list_is_accepted_and_counted(capsys, tmp_path, fresh_cache):
+    files = _files()
+    files[P] = []  # an unbalanced export has no pairs; the pair probe reports 0 pairs
+    root = _write_all(tmp_path / "data", files)
+    rc, out, err = run_bad(capsys, tmp_path, [Task("vqa2", "val", ("accuracy",))], data_dir=root)
+    assert rc == 0 and not err.strip(), err
+    from vqa_harness_plugins.datasets.vqa import VQA2
+
+    assert VQA2(data_dir=root).summary("val")["pairs"] == 0
 
 
 def test_policies_accept_and_count_duplicates_and_short_answer_lists(capsys, tmp_path, fresh_cache):

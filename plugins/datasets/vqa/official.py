@@ -18,6 +18,7 @@ from harness.validation import (
     Field,
     Tally,
     check_id,
+    check_nonempty,
     check_record,
     check_str,
     check_str_list,
@@ -48,6 +49,7 @@ def _records(data: Any, key: str, path: Path) -> list:
     items = data[key]
     if not isinstance(items, list):
         raise fail(path, "", f"expected a list, got {describe(items)}", key)
+    check_nonempty(items, path, key, f"the {key!r} list is empty")
     return items
 
 
