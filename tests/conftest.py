@@ -8,6 +8,7 @@ environment already sets it; otherwise through the default data home.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,23 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SHARED_DATA = SHARED / "data"
 
 
+def _env_base(root: Path) -> Path:
+    """The folder of the tests' caches: `<root>/.test-cache` (git-ignored, kept between runs).
+
+    Its path must not contain ".py": `evaluate` names a module's metadata file by cutting the
+    module path at the first ".py" and adding ".json", so under `.pytest_cache` it wrote
+    `<root>/.json`. A checkout whose path holds ".py" gets a folder under the system's
+    temporary directory instead.
+    """
+    base = root / ".test-cache"
+    if ".py" in str(base):
+        base = Path(tempfile.gettempdir()) / "vqa-harness-test-cache"
+    assert ".py" not in str(base), base
+    return base
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    base = Path(config.rootpath) / ".pytest_cache" / "env"
+    base = _env_base(Path(config.rootpath))
     base.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("HF_HOME", str(base / "hf"))
     os.environ["HF_HUB_OFFLINE"] = "1"
