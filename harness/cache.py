@@ -3,7 +3,9 @@
 SQLite (stdlib) gives atomic, durable batches: each batch of predictions is one
 transaction, so a run killed at any point keeps every batch that finished, and a resumed
 or repeated run calls the model only for the rest. Failed examples are not cached (a
-re-run retries them). Several processes may share one cache file (WAL mode).
+re-run retries them). Several processes may share one cache file (WAL mode). A file that
+is not an SQLite database is one DataError line naming it, a path that cannot be opened a
+UsageError (both raised when the cache is opened, before a run creates its folder).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from .errors import DataError, UsageError
 from .paths import cache_dir
 from .types import Prediction
 
@@ -30,6 +33,10 @@ CREATE TABLE IF NOT EXISTS predictions (
 """
 
 
+def _reason(exc: BaseException) -> str:
+    return " ".join(str(getattr(exc, "strerror", None) or exc).split())
+
+
 def default_cache_path() -> Path:
     return cache_dir("predictions") / "predictions.sqlite"
 
@@ -39,10 +46,24 @@ class PredictionCache:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
-        self._init_schema()
+        try:
+            if self.path.parent.exists() and not self.path.parent.is_dir():
+                raise NotADirectoryError(f"{self.path.parent} is a file")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
+        except (OSError, sqlite3.Error) as exc:
+            raise UsageError(f"prediction cache {self.path} cannot be opened ({_reason(exc)}); "
+                             "pass --cache a writable file path") from None
+        try:
+            self._init_schema()
+        except sqlite3.DatabaseError as exc:  # not SQLite, corrupt, a folder, read-only
+            self._conn.close()
+            if isinstance(exc, sqlite3.OperationalError) and "not a database" not in str(exc):
+                raise UsageError(f"prediction cache {self.path} cannot be opened ({_reason(exc)}); "
+                                 "pass --cache a writable file path") from None
+            raise DataError(f"{self.path}: not an SQLite prediction cache ({_reason(exc)}); pass --cache "
+                            "a new file name or an existing cache written by the harness") from None
 
     def _init_schema(self) -> None:
         # Several processes (torchrun ranks) may open a new cache file at the same moment;

@@ -26,6 +26,7 @@ from .run_pool import default_jobs, expected_cost, run_parallel
 from .run_tasks import ProbeFailure, RunOutcome, _Run
 from .runner import Runner, resolve_device
 from .runstore import RunDir
+from .seeding import check_seed
 from .session import Session
 from .specs import format_spec, parse_spec
 from .suite_data import TRAINED_ON, check_data
@@ -51,6 +52,9 @@ class RunConfig:
     reuse_outputs: bool = True
     progress: bool = True
     argv: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_seed(self.seed)
 
     def digest(self, model_spec: str) -> str:
         """Identity of a run for --resume; batch size and device are excluded on purpose
@@ -86,6 +90,7 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     tasks, absent = check_data(suite, tasks, session, trainable=model.trainable)
     device = resolve_device(config.device)
 
+    cache = PredictionCache(config.cache_path)  # a bad --cache is one line before a run folder exists
     rundir = RunDir.find_resumable(config.out, config.digest(model_spec)) if config.resume else None
     previous = rundir.read_manifest() if rundir is not None else {}
     if rundir is None:
@@ -93,7 +98,6 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     manifest = new_manifest(config, host, model_spec, model_entry, suite, device, rundir.run_id, previous)
     rundir.write_manifest(manifest)
     run = _Run(config, host, suite.name, model, model_spec, model_entry.plugin, session, rundir, device)
-    cache = PredictionCache(config.cache_path)
     run.runner = runner_factory(model, cache=cache, batch_size=config.batch_size, device=device,
                                 progress=config.progress, plugin_label=f"{model_entry.plugin}:{model_name}")
     layouts = {name: list(host.probes[name].layouts()) for t in tasks for name in t.probes}

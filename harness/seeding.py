@@ -6,7 +6,20 @@ import hashlib
 import random
 from typing import Any
 
-__all__ = ["seeded_random"]
+from .errors import UsageError
+
+__all__ = ["seeded_random", "MAX_SEED", "check_seed"]
+
+#: Largest run seed: 2^32 - 1, what every seeded library (random, numpy, torch) accepts.
+MAX_SEED = 2**32 - 1
+
+
+def check_seed(seed: Any) -> int:
+    """`seed` if it is an integer in [0, MAX_SEED]; UsageError otherwise (a negative seed
+    made probes fail with zero rows while the run reported itself complete)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"seed {seed!r} must be an integer from 0 to {MAX_SEED} (2^32 - 1)")
+    return seed
 
 
 def seeded_random(*parts: Any) -> random.Random:

@@ -9,6 +9,7 @@ import click
 
 from ..errors import ExitCode
 from ..paths import DEFAULT_LEADERBOARD, DEFAULT_RUNS
+from ..seeding import MAX_SEED
 
 __all__ = ["run"]
 
@@ -24,7 +25,8 @@ __all__ = ["run"]
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Use the first N examples of each task.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
 @click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda | cuda:<i> (auto = CUDA when available).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for training, sampling and bootstrap CIs.")
+@click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=0, show_default=True,
+              help="Seed for training, sampling and bootstrap CIs (0 to 2^32 - 1).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_RUNS, show_default=True,
               help="Folder for run directories.")
 @click.option("--resume", is_flag=True, help="Continue the newest unfinished run with the same settings.")

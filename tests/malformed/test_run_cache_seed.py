@@ -1,0 +1,82 @@
+"""`harness run --cache FILE` where FILE is not a prediction cache, and seeds out of range:
+one line before any run folder is created, no traceback."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from helpers_malformed import expect_one_line, plugin_for, run_cli, write
+
+from harness.api import Task
+from harness.errors import DataError, UsageError
+from harness.testing import ListDataset
+from harness.types import Example
+
+
+class Tiny(ListDataset):
+    name = "tiny"
+    splits = ("val",)
+    data = {"val": [Example(id=f"v{i}", question=f"Is it {i}?", answers=("yes",) * 10, label="yes")
+                    for i in range(4)]}
+
+
+def _argv(tmp_path, *extra):
+    return ["run", "--model", "const", "--suite", "bad", "--out", str(tmp_path / "runs"), "--no-leaderboard",
+            "--device", "cpu", *extra]
+
+
+@pytest.mark.parametrize("content", [b"not a database at all\n" * 40, b"SQLite format 3\x00" + b"\xff" * 200,
+                                     "{\"predictions\": []}\n"], ids=["text", "bad header", "json"])
+def test_a_cache_file_that_is_not_sqlite_is_one_line_and_no_run_folder(capsys, tmp_path, content):
+    cache = write(tmp_path / "cache.sqlite", content)
+    result = run_cli(capsys, _argv(tmp_path, "--cache", str(cache)), plugin_for([Task("tiny", "val", ("accuracy",))],
+                                                                                 Tiny))
+    expect_one_line(result, str(cache), "not an SQLite prediction cache")
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+    assert cache.read_bytes() == (content if isinstance(content, bytes) else content.encode())  # left as it was
+
+
+def test_a_cache_path_under_a_file_is_a_usage_error(capsys, tmp_path):
+    write(tmp_path / "a-file", "x")
+    cache = tmp_path / "a-file" / "cache.sqlite"
+    result = run_cli(capsys, _argv(tmp_path, "--cache", str(cache)), plugin_for([Task("tiny", "val", ("accuracy",))],
+                                                                                 Tiny))
+    expect_one_line(result, f"prediction cache {cache}", "cannot be opened", "a-file is a file", code=2)
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_an_empty_or_valid_cache_file_is_used(capsys, tmp_path):
+    empty = write(tmp_path / "empty.sqlite", b"")
+    code, out, err = run_cli(capsys, _argv(tmp_path, "--cache", str(empty)),
+                             plugin_for([Task("tiny", "val", ("accuracy",))], Tiny))
+    assert code == 0, err
+    with sqlite3.connect(empty) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] == 4
+
+
+def test_prediction_cache_errors_directly(tmp_path):
+    from harness.cache import PredictionCache
+
+    with pytest.raises(DataError, match="not an SQLite prediction cache"):
+        PredictionCache(write(tmp_path / "x.sqlite", "hello" * 100))
+    with pytest.raises(UsageError, match="cannot be opened"):
+        PredictionCache(tmp_path)  # a folder
+
+
+@pytest.mark.parametrize("seed", ["-5", "-1", "4294967296", "1.5", "abc"])
+def test_bad_seeds_are_refused_before_any_work(capsys, tmp_path, seed):
+    result = run_cli(capsys, _argv(tmp_path, "--cache", str(tmp_path / "c.sqlite"), "--seed", seed),
+                     plugin_for([Task("tiny", "val", ("accuracy",))], Tiny))
+    expect_one_line(result, "--seed", code=2)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_run_config_refuses_negative_seeds():
+    from harness.run import RunConfig
+
+    with pytest.raises(UsageError, match=r"seed -5 must be an integer from 0 to 4294967295"):
+        RunConfig(model="const", suite="bad", seed=-5)
+    with pytest.raises(UsageError, match="seed True"):
+        RunConfig(model="const", suite="bad", seed=True)
+    assert RunConfig(model="const", suite="bad", seed=2**32 - 1).seed == 2**32 - 1
