@@ -31,9 +31,12 @@ from .text import Token
 __all__ = [
     "PARTICLES",
     "Span",
+    "compound_spans",
     "deletion_spans",
+    "demonstrative_spans",
     "noun_phrase_start",
     "noun_runs",
+    "predicate_spans",
     "reads_as_question",
 ]
 
@@ -58,11 +61,13 @@ _PREDICATES = ("JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VBN", "VBG", "IN", "RP",
 
 @dataclass(frozen=True)
 class Span:
-    """Tokens [first, last] (inclusive) to delete, and the head noun they are about."""
+    """Tokens [first, last] (inclusive) to delete, and the head noun they are about;
+    `article`: the index of an indefinite article that goes with them (predicate_spans)."""
 
     first: int
     last: int
     head: int
+    article: int = -1
 
 
 def noun_runs(tags: Sequence[str]) -> list[tuple[int, int]]:
@@ -109,8 +114,13 @@ def deletion_spans(tokens: Sequence[Token], tags: Sequence[str], intransitive: C
         start = noun_phrase_start(tokens, tags, first)
         of_classifier = start > 1 and tokens[start - 1].text.lower() == "of" and \
             tokens[start - 2].text.lower() in _CLASSIFIERS
-        if start > 0 and tags[start - 1] in ("IN", "TO") and not of_classifier and \
-                tokens[start - 1].text.lower() not in ("that", "if", "whether", "than", "because", "like"):
+        continues = last + 1 < len(tokens) and tokens[last + 1].text.lower() == "of"
+        if start > 0 and tags[start - 1] in ("IN", "TO") and not of_classifier and not continues and \
+                tokens[start - 1].text.lower() not in ("that", "if", "whether", "than", "because", "like") and \
+                (tokens[start - 1].text.lower() != "of" or _of_noun(tokens, tags, start - 2)):
+            # "of NP" only after a determined noun ("the side of the bus"), not after a
+            # participle or bare noun ("made of paper" -> "made?", "part of this meal");
+            # never "in front" of "of NP".
             # "next to the plate", "close to the wall": the adverb goes with its preposition.
             pp = start - 2 if start > 1 and tokens[start - 2].text.lower() in _PREP_ADVERBS else start - 1
             spans.append(Span(pp, last, last))
@@ -139,6 +149,80 @@ def deletion_spans(tokens: Sequence[Token], tags: Sequence[str], intransitive: C
     return sorted(set(spans), key=lambda s: (s.first, s.last))
 
 
+def demonstrative_spans(tokens: Sequence[Token], tags: Sequence[str]) -> list[Span]:
+    """The modifiers and nouns after a demonstrative determiner, which then stands alone
+    ("Is this meal healthy?" -> "Is this healthy?"); not a possessor ("this man's hat")."""
+    spans = []
+    for first, last in noun_runs(tags):
+        if last + 1 < len(tags) and tags[last + 1] == "POS":
+            continue
+        if last + 1 < len(tokens) and tokens[last + 1].text.lower() == "of":
+            continue  # "this piece of furniture": the phrase goes on
+        start = noun_phrase_start(tokens, tags, first)
+        if start < first and tokens[start].text.lower() in _PRONOUN_DT:
+            spans.append(Span(start + 1, last, last))
+    return spans
+
+
+def predicate_spans(tokens: Sequence[Token], tags: Sequence[str]) -> list[Span]:
+    """The noun (and its indefinite article) of a be-question's final predicate noun phrase
+    after a pronoun subject, whose adjectives then stand as the predicate: "Is this a
+    healthy meal?" -> "Is this healthy?", "Are these vintage stoves?" -> "Are these vintage?"."""
+    words = [i for i, t in enumerate(tokens) if t.text[:1].isalnum()]
+    runs = noun_runs(tags)
+    if len(words) < 4 or tokens[0].text.lower() not in _BE or not runs or runs[-1][1] != words[-1]:
+        return []
+    if not (tags[1] == "PRP" or tokens[1].text.lower() in _PRONOUN_DT):
+        return []
+    first, last = runs[-1]
+    i = first
+    while i > 2 and tags[i - 1] == "JJ":
+        i -= 1
+    if i == first:
+        return []
+    if i == 2:
+        return [Span(first, last, last)]
+    if i == 3 and tokens[2].text.lower() in ("a", "an"):
+        return [Span(first, last, last, 2)]
+    return []
+
+
+def compound_spans(tokens: Sequence[Token], tags: Sequence[str], head_is_kind: Callable[[int, int], bool]
+                   ) -> list[Span]:
+    """The modifier nouns of a noun compound that has a determiner or modifier before it,
+    when `head_is_kind(first, last)` says the head names a kind of the compound ("a train
+    station" -> "a station"; "Is it night time?", with nothing before, is left alone)."""
+    spans = []
+    for first, last in noun_runs(tags):
+        if first == last or noun_phrase_start(tokens, tags, first) == first:
+            continue
+        if last + 1 < len(tags) and tags[last + 1] == "POS":
+            continue
+        if head_is_kind(first, last):
+            spans.append(Span(first, last - 1, last - 1))
+    return spans
+
+
+def _of_noun(tokens: Sequence[Token], tags: Sequence[str], i: int) -> bool:
+    """Whether token i is a noun with a determiner or modifier of its own ("the side")."""
+    if i < 0 or tags[i] not in NOUNS:
+        return False
+    first = i
+    while first > 0 and tags[first - 1] in NOUNS:
+        first -= 1
+    return noun_phrase_start(tokens, tags, first) < first
+
+
+def _base_verb_first(words: Sequence[tuple[str, str]]) -> bool:
+    """Whether the first verb after the auxiliary is a base form (VB, or VBP) that no "to"
+    precedes: "Did this in the air to attain ...?" has none."""
+    for k in range(1, len(words)):
+        tag = words[k][1]
+        if tag.startswith("VB") or tag == "MD":
+            return tag in ("VB", "VBP") and words[k - 1][1] != "TO"
+    return False
+
+
 def _wh_determiner(tokens: Sequence[Token], i: int) -> bool:
     """Whether token i is "what"/"which"/"whose" or the "many"/"much" of "how many/much"."""
     word = tokens[i].text.lower()
@@ -163,8 +247,13 @@ def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_fir
        an adjective, adverb, participle, preposition or number, or a second noun phrase
        ("Is the cat on the table?" -> "Is the cat?" fails);
     7. a question opened by do/does/did or a modal keeps a verb in its base form (VB, or
-       VBP, which the tagger often gives it there):
-       "Does this man like horseback riding?" -> "Does this man riding?" fails."""
+       VBP, which the tagger often gives it there) as its first verb, not after "to":
+       "Does this man like horseback riding?" -> "Does this man riding?" fails, and so does
+       "Did this in the air to attain ...?";
+    8. a question opened by "what/which/who are/were" keeps a subject right after the verb:
+       "What kind of flowers are in the vase?" -> "What are in the vase?" fails.
+    (In 6, a demonstrative followed by a noun or adjective is a determiner, not a phrase:
+    "Are these animals in a zoo?" -> "Are these animals?" fails.)"""
     words = [(t.text, tag) for t, tag in zip(tokens, tags) if t.text[:1].isalnum() or t.text.startswith("'")]
     if len(words) < 3 or words[0][0].lower() != original_first.lower():
         return False
@@ -178,10 +267,14 @@ def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_fir
         return False
     if words[-1][0].lower() in _AUXILIARIES:
         return False
-    if words[0][0].lower() in _DO_MODALS and not any(tag in ("VB", "VBP") for _, tag in words[1:]):
+    if words[0][0].lower() in _DO_MODALS and not _base_verb_first(words):
         return False
     if words[0][0].lower() in _BE and not any(tag.startswith("VB") or tag == "MD" for _, tag in words[1:]):
         phrases = len(noun_runs([tag for _, tag in words]))
-        phrases += sum(1 for w, tag in words[1:] if tag == "PRP" or (w.lower() in _PRONOUN_DT and tag == "DT"))
+        phrases += sum(1 for k, (w, tag) in enumerate(words[1:], 1) if tag == "PRP" or (
+            w.lower() in _PRONOUN_DT and tag == "DT" and (k + 1 == len(words) or words[k + 1][1] not in _MODIFIERS)))
         return phrases >= 2 or any(tag in _PREDICATES or tag == "EX" for _, tag in words[1:])
+    if words[0][0].lower() in ("what", "which", "who") and words[1][0].lower() in ("are", "were") and (
+            len(words) < 3 or words[2][1] not in _DETERMINERS + _MODIFIERS + ("PRP", "EX")):
+        return False  # "What are in the vase?": a plural verb with no plural subject left
     return True

@@ -32,7 +32,17 @@ first test it fails), as:
   this?"); same-form plurals such as "sheep" are lost with them;
 - `verb_frame`: (verbs) Y shares no WordNet verb frame with X in T, or the question uses X
   with a direct object and Y has no transitive frame in T ("match the wall" ->
-  "correspond the wall").
+  "correspond the wall");
+- `register`: (synonyms) Y is more than fit.REGISTER_DROP Zipf rarer than X; (hypernyms)
+  the ancestor is more than HYPERNYM_DROP Zipf rarer than X, so the walk goes on up
+  (man -> person, not "male"; picture -> nothing, not "representation");
+- `number`: also when X and Y differ in countability (fit.countable: "sport" ->
+  "entertainment"/"bowling");
+- `selection`: a verb of the question names X in its gloss and neither T nor its
+  ancestors is named there (fit.Selection: "played" sport -> "activity").
+
+Before any candidate, a synonym is skipped as `ambiguous` when X's sense in context
+carries less than fit.SENSE_SHARE of X's SemCor count.
 
 The survivors are ranked by Y's SemCor count in T, then Zipf frequency, then WordNet order.
 """
@@ -43,18 +53,26 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from .fit import REGISTER_DROP, SENSE_SHARE, countable, phrase_zipf, sense_share
 from .lexical import EXCLUDED_VERBS, Replacement, _norm, _variants
 from .phrases import PARTICLES
 
 __all__ = [
+    "ABSTRACT_LEXNAMES",
     "BASIC_LEVEL_ZIPF",
+    "COUSIN_LEXNAMES",
     "DOMINANT_SENSES",
     "FREQUENCY_FLOOR",
+    "HYPERNYM_DROP",
+    "INFINITIVE_FRAME",
     "INTRANSITIVE_FRAMES",
+    "LEVEL_DROP",
     "MEANING_SHIFTED",
     "MIN_HYPERNYM_DEPTH",
     "QualityChoice",
     "QualityLexicon",
+    "Slot",
+    "TOPS_DEPTH",
     "TRANSITIVE_FRAMES",
 ]
 
@@ -63,6 +81,23 @@ FREQUENCY_FLOOR = 3.0
 #: Zipf frequency of a basic-level (everyday) hypernym: 4.2 = about 16 per million words
 #: (4.0 let "recreation" stand for "sport").
 BASIC_LEVEL_ZIPF = 4.2
+#: A hypernym may be at most this much rarer (Zipf) than the word it replaces: a basic-level
+#: parent is about as frequent as its children (cat 4.8 -> animal 4.8), a technical one is
+#: not (picture 5.1 -> representation 4.3).
+HYPERNYM_DROP = 0.5
+#: Lexicographer files of abstract nouns: their co-ordinate terms are no alternative a
+#: reader puts in a question about an image (sport -> escape, company -> religion).
+ABSTRACT_LEXNAMES = frozenset(f"noun.{n}" for n in (
+    "act", "event", "cognition", "communication", "attribute", "state", "feeling", "motive", "relation",
+    "process", "phenomenon", "quantity", "group", "possession", "shape"))
+#: Kinds of things whose cousins (same grandparent) are alternatives a reader accepts when
+#: the parent offers no sibling (cat -> dog); not substances (water -> "cleaner").
+COUSIN_LEXNAMES = frozenset(f"noun.{n}" for n in ("animal", "artifact", "food", "plant", "person"))
+#: Hyponyms of WordNet's top concepts (noun.Tops: animal, person, plant) come from this
+#: many levels below: the immediate ones mix kinds with roles (female, adult, young).
+TOPS_DEPTH = 3
+#: A hyponym or sibling may be at most this much rarer (Zipf) than the word it replaces.
+LEVEL_DROP = 1.5
 #: Hypernyms and sibling parents with a smaller max depth are abstract (entity is 0,
 #: physical entity 1, object/abstraction's children 2, whole/event 3, artifact/act 4).
 MIN_HYPERNYM_DEPTH = 5
@@ -76,8 +111,28 @@ MEANING_SHIFTED = frozenset({"gay", "queer", "fag", "faggot", "dyke", "cock", "p
 #: WordNet verb frames without an object: "Something ----s", "Somebody ----s",
 #: "Something is ----ing PP", "Somebody ----s PP".
 INTRANSITIVE_FRAMES = frozenset({1, 2, 4, 22})
+#: WordNet verb frame "Somebody ----s to INFINITIVE".
+INFINITIVE_FRAME = 28
 #: WordNet verb frames with a direct object ("Somebody ----s something", ...; wninput(5WN)).
 TRANSITIVE_FRAMES = frozenset({5, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 24, 25, 30, 31})
+
+
+@dataclass(frozen=True)
+class Slot:
+    """What the place of the replaced word asks of a replacement (part of the memo key)."""
+
+    #: verbs: the question uses the verb with a direct object.
+    transitive: bool = False
+    #: verbs: a to-infinitive follows ("need to shave"): Y needs WordNet frame 28 in T.
+    infinitive: bool = False
+    #: nouns: a singular (NN): the replacement must be a countable singular.
+    singular: bool = False
+    #: singular nouns: whether the original is a count noun (fit.countable), else None.
+    count: bool | None = None
+    #: wordfreq Zipf of the original lemma (fit.phrase_zipf).
+    zipf: float = 0.0
+    #: words of a verb's gloss that name the noun (fit.Selection); empty: no restriction.
+    selected: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -126,15 +181,13 @@ class QualityLexicon:
                                          if low in (n.lower() for n in self.wn.lemma_names(s))]
         return found
 
-    def choose(self, lemma: str, pos: str, relation: str, sense: int, transitive: bool = False,
-               singular: bool = False) -> QualityChoice:
-        """The replacement of `lemma` in `sense` for `relation` (rules in the module docstring);
-        `transitive`: the question uses the verb with a direct object; `singular`: the noun
-        is singular (NN), so the replacement must be a countable singular."""
-        key = (lemma, pos, relation, sense, transitive, singular)
+    def choose(self, lemma: str, pos: str, relation: str, sense: int, slot: Slot = Slot()) -> QualityChoice:
+        """The replacement of `lemma` in `sense` for `relation` (rules in the module docstring)
+        in a place described by `slot`."""
+        key = (lemma, pos, relation, sense, slot)
         found = self._cache.get(key)
         if found is None:
-            found = self._cache[key] = self._choose(lemma, pos, relation, sense, transitive, singular)
+            found = self._cache[key] = self._choose(lemma, pos, relation, sense, slot)
         return found
 
     def transitive_senses(self, lemma: str, senses: list[int]) -> list[int]:
@@ -147,16 +200,27 @@ class QualityLexicon:
         if relation == "synonym":
             return [[sense]], ""
         if relation == "hyponym":
+            if wn.max_depth(sense) <= MIN_HYPERNYM_DEPTH:
+                return [], "abstract"  # event -> "miracle", activity -> "work"
+            if wn.lexname(sense) == "noun.Tops":
+                return [self._descendants(sense, TOPS_DEPTH)], ""  # animal -> dog, not "female"
             return [sorted(wn.hyponyms(sense), key=wn.name)], ""
         parent = (wn.hypernyms(sense) or wn.instance_hypernyms(sense))[:1]
         if relation == "sibling":
             if not parent:
                 return [], ""
-            if wn.max_depth(parent[0]) < MIN_HYPERNYM_DEPTH:
-                return [], "abstract"
+            if wn.max_depth(parent[0]) < MIN_HYPERNYM_DEPTH or wn.lexname(sense) in ABSTRACT_LEXNAMES:
+                return [], "abstract"  # sport -> "escape", game -> "work", event -> "knowledge"
             instance = sense in wn.instance_hyponyms(parent[0])
             kids = wn.instance_hyponyms(parent[0]) if instance else wn.hyponyms(parent[0])
-            return [sorted((s for s in kids if s != sense), key=wn.name)], ""
+            groups = [sorted((s for s in kids if s != sense), key=wn.name)]
+            grand = wn.hypernyms(parent[0])[:1]
+            if not instance and grand and wn.max_depth(grand[0]) >= MIN_HYPERNYM_DEPTH and \
+                    wn.lexname(sense) in COUSIN_LEXNAMES:
+                # Cousins, when the siblings offer nothing: cat (under feline) -> dog (under canine).
+                groups.append(sorted((c for u in wn.hyponyms(grand[0]) if u != parent[0] for c in wn.hyponyms(u)),
+                                     key=wn.name))
+            return groups, ""
         # hypernym: the first-parent chain, nearest first, down to the abstract top.
         chain, cur = [], sense
         while True:
@@ -167,9 +231,19 @@ class QualityLexicon:
             cur = up[0]
         return chain, ("abstract" if not chain and (wn.hypernyms(sense) or wn.instance_hypernyms(sense)) else "")
 
-    def _choose(self, lemma: str, pos: str, relation: str, sense: int, transitive: bool,
-                singular: bool = False) -> QualityChoice:
+    def _descendants(self, sense: int, depth: int) -> list[int]:
+        """Hyponyms of `sense` down to `depth` levels (no instances), nearest first."""
+        out, level = [], [sense]
+        for _ in range(depth):
+            level = sorted({h for s in level for h in self.wn.hyponyms(s)} - set(out), key=self.wn.name)
+            out.extend(level)
+        return out
+
+    def _choose(self, lemma: str, pos: str, relation: str, sense: int, slot: Slot) -> QualityChoice:
         wn, stats = self.wn, self.stats
+        if relation == "synonym" and pos in SENSE_SHARE and \
+                sense_share(wn, lemma, sense, self.senses(lemma, pos)) < SENSE_SHARE[pos]:
+            return QualityChoice(None, (), "ambiguous")
         banned = _variants(lemma)
         groups, why = self._groups(pos, relation, sense)
         floor = BASIC_LEVEL_ZIPF if relation == "hypernym" else FREQUENCY_FLOOR
@@ -179,15 +253,16 @@ class QualityLexicon:
             for gi, synset in enumerate(group):
                 for li, (name, count) in enumerate(zip(wn.lemma_names(synset), wn.lemma_counts(synset))):
                     low = _norm(name)
-                    if low in banned or banned.intersection(low.split()):
+                    if low in banned or banned.intersection(low.split()) and not (
+                            relation == "hyponym" and low.split()[-1] in banned):
+                        continue  # "sit" -> "sit down" is no change; "game" -> "card game" is a hyponym
+                    if name[:1].isupper():
+                        rejected["proper_noun"] += 1  # someone -> "Jew", Chinese -> "Taiwanese"
                         continue
                     if pos == "v" and low.split()[0] in EXCLUDED_VERBS:
                         continue  # make -> "do", wear -> "have": auxiliaries are no replacement
-                    reason = self._reject(name, pos, synset, floor, relation == "hypernym")
-                    if not reason and pos == "v":
-                        reason = self._frame(lemma, name, synset, transitive)
-                    if not reason and singular and self._not_singular(name):
-                        reason = "number"
+                    reason = self._reject(name, pos, synset, floor, relation == "hypernym") or \
+                        self._misfit(lemma, name, pos, relation, synset, slot)
                     if reason:
                         rejected[reason] += 1
                         continue
@@ -202,6 +277,35 @@ class QualityLexicon:
         else:
             reason = max(sorted(rejected), key=lambda r: rejected[r])
         return QualityChoice(None, tuple(sorted(rejected.items())), reason)
+
+    def _misfit(self, lemma: str, name: str, pos: str, relation: str, synset: int, slot: Slot) -> str:
+        """The place's tests (fit.py): frames, number and countability, register, selection."""
+        if pos == "v":
+            reason = self._frame(lemma, name, synset, slot.transitive)
+            if reason or (slot.infinitive and INFINITIVE_FRAME not in self.wn.frames(synset, name)):
+                return reason or "verb_frame"  # "say to stop" -> "tell to stop", "need to" -> "require to"
+        if relation == "synonym" and self.wn.count(synset, name) == 0 and len(self.senses(name, pos)) > 1:
+            return "sense_mismatch"  # a polysemous word never seen in this sense: "cosmetic" scarf
+        if pos == "n" and slot.singular and (self._not_singular(name) or (
+                slot.count is not None and countable(self.stats, name) != slot.count)):
+            return "number"
+        rarest = phrase_zipf(self.stats, name.lower().split("_"))
+        if round(slot.zipf - rarest, 2) >= (REGISTER_DROP if relation == "synonym" else LEVEL_DROP) and \
+                relation != "hypernym":
+            return "register"
+        if relation == "hypernym":
+            if rarest < slot.zipf - HYPERNYM_DROP:
+                return "register"
+        if slot.selected and not self._named(synset, slot.selected):
+            return "selection"
+        return ""
+
+    def _named(self, synset: int, words: frozenset[str]) -> bool:
+        """Whether `synset` or one of its ancestors has a lemma among `words`."""
+        for sid in (synset, *self._all_ancestors(synset)):
+            if any(n.lower() in words for n in self.wn.lemma_names(sid)):
+                return True
+        return False
 
     def _reject(self, name: str, pos: str, synset: int, floor: float, hypernym: bool = False) -> str:
         words = name.lower().split("_")

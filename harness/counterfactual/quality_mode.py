@@ -18,8 +18,9 @@ the most frequent reason):
 - `verb_frame`: a verb used with a direct object has no transitive sense in WordNet;
   only its transitive senses compete otherwise ("Does the toilet match the wall?");
 - `bare_noun`: a singular noun without a determiner, possessive, number, quantifier or
-  wh-word ("Is it winter?" -> "Is it season?", "someone's home" -> "friend's home"): the
-  replacement would need an article the question does not have;
+  wh-word ("Is it winter?" -> "Is it season?"): the replacement would need an article
+  the question does not have; a sibling may replace it when both are count nouns or both
+  mass nouns (fit.countable: "Is it summer?");
 - the choice of quality.py (`no_replacement`, `abstract`, `multiword`, `rare_word`,
   `sense_mismatch`, `verb_frame`) for the sense chosen in context (senses.py);
 - `phrasal`: a verb followed by a particle is replaced as a whole when WordNet lists the
@@ -29,6 +30,8 @@ the most frequent reason):
 - `inflection`: lemminflect has no form of the replacement for the tag (or the tag is a
   comparative/superlative);
 - `rare_word` again for the inflected form ("publics");
+- `in_question`: a word of the replacement is already in the question ("Is the road
+  bending to the left or right?" -> "to the right or right");
 - colors: `color_in_question` when every remaining color is already in the question
   ("black and white" never becomes "black and black"); the common pool keeps only the
   dataset's color names that WordNet lists as adjectives ("snow" is a thing, not a color
@@ -47,8 +50,9 @@ from .colors import UNAMBIGUOUS_COLORS
 from .inflect import NOUN_TAGS
 from .kinds import Kind
 from .lexical import EXCLUDED_VERBS
-from .phrases import PARTICLES, deletion_spans, noun_runs, reads_as_question
-from .quality import FREQUENCY_FLOOR, INTRANSITIVE_FRAMES, QualityLexicon
+from .phrases import PARTICLES, noun_runs
+from .fit import REGISTER_DROP, Selection, count_context, countable, frame_noun, phrase_zipf, verb_tag
+from .quality import FREQUENCY_FLOOR, QualityLexicon, Slot
 from .senses import SenseChooser, content_bases
 from .text import FUNCTION_WORDS, Token, match_case
 
@@ -71,6 +75,7 @@ class QualityMode:
         self.stats = word_stats()
         self.lex = QualityLexicon(self.wn, self.stats)
         self.senses = SenseChooser(self.wn, self.stats.known_zipf)
+        self.selection = Selection(self.wn)
         self._context: dict[str, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ public
@@ -85,6 +90,7 @@ class QualityMode:
             return found[0]
 
         self._sites: dict[tuple[str, str], list[bool]] = {}  # per question: site flags per kind class
+        tags = self._retag(tokens, tags)
         results: dict[str, Perturbation | str] = {}
         rejected: dict[str, Counter] = {}
         for kind in self.p.kinds:
@@ -113,6 +119,18 @@ class QualityMode:
             found = self._sites[key] = [self.p.is_site(kind, t.text, g) for t, g in zip(tokens, tags)]
         return found
 
+    def _retag(self, tokens: list[Token], tags: list[str]) -> list[str]:
+        """An -ing word tagged NN right after a noun is a verb when WordNet's counts make it
+        one ("What is the man drinking/NN?", "the girl playing/NN"): retagged VBG, so that
+        "man" is no compound modifier."""
+        out = tags
+        for i in range(1, len(tags)):
+            word = tokens[i].text
+            if tags[i] == "NN" and tags[i - 1] in ("NN", "NNS") and word.lower().endswith("ing") and \
+                    not self.tag_plausible(word, "n") and self.tag_plausible(word, "v"):
+                out = out[:i] + ["VBG"] + out[i + 1:]
+        return out
+
     def tag_plausible(self, word: str, pos: str) -> bool:
         """False when WordNet's counts make `pos` implausible for `word` (module docstring)."""
         return self.lex.pos_plausible(word, pos)
@@ -139,36 +157,9 @@ class QualityMode:
 
     def _deletions(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
                    usable: list, rej: Counter) -> None:
-        from .generator import Perturbation
+        from .deletion import add_deletions
 
-        spans = deletion_spans(tokens, tags, lambda i: self._intransitive(tokens[i].text, tags[i]))
-        for _first, last in noun_runs(tags):
-            head = tokens[last]
-            if not self._noun_site(head.text, tags[last]):
-                continue
-            lemma = self.p.lexicon.lemma(head.text, "n", tags[last] == "NNS")
-            if lemma is None or not (self._noun_position(tokens, tags, _first) or self.tag_plausible(head.text, "n")):
-                rej["tag_mismatch" if lemma is not None else "no_replacement"] += 1
-                continue
-            found = False
-            for span in (s for s in spans if s.head == last):
-                start, end = tokens[span.first].start, tokens[span.last].end
-                if start > 0 and question[start - 1] == " ":
-                    start -= 1
-                new = question[:start] + question[end:]
-                # The remaining words keep their tags (no second tagging: cheaper, and the
-                # check is about the structure that is left).
-                new_tokens = [t for j, t in enumerate(tokens) if not span.first <= j <= span.last]
-                new_tags = [g for j, g in enumerate(tags) if not span.first <= j <= span.last]
-                ends = [t.text for t in tokens if t.text[:1].isalnum()]
-                if reads_as_question(new_tokens, new_tags, tokens[0].text, ends[-1] if ends else ""):
-                    deleted = question[tokens[span.first].start:end]
-                    usable.append(Perturbation(kind.id, question, new, span.first, deleted, "", lemma, "",
-                                               f"deleted phrase: {deleted!r}"))
-                    found = True
-                    break
-            if not found:
-                rej["deletion_parse"] += 1
+        add_deletions(self, kind, question, tokens, tags, usable, rej)
 
     def _substitutions(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
                        ctx: Callable[[], frozenset[str]], usable: list, rej: Counter) -> None:
@@ -192,11 +183,14 @@ class QualityMode:
                 continue
             first, last, lemma, allow_multi = i, i, None, True
             if kind.pos == "n":
+                if frame_noun(tokens, i):
+                    rej["frame_noun"] += 1  # "What kind of fruit" -> "What category of fruit" asks the same
+                    continue
                 if i in modifiers:
                     rej["compound_part"] += 1
                     continue
-                if tag == "NN" and self._bare(tokens, tags, runs.get(i, i)):
-                    rej["bare_noun"] += 1  # "Is it winter?" -> "Is it season?": no article to carry
+                if tag == "NN" and kind.relation != "sibling" and self._bare(tokens, tags, runs.get(i, i)):
+                    rej["bare_noun"] += 1  # "Is it winter?" -> "Is it season?", but "Is it summer?"
                     continue
                 start = runs.get(i, i)
                 if start > 0 and tags[start - 1] == "JJ" and tokens[start - 1].text.lower() not in self.p.colors.colors \
@@ -209,7 +203,16 @@ class QualityMode:
                         rej["compound_part"] += 1
                         continue
                     first = start
+            if kind.pos == "v":
+                base = self.p.lexicon.lemma(tok.text, "v", tag in ("VBZ", "VBD", "VBN", "VBG"))
+                tag = verb_tag(self.stats, tok.text, base, tag, tokens, tags, i) if base else tag
+                if tag is None:
+                    rej["tag_mismatch"] += 1  # "need repair", "prohibit" tagged VBZ, "according to"
+                    continue
             if kind.pos == "v" and i + 1 < len(tokens) and tokens[i + 1].text.lower() in PARTICLES:
+                if i + 2 < len(tags) and tags[i + 2] in ("IN", "TO"):
+                    rej["phrasal"] += 1  # "looking out of", "backing up to": particle or preposition?
+                    continue
                 base = self.p.lexicon.lemma(tok.text, "v", tag in ("VBZ", "VBD", "VBN", "VBG"))
                 phrasal = f"{base}_{tokens[i + 1].text.lower()}" if base else None
                 if phrasal and self.wn.has_lemma(phrasal, "v"):
@@ -233,7 +236,8 @@ class QualityMode:
                     and i + 2 < len(tags) and tags[i + 2] == "VB")):
                 continue  # auxiliaries and "going to <verb>" are not content verbs: no candidate
             after = tags[last + 1] if last + 1 < len(tags) else "."
-            out = self._replace(kind, question, tokens, tags, ctx, first, last, lemma, allow_multi, after, rej)
+            out = self._replace(kind, question, tokens, tags[:i] + [tag] + tags[i + 1:], ctx, first, last, lemma,
+                                allow_multi, after, rej)
             if out is not None:
                 usable.append(out)
 
@@ -255,8 +259,8 @@ class QualityMode:
                 return None
         own = set(lemma.lower().split("_"))
         sense, overlap = self.senses.choose(lemma, senses, lambda: ctx() - own)
-        choice = self.lex.choose(lemma, kind.pos, kind.relation, sense, transitive,
-                                 kind.pos == "n" and tags[last] == "NN")
+        choice = self.lex.choose(lemma, kind.pos, kind.relation, sense, self._slot(kind, tokens, tags, lemma, first,
+                                                                                    last, transitive))
         rej.update(dict(choice.rejected))
         repl = choice.replacement
         if repl is None:
@@ -264,6 +268,9 @@ class QualityMode:
                 rej[choice.reason] += 1
             return None
         words = repl.target_lemma.split("_")
+        if {w.lower() for w in words} & {t.text.lower() for t in tokens} - set(lemma.lower().split("_")):
+            rej["in_question"] += 1  # "to the left or right" -> "to the right or right"
+            return None
         if len(words) > 1 and kind.pos == "v" and (not allow_multi or after in _OBJECT_START):
             rej["phrasal"] += 1
             return None
@@ -278,10 +285,31 @@ class QualityMode:
             return None
         surface = " ".join(words[:-1] + [form]) if kind.pos == "n" else " ".join([form] + words[1:])
         original = question[tokens[first].start:tokens[last].end]
+        if kind.relation == "synonym" and round(self._rarest(original) - self._rarest(surface), 2) >= REGISTER_DROP:
+            rej["register"] += 1  # "used for" -> "applied for": lemma frequencies were close
+            return None
         new = match_case(original, surface)
         detail = f"{repl.source_synset} -> {repl.target_synset} (context {overlap:.1f})"
         return Perturbation(kind.id, question, replace_span(question, tokens, first, last, new), first, original,
                             new, lemma, repl.target_lemma, detail)
+
+    def _slot(self, kind: Kind, tokens: list[Token], tags: list[str], lemma: str, first: int, last: int,
+              transitive: bool) -> Slot:
+        """What the place asks of a replacement (quality.Slot)."""
+        zipf = phrase_zipf(self.stats, [w for w in lemma.lower().split("_") if w not in PARTICLES or kind.pos != "v"])
+        if kind.pos != "n":
+            infinitive = last + 2 < len(tags) and tokens[last + 1].text.lower() == "to" and tags[last + 2] == "VB"
+            return Slot(transitive=transitive, infinitive=kind.pos == "v" and infinitive, zipf=zipf)
+        verbs = [b for t, g in zip(tokens, tags) if g.startswith("VB")
+                 for b in [self.p.lexicon.lemma(t.text, "v", g != "VB")] if b and b not in EXCLUDED_VERBS]
+        singular = tags[last] == "NN"
+        count = countable(self.stats, lemma) if singular and (
+            count_context(tokens, tags, first) or self._bare(tokens, tags, first)) else None
+        return Slot(singular=singular, count=count, zipf=zipf,
+                    selected=self.selection.for_noun(lemma, verbs))
+
+    def _rarest(self, text: str) -> float:
+        return phrase_zipf(self.stats, text.lower().split())
 
     def _noun_position(self, tokens: list[Token], tags: list[str], first: int) -> bool:
         """Whether the noun run starting at `first` sits where only a noun can: after a
@@ -310,14 +338,6 @@ class QualityMode:
         return not (tag in ("DT", "PRP$", "CD", "POS", "PDT", "WDT", "WP", "WP$") or prev in (
             "what", "which", "whose", "many", "much", "some", "any", "no", "each", "every", "another", "this",
             "that", "these", "those", "of"))
-
-    def _intransitive(self, word: str, tag: str) -> bool:
-        """Whether the verb's most frequent sense has a frame without an object."""
-        base = self.p.lexicon.lemma(word, "v", tag in ("VBZ", "VBD", "VBN", "VBG"))
-        if base is None or base in EXCLUDED_VERBS:
-            return False
-        senses = self.lex.senses(base, "v")
-        return bool(senses) and bool(self.wn.frames(senses[0], base) & INTRANSITIVE_FRAMES)
 
     def _noun_site(self, word: str, tag: str) -> bool:
         low = word.lower()

@@ -7,11 +7,14 @@ both modes. The check is independent of how the generator chose the word:
 - hypernym: paper mode, an immediate (instance) hypernym of a sense of the old lemma;
   quality mode, any ancestor (WordNet's hypernym relation is transitive; the quality mode
   climbs to a basic-level word);
-- hyponym: an immediate hyponym of a sense; sibling: shares an immediate parent with a
-  sense, and is not that sense;
+- hyponym: paper mode, an immediate hyponym of a sense; quality mode, any descendant (the
+  quality mode takes the hyponyms of WordNet's top concepts three levels down: animal ->
+  dog); sibling: shares an immediate parent with a sense, and is not that sense (quality
+  mode: or a grandparent, a cousin, when the parent offers no sibling: cat -> dog);
 - the surface word is a form of the new lemma (WordNet's morphy leads back to it);
 - deletion: the counterfactual is the question minus one contiguous span holding the
-  deleted noun, which is a WordNet noun;
+  deleted noun, which is a WordNet noun (quality mode: and possibly minus an indefinite
+  article before it, "Is this a healthy meal?" -> "Is this healthy?");
 - colors: named colors, the farthest/nearest color of the pool (quality: the pool minus
   the colors already in the question), never a color already in the question (quality).
 """
@@ -74,6 +77,9 @@ def invalid_reason(p: Any, kind: Kind, mode: str, wn: Any, pool: tuple[str, ...]
         cuts = {p.question[:start].rstrip(" ") + (" " if start > 0 and p.question[end:end + 1] not in "?.!,"
                                                     else "") + p.question[end:].lstrip(" "),
                 p.question[:max(0, start - 1)] + p.question[end:], p.question[:start] + p.question[end + 1:]}
+        if mode == "quality":  # "Is this a healthy meal?" -> "Is this healthy?": the article goes too
+            cuts |= {c[:t.start] + c[t.end + 1:] for c in list(cuts) for t in tokens
+                     if t.end <= start and t.text.lower() in ("a", "an")}
         return None if p.counterfactual in cuts else "not the question minus one span"
     target = p.target
     if kind.relation == "synonym":
@@ -84,11 +90,17 @@ def invalid_reason(p: Any, kind: Kind, mode: str, wn: Any, pool: tuple[str, ...]
         else:
             ok = any(_has(wn, h, target) for s in senses for h in wn.hypernyms(s) + wn.instance_hypernyms(s))
     elif kind.relation == "hyponym":
-        ok = any(_has(wn, h, target) for s in senses for h in wn.hyponyms(s))
+        if mode == "quality":
+            ok = any(s in _ancestors(wn, h) for h in wn.synsets(target, "n") if _has(wn, h, target) for s in senses)
+        else:
+            ok = any(_has(wn, h, target) for s in senses for h in wn.hyponyms(s))
     else:
         ok = any(_has(wn, sib, target) and sib != s for s in senses
                  for parent in wn.hypernyms(s) + wn.instance_hypernyms(s)
                  for sib in wn.hyponyms(parent) + wn.instance_hyponyms(parent))
+        if not ok and mode == "quality":  # a cousin: same grandparent
+            ok = any(_has(wn, c, target) and c != s for s in senses for parent in wn.hypernyms(s)
+                     for grand in wn.hypernyms(parent) for u in wn.hyponyms(grand) for c in wn.hyponyms(u))
     if not ok:
         return f"{target!r} is not a {kind.relation} of {p.source!r} in WordNet"
     if target.replace("_", " ").lower() == p.source.replace("_", " ").lower():

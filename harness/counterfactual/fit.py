@@ -1,0 +1,173 @@
+"""Does a replacement fit its place in the question? Quality-mode rules added after judging
+the first blind sample of VQA-X val (issue 16; figures in docs/counterfactual.md).
+
+Each rule answers one fault seen in the judged rows:
+
+- **register** (synonyms): a synonym may be at most REGISTER_DROP Zipf (10x) rarer than
+  the word it replaces: "used for" -> "applied for", "live" -> "inhabit", "sunny" ->
+  "cheery" change the register, not only the word;
+- **sense share** (synonyms): a polysemous word is replaced only when the sense chosen in
+  context carries at least SENSE_SHARE of its SemCor count: "holding" is keep.v.01 in
+  23% of SemCor ("keeping a toy"), "special" is particular.s.01 in 44% ("a particular
+  event"); a sense that rarely wins is too weak a guess to build a synonym on;
+- **countability**: after a determiner that needs a count noun or a mass noun to follow
+  (COUNT_DETERMINERS: a, this, what, which, ...; not "the", a possessive or "kind of"), a
+  singular noun and its replacement are both countable or both mass nouns, judged by
+  wordfreq: a noun is countable when its plural is at most PLURAL_DROP Zipf rarer than its
+  singular (dogs/dog -0.3, kitchens/kitchen -1.3; footballs/football -2.4,
+  entertainments/entertainment -1.8, bowling has no plural): "What sport is this?" never
+  becomes "What bowling/entertainment is this?";
+- **selection**: when a verb of the question names the noun in the gloss of its most
+  frequent sense (play.v.01 "participate in games or sport"), the replacement must be a
+  kind of something that gloss names: "What sport is being played?" may become "What
+  athletic game is being played?", not "What activity is being played?";
+- **frame nouns**: "kind", "type", "sort", "variety" before "of" frame the question
+  ("What kind of fruit is this?"); replacing them ("What category of fruit") asks the same
+  question, so they are no sites;
+- **verb form**: a verb whose surface form is not lemminflect's form for its tag is
+  re-tagged with the tag whose form it is ("Does the sign prohibit ...", tagged VBZ, is
+  VB: "forbid", not "forbids"), or skipped when no tag fits; a base-form verb right after
+  a content verb is a tagger error ("Does this room need repair?", "look sleep");
+  "according" (to) is a preposition.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from .senses import content_bases
+from .text import Token
+
+__all__ = [
+    "FRAME_NOUNS",
+    "PLURAL_DROP",
+    "REGISTER_DROP",
+    "SENSE_SHARE",
+    "Selection",
+    "count_context",
+    "countable",
+    "frame_noun",
+    "phrase_zipf",
+    "sense_share",
+    "verb_tag",
+]
+
+#: A synonym may be at most this much rarer (wordfreq Zipf; 1.0 = 10 times) than the word.
+REGISTER_DROP = 1.0
+#: A noun is countable when its plural is at most this much rarer (Zipf) than its singular.
+PLURAL_DROP = 1.5
+#: Least share of a polysemous word's SemCor count the chosen sense needs (synonyms), and
+#: the least total count that makes the share evidence. Verbs spread their counts over more
+#: fine-grained senses (hold: 36 senses) than adjectives, hence the lower verb share.
+SENSE_SHARE = {"v": 0.3, "a": 0.5}
+SENSE_EVIDENCE = 3
+#: Determiners after which count and mass nouns do not mix ("a sport", "what sport").
+COUNT_DETERMINERS = frozenset("a an another each every one this that what which whose either neither".split())
+_MODIFIER_TAGS = ("JJ", "JJR", "JJS", "VBN", "VBG", "CD")
+#: Nouns that frame a "What kind of X" question rather than name something in the image.
+FRAME_NOUNS = frozenset("kind kinds type types sort sorts variety varieties".split())
+#: Indefinite pronouns the tagger calls nouns ("Is this someone's home?"): never sites.
+PRONOUN_NOUNS = frozenset("someone somebody anyone anybody everyone everybody nobody something anything "
+                          "everything nothing".split())
+#: -ing forms that are prepositions before "to" ("according to the light").
+_PREPOSITIONAL = frozenset("according owing pertaining relating".split())
+#: Verbs a bare base-form verb may follow ("help clean", "let go", "make sure").
+_BARE_VERB_HOSTS = frozenset("do does did let help make go come please".split())
+_VERB_TAGS = ("VB", "VBZ", "VBD", "VBN", "VBG")
+
+
+def countable(stats: Any, noun: str) -> bool:
+    """Whether the head of `noun` (a lemma, '_' or ' ' between words) is a count noun:
+    lemminflect knows a plural other than the noun itself, and wordfreq sees it at most
+    PLURAL_DROP Zipf less often than the singular."""
+    head = noun.lower().replace("_", " ").split()[-1]
+    plural = stats.inflect(head, "NNS")
+    if plural is None or plural == head:
+        return False
+    return stats.zipf(plural) >= stats.zipf(head) - PLURAL_DROP
+
+
+def count_context(tokens: Sequence[Token], tags: Sequence[str], first: int) -> bool:
+    """Whether the noun phrase ending in the noun run that starts at `first` has a
+    determiner of COUNT_DETERMINERS (adjectives and numbers in between are skipped)."""
+    i = first
+    while i > 0 and tags[i - 1] in _MODIFIER_TAGS:
+        i -= 1
+    return i > 0 and tokens[i - 1].text.lower() in COUNT_DETERMINERS
+
+
+def phrase_zipf(stats: Any, words: Sequence[str]) -> float:
+    """wordfreq's estimate for a phrase: the frequencies combine as 1/f = sum(1/f_i), so a
+    two-word name is rarer than its rarer word ("seed plants" 4.2: seed 4.5, plants 4.7)."""
+    if len(words) == 1:
+        return stats.zipf(words[0])
+    return -math.log10(sum(10.0 ** -stats.zipf(w) for w in words))
+
+
+def sense_share(wn: Any, lemma: str, sense: int, senses: Sequence[int]) -> float:
+    """Share of `lemma`'s SemCor count that `sense` carries (1.0 for a monosemous lemma or
+    one with fewer than SENSE_EVIDENCE counted uses)."""
+    if len(senses) < 2:
+        return 1.0
+    total = sum(wn.count(s, lemma) for s in senses)
+    if total < SENSE_EVIDENCE:
+        return 1.0
+    return wn.count(sense, lemma) / total
+
+
+def frame_noun(tokens: Sequence[Token], i: int) -> bool:
+    """Whether token i is "kind"/"type"/"sort"/"variety" followed by "of", or an indefinite
+    pronoun the tagger took for a noun ("someone")."""
+    return tokens[i].text.lower() in PRONOUN_NOUNS or tokens[i].text.lower() in FRAME_NOUNS and i + 1 < len(tokens) and tokens[i + 1].text.lower() == "of"
+
+
+def verb_tag(stats: Any, word: str, lemma: str, tag: str, tokens: Sequence[Token], tags: Sequence[str],
+             i: int) -> str | None:
+    """The Penn tag whose lemminflect form of `lemma` is `word` (the tagger's `tag` first),
+    or None when the word is no verb here (module docstring, "verb form")."""
+    low = word.lower()
+    if low in _PREPOSITIONAL and i + 1 < len(tokens) and tokens[i + 1].text.lower() == "to":
+        return None
+    # After do-support, "need" tagged MD is the main verb: "Does this room need repair?".
+    after_verb = tags[i - 1] in _VERB_TAGS + ("VBP",) or (tags[i - 1] == "MD" and tokens[0].text.lower() in (
+        "do", "does", "did")) if i > 0 else False
+    if tag in ("VB", "VBP") and after_verb and tokens[i - 1].text.lower() not in _BARE_VERB_HOSTS and \
+            not _is_auxiliary(tokens[i - 1].text):
+        return None
+    for candidate in (tag, "VB", "VBZ", "VBD", "VBN", "VBG"):
+        form = lemma.lower() if candidate in ("VB", "VBP") else stats.inflect(lemma, candidate)
+        if form == low:
+            return "VBP" if candidate == "VB" and tag == "VBP" else candidate
+    return None
+
+
+def _is_auxiliary(word: str) -> bool:
+    return word.lower() in ("be", "been", "being", "is", "are", "was", "were", "am", "have", "has", "had")
+
+
+class Selection:
+    """The nouns a verb's most frequent sense names in its gloss (play -> game, sport)."""
+
+    def __init__(self, wn: Any) -> None:
+        self.wn = wn
+        self._gloss: dict[str, frozenset[str]] = {}
+
+    def named(self, verb_lemma: str) -> frozenset[str]:
+        """Content-word base forms of the gloss of the verb's first sense."""
+        found = self._gloss.get(verb_lemma)
+        if found is None:
+            senses = self.wn.synsets(verb_lemma, "v")
+            found = frozenset(content_bases(self.wn.definition(senses[0]), self.wn)) if senses else frozenset()
+            self._gloss[verb_lemma] = found
+        return found
+
+    def for_noun(self, noun_lemma: str, verb_lemmas: Sequence[str]) -> frozenset[str]:
+        """The words of the glosses (of the question's verbs) that name `noun_lemma`; empty
+        when no verb names it (then the noun is free)."""
+        out: frozenset[str] = frozenset()
+        for verb in verb_lemmas:
+            named = self.named(verb)
+            if noun_lemma in named:
+                out |= named
+        return out
