@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# hashlib directly, not harness.digest: the seed is the first 8 raw bytes of the SHA-256
+# (an integer for random.Random), not a hex digest, and changing it would change every
+# seeded stream (toy data, samples, splits).
 import hashlib
 import random
 from typing import Any

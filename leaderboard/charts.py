@@ -20,13 +20,12 @@ Charts:
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.digest import digest
 from harness.types import ResultRow
 
 from .chartdraw import MAX_SERIES, svg_of
@@ -83,13 +82,11 @@ class Chart:
     columns: int = 3
 
     def digest(self) -> str:
-        """SHA-256 of the input rows, the drawn data and the renderer version."""
+        """SHA-256 (full length) of the input rows, the drawn data and the renderer version."""
         # Run ids are left out: a re-run with the same numbers does not redraw (nor import matplotlib).
         rows = [{k: v for k, v in r.to_json().items() if k != "run_id"} for r in self.inputs]
-        blob = json.dumps({"version": RENDER_VERSION, "rows": rows,
-                           "panels": repr(self.panels), "refs": self.references, "cols": self.columns},
-                          sort_keys=True)
-        return hashlib.sha256(blob.encode()).hexdigest()
+        return digest({"version": RENDER_VERSION, "rows": rows, "panels": repr(self.panels),
+                       "refs": self.references, "cols": self.columns}, length=64)
 
     @property
     def max_series(self) -> int:

@@ -17,12 +17,12 @@ Training, the weight cache and inference come from `baselines.TorchAnswerModel`.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Sequence
 
 from harness.api import Option
+from harness.digest import digest_bytes
 from harness.errors import DataError, UsageError
 from harness.images import image_array
 from harness.types import BLANK_IMAGE, Example
@@ -141,7 +141,7 @@ def image_digest(path: str) -> str:
     key = (path, st.st_size, st.st_mtime_ns)
     if key not in _DIGESTS:
         with open(path, "rb") as fh:
-            _DIGESTS[key] = hashlib.sha256(fh.read()).hexdigest()
+            _DIGESTS[key] = digest_bytes(fh.read())
     return _DIGESTS[key]
 
 

@@ -20,12 +20,12 @@ invalidates cached predictions.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
 
 from harness.api import Model, Option
+from harness.digest import digest_bytes
 from harness.errors import DataError, UsageError
 from harness.types import Example
 from harness.validation import (
@@ -72,7 +72,7 @@ def read_predictions(path: Path, fmt: str = "auto", duplicates: str = "error") -
     """(example id -> Entry, the format read, SHA-256 of the file); one-line DataError for a
     missing, non-UTF-8, malformed or empty file, a wrong type or a repeated id."""
     blob = read_bytes(path, "results file for --model predictions:path=FILE")
-    sha = hashlib.sha256(blob).hexdigest()
+    sha = digest_bytes(blob)
     text = decode_text(blob, path)
     stripped = text.lstrip()
     if not stripped:

@@ -74,3 +74,12 @@ def test_the_import_check_sees_imports():
     found = _imports(ROOT / "plugins" / "decoys.py", "vqa_harness_plugins")
     assert "vqa_harness_plugins.probes.decoys" in found and "harness.hookspecs" in found
     assert "harness.api" in _imports(ROOT / "leaderboard" / "publish.py", "vqa_harness_leaderboard")
+
+
+def test_hashlib_is_imported_only_by_the_digest_helper_and_the_seeded_streams():
+    # One digest helper (harness/digest.py); harness/seeding.py seeds random.Random from raw
+    # SHA-256 bytes, which no hex digest gives.
+    allowed = {ROOT / "harness" / "digest.py", ROOT / "harness" / "seeding.py"}
+    users = [str(p.relative_to(ROOT)) for package in PACKAGES for p in _modules(package)
+             if p not in allowed and any(m.split(".")[0] == "hashlib" for m in _imports(p, package))]
+    assert users == []

@@ -11,16 +11,16 @@ most frequent targets) or a released decoy file.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.decoys import normalize_release
+from harness.digest import digest_bytes
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
-from harness.validation import Field, Tally, check_record, describe, duplicates_option
+from harness.validation import Field, Tally, check_nonempty, check_record, describe, duplicates_option
 
 from .mc import MC_OPTIONS, attach_decoys, decoy_config, generated_decoys
 from .visual7w import released_file, released_sets
@@ -36,7 +36,7 @@ SPLIT_SHARES = (("train", 0.5), ("val", 0.2), ("test", 0.3))
 
 def split_images(image_ids: list[str], seed: int) -> dict[str, str]:
     """image_id -> split, 50/20/30 in SHA-256(seed, image_id) order (independent of file order)."""
-    ordered = sorted(set(image_ids), key=lambda i: hashlib.sha256(f"vg-split/{seed}/{i}".encode()).hexdigest())
+    ordered = sorted(set(image_ids), key=lambda i: digest_bytes(f"vg-split/{seed}/{i}".encode()))
     n = len(ordered)
     n_train, n_val = round(n * 0.5), round(n * 0.2)
     out = {}
@@ -85,6 +85,7 @@ class VisualGenomeQA(DatasetPlugin):
         data = read_json(path, "Visual Genome question_answers.json; see docs/decoys.md")
         if not isinstance(data, list):
             raise DataError(f"{path}: expected a list of images with `qas` (Visual Genome format), got {describe(data)}")
+        check_nonempty(data, path, "images", "an empty list")
         tally = Tally(path, id_name="qa_id", duplicates=self.config["duplicates"])
         rows, mismatched = [], []
         for i, img in enumerate(data):
@@ -130,6 +131,8 @@ class VisualGenomeQA(DatasetPlugin):
             raise UsageError(f"dataset 'visual-genome-qa' has no split {split!r}; splits: {', '.join(self.splits)}")
         every = self.all_examples()
         examples = every[split]
+        check_nonempty(examples, self._path(self.config["file"]), f"questions in split {split!r}",
+                       f"images are split 50/20/30 by split_seed={self.config['split_seed']}; too few images?")
         source = f"{self.config['file']} ({split})"
         released = self.decoy_file()
         if released is not None:

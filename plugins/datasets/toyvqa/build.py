@@ -13,7 +13,6 @@ complete.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from harness.digest import digest_bytes
 from harness.errors import DataError, UsageError
 from harness.locks import build_lock
 from harness.paths import cache_dir
@@ -196,7 +196,7 @@ def _write(folder: Path, data: ToySplit, meta: Mapping[str, Any]) -> None:
     scenes = {k: v.to_json() for k, v in data.scenes.items()}
     (folder / SCENES).write_text(json.dumps(scenes, sort_keys=True))
     marker = dict(meta, examples=len(data.examples), images=len(data.scenes),
-                  sha256=hashlib.sha256(blob).hexdigest())
+                  sha256=digest_bytes(blob))
     (folder / MARKER).write_text(json.dumps(marker, sort_keys=True, indent=1))
 
 

@@ -10,13 +10,13 @@ the user set it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.digest import digest_bytes
 from harness.errors import ResourceError, UsageError
 from harness.options import Option
 
@@ -106,17 +106,17 @@ def weights_digest(source: ModelSource) -> dict[str, Any]:
     modification time (hashing gigabytes on every run would cost more than the run). A hub
     snapshot is identified by its commit too.
     """
-    small = hashlib.sha256()
+    small: list[bytes] = []
     files = []
     for item in sorted(source.folder.iterdir()):
         if not item.is_file():
             continue
         stat = item.stat()
         if item.suffix in (".json", ".txt", ".jinja", ".model") and stat.st_size < 8_000_000:
-            small.update(item.name.encode() + b"\0" + item.read_bytes())
+            small.append(item.name.encode() + b"\0" + item.read_bytes())
         else:
             files.append([item.name, stat.st_size, stat.st_mtime_ns])
-    return {"hub_id": source.hub_id, "revision": source.revision, "configs": small.hexdigest()[:24], "weights": files}
+    return {"hub_id": source.hub_id, "revision": source.revision, "configs": digest_bytes(b"".join(small), length=24), "weights": files}
 
 
 def torch_dtype(name: str, device: str) -> Any:
