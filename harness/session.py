@@ -87,6 +87,10 @@ class Session:
                 + " (set --data-dir to the folder that holds them; see docs/datasets.md)"
             )
         rows = plugin.load(split)
+        if len(rows) == 0:  # loaders say which file is empty; this catches any other plugin
+            files = ", ".join(str(p) for p in plugin.expected_files(split)[:3]) or "no file"
+            raise DataError(f"dataset {plugin.name!r} split {split!r}: no examples (read from {files}); "
+                            "a dataset split needs at least one")
         cap = self.limit if limit and self.limit is not None else None
         if isinstance(rows, list):
             examples = rows if cap is None else rows[:cap]

@@ -58,6 +58,10 @@ V7W_CASES = [
     ("image a string", lambda data: data["images"].__setitem__(1, "v7w_1.jpg"),
      ["images[1]", "expected an object, got str"]),
     ("no images key", lambda data: data.pop("images"), ['expected {"images": [...]}']),
+    ("no images", lambda data: data.update(images=[]), ["no images (the 'images' list is empty)"]),
+    ("no image in the split", lambda data: data["images"].pop(2), ["no questions in split 'test'"]),
+    ("no qa_pairs", lambda data: [img.update(qa_pairs=[]) for img in data["images"]],
+     ["no questions in split 'test'"]),
 ]
 
 
@@ -110,6 +114,8 @@ VG_CASES = [
     ("duplicated qa_id", lambda d: d[2]["qas"][1].update(qa_id=0), ["[2].qas[1]", "duplicated qa_id 0"]),
     ("image id a list", lambda d: d[1].update(id=[1]), ["[1]", "field 'id'", "got list"]),
     ("qa a string", lambda d: d[1]["qas"].__setitem__(0, "What?"), ["[1].qas[0]", "expected an object, got str"]),
+    ("no images", lambda d: d.clear(), ["no images (an empty list)"]),
+    ("no qas", lambda d: [img.update(qas=[]) for img in d], ["no questions in split 'test'"]),
 ]
 
 

@@ -31,6 +31,7 @@ ESNLIVE_CASES = [
      ["row 3", "not valid CSV (unexpected end of data)"]),
     ("NUL byte", GOOD + "2,p3,3.jpg,h\x00,neutral,e\n", ["NUL byte at line 4"]),
     ("empty file", "", ["empty file"]),
+    ("header only", HEADER, ["no rows (only the CSV header)", "a dataset split needs at least one"]),
 ]
 
 
@@ -102,6 +103,7 @@ VQAX_CASES = [
      ["field 'image_id'", "NaN is not a valid JSON number"]),
     ("not UTF-8", _vqax().encode().replace(b"Is it red", b"Est-il rouge \xe0"), ["not UTF-8 text (byte"]),
     ("truncated", _vqax()[:-20], ["truncated JSON"]),
+    ("empty object", "{}", ["no questions (an empty JSON object)"]),
 ]
 
 
@@ -160,6 +162,7 @@ VCR_CASES = [
     ("not JSON", _lines(_vcr(), "{oops}"), ["row 2", "not valid JSON"]),
     ("truncated last line", _lines(_vcr()) + _vcr()[:30], ["row 2", "truncated JSON line"]),
     ("not UTF-8", _lines(_vcr()).encode() + b'{"question": "\xff"}\n', ["not UTF-8 text", "line 2"]),
+    ("blank lines only", "\n\n  \n", ["empty file"]),
 ]
 
 

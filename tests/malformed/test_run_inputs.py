@@ -182,3 +182,21 @@ def test_every_file_loader_names_a_folder_an_empty_file_and_a_missing_file(capsy
     expect_one_line(run_bad(capsys, tmp_path, tasks), str(target), "empty file")
     target.unlink()
     expect_one_line(run_bad(capsys, tmp_path, tasks), "missing file", str(target))
+
+
+class Empty(ListDataset):
+    name = "empty-data"
+    splits = ("val",)
+    data = {"val": []}
+
+
+def test_a_plugin_split_without_examples_is_one_line_naming_the_dataset(capsys, tmp_path):
+    result = run_bad(capsys, tmp_path, [Task("empty-data", "val", ("accuracy",))], Empty)
+    expect_one_line(result, "dataset 'empty-data' split 'val': no examples", "a dataset split needs at least one")
+
+
+def test_an_empty_seeded_half_is_one_line(capsys, tmp_path):
+    f = write(tmp_path / "esnlive_dev.csv", ",pairID,Flickr30kID,hypothesis,gold_label,explanation\n"
+                                            "0,p1,1.jpg,A dog.,entailment,e\n")
+    result = run_bad(capsys, tmp_path, [Task(f"e-snli-ve:path={f}", "dev-eval", ("accuracy",))])
+    expect_one_line(result, "dataset 'e-snli-ve' split 'dev-eval': no examples", str(f))

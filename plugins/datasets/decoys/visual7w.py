@@ -23,6 +23,7 @@ from harness.validation import (
     answers_option,
     check_choice,
     check_list,
+    check_nonempty,
     check_record,
     describe,
     duplicates_option,
@@ -124,6 +125,7 @@ class Visual7W(DatasetPlugin):
         if not isinstance(data, dict) or "images" not in data:
             raise DataError(f"{path}: expected {{\"images\": [...]}} (Visual7W telling format), got {describe(data)}")
         images = check_list(data["images"], path, "", "images")
+        check_nonempty(images, path, "images", "the 'images' list is empty")
         tally = Tally(path, id_name="qa_id", duplicates=self.config["duplicates"], answers=self.config["answers"],
                       expected=ORIG_DECOYS, answers_field="multiple_choices")
         out: dict[str, list[Example]] = {s: [] for s in self.splits}
@@ -172,6 +174,8 @@ class Visual7W(DatasetPlugin):
             raise UsageError(f"dataset 'visual7w' has no split {split!r}; splits: {', '.join(self.splits)}")
         every = self.all_examples()
         examples = every[split]
+        check_nonempty(examples, self._path(self.config["file"]), f"questions in split {split!r}",
+                       "no image of the file has this split")
         source = f"{self.config['file']} ({split})"
         check_orig_decoys(examples, source)
         released = self.decoy_file()

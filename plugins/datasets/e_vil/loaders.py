@@ -17,7 +17,7 @@ from typing import Any, MutableMapping
 from harness.errors import DataError
 from harness.jsonio import jsonl_records, read_json
 from harness.types import Example
-from harness.validation import Field, Tally, check_index, check_record, csv_rows, describe
+from harness.validation import Field, Tally, check_index, check_nonempty, check_record, csv_rows, describe
 
 from ._common import data_error
 
@@ -44,6 +44,7 @@ def read_esnlive(path: Path, images: Path | None, *, duplicates: str = "error",
     pairID follows `duplicates`; `summary` (when given) receives the counts."""
     tally = Tally(path, id_name="pairID", duplicates=duplicates)
     out = []
+    i = 0
     for i, row in csv_rows(path, ESNLIVE_COLUMNS, "e-SNLI-VE CSV; see docs/e-vil.md"):
         pair_id = row["pairID"].strip()
         if not pair_id:
@@ -68,6 +69,7 @@ def read_esnlive(path: Path, images: Path | None, *, duplicates: str = "error",
             choices=ESNLIVE_LABELS, explanations=(explanation,),
             meta={"task": "e-snli-ve"},
         ))
+    check_nonempty(i, path, "rows", "only the CSV header")
     _report(summary, tally, len(out))
     return out
 
@@ -92,6 +94,7 @@ def read_vqax(path: Path, images: Path | None, *, duplicates: str = "error", ans
     data = read_json(path, "VQA-X JSON; see docs/e-vil.md", duplicate_keys="record")
     if not isinstance(data, dict):
         raise DataError(f"{path}: expected a JSON object keyed by question id (VQA-X format), got {describe(data)}")
+    check_nonempty(data, path, "questions", "an empty JSON object")
     tally = Tally(path, id_name="question_id", duplicates=duplicates, answers=answers, expected=VQAX_ANSWERS)
     repeated_keys = getattr(data, "duplicates", ())  # keys met twice or more: the first entry was kept
     for qid in dict.fromkeys(repeated_keys):
@@ -232,5 +235,6 @@ def read_vcr(path: Path, images: Path | None, *, duplicates: str = "error", answ
             choices=choices, label=label, explanations=expl,
             meta={"task": "vcr", "movie": item.get("movie", ""), "rationale_choices": list(rationales)},
         ))
+    check_nonempty(out, path, "rows", "only blank lines")
     _report(summary, tally, len(out))
     return out
