@@ -2,11 +2,13 @@
 
     python scripts/compare_runs.py BEFORE_RUNS AFTER_RUNS [--ignore-probe P ...]
 
-Each argument is a folder of run folders (results/runs) or one run folder. Rows are matched
-on (model, suite, dataset, split, probe, variant, metric, train); run ids and row order are
-ignored. Prints the rows only in one side and the rows whose value, n or interval differ,
-then a one-line verdict; exits 0 when identical, 1 otherwise. Used to check that a refactor
-left the main job's results unchanged (docs/benchmarks.md).
+Each argument is a folder of run folders (results/runs) or one run folder. When a side holds
+several runs of the same (model, suite), only the latest is read (the highest run id, which
+starts with its UTC start time), as the leaderboard does. Rows are matched on (model, suite,
+dataset, split, probe, variant, metric, train); run ids and row order are ignored. Prints
+the rows only in one side and the rows whose value, n or interval differ, then a one-line
+verdict; exits 0 when identical, 1 otherwise (also for a row repeated within one run).
+Used to check that a change left the main job's results unchanged (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -21,17 +23,28 @@ VALUES = ("value", "n", "ci_low", "ci_high", "unit", "higher_is_better")
 
 
 def rows_of(root: Path) -> dict[tuple, dict]:
+    """The rows of the latest run per (model, suite) under `root`, keyed by `KEY`."""
     folders = [root] if (root / "results.jsonl").is_file() else sorted(p for p in root.iterdir()
                                                                         if (p / "results.jsonl").is_file())
-    out: dict[tuple, dict] = {}
+    runs: list[tuple[str, Path, list[dict]]] = []
     for folder in folders:
-        for line in (folder / "results.jsonl").read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                key = tuple(row.get(k, "") for k in KEY)
-                if key in out:
-                    raise SystemExit(f"{folder}: duplicate row {key}")
-                out[key] = row
+        lines = (folder / "results.jsonl").read_text(encoding="utf-8").splitlines()
+        rows = [json.loads(line) for line in lines if line.strip()]
+        runs.append((folder.name, folder, rows))
+    latest: dict[tuple[str, str], str] = {}
+    for name, _, rows in runs:
+        for row in rows:
+            pair = (row.get("model", ""), row.get("suite", ""))
+            latest[pair] = max(latest.get(pair, ""), row.get("run_id") or name)
+    out: dict[tuple, dict] = {}
+    for name, folder, rows in runs:
+        for row in rows:
+            if (row.get("run_id") or name) != latest[(row.get("model", ""), row.get("suite", ""))]:
+                continue  # an older run of the same model and suite
+            key = tuple(row.get(k, "") for k in KEY)
+            if key in out:
+                raise SystemExit(f"{folder}: duplicate row {key}")
+            out[key] = row
     return out
 
 

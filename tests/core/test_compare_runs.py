@@ -1,0 +1,92 @@
+"""scripts/compare_runs.py: the check that a change leaves the main job's result rows unchanged."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "compare_runs.py"
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("compare_runs", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _row(model: str, metric: str, value: float, run_id: str, suite: str = "toy") -> dict:
+    return {"model": model, "suite": suite, "dataset": "toyvqa", "split": "val", "probe": "accuracy",
+            "variant": "", "metric": metric, "train": "toyvqa/train", "value": value, "n": 100,
+            "ci_low": value - 0.05, "ci_high": value + 0.05, "unit": "fraction",
+            "higher_is_better": True, "run_id": run_id, "schema_version": 1}
+
+
+def _run(root: Path, run_id: str, rows: list[tuple[str, str, float]]) -> Path:
+    """A run folder `root/run_id` whose results.jsonl holds (model, metric, value) rows."""
+    folder = root / run_id
+    folder.mkdir(parents=True)
+    lines = [json.dumps(_row(m, metric, v, run_id)) for m, metric, v in rows]
+    (folder / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+ROWS = [("qonly", "vqa_accuracy", 0.5), ("qonly", "vqa_accuracy/answer_type=yes/no", 0.7)]
+
+
+def test_identical_rows_exit_0(tmp_path, capsys):
+    _run(tmp_path / "before", "20260101-000000-qonly-toy", ROWS)
+    _run(tmp_path / "after", "20260102-000000-qonly-toy", list(reversed(ROWS)))
+    assert _script().main([str(tmp_path / "before"), str(tmp_path / "after")]) == 0
+    assert capsys.readouterr().out.strip().endswith("2 rows before, 2 after: identical")
+
+
+def test_a_changed_value_exits_1(tmp_path, capsys):
+    _run(tmp_path / "before", "20260101-000000-qonly-toy", ROWS)
+    _run(tmp_path / "after", "20260102-000000-qonly-toy", [ROWS[0], ("qonly", ROWS[1][1], 0.71)])
+    assert _script().main([str(tmp_path / "before"), str(tmp_path / "after")]) == 1
+    out = capsys.readouterr().out
+    assert "changed:" in out and "'value': (0.7, 0.71)" in out and "1 changed" in out
+
+
+def test_rows_in_one_side_only_exit_1(tmp_path, capsys):
+    _run(tmp_path / "before", "20260101-000000-qonly-toy", ROWS)
+    _run(tmp_path / "after", "20260102-000000-qonly-toy", ROWS[:1] + [("qonly", "new_metric", 0.1)])
+    assert _script().main([str(tmp_path / "before"), str(tmp_path / "after")]) == 1
+    out = capsys.readouterr().out
+    assert "only before:" in out and "only after: " in out
+    assert "1 only before, 1 only after, 0 changed" in out
+
+
+def test_the_latest_run_per_model_and_suite_is_compared(tmp_path, capsys):
+    # An older run of the same model with other numbers is left out, on either side.
+    _run(tmp_path / "before", "20260101-000000-qonly-toy", [("qonly", "vqa_accuracy", 0.1)])
+    _run(tmp_path / "before", "20260101-120000-qonly-toy", ROWS)
+    _run(tmp_path / "after", "20260102-000000-qonly-toy", ROWS)
+    _run(tmp_path / "after", "20260101-060000-qonly-toy", [("qonly", "vqa_accuracy", 0.9)])
+    # Another model's run, older than the latest qonly run, still counts.
+    _run(tmp_path / "before", "20251231-000000-prior-toy", [("prior", "vqa_accuracy", 0.3)])
+    _run(tmp_path / "after", "20251231-000000-prior-toy", [("prior", "vqa_accuracy", 0.3)])
+    assert _script().main([str(tmp_path / "before"), str(tmp_path / "after")]) == 0
+    assert "3 rows before, 3 after: identical" in capsys.readouterr().out
+
+
+def test_a_row_repeated_within_one_run_is_refused(tmp_path):
+    _run(tmp_path / "before", "20260101-000000-qonly-toy", ROWS + ROWS[:1])
+    _run(tmp_path / "after", "20260102-000000-qonly-toy", ROWS)
+    with pytest.raises(SystemExit, match="duplicate row"):
+        _script().main([str(tmp_path / "before"), str(tmp_path / "after")])
+
+
+def test_the_command_line_exit_codes(tmp_path):
+    before = _run(tmp_path / "before", "20260101-000000-qonly-toy", ROWS)
+    after = _run(tmp_path / "after", "20260102-000000-qonly-toy", ROWS[:1])
+    same = subprocess.run([sys.executable, str(SCRIPT), str(before), str(before)], capture_output=True, text=True)
+    differ = subprocess.run([sys.executable, str(SCRIPT), str(before), str(after)], capture_output=True, text=True)
+    assert (same.returncode, differ.returncode) == (0, 1)
+    assert "identical" in same.stdout and "1 only before" in differ.stdout
