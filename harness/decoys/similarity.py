@@ -52,6 +52,16 @@ def question_embeddings(texts: Sequence[str], *, embedding: str = "tfidf", dim: 
 
 
 def _tfidf(texts: Sequence[str], dim: int, seed: int) -> np.ndarray:
+    """TF-IDF rows (smooth idf, l2-normalized), reduced by a seeded truncated SVD when the
+    vocabulary exceeds `dim`.
+
+    Hand-written on purpose rather than scikit-learn's TfidfVectorizer and TruncatedSVD
+    (scikit-learn is not a dependency): it tokenizes with `question_tokens` (the paper's
+    spelled-out numbers), and the sparse matrix and its SVD are torch's, seeded without
+    touching the global generator, so the decoys do not depend on a scikit-learn version.
+    It is not shared with the explainers' `TfidfIndex` (vqa_harness_plugins), which uses the
+    models' tokenizer and n-grams in float64: merging them would change both outputs.
+    """
     import torch
 
     docs = [question_tokens(t) for t in texts]
