@@ -96,8 +96,10 @@ COUSIN_LEXNAMES = frozenset(f"noun.{n}" for n in ("animal", "artifact", "food", 
 #: Hyponyms of WordNet's top concepts (noun.Tops: animal, person, plant) come from this
 #: many levels below: the immediate ones mix kinds with roles (female, adult, young).
 TOPS_DEPTH = 3
-#: A hyponym or sibling may be at most this much rarer (Zipf) than the word it replaces.
-LEVEL_DROP = 1.5
+#: A hyponym may be at most this much rarer (Zipf; 1.5 = about 30 times) than the word it
+#: replaces (boy -> "sonny" is 34 times rarer); a sibling 100 times (room -> auditorium,
+#: 76 times rarer, reads as a room; synonyms: fit.REGISTER_DROP).
+LEVEL_DROP = {"hyponym": 1.5, "sibling": 2.0}
 #: Hypernyms and sibling parents with a smaller max depth are abstract (entity is 0,
 #: physical entity 1, object/abstraction's children 2, whole/event 3, artifact/act 4).
 MIN_HYPERNYM_DEPTH = 5
@@ -217,7 +219,8 @@ class QualityLexicon:
             grand = wn.hypernyms(parent[0])[:1]
             if not instance and grand and wn.max_depth(grand[0]) >= MIN_HYPERNYM_DEPTH and \
                     wn.lexname(sense) in COUSIN_LEXNAMES:
-                # Cousins, when the siblings offer nothing: cat (under feline) -> dog (under canine).
+                # Cousins, when the siblings offer nothing: cat (under feline) -> dog (under canine);
+                # everyday words only (BASIC_LEVEL_ZIPF), not "eater" (an apple) for vegetable.
                 groups.append(sorted((c for u in wn.hyponyms(grand[0]) if u != parent[0] for c in wn.hyponyms(u)),
                                      key=wn.name))
             return groups, ""
@@ -246,9 +249,10 @@ class QualityLexicon:
             return QualityChoice(None, (), "ambiguous")
         banned = _variants(lemma)
         groups, why = self._groups(pos, relation, sense)
-        floor = BASIC_LEVEL_ZIPF if relation == "hypernym" else FREQUENCY_FLOOR
         rejected: Counter = Counter()
-        for group in groups:
+        for level, group in enumerate(groups):
+            # Hypernyms and cousins (a sibling's second group) are everyday words only.
+            floor = BASIC_LEVEL_ZIPF if relation == "hypernym" or level else FREQUENCY_FLOOR
             best: tuple[tuple[float, ...], int, str] | None = None
             for gi, synset in enumerate(group):
                 for li, (name, count) in enumerate(zip(wn.lemma_names(synset), wn.lemma_counts(synset))):
@@ -284,15 +288,17 @@ class QualityLexicon:
             reason = self._frame(lemma, name, synset, slot.transitive)
             if reason or (slot.infinitive and INFINITIVE_FRAME not in self.wn.frames(synset, name)):
                 return reason or "verb_frame"  # "say to stop" -> "tell to stop", "need to" -> "require to"
-        if relation == "synonym" and self.wn.count(synset, name) == 0 and len(self.senses(name, pos)) > 1:
+        if relation != "hypernym" and self.wn.count(synset, name) == 0 and len(self.senses(name, pos)) > 1:
             return "sense_mismatch"  # a polysemous word never seen in this sense: "cosmetic" scarf
         if pos == "n" and slot.singular and (self._not_singular(name) or (
                 slot.count is not None and countable(self.stats, name) != slot.count)):
             return "number"
         rarest = phrase_zipf(self.stats, name.lower().split("_"))
-        if round(slot.zipf - rarest, 2) >= (REGISTER_DROP if relation == "synonym" else LEVEL_DROP) and \
-                relation != "hypernym":
+        if relation != "hypernym" and round(slot.zipf - rarest, 2) >= LEVEL_DROP.get(relation, REGISTER_DROP):
             return "register"
+        if relation in ("sibling", "hyponym") and "_" in name and self.wn.count(synset, name) == 0 and \
+                name.lower().split("_")[-1] != lemma.lower().split("_")[-1]:
+            return "sense_mismatch"  # unseen compounds: room -> "rest area" (train station -> coach station is kept)
         if relation == "hypernym":
             if rarest < slot.zipf - HYPERNYM_DROP:
                 return "register"
