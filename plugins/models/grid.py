@@ -14,6 +14,11 @@ is the models' `grid` option:
   `.npz` with one array per image id (the key), each `[R, D]` or `[H, W, D]`; or `.npy`
   of shape `[N, R, D]` or `[N, H, W, D]` with a sidecar `<stem>.ids.json` (the image ids,
   one per row; memory-mapped). `[H, W, D]` grids are flattened row-major to R = H*W.
+  Files are read through `harness.feature_files` (the `precomputed` extractor's checked
+  reader): a damaged or truncated file, pickled objects, a non-numeric or non-finite grid
+  and a bad id list are one line naming the file and the image id or row. The file is
+  opened (headers and id list checked) when the model is built, so a bad one stops the run
+  before any work.
 
 A blanked image (`harness.types.BLANK_IMAGE`) is the zero grid. Features are computed once
 per image per process (memoized).
@@ -21,7 +26,6 @@ per image per process (memoized).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Sequence
@@ -29,6 +33,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from harness.errors import DataError, UsageError
+from harness.feature_files import check_array_file, ids_sidecar, load_npy, npz_array, numeric, open_npz, read_ids
 from harness.types import BLANK_IMAGE, Example
 
 __all__ = ["GridFeatures", "TOY_GRIDS", "toy_cell_grid", "toy_patch_grid", "GRID_HELP"]
@@ -96,6 +101,8 @@ class GridFeatures:
         self._table: Any = None
         if self.spec not in TOY_GRIDS and Path(self.spec).suffix.lower() not in (".npz", ".npy"):
             raise UsageError(f"{owner}: grid={self.spec!r} must be one of {', '.join(TOY_GRIDS)} or a .npz / .npy file")
+        if not self.reads_image_files:
+            self._file()  # a missing or damaged file stops the run before any work
 
     @property
     def reads_image_files(self) -> bool:
@@ -104,37 +111,38 @@ class GridFeatures:
 
     # ------------------------------------------------------------------ files
     def _file(self) -> Any:
+        """The open source: an `NpzFile` or (memory-mapped array, {id: row}); checked through
+        `harness.feature_files` (one line naming the file and the image id or row)."""
         if self._table is None:
-            path = Path(self.spec)
-            if not path.is_file():
-                raise DataError(f"{self.owner}: grid feature file not found: {path}")
-            try:
-                if path.suffix.lower() == ".npz":
-                    self._table = np.load(path, allow_pickle=False)
-                else:
-                    ids_path = path.with_suffix(".ids.json")
-                    ids = [str(i) for i in json.loads(ids_path.read_text(encoding="utf-8"))]
-                    arr = np.load(path, allow_pickle=False, mmap_mode="r")
-                    if arr.ndim not in (3, 4) or arr.shape[0] != len(ids):
-                        raise DataError(f"{path}: expected shape [N, R, D] or [N, H, W, D] with N = {len(ids)} "
-                                        f"(the ids in {ids_path.name}), got {arr.shape}")
-                    self._table = (arr, {i: n for n, i in enumerate(ids)})
-            except (OSError, ValueError) as exc:
-                raise DataError(f"{path}: cannot read grid features ({exc})") from None
+            path = check_array_file(self.spec, f"{self.owner}: grid feature file")
+            if path.suffix.lower() == ".npz":
+                table = open_npz(path)
+                if not table.files:
+                    raise DataError(f"{path}: no grid arrays (an empty archive)")
+                self._table = table
+            else:
+                ids_path = ids_sidecar(path)
+                ids = read_ids(ids_path, f"the image ids of {path.name}: a JSON list, one id per row")
+                arr = load_npy(path, mmap=True)
+                if arr.ndim not in (3, 4) or arr.shape[0] != len(ids) or 0 in arr.shape:
+                    raise DataError(f"{path}: expected shape [N, R, D] or [N, H, W, D] with N = {len(ids)} "
+                                    f"(the ids in {ids_path.name}), got {tuple(arr.shape)}")
+                numeric(arr[:1], path, "grids", ndims=(arr.ndim,), finite=False)  # the dtype, without reading all
+                self._table = (arr, {i: n for n, i in enumerate(ids)})
         return self._table
 
     def _from_file(self, image_id: str) -> np.ndarray:
         table = self._file()
+        path = Path(self.spec)
         if isinstance(table, tuple):
             arr, rows = table
-            grid = np.asarray(arr[rows[image_id]], dtype=np.float32)
+            where = f"row {rows[image_id]} (image id {image_id!r})"
+            grid = arr[rows[image_id]]
         else:
-            grid = np.asarray(table[image_id], dtype=np.float32)
-        if grid.ndim == 3:
-            grid = grid.reshape(-1, grid.shape[-1])
-        if grid.ndim != 2:
-            raise DataError(f"{self.spec}: image {image_id}: expected [R, D] or [H, W, D], got shape {grid.shape}")
-        return grid
+            where = f"image id {image_id!r}"
+            grid = npz_array(table, image_id, path, where)
+        grid = np.asarray(numeric(grid, path, where, ndims=(2, 3)), dtype=np.float32)
+        return grid.reshape(-1, grid.shape[-1]) if grid.ndim == 3 else grid
 
     def _known(self, image_id: str) -> bool:
         table = self._file()

@@ -6,13 +6,13 @@ Two sources, chosen by the counter-example probe's `features` option:
   downsampled to 8x8 (192 values in [0, 1]) and a 4x4x4 colour histogram of a 32x32
   downsample (64 shares); adequate for the toy world, crude for photographs.
 - a precomputed file keyed by image id: `.npz` with arrays `ids` and `features`; `.npy`
-  (a 2-D array) with a sidecar `<file>.ids.json` (a JSON list of image ids, row order);
-  `.h5`/`.hdf5` with datasets `ids` and `features` (needs h5py).
+  (a 2-D array) with a sidecar `<stem>.ids.json` or `<file>.ids.json` (a JSON list of
+  image ids, row order); `.h5`/`.hdf5` with datasets `ids` and `features` (needs h5py).
+  Read through `harness.feature_files`, like the `precomputed` extractor's files.
 """
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -20,6 +20,17 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from harness.errors import DataError, ResourceError
+from harness.feature_files import (
+    check_array_file,
+    check_ids,
+    ids_sidecar,
+    load_npy,
+    npz_array,
+    numeric,
+    open_npz,
+    read_ids,
+    reason,
+)
 from harness.seeding import seeded_random
 
 __all__ = ["BUILTIN", "builtin_features", "load_feature_file", "nearest_candidates", "rank",
@@ -52,40 +63,55 @@ def builtin_features(images: Mapping[str, str]) -> tuple[dict[str, np.ndarray], 
 
 
 def load_feature_file(path: Path) -> dict[str, np.ndarray]:
-    """image id -> feature vector from a precomputed `.npz`/`.npy`(+ids)/`.h5` file."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"image feature file not found: {path}")
+    """image id -> feature vector (float64) from a precomputed `.npz` (arrays `ids` and
+    `features`), `.npy` (+ `<stem>.ids.json` or `<file>.ids.json`) or `.h5` file.
+
+    Read through the checked feature-file reader (`harness.feature_files`), as the
+    `precomputed` extractor's files are: a damaged or truncated file, pickled objects,
+    string or non-finite features, a bad id list and rows that do not match the ids are
+    one-line DataErrors naming the file and the array or row."""
+    path = check_array_file(path, "image feature file", (".npz", ".npy", ".h5", ".hdf5"))
     suffix = path.suffix.lower()
-    try:
-        if suffix == ".npz":
-            with np.load(path, allow_pickle=False) as data:
-                if "ids" not in data or "features" not in data:
-                    raise DataError(f"{path}: expected arrays 'ids' and 'features'")
-                ids, feats = data["ids"], data["features"]
-        elif suffix == ".npy":
-            sidecar = path.with_name(path.name + ".ids.json")
-            if not sidecar.is_file():
-                raise DataError(f"{path}: needs {sidecar} (a JSON list of image ids in row order)")
-            feats = np.load(path, allow_pickle=False)
-            ids = json.loads(sidecar.read_text())
-        elif suffix in (".h5", ".hdf5"):
-            try:
-                import h5py
-            except ImportError:
-                raise ResourceError(f"{path}: reading .h5 features needs h5py (pip install h5py)") from None
-            with h5py.File(path, "r") as fh:
-                ids = [i.decode() if isinstance(i, bytes) else i for i in fh["ids"][()]]
-                feats = np.asarray(fh["features"][()])
-        else:
-            raise DataError(f"{path}: unknown feature file type (use .npz, .npy with .ids.json, or .h5)")
-    except (ValueError, OSError, KeyError) as exc:
-        raise DataError(f"{path}: cannot read image features ({exc})") from None
+    if suffix == ".npz":
+        with open_npz(path) as data:
+            missing = [k for k in ("ids", "features") if k not in data.files]
+            if missing:
+                raise DataError(f"{path}: expected arrays 'ids' and 'features', got "
+                                f"{', '.join(repr(k) for k in data.files) or 'no array'}")
+            ids = check_ids(npz_array(data, "ids", path, "array 'ids'"), path, "ids")
+            feats = npz_array(data, "features", path, "array 'features'")
+        where, ids_name = "array 'features'", "array 'ids'"
+    elif suffix == ".npy":
+        sidecar = ids_sidecar(path)
+        ids = read_ids(sidecar, f"the image ids of {path.name}: a JSON list, one id per row")
+        feats = load_npy(path)
+        where, ids_name = "features", sidecar.name
+    else:
+        ids, feats = _read_h5(path)
+        where, ids_name = "dataset 'features'", "dataset 'ids'"
+    feats = numeric(feats, path, where, ndims=(2,))
+    if feats.shape[0] != len(ids):
+        raise DataError(f"{path}: {where}: expected {len(ids)} rows (one per id in {ids_name}), "
+                        f"got shape {tuple(feats.shape)}")
     feats = np.asarray(feats, dtype=np.float64)
-    if feats.ndim != 2 or len(ids) != feats.shape[0]:
-        raise DataError(f"{path}: features must be a 2-D array with one row per id "
-                        f"(got shape {feats.shape} for {len(ids)} ids)")
-    return {str(i): feats[n] for n, i in enumerate(ids)}
+    return {i: feats[n] for n, i in enumerate(ids)}
+
+
+def _read_h5(path: Path) -> tuple[list[str], np.ndarray]:
+    try:
+        import h5py
+    except ImportError:
+        raise ResourceError(f"{path}: reading .h5 features needs h5py (pip install h5py)") from None
+    try:
+        with h5py.File(path, "r") as fh:
+            missing = [k for k in ("ids", "features") if k not in fh]
+            if missing:
+                raise DataError(f"{path}: expected datasets 'ids' and 'features', missing {', '.join(missing)}")
+            ids = check_ids([i.decode() if isinstance(i, bytes) else i for i in np.asarray(fh["ids"][()]).tolist()],
+                            path, "ids")
+            return ids, np.asarray(fh["features"][()])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DataError(f"{path}: not a valid HDF5 feature file ({reason(exc)})") from None
 
 
 def question_rng(seed: int, key: str) -> random.Random:
