@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from harness.report import md_cell, md_code
 from harness.types import ResultRow
 
 from .names import readable_spec
@@ -152,11 +153,12 @@ def card_markdown(card: Card) -> str:
         for r in line.rows:
             value, ci = value_text(r)
             body.append([line.evidence.label, value, ci, context(r), r.run_id])
-    head = f"## Image reliance: `{card.model}`\n\n"
+    head = f"## Image reliance: {md_code(card.model)}\n\n"
     said = verdict(card)
     if said:
         head += f"**{said}.**\n\n"
     head += ("Each line: a measurement of this model that tells whether it uses the image (values in %, "
              "drops in points, S_E x100; 95% intervals).\n\n")
+    body = [[md_cell(c) for c in row] for row in body]  # dataset names, run ids: user text
     return head + tabulate(body, headers=["evidence", "value", "95% CI", "measured on", "run"], tablefmt="github",
                            disable_numparse=True) + "\n"

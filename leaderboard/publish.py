@@ -19,6 +19,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from harness.api import Publisher
+from harness.report import md_code
 from harness.types import ResultRow
 
 from .failures import failed_by_model, mark_failed_rows, runs_table
@@ -62,9 +63,9 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     for suite, suite_tables in tables.items():
         body = "\n".join(render_markdown(t) for t in suite_tables)
         path = out / f"{suite}.md"
-        write_public(path, f"# Suite `{suite}`\n\n{body}")
+        write_public(path, f"# Suite {md_code(suite)}\n\n{body}")
         written.append(path)
-        index.append(f"\n## Suite `{suite}`\n\n{body}")
+        index.append(f"\n## Suite {md_code(suite)}\n\n{body}")
     if rows:
         index.append("\n## Runs\n\n" + render_markdown(runs_table(found.runs, rows)))
     if problems:

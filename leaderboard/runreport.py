@@ -3,7 +3,10 @@
 Reads only the run directory: `manifest.json` (versions, seed, resources), `results.jsonl`
 (validated like the leaderboard does), `report.md` (the probes' sections, metrics not
 computed, failures with plugin names) and `artifacts/` (example pairs, local explanations).
-Output is deterministic for the same run folder.
+Output is deterministic for the same run folder. User text (model and suite names, the
+command line, artifact records, skipped result rows, failure messages) is escaped in
+`report_full.md` with the helpers report.md uses (`harness.report.md_cell`, `md_code`,
+`escape_markdown`): no raw HTML, no `|` or backtick that breaks a table or a code span.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.report import headline_rows
+from harness.report import escape_markdown, headline_rows, md_cell, md_code
 from harness.types import ResultRow
 
 from .cards import Card, build_cards, card_markdown
@@ -169,35 +172,36 @@ def render_run_markdown(info: RunInfo, *, evidence: Sequence[Path] = ()) -> str:
     from tabulate import tabulate
 
     out = [f"# Run {info.run_id}\n\n"]
-    out += [f"- {k}: {v}\n" for k, v in _facts(info)]
+    out += [f"- {k}: {md_cell(v)}\n" for k, v in _facts(info)]
     out.append("\nFractions are shown as percentages; brackets are 95% confidence intervals.\n")
     out.append("\n" + card_markdown(reliance_card(info, evidence)))
     head = _headline(info.rows, info.headlines)
     if head.body:
         out.append("\n" + render_markdown(head).replace("### ", "## ", 1))
     for suite, tables in _tables(info).items():
-        out.append(f"\n## Tables ({suite})\n\n" + "\n".join(render_markdown(t) for t in tables))
+        out.append(f"\n## Tables ({md_cell(suite)})\n\n" + "\n".join(render_markdown(t) for t in tables))
     examples = _examples(info)
     if examples:
         out.append("\n## Examples and local explanations\n")
         for rel, cols, body in examples:
-            out.append(f"\n`{rel}` (first {len(body)}):\n\n")
-            out.append(tabulate([list(b) for b in body], headers=list(cols), tablefmt="github",
-                                disable_numparse=True) + "\n")
+            out.append(f"\n{md_code(rel)} (first {len(body)}):\n\n")
+            out.append(tabulate([[md_cell(c) for c in b] for b in body], headers=[md_cell(c) for c in cols],
+                                tablefmt="github", disable_numparse=True) + "\n")
     skips = _skips(info)
     if skips:
         out.append("\n## Skipped (the model lacks a capability the probe needs)\n\n")
-        out += [f"- {s}\n" for s in skips]
+        out += [f"- {escape_markdown(' '.join(s.split()))}\n" for s in skips]
     failures = _failures(info)
     out.append("\n## Failures\n\n")
-    out += [f"- {f}\n" for f in failures] or ["None.\n"]
+    # report.md lines are escaped there (escape_markdown is idempotent); manifest ones are not
+    out += [f"- {escape_markdown(' '.join(f.split()))}\n" for f in failures] or ["None.\n"]
     if info.problems:
         out.append("\n## Result rows skipped\n\n")
-        out += [f"- {p}\n" for p in info.problems]
+        out += [f"- {md_cell(p)}\n" for p in info.problems]
     details = [(h, b) for h, b in _sections(info.report_md) if h != "Headline numbers"
                and h.split(" (")[0] not in FAILURE_SECTIONS + SKIP_SECTIONS]
     for heading, body in details:
-        out.append(f"\n## {heading}\n\n{body}\n")
+        out.append(f"\n## {escape_markdown(heading)}\n\n{escape_markdown(body)}\n")
     return "".join(out)
 
 

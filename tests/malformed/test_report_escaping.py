@@ -1,0 +1,67 @@
+"""`harness report RUN` writes report_full.md with user text escaped the way report.md and
+index.md escape it (`harness.report.md_cell` / `md_code` / `escape_markdown`): skipped
+result rows, the manifest's model, suite, command and plugin failures, artifact records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers_malformed import run_cli, write
+
+from harness.names import SCHEMA_VERSION
+
+EVIL = "<script>alert(1)</script>"
+
+
+def _row(**over) -> dict:
+    row = {"schema_version": SCHEMA_VERSION, "run_id": "20250101-000000-m", "model": "m`x", "suite": "s",
+           "dataset": "d", "split": "val", "probe": "accuracy", "variant": "", "metric": "vqa_accuracy",
+           "value": 0.5, "n": 10, "ci_low": None, "ci_high": None, "higher_is_better": True, "unit": "fraction",
+           "train": ""}
+    row.update(over)
+    return row
+
+
+def _evil_run(root: Path) -> Path:
+    run = root / "20250101-000000-m"
+    rows = [json.dumps(_row()), json.dumps(_row(unit=EVIL)), json.dumps({EVIL: 1}), f"<img src=x onerror=alert(2)> {EVIL}"]
+    write(run / "results.jsonl", "".join(r + "\n" for r in rows))
+    write(run / "manifest.json", json.dumps({
+        "run_id": run.name, "model": f"m`x {EVIL}", "model_plugin": "<b>plugin</b>", "suite": "s|t", "status": "complete",
+        "argv": ["harness", "run", "--model", EVIL], "plugin_failures": [f"evil: <iframe src=x>\nsecond line"]}))
+    write(run / "report.md", f"# Run\n\n## Probe failures\n\n- probe p failed: &lt;b&gt; a\\|b\n\n## Notes\n\n{EVIL}\n")
+    write(run / "artifacts" / "p" / "examples.jsonl",
+          json.dumps({"question": f"Is it {EVIL}?", "answer": "<b>yes</b>", "explanation": "a|b `c`",
+                      "references": ["<i>r</i>"]}) + "\n")
+    return run
+
+
+def test_report_full_md_escapes_user_text(capsys, tmp_path):
+    run = _evil_run(tmp_path / "runs")
+    code, out, err = run_cli(capsys, ["report", str(run)])
+    assert code == 0 and "Traceback" not in out + err, err
+    md = (run / "report_full.md").read_text(encoding="utf-8")
+    for raw in ("<script", "<img", "<b>", "<i>", "<iframe"):
+        assert raw not in md, (raw, md)
+    skipped = md[md.index("## Result rows skipped"):].split("\n## ")[0]
+    assert skipped.count("\n- ") == 3 and "got '&lt;script>alert(1)&lt;/script>'" in skipped
+    facts = md[: md.index("Fractions are shown")]
+    assert "- model: m`x &lt;script>" in facts and "- suite: s\\|t" in facts
+    assert "- command: harness run --model &lt;script>" in facts
+    assert "## Image reliance: `m'x &lt;script>alert(1)&lt;/script>`" in md  # a backtick in the model name cannot end the code span
+    assert "- plugin failed to load: evil: &lt;iframe src=x> second line" in md  # one list item
+    assert "- probe p failed: &lt;b&gt; a\\|b" in md  # report.md's escaping is kept, not doubled
+    assert "| Is it &lt;script>alert(1)&lt;/script>? | &lt;b>yes&lt;/b> | a/b `c`" in md
+    html = (run / "report.html").read_text(encoding="utf-8")
+    assert EVIL not in html and "<b>plugin" not in html
+
+
+def test_suite_names_are_code_spans_that_a_backtick_cannot_break(capsys, tmp_path):
+    run = tmp_path / "runs" / "20250101-000000-m"
+    write(run / "results.jsonl", json.dumps(_row(suite="s`<b>x")) + "\n")
+    write(run / "manifest.json", json.dumps({"run_id": run.name, "model": "m", "suite": "s`<b>x", "status": "complete"}))
+    code, out, err = run_cli(capsys, ["leaderboard", "build", str(tmp_path / "runs"), "--out", str(tmp_path / "lb")])
+    assert code == 0, err
+    index_md = (tmp_path / "lb" / "index.md").read_text()
+    assert "## Suite `s'&lt;b>x`" in index_md and "<b>" not in index_md
