@@ -8,7 +8,8 @@ human answers as sense context), per kind and mode:
 - coverage (questions with a counterfactual);
 - the share of replacements with a word below the frequency floor (wordfreq Zipf 3.0);
 - the share of inflected replacements (plural nouns, verb forms) whose surface form
-  differs from lemminflect's, or that lemminflect does not know;
+  differs from lemminflect's, or that lemminflect does not know (quality verbs: for the tag
+  the quality mode uses after its verb-form check, fit.verb_tag);
 - rows that are not valid for their kind in WordNet / the color space
   (harness.counterfactual.validity; expected: 0);
 - word senses: accuracy of the quality mode's sense choice against the most frequent sense
@@ -53,6 +54,7 @@ def run_modes(data_dir: Path, seed: int):
 def surface_checks(p, rows):
     """Per kind: [replacements, below floor, inflected, differing from lemminflect, invalid]."""
     from harness.counterfactual import tokenize
+    from harness.counterfactual.fit import verb_tag
     from harness.counterfactual.quality import FREQUENCY_FLOOR
     from harness.counterfactual.validity import invalid_reason
     from harness.resources import pos_tag, word_stats
@@ -76,6 +78,9 @@ def surface_checks(p, rows):
         tags = [g for _, g in pos_tag([x.text for x in tokens])]
         n_words = len(pert.replaced.split())
         tag = tags[pert.position + n_words - 1] if kind.pos == "n" else tags[pert.position]
+        if p.mode == "quality" and kind.pos == "v":  # the tag after the quality mode's verb-form check
+            tag = verb_tag(stats, tokens[pert.position].text, pert.source.split("_")[0], tag, tokens, tags,
+                           pert.position) or tag
         if tag not in INFLECTED:
             continue
         t[2] += 1

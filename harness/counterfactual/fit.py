@@ -119,7 +119,8 @@ def sense_share(wn: Any, lemma: str, sense: int, senses: Sequence[int]) -> float
 def frame_noun(tokens: Sequence[Token], i: int) -> bool:
     """Whether token i is "kind"/"type"/"sort"/"variety" followed by "of", or an indefinite
     pronoun the tagger took for a noun ("someone")."""
-    return tokens[i].text.lower() in PRONOUN_NOUNS or tokens[i].text.lower() in FRAME_NOUNS and i + 1 < len(tokens) and tokens[i + 1].text.lower() == "of"
+    word = tokens[i].text.lower()
+    return word in PRONOUN_NOUNS or (word in FRAME_NOUNS and i + 1 < len(tokens) and tokens[i + 1].text.lower() == "of")
 
 
 def verb_tag(stats: Any, word: str, lemma: str, tag: str, tokens: Sequence[Token], tags: Sequence[str],

@@ -113,6 +113,7 @@ MEANING_SHIFTED = frozenset({"gay", "queer", "fag", "faggot", "dyke", "cock", "p
 #: WordNet verb frames without an object: "Something ----s", "Somebody ----s",
 #: "Something is ----ing PP", "Somebody ----s PP".
 INTRANSITIVE_FRAMES = frozenset({1, 2, 4, 22})
+_PERSON = frozenset({"person"})
 #: WordNet verb frame "Somebody ----s to INFINITIVE".
 INFINITIVE_FRAME = 28
 #: WordNet verb frames with a direct object ("Somebody ----s something", ...; wninput(5WN)).
@@ -135,6 +136,8 @@ class Slot:
     zipf: float = 0.0
     #: words of a verb's gloss that name the noun (fit.Selection); empty: no restriction.
     selected: frozenset[str] = frozenset()
+    #: nouns: "it", "its" or "itself" follows in the question: the replacement is no person.
+    neuter: bool = False
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,7 @@ class QualityLexicon:
         self._ancestors: dict[int, frozenset[int]] = {}
         self._pos_counts: dict[str, dict[str, int]] = {}
         self._senses: dict[tuple[str, str], list[int]] = {}
+        self._syn: dict[tuple[str, str], frozenset[str]] = {}
 
     def pos_plausible(self, word: str, pos: str) -> bool:
         """False when WordNet's SemCor counts give `pos` less than a tenth of the count of
@@ -247,6 +251,9 @@ class QualityLexicon:
         if relation == "synonym" and pos in SENSE_SHARE and \
                 sense_share(wn, lemma, sense, self.senses(lemma, pos)) < SENSE_SHARE[pos]:
             return QualityChoice(None, (), "ambiguous")
+        own = self.senses(lemma, pos)
+        if pos == "n" and len(own) > 1 and not any(wn.count(s, lemma) for s in own):
+            return QualityChoice(None, (), "ambiguous")  # no evidence which sense: kite -> "check"
         banned = _variants(lemma)
         groups, why = self._groups(pos, relation, sense)
         rejected: Counter = Counter()
@@ -304,7 +311,19 @@ class QualityLexicon:
                 return "register"
         if slot.selected and not self._named(synset, slot.selected):
             return "selection"
+        if relation != "synonym" and self._synonyms(lemma, pos) & {name.lower()}:
+            return "synonym"  # photo -> "picture", action -> "activity": a lemma of one of its own senses
+        if slot.neuter and (self.wn.lexname(synset) == "noun.person" or self._named(synset, _PERSON)):
+            return "agreement"  # "Does the animal have a vegetable in its mouth?" -> "the person ... its"
         return ""
+
+    def _synonyms(self, lemma: str, pos: str) -> frozenset[str]:
+        """Every lemma name of every sense of `lemma` (lower case)."""
+        found = self._syn.get((lemma, pos))
+        if found is None:
+            found = self._syn[(lemma, pos)] = frozenset(
+                n.lower() for s in self.senses(lemma, pos) for n in self.wn.lemma_names(s))
+        return found
 
     def _named(self, synset: int, words: frozenset[str]) -> bool:
         """Whether `synset` or one of its ancestors has a lemma among `words`."""

@@ -193,9 +193,10 @@ class QualityMode:
                     rej["bare_noun"] += 1  # "Is it winter?" -> "Is it season?", but "Is it summer?"
                     continue
                 start = runs.get(i, i)
-                if start > 0 and tags[start - 1] == "JJ" and tokens[start - 1].text.lower() not in self.p.colors.colors \
-                        and self.wn.morphy("_".join(t.text.lower() for t in tokens[start - 1:i + 1]), "n"):
-                    start -= 1  # "mobile home", "hot dog": an adjective + noun compound WordNet lists
+                before = tokens[start - 1].text.lower() if start > 0 else ""
+                if start > 0 and tags[start - 1] in ("JJ", "VBG") and before not in self.p.colors.colors and \
+                        self.wn.morphy("_".join(t.text.lower() for t in tokens[start - 1:i + 1]), "n"):
+                    start -= 1  # "mobile home", "hot dog", "cutting board": a compound WordNet lists
                     # (not a color: "yellow jacket" is a jacket here, not pentobarbital)
                 if start < i:
                     lemma = self._compound(tokens, start, i)
@@ -303,9 +304,10 @@ class QualityMode:
         verbs = [b for t, g in zip(tokens, tags) if g.startswith("VB")
                  for b in [self.p.lexicon.lemma(t.text, "v", g != "VB")] if b and b not in EXCLUDED_VERBS]
         singular = tags[last] == "NN"
+        neuter = any(t.text.lower() in ("it", "its", "itself") for t in tokens[last + 1:])
         count = countable(self.stats, lemma) if singular and (
             count_context(tokens, tags, first) or self._bare(tokens, tags, first)) else None
-        return Slot(singular=singular, count=count, zipf=zipf,
+        return Slot(singular=singular, count=count, zipf=zipf, neuter=neuter,
                     selected=self.selection.for_noun(lemma, verbs))
 
     def _rarest(self, text: str) -> float:

@@ -119,6 +119,32 @@ def test_proper_names_and_words_already_in_the_question_are_rejected(modes):
     assert "right or right" not in out
 
 
+def test_a_lemma_of_the_word_itself_is_no_other_concept(modes):
+    # "picture" is a lemma of photograph.n.01: the sibling picture.n.01 changes nothing.
+    assert _text(modes[0].perturb("Is this an old photo?")["sibling_noun"]) == "Is this an old picture?"
+    assert _quality(modes, "Is this an old photo?", "sibling_noun") != "Is this an old picture?"
+    assert _rejected(modes, "Is this an old photo?", "sibling_noun")["synonym"] == 1
+
+
+def test_it_and_its_keep_the_replacement_a_thing(modes):
+    question = "Does the animal have a vegetable in its mouth?"
+    assert _text(modes[0].perturb("Is the animal by itself?")["sibling_noun"]) == "Is the person by itself?"
+    assert "person" not in _quality(modes, "Is the animal by itself?", "sibling_noun")
+    assert _rejected(modes, question, "sibling_noun")["agreement"] >= 1
+
+
+def test_a_polysemous_noun_without_sense_counts_has_no_sense_to_build_on(modes):
+    # kite.n.01 and .n.02 are bank checks; no sense of "kite" has a SemCor count.
+    assert _text(modes[0].perturb("What kind of animal is holding the kite?")["hypernym_noun"]) != "ambiguous"
+    assert _rejected(modes, "What kind of animal is holding the kite?", "hypernym_noun")["ambiguous"] == 1
+
+
+def test_participle_noun_compounds_are_replaced_whole(modes):
+    question = "What is the cutting board made out of?"
+    assert _text(modes[0].perturb(question)["hypernym_noun"]) == "What is the cutting commission made out of?"
+    assert _quality(modes, question, "hypernym_noun") == "What is the board made out of?"
+
+
 def test_ing_nouns_after_a_noun_are_retagged_as_verbs(modes):
     # "What is the man drinking/NN?": "man" is no compound modifier.
     assert _quality(modes, "What is the man drinking?", "hypernym_noun") == "What is the person drinking?"
