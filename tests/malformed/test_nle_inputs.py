@@ -84,3 +84,29 @@ def test_unwritable_out_is_refused_before_reading(capsys, tmp_path):
     filled = write(tmp_path / "filled.csv", GOOD)
     expect_one_line(run_cli(capsys, ["nle", "import", str(run), str(filled), "--out", "/proc/x/h.json"]),
                     "/proc/x", "cannot be created or written", code=2)
+
+
+@pytest.mark.parametrize("target", ["artifacts/nle/d-val.jsonl", "artifacts/nle/d-val.meta.json", "results.jsonl",
+                                    "manifest.json", "artifacts/nle/new.json", "predictions/d/val/p/v.jsonl"])
+def test_out_inside_the_run_is_refused_and_nothing_is_overwritten(capsys, tmp_path, target):
+    run = _run(tmp_path)
+    write(run / "results.jsonl", '{"metric": "s_t"}\n')
+    write(run / "manifest.json", '{"run_id": "r"}')
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    filled = write(tmp_path / "filled.csv", GOOD)
+    out = run / target
+    for cmd in (["import", str(run), str(filled)], ["sample", str(run)]):
+        expect_one_line(run_cli(capsys, ["nle", *cmd, "--out", str(out)]), f"--out {out}",
+                        "is inside the run folder", "leave --out out", code=2)
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
+def test_out_naming_an_input_csv_is_refused_and_the_default_is_allowed(capsys, tmp_path):
+    run = _run(tmp_path)
+    filled = write(tmp_path / "filled.csv", GOOD)
+    expect_one_line(run_cli(capsys, ["nle", "import", str(run), str(filled), "--out", str(filled)]),
+                    f"--out {filled} is one of the input files", code=2)
+    assert filled.read_text() == GOOD
+    default = run / "artifacts" / "nle" / "d-val.human.json"
+    code, out, err = run_cli(capsys, ["nle", "import", str(run), str(filled), "--out", str(default)])
+    assert code == 0 and json.loads(default.read_text())["n_ratings"] == 3, err

@@ -44,6 +44,24 @@ def _task(run: Path, task: str | None) -> tuple[Path, dict]:
     return folder / f"{task}.jsonl", meta
 
 
+def _check_out(out: Path | None, run: Path, default: Path, inputs: tuple[Path, ...] = ()) -> Path:
+    """`out`, or `default` when None. An --out inside the run folder (its records, results,
+    manifest, artifacts) other than the default, or naming one of the input files, is a
+    UsageError before anything is read: writing there would replace data with the summary."""
+    if out is None:
+        return default
+    target = out.expanduser().resolve()
+    if target != default.resolve():
+        if target == run.resolve() or run.resolve() in target.parents:
+            raise UsageError(f"--out {out} is inside the run folder {run} (it would overwrite the run's own files); "
+                             f"write it outside the run, or leave --out out (default: {default})")
+        for path in inputs:
+            if target == path.resolve():
+                raise UsageError(f"--out {out} is one of the input files; choose another file")
+    check_writable_folder(out.parent, "folder of --out")
+    return out
+
+
 #: What the nle probe writes: `<task>.meta.json` and one record per example in `<task>.jsonl`.
 META = {"dataset": Field("str"), "split": Field("str"), "s_t": Field("number")}
 RECORD = {"id": Field("text")}
@@ -64,19 +82,17 @@ def _records(path: Path) -> list[dict]:
               help="Explanations to sample (the paper: 300).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the shuffle.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="CSV to write (default: artifacts/nle/<task>.sample.csv in the run).")
+              help="CSV to write (default: artifacts/nle/<task>.sample.csv in the run; no other path inside the run).")
 def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> None:
     """Write the annotation sample: seeded shuffle, first N correctly answered, unique images."""
     from vqa_harness_plugins.probes.e_vil.human import draw_sample, write_sample_csv
 
     path, meta = _task(run, task)
-    if out is not None:
-        check_writable_folder(out.parent, "folder of --out")
+    out = _check_out(out, run, path.with_name(path.name[: -len(".jsonl")] + ".sample.csv"))
     records = _records(path)
     chosen = draw_sample(records, n=n, seed=seed)
     if not chosen:
         raise DataError(f"{path}: no correctly answered example with an explanation to sample")
-    out = out or path.with_name(path.name[: -len(".jsonl")] + ".sample.csv")
     write_sample_csv(out, chosen)
     click.echo(f"{out}: {len(chosen)} explanations (of {sum(1 for r in records if r.get('correct'))} "
                f"correctly answered; seed {seed}). Give each annotator a copy; they fill `annotator`, "
@@ -88,7 +104,7 @@ def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> 
 @click.argument("filled", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--task", default=None, help="Task stem when the run has several nle tasks.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="JSON summary (default: artifacts/nle/<task>.human.json in the run).")
+              help="JSON summary (default: artifacts/nle/<task>.human.json in the run; no other path inside the run).")
 @click.option("--append-results", is_flag=True,
               help="Also add the human rows (variant 'human') to the run's results.jsonl.")
 def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | None, append_results: bool) -> None:
@@ -97,14 +113,12 @@ def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | N
     from vqa_harness_plugins.probes.e_vil.human import read_ratings, render_markdown, summarize
 
     path, meta = _task(run, task)
-    if out is not None:
-        check_writable_folder(out.parent, "folder of --out")
+    out = _check_out(out, run, path.with_name(path.name[: -len(".jsonl")] + ".human.json"), filled)
     records = _records(path)
     ratings = read_ratings(list(filled), known_ids={r["id"] for r in records})
     summary = summarize(records, ratings, float(meta["s_t"]))
     click.echo(render_markdown(summary, f"{meta.get('model', '')} on {meta['dataset']}/{meta['split']}"))
     rows = human_rows(meta, summary)
-    out = out or path.with_name(path.name[: -len(".jsonl")] + ".human.json")
     atomic_write_json(out, {"meta": meta, "s_e": summary.s_e, "s_o": summary.s_o, "s_t": summary.s_t,
                             "n_items": summary.n_items, "n_ratings": summary.n_ratings,
                             "shortcomings": dict(summary.shortcomings),
