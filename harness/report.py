@@ -13,7 +13,8 @@ from typing import Any, Mapping, Sequence
 
 from .types import ResultRow
 
-__all__ = ["render_report", "headline_rows", "format_value", "escape_markdown", "md_cell", "md_code"]
+__all__ = ["render_report", "headline_rows", "format_value", "escape_markdown", "md_cell", "md_code",
+           "data_count_line"]
 
 #: A '<' that could open raw HTML in markdown (a tag, a closing tag, a comment, an autolink).
 _TAG_OPEN = re.compile(r"<(?=[A-Za-z/!?])")
@@ -37,6 +38,25 @@ def md_code(value: Any) -> str:
     """User text as an inline code span (a backtick in it cannot close the span; a tag-like
     '<' is escaped too, so the file holds no raw tag even for viewers that ignore spans)."""
     return "`" + escape_markdown(_one_line(value).replace("`", "'")) + "`"
+
+
+def data_count_line(counts: Mapping[str, Any]) -> str:
+    """One line for what a dataset's policies accepted (manifest `data_counts`): repeated ids
+    dropped under duplicates=keep-first, other answer counts kept under answers=lenient."""
+    parts = []
+    for key, value in counts.items():
+        if key.startswith("duplicate_") and not key.endswith("_shown") and isinstance(value, int):
+            name = key[len("duplicate_"):-1]
+            shown = counts.get(f"{key}_shown") or []
+            parts.append(f"{value} repeated {name}(s) dropped, the first kept (duplicates=keep-first"
+                         + (f"; e.g. {', '.join(map(str, shown[:5]))}" if shown else "") + ")")
+    mismatches = counts.get("answer_count_mismatches")
+    if mismatches:
+        shown = counts.get("answer_count_mismatches_shown") or []
+        expected = counts.get("expected_answers")
+        parts.append(f"{mismatches} record(s) with other than {expected or 'the expected'} answers kept "
+                     "(answers=lenient" + (f"; e.g. {', '.join(map(str, shown[:5]))}" if shown else "") + ")")
+    return md_cell("; ".join(parts) or "nothing accepted")
 
 
 def format_value(row: ResultRow) -> str:
@@ -109,6 +129,10 @@ def render_report(
             f"- model calls {stats.get('model_calls', 0)}, cache hits {stats.get('cache_hits', 0)}, "
             f"example errors {stats.get('example_errors', 0)}\n"
         )
+    counts = manifest.get("data_counts") or {}
+    if counts:
+        out.append("\n## Data accepted under lenient policies\n\n")
+        out.extend(f"- {md_code(key)}: {data_count_line(c)}\n" for key, c in counts.items())
     headline = headline_rows(rows, headlines or {})
     if headline:
         table = [

@@ -209,7 +209,7 @@ def _flush(run: "_Run", manifest: dict[str, Any], *, status: str) -> None:
                           "example_errors": stats.errors, "predict_seconds": round(stats.seconds, 3),
                           "deferred_fit_seconds": round(stats.fit_seconds, 3),
                           "probe_outputs_reused": run.reused},
-                "timings": run.timings}
+                "timings": run.timings, **({"data_counts": run.data_counts} if run.data_counts else {})}
     if status != "running":
         manifest["finished"] = now()
     run.rundir.write_results(run.outcome.rows)

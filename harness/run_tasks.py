@@ -102,6 +102,8 @@ class _Run:
         self._fitted_on: str | None = None
         self._train_fp = ""
         self._done: dict[str, str] = {}
+        #: "<dataset spec>/<split>" -> what its lenient policies accepted (manifest `data_counts`).
+        self.data_counts: dict[str, dict[str, Any]] = {}
 
     def device_used(self) -> str:
         return self.device
@@ -120,12 +122,36 @@ class _Run:
             train_label = f"{source[0]}/{source[1]}"
             if self._fitted_on != train_label:
                 self._fit(self.session.lazy(*source), train_label)
+            self._note_counts(*source)
+        self._note_counts(task.dataset, task.split)
         for probe_name in task.probes:
             start = time.perf_counter()
             fits = self.runner.stats.seconds
             self._probe(task, name, probe_name, examples, train_label)
             self.timings.append({"task": name, "probe": probe_name, "seconds": round(time.perf_counter() - start, 3),
                                  "model_seconds": round(self.runner.stats.seconds - fits, 3)})
+
+    def _note_counts(self, spec: str, split: str) -> None:
+        """Record what a dataset's `duplicates=keep-first` / `answers=lenient` accepted (the
+        non-zero counts of its `summary(split)`), so the manifest and report.md show them.
+        Only datasets with such a policy are asked: with the defaults nothing is accepted."""
+        key = f"{spec}/{split}"
+        plugin = self.session.dataset(spec)
+        config = getattr(plugin, "config", {}) or {}
+        if key in self.data_counts or (config.get("duplicates") != "keep-first" and config.get("answers") != "lenient"):
+            return
+        try:
+            summary = dict(plugin.summary(split))
+        except HarnessError:
+            raise
+        except Exception:  # metadata only: a plugin bug here must not end the run
+            return
+        counts = {k: v for k, v in summary.items()
+                  if k.startswith(("duplicate_", "answer_count_mismatches")) and v}
+        if counts:
+            policies = {k: config[k] for k in ("duplicates", "answers") if k in config}
+            self.data_counts[key] = {**policies, **({"expected_answers": summary["expected_answers"]}
+                                                    if summary.get("expected_answers") else {}), **counts}
 
     def _fit(self, train: "LazyExamples", train_label: str) -> None:
         """Fit the model on `train`, or defer it until a prediction needs it (`fit_key`)."""

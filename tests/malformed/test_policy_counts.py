@@ -1,0 +1,62 @@
+"""What `duplicates=keep-first` / `answers=lenient` accept is recorded in the run: the
+manifest's `data_counts` (per dataset spec and split, non-zero counts only) and one line per
+dataset in report.md; with the default policies nothing is recorded."""
+
+from __future__ import annotations
+
+import json
+
+from helpers_malformed import run_bad, write
+
+from harness.api import Task
+
+HEADER = ",pairID,Flickr30kID,hypothesis,gold_label,explanation\n"
+CSV = HEADER + "0,p1,1.jpg,A dog.,entailment,e\n1,p2,2.jpg,A cat.,neutral,e\n2,p1,3.jpg,<b>x</b>,neutral,e\n"
+
+
+def _vqax_entry(n_answers=10):
+    return {"question": "Is it red?", "answers": [{"answer": "yes"}] * n_answers, "explanation": ["it is red"],
+            "image_id": 393271}
+
+
+def _run_folder(tmp_path):
+    (run,) = (tmp_path / "runs").iterdir()
+    return run, json.loads((run / "manifest.json").read_text()), (run / "report.md").read_text()
+
+
+def test_keep_first_and_lenient_counts_reach_the_manifest_and_report(capsys, tmp_path):
+    esnli = write(tmp_path / "esnlive_dev.csv", CSV)
+    vqax = write(tmp_path / "vqaX_val.json", json.dumps({"1": _vqax_entry(), "2": _vqax_entry(3),
+                                                         "3": _vqax_entry(7)}))
+    e_spec, x_spec = f"e-snli-ve:path={esnli},duplicates=keep-first", f"vqa-x:path={vqax},answers=lenient"
+    tasks = [Task(e_spec, "dev", ("accuracy",)), Task(x_spec, "val", ("accuracy",))]
+    rc, out, err = run_bad(capsys, tmp_path, tasks)
+    assert rc == 0, err
+    run, manifest, report = _run_folder(tmp_path)
+    counts = manifest["data_counts"]
+    assert counts[f"{e_spec}/dev"] == {"duplicates": "keep-first", "duplicate_pairIDs": 1,
+                                       "duplicate_pairIDs_shown": ["p1"]}
+    assert counts[f"{x_spec}/val"]["answer_count_mismatches"] == 2
+    assert counts[f"{x_spec}/val"]["answer_count_mismatches_shown"] == ["2", "3"]
+    section = report[report.index("## Data accepted under lenient policies"):].split("\n## ")[0]
+    lines = [line for line in section.splitlines() if line.startswith("- ")]
+    assert len(lines) == 2
+    assert "1 repeated pairID(s) dropped, the first kept (duplicates=keep-first; e.g. p1)" in lines[0]
+    assert "2 record(s) with other than 10 answers kept (answers=lenient; e.g. 2, 3)" in lines[1]
+
+
+def test_default_policies_record_nothing(capsys, tmp_path):
+    esnli = write(tmp_path / "esnlive_dev.csv", HEADER + "0,p1,1.jpg,A dog.,entailment,e\n")
+    rc, out, err = run_bad(capsys, tmp_path, [Task(f"e-snli-ve:path={esnli}", "dev", ("accuracy",))])
+    assert rc == 0, err
+    run, manifest, report = _run_folder(tmp_path)
+    assert "data_counts" not in manifest and "lenient policies" not in report
+
+
+def test_a_policy_that_accepted_nothing_records_nothing(capsys, tmp_path):
+    esnli = write(tmp_path / "esnlive_dev.csv", HEADER + "0,p1,1.jpg,A dog.,entailment,e\n")
+    rc, out, err = run_bad(capsys, tmp_path, [Task(f"e-snli-ve:path={esnli},duplicates=keep-first", "dev",
+                                                   ("accuracy",))])
+    assert rc == 0, err
+    run, manifest, report = _run_folder(tmp_path)
+    assert "data_counts" not in manifest and "lenient policies" not in report
