@@ -41,7 +41,7 @@ class MCBModel(GridAnswerModel):
         **GRID_OPTIONS,
         "hidden": trainer_option("hidden", 128, "LSTM units per layer (Fukui et al.: 1,024)"),
         "lstm_layers": Option(1, "LSTM layers (Fukui et al.: 2)", min=1, max=8),
-        "mcb_dim": Option(1024, "compact bilinear dimension d (Fukui et al.: 16,000)", min=2, max=1_000_000),
+        "mcb_dim": Option(1024, "compact bilinear dimension d (Fukui et al.: 16,000)", min=2, max=65_536),
         "attention_hidden": Option(128, "hidden size of the attention layers (Fukui et al.: 512)", min=1, max=65_536),
         "glimpses": Option(2, "attention glimpses (Fukui et al.: 2)", min=1, max=64),
         "sketch_seed": Option(0, "seed of the count-sketch hashes and signs", min=0, max=2**63 - 1),

@@ -80,3 +80,11 @@ def test_run_config_refuses_negative_seeds():
     with pytest.raises(UsageError, match="seed True"):
         RunConfig(model="const", suite="bad", seed=True)
     assert RunConfig(model="const", suite="bad", seed=2**32 - 1).seed == 2**32 - 1
+
+
+def test_mcb_dim_has_a_sane_upper_bound(capsys, tmp_path):
+    argv = _argv(tmp_path, "--cache", str(tmp_path / "c.sqlite"))
+    argv[argv.index("const")] = "mcb:mcb_dim=1000000"
+    result = run_cli(capsys, argv, plugin_for([Task("tiny", "val", ("accuracy",))], Tiny))
+    expect_one_line(result, "model 'mcb'", "mcb_dim=1000000 is out of range", code=2)
+    assert not (tmp_path / "runs").exists()
