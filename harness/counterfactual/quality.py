@@ -160,6 +160,8 @@ class QualityLexicon:
         self._pos_counts: dict[str, dict[str, int]] = {}
         self._senses: dict[tuple[str, str], list[int]] = {}
         self._syn: dict[tuple[str, str], frozenset[str]] = {}
+        self._rejects: dict[tuple[str, str, int, float, bool], str] = {}
+        self._below: dict[tuple[int, int], list[int]] = {}
 
     def pos_plausible(self, word: str, pos: str) -> bool:
         """False when WordNet's SemCor counts give `pos` less than a tenth of the count of
@@ -240,11 +242,14 @@ class QualityLexicon:
 
     def _descendants(self, sense: int, depth: int) -> list[int]:
         """Hyponyms of `sense` down to `depth` levels (no instances), nearest first."""
-        out, level = [], [sense]
-        for _ in range(depth):
-            level = sorted({h for s in level for h in self.wn.hyponyms(s)} - set(out), key=self.wn.name)
-            out.extend(level)
-        return out
+        found = self._below.get((sense, depth))
+        if found is None:
+            out, level = [], [sense]
+            for _ in range(depth):
+                level = sorted({h for s in level for h in self.wn.hyponyms(s)} - set(out), key=self.wn.name)
+                out.extend(level)
+            found = self._below[(sense, depth)] = out
+        return found
 
     def _choose(self, lemma: str, pos: str, relation: str, sense: int, slot: Slot) -> QualityChoice:
         wn, stats = self.wn, self.stats
@@ -260,28 +265,27 @@ class QualityLexicon:
         for level, group in enumerate(groups):
             # Hypernyms and cousins (a sibling's second group) are everyday words only.
             floor = BASIC_LEVEL_ZIPF if relation == "hypernym" or level else FREQUENCY_FLOOR
-            best: tuple[tuple[float, ...], int, str] | None = None
-            for gi, synset in enumerate(group):
-                for li, (name, count) in enumerate(zip(wn.lemma_names(synset), wn.lemma_counts(synset))):
-                    low = _norm(name)
-                    if low in banned or banned.intersection(low.split()) and not (
-                            relation == "hyponym" and low.split()[-1] in banned):
-                        continue  # "sit" -> "sit down" is no change; "game" -> "card game" is a hyponym
-                    if name[:1].isupper():
-                        rejected["proper_noun"] += 1  # someone -> "Jew", Chinese -> "Taiwanese"
-                        continue
-                    if pos == "v" and low.split()[0] in EXCLUDED_VERBS:
-                        continue  # make -> "do", wear -> "have": auxiliaries are no replacement
-                    reason = self._reject(name, pos, synset, floor, relation == "hypernym") or \
-                        self._misfit(lemma, name, pos, relation, synset, slot)
-                    if reason:
-                        rejected[reason] += 1
-                        continue
-                    rank = (-count, -min(stats.zipf(w) for w in low.split()), gi, li)
-                    if best is None or rank < best[0]:
-                        best = (rank, synset, name)
-            if best is not None:
-                repl = Replacement(lemma, best[2], wn.name(sense), wn.name(best[1]))
+            # Candidates best first (SemCor count in the sense, Zipf, WordNet order); the first
+            # that passes every test wins, so the later ones are not examined (nor counted).
+            ranked = sorted(((-count, -min(stats.zipf(w) for w in _norm(name).split()), gi, li), synset, name)
+                            for gi, synset in enumerate(group)
+                            for li, (name, count) in enumerate(zip(wn.lemma_names(synset), wn.lemma_counts(synset))))
+            for _rank, synset, name in ranked:
+                low = _norm(name)
+                if low in banned or banned.intersection(low.split()) and not (
+                        relation == "hyponym" and low.split()[-1] in banned):
+                    continue  # "sit" -> "sit down" is no change; "game" -> "card game" is a hyponym
+                if name[:1].isupper():
+                    rejected["proper_noun"] += 1  # someone -> "Jew", Chinese -> "Taiwanese"
+                    continue
+                if pos == "v" and low.split()[0] in EXCLUDED_VERBS:
+                    continue  # make -> "do", wear -> "have": auxiliaries are no replacement
+                reason = self._reject(name, pos, synset, floor, relation == "hypernym") or \
+                    self._misfit(lemma, name, pos, relation, synset, slot)
+                if reason:
+                    rejected[reason] += 1
+                    continue
+                repl = Replacement(lemma, name, wn.name(sense), wn.name(synset))
                 return QualityChoice(repl, tuple(sorted(rejected.items())))
         if not rejected:
             reason = why or "no_replacement"
@@ -333,6 +337,14 @@ class QualityLexicon:
         return False
 
     def _reject(self, name: str, pos: str, synset: int, floor: float, hypernym: bool = False) -> str:
+        """The tests of a candidate that do not depend on the place (memoized)."""
+        key = (name, pos, synset, floor, hypernym)
+        found = self._rejects.get(key)
+        if found is None:
+            found = self._rejects[key] = self._reject_once(name, pos, synset, floor, hypernym)
+        return found
+
+    def _reject_once(self, name: str, pos: str, synset: int, floor: float, hypernym: bool) -> str:
         words = name.lower().split("_")
         if any(self.stats.zipf(w) < floor for w in words):
             return "rare_word"  # first: the cheapest test, and most candidates fail it
