@@ -33,6 +33,9 @@ def publish(host: PluginHost, inputs: Sequence[Path], out: Path, *, latest_only:
     if not len(host.publishers):
         raise UsageError("no publisher is installed (the leaderboard plugin is missing or blocked); "
                          "run folders are complete without it")
+    for path in inputs:
+        if Path(path).exists() and not Path(path).is_dir():
+            raise UsageError(f"{path}: is a file, expected a run folder or a folder of runs")
     check_output_folder(out)
     written: list[Path] = []
     for entry in host.publishers:

@@ -56,5 +56,6 @@ def check_data(suite: "Suite", tasks: Sequence["Task"], session: "Session", *,
     paths = [str(p) for found in missing.values() for p in found]
     unique = list(dict.fromkeys(paths))
     shown = "; ".join(unique[:6]) + (f" (+{len(unique) - 6} more)" if len(unique) > 6 else "")
-    what = "no task of" if getattr(suite, "partial", False) else "suite"
-    raise DataError(f"{what} {suite.name!r} can run: missing file(s) {shown} (set --data-dir; {HINT})")
+    what = (f"no task of suite {suite.name!r} can run" if getattr(suite, "partial", False)
+            else f"suite {suite.name!r} cannot run")
+    raise DataError(f"{what}: missing file(s) {shown} (set --data-dir; {HINT})")

@@ -40,7 +40,7 @@ __all__ = [
     "type_name", "describe", "fail", "read_bytes", "decode_text", "read_text", "csv_rows",
     "check_object", "check_list", "check_id", "check_int", "check_index", "check_str", "check_text",
     "check_str_list", "check_number", "check_choice", "Field", "check_record", "Tally",
-    "check_writable_folder", "check_nonempty",
+    "check_writable_folder", "check_nonempty", "check_id_text",
 ]
 
 #: Largest accepted id: 2^53 - 1, the largest integer JSON consumers agree on.
@@ -131,6 +131,17 @@ def check_id(value: Any, path: Path | str, row: str, field: str | None = None) -
     if _huge_integer(value):
         raise fail(path, row, f"integer out of range [0, 2^53 - 1] (got about {value:.6g})", field)
     raise fail(path, row, f"expected an integer id, got {describe(value)}", field)
+
+
+def check_id_text(value: Any, path: Path | str, row: str, field: str | None = None) -> int:
+    """An integer id written as a string (a JSON object key: VQA-X question ids), as an int:
+    decimal digits only, in [0, 2^53 - 1] ("abc", "-5", "1.0" and "9223372036854775808" are not)."""
+    text = value.strip() if isinstance(value, str) else value
+    if not isinstance(text, str) or not text.isascii() or not text.isdigit():
+        raise fail(path, row, f"expected an integer id (decimal digits), got {describe(value)}", field)
+    if int(text) > MAX_ID:
+        raise fail(path, row, f"id {text} is out of range [0, 2^53 - 1]", field)
+    return int(text)
 
 
 def check_index(value: Any, size: int, path: Path | str, row: str, field: str | None = None, *,

@@ -55,6 +55,10 @@ def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed
     from .runs import load_run
 
     a, b = load_run(run_a), load_run(run_b)
+    for info in (a, b):  # a run none of whose rows could be read: say why, not "no metric in both"
+        if info.problems and not info.rows:
+            more = len(info.problems) - 1
+            raise DataError(info.problems[0] + (f" (and {more} more problem(s))" if more else ""))
     found, notes = compare_runs(a, b, seed=seed, n_boot=n_boot, probes=probes)
     for note in notes:
         click.echo(f"note: {note}", err=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import DataError, UsageError
+from harness.fileio import decode_text
 from harness.layouts import Layout, RowTags, parse_tables
 from harness.names import SCHEMA_VERSION
 from harness.runstore import TABLES_FILE
@@ -39,6 +40,20 @@ def run_dirs(inputs: Iterable[Path]) -> list[Path]:
         elif path.is_dir():
             found.extend(sorted(p for p in path.iterdir() if (p / "results.jsonl").is_file()))
     return sorted(set(found))
+
+
+def _results_not_files(inputs: Iterable[Path]) -> list[str]:
+    """A problem line per run folder whose results.jsonl is there but is not a file (a folder):
+    such a run would otherwise be passed over without a word."""
+    out = []
+    for path in inputs:
+        path = Path(path)
+        candidates = [path] + (sorted(p for p in path.iterdir() if p.is_dir()) if path.is_dir() else [])
+        for folder in candidates:
+            results = folder / "results.jsonl"
+            if results.exists() and not results.is_file():
+                out.append(f"{results}: is a folder, expected a file (run skipped)")
+    return out
 
 
 def _number(value: Any, name: str, *, optional: bool = False) -> str:
@@ -86,9 +101,9 @@ def read_rows(path: Path) -> tuple[list[ResultRow], list[str]]:
     except OSError as exc:
         return [], [f"{path}: cannot read ({exc.strerror or exc})"]
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return [], [f"{path}: not UTF-8 text (byte {exc.start}); no row read"]
+        text = decode_text(raw, path)
+    except DataError as exc:  # byte offset and line of the first invalid byte
+        return [], [f"{exc}; no row read"]
     lines = text.split("\n")
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
@@ -181,8 +196,9 @@ class Collected:
 def collect(inputs: Iterable[Path], *, latest_only: bool = True) -> Collected:
     """Read every run folder under `inputs`. Layouts of a probe come from the newest run
     that declares them."""
+    inputs = [Path(p) for p in inputs]
     runs: list[RunInfo] = []
-    problems: list[str] = []
+    problems: list[str] = _results_not_files(inputs)
     for folder in run_dirs(inputs):
         try:
             runs.append(load_run(folder))

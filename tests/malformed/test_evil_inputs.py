@@ -104,6 +104,10 @@ VQAX_CASES = [
     ("not UTF-8", _vqax().encode().replace(b"Is it red", b"Est-il rouge \xe0"), ["not UTF-8 text (byte"]),
     ("truncated", _vqax()[:-20], ["truncated JSON"]),
     ("empty object", "{}", ["no questions (an empty JSON object)"]),
+    ("key not a number", _vqax(abc=_vqax_entry()), ["row abc", "field 'question_id'", "expected an integer id"]),
+    ("key negative", _vqax(**{"-5": _vqax_entry()}), ["row -5", "field 'question_id'", "got str '-5'"]),
+    ("key 2^63", _vqax(**{"9223372036854775808": _vqax_entry()}),
+     ["row 9223372036854775808", "field 'question_id'", "out of range [0, 2^53 - 1]"]),
 ]
 
 

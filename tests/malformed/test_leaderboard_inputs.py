@@ -117,3 +117,33 @@ def test_runs_with_failed_examples_are_marked_beside_their_rows(capsys, tmp_path
     assert "failed examples</th>" in runs_section
     m1_row = next(r for r in runs_section.split("<tr") if "20250101-000000-m1<" in r)
     assert ">3</td>" in m1_row
+
+
+def test_a_file_instead_of_a_run_folder_is_one_line(capsys, tmp_path):
+    run = _run_folder(tmp_path / "runs", "m1", [GOOD])
+    result = run_cli(capsys, ["leaderboard", "build", str(run / "results.jsonl"), "--out", str(tmp_path / "lb")])
+    code, out, err = result
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0] == f"error: {run / 'results.jsonl'}: is a file, expected a run folder or a folder of runs"
+    assert not (tmp_path / "lb").exists()
+
+
+def test_a_results_jsonl_folder_is_warned_about(capsys, tmp_path):
+    _run_folder(tmp_path / "runs", "m1", [GOOD])
+    odd = tmp_path / "runs" / "20250101-000000-m2"
+    (odd / "results.jsonl").mkdir(parents=True)
+    code, out, err = run_cli(capsys, ["leaderboard", "build", str(tmp_path / "runs"), "--out", str(tmp_path / "lb")])
+    warnings = [w for w in err.splitlines() if w.strip()]
+    assert code == 0 and len(warnings) == 1, err
+    assert f"{odd / 'results.jsonl'}: is a folder, expected a file (run skipped)" in warnings[0]
+    assert [r["model"] for r in json.loads((tmp_path / "lb" / "results.json").read_text())] == ["m1"]
+
+
+def test_compare_names_a_results_file_that_is_not_utf8(capsys, tmp_path):
+    good = _run_folder(tmp_path / "runs", "m1", [GOOD])
+    bad = _run_folder(tmp_path / "runs", "m2", b'{"model": "caf\xe9"}\n' + (GOOD + "\n").encode())
+    code, out, err = run_cli(capsys, ["compare", str(good), str(bad)])
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 3 and len(lines) == 1 and "Traceback" not in err, err
+    assert f"{bad / 'results.jsonl'}: not UTF-8 text (byte 14, line 1" in lines[0] and "no row read" in lines[0]

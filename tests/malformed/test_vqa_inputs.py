@@ -100,7 +100,7 @@ def test_malformed_vqa2_files_give_one_line(capsys, tmp_path, fresh_cache, name,
 def test_a_folder_or_a_missing_file_is_named(capsys, tmp_path, fresh_cache):
     root = _write_all(tmp_path / "data", {k: v for k, v in _files().items() if k != P})
     expect_one_line(run_bad(capsys, tmp_path, [Task("vqa2", "val", ("accuracy",))], data_dir=root),
-                    "missing file(s)", P)
+                    "suite 'bad' cannot run: missing file(s)", P)
     (root / "vqa2" / P).mkdir()
     expect_one_line(run_bad(capsys, tmp_path, [Task("vqa2", "val", ("accuracy",))], data_dir=root),
                     P, "is a folder, expected a file")

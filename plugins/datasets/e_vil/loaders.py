@@ -17,7 +17,16 @@ from typing import Any, MutableMapping
 from harness.errors import DataError
 from harness.jsonio import jsonl_records, read_json
 from harness.types import Example
-from harness.validation import Field, Tally, check_index, check_nonempty, check_record, csv_rows, describe
+from harness.validation import (
+    Field,
+    Tally,
+    check_id_text,
+    check_index,
+    check_nonempty,
+    check_record,
+    csv_rows,
+    describe,
+)
 
 from ._common import data_error
 
@@ -104,6 +113,7 @@ def read_vqax(path: Path, images: Path | None, *, duplicates: str = "error", ans
     out = []
     for qid, item in data.items():
         row = f"row {qid}"
+        check_id_text(qid, path, row, "question_id")  # the key is the VQA question id
         check_record(item, VQAX_ITEM, path, row)
         repeated = getattr(item, "duplicates", ())
         if repeated:
