@@ -29,7 +29,7 @@ def _evil_run(root: Path) -> Path:
     write(run / "results.jsonl", "".join(r + "\n" for r in rows))
     write(run / "manifest.json", json.dumps({
         "run_id": run.name, "model": f"m`x {EVIL}", "model_plugin": "<b>plugin</b>", "suite": "s|t", "status": "complete",
-        "argv": ["harness", "run", "--model", EVIL], "plugin_failures": [f"evil: <iframe src=x>\nsecond line"]}))
+        "argv": ["harness", "run", "--model", EVIL], "plugin_failures": ["evil: <iframe src=x>\nsecond line"]}))
     write(run / "report.md", f"# Run\n\n## Probe failures\n\n- probe p failed: &lt;b&gt; a\\|b\n\n## Notes\n\n{EVIL}\n")
     write(run / "artifacts" / "p" / "examples.jsonl",
           json.dumps({"question": f"Is it {EVIL}?", "answer": "<b>yes</b>", "explanation": "a|b `c`",
