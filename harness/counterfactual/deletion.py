@@ -25,7 +25,14 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from .lexical import EXCLUDED_VERBS
-from .phrases import compound_spans, deletion_spans, demonstrative_spans, noun_runs, predicate_spans, reads_as_question
+from .phrases import (
+    compound_spans,
+    deletion_spans,
+    demonstrative_spans,
+    noun_runs,
+    predicate_spans,
+    reads_as_question,
+)
 from .text import Token
 
 if TYPE_CHECKING:

@@ -34,6 +34,7 @@ Each rule answers one fault seen in the judged rows:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .senses import content_bases
@@ -45,6 +46,7 @@ __all__ = [
     "REGISTER_DROP",
     "SENSE_SHARE",
     "Selection",
+    "Slot",
     "count_context",
     "countable",
     "frame_noun",
@@ -86,6 +88,26 @@ def countable(stats: Any, noun: str) -> bool:
     if plural is None or plural == head:
         return False
     return stats.zipf(plural) >= stats.zipf(head) - PLURAL_DROP
+
+
+@dataclass(frozen=True)
+class Slot:
+    """What the place of the replaced word asks of a replacement (part of the memo key)."""
+
+    #: verbs: the question uses the verb with a direct object.
+    transitive: bool = False
+    #: verbs: a to-infinitive follows ("need to shave"): Y needs WordNet frame 28 in T.
+    infinitive: bool = False
+    #: nouns: a singular (NN): the replacement must be a countable singular.
+    singular: bool = False
+    #: singular nouns: whether the original is a count noun (fit.countable), else None.
+    count: bool | None = None
+    #: wordfreq Zipf of the original lemma (fit.phrase_zipf).
+    zipf: float = 0.0
+    #: words of a verb's gloss that name the noun (fit.Selection); empty: no restriction.
+    selected: frozenset[str] = frozenset()
+    #: nouns: "it", "its" or "itself" follows in the question: the replacement is no person.
+    neuter: bool = False
 
 
 def count_context(tokens: Sequence[Token], tags: Sequence[str], first: int) -> bool:

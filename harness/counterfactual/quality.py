@@ -44,7 +44,14 @@ first test it fails), as:
 Before any candidate, a synonym is skipped as `ambiguous` when X's sense in context
 carries less than fit.SENSE_SHARE of X's SemCor count.
 
-The survivors are ranked by Y's SemCor count in T, then Zipf frequency, then WordNet order.
+Candidates are examined in rank order (Y's SemCor count in T, then Zipf frequency, then
+WordNet order) and the first that passes every test wins; the others are not examined.
+Also rejected: `proper_noun` (a capitalized lemma), `synonym` (a hypernym, hyponym or
+sibling that is a lemma of one of X's own senses: photo -> "picture"), `agreement` (a
+person where "it/its/itself" follows), and, before any candidate, `ambiguous` for a
+polysemous noun none of whose senses has a SemCor count (kite). Hyponyms of noun.Tops
+senses come from TOPS_DEPTH levels down; hyponyms and siblings of abstract senses are
+skipped (`abstract`); a sibling group is followed by a cousin group (COUSIN_LEXNAMES).
 """
 
 from __future__ import annotations
@@ -53,7 +60,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .fit import REGISTER_DROP, SENSE_SHARE, countable, phrase_zipf, sense_share
+from .fit import REGISTER_DROP, SENSE_SHARE, Slot, countable, phrase_zipf, sense_share
 from .lexical import EXCLUDED_VERBS, Replacement, _norm, _variants
 from .phrases import PARTICLES
 
@@ -114,30 +121,11 @@ MEANING_SHIFTED = frozenset({"gay", "queer", "fag", "faggot", "dyke", "cock", "p
 #: "Something is ----ing PP", "Somebody ----s PP".
 INTRANSITIVE_FRAMES = frozenset({1, 2, 4, 22})
 _PERSON = frozenset({"person"})
+_ANY_PLACE = Slot()
 #: WordNet verb frame "Somebody ----s to INFINITIVE".
 INFINITIVE_FRAME = 28
 #: WordNet verb frames with a direct object ("Somebody ----s something", ...; wninput(5WN)).
 TRANSITIVE_FRAMES = frozenset({5, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 24, 25, 30, 31})
-
-
-@dataclass(frozen=True)
-class Slot:
-    """What the place of the replaced word asks of a replacement (part of the memo key)."""
-
-    #: verbs: the question uses the verb with a direct object.
-    transitive: bool = False
-    #: verbs: a to-infinitive follows ("need to shave"): Y needs WordNet frame 28 in T.
-    infinitive: bool = False
-    #: nouns: a singular (NN): the replacement must be a countable singular.
-    singular: bool = False
-    #: singular nouns: whether the original is a count noun (fit.countable), else None.
-    count: bool | None = None
-    #: wordfreq Zipf of the original lemma (fit.phrase_zipf).
-    zipf: float = 0.0
-    #: words of a verb's gloss that name the noun (fit.Selection); empty: no restriction.
-    selected: frozenset[str] = frozenset()
-    #: nouns: "it", "its" or "itself" follows in the question: the replacement is no person.
-    neuter: bool = False
 
 
 @dataclass(frozen=True)
@@ -189,7 +177,7 @@ class QualityLexicon:
                                          if low in (n.lower() for n in self.wn.lemma_names(s))]
         return found
 
-    def choose(self, lemma: str, pos: str, relation: str, sense: int, slot: Slot = Slot()) -> QualityChoice:
+    def choose(self, lemma: str, pos: str, relation: str, sense: int, slot: Slot = _ANY_PLACE) -> QualityChoice:
         """The replacement of `lemma` in `sense` for `relation` (rules in the module docstring)
         in a place described by `slot`."""
         key = (lemma, pos, relation, sense, slot)

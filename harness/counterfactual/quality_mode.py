@@ -38,7 +38,10 @@ the most frequent reason):
   word: "the snow device");
 - deletion: `deletion_parse` when no phrase around the noun can go with the question still
   passing `phrases.reads_as_question` (a direct object may go only when the verb's most
-  frequent sense has a WordNet frame without an object: INTRANSITIVE_FRAMES).
+  frequent sense has a WordNet frame without an object: INTRANSITIVE_FRAMES; deletion.py);
+- fit.py's checks of the place: `frame_noun` ("kind of", "someone"), `tag_mismatch` for a
+  verb whose form does not fit its tag, `phrasal` for a particle before a preposition,
+  `register` for a synonym's inflected form 10 times rarer than the word's.
 """
 
 from __future__ import annotations
@@ -47,11 +50,19 @@ from collections import Counter
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from .colors import UNAMBIGUOUS_COLORS
+from .fit import (
+    REGISTER_DROP,
+    Selection,
+    count_context,
+    countable,
+    frame_noun,
+    phrase_zipf,
+    verb_tag,
+)
 from .inflect import NOUN_TAGS
 from .kinds import Kind
 from .lexical import EXCLUDED_VERBS
 from .phrases import PARTICLES, noun_runs
-from .fit import REGISTER_DROP, Selection, count_context, countable, frame_noun, phrase_zipf, verb_tag
 from .quality import FREQUENCY_FLOOR, QualityLexicon, Slot
 from .senses import SenseChooser, content_bases
 from .text import FUNCTION_WORDS, Token, match_case
