@@ -60,9 +60,12 @@ def sort_key(text: str) -> str:
     return value if _NUM.match(value) else ""
 
 
-def _cell(text: str, tag: str = "td", href: str | None = None, mark: tuple[str, str] = ("", "")) -> str:
+def _cell(text: str, tag: str = "td", href: str | None = None, mark: tuple[str, str] = ("", ""),
+          hint: str = "") -> str:
     if href is not None:
         return f'<{tag}><a href="{esc(href)}">{esc(text)}</a></{tag}>'
+    if hint:  # no number: why (e.g. "n/a" and the reason the metric does not apply)
+        return f'<{tag} class="na" title="{esc(hint)}">{esc(text)}</{tag}>'
     value, ci = split_ci(text)
     key = sort_key(text)
     attrs = f' data-sort="{esc(key)}"' if key else ""
@@ -143,7 +146,9 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
         if ds:
             attrs += f' data-dataset="{esc("|".join(ds))}"'
         marks = table.marks[i] if i < len(table.marks) else ()
-        cells = [_cell(c, href=links.get(c), mark=marks[j] if j < len(marks) else ("", "")) for j, c in enumerate(row)]
+        hints = table.hints[i] if i < len(table.hints) else ()
+        cells = [_cell(c, href=links.get(c), mark=marks[j] if j < len(marks) else ("", ""),
+                       hint=hints[j] if j < len(hints) else "") for j, c in enumerate(row)]
         body.append(f"<tr{attrs}>" + "".join(cells) + "</tr>")
     note = f'<p class="note">{esc(table.note)}</p>' if table.note else ""
     if table.cut:

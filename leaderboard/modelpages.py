@@ -178,4 +178,5 @@ def _only(table: Table, model: str) -> Table | None:
     if not any(any(c is not None for c in table.cells[i]) for i in keep):
         return None
     pick = lambda seq: tuple(seq[i] for i in keep if i < len(seq))  # noqa: E731
-    return replace(table, body=pick(table.body), cells=pick(table.cells), marks=pick(table.marks), cut=0)
+    return replace(table, body=pick(table.body), cells=pick(table.cells), marks=pick(table.marks),
+                   hints=pick(table.hints), cut=0)

@@ -23,6 +23,8 @@ from harness.names import SCHEMA_VERSION
 from harness.runstore import TABLES_FILE
 from harness.types import UNITS, ResultRow
 
+from .notapplicable import report_tags
+
 __all__ = ["RunInfo", "Collected", "run_dirs", "read_rows", "load_run", "collect", "validate_row"]
 
 _FIELDS = {f.name: f for f in fields(ResultRow)}
@@ -175,6 +177,7 @@ def load_run(path: Path) -> RunInfo:
             problems.append(f"{exc} (generic table layout used)")
     report_path = path / "report.md"
     report = report_path.read_text(encoding="utf-8", errors="replace") if report_path.is_file() else ""
+    tags += report_tags(report, rows, tags)  # "not applicable" of runs written before the n/a tags
     art_root = path / "artifacts"
     artifacts = sorted(p.relative_to(path).as_posix() for p in art_root.rglob("*") if p.is_file()) \
         if art_root.is_dir() else []

@@ -15,6 +15,7 @@ from harness.layouts import Layout, RowTags
 from harness.types import ResultRow
 
 from .names import direction_mark, direction_text, readable_spec
+from .notapplicable import NA_TEXT, na_note, na_tag
 
 __all__ = ["Table", "TagIndex", "build_tables", "render_layout", "generic_tables", "format_cell",
            "render_markdown", "HIDDEN_MARKERS"]
@@ -51,6 +52,8 @@ class Table:
     folded: tuple[int, ...] = ()
     short_headers: tuple[str, ...] = ()
     shared: str = ""
+    #: Per body row and cell: hover text of cells without a number (why a cell is "n/a").
+    hints: tuple[tuple[str, ...], ...] = ()
 
     def compact(self) -> "Table":
         """The table as the site and the markdown show it: columns every row shares folded
@@ -65,7 +68,8 @@ class Table:
         heads = tuple(self.short_headers[i] if i < len(self.short_headers) else self.headers[i] for i in keep)
         return replace(self, headers=heads, body=tuple(pick(r) for r in self.body),
                        directions=pick(self.directions), cells=tuple(pick(c) for c in self.cells),
-                       marks=tuple(pick(m) for m in self.marks), spec=self.shared or self.spec,
+                       marks=tuple(pick(m) for m in self.marks), hints=tuple(pick(h) for h in self.hints),
+                       spec=self.shared or self.spec,
                        folded=(), short_headers=(), shared="")
 
     @property
@@ -239,6 +243,9 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
         lead = [rk[i] if rk in shared else _label(layout, layout.rows[i], rk[i]) for i in all_rows]
         values = [cells.get((rk, ck)) for ck in cols]
         line = [format_cell(v, layout.fmt) for v in values]
+        why = ["" if v is not None or rk in shared else _na_reason(layout, tags, values, ck)
+               for v, ck in zip(values, cols)]
+        line = [NA_TEXT if w else text for text, w in zip(line, why)]
         sources: list[ResultRow | None] = [None] * len(lead)
         if layout.mean_column:
             picked = [v.value for v, ck in zip(values, cols)
@@ -250,7 +257,8 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
             first = next((v for v in values if v is not None), None)
             line.append(str(first.n) if first is not None else "-")
             sources.append(None)
-        body.append((lead, line, values, sources))
+        hints = [""] * len(lead) + why + ([""] if layout.n_column else [])
+        body.append((lead, line, values, sources, hints))
     cut = 0
     if layout.extremes and len(body) > 2 * layout.extremes:
         scored = [b for b in body if b[2] and b[2][0] is not None]
@@ -264,11 +272,31 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
     directions = [""] * lead_n + [_direction([v for b in body for v in [b[2][j]] if v is not None])
                                   for j in range(len(cols))] + ([""] if layout.n_column else [])
     spec = "; ".join([", ".join(v for v in split.values() if v)] + folded).strip("; ")
-    return Table(title=title, headers=tuple(headers), body=tuple(tuple(lead + line) for lead, line, _, _ in body),
-                 note=layout.note, description=layout.description, reference=layout.reference,
+    inapplicable: dict[str, list[str]] = {}
+    for b in body:
+        for w in b[4]:
+            if w:
+                inapplicable.setdefault(w, []).append(b[0][0])
+    note = " ".join(t for t in (layout.note, na_note(inapplicable)) if t)
+    return Table(title=title, headers=tuple(headers), body=tuple(tuple(b[0] + b[1]) for b in body),
+                 note=note, description=layout.description, reference=layout.reference,
                  probe=rows[0].probe, spec=", ".join(v for v in split.values() if v), directions=tuple(directions),
                  cells=tuple(tuple(b[3]) for b in body), layout_id=layout.id, cut=cut,
-                 folded=tuple(i for i in all_rows if i not in keep_rows), short_headers=tuple(short), shared=spec)
+                 folded=tuple(i for i in all_rows if i not in keep_rows), short_headers=tuple(short), shared=spec,
+                 hints=tuple(tuple(b[4]) for b in body) if inapplicable else ())
+
+
+def _na_reason(layout: Layout, tags: TagIndex, values: Sequence[ResultRow | None], ck: tuple[str, ...]) -> str:
+    """Why the cell of column `ck` is not applicable (a row tag of a sibling cell's task), or ''."""
+    for s in values:
+        if s is None:
+            continue
+        metric = ck[layout.columns.index("metric")] if "metric" in layout.columns else s.metric
+        variant = ck[layout.columns.index("variant")] if "variant" in layout.columns else s.variant
+        found = tags.get(s, na_tag(metric, variant))
+        if found:
+            return found
+    return ""
 
 
 def _direction(rows: Sequence[ResultRow]) -> str:

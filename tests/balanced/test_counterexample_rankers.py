@@ -63,6 +63,15 @@ class Constant(Model):
         return [Answer("red", {"red": 0.6, "green": 0.4}) for _ in batch]
 
 
+class Seer(Model):
+    """Answer scores that follow the image (so its Model ranker applies)."""
+
+    name = "seer"
+
+    def answer(self, batch):
+        return [Answer("red", {"red": int(ex.image_id[3:]) / 30.0}) for ex in batch]
+
+
 def _plugin(features_path, **options):
     data_cls = type("CEData", (ListDataset,), {"name": "ce-data", "data": {"val": EXAMPLES}, "splits": ("val",)})
     probe_options = {"counter-examples": {"features": str(features_path), "k": 8, "max_questions": 0, **options}}
@@ -74,7 +83,7 @@ def _plugin(features_path, **options):
 
         @hookimpl
         def register_models(self, register):
-            for cls in (Explainer, QuestionOnly, Constant):
+            for cls in (Explainer, QuestionOnly, Constant, Seer):
                 register(cls)
 
         @hookimpl
@@ -141,3 +150,26 @@ def test_image_independent_needs_every_question_constant():
     assert not image_independent([[0.5, float("-inf"), 0.5]])
     assert image_independent([[1000.0, 1000.0 + 1e-4]])  # relative to the magnitude
     assert not image_independent([[1.0, 1.0 + 1e-4]])
+
+
+def test_leaderboard_shows_the_inapplicable_model_ranker_as_na_with_its_reason(tmp_path, features):
+    # The probe tags the task (n/a:<metric>:<ranker>); the table cell says "n/a", the reason is
+    # the cell's hover text and the table note, in the site and in index.md (not a bare "-").
+    import json
+
+    from vqa_harness_leaderboard import build_leaderboard
+
+    host = make_host(_plugin(features), balanced_plugin, names=["ce", "balanced"])
+    outcome = run_in_process(host, model="constant", suite="ce-suite", tmp_path=tmp_path)
+    tags = json.loads((outcome.rundir.path / "tables.json").read_text())["tags"]
+    assert any("n/a:counterexample/recall@5:model" in t["tags"] for t in tags)
+    seer = run_in_process(host, model="seer", suite="ce-suite", tmp_path=tmp_path)
+    assert any(r.variant == "model" for r in seer.rows)
+    out = tmp_path / "site"
+    build_leaderboard([outcome.rundir.path.parent], out)
+    md = (out / "index.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| constant"))
+    assert "| n/a" in row
+    assert "n/a (constant): not applicable, the model's score for its answer is the same on every candidate" in md
+    html = (out / "index.html").read_text()
+    assert '<td class="na" title="not applicable: the model&#x27;s score for its answer is the same' in html

@@ -199,9 +199,9 @@ class CounterExampleProbe(Probe):
             return None
         inputs = ctx.model_inputs
         if inputs is not None and "image" not in inputs:
-            ctx.metric_unavailable(metric, f"not applicable: the model does not read the image (inputs: "
-                                           f"{', '.join(sorted(inputs)) or 'none'}), so its answer scores cannot "
-                                           "rank candidate images")
+            _not_applicable(ctx, "model", f"not applicable: the model does not read the image (inputs: "
+                                          f"{', '.join(sorted(inputs)) or 'none'}), so its answer scores cannot "
+                                          "rank candidate images")
             return None
         examples = ctx.examples
         originals = [examples[i] for i in usable]
@@ -224,9 +224,9 @@ class CounterExampleProbe(Probe):
             keys.append({c: (model_scores(answer, p.answer_scores) if p.ok else float("-inf"))
                          for c, p in zip(cands, block)})
         if image_independent([list(key.values()) for key in keys]):
-            ctx.metric_unavailable(metric, "not applicable: the model's score for its answer is the same on every "
-                                           f"candidate image of all {len(keys)} questions (its answer scores do not "
-                                           "depend on the image), so the ranking would be the random tie-break")
+            _not_applicable(ctx, "model", "not applicable: the model's score for its answer is the same on every "
+                                          f"candidate image of all {len(keys)} questions (its answer scores do not "
+                                          "depend on the image), so the ranking would be the random tie-break")
             return None
         out = [rank(cands, key, question_rng(ctx.seed, f"model/{ex.id}"))
                for ex, cands, key in zip(originals, cand_sets, keys)]
@@ -244,8 +244,8 @@ class CounterExampleProbe(Probe):
             return None
         found = ctx.train_examples() if ctx.train else None
         if found is not None and not select_questions(found[0], 1, ctx.seed):
-            ctx.metric_unavailable(metric, f"not applicable: the model was trained on {found[1]}, which has no "
-                                           "complementary pairs to learn counter-examples from")
+            _not_applicable(ctx, "trained", f"not applicable: the model was trained on {found[1]}, which has no "
+                                            "complementary pairs to learn counter-examples from")
             return None
         examples = ctx.examples
         originals = [examples[i] for i in usable]
@@ -288,6 +288,14 @@ class CounterExampleProbe(Probe):
         from .tables import COUNTEREXAMPLE_LAYOUTS
 
         return COUNTEREXAMPLE_LAYOUTS
+
+
+def _not_applicable(ctx: ProbeContext, ranker: str, reason: str) -> None:
+    """A ranker that does not apply to this model: the reason in the report, and the row tag
+    `n/a:<metric>:<ranker>` so the leaderboard shows "n/a" with it (docs/leaderboard.md)."""
+    metric = f"counterexample/recall@{TOP}"
+    ctx.metric_unavailable(f"{metric} ({ranker})", reason)
+    ctx.tag(f"n/a:{metric}:{ranker}", reason)
 
 
 def _image_paths(examples: Sequence[Example]) -> dict[str, str]:
