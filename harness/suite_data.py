@@ -9,16 +9,16 @@ when none is present. Training files are needed only by models the harness train
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from .errors import DataError
+from .errors import DataError, HarnessError
 from .probe_context import train_source
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import Suite, Task
     from .session import Session
 
-__all__ = ["check_data", "missing_files", "TRAINED_ON"]
+__all__ = ["check_data", "missing_files", "suite_needs", "TRAINED_ON"]
 
 #: The model option every model accepts: the training data a pretrained model declares
 #: (`--model hf-vqa:path=...,trained_on=vqa2`), for tables laid out by training data.
@@ -59,3 +59,52 @@ def check_data(suite: "Suite", tasks: Sequence["Task"], session: "Session", *,
     what = (f"no task of suite {suite.name!r} can run" if getattr(suite, "partial", False)
             else f"suite {suite.name!r} cannot run")
     raise DataError(f"{what}: missing file(s) {shown} (set --data-dir; {HINT})")
+
+
+#: Stands for the user's --data-dir when `suite_needs` asks the datasets for their paths.
+_DATA_DIR = Path("/<data-dir>")
+
+
+def _tops(paths: Sequence[Path], *, folders: bool = False) -> list[str]:
+    """The first component under --data-dir of each path ("vqa2/", or a top-level file
+    name unless `folders`); a path outside it (an absolute option) as it is."""
+    out = []
+    for path in paths:
+        try:
+            parts = Path(path).relative_to(_DATA_DIR).parts
+        except ValueError:
+            out.append(str(path))
+            continue
+        if parts:
+            out.append(parts[0] + ("/" if folders or len(parts) > 1 else ""))
+    return list(dict.fromkeys(out))
+
+
+def suite_needs(suite: "Suite", host: Any) -> str:
+    """What a suite reads under --data-dir, short (the `needs` column of `harness list
+    suites`): "nothing (embedded)", or the top-level folders/files of its tasks' files
+    (train sources included) and, apart, the image folders image models read."""
+    from .session import Session
+
+    if suite.toy:
+        return "nothing (embedded)"
+    session = Session(host, data_dir=_DATA_DIR)
+    files: list[Path] = []
+    images: list[Path] = []
+    try:
+        for task in suite.tasks:
+            plugin = session.dataset(task.dataset)
+            files += plugin.expected_files(task.split)
+            source = train_source(task, plugin.splits)
+            if source is not None:
+                files += session.dataset(source[0]).expected_files(source[1])
+            images += plugin.image_folders()
+    except HarnessError as exc:
+        return f"unknown ({exc})"
+    tops = _tops(files)
+    if not tops:
+        return "nothing (embedded)"
+    extra = [t for t in _tops(images, folders=True) if t not in tops]
+    anyof = "any of " if suite.partial and len(tops) > 1 else ""
+    return (f"--data-dir: {anyof}{', '.join(tops)}"
+            + (f" (+ {', '.join(extra)} images for image models)" if extra else ""))

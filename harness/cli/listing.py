@@ -17,6 +17,7 @@ def list_cmd(kind: str) -> None:
     from tabulate import tabulate
 
     from ..plugins import get_host
+    from ..suite_data import suite_needs
     from ..suites import TOY_SUITE
 
     host = get_host()
@@ -33,15 +34,15 @@ def list_cmd(kind: str) -> None:
         elif kind == "probes":
             extra = "(model-free)" if obj.model_free else (", ".join(obj.requires or obj.requires_any) or "(any model)")
         elif kind == "suites":
-            extra = f"{len(obj.tasks)} tasks"
+            extra = suite_needs(obj, host)
         elif kind == "features":
             extra = obj.modality
         elif kind == "commands":
             desc = (obj.help or "").strip().splitlines()[0] if obj.help else ""
         rows.append([entry.name, extra, entry.plugin, desc])
     if kind == "suites" and TOY_SUITE not in registry:
-        rows.append([TOY_SUITE, "derived", "(core)", "every probe that exists on the embedded toy benchmark"])
-    heads = {"models": "capabilities", "datasets": "splits", "probes": "needs", "suites": "tasks",
+        rows.append([TOY_SUITE, "nothing (embedded)", "(core)", "every probe that exists on the embedded toy benchmark"])
+    heads = {"models": "capabilities", "datasets": "splits", "probes": "needs", "suites": "needs",
              "features": "modality", "publishers": "", "commands": ""}
     click.echo(tabulate(sorted(rows), headers=["name", heads[kind], "plugin", "description"], tablefmt="simple"))
     _warn(host)

@@ -163,3 +163,25 @@ def test_builtin_vqa2_layout(tmp_path, capsys):
     assert "  ready      balanced-vqa" in lines
     assert any(x.startswith("  not ready  goyal: ") for x in lines)
     reset_host(None)
+
+
+def test_list_suites_has_a_needs_column(capsys):
+    with use_host(make_host(Plugin(), names=["test-data"])):
+        assert main(["list", "suites"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:2] == ["name", "needs"]
+    row = {line.split()[0]: line for line in lines[2:] if line.strip()}
+    assert "--data-dir: fd/ (+ img/ images for image models)" in row["both"]
+    assert "nothing (embedded)" in row["embedded"] and "nothing (embedded)" in row["toy"]
+    assert "--data-dir: any of fd/, other/ (+ img/ images for image models)" in row["part"]
+
+
+def test_list_suites_needs_of_the_builtin_real_suites(capsys):
+    reset_host(None)
+    assert main(["list", "suites"]) == 0
+    row = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[2:] if line.strip()}
+    assert "--data-dir: vqa1/, vqa2/ (+ coco/ images for image models)" in row["goyal"]
+    assert "--data-dir: visual7w/ " in row["decoys-visual7w"] + " "
+    assert "nothing (embedded)" in row["decoys"]
+    assert "--data-dir: any of esnlive/, vqax/, vcr/" in row["e-vil"]
+    reset_host(None)
