@@ -40,7 +40,7 @@ CHOICE_OPTIONS: dict[str, Option] = {
     **GRID_OPTIONS,
     "text_features": Option("hashed-bow", "text feature extractor for the question and candidate features of "
                             "the MLP head (hashed-bow[:dim=N], sentence)"),
-    "mc_hidden": Option(1024, "hidden units of the A.1 MLP head (the paper: 8,192)", min=1, max=65_536),
+    "mc_hidden": Option(1024, "hidden units of the A.1 MLP head", min=1, max=65_536),
     # A.4's SGD (momentum 0.9, lr 0.01) reached 64% on the toy IoU+QoU set in 15 epochs where
     # Adam reached 99% (docs/models.md), so the toy default is Adam; optimizer=sgd,lr=0.01 is A.4.
     "optimizer": Option("adam", "'adam' (warm-up + cosine) or 'sgd' (A.4: momentum 0.9, learning rate / 10 "

@@ -27,6 +27,7 @@ from harness.errors import DataError, UsageError
 from harness.images import image_array
 from harness.types import BLANK_IMAGE, Example
 
+from .sizes import SizedModel, Sizes
 from .text import PAD, UNK, Vocab, tokenize
 from .training import TRAINER_OPTIONS, Take, TorchAnswerModel
 
@@ -36,13 +37,17 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["CNNLSTMModel", "image_digest", "decode_images"]
 
 
-class CNNLSTMModel(TorchAnswerModel):
+class CNNLSTMModel(SizedModel, TorchAnswerModel):
     """Small CNN over the image x LSTM over the question -> MLP over answers."""
 
     name = "cnn-lstm"
     uses_images = True
     description = "Small CNN (image) x LSTM (question), point-wise product -> MLP over answers"
-    options = {
+    # d-LSTM+nI's code (VQA_LSTM_CNN): 200-d word encodings, a 1,024-d common embedding
+    # (its LSTM: 2 x 512; here one LSTM of `hidden` units feeds the common space).
+    size_presets = Sizes(toy={"hidden": 128, "embed": 64}, paper={"hidden": 1024, "embed": 200},
+                         source="d-LSTM+nI, the VQA_LSTM_CNN code Goyal et al. 2017 use")
+    options = size_presets.options({
         **TRAINER_OPTIONS,
         "epochs": Option(15, "passes over the train split (25 gains ~4 points on balanced toy data)",
                          min=1, max=1000),
@@ -58,7 +63,7 @@ class CNNLSTMModel(TorchAnswerModel):
         "channels": Option(16, "channels of the first conv block (doubled per block, 3 blocks)",
                            min=1, max=1024),
         "embed": Option(64, "word-embedding size", min=1, max=65_536),
-    }
+    })
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)

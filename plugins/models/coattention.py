@@ -4,7 +4,7 @@ al. 2018 (HieCoAtt*, supplementary A.3).
 
 - Question hierarchy: word level Q_w (word embeddings); phrase level Q_p (1-D convolutions
   of width 1, 2 and 3 over Q_w, tanh, max over the three widths at each word); question
-  level Q_s (an LSTM over Q_p).
+  level Q_s (an LSTM of `lstm_layers` layers over Q_p; the authors' code: 2).
 - Image: the grid regions (l2-normalized; plus the sentinel region, see gridmodels.py)
   embedded as V = tanh(W v_r).
 - Parallel co-attention at each level: affinity C = tanh(Q W_b V^T); H_v = tanh(W_v V +
@@ -25,53 +25,74 @@ from harness.api import Option
 
 from .choice_training import CHOICE_OPTIONS, GridChoiceModel
 from .gridmodels import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
+from .sizes import SizedModel, Sizes
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
 __all__ = ["HieCoAttModel", "HieCoAttMC"]
 
-_SIZES = {
-    "hidden": trainer_option("hidden", 128, "embedding, co-attention and answer-layer size (Lu et al.: 512)"),
+_SIZE_OPTIONS = {
+    "hidden": trainer_option("hidden", 128, "embedding, co-attention, LSTM and answer-layer size"),
     "embed": Option(128, "word-embedding size (projected to `hidden` for the co-attention)", min=1, max=65_536),
+    "lstm_layers": Option(1, "layers of the question-level LSTM", min=1, max=8),
 }
+#: Lu et al.'s train.lua: hidden_size 512 (also the word embedding), rnn_size 512, rnn_layers 2.
+_TOY = {"hidden": 128, "embed": 128, "lstm_layers": 1}
+_LU = {"hidden": 512, "embed": 512, "lstm_layers": 2}
 
 
-class HieCoAttModel(GridAnswerModel):
+class _LSTMLayers:
+    """Leaves `lstm_layers` out of the fingerprint at 1: the one-layer network is the one
+    cached before the option existed, so its weight-cache keys stay valid."""
+
+    def fingerprint_config(self) -> dict[str, Any]:
+        config = super().fingerprint_config()  # type: ignore[misc]
+        if config.get("lstm_layers") == 1:
+            del config["lstm_layers"]
+        return config
+
+
+class HieCoAttModel(SizedModel, _LSTMLayers, GridAnswerModel):
     """Hierarchical co-attention over (question, grid) -> answer vocabulary."""
 
     name = "hiecoatt"
     description = "HieCoAtt (Lu 2016): word/phrase/question-level parallel co-attention on grid features -> answers"
-    options = {
+    size_presets = Sizes(toy=_TOY, paper=_LU, source="Lu et al. 2016, the authors' train.lua")
+    options = size_presets.options({
         **GRID_OPTIONS,
-        **_SIZES,
+        **_SIZE_OPTIONS,
         "epochs": trainer_option("epochs", 15, "passes over the train split"),
         "batch_size": trainer_option("batch_size", 64, "training batch size in questions (inference does not depend on it)"),
         "dropout": trainer_option("dropout", 0.2, "dropout before each answer layer (Lu et al.: 0.5)"),
-    }
+    })
 
     def _new_net(self) -> "torch.nn.Module":
         v, cfg = self.vocab, self.config
         return _net_classes()[0](n_words=len(v["words"]), grid_dim=v["grid_dim"], hidden=int(cfg["hidden"]),
-                                 embed=int(cfg["embed"]), sentinel=bool(cfg["sentinel"]),
-                                 dropout=float(cfg["dropout"]), n_answers=len(self.answers))
+                                 embed=int(cfg["embed"]), lstm_layers=int(cfg["lstm_layers"]),
+                                 sentinel=bool(cfg["sentinel"]), dropout=float(cfg["dropout"]),
+                                 n_answers=len(self.answers))
 
 
-class HieCoAttMC(GridChoiceModel):
+class HieCoAttMC(SizedModel, _LSTMLayers, GridChoiceModel):
     """Chao et al. 2018 HieCoAtt*: the co-attention feature h_s, question and candidate -> MLP."""
 
     name = "hiecoatt-mc"
     description = ("Chao 2018 HieCoAtt*: HieCoAtt's joint feature + question + candidate -> MLP "
                    "(multiple choice)")
-    options = {**CHOICE_OPTIONS, **_SIZES, "epochs": trainer_option("epochs", 15, "passes over the training triplets"),
-               "dropout": trainer_option("dropout", 0.2, "dropout before each answer layer")}
+    size_presets = Sizes(toy={**_TOY, "mc_hidden": 1024}, paper={**_LU, "mc_hidden": 8192},
+                         source="Lu et al. 2016's train.lua for the co-attention, Chao et al. 2018 A.1 for the MLP head")
+    options = size_presets.options({
+        **CHOICE_OPTIONS, **_SIZE_OPTIONS, "epochs": trainer_option("epochs", 15, "passes over the training triplets"),
+        "dropout": trainer_option("dropout", 0.2, "dropout before each answer layer")})
 
     def _new_net(self) -> "torch.nn.Module":
         v, cfg = self.vocab, self.config
         return _net_classes()[1](n_words=len(v["words"]), grid_dim=v["grid_dim"], hidden=int(cfg["hidden"]),
-                                 embed=int(cfg["embed"]), sentinel=bool(cfg["sentinel"]),
-                                 dropout=float(cfg["dropout"]), text_dim=v["text_dim"],
-                                 mc_hidden=int(cfg["mc_hidden"]))
+                                 embed=int(cfg["embed"]), lstm_layers=int(cfg["lstm_layers"]),
+                                 sentinel=bool(cfg["sentinel"]), dropout=float(cfg["dropout"]),
+                                 text_dim=v["text_dim"], mc_hidden=int(cfg["mc_hidden"]))
 
 
 @functools.cache
@@ -105,8 +126,8 @@ def _net_classes() -> tuple[type, type]:
     class HieCoAttBody(nn.Module):
         """Question hierarchy x grid -> h_s [B, hidden]."""
 
-        def __init__(self, *, n_words: int, grid_dim: int, hidden: int, embed: int, sentinel: bool,
-                     dropout: float) -> None:
+        def __init__(self, *, n_words: int, grid_dim: int, hidden: int, embed: int, lstm_layers: int,
+                     sentinel: bool, dropout: float) -> None:
             super().__init__()
             self.sentinel = nn.Parameter(F.normalize(torch.randn(1, 1, grid_dim), dim=-1)) if sentinel else None
             self.image = nn.Linear(grid_dim, hidden)
@@ -115,7 +136,7 @@ def _net_classes() -> tuple[type, type]:
                 self.words.weight[1].zero_()  # <unk>
             self.word_proj = nn.Linear(embed, hidden)
             self.grams = nn.ModuleList(nn.Conv1d(hidden, hidden, n) for n in (1, 2, 3))
-            self.lstm = nn.LSTM(hidden, hidden, batch_first=True)
+            self.lstm = nn.LSTM(hidden, hidden, num_layers=lstm_layers, batch_first=True)
             self.levels = nn.ModuleList(CoAttention(hidden) for _ in range(3))
             self.drop = nn.Dropout(dropout)
             self.w_w = nn.Linear(hidden, hidden)

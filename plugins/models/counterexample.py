@@ -41,6 +41,7 @@ from harness.types import CANDIDATE_IMAGES, Example
 
 from .choice_training import optimise
 from .gridmodels import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
+from .sizes import SizedModel, Sizes
 from .training import _shuffled_batches, torch_threads
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -74,25 +75,29 @@ def explanation_sets(train: Sequence[Example], features: dict[str, np.ndarray], 
     return out
 
 
-class CounterExampleExplainer(GridAnswerModel):
+class CounterExampleExplainer(SizedModel, GridAnswerModel):
     """Goyal et al. 2017 §5: answering head + counter-example explaining head (score_images)."""
 
     name = "counterexample-explainer"
     description = ("Goyal 2017 §5 counter-example explainer: shared Q x I base, answering head, explaining head "
                    "ranking K candidate images (hinge loss)")
-    options = {
+    # Goyal et al. give K; their shared base is "similar to" d-LSTM+nI, whose code
+    # (VQA_LSTM_CNN) uses a 1,024-d common embedding and 200-d word encodings.
+    size_presets = Sizes(toy={"hidden": 128, "embed": 64, "k": 24}, paper={"hidden": 1024, "embed": 200, "k": 24},
+                         source="Goyal et al. 2017: K = 24; the rest from d-LSTM+nI's code, which their base follows")
+    options = size_presets.options({
         **{k: v for k, v in GRID_OPTIONS.items() if k != "sentinel"},  # no attention: no sentinel
         "hidden": trainer_option("hidden", 128, "size of the QI embedding and of the explaining space"),
         "epochs": trainer_option("epochs", 15, "passes over the train split"),
         "batch_size": trainer_option("batch_size", 32, "training batch size in questions (each with I and K candidates)"),
-        "k": Option(24, "candidate images per question (Goyal et al.: 24)", min=2, max=10_000),
+        "k": Option(24, "candidate images per question", min=2, max=10_000),
         "margin": Option(1.0, "margin M of the pairwise hinge ranking loss", min=0.0, max=1e6),
         "lam": Option(1.0, "weight lambda of the (mean) hinge loss against the cross entropy", min=0.0, max=1e6),
         "neighbour_features": Option("pixels", "features that order candidates by distance: 'pixels' (the "
                                      "counter-example probe's built-in) or the probe's feature file"),
         "optimizer": Option("adam", "'adam' (warm-up + cosine) or 'sgd' (momentum 0.9)", choices=("adam", "sgd")),
         "dropout": trainer_option("dropout", 0.1, "dropout before the answer layer"),
-    }
+    })
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)

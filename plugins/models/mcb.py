@@ -13,8 +13,8 @@ circular convolution of the two sketches, computed as a product in the FFT domai
   -> one logit per glimpse -> softmax over regions; each glimpse's attended vector is
   sum_r a_r v_r; the glimpses are concatenated.
 - Answer: MCB(q, glimpses) -> linear over the answers (TorchAnswerModel training).
-Paper sizes: d = 16,000, a 2-layer LSTM of 1,024 units, attention 512, 2 glimpses, over
-ResNet-152 res5c grids (14 x 14 x 2,048).
+Paper sizes (`sizes=paper`): 300-d word embeddings, d = 16,000, a 2-layer LSTM of 1,024
+units, attention 512, 2 glimpses, over ResNet-152 res5c grids (14 x 14 x 2,048).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from harness.api import Option
 
 from .gridmodels import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
+from .sizes import SizedModel, Sizes
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -32,23 +33,28 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["MCBModel", "count_sketch", "compact_bilinear"]
 
 
-class MCBModel(GridAnswerModel):
+class MCBModel(SizedModel, GridAnswerModel):
     """MCB attention over the grid, MCB fusion with the question -> answer vocabulary."""
 
     name = "mcb"
     description = "MCB (Fukui 2016): compact bilinear pooling (count sketch, FFT) with attention on grid features"
-    options = {
+    size_presets = Sizes(
+        toy={"embed": 64, "hidden": 128, "lstm_layers": 1, "mcb_dim": 1024, "attention_hidden": 128, "glimpses": 2},
+        paper={"embed": 300, "hidden": 1024, "lstm_layers": 2, "mcb_dim": 16_000, "attention_hidden": 512,
+               "glimpses": 2},
+        source="Fukui et al. 2016 and their released training code")
+    options = size_presets.options({
         **GRID_OPTIONS,
-        "hidden": trainer_option("hidden", 128, "LSTM units per layer (Fukui et al.: 1,024)"),
-        "lstm_layers": Option(1, "LSTM layers (Fukui et al.: 2)", min=1, max=8),
-        "mcb_dim": Option(1024, "compact bilinear dimension d (Fukui et al.: 16,000)", min=2, max=65_536),
-        "attention_hidden": Option(128, "hidden size of the attention layers (Fukui et al.: 512)", min=1, max=65_536),
-        "glimpses": Option(2, "attention glimpses (Fukui et al.: 2)", min=1, max=64),
+        "hidden": trainer_option("hidden", 128, "LSTM units per layer"),
+        "lstm_layers": Option(1, "LSTM layers", min=1, max=8),
+        "mcb_dim": Option(1024, "compact bilinear dimension d", min=2, max=65_536),
+        "attention_hidden": Option(128, "hidden size of the attention layers", min=1, max=65_536),
+        "glimpses": Option(2, "attention glimpses", min=1, max=64),
         "sketch_seed": Option(0, "seed of the count-sketch hashes and signs", min=0, max=2**63 - 1),
         "epochs": trainer_option("epochs", 15, "passes over the train split"),
         "batch_size": trainer_option("batch_size", 64, "training batch size in questions (inference does not depend on it)"),
         "dropout": trainer_option("dropout", 0.1, "dropout before the answer layer"),
-    }
+    })
 
     def _new_net(self) -> "torch.nn.Module":
         v, cfg = self.vocab, self.config

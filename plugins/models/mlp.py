@@ -35,6 +35,7 @@ from harness.errors import DataError, UsageError
 from harness.features import resolve_features
 from harness.types import Example
 
+from .sizes import SizedModel, Sizes
 from .training import TRAINER_OPTIONS, TRAINING_THREADS, torch_threads
 
 __all__ = ["MLPModel", "MLPA", "MLPQA", "MLPIA", "MLPIQA", "training_decoys"]
@@ -73,12 +74,15 @@ def training_decoys(ex: Example, rng: np.random.Generator, k: int = DECOYS_PER_T
     return [pool[j] for j in sorted(pick)]
 
 
-class MLPModel(Model):
+class MLPModel(SizedModel, Model):
     """Shared implementation; subclasses choose the modalities."""
 
     modalities: ClassVar[tuple[str, ...]] = ("a",)
-    options: ClassVar[Mapping[str, Option]] = {
-        "hidden": Option(8192, "hidden units (the paper: 8,192)", min=1, max=65_536),
+    # The paper's size by default, as before the `sizes` option (docs/decoys.md's figures).
+    size_presets = Sizes(toy={"hidden": 1024}, paper={"hidden": 8192}, source="Chao et al. 2018 A.1",
+                         default="paper")
+    options: ClassVar[Mapping[str, Option]] = size_presets.options({
+        "hidden": Option(8192, "hidden units", min=1, max=65_536),
         "epochs": Option(12, "passes over the training triplets", min=1, max=1000),
         "lr": Option(0.01, "initial SGD learning rate (momentum 0.9)", min=0.0, max=10.0),
         "text_features": Option("hashed-bow", "text feature extractor for question and answer "
@@ -86,7 +90,7 @@ class MLPModel(Model):
         "image_features": Option("toy-objects", "image feature extractor (toy-objects, toy-pixels, "
                                  "'hf-vision:path=DIR', ...) or a .npz / .npy file keyed by image id"),
         "threads": TRAINER_OPTIONS["threads"],
-    }
+    })
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .choice_training import CHOICE_OPTIONS, GridChoiceModel
 from .gridmodels import layers, trainer_option
+from .sizes import SizedModel, Sizes
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -30,18 +31,20 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["SpatialAttentionMC"]
 
 
-class SpatialAttentionMC(GridChoiceModel):
+class SpatialAttentionMC(SizedModel, GridChoiceModel):
     """Chao et al. 2018 Attention*: question-guided attention over grid regions -> MLP."""
 
     name = "attention-mc"
     description = ("Chao 2018 Attention* (spatial memory style): question-guided grid attention, MLP over "
                    "[attended image, question, candidate] (multiple choice)")
+    # The attention size is not given in the paper: `hidden` keeps its value under both presets.
+    size_presets = Sizes(toy={"mc_hidden": 1024}, paper={"mc_hidden": 8192}, source="Chao et al. 2018 A.1")
     # No word embeddings (the question enters as text features) and A.1's fixed dropout.
-    options = {
+    options = size_presets.options({
         **{k: v for k, v in CHOICE_OPTIONS.items() if k not in ("embed", "dropout")},
-        "hidden": trainer_option("hidden", 256, "attention / evidence embedding size"),
+        "hidden": trainer_option("hidden", 256, "attention / evidence embedding size (not given in the paper)"),
         "epochs": trainer_option("epochs", 15, "passes over the training triplets"),
-    }
+    })
 
     def _new_net(self) -> "torch.nn.Module":
         v = self.vocab
