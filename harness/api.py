@@ -34,6 +34,9 @@ class DatasetPlugin(Configurable):
 
     `load` returns a list of `harness.types.Example` or a `datasets.Dataset` whose rows
     follow `Example.to_row`. `data_dir` is the user's `--data-dir` (None for embedded data).
+    A `load(split, limit=None)` that accepts `limit` gets `--limit` N: it returns the split's
+    first N examples, doing heavy per-example work (decoy generation) for those only and
+    giving each what a full load gives it (the session slices the result to N anyway).
     """
 
     kind = "dataset"
@@ -213,14 +216,8 @@ class Model(Configurable):
 
     def fingerprint(self) -> str:
         """Changes whenever the model's outputs could change."""
-        return digest(
-            {
-                "model": self.name,
-                "class": f"{type(self).__module__}.{type(self).__qualname__}",
-                "config": self.fingerprint_config(),
-                "extra": self.fingerprint_extra(),
-            }
-        )
+        return digest({"model": self.name, "class": f"{type(self).__module__}.{type(self).__qualname__}",
+                       "config": self.fingerprint_config(), "extra": self.fingerprint_extra()})
 
     def input_key(self, example: Example, capability: str, extra: str = "") -> str:
         """Hash of exactly what the model sees for one call (the prediction-cache key)."""

@@ -2,7 +2,8 @@
 
 A dataset's `load` returns Examples or a memory-mapped Arrow table (`datasets.Dataset`,
 what the official VQA loaders keep in the harness cache). `--limit` slices the table
-before any row becomes an Example; the rest of a split is converted once, as a whole,
+before any row becomes an Example, and reaches a plugin whose `load` takes a `limit`
+argument (the decoy datasets: decoys are generated for the kept questions only); the rest of a split is converted once, as a whole,
 because the probes need random access to all of it (complementary pairs look up their
 partner, counter-examples look for the nearest images, decoys for similar questions), so
 streaming row by row would only move the same memory elsewhere. A split is loaded only
@@ -22,7 +23,19 @@ from .plugins import PluginHost
 from .specs import parse_spec
 from .types import Example
 
-__all__ = ["Session", "LazyExamples", "to_examples"]
+__all__ = ["Session", "LazyExamples", "to_examples", "takes_limit"]
+
+
+def takes_limit(plugin: DatasetPlugin) -> bool:
+    """Whether the plugin's `load` accepts `limit=` (the first N examples of the split,
+    heavy per-example work done for those only; harness.api.DatasetPlugin)."""
+    import inspect
+
+    try:
+        params = inspect.signature(plugin.load).parameters
+    except (TypeError, ValueError):
+        return False
+    return "limit" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 class LazyExamples(Sequence[Example]):
@@ -86,12 +99,12 @@ class Session:
                 + (f" (+{len(missing) - 6} more)" if len(missing) > 6 else "")
                 + " (set --data-dir to the folder that holds them; see docs/datasets.md)"
             )
-        rows = plugin.load(split)
+        cap = self.limit if limit and self.limit is not None else None
+        rows = plugin.load(split, limit=cap) if cap is not None and takes_limit(plugin) else plugin.load(split)
         if len(rows) == 0:  # loaders say which file is empty; this catches any other plugin
             files = ", ".join(str(p) for p in plugin.expected_files(split)[:3]) or "no file"
             raise DataError(f"dataset {plugin.name!r} split {split!r}: no examples (read from {files}); "
                             "a dataset split needs at least one")
-        cap = self.limit if limit and self.limit is not None else None
         if isinstance(rows, list):
             examples = rows if cap is None else rows[:cap]
         else:

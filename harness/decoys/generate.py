@@ -24,7 +24,7 @@ import random
 import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 from harness.errors import DataError, UsageError
 from harness.seeding import seeded_random
@@ -175,14 +175,21 @@ class _Picker:
 
 
 def generate_decoys(records: Sequence[QARecord], config: DecoyConfig = DecoyConfig(), *,
-                    wup: Callable[[str, str], float] | None = None, source: str = "records") -> DecoyResult:
+                    wup: Callable[[str, str], float] | None = None, source: str = "records",
+                    only: Collection[str] | None = None) -> DecoyResult:
     """QoU and IoU decoys for every record (see the module docstring); deterministic for
-    `config.seed`. `wup` scores two normalized answers (default: WordNet, memoized)."""
+    `config.seed`. `wup` scores two normalized answers (default: WordNet, memoized).
+
+    `only` (qa_ids): generate for these records alone (`--limit`), the others still being
+    the candidates; each such record gets exactly the decoys a run over all records gives
+    it (a record's walk depends on the pool, never on which other records are generated)."""
     if config.fill not in ("auto", "orig", "frequent", "none"):
         raise UsageError(f"decoys: fill={config.fill!r} must be auto, orig, frequent or none")
     validate_records(records, source)
     wup = wup or default_wup()
-    stats = GenerationStats(questions=len(records))
+    keep = None if only is None else set(only)
+    wanted = [keep is None or r.qa_id in keep for r in records]
+    stats = GenerationStats(questions=sum(wanted))
     picker = _Picker(wup, config.wup_threshold, stats)
     targets = [normalize_for_match(r.target) for r in records]
     released = {}  # match form -> release form (first seen), the string written out
@@ -201,6 +208,8 @@ def generate_decoys(records: Sequence[QARecord], config: DecoyConfig = DecoyConf
         by_image[str(r.image_id)].append(i)
     stats.images = len(by_image)
     for i, r in enumerate(records):
+        if not wanted[i]:
+            continue
         # Sorted by qa_id first, so the seeded order does not depend on the input order.
         others = sorted((j for j in by_image[str(r.image_id)] if j != i), key=lambda j: records[j].qa_id)
         _rng(config.seed, "iou", r.qa_id).shuffle(others)
@@ -214,7 +223,7 @@ def generate_decoys(records: Sequence[QARecord], config: DecoyConfig = DecoyConf
 
     # -- QoU: targets of the most similar other questions, best first.
     t0 = time.perf_counter()
-    _qou_walk(records, targets, config, picker, qou, accepted, stats)
+    _qou_walk(records, targets, config, picker, qou, accepted, stats, wanted)
     stats.qou_from_questions = sum(len(x) for x in qou)
     stats.seconds["qou"] = round(time.perf_counter() - t0, 3)
 
@@ -222,6 +231,8 @@ def generate_decoys(records: Sequence[QARecord], config: DecoyConfig = DecoyConf
     t0 = time.perf_counter()
     frequent = [t for t, _ in Counter(targets).most_common(FREQUENT_TARGETS)]
     for i, r in enumerate(records):
+        if not wanted[i]:
+            continue
         for sets, want, kind in ((iou, config.n_iou, "iou"), (qou, config.n_qou, "qou")):
             if len(sets[i]) >= want:
                 continue
@@ -253,7 +264,7 @@ def generate_decoys(records: Sequence[QARecord], config: DecoyConfig = DecoyConf
             tuple(s for _, s in iou[i]),
             tuple(s for _, s in qou[i]),
         )
-        for i, r in enumerate(records)
+        for i, r in enumerate(records) if wanted[i]
     }
     return DecoyResult(sets, stats, config)
 
@@ -267,7 +278,7 @@ def _fill_pool(r: QARecord, frequent: list[str], fill: str) -> tuple[Iterable[st
     return frequent, "frequent"
 
 
-def _qou_walk(records, targets, config: DecoyConfig, picker: _Picker, qou, accepted, stats) -> None:
+def _qou_walk(records, targets, config: DecoyConfig, picker: _Picker, qou, accepted, stats, wanted) -> None:
     from .similarity import question_embeddings, question_tokens, ranked_neighbours
 
     if config.n_qou <= 0:
@@ -292,7 +303,7 @@ def _qou_walk(records, targets, config: DecoyConfig, picker: _Picker, qou, accep
     texts = [records[m[0]].question for m in members]
     emb = question_embeddings(texts, embedding=config.embedding, dim=config.dim, seed=config.seed)
     limit = min(config.top_n, len(members))
-    pending = list(range(len(members)))  # groups with a member still short
+    pending = [g for g, m in enumerate(members) if any(wanted[i] for i in m)]  # groups with a member still short
     done_depth = 0
     for k in (*[k for k in K_SCHEDULE if k < limit], limit):
         if not pending:
@@ -302,7 +313,7 @@ def _qou_walk(records, targets, config: DecoyConfig, picker: _Picker, qou, accep
         for row, g in enumerate(pending):
             short = False
             for i in members[g]:
-                if len(qou[i]) >= config.n_qou:
+                if not wanted[i] or len(qou[i]) >= config.n_qou:
                     continue
                 # Resume the walk where the previous (shallower) pass stopped.
                 for h in neigh[row, done_depth:]:

@@ -70,16 +70,33 @@ def _cache_path(config: DecoyConfig, key: Mapping[str, Any]) -> Path:
     return cache_dir("decoys") / f"{digest({'v': _CACHE_VERSION, 'key': key, 'config': asdict(config)})}.json"
 
 
-def generated_decoys(examples: Sequence[Example], config: DecoyConfig, *, key: Mapping[str, Any],
-                     source: str) -> dict[str, dict[str, list[str]]]:
-    """{qa_id: {"iou": [...], "qou": [...]}} from the generator, cached on disk by `key`."""
-    path = _cache_path(config, key)
+def _cached_sets(path: Path) -> dict[str, Any] | None:
     if path.is_file():
         try:
             return json.loads(path.read_text(encoding="utf-8"))["sets"]
         except (OSError, ValueError, KeyError):
             pass  # a damaged cache entry is regenerated
-    result = generate_decoys(records_of(examples), config, source=source)
+    return None
+
+
+def generated_decoys(examples: Sequence[Example], config: DecoyConfig, *, key: Mapping[str, Any],
+                     source: str, limit: int | None = None) -> dict[str, dict[str, list[str]]]:
+    """{qa_id: {"iou": [...], "qou": [...]}} from the generator, cached on disk by `key`.
+
+    `limit` (`--limit`): decoys for the first `limit` examples only, every example still a
+    candidate, so each gets the decoys of a full generation (whose cache is used when there)."""
+    full = _cached_sets(_cache_path(config, key))
+    only = None
+    if limit is not None and limit < len(examples):
+        only = [ex.id for ex in examples[:limit]]
+        if full is not None:
+            return {q: full[q] for q in only if q in full}
+        key = {**key, "only": digest(only)}
+    path = _cache_path(config, key)
+    cached = full if only is None else _cached_sets(path)
+    if cached is not None:
+        return cached
+    result = generate_decoys(records_of(examples), config, source=source, only=only)
     sets = {q: {"iou": list(s.iou), "qou": list(s.qou), "iou_sources": list(s.iou_sources),
                 "qou_sources": list(s.qou_sources)} for q, s in result.sets.items()}
     atomic_write_text(path, json.dumps({"sets": sets, "stats": result.stats.to_json()}, sort_keys=True))

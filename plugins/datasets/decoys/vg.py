@@ -126,7 +126,9 @@ class VisualGenomeQA(DatasetPlugin):
         """The released decoy file used (None: decoys are generated)."""
         return released_file(self.config["decoy_file"], self._path, "visual_genome/decoys.json")
 
-    def load(self, split: str) -> list[Example]:  # type: ignore[override]
+    def load(self, split: str, limit: int | None = None) -> list[Example]:  # type: ignore[override]
+        """The split with the `decoys=` candidates; with `limit` (`--limit`) its first `limit`
+        questions, whose decoys are generated from the whole split as in a full run."""
         if split not in self.splits:
             raise UsageError(f"dataset 'visual-genome-qa' has no split {split!r}; splits: {', '.join(self.splits)}")
         every = self.all_examples()
@@ -134,15 +136,16 @@ class VisualGenomeQA(DatasetPlugin):
         check_nonempty(examples, self._path(self.config["file"]), f"questions in split {split!r}",
                        f"images are split 50/20/30 by split_seed={self.config['split_seed']}; too few images?")
         source = f"{self.config['file']} ({split})"
+        kept = examples if limit is None else examples[:limit]
         released = self.decoy_file()
         if released is not None:
             all_ids = {ex.id for exs in every.values() for ex in exs}
-            sets = released_sets(released, {e.id: e for e in examples}, all_ids,
+            sets = released_sets(released, {e.id: e for e in kept}, all_ids,
                                  duplicates=self.config["duplicates"])
         else:
             path = self._path(self.config["file"])
             key = {"dataset": "visual-genome-qa", "file": str(path), "size": path.stat().st_size, "split": split,
                    "split_seed": self.config["split_seed"]}
-            sets = generated_decoys(examples, decoy_config(self.config), key=key, source=source)
-        return attach_decoys(examples, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
+            sets = generated_decoys(examples, decoy_config(self.config), key=key, source=source, limit=limit)
+        return attach_decoys(kept, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
                              scoring="target", source=source)

@@ -169,7 +169,9 @@ class Visual7W(DatasetPlugin):
         return {"dataset": self.name, "split": split, **self._load_summary,
                 "decoy_source": f"released:{found}" if found else "generated"}
 
-    def load(self, split: str) -> list[Example]:  # type: ignore[override]
+    def load(self, split: str, limit: int | None = None) -> list[Example]:  # type: ignore[override]
+        """The split with the `decoys=` candidates; with `limit` (`--limit`) its first `limit`
+        questions, whose decoys are generated from the whole split as in a full run."""
         if split not in self.splits:
             raise UsageError(f"dataset 'visual7w' has no split {split!r}; splits: {', '.join(self.splits)}")
         every = self.all_examples()
@@ -177,17 +179,18 @@ class Visual7W(DatasetPlugin):
         check_nonempty(examples, self._path(self.config["file"]), f"questions in split {split!r}",
                        "no image of the file has this split")
         source = f"{self.config['file']} ({split})"
-        check_orig_decoys(examples, source)
+        kept = examples if limit is None else examples[:limit]
+        check_orig_decoys(kept, source)
         released = self.decoy_file()
         if released is not None:
             all_ids = {ex.id for exs in every.values() for ex in exs}
-            sets = released_sets(released, {e.id: e for e in examples}, all_ids,
+            sets = released_sets(released, {e.id: e for e in kept}, all_ids,
                                  duplicates=self.config["duplicates"])
         elif self.config["decoys"] == "orig":
             sets = {}
         else:
             key = {"dataset": "visual7w", "file": str(self._path(self.config["file"])), "split": split,
                    "size": self._path(self.config["file"]).stat().st_size}
-            sets = generated_decoys(examples, decoy_config(self.config), key=key, source=source)
-        return attach_decoys(examples, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
+            sets = generated_decoys(examples, decoy_config(self.config), key=key, source=source, limit=limit)
+        return attach_decoys(kept, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
                              scoring="target", source=source)

@@ -44,9 +44,12 @@ class _VQAMC(DatasetPlugin):
         """The base loader's load summary (repeated ids, answer counts, pairs)."""
         return dict(self._base().summary(split))
 
-    def base_examples(self, split: str) -> list[Example]:
-        """The base VQA split as MC-ready examples (target, original decoys in meta)."""
+    def base_examples(self, split: str, limit: int | None = None) -> list[Example]:
+        """The base VQA split (its first `limit` questions) as MC-ready examples (target,
+        original decoys in meta)."""
         rows = self._base().load(split)
+        if limit is not None and limit < len(rows):
+            rows = rows[:limit] if isinstance(rows, list) else rows.select(range(limit))
         exs = rows if isinstance(rows, list) else [Example.from_row(r) for r in (rows.to_list() if hasattr(rows, "to_list") else rows)]
         out = []
         for ex in exs:
@@ -59,18 +62,22 @@ class _VQAMC(DatasetPlugin):
                             f"(e.g. {', '.join(unlabelled[:5])})")
         return out
 
-    def load(self, split: str) -> list[Example]:  # type: ignore[override]
+    def load(self, split: str, limit: int | None = None) -> list[Example]:  # type: ignore[override]
+        """The split with the `decoys=` candidates; with `limit` (`--limit`) its first `limit`
+        questions, whose decoys are generated from the whole split as in a full run."""
         if split not in self.splits:
             raise UsageError(f"dataset {self.name!r} has no split {split!r}; splits: {', '.join(self.splits)}")
         source = f"{self.name}/{split}"
-        base = self.base_examples(split)
+        generate = self.config["decoys"] != "orig"
+        base = self.base_examples(split, None if generate else limit)  # generated decoys: all are candidates
         check_orig_decoys(base, source)
         sets: dict[str, Any] = {}
-        if self.config["decoys"] != "orig":
+        if generate:
             key = {"dataset": self.name, "split": split, "fingerprint": self._base().fingerprint(split),
                    "files": [(str(p), p.stat().st_size) for p in self.expected_files(split) if p.exists()]}
-            sets = generated_decoys(base, decoy_config(self.config), key=key, source=source)
-        return attach_decoys(base, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
+            sets = generated_decoys(base, decoy_config(self.config), key=key, source=source, limit=limit)
+        kept = base if limit is None else base[:limit]
+        return attach_decoys(kept, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
                              scoring="vqa", source=source)
 
 
