@@ -114,13 +114,14 @@ def generation_stats(config: DecoyConfig, key: Mapping[str, Any]) -> dict[str, A
 
 def attach_decoys(examples: Sequence[Example], sets: Mapping[str, Mapping[str, Sequence[str]]], *,
                   variant: str, seed: int, scoring: str, source: str,
-                  allow_partial: bool = False) -> list[Example]:
+                  allow_partial: bool = False, orig_hint: str | None = None) -> list[Example]:
     """Examples with `choices` = the variant's candidates and the decoy sets in meta.
 
     A question whose candidate list would hold only the target is a DataError (count and
     examples) for released decoy files; with `allow_partial` (decoys we generate, where a
     target may have no valid decoy) it is kept as is and the decoy probes leave it out and
-    report the count. Even then, an empty decoy set for every question is a DataError."""
+    report the count. Even then, an empty decoy set for every question is a DataError.
+    `orig_hint` says where the original decoys come from (default: the dataset has none)."""
     out, empty = [], []
     for ex in examples:
         target = ex.meta["mc_target"]
@@ -135,7 +136,8 @@ def attach_decoys(examples: Sequence[Example], sets: Mapping[str, Mapping[str, S
             meta["decoy_sources"] = {"iou": list(generated["iou_sources"]), "qou": list(generated["qou_sources"])}
         out.append(ex.with_(choices=choices, meta=meta))
     if empty and (not allow_partial or len(empty) == len(out)):
-        hint = " (this dataset has no original decoys: use decoys=iou, qou, iou+qou or all)" if variant == "orig" else ""
+        hint = "" if variant != "orig" else \
+            f" ({orig_hint or 'this dataset has no original decoys: use decoys=iou, qou, iou+qou or all'})"
         raise DataError(f"{source}: {len(empty)} question(s) have no decoys for decoys={variant} "
                         f"(e.g. {', '.join(empty[:5])}){hint}")
     return out

@@ -8,6 +8,7 @@ Accuracy is the VQA accuracy of the picked candidate against the 10 human answer
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
@@ -34,8 +35,18 @@ class _VQAMC(DatasetPlugin):
         return cls(data_dir=self.data_dir, root=self.config["root"], images=self.config["images"],
                    duplicates=self.config["duplicates"], answers=self.config["answers"])
 
-    def expected_files(self, split: str):
-        return self._base().expected_files(split)
+    def orig_file(self, split: str) -> Path | None:
+        """The file of the original decoys (VQA v1: MultipleChoice_mscoco_<split>_questions.json,
+        the 18 choices); None for VQA v2, which has none."""
+        base = self._base()
+        return base.mc_questions_file(split) if hasattr(base, "mc_questions_file") else None
+
+    def expected_files(self, split: str) -> list[Path]:
+        """The base loader's files, and the original decoys' file when `decoys=` uses them
+        (orig, all): optional for `vqa1`, required here."""
+        files = list(self._base().expected_files(split))
+        orig = self.orig_file(split) if self.config["decoys"] in ("orig", "all") else None
+        return files + ([orig] if orig is not None else [])
 
     def image_folders(self):
         return self._base().image_folders()
@@ -77,8 +88,11 @@ class _VQAMC(DatasetPlugin):
                    "files": [(str(p), p.stat().st_size) for p in self.expected_files(split) if p.exists()]}
             sets = generated_decoys(base, decoy_config(self.config), key=key, source=source, limit=limit)
         kept = base if limit is None else base[:limit]
+        orig = self.orig_file(split)
+        hint = None if orig is None else (f"the original decoys are the 18 multiple choices of {orig}"
+                                          + ("" if orig.is_file() else ", which is missing"))
         return attach_decoys(kept, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
-                             scoring="vqa", source=source)
+                             scoring="vqa", source=source, orig_hint=hint)
 
 
 _COMMON = {

@@ -1,0 +1,50 @@
+"""vqa1-mc needs VQA v1's MultipleChoice questions file when its decoys include the
+original ones (Orig, All): `harness data status` says so, and a load without it names it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.cli.data_cmd import status_lines
+from harness.errors import DataError
+from harness.testing import make_host
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites"))
+from helpers_official import write_vqa  # noqa: E402
+
+
+@pytest.fixture
+def v1_without_choices(tmp_path) -> Path:
+    for split in ("train", "val"):
+        write_vqa(tmp_path, version=1, split=split, n_images=4, seed=0)
+    (tmp_path / "vqa1" / "MultipleChoice_mscoco_val2014_questions.json").unlink()
+    return tmp_path
+
+
+def test_the_multiple_choice_file_is_required_for_orig_and_all_only(tmp_path):
+    from vqa_harness_plugins.datasets.decoys.vqa_mc import VQA1MC, VQA2MC
+
+    mc = tmp_path / "vqa1" / "MultipleChoice_mscoco_val2014_questions.json"
+    assert mc in VQA1MC(data_dir=tmp_path).expected_files("val")
+    assert mc in VQA1MC(data_dir=tmp_path, decoys="all").expected_files("val")
+    assert mc not in VQA1MC(data_dir=tmp_path, decoys="iou").expected_files("val")
+    assert not [p for p in VQA2MC(data_dir=tmp_path).expected_files("val") if "MultipleChoice" in p.name]
+
+
+def test_status_calls_decoys_vqa1_not_ready_without_it(v1_without_choices):
+    lines = status_lines(make_host(builtins=True), v1_without_choices)
+    line = next(x for x in lines if x.strip().split()[-1:] != [] and " decoys-vqa1" in x)
+    assert line.startswith("  not ready  decoys-vqa1: ") and "MultipleChoice_mscoco_val2014_questions.json" in line
+
+
+def test_a_load_without_it_names_the_file(v1_without_choices, fresh_cache):
+    from vqa_harness_plugins.datasets.decoys.vqa_mc import VQA1MC
+
+    with pytest.raises(DataError) as err:
+        VQA1MC(data_dir=v1_without_choices).load("val")
+    message = str(err.value)
+    assert "no original decoys" not in message
+    assert f"{v1_without_choices / 'vqa1' / 'MultipleChoice_mscoco_val2014_questions.json'}, which is missing" in message
