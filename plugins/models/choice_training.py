@@ -27,7 +27,8 @@ from harness.types import Example
 
 from .gridmodels import GRID_OPTIONS, GridAnswerModel, trainer_option
 from .mlp import _l2_rows, _target, training_decoys
-from .training import Take, torch_threads
+from .runtime import device_kind, seeded, to_device, torch_threads
+from .training import Take
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -52,8 +53,9 @@ CHOICE_OPTIONS: dict[str, Option] = {
 
 def optimise(make_net: Callable[[], "torch.nn.Module"], plan: list[list[Any]],
              loss_of: Callable[["torch.nn.Module", Any], "torch.Tensor"], *, seed: int, lr: float,
-             optimizer: str, desc: str) -> tuple["torch.nn.Module", list[float]]:
-    """Train `make_net()` over `plan` (epochs of batches); (net, mean loss per epoch).
+             optimizer: str, desc: str, device: str = "cpu") -> tuple["torch.nn.Module", list[float]]:
+    """Train `make_net()` on `device` over `plan` (epochs of batches); (net, mean loss per
+    epoch). `loss_of` moves its batch to the network's device (`runtime.to_device`).
 
     Weight init and dropout are seeded under `fork_rng` (the caller's RNG is untouched).
     'sgd': momentum 0.9, learning rate divided by 10 after 2/3 of the steps (A.4's stepped
@@ -65,9 +67,10 @@ def optimise(make_net: Callable[[], "torch.nn.Module"], plan: list[list[Any]],
     total = max(1, sum(map(len, plan)))
     disable = True if os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes") else None
     history: list[float] = []
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+    with seeded(seed, device):
         net = make_net()
+        if device_kind(device) != "cpu":
+            net = net.to(device)
         if optimizer == "sgd":
             opt: Any = torch.optim.SGD(net.parameters(), lr=lr, momentum=0.9)
             cut = (2 * total) // 3
@@ -156,6 +159,7 @@ class GridChoiceModel(GridAnswerModel):
             raise DataError(f"model {self.name!r}: no training example has `choices` containing its target "
                             "(train on a multiple-choice dataset, e.g. toyvqa-mc)")
         take = self._encode(usable)
+        device = self.train_device
         texts = sorted({c for ex in usable for c in ex.choices})
         table = torch.from_numpy(self._text(texts))
         index = {t: i for i, t in enumerate(texts)}
@@ -177,13 +181,15 @@ class GridChoiceModel(GridAnswerModel):
         def loss_of(net: Any, batch: Any) -> torch.Tensor:
             rows, cands = batch
             ids, mask = _pad(cands)
-            logits = net(*take(rows), table[ids], mask)
+            mask, *inputs = to_device([mask, *take(rows), table[ids]], device)
+            logits = net(*inputs, mask)
             target = torch.zeros_like(logits)
             target[:, 0] = 1.0
             return F.binary_cross_entropy_with_logits(logits[mask], target[mask])
 
         net, self.loss_history = optimise(self._new_net, plan, loss_of, seed=seed, lr=float(self.config["lr"]),
-                                          optimizer=str(self.config["optimizer"]), desc=f"train {self.name}")
+                                          optimizer=str(self.config["optimizer"]), desc=f"train {self.name}",
+                                          device=device)
         return net
 
     # ---- inference

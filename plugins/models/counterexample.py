@@ -41,8 +41,9 @@ from harness.types import CANDIDATE_IMAGES, Example
 
 from .choice_training import optimise
 from .gridmodels import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
+from .runtime import to_device, torch_threads
 from .sizes import SizedModel, Sizes
-from .training import _shuffled_batches, torch_threads
+from .training import _shuffled_batches
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -175,6 +176,7 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
         plan = [[sel for sel in _shuffled_batches(len(keep), size, None, gen) if len(sel) >= 1]
                 for _ in range(int(cfg["epochs"]))]
         margin, lam = float(cfg["margin"]), float(cfg["lam"])
+        device = self.train_device
 
         def loss_of(net: Any, sel: torch.Tensor) -> torch.Tensor:
             rows = keep[sel]
@@ -187,12 +189,13 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
             cand = torch.tensor([[slot[c] for c in sets[r]] for _, r in explain], dtype=torch.long).reshape(-1, k)
             needed = torch.cat([image_of[rows], cand.flatten()])
             distinct, inverse = torch.unique(needed, return_inverse=True)
-            logits, scores = net.both(bank[distinct], inverse[: len(rows)], inverse[len(rows):].reshape(-1, k),
-                                      torch.tensor([j for j, _ in explain], dtype=torch.long), toks, length,
-                                      torch.tensor([explain_ans[r] for _, r in explain], dtype=torch.long))
-            loss = -(target * F.log_softmax(logits, dim=1)).sum(1).mean()
+            inputs = to_device([bank[distinct], inverse[: len(rows)], inverse[len(rows):].reshape(-1, k),
+                                torch.tensor([j for j, _ in explain], dtype=torch.long), toks, length,
+                                torch.tensor([explain_ans[r] for _, r in explain], dtype=torch.long), target], device)
+            logits, scores = net.both(*inputs[:-1])
+            loss = -(inputs[-1] * F.log_softmax(logits, dim=1)).sum(1).mean()
             if explain:
-                pos = torch.tensor([comp[r] for _, r in explain], dtype=torch.long)
+                (pos,) = to_device([torch.tensor([comp[r] for _, r in explain], dtype=torch.long)], device)
                 best = scores.gather(1, pos[:, None])
                 others = torch.ones_like(scores, dtype=torch.bool).scatter_(1, pos[:, None], False)
                 hinge = torch.clamp(margin - (best - scores), min=0.0)[others].reshape(len(explain), k - 1)
@@ -200,7 +203,7 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
             return loss
 
         net, self.loss_history = optimise(self._new_net, plan, loss_of, seed=seed, lr=float(cfg["lr"]),
-                                          optimizer=str(cfg["optimizer"]), desc=f"train {self.name}")
+                                          optimizer=str(cfg["optimizer"]), desc=f"train {self.name}", device=device)
         return net
 
     def _new_net(self) -> "torch.nn.Module":
@@ -311,7 +314,7 @@ def _net_class() -> type:
             q = self.q(tokens, lengths)
             logits = self.answer_head(q * images.index_select(0, image_rows))
             if len(explain_rows) == 0:
-                return logits, torch.zeros(0, cand.shape[1])
+                return logits, logits.new_zeros(0, cand.shape[1])
             b, k = cand.shape
             v = images.index_select(0, cand.reshape(-1)).reshape(b, k, -1)
             return logits, self.scores(v, q.index_select(0, explain_rows), answer_ids)

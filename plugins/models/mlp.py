@@ -35,8 +35,9 @@ from harness.errors import DataError, UsageError
 from harness.features import resolve_features
 from harness.types import Example
 
+from .runtime import TRAINING_THREADS, torch_threads
 from .sizes import SizedModel, Sizes
-from .training import TRAINER_OPTIONS, TRAINING_THREADS, torch_threads
+from .training import TRAINER_OPTIONS
 
 __all__ = ["MLPModel", "MLPA", "MLPQA", "MLPIA", "MLPIQA", "training_decoys"]
 

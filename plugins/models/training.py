@@ -1,14 +1,13 @@
 """The shared torch trainer: `TorchAnswerModel`, a classifier over the answer vocabulary.
 
-Every built-in torch answer model (`qonly`, `cnn-lstm`) subclasses it: soft-target
-training, the weight cache keyed by (model, config, train data, seed), batch-size-
-independent inference, `score_choices`. See docs/models.md.
+Every built-in torch answer model (`qonly`, `cnn-lstm`, the grid models) subclasses it:
+soft-target training on the run's device, the weight cache keyed by (model, config, train
+data, seed; the device when it is not the CPU; `weight_cache.py`), batch-size-independent
+inference, `score_choices`. Threads, devices and seeding: `runtime.py`. See docs/models.md.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
 import os
 from pathlib import Path
@@ -18,10 +17,11 @@ from harness.api import Model, Option
 from harness.digest import class_source_digest, digest
 from harness.errors import DataError
 from harness.manifest import package_version
-from harness.paths import cache_dir
 from harness.types import Answer, Example
 
+from . import weight_cache
 from .answers import OUT_OF_VOCAB, TOP_K, not_fitted
+from .runtime import TRAINING_THREADS, device_kind, seeded, to_device, torch_threads, training_device
 from .text import Vocab, answer_counts, build_answer_vocab, normalizer, train_digest
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,35 +51,6 @@ TRAINER_OPTIONS: dict[str, Option] = {
 Take = Callable[["torch.Tensor"], tuple["torch.Tensor", ...]]
 
 
-#: Training always runs on one torch thread: the same bits on every machine and whatever the
-#: thread settings (oneDNN's multi-threaded convolution backward accumulates in a
-#: thread-count-dependent order), and on 2 shared cores one thread was also the fastest
-#: (docs/benchmarks.md). Inference uses the `threads` option (convolution forward, LSTM,
-#: embedding bag and MKL matrix products under strict CNR give the same bits with 1 or N).
-TRAINING_THREADS = 1
-
-
-@contextlib.contextmanager
-def torch_threads(threads: int) -> Iterator[None]:
-    """Set torch's CPU thread count for a block (0: leave it), then restore it.
-
-    The ops used are deterministic on CPU for a given thread count (convolution, LSTM,
-    embedding bag, scatter_add, index_select; not `x[index]` in a backward pass), so
-    `torch.use_deterministic_algorithms` is not needed (it also costs a 1.5 s import).
-    Tested in separate processes by tests/models/test_reproducibility.py.
-    """
-    import torch
-
-    old_threads = torch.get_num_threads()
-    try:
-        if threads > 0 and threads != old_threads:
-            torch.set_num_threads(threads)
-        yield
-    finally:
-        if torch.get_num_threads() != old_threads:
-            torch.set_num_threads(old_threads)
-
-
 def _shuffled_batches(
     n: int, size: int, groups: list[Any] | None, gen: "torch.Generator"
 ) -> Iterator["torch.Tensor"]:
@@ -107,15 +78,6 @@ def _shuffled_batches(
             batch = []
     if batch:
         yield torch.tensor(batch)[torch.randperm(len(batch), generator=gen)]
-
-
-def _looks_saved(folder: Path) -> bool:
-    """Both files of a cached entry, the weights a complete torch zip archive (checked
-    without importing torch; a damaged entry is retrained)."""
-    import zipfile
-
-    weights = folder / "weights.pt"
-    return (folder / "vocab.json").is_file() and weights.is_file() and zipfile.is_zipfile(weights)
 
 
 class TorchAnswerModel(Model):
@@ -163,10 +125,21 @@ class TorchAnswerModel(Model):
         return None
 
     # ---- fit and the weight cache
+    @property
+    def train_device(self) -> str:
+        """Where `fit` trains: the run's device (`setup`, called before `fit`), else the CPU."""
+        return getattr(self, "device", None) or "cpu"
+
+    def _with_device(self, key: dict[str, Any]) -> dict[str, Any]:
+        """The device kind joins a key only off the CPU: CPU keys are those of before."""
+        kind = device_kind(self.train_device)
+        return key if kind == "cpu" else {**key, "device": kind}
+
     def weights_key(self, train: Sequence[Example], seed: int) -> str:
-        """sha256 of (model, version, config, normalizer, torch version, train data, seed)."""
+        """sha256 of (model, version, config, normalizer, torch version, train data, seed;
+        the device kind when it is not the CPU)."""
         norm_name, _ = normalizer()
-        return digest(
+        return digest(self._with_device(
             {
                 "model": self.name,
                 "version": MODEL_VERSION,
@@ -176,19 +149,19 @@ class TorchAnswerModel(Model):
                 "train": train_digest(train, extra=self._example_extra),
                 "seed": seed,
             }
-        )
+        ))
 
     def fit_key(self, train_fingerprint: str, seed: int) -> Any:
-        """Config, code, normalizer, torch version, training data and seed fix the weights."""
+        """Config, code, normalizer, torch version, training data and seed fix the weights
+        (and the device kind when it is not the CPU)."""
         norm_name, _ = normalizer()
-        return {"model": self.name, "version": MODEL_VERSION, "config": self.fingerprint_config(),
-                "normalizer": norm_name,
-                "torch": package_version("torch").split("+")[0], "code": class_source_digest(type(self)),
-                "train": train_fingerprint, "seed": seed}
+        return self._with_device({"model": self.name, "version": MODEL_VERSION, "config": self.fingerprint_config(),
+                                  "normalizer": norm_name, "torch": package_version("torch").split("+")[0],
+                                  "code": class_source_digest(type(self)), "train": train_fingerprint, "seed": seed})
 
     def weights_dir(self, key: str) -> Path:
         """Cache folder of the weights with this key."""
-        return cache_dir("models", self.name, key[:32])
+        return weight_cache.weights_dir(self.name, key)
 
     def fit(self, train: Sequence[Example], *, seed: int) -> None:
         """Train on `train` with `seed`, or use the weights cached for exactly that.
@@ -199,7 +172,7 @@ class TorchAnswerModel(Model):
         key = self.weights_key(train, seed)
         folder = self.weights_dir(key)
         self._net, self._pending, self._fit_args = None, None, (train, seed)
-        if _looks_saved(folder):
+        if weight_cache.looks_saved(folder):
             self._pending, self._weights_key = folder, key
             self.last_fit_trained = False
             return
@@ -209,10 +182,10 @@ class TorchAnswerModel(Model):
         folder = self.weights_dir(key)
         if not len(train):
             raise DataError(f"model {self.name!r}: the train split is empty")
-        with torch_threads(TRAINING_THREADS):
+        with torch_threads(TRAINING_THREADS), training_device(self.train_device):
             self._set_vocab(self._make_vocab(train))
             net = self._train(train, seed)
-            self._save(folder, net)
+            weight_cache.save_entry(folder, self.vocab, net)
         self.last_fit_trained = True
         net.eval()  # BatchNorm running statistics, no dropout: rows are independent
         self._net = net.to(getattr(self, "device", "cpu"))
@@ -254,30 +227,16 @@ class TorchAnswerModel(Model):
         self.answers = Vocab(tuple(vocab["answers"]))
 
     def _load(self, folder: Path) -> Any:
-        import torch
-
-        weights, vocab_file = folder / "weights.pt", folder / "vocab.json"
-        if not (weights.is_file() and vocab_file.is_file()):
+        entry = weight_cache.load_entry(folder)
+        if entry is None:
             return None
         try:
-            self._set_vocab(json.loads(vocab_file.read_text(encoding="utf-8")))
-            state = torch.load(weights, map_location="cpu", weights_only=True)
+            self._set_vocab(entry[0])
             net = self._new_net()
-            net.load_state_dict(state)
-        except Exception:  # a truncated or stale cache entry: train again and overwrite it
+            net.load_state_dict(entry[1])
+        except Exception:  # a stale cache entry: train again and overwrite it
             return None
         return net
-
-    def _save(self, folder: Path, net: "torch.nn.Module") -> None:
-        import torch
-
-        # Vocabulary first, weights last: a hit needs both, and each lands atomically.
-        tmp = folder / f".vocab.json.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps(self.vocab, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, folder / "vocab.json")
-        tmp = folder / f".weights.pt.{os.getpid()}.tmp"
-        torch.save(net.state_dict(), tmp)
-        os.replace(tmp, folder / "weights.pt")
 
     def _targets(
         self, train: Sequence[Example]
@@ -298,7 +257,8 @@ class TorchAnswerModel(Model):
     def _train(self, train: Sequence[Example], seed: int) -> "torch.nn.Module":
         """Adam on soft-target cross entropy with a warm-up + cosine learning-rate schedule.
 
-        Seeded weight init, dropout and shuffling; the global torch RNG is restored after.
+        Seeded weight init, dropout and shuffling (a CPU generator); the global torch RNG is
+        restored after. Batches run on `train_device`; on the CPU exactly as before devices.
         """
         import torch
         import torch.nn.functional as F
@@ -321,9 +281,11 @@ class TorchAnswerModel(Model):
         warmup = max(1, total // 20)
         # True: TQDM_DISABLE set; None: tqdm hides the bar when stderr is not a terminal.
         disable = True if os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes") else None
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)  # weight init and dropout; restored on exit
+        device = self.train_device
+        with seeded(seed, device):  # weight init and dropout; restored on exit
             net = self._new_net()
+            if device_kind(device) != "cpu":
+                net = net.to(device)
             opt = torch.optim.Adam(net.parameters(), lr=cfg["lr"])
             # A decayed final learning rate makes the last epoch's weights stable, so the
             # result does not hinge on where training happens to stop.
@@ -344,7 +306,8 @@ class TorchAnswerModel(Model):
                         target = torch.zeros(len(sel), len(self.answers))
                         target.scatter_add_(1, ans_ids[sel], ans_scores[sel])
                         target /= target.sum(1, keepdim=True)
-                        logits = net(*take(keep[sel]))
+                        (target,) = to_device([target], device)
+                        logits = net(*to_device(take(keep[sel]), device))
                         loss = -(target * F.log_softmax(logits, dim=1)).sum(1).mean()
                         opt.zero_grad(set_to_none=True)
                         loss.backward()

@@ -1,0 +1,120 @@
+"""Training on the run's device (no GPU here: the device is faked and recorded): the run's
+device reaches `fit` through the deferred fit, CPU weight-cache keys are those of before
+devices, a CUDA key differs, and the CPU path moves nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from helpers_grid import multiple_choice, scenes, write_grids
+
+from harness.digest import digest
+from harness.manifest import package_version
+from harness.run import RunConfig, execute_run
+from harness.testing import dataset_plugin, make_host
+from harness.types import Example
+from vqa_harness_plugins import baselines
+from vqa_harness_plugins.models import runtime
+from vqa_harness_plugins.models.coattention import HieCoAttMC, HieCoAttModel
+from vqa_harness_plugins.models.qonly import QOnlyModel
+from vqa_harness_plugins.models.text import normalizer, train_digest
+from vqa_harness_plugins.models.training import MODEL_VERSION
+
+COLORS = ("red", "blue", "green")
+
+
+def tiny(n: int, prefix: str) -> list[Example]:
+    """Question i names its answer's index: learnable from the question alone."""
+    return [Example(id=f"{prefix}{i}", question=f"what color is number {i % 3}?", image_id=str(i),
+                    answers=(COLORS[i % 3],) * 10, label=COLORS[i % 3]) for i in range(n)]
+
+
+def tiny_host():
+    import vqa_harness_plugins.vqa as accuracy
+
+    data = dataset_plugin("tiny", {"train": tiny(30, "t"), "val": tiny(12, "v")}, suite="tiny-suite")
+    return make_host(accuracy, data, baselines, names=["vqa", "tiny-data", "baselines"])
+
+
+def run_tiny(tmp_path: Path, model: str = "qonly:epochs=2,hidden=8") -> dict:
+    """One run of `model` on the tiny suite; its manifest."""
+    config = RunConfig(model=model, suite="tiny-suite", out=tmp_path / "runs", cache_path=tmp_path / "cache.sqlite",
+                       device="cpu", progress=False)
+    outcome = execute_run(config, tiny_host())
+    assert outcome.rows and not outcome.probe_failures
+    return json.loads((outcome.rundir.path / "manifest.json").read_text())
+
+
+def test_the_runs_device_reaches_fit(tmp_path, fresh_cache, monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness.run
+
+    seen: list[tuple[str, str]] = []
+    fit_now = QOnlyModel._fit_now
+
+    def spy(self, rows, seed, key):
+        seen.append((self.train_device, key))
+        self.device = "cpu"  # recorded; no GPU here, so the network is trained (and used) on the CPU
+        return fit_now(self, rows, seed, key)
+
+    monkeypatch.setattr(harness.run, "resolve_device", lambda device: "cuda:1")
+    monkeypatch.setattr(QOnlyModel, "_fit_now", spy)
+    manifest = run_tiny(tmp_path)
+    assert manifest["device"] == "cuda:1"
+    # setup(device) came before the (deferred) fit, and the weights were keyed for CUDA.
+    cuda, cpu, rows = QOnlyModel(epochs=2, hidden=8), QOnlyModel(epochs=2, hidden=8), tiny(30, "t")
+    cuda.setup("cuda")
+    assert seen == [("cuda:1", cuda.weights_key(rows, 0))] and seen[0][1] != cpu.weights_key(rows, 0)
+
+
+def _old_key(model, train, seed) -> str:
+    """The weight-cache key as computed before devices existed (CPU keys must not change)."""
+    return digest({"model": model.name, "version": MODEL_VERSION, "config": model.fingerprint_config(),
+                   "normalizer": normalizer()[0], "torch": package_version("torch").split("+")[0],
+                   "train": train_digest(train, extra=model._example_extra), "seed": seed})
+
+
+def test_cpu_keys_are_unchanged_and_a_cuda_key_differs(tmp_path) -> None:
+    rows = tiny(20, "t")
+    model = QOnlyModel(hidden=8)
+    assert model.train_device == "cpu"
+    cpu_key, cpu_fit = model.weights_key(rows, 0), model.fit_key("data", 0)
+    assert cpu_key == _old_key(model, rows, 0) and "device" not in cpu_fit
+    model.setup("cpu")
+    assert model.weights_key(rows, 0) == cpu_key and model.fit_key("data", 0) == cpu_fit
+    model.setup("cuda")
+    assert model.train_device == "cuda"
+    cuda_key, cuda_fit = model.weights_key(rows, 0), model.fit_key("data", 0)
+    assert cuda_key != cpu_key and cuda_fit == {**cpu_fit, "device": "cuda"}
+    model.setup("cuda:1")  # the device kind, not the index, can change the weights
+    assert model.weights_key(rows, 0) == cuda_key
+    # The grid models wrap the same key: CPU as before, CUDA apart.
+    train, grids = scenes(6, seed=0, prefix="t")
+    grid = write_grids(tmp_path / "g.npz", grids)
+    for cls, data in ((HieCoAttModel, train), (HieCoAttMC, multiple_choice(train, 0))):
+        grid_model = cls(grid=grid, text_features="hashed-bow:dim=8") if cls is HieCoAttMC else cls(grid=grid)
+        cpu = grid_model.weights_key(data, 0)
+        assert "device" not in grid_model.fit_key("data", 0)
+        grid_model.setup("cuda")
+        assert grid_model.weights_key(data, 0) != cpu and grid_model.fit_key("data", 0)["device"] == "cuda"
+
+
+def test_the_cpu_path_moves_nothing() -> None:
+    t = torch.ones(2)
+    assert runtime.to_device([t], "cpu")[0] is t
+    assert runtime.device_kind(None) == runtime.device_kind("cpu") == "cpu"
+    assert runtime.device_kind("cuda:3") == "cuda"
+    flags = torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark
+    with runtime.training_device("cpu"):
+        assert (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark) == flags
+    with runtime.training_device("cuda:0"):  # only flags: no GPU needed to set them
+        assert torch.backends.cudnn.deterministic and not torch.backends.cudnn.benchmark
+    assert (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark) == flags
+    state = torch.random.get_rng_state()
+    with runtime.seeded(3, "cpu"):
+        first = torch.rand(3)
+    with runtime.seeded(3, "cpu"):
+        assert torch.equal(torch.rand(3), first)
+    assert torch.equal(torch.random.get_rng_state(), state)
