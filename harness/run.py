@@ -29,7 +29,7 @@ from .runstore import RunDir
 from .seeding import check_seed
 from .session import Session
 from .specs import format_spec, parse_spec
-from .suite_data import TRAINED_ON, check_data
+from .suite_data import TRAINED_ON, check_data, check_trained_on
 from .suites import resolve_suite
 
 __all__ = ["RunConfig", "RunOutcome", "execute_run", "run_models", "ProbeFailure"]
@@ -75,6 +75,8 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     model_name, model_options = parse_spec(config.model)
     model_entry = host.models.get(model_name)
     declared = model_options.pop(TRAINED_ON, None)
+    if declared is not None:
+        check_trained_on(declared, suite, host)
     model: Model = model_entry.obj(**model_options)
     if declared is not None:
         if model.trainable:

@@ -11,18 +11,51 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .errors import DataError, HarnessError
+from .errors import DataError, HarnessError, UsageError
 from .probe_context import train_source
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import Suite, Task
     from .session import Session
 
-__all__ = ["check_data", "missing_files", "suite_needs", "TRAINED_ON"]
+__all__ = ["check_data", "check_trained_on", "missing_files", "suite_needs", "TRAINED_ON"]
 
 #: The model option every model accepts: the training data a pretrained model declares
 #: (`--model hf-vqa:path=...,trained_on=vqa2`), for tables laid out by training data.
 TRAINED_ON = "trained_on"
+
+
+def check_trained_on(value: str, suite: "Suite", host: Any) -> str:
+    """`trained_on=` as declared, when it names training data the suite's tasks use (a
+    train source's spec, with or without /split) or a registered dataset (with or without
+    options or /split); UsageError with near matches otherwise (a typo would silently
+    become a table column of its own)."""
+    from .registry import did_you_mean
+    from .specs import parse_spec
+
+    def name_of(spec: str) -> str:
+        try:
+            return parse_spec(spec)[0]
+        except HarnessError:  # not a spec at all: refused below
+            return ""
+
+    used: dict[str, None] = {}
+    for task in suite.tasks:
+        name = name_of(task.dataset)
+        splits = host.datasets[name].splits if name in host.datasets else ()
+        source = train_source(task, splits)
+        if source is not None:
+            used.update({source[0]: None, f"{source[0]}/{source[1]}": None})
+    text = value.strip()
+    if text in used or name_of(text.rsplit("/", 1)[0]) in host.datasets:
+        return value
+    sources = [k for k in used if "/" not in k]
+    known = list(dict.fromkeys(sources + host.datasets.names()))
+    trains = (", ".join(sources[:4]) + (", ..." if len(sources) > 4 else "")) or "none"
+    raise UsageError(f"{TRAINED_ON}={value!r} is neither training data of suite {suite.name!r} "
+                     f"({trains}) nor a registered dataset{did_you_mean(text, known)}")
+
+
 HINT = "`harness data status --data-dir DIR` lists what each dataset needs and where it is released"
 
 

@@ -77,7 +77,7 @@ def show_model(name: str) -> None:
     cls = entry.obj
     _head(entry, cls)
     click.echo(f"capabilities: {', '.join(sorted(cls.capabilities()))}")
-    _options(cls)
+    _options(cls, () if "fit" in cls.capabilities() else (TRAINED_ON_ROW,))
 
 
 def _head(entry: Any, cls: type) -> None:
@@ -100,10 +100,16 @@ def _text(value: Any) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-def _options(cls: type) -> None:
+#: The option every pretrained model accepts (harness.suite_data.TRAINED_ON), shown with its own.
+TRAINED_ON_ROW = ["trained_on", "''", "a dataset name",
+                  "(every pretrained model) the training data it declares, for tables laid out by training data "
+                  "(e.g. trained_on=vqa2 fills Goyal's B rows): a registered dataset or one the suite trains on"]
+
+
+def _options(cls: type, extra: tuple[list[str], ...] = ()) -> None:
     from tabulate import tabulate
 
-    rows = options_table(cls)
+    rows = sorted(options_table(cls) + list(extra))
     if not rows:
         click.echo("options: none")
         return

@@ -259,6 +259,10 @@ def test_show_dataset_probe_and_model_print_their_options(capsys):
     out = capsys.readouterr().out
     assert "capabilities: answer, fit, score_choices" in out
     assert re.search(r"^epochs +8 +1\.\.1000 +passes over the train split", out, flags=re.M)
+    assert "trained_on" not in out  # trained by the harness: it declares nothing
+    assert main(["show", "model", "predictions"]) == 0
+    assert re.search(r"^trained_on +'' +a dataset name +\(every pretrained model\) the training data it declares",
+                     capsys.readouterr().out, flags=re.M)
 
 
 def test_show_unknown_names_say_did_you_mean(capsys):

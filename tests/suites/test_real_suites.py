@@ -10,6 +10,7 @@ import pytest
 from helpers_official import write_esnlive, write_world
 
 from harness.api import Model, Suite, Task
+from harness.errors import UsageError
 from harness.hookspecs import hookimpl
 from harness.metrics import normalize_answer, vqa_accuracy
 from harness.testing import make_host, run_in_process
@@ -120,6 +121,14 @@ def test_goyal_tables_1_and_3_for_a_trained_and_a_pretrained_model(world, host, 
     assert len(change) == 1 and change[0].value == pytest.approx(
         (entropy[("vqa2", "")] - entropy[("vqa1", "")]) / entropy[("vqa1", "")])
     assert change[0].value > 0  # the v2 miniature is balanced, the v1 one is biased
+
+
+def test_trained_on_must_name_training_data(world, host, tmp_path):
+    root, _ = world
+    with pytest.raises(UsageError, match=r"^trained_on='vqa3' is neither training data of suite 'goyal' "
+                                         r"\(vqa1, vqa2-half, vqa2\) nor a registered dataset; did you mean: vqa2"):
+        run_in_process(host, model="always-red:trained_on=vqa3", suite="goyal", tmp_path=tmp_path, data_dir=root)
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
 
 
 def test_decoys_visual7w_uses_the_released_decoys_and_says_so(world, host, tmp_path):
