@@ -189,7 +189,9 @@ class ResultRow:
     n: int
     ci_low: float | None = None
     ci_high: float | None = None
-    higher_is_better: bool = True
+    #: True: higher is better; False: lower is better; None: no better direction (model-free
+    #: rows, counts, chance levels, accuracies under an ablated input: docs/leaderboard.md).
+    higher_is_better: bool | None = True
     #: One of UNITS; "fraction" values lie in [0, 1].
     unit: str = "fraction"
     #: What a trainable model was fitted on ("toyvqa:variant=unbalanced/train"), or the

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from harness.types import ResultRow
 
+from .degenerate import degenerate_tasks, neutralize
 from .paired import Comparison, ScoreIndex, compare_many, row_key
 from .runs import RunInfo
 
@@ -60,11 +61,18 @@ def compare_runs(a: RunInfo, b: RunInfo, *, seed: int = 0, n_boot: int = 10_000,
     """Paired comparisons of every metric with per-question scores in both runs, and notes
     (problems reading score files, metrics without per-question scores)."""
     index_a, index_b = ScoreIndex([a]), ScoreIndex([b])
-    matched = [m for m in match_rows(a.rows, b.rows) if not probes or m.a.probe in probes]
+    # Degenerate values (a model that changed no answer under any perturbation) have no direction.
+    odd_a, odd_b = degenerate_tasks(a.rows), degenerate_tasks(b.rows)
+    rows_a, rows_b = neutralize(a.rows, odd_a), neutralize(b.rows, odd_b)
+    matched = [m for m in match_rows(rows_a, rows_b) if not probes or m.a.probe in probes]
     results = compare_many(index_a, [(m.a, m.b) for m in matched], seed=seed, n_boot=n_boot, other=index_b)
     found = [c for c in results if c is not None]
     without = {m.a.probe for m, c in zip(matched, results) if c is None}
     notes = index_a.problems + index_b.problems
+    compared = {c.a.probe for c in found}
+    for which, odd in (("A", odd_a), ("B", odd_b)):
+        notes += list(dict.fromkeys(f"run {which}: {reason} (no 'better' on its answer changes)"
+                                    for task, reason in odd.items() if task[1] in compared))
     with_scores = {c.a.probe for c in found}
     lacking = sorted(without - with_scores)
     if lacking:
@@ -91,9 +99,11 @@ def render_comparisons(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alph
         t = c.test
         train = c.a.train if c.a.train == c.b.train else f"{c.a.train or '-'} vs {c.b.train or '-'}"
         better = ""
-        if t.p < alpha and t.diff != 0:
-            a_wins = (t.diff > 0) == c.a.higher_is_better
-            better = "A" if a_wins else "B"
+        hib = c.a.higher_is_better if c.a.higher_is_better == c.b.higher_is_better else None
+        if hib is None:
+            better = "-"  # no better direction (model-free, count, chance, ablated input, degenerate)
+        elif t.p < alpha and t.diff != 0:
+            better = "A" if (t.diff > 0) == hib else "B"
         body.append([f"{c.a.dataset}/{c.a.split}", train or "-", c.a.probe, c.a.variant or "-", c.a.metric,
                      f"{t.n}" + ("" if t.n == c.n_a == c.n_b else f" of {c.n_a}/{c.n_b}"),
                      _fmt(t.mean_a, pct), _fmt(t.mean_b, pct),
@@ -101,7 +111,8 @@ def render_comparisons(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alph
                      "-" if c.mcnemar is None else f"{c.mcnemar.p:.4g} ({c.mcnemar.b}/{c.mcnemar.c})", better])
     head = (f"A: {a.run_id} ({a.manifest.get('model', '-')})\nB: {b.run_id} ({b.manifest.get('model', '-')})\n"
             f"Fractions in %; difference A - B with its paired-bootstrap 95% interval; p: two-sided; "
-            f"McNemar: exact, (only A right / only B right); better: significant at {alpha:g}.\n\n")
+            f"McNemar: exact, (only A right / only B right); better: significant at {alpha:g} "
+            f"('-': the metric has no better direction, e.g. accuracy with an ablated input).\n\n")
     return head + tabulate(body, headers=["data", "trained on", "probe", "variant", "metric", "n", "A", "B",
                                           "A - B [95% CI]", "p (bootstrap)", "p (McNemar)", "better"],
                            tablefmt="github", disable_numparse=True) + "\n"

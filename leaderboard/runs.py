@@ -88,6 +88,8 @@ def validate_row(data: Any) -> str:
         return problem
     if isinstance(data["n"], bool) or not isinstance(data["n"], int) or data["n"] < 0:
         return f"field 'n' must be a non-negative integer, got {json.dumps(data['n'])[:40]}"
+    if data.get("higher_is_better", True) not in (True, False, None):
+        return f"field 'higher_is_better' must be true, false or null, got {json.dumps(data['higher_is_better'])[:40]}"
     unit = data.get("unit", "fraction")
     if unit not in UNITS:
         return f"field 'unit' must be one of {', '.join(UNITS)}, got {unit!r}"

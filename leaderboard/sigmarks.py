@@ -6,7 +6,9 @@ column). The best cell of each group (by the rows' direction) is marked "best"; 
 cell whose run has per-question scores for the same questions is tested against it with the
 paired bootstrap (significance.py) and marked "same" when p >= alpha, "differs" otherwise,
 with the difference, its interval and p in the mark's explanation. Cells without
-per-question scores get no mark (nothing is claimed about them).
+per-question scores get no mark (nothing is claimed about them), nor do cells whose row has
+no better direction (`higher_is_better` None: model-free rows, counts, chance levels,
+accuracies under an ablated input, degenerate values; docs/leaderboard.md).
 """
 
 from __future__ import annotations
@@ -48,8 +50,11 @@ def mark_table(table: Table, index: ScoreIndex, *, alpha: float = ALPHA, n_boot:
             if cell is not None:
                 key = (cell.probe, cell.dataset, cell.split, cell.variant, cell.metric)
                 groups.setdefault(key, []).append((i, cell))
-        for members in groups.values():
-            if len({c.model for _, c in members}) < 2:
+        for found in groups.values():
+            # Rows without a direction (model-free, counts, chance, ablated inputs, degenerate
+            # values) are neither best nor compared with it.
+            members = [(i, c) for i, c in found if c.higher_is_better is not None]
+            if len({c.model for _, c in members}) < 2 or len({c.higher_is_better for _, c in members}) != 1:
                 continue
             hib = members[0][1].higher_is_better
             best_i, best = max(members, key=lambda m: m[1].value if hib else -m[1].value)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from harness.layouts import Layout, RowTags
 from harness.types import ResultRow
 
+from .degenerate import degenerate_tasks, neutralize, note_degenerate
 from .names import direction_mark, direction_text, readable_spec
 from .notapplicable import NA_TEXT, na_note, na_tag
 
@@ -300,7 +301,8 @@ def _na_reason(layout: Layout, tags: TagIndex, values: Sequence[ResultRow | None
 
 
 def _direction(rows: Sequence[ResultRow]) -> str:
-    found = {r.higher_is_better for r in rows}
+    """The column's mark from the rows that have a direction (rows with None have none)."""
+    found = {r.higher_is_better for r in rows if r.higher_is_better is not None}
     return direction_mark(found.pop()) if len(found) == 1 else ""
 
 
@@ -357,10 +359,12 @@ def generic_tables(probe: str, rows: Sequence[ResultRow]) -> list[Table]:
 
 def build_tables(rows: Sequence[ResultRow], layouts: Mapping[str, Sequence[Layout]],
                  tags: TagIndex | None = None) -> dict[str, list[Table]]:
-    """suite -> tables: each probe's layouts (from the run folders), else the generic pivot."""
+    """suite -> tables: each probe's layouts (from the run folders), else the generic pivot.
+    Degenerate values (degenerate.py) lose their direction here, and their table says why."""
     tags = tags or TagIndex()
+    degenerate = degenerate_tasks(rows)
     by_suite_probe: dict[tuple[str, str], list[ResultRow]] = {}
-    for r in rows:
+    for r in neutralize(rows, degenerate):
         by_suite_probe.setdefault((r.suite, r.probe), []).append(r)
     out: dict[str, list[Table]] = {}
     for (suite, probe), group in sorted(by_suite_probe.items()):
@@ -369,29 +373,8 @@ def build_tables(rows: Sequence[ResultRow], layouts: Mapping[str, Sequence[Layou
             tables = [t for layout in declared for t in render_layout(layout, group, tags)]
         else:
             tables = generic_tables(probe, group)
-        out.setdefault(suite, []).extend(tables)
+        out.setdefault(suite, []).extend(note_degenerate(t, degenerate) for t in tables)
     return out
 
 
-def render_markdown(table: Table) -> str:
-    """A table as a github-style markdown section (cells escaped: user text is not markup)."""
-    from tabulate import tabulate
-
-    table = table.compact()
-
-    text = f"### {_md(table.title)}\n\n"
-    if table.spec:
-        text += f"`{table.spec.replace('`', '')}`\n\n"
-    if table.explanation:
-        text += f"{_md(table.explanation)}" + (f" ({_md(table.reference)})" if table.reference else "") + "\n\n"
-    text += tabulate([[_md(c) for c in r] for r in table.body], headers=[_md(h) for h in table.headers],
-                     tablefmt="github", disable_numparse=True)
-    if table.note:
-        text += f"\n\n{_md(table.note)}"
-    return text + "\n"
-
-
-def _md(text: str) -> str:
-    """Escape what markdown renderers would read as markup or raw HTML in a cell."""
-    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("\n", " "))
+from .tablemd import render_markdown  # noqa: E402  (kept importable from here)

@@ -245,3 +245,36 @@ def test_blank_condition_uses_the_gray_sentinel() -> None:
     from harness.images import load_image
 
     assert load_image(BLANK_IMAGE, (4, 4)).getpixel((0, 0)) == (128, 128, 128)
+
+
+def test_accuracy_under_an_ablated_input_has_no_better_direction(box_runs, capsys) -> None:
+    # A question-only model keeps its accuracy with a gray image: that is not "better" than a
+    # model that uses the image. Only the real-image accuracy and the drops have a direction.
+    from harness.cli import main
+    from vqa_harness_leaderboard import collect, tables_of
+    from vqa_harness_leaderboard.paired import ScoreIndex
+    from vqa_harness_leaderboard.sigmarks import mark_table
+
+    rows = _by(box_runs["qonly"])
+    assert rows[("real", "vqa_accuracy")].higher_is_better is True
+    for cond in ("blank", "swap", "no-question"):
+        assert rows[(cond, "vqa_accuracy")].higher_is_better is None
+        assert rows[(cond, "vqa_accuracy_drop")].higher_is_better is True
+    qonly, cnn = (box_runs[k].rundir.path for k in ("qonly", "cnn-lstm"))
+    assert main(["compare", str(qonly), str(cnn), "--n-boot", "500", "--probe", "image-ablation"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+
+    def better(variant: str, metric: str) -> str:
+        line = next(ln for ln in lines if f"| {variant} " in ln and f"| {metric} " in ln)
+        return line.strip().strip("|").split("|")[-1].strip()
+
+    assert better("blank", "vqa_accuracy") == "-" and better("swap", "vqa_accuracy") == "-"
+    assert better("real", "vqa_accuracy") == "B"  # the CNN+LSTM, significantly
+    # The leaderboard: no arrow on the ablated columns, and none of their cells is bold.
+    table = next(t for t in tables_of([qonly, cnn]).values() for t in t if t.layout_id == "ablation-accuracy")
+    table = mark_table(table, ScoreIndex(collect([qonly, cnn]).runs)).compact()
+    heads = dict(zip(table.headers, table.directions))
+    assert heads["real"] == "↑" and heads["gray"] == heads["swapped"] == heads["no question"] == ""
+    gray = table.headers.index("gray")
+    assert all(m[gray] == ("", "") for m in table.marks)
+    assert any(m[table.headers.index("real")][0] == "best" for m in table.marks)

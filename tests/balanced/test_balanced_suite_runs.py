@@ -93,6 +93,17 @@ def test_pair_and_counterexample_values_through_the_runner(tmp_path):
     assert recall["model"].n == 4
     # The audit needs no model capability and ran on the same data.
     assert rows[("language-prior", "audit/answer_entropy", "")].unit == "bits"
+    # Directions: the audit is model-free and chance is a chance level (no better direction);
+    # the rankers' Recall@5 is higher-is-better, and the tables say so.
+    assert {r.higher_is_better for (probe, _, _), r in rows.items() if probe == "language-prior"} == {None}
+    assert recall["chance"].higher_is_better is None and recall["model"].higher_is_better is True
+    from vqa_harness_leaderboard import tables_of
+
+    tables = {t.layout_id: t.compact() for t in tables_of([outcome.rundir.path])["script-suite"]}
+    ce = tables["recall"]
+    assert dict(zip(ce.headers, ce.directions))["chance"] == "" and dict(zip(ce.headers, ce.directions))["Model"] == "↑"
+    audit = tables["audit"]
+    assert set(audit.directions) == {""} and "↑" not in audit.explanation and "lower is better" not in audit.explanation
 
 
 def test_balanced_suite_on_a_small_toy_world_builds_goyal_tables(tmp_path):

@@ -4,6 +4,8 @@ bolded nor called better."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from harness.layouts import RowTags
 from harness.types import ResultRow
 from vqa_harness_leaderboard.notapplicable import na_tag, report_tags
@@ -59,3 +61,131 @@ def test_na_cell_has_its_reason_as_hover_text_and_note() -> None:
     # Without the tag, an absent cell stays "-".
     plain = build_tables(rows, {"counter-examples": list(COUNTEREXAMPLE_LAYOUTS)})["toy"][0].compact()
     assert plain.body[prior][model_col] == "-" and "n/a" not in plain.note
+
+
+# ------------------------------------------------------------------ directions
+
+
+class _Ctx:
+    """Just enough of a ProbeContext for a probe's row helpers."""
+
+    def row(self, metric, value, n, *, ci=None, variant="", higher_is_better=True, unit="fraction", dataset=None):
+        return ResultRow("r", "m", "s", "d", "val", "counterfactual", variant, metric, value, n,
+                         None if ci is None else ci[0], None if ci is None else ci[1], higher_is_better, unit)
+
+    def metric_unavailable(self, metric, reason):  # pragma: no cover - unused here
+        pass
+
+
+def test_counterfactual_rows_have_a_direction_only_where_one_is_better() -> None:
+    from vqa_harness_plugins.probes.counterfactual.metrics import KindSummary
+    from vqa_harness_plugins.probes.counterfactual.probe import _kind_rows
+
+    s = KindSummary(10, 2, 0.2, (0.1, 0.3), 0.5, (0.4, 0.6), 0.4, (0.3, 0.5), 0.2, (0.1, 0.3))
+    wordnet = {r.metric: r.higher_is_better for r in _kind_rows(_Ctx(), "hypernym_noun", s, True)}
+    assert wordnet == {"answer_change_rate": False, "acc_q": True, "acc_q_cf": None, "acc_reduction": False}
+    color_max = {r.metric: r.higher_is_better for r in _kind_rows(_Ctx(), "color_max_common", s, True)}
+    assert color_max == {"answer_change_rate": True, "acc_q": True, "acc_q_cf": None, "acc_reduction": None}
+
+
+def test_model_free_decoy_rows_and_ablated_inputs_have_no_direction(tmp_path) -> None:
+    from harness.api import Model, Suite, Task
+    from harness.hookspecs import hookimpl
+    from harness.testing import make_host, run_in_process
+    from vqa_harness_leaderboard import collect, tables_of
+    from vqa_harness_leaderboard.paired import ScoreIndex
+    from vqa_harness_leaderboard.sigmarks import mark_table
+
+    toy = "toyvqa-mc:images=40"
+
+    class First(Model):
+        name = "first-choice"
+
+        def score_choices(self, batch):
+            return [[1.0] + [0.0] * (len(ex.choices) - 1) for ex in batch]
+
+    class Last(First):
+        name = "last-choice"
+
+        def score_choices(self, batch):
+            return [[0.0] * (len(ex.choices) - 1) + [1.0] for ex in batch]
+
+    class Plugin:
+        @hookimpl
+        def register_models(self, register):
+            register(First)
+            register(Last)
+
+        @hookimpl
+        def register_suites(self, register):
+            register(Suite("decoys-dir", "toy decoys", (Task(f"{toy},decoys=orig", "val", ("decoys", "decoy-audit"),
+                                                             train=(f"{toy},decoys=orig", "train"), label="orig",
+                                                             probe_options={"decoys": {"variants": "orig"},
+                                                                            "decoy-audit": {"variants": "orig"}}),)))
+
+    host = make_host(Plugin(), builtins=True)
+    runs = []
+    for model in ("first-choice", "last-choice"):
+        out = run_in_process(host, model=model, suite="decoys-dir", tmp_path=tmp_path / model)
+        assert out.exit_code == 0, out.probe_failures
+        runs.append(out.rundir.path)
+        directions = {(r.probe, r.metric): r.higher_is_better for r in out.rows}
+        assert {d for (p, _), d in directions.items() if p == "decoy-audit"} == {None}
+        assert directions[("decoys", "mc_accuracy")] is True
+        assert directions[("decoys", "mc_accuracy/QA")] is None and directions[("decoys", "random_accuracy")] is None
+    tables = tables_of(runs)["decoys-dir"]
+    audit = next(t for t in tables if t.probe == "decoy-audit").compact()
+    assert set(audit.directions) == {""}  # no "split ↓" on counts
+    decoys = mark_table(next(t for t in tables if t.probe == "decoys"), ScoreIndex(collect(runs).runs)).compact()
+    col = decoys.headers.index("Orig")
+    assert decoys.directions[col] == "↑"  # from the image + question rows
+    inputs = [row[1] for row in decoys.body]
+    marked = {inputs[i] for i, m in enumerate(decoys.marks) if m and m[col][0]}
+    assert marked == {"image + question"}  # the ablated rows are never "best" nor "≈"
+
+
+def _cf(run: str, model: str, kind: str, metric: str, value: float, hib: bool | None) -> ResultRow:
+    return ResultRow(run, model, "cf", "toyvqa:variant=unbalanced", "val", "counterfactual", kind, metric, value, 500,
+                     max(0.0, value - 0.02), value + 0.02, hib, "fraction", "t/train")
+
+
+def test_a_model_that_never_changes_its_answer_is_not_the_best_and_the_note_says_why() -> None:
+    from harness.api import Layout
+    from vqa_harness_leaderboard.degenerate import degenerate_tasks
+    from vqa_harness_plugins.probes.counterfactual.tables import COUNTERFACTUAL_LAYOUTS
+
+    rows = []
+    for kind in ("color_max_common", "hypernym_noun", "sibling_noun"):
+        rows += [_cf("r1", "prior", kind, "answer_change_rate", 0.0, kind.startswith("color_max")),
+                 _cf("r1", "prior", kind, "acc_reduction", 0.0, False),
+                 _cf("r2", "qonly", kind, "answer_change_rate", 0.2, kind.startswith("color_max")),
+                 _cf("r2", "qonly", kind, "acc_reduction", 0.1, False)]
+    assert list(degenerate_tasks(rows)) == [("r1", "counterfactual", "toyvqa:variant=unbalanced", "val", "t/train")]
+    # One kind with no change is not degenerate (a robust model can keep every answer).
+    assert degenerate_tasks([r for r in rows if r.variant == "hypernym_noun"]) == {}
+    layouts: list[Layout] = list(COUNTERFACTUAL_LAYOUTS)
+    table = next(t for t in build_tables(rows, {"counterfactual": layouts})["cf"] if t.layout_id == "table-3")
+    prior = next(i for i, r in enumerate(table.body) if r[0] == "prior")
+    assert all(c is None or c.higher_is_better is None for c in table.cells[prior])
+    assert "prior changed no answer under any of the 3 perturbation kinds" in table.note
+    assert "↓" in table.compact().directions  # the column keeps its direction (from qonly)
+    # The data files keep the rows as recorded; only the display and the comparison drop it.
+    assert rows[0].higher_is_better is True
+
+
+def test_compare_says_no_better_for_a_metric_without_direction() -> None:
+    from dataclasses import replace
+
+    from vqa_harness_leaderboard.compare import render_comparisons
+    from vqa_harness_leaderboard.paired import Comparison
+    from vqa_harness_leaderboard.runs import RunInfo
+    from vqa_harness_leaderboard.significance import PairedTest
+
+    a = _cf("r1", "a", "hypernym_noun", "answer_change_rate", 0.0, False)
+    b = replace(a, run_id="r2", model="b", value=0.3)
+    test = PairedTest(500, 0.0, 0.3, -0.3, -0.35, -0.25, 0.0001)
+    info = RunInfo(Path("x"), "r", {}, (), (), "", ())
+    lines = render_comparisons(info, info, [Comparison(a, b, test, None, 500, 500)]).splitlines()
+    assert lines[-1].rstrip("| ").endswith("A")  # significantly fewer changes: A is better
+    lines = render_comparisons(info, info, [Comparison(replace(a, higher_is_better=None), b, test, None, 500, 500)])
+    assert lines.splitlines()[-1].rstrip("| ").endswith("-")

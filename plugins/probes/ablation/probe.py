@@ -174,8 +174,10 @@ def _condition_rows(ctx: ProbeContext, cond: str, examples: list[Example], index
     for metric, (items, values) in cond_scores.items():
         full = dict(zip(real_scores[metric][0], real_scores[metric][1]))
         base = np.array([full[index[j]] for j in items])
+        # Accuracy under an ablated input has no better direction (a question-only model keeps its
+        # accuracy with a gray image): only the real-image accuracy and the drops are compared.
         rows.append(ctx.row(metric, float(values.mean()), len(values), ci=bootstrap_ci(values, seed=ctx.seed),
-                            variant=cond))
+                            variant=cond, higher_is_better=None))
         drop, low, high = paired_drop(base, values, seed=ctx.seed)
         rows.append(ctx.row(f"{metric}_drop", drop, len(values), ci=(low, high), variant=cond))
         write_scores(ctx, [examples[index[j]].id for j in items],

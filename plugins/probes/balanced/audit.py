@@ -1,6 +1,7 @@
 """Probe `language-prior`: a model-free audit of a dataset's language priors (Goyal §3).
 
-Needs no model capability. On the task's split: the answer entropy per question type and
+Needs no model capability; its rows describe the data, not a model, so none has a better
+direction (`higher_is_better=None`, docs/leaderboard.md). On the task's split: the answer entropy per question type and
 its question-count-weighted mean (balancing raised it 56% on VQA), the VQA accuracy of the
 Prior ("yes") and of the question-type prior (priors fitted on the task's train split when
 it has one, else on the split itself, said in the report), and the question prefixes whose
@@ -9,6 +10,7 @@ majority answer is most predictive ("do you see a" -> yes scores 87% on VQA v1).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar, Mapping
 
 from harness.api import Layout, Option, Probe, ProbeContext
@@ -84,7 +86,8 @@ class LanguagePriorAudit(Probe):
                      "| prefix | majority answer | questions | accuracy % |", "|---|---|---|---|"]
             lines += [f"| {p.prefix} | {p.answer} | {p.count} | {100 * p.accuracy:.2f} |" for p in prefixes]
             ctx.report("\n".join(lines))
-        return rows
+        # Model-free: a property of the data, no column is "better" (docs/leaderboard.md).
+        return [replace(r, higher_is_better=None) for r in rows]
 
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:

@@ -159,7 +159,7 @@ class CounterExampleProbe(Probe):
         if trained_rank is not None:
             rankings["trained"] = trained_rank
         n = len(usable)
-        rows = [ctx.row(f"{metric}", TOP / k, n, variant="chance")]
+        rows = [ctx.row(f"{metric}", TOP / k, n, variant="chance", higher_is_better=None)]  # a chance level
         hits_of = {}
         for ranker, ranked in rankings.items():
             hits_of[ranker] = hits = recall_at_k(ranked, targets, TOP)

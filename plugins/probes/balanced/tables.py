@@ -92,9 +92,9 @@ PAIR_LAYOUTS = (
 
 AUDIT_LAYOUTS = (
     Layout(id="audit", title="Language-prior audit (Goyal §3)",
-           description="Model-free: answer entropy per question type weighted by type frequency (bits; higher "
-                       "means weaker priors) and the accuracy of prior-only answer rules (%; lower is better "
-                       "for a benchmark).",
+           description="Model-free (no better direction: the rows describe the data): answer entropy per "
+                       "question type weighted by type frequency (bits; higher means weaker language priors) and "
+                       "the accuracy of prior-only answer rules (%; lower means the questions need the image more).",
            reference="Goyal et al. 2017, §3 (entropy +56% from VQA v1 to v2)", rows=("data",), columns=("metric",),
            metrics=("audit/answer_entropy", "audit/answer_entropy_change", "audit/prior_accuracy",
                     "audit/qtype_prior_accuracy", "audit/top_prefix_accuracy"),

@@ -88,12 +88,12 @@ class CounterfactualProbe(Probe):
         total = len(examples)
         for kind in kinds:
             idx = [i for i, r in enumerate(results) if isinstance(r[kind.id], Perturbation)]
-            rows.append(ctx.row("applicable", len(idx), total, variant=kind.id, unit="count"))
+            rows.append(ctx.row("applicable", len(idx), total, variant=kind.id, unit="count", higher_is_better=None))
             if total:
                 from harness.stats import wilson_interval
 
-                rows.append(ctx.row("coverage", len(idx) / total, total, variant=kind.id,
-                                    ci=wilson_interval(len(idx), total)))
+                rows.append(ctx.row("coverage", len(idx) / total, total, variant=kind.id,  # model-free
+                                    ci=wilson_interval(len(idx), total), higher_is_better=None))
             if not idx:
                 ctx.metric_unavailable(f"{kind.id}/answer_change_rate", "no question of the task applies")
                 continue
@@ -151,10 +151,12 @@ def _kind_rows(ctx: ProbeContext, kind: str, s: KindSummary, labelled: bool) -> 
                     higher_is_better=wants_change)]
     if s.acc_q is not None:
         rows.append(ctx.row("acc_q", s.acc_q, s.n, ci=s.acc_q_ci, variant=kind))
-        rows.append(ctx.row("acc_q_cf", s.acc_q_cf, s.n, ci=s.acc_q_cf_ci, variant=kind))
+        # Accuracy on perturbed questions (scored against the original's answers) has no better
+        # direction; nor has the reduction for Color Maximal, whose answers should change.
+        rows.append(ctx.row("acc_q_cf", s.acc_q_cf, s.n, ci=s.acc_q_cf_ci, variant=kind, higher_is_better=None))
         if s.reduction is not None:
             rows.append(ctx.row("acc_reduction", s.reduction, s.n, ci=s.reduction_ci, variant=kind,
-                                higher_is_better=False))
+                                higher_is_better=None if wants_change else False))
         else:
             ctx.metric_unavailable(f"{kind}/acc_reduction", "acc_Q is 0 on the applicable questions")
     elif labelled:

@@ -158,7 +158,8 @@ def _reference_rows(ctx: ProbeContext, variant: str, test: Sequence[Example], *,
 
     found = ctx.memo(f"reference/{variant}", {"seed": ctx.seed, "test": [ex.id for ex in test]}, build)
     metrics = {"random": "random_accuracy", "eq2": "eq2_rule_accuracy"}
-    rows = [ctx.row(metrics[k], found[k][0], found[k][1], variant=variant) for k in order if k in found]
+    rows = [ctx.row(metrics[k], found[k][0], found[k][1], variant=variant, higher_is_better=None)  # model-free
+            for k in order if k in found]
     return rows, found["label"]
 
 
@@ -199,7 +200,9 @@ class DecoyProbe(Probe):
                 scores, unmatched, errors = pick_scores(ctx, shown, tag)
                 metric = METRIC if label == "IQA" else f"{METRIC}/{label}"
                 lo, hi = bootstrap_ci(scores, seed=ctx.seed)
-                rows.append(ctx.row(metric, float(scores.mean()), len(scores), ci=(lo, hi), variant=variant))
+                # With the image or the question blanked, accuracy has no better direction.
+                rows.append(ctx.row(metric, float(scores.mean()), len(scores), ci=(lo, hi), variant=variant,
+                                    higher_is_better=True if label == "IQA" else None))
                 per_example[metric] = scores
                 if unmatched >= 0:
                     rows.append(ctx.row("mc_unmatched_rate" + ("" if label == "IQA" else f"/{label}"),
@@ -255,15 +258,14 @@ class DecoyAuditProbe(Probe):
                 continue
             refs, train_label = _reference_rows(ctx, variant, test, order=("eq2", "random"))
             rows.extend(refs)
+            # Model-free rows (the data's decoys): no better direction (docs/leaderboard.md).
             rows.append(ctx.row("candidates_per_question", float(np.mean([len(e.choices) for e in test])),
-                                len(test), variant=variant, unit="count", higher_is_better=False))
+                                len(test), variant=variant, unit="count", higher_is_better=None))
             stats = neutrality([(ex.choices, ex.meta["mc_target"]) for ex in test])
-            units = {"decoy_use_vs_chance": ("score", True), "decoys_never_target": ("fraction", False),
-                     "mean_abs_dev": ("score", False)}
+            units = {"decoy_use_vs_chance": "score", "decoys_never_target": "fraction", "mean_abs_dev": "score"}
             for key, value in stats.items():
-                unit, hib = units[key]
-                rows.append(ctx.row(f"neutrality/{key}", value, len(test), variant=variant, unit=unit,
-                                    higher_is_better=hib))
+                rows.append(ctx.row(f"neutrality/{key}", value, len(test), variant=variant, unit=units[key],
+                                    higher_is_better=None))
         rows.extend(_generation_rows(ctx))
         if train_label:
             ctx.report(f"Eq. 2 rule counted on {train_label}.")
@@ -286,15 +288,15 @@ def _generation_rows(ctx: ProbeContext) -> list[ResultRow]:
             for s in src:
                 sources[f"{kind}/{s if s in ('orig', 'frequent') else 'generated'}"] += 1
     for key, count in sorted(sources.items()):
-        rows.append(ctx.row(f"generation/{key}", count, n, unit="count", higher_is_better=False))
+        rows.append(ctx.row(f"generation/{key}", count, n, unit="count", higher_is_better=None))
     source = ctx.dataset_summary().get("decoy_source")
     if source:  # released decoy files when present, generated otherwise: said in the rows
         rows.append(ctx.row(f"generation/source={source.split(':', 1)[0]}", n, n, unit="count",
-                            higher_is_better=False))
+                            higher_is_better=None))
         ctx.report(f"Decoys: {source}.")
     stats = ctx.dataset_summary().get("generation")
     if stats:
         for key in ("short_iou", "short_qou", "rejected_overlap", "rejected_wup", "rejected_mutual", "unique_questions"):
             if key in stats:
-                rows.append(ctx.row(f"generation/{key}", stats[key], n, unit="count", higher_is_better=False))
+                rows.append(ctx.row(f"generation/{key}", stats[key], n, unit="count", higher_is_better=None))
     return rows

@@ -64,7 +64,7 @@ class NLEProbe(Probe):
         write_scores(ctx, [ex.id for ex in examples], {"s_t": ts.values})
         idx = [i for i in np.flatnonzero(ts.correct) if examples[i].explanations]
         no_refs = int(ts.correct.sum()) - len(idx)
-        rows.append(ctx.row("n_correct", len(idx), len(examples), unit="count"))
+        rows.append(ctx.row("n_correct", len(idx), len(examples), unit="count", higher_is_better=None))
         explain_kw: dict[str, Any] = dict(
             metrics=metrics, tokenize=self.config["tokenize"],
             bertscore_model=self.config["bertscore_model"] or None,
@@ -96,7 +96,7 @@ class NLEProbe(Probe):
             for m, s_e in scores.items():
                 rows.append(ctx.row(f"s_e/{m}", s_e, len(idx), unit="score"))
                 rows.append(ctx.row(f"s_o/{m}", ts.s_t * s_e, len(examples), unit="score"))
-            rows.append(ctx.row("empty_explanations", empty, len(idx), unit="count"))
+            rows.append(ctx.row("empty_explanations", empty, len(idx), unit="count", higher_is_better=None))
             _report(ctx, ts, len(idx), scores, combined, result.unavailable, empty, errors, no_refs)
         else:
             ctx.metric_unavailable("s_e", "no correctly answered example with a reference explanation")
@@ -156,7 +156,9 @@ def _gt_rows(ctx, examples, kw, e_vil_score, nlg_scores) -> list[ResultRow]:
     scores = ctx.memo("gt-scores", {k: v for k, v in kw.items() if k != "device"}, build)
     ctx.report(f"GT row: {len(cands)} reference-vs-others pairs from {used} examples "
                "(each reference scored against the other references of its example).")
-    return [ctx.row(f"s_e/{m}", v, len(cands), unit="score", variant=GT_VARIANT) for m, v in scores.items()]
+    # Model-free references: no better direction (docs/leaderboard.md).
+    return [ctx.row(f"s_e/{m}", v, len(cands), unit="score", variant=GT_VARIANT, higher_is_better=None)
+            for m, v in scores.items()]
 
 
 def _report(ctx, ts, n_correct, scores, combined, unavailable, empty, errors, no_refs) -> None:
