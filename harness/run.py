@@ -155,6 +155,9 @@ def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lead
             continue
         echo(f"{spec} on {base.suite}: {len(outcome.rows)} result rows -> {outcome.rundir.path}"
              f" (model calls {outcome.model_calls}" + (f", world size {size})" if size > 1 else ")"))
+        server = outcome.rundir.path / "artifacts" / "accuracy" / "results_official.json"
+        if server.is_file() and not any(r.probe == "accuracy" for r in outcome.rows):  # a split without answers
+            echo(f"  evaluation-server results file: {server}")
         for task, probe, reason in outcome.skipped:
             warn(f"  skipped {probe} on {task}: {reason}")
         for f in outcome.probe_failures:

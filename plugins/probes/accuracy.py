@@ -43,6 +43,7 @@ class AccuracyProbe(Probe):
         if not ctx.labelled:
             ctx.report("Split without ground truth: predictions exported in the official results "
                        f"format to `{ctx.artifact('results_official.json')}`; no accuracy computed.")
+            _server_file_notes(ctx, len(preds), errors)
             ctx.metric_unavailable("vqa_accuracy", "split has no ground-truth answers")
             return []
         rows: list[ResultRow] = []
@@ -97,6 +98,19 @@ ACCURACY_LAYOUTS = (
            note="VQA accuracy (official) in %, 95% bootstrap intervals in brackets; "
                 "lenient = always-normalized variant (not official)."),
 )
+
+
+def _server_file_notes(ctx: ProbeContext, n: int, errors: int) -> None:
+    """Warn, in the report, when the evaluation-server file is not a full submission: the
+    questions the model failed on (written with an empty answer) and a `--limit` cut (the
+    split's question count from the loader's summary, when it gives one)."""
+    if errors:
+        ctx.report(f"**Warning:** {errors} of {n} questions failed in the model; they are written with an "
+                   "empty answer (\"\") in results_official.json and the server will score them 0.")
+    total = ctx.dataset_summary().get("questions")
+    if isinstance(total, int) and n < total:
+        ctx.report(f"**Warning:** partial results file: {n:,} of the split's {total:,} questions (--limit); "
+                   "the evaluation server expects every question of the split.")
 
 
 def _export_official(ctx: ProbeContext, answers: list[str]) -> None:

@@ -29,10 +29,22 @@ class AlwaysRed(Model):
         return [[1.0 if "red" in c.lower() else 0.0 for c in ex.choices] for ex in batch]
 
 
+class RedButFails(AlwaysRed):
+    """Raises on the questions of one test-dev image (question ids 90000x)."""
+
+    name = "red-but-fails"
+
+    def answer(self, batch):
+        if any(ex.id.startswith("90000") for ex in batch):
+            raise ValueError("cannot answer")
+        return super().answer(batch)
+
+
 class Plugin:
     @hookimpl
     def register_models(self, register):
         register(AlwaysRed)
+        register(RedButFails)
 
     @hookimpl
     def register_suites(self, register):
@@ -98,7 +110,29 @@ def test_vqa2_test_dev_writes_the_evaluation_server_file(world, host, tmp_path):
     (path,) = (out.rundir.path / "artifacts" / "accuracy").glob("results_official.json")
     results = json.loads(path.read_text())
     assert len(results) == 12 and all(r["answer"] == "red" and isinstance(r["question_id"], int) for r in results)
-    assert "official results format" in (out.rundir.path / "report.md").read_text()
+    report = (out.rundir.path / "report.md").read_text()
+    assert "official results format" in report and "Warning" not in report
+
+
+def test_test_dev_names_the_server_file_and_warns_about_failures_and_limit(world, host, tmp_path, capsys):
+    from harness.cli import main
+    from harness.testing import use_host
+
+    root, _ = world
+    with use_host(host):
+        code = main(["run", "--model", "red-but-fails", "--suite", "vqa2", "--data-dir", str(root), "--split",
+                     "test-dev", "--limit", "5", "--out", str(tmp_path / "runs"), "--cache",
+                     str(tmp_path / "c.sqlite"), "--no-leaderboard", "--device", "cpu"])
+    assert code == 1  # examples failed in the model
+    out = capsys.readouterr().out
+    (run,) = (tmp_path / "runs").iterdir()
+    server = run / "artifacts" / "accuracy" / "results_official.json"
+    assert f"  evaluation-server results file: {server}" in out.splitlines()
+    results = json.loads(server.read_text())
+    assert [r["answer"] for r in results] == ["", "", "red", "red", "red"]  # image 9000: questions 90000, 90001
+    report = (run / "report.md").read_text()
+    assert "2 of 5 questions failed in the model; they are written with an empty answer" in report
+    assert "partial results file: 5 of the split's 12 questions (--limit)" in report
 
 
 def test_goyal_tables_1_and_3_for_a_trained_and_a_pretrained_model(world, host, tmp_path):
