@@ -1,4 +1,5 @@
-"""Significance marks on leaderboard tables: is a cell distinguishable from its column's best?
+"""Significance marks on leaderboard tables: is a cell distinguishable from its column's best,
+and from the row above it?
 
 Within each value column of a table, cells are compared only with cells of the same
 quantity (probe, dataset, split, variant, metric: Goyal Table 3 mixes answer types in one
@@ -9,6 +10,10 @@ with the difference, its interval and p in the mark's explanation. Cells without
 per-question scores get no mark (nothing is claimed about them), nor do cells whose row has
 no better direction (`higher_is_better` None: model-free rows, counts, chance levels,
 accuracies under an ablated input, degenerate values; docs/leaderboard.md).
+
+Each cell is also tested against the cell of the same quantity in the row above it (another
+model or training set), whatever the direction: the difference, its 95% interval and p go
+into the cell's hover text only, so the cell itself stays a number.
 """
 
 from __future__ import annotations
@@ -18,14 +23,18 @@ from dataclasses import replace
 
 from harness.types import ResultRow
 
-from .paired import ScoreIndex, compare_many
+from .paired import Comparison, ScoreIndex, compare_many
+from .significance import p_text
 from .tables import Table
 
-__all__ = ["mark_tables", "mark_table", "ALPHA", "N_BOOT"]
+__all__ = ["mark_tables", "mark_table", "ALPHA", "N_BOOT", "ABOVE_NOTE"]
 
 ALPHA = 0.05
 #: Resamples per comparison on the site (harness compare uses 10,000).
 N_BOOT = 2000
+#: The table note when cells carry the test against the row above.
+ABOVE_NOTE = ("Hover a value for its paired test against the value above it (same questions; the hover text "
+              "names that model): the difference, its 95% interval and p.")
 
 
 def _diff(row: ResultRow, diff: float, low: float, high: float) -> str:
@@ -34,13 +43,18 @@ def _diff(row: ResultRow, diff: float, low: float, high: float) -> str:
     return f"{diff:+.4f} [{low:+.4f}, {high:+.4f}]"
 
 
-def mark_table(table: Table, index: ScoreIndex, *, alpha: float = ALPHA, n_boot: int = N_BOOT) -> Table:
-    """`table` with `marks` filled (unchanged when no column has two comparable cells)."""
-    if not table.cells:
-        return table
-    width = len(table.headers)
-    marks = [[("", "")] * width for _ in table.body]
-    # Every (cell, best of its group) to test, then one batched test.
+def _key(row: ResultRow) -> tuple[str, ...]:
+    return (row.probe, row.dataset, row.split, row.variant, row.metric)
+
+
+def _who(row: ResultRow, other: ResultRow) -> str:
+    """The model of `other`, with its training data when that is what differs from `row`."""
+    return other.model if other.model != row.model else f"{other.model}, trained on {other.train or '-'}"
+
+
+def _best_pairs(table: Table, width: int) -> tuple[list[tuple[int, int, ResultRow, ResultRow]],
+                                                    list[tuple[int, int, ResultRow]]]:
+    """Every (cell, best of its group) to test, and the bests."""
     todo: list[tuple[int, int, ResultRow, ResultRow]] = []
     bests: list[tuple[int, int, ResultRow]] = []
     for j in range(width):
@@ -48,8 +62,7 @@ def mark_table(table: Table, index: ScoreIndex, *, alpha: float = ALPHA, n_boot:
         for i, cells in enumerate(table.cells):
             cell = cells[j] if j < len(cells) else None
             if cell is not None:
-                key = (cell.probe, cell.dataset, cell.split, cell.variant, cell.metric)
-                groups.setdefault(key, []).append((i, cell))
+                groups.setdefault(_key(cell), []).append((i, cell))
         for found in groups.values():
             # Rows without a direction (model-free, counts, chance, ablated inputs, degenerate
             # values) are neither best nor compared with it.
@@ -61,23 +74,59 @@ def mark_table(table: Table, index: ScoreIndex, *, alpha: float = ALPHA, n_boot:
             bests.append((best_i, j, best))
             todo += [(i, j, cell, best) for i, cell in members
                      if not (i == best_i or cell.value == best.value and cell.model == best.model)]
-    results = compare_many(index, [(cell, best) for _, _, cell, best in todo], n_boot=n_boot)
+    return todo, bests
+
+
+def _above_pairs(table: Table, width: int) -> list[tuple[int, int, ResultRow, ResultRow]]:
+    """Every (cell, the cell above it) of the same quantity from another model or training set."""
+    out = []
+    for j in range(width):
+        for i in range(1, len(table.cells)):
+            row, up = table.cells[i], table.cells[i - 1]
+            cell = row[j] if j < len(row) else None
+            prev = up[j] if j < len(up) else None
+            if cell is not None and prev is not None and _key(cell) == _key(prev) and \
+                    (cell.model, cell.train, cell.run_id) != (prev.model, prev.train, prev.run_id):
+                out.append((i, j, cell, prev))
+    return out
+
+
+def _said(result: Comparison, versus: str) -> str:
+    t = result.test
+    return f"{versus}: {_diff(result.a, t.diff, t.low, t.high)}, p {p_text(t.p)}, n = {t.n} paired items"
+
+
+def mark_table(table: Table, index: ScoreIndex, *, alpha: float = ALPHA, n_boot: int = N_BOOT) -> Table:
+    """`table` with `marks` filled (unchanged when no cell has a comparable cell)."""
+    if not table.cells:
+        return table
+    width = len(table.headers)
+    marks = [[("", "")] * width for _ in table.body]
+    todo, bests = _best_pairs(table, width)
+    above = _above_pairs(table, width)
+    # One batched test: comparisons over the same number of questions share their resamples.
+    results = compare_many(index, [(c, other) for _, _, c, other in todo + above], n_boot=n_boot)
     tested: set[tuple[int, int]] = set()
     for (i, j, cell, best), result in zip(todo, results):
         if result is None:
             continue
-        t = result.test
-        why = f"vs the best ({best.model}): {_diff(cell, t.diff, t.low, t.high)}, p = {t.p:.3g}, n = {t.n} paired items"
-        marks[i][j] = ("same" if t.p >= alpha else "differs", why)
+        marks[i][j] = ("same" if result.test.p >= alpha else "differs",
+                       _said(result, f"vs the best ({_who(cell, best)})"))
         tested.add((id(best), j))
-    found = False
     for best_i, j, best in bests:
         if (id(best), j) in tested:
             marks[best_i][j] = ("best", "best in its column; ≈ marks cells not significantly different")
-            found = True
-    if not found:
+    found_above = False
+    for (i, j, cell, prev), result in zip(above, results[len(todo):]):
+        if result is None:
+            continue
+        kind, why = marks[i][j]
+        marks[i][j] = (kind, "; ".join(w for w in (why, _said(result, f"vs the row above ({_who(cell, prev)})")) if w))
+        found_above = True
+    if not tested and not found_above:
         return table
-    return replace(table, marks=tuple(tuple(m) for m in marks))
+    note = " ".join(t for t in (table.note, ABOVE_NOTE if found_above else "") if t)
+    return replace(table, marks=tuple(tuple(m) for m in marks), note=note)
 
 
 def mark_tables(tables: Mapping[str, Sequence[Table]], index: ScoreIndex) -> dict[str, list[Table]]:

@@ -25,10 +25,17 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["PairedTest", "McNemar", "paired_bootstrap", "paired_bootstrap_many", "resampled_means",
-           "mcnemar_exact", "is_binary"]
+           "mcnemar_exact", "is_binary", "p_text", "P_FLOOR"]
 
 #: Resamples per comparison unless the caller says otherwise.
 N_BOOT = 10_000
+#: Smallest p-value printed as a number; below it (or when it underflowed to 0) "< 1e-300".
+P_FLOOR = 1e-300
+
+
+def p_text(p: float) -> str:
+    """A p-value as printed after "p": '= 0.0312', '= 1', or '< 1e-300' (never '= 0')."""
+    return f"< {P_FLOOR:g}" if p < P_FLOOR else f"= {p:.3g}"
 
 
 @dataclass(frozen=True)

@@ -161,8 +161,8 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
     else:
         body.append('<p class="muted">Fractions are shown as percentages; small type under a value (also on '
                     'hover) is its 95% confidence interval. ↑ / ↓ in a header: higher / lower is better. Bold: the '
-                    'best of a column; ≈: not significantly different from it on the same questions. Click a '
-                    "column header to sort.</p>")
+                    'best of a column; ≈: not significantly different from it on the same questions; hover a value '
+                    "for its paired test against the row above. Click a column header to sort.</p>")
         if not any(charts.values()):
             body.append('<p class="muted">No charts: none of their rows exist, or matplotlib (the '
                         '<code>plots</code> extra) is not installed.</p>')

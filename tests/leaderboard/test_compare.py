@@ -146,3 +146,28 @@ def test_cli_without_per_question_scores_is_one_line_error(runs: dict[str, Path]
     assert err.splitlines()[-1].startswith("error: no metric has per-question scores in both")
     assert "Traceback" not in err
     assert main(["compare", str(runs["a"]), str(tmp_path)]) == 2  # not a run folder
+
+
+def test_each_cell_is_tested_against_the_row_above_on_hover(runs: dict[str, Path], tmp_path: Path) -> None:
+    # The site's tables: besides "≈ the best", every cell carries (in its hover text only) the
+    # paired test against the cell above it: difference, 95% interval and p.
+    from vqa_harness_leaderboard import build_leaderboard, collect, tables_of
+    from vqa_harness_leaderboard.paired import ScoreIndex
+    from vqa_harness_leaderboard.sigmarks import ABOVE_NOTE, mark_table
+
+    table = next(t for t in tables_of([runs["a"], runs["b"]]).values() for t in t if t.probe == "accuracy")
+    marked = mark_table(table, ScoreIndex(collect([runs["a"], runs["b"]]).runs)).compact()
+    col = marked.headers.index("All")
+    rows = [r[0] for r in marked.body]
+    below = rows.index("scripted-b")
+    assert rows.index("scripted-a") == below - 1
+    kind, why = marked.marks[below][col]
+    assert kind == "differs" and "vs the best (scripted-a): -20.00 [" in why
+    assert "vs the row above (scripted-a): -20.00 [" in why and "p = " in why and "n = 100 paired items" in why
+    assert marked.marks[below - 1][col][0] == "best" and "row above" not in marked.marks[below - 1][col][1]
+    assert ABOVE_NOTE in marked.note
+    site = tmp_path / "site"
+    build_leaderboard([runs["a"], runs["b"]], site)
+    html = (site / "index.html").read_text(encoding="utf-8")
+    assert "vs the row above (scripted-a): -20.00 [" in html  # in a title attribute, not in the cell text
+    assert ">vs the row above" not in html
