@@ -93,11 +93,13 @@ class Session:
             raise UsageError(f"dataset {plugin.name!r} has no split {split!r}; splits: {', '.join(plugin.splits)}")
         missing = [p for p in plugin.expected_files(split) if not Path(p).exists()]
         if missing:
+            from .suite_data import data_hint
+
             shown = "; ".join(str(p) for p in missing[:6])
             raise DataError(
                 f"dataset {plugin.name!r} split {split!r}: missing file(s): {shown}"
                 + (f" (+{len(missing) - 6} more)" if len(missing) > 6 else "")
-                + " (set --data-dir to the folder that holds them; see docs/datasets.md)"
+                + f" ({data_hint(self.data_dir)})"
             )
         cap = self.limit if limit and self.limit is not None else None
         rows = plugin.load(split, limit=cap) if cap is not None and takes_limit(plugin) else plugin.load(split)

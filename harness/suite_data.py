@@ -18,7 +18,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .api import Suite, Task
     from .session import Session
 
-__all__ = ["check_data", "check_trained_on", "missing_files", "suite_needs", "TRAINED_ON"]
+__all__ = ["check_data", "check_trained_on", "data_hint", "missing_files", "runnable_instead", "suite_needs",
+           "TRAINED_ON"]
 
 #: The model option every model accepts: the training data a pretrained model declares
 #: (`--model hf-vqa:path=...,trained_on=vqa2`), for tables laid out by training data.
@@ -56,7 +57,11 @@ def check_trained_on(value: str, suite: "Suite", host: Any) -> str:
                      f"({trains}) nor a registered dataset{did_you_mean(text, known)}")
 
 
-HINT = "`harness data status --data-dir DIR` lists what each dataset needs and where it is released"
+def data_hint(data_dir: Path | None) -> str:
+    """What to do about missing files: check or set --data-dir, and the status command."""
+    where = f"--data-dir {data_dir}" if data_dir is not None else "--data-dir DIR"
+    return (f"{'check' if data_dir is not None else 'set'} {where}; `harness data status {where}` lists every "
+            "file each dataset needs and where it is released")
 
 
 def missing_files(session: "Session", spec: str, split: str) -> list[Path]:
@@ -65,10 +70,8 @@ def missing_files(session: "Session", spec: str, split: str) -> list[Path]:
     return [Path(p) for p in plugin.expected_files(split) if not Path(p).exists()]
 
 
-def check_data(suite: "Suite", tasks: Sequence["Task"], session: "Session", *,
-               trainable: bool) -> tuple[list["Task"], list[tuple[str, str, str]]]:
-    """The tasks that can run and, for a partial suite, the skipped ones as (task, "*",
-    reason); DataError listing every missing file otherwise."""
+def _plan(tasks: Sequence["Task"], session: "Session", trainable: bool):
+    """(runnable tasks, skipped as (task, "*", reason), {task name: missing files})."""
     runnable, skipped, missing = [], [], {}
     for task in tasks:
         needed = missing_files(session, task.dataset, task.split)
@@ -82,6 +85,42 @@ def check_data(suite: "Suite", tasks: Sequence["Task"], session: "Session", *,
         missing[name] = needed
         skipped.append((name, "*", f"missing {', '.join(str(p) for p in needed[:3])}"
                                    + (f" (+{len(needed) - 3} more)" if len(needed) > 3 else "")))
+    return runnable, skipped, missing
+
+
+def _can_run(suite: "Suite", session: "Session", trainable: bool) -> bool:
+    try:
+        runnable, _, missing = _plan(suite.tasks, session, trainable)
+    except HarnessError:
+        return False
+    return not missing or (suite.partial and bool(runnable))
+
+
+def runnable_instead(suite: "Suite", session: "Session", *, trainable: bool) -> list[str]:
+    """Other registered suites over the same datasets that can run with the files present
+    (e-vil with only e-SNLI-VE dev and VQA-X val at hand: e-vil-dev)."""
+    import difflib
+
+    from .specs import parse_spec
+
+    names = {parse_spec(t.dataset)[0] for t in suite.tasks}
+    out = []
+    for entry in session.host.suites:
+        other = entry.obj
+        if other.name == suite.name or other.toy or not names & {parse_spec(t.dataset)[0] for t in other.tasks}:
+            continue
+        if _can_run(other, session, trainable):
+            out.append(other.name)
+    # The name closest to the suite's first (e-vil -> e-vil-dev).
+    return sorted(out, key=lambda n: (-difflib.SequenceMatcher(None, suite.name, n).ratio(), n))
+
+
+def check_data(suite: "Suite", tasks: Sequence["Task"], session: "Session", *,
+               trainable: bool) -> tuple[list["Task"], list[tuple[str, str, str]]]:
+    """The tasks that can run and, for a partial suite, the skipped ones as (task, "*",
+    reason); DataError listing the missing files otherwise (the first six; the status
+    command lists all), naming the suites that can run with the files present."""
+    runnable, skipped, missing = _plan(tasks, session, trainable)
     if not missing:
         return runnable, []
     if getattr(suite, "partial", False) and runnable:
@@ -91,7 +130,10 @@ def check_data(suite: "Suite", tasks: Sequence["Task"], session: "Session", *,
     shown = "; ".join(unique[:6]) + (f" (+{len(unique) - 6} more)" if len(unique) > 6 else "")
     what = (f"no task of suite {suite.name!r} can run" if getattr(suite, "partial", False)
             else f"suite {suite.name!r} cannot run")
-    raise DataError(f"{what}: missing file(s) {shown} (set --data-dir; {HINT})")
+    instead = runnable_instead(suite, session, trainable=trainable)
+    also = (f"; with the files present, suite {' or '.join(repr(n) for n in instead)} can run (--suite "
+            f"{instead[0]})") if instead else ""
+    raise DataError(f"{what}: missing file(s) {shown} ({data_hint(session.data_dir)}){also}")
 
 
 #: Stands for the user's --data-dir when `suite_needs` asks the datasets for their paths.

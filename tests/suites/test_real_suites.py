@@ -7,10 +7,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers_official import write_esnlive, write_world
+from helpers_official import write_esnlive, write_vqax, write_world
 
 from harness.api import Model, Suite, Task
-from harness.errors import UsageError
+from harness.errors import DataError, UsageError
 from harness.hookspecs import hookimpl
 from harness.metrics import normalize_answer, vqa_accuracy
 from harness.testing import make_host, run_in_process
@@ -50,7 +50,7 @@ class Plugin:
     def register_suites(self, register):
         from dataclasses import replace
 
-        from vqa_harness_plugins.probes.e_vil import EVIL_SUITE
+        from vqa_harness_plugins.probes.e_vil import EVIL_DEV_SUITE, EVIL_SUITE
 
         register(Suite("vqa-x-as-vqa", "VQA-X val through the VQA accuracy and pairs probes",
                        (Task("vqa-x", "val", ("accuracy", "pairs")),)))
@@ -58,6 +58,8 @@ class Plugin:
         cheap = {"nle": {"metrics": "bleu1,rouge_l", "tokenize": "simple", "gt": False}}
         register(replace(EVIL_SUITE, name="e-vil-cheap",
                          tasks=tuple(replace(t, probe_options=cheap) for t in EVIL_SUITE.tasks)))
+        register(replace(EVIL_DEV_SUITE, name="e-vil-cheap-dev",
+                         tasks=tuple(replace(t, probe_options=cheap) for t in EVIL_DEV_SUITE.tasks)))
 
 
 @pytest.fixture(scope="module")
@@ -203,6 +205,25 @@ def test_e_vil_with_only_e_snli_ve_names_the_skipped_datasets(host, tmp_path):
     skipped = {task.split("/")[0]: reason for task, probe, reason in out.skipped if probe == "*"}
     assert set(skipped) == {"vqa-x", "vcr"}
     assert str(root / "vqax" / "vqaX_test.json") in skipped["vqa-x"]
+
+
+def test_with_only_dev_and_val_files_e_vil_points_to_e_vil_dev(host, tmp_path):
+    root = tmp_path / "data"
+    write_esnlive(root, "dev")
+    write_vqax(root, "val")
+    with pytest.raises(DataError) as err:
+        run_in_process(host, model="qonly", suite="e-vil", tmp_path=tmp_path, data_dir=root)
+    message = str(err.value)
+    assert message.startswith(f"no task of suite 'e-vil' can run: missing file(s) {root / 'esnlive' / 'esnlive_test.csv'}")
+    assert "(+" not in message  # six files: all shown
+    assert (f"(check --data-dir {root}; `harness data status --data-dir {root}` lists every file each dataset "
+            "needs and where it is released); with the files present, suite 'e-vil-dev' or 'e-vil-cheap-dev' can run "
+            "(--suite e-vil-dev)") in message
+    assert "\n" not in message and "set --data-dir" not in message
+    with pytest.raises(DataError, match=r"\(set --data-dir DIR; `harness data status --data-dir DIR` lists"):
+        run_in_process(host, model="qonly", suite="goyal", tmp_path=tmp_path)
+    out = _run(host, tmp_path / "dev", "retrieval-explainer", "e-vil-cheap-dev", root, limit=6)
+    assert {r.dataset for r in out.rows if r.metric == "s_t"} == {"e-snli-ve", "vqa-x"}
 
 
 def test_a_model_without_training_needs_no_train_files(host, tmp_path):
