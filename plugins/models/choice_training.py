@@ -131,9 +131,9 @@ class GridChoiceModel(GridAnswerModel):
                        "choices": [[ex.choices, ex.meta.get("decoys"), ex.meta.get("mc_variant"),
                                     ex.meta.get("mc_target")] for ex in train]})
 
-    def fit_key(self, train_fingerprint: str, seed: int) -> Any:
+    def _fit_key(self, train_fingerprint: str, seed: int) -> Any:
         """The grid model's fit key plus the text extractor."""
-        return {**super().fit_key(train_fingerprint, seed), "text": self._extractor().fingerprint()}
+        return {**super()._fit_key(train_fingerprint, seed), "text": self._extractor().fingerprint()}
 
     def _build_vocab(self, train: Sequence[Example]) -> dict[str, Any]:
         return {**super()._build_vocab(train), "text_dim": int(self._text(["a"]).shape[1])}

@@ -145,9 +145,9 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
         return digest({"base": super().weights_key(train, seed), "neighbours": self._neighbour_source(),
                        "pairs": [ex.pair_id for ex in train]})
 
-    def fit_key(self, train_fingerprint: str, seed: int) -> Any:
+    def _fit_key(self, train_fingerprint: str, seed: int) -> Any:
         """The grid model's fit key plus the neighbour features (pairs are in the data)."""
-        return {**super().fit_key(train_fingerprint, seed), "neighbours": self._neighbour_source()}
+        return {**super()._fit_key(train_fingerprint, seed), "neighbours": self._neighbour_source()}
 
     # ---- training
     def _train(self, train: Sequence[Example], seed: int) -> "torch.nn.Module":

@@ -115,9 +115,9 @@ class GridAnswerModel(TorchAnswerModel):
 
         return take
 
-    def fit_key(self, train_fingerprint: str, seed: int) -> Any:
+    def _fit_key(self, train_fingerprint: str, seed: int) -> Any:
         """TorchAnswerModel's fit key plus the grid source (a feature file's path and stat)."""
-        return {**super().fit_key(train_fingerprint, seed), "grid": self.grid.fingerprint()}
+        return {**super()._fit_key(train_fingerprint, seed), "grid": self.grid.fingerprint()}
 
     def fingerprint_extra(self) -> Any:
         return {**super().fingerprint_extra(), "grid": self.grid.fingerprint()}

@@ -195,6 +195,10 @@ class MLPModel(SizedModel, Model):
         self.net = net
         self._trained = digest({"train": train_digest(usable, extra=lambda e: list(e.choices)), "seed": seed})
 
+    def parameter_count(self) -> int | None:
+        """Parameters of the trained MLP (None before `fit`; it is never cached, so always known after)."""
+        return None if self.net is None else int(sum(p.numel() for p in self.net.parameters()))
+
     def fingerprint_extra(self) -> Any:
         return {"trained": self._trained, "modalities": self.modalities,
                 "features": {m: self._extractor(m).fingerprint() for m in ("image", "text")

@@ -97,6 +97,10 @@ class TorchAnswerModel(Model):
         self._pending: Path | None = None  # cached weights not loaded yet
         self._fit_args: tuple[Sequence[Example], int] | None = None
         self._weights_key: str | None = None
+        #: digest of the last `fit_key` the harness asked for, and of the fit the network (or
+        #: its pending cache folder) belongs to; they differ while a deferred fit has not run
+        self._fit_id: str | None = None
+        self._state_id: str | None = None
         self.answers = Vocab(())
         self.vocab: dict[str, Any] = {}
         self._norm: Callable[[str], str] = str
@@ -152,6 +156,13 @@ class TorchAnswerModel(Model):
         ))
 
     def fit_key(self, train_fingerprint: str, seed: int) -> Any:
+        """`_fit_key` (subclasses extend that one), remembered: `parameter_count` finds a
+        deferred fit's count in the cache by it."""
+        key = self._fit_key(train_fingerprint, seed)
+        self._fit_id = digest(key)
+        return key
+
+    def _fit_key(self, train_fingerprint: str, seed: int) -> Any:
         """Config, code, normalizer, torch version, training data and seed fix the weights
         (and the device kind when it is not the CPU)."""
         norm_name, _ = normalizer()
@@ -172,6 +183,11 @@ class TorchAnswerModel(Model):
         key = self.weights_key(train, seed)
         folder = self.weights_dir(key)
         self._net, self._pending, self._fit_args = None, None, (train, seed)
+        fingerprint = getattr(train, "fingerprint", None)  # the harness's LazyExamples have one
+        self._state_id = self._fit_id = (digest(self._fit_key(fingerprint, seed)) if isinstance(fingerprint, str)
+                                         else None)
+        if self._state_id is not None:
+            weight_cache.record_fit(self.name, self._state_id, folder)
         if weight_cache.looks_saved(folder):
             self._pending, self._weights_key = folder, key
             self.last_fit_trained = False
@@ -186,6 +202,7 @@ class TorchAnswerModel(Model):
             self._set_vocab(self._make_vocab(train))
             net = self._train(train, seed)
             weight_cache.save_entry(folder, self.vocab, net)
+            weight_cache.write_meta(folder, weight_cache.parameters_of(net))
         self.last_fit_trained = True
         net.eval()  # BatchNorm running statistics, no dropout: rows are independent
         self._net = net.to(getattr(self, "device", "cpu"))
@@ -200,6 +217,7 @@ class TorchAnswerModel(Model):
                 self._pending = None
                 self._fit_now(*self._fit_args, self._weights_key)
                 return self._net
+            weight_cache.write_meta(self._pending, weight_cache.parameters_of(net))  # entries cached before meta.json
             net.eval()
             self._net = net.to(getattr(self, "device", "cpu"))
             self._pending = None
@@ -208,10 +226,17 @@ class TorchAnswerModel(Model):
         return self._net
 
     def parameter_count(self) -> int | None:
-        """Parameters of the network once it is built or loaded (None before: nothing is loaded here)."""
-        if self._net is None:
-            return None
-        return int(sum(p.numel() for p in self._net.parameters()))
+        """Parameters of the fitted network, without loading or training anything: counted
+        when it is loaded, else read from its cache entry (`meta.json`), also for a deferred
+        fit that never ran (by its fit key); None when unknown (not fitted; an entry cached
+        before counts were recorded and not loaded since)."""
+        if self._fit_id is not None and self._fit_id != self._state_id:
+            return weight_cache.count_for_fit(self.name, self._fit_id)
+        if self._net is not None:
+            return weight_cache.parameters_of(self._net)
+        if self._pending is not None:
+            return weight_cache.read_count(self._pending)
+        return None
 
     def _make_vocab(self, train: Sequence[Example]) -> dict[str, Any]:
         answers = build_answer_vocab(train, self.config["max_answers"], self._norm)

@@ -4,49 +4,18 @@ devices, a CUDA key differs, and the CPU path moves nothing."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 import torch
 from helpers_grid import multiple_choice, scenes, write_grids
+from helpers_run import run_tiny, tiny
 
 from harness.digest import digest
 from harness.manifest import package_version
-from harness.run import RunConfig, execute_run
-from harness.testing import dataset_plugin, make_host
-from harness.types import Example
-from vqa_harness_plugins import baselines
 from vqa_harness_plugins.models import runtime
 from vqa_harness_plugins.models.coattention import HieCoAttMC, HieCoAttModel
 from vqa_harness_plugins.models.qonly import QOnlyModel
 from vqa_harness_plugins.models.text import normalizer, train_digest
 from vqa_harness_plugins.models.training import MODEL_VERSION
-
-COLORS = ("red", "blue", "green")
-
-
-def tiny(n: int, prefix: str) -> list[Example]:
-    """Question i names its answer's index: learnable from the question alone."""
-    return [Example(id=f"{prefix}{i}", question=f"what color is number {i % 3}?", image_id=str(i),
-                    answers=(COLORS[i % 3],) * 10, label=COLORS[i % 3]) for i in range(n)]
-
-
-def tiny_host():
-    import vqa_harness_plugins.vqa as accuracy
-
-    data = dataset_plugin("tiny", {"train": tiny(30, "t"), "val": tiny(12, "v")}, suite="tiny-suite")
-    return make_host(accuracy, data, baselines, names=["vqa", "tiny-data", "baselines"])
-
-
-def run_tiny(tmp_path: Path, model: str = "qonly:epochs=2,hidden=8") -> dict:
-    """One run of `model` on the tiny suite; its manifest."""
-    config = RunConfig(model=model, suite="tiny-suite", out=tmp_path / "runs", cache_path=tmp_path / "cache.sqlite",
-                       device="cpu", progress=False)
-    outcome = execute_run(config, tiny_host())
-    assert outcome.rows and not outcome.probe_failures
-    return json.loads((outcome.rundir.path / "manifest.json").read_text())
-
 
 def test_the_runs_device_reaches_fit(tmp_path, fresh_cache, monkeypatch: pytest.MonkeyPatch) -> None:
     import harness.run
