@@ -72,6 +72,15 @@ class Seer(Model):
         return [Answer("red", {"red": int(ex.image_id[3:]) / 30.0}) for ex in batch]
 
 
+class Contrary(Model):
+    """Answer scores that follow the image the other way round."""
+
+    name = "contrary"
+
+    def answer(self, batch):
+        return [Answer("red", {"red": 1.0 - int(ex.image_id[3:]) / 30.0}) for ex in batch]
+
+
 def _plugin(features_path, **options):
     data_cls = type("CEData", (ListDataset,), {"name": "ce-data", "data": {"val": EXAMPLES}, "splits": ("val",)})
     probe_options = {"counter-examples": {"features": str(features_path), "k": 8, "max_questions": 0, **options}}
@@ -83,7 +92,7 @@ def _plugin(features_path, **options):
 
         @hookimpl
         def register_models(self, register):
-            for cls in (Explainer, QuestionOnly, Constant, Seer):
+            for cls in (Explainer, QuestionOnly, Constant, Seer, Contrary):
                 register(cls)
 
         @hookimpl
@@ -173,3 +182,34 @@ def test_leaderboard_shows_the_inapplicable_model_ranker_as_na_with_its_reason(t
     assert "n/a (constant): not applicable, the model's score for its answer is the same on every candidate" in md
     html = (out / "index.html").read_text()
     assert '<td class="na" title="not applicable: the model&#x27;s score for its answer is the same' in html
+
+
+def test_recall_hits_per_question_are_written_and_compared(tmp_path, features, capsys):
+    # Every ranker's 0/1 hits go to the per-example scores, so `harness compare` tests two
+    # models' Recall@5 on the same questions (McNemar applies: the scores are 0/1).
+    from harness.cli import main
+    from harness.perexample import read_scores
+    from vqa_harness_leaderboard.compare import compare_runs
+    from vqa_harness_leaderboard.runs import load_run
+
+    host = make_host(_plugin(features), balanced_plugin, names=["ce", "balanced"])
+    seer = run_in_process(host, model="seer", suite="ce-suite", tmp_path=tmp_path / "seer")
+    contrary = run_in_process(host, model="contrary", suite="ce-suite", tmp_path=tmp_path / "contrary")
+    found, problems = read_scores(seer.rundir.path)
+    assert problems == []
+    scores = {s.variant: s for s in found if s.probe == "counter-examples"}
+    assert set(scores) == {"random", "distance", "model"} and scores["model"].ids == ("a", "b", "c", "d")
+    rows = {r.variant: r for r in seer.rows if r.metric == "counterexample/recall@5"}
+    for variant, s in scores.items():
+        hits = s.scores["counterexample/recall@5"]
+        assert set(hits) <= {0.0, 1.0} and sum(hits) / len(hits) == rows[variant].value
+    comparisons, _ = compare_runs(load_run(seer.rundir.path), load_run(contrary.rundir.path),
+                                  probes=("counter-examples",), n_boot=500)
+    by = {c.a.variant: c for c in comparisons}
+    assert set(by) == {"random", "distance", "model"}
+    assert by["model"].mcnemar is not None and by["model"].test.n == 4
+    assert by["distance"].test.diff == 0.0 and by["distance"].test.p == 1.0  # model-free ranker: same hits
+    assert main(["compare", str(seer.rundir.path), str(contrary.rundir.path), "--probe", "counter-examples",
+                 "--n-boot", "500"]) == 0
+    out = capsys.readouterr().out
+    assert any("| model " in ln and "counterexample/recall@5" in ln for ln in out.splitlines())

@@ -19,7 +19,10 @@ top 5:
   answer as in the paper's Table 4, or its own prediction: option `explain_answer`) and
   the K candidates in a seeded random order.
 
-Ties are broken by a seeded shuffle, never by candidate position. Questions are sampled
+Per-question hits (1 when I' is in the top 5) of each ranker go to the run's per-example
+scores (harness.perexample), so `harness compare` tests two models' Recall@5 on the same
+questions (exact McNemar and paired bootstrap). Ties are broken by a seeded shuffle, never by
+candidate position. Questions are sampled
 (seeded) down to `max_questions`, because the Model ranker costs K model calls each. The
 report also gives each ranker's Recall@5 on the questions whose complement is among the
 K-1 nearest images (Goyal's I' in I_NN) and on the others (where Distance cannot hit).
@@ -108,6 +111,7 @@ class CounterExampleProbe(Probe):
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         ctx.tag("trained", trained_condition(ctx.train))
+        from harness.perexample import write_scores
         from harness.stats import wilson_interval
 
         k = int(self.config["k"])
@@ -161,10 +165,13 @@ class CounterExampleProbe(Probe):
         n = len(usable)
         rows = [ctx.row(f"{metric}", TOP / k, n, variant="chance", higher_is_better=None)]  # a chance level
         hits_of = {}
+        ids = [examples[i].id for i in usable]
         for ranker, ranked in rankings.items():
             hits_of[ranker] = hits = recall_at_k(ranked, targets, TOP)
             s = int(hits.sum())
             rows.append(ctx.row(metric, s / n, n, ci=wilson_interval(s, n), variant=ranker))
+            # Per-question hits (0/1) for paired comparisons: `harness compare` (McNemar) and the site.
+            write_scores(ctx, ids, {metric: hits}, variant=ranker)
         ctx.report(f"{n} questions scored with K={k} candidates (chance Recall@{TOP} = {TOP / k:.4f}); "
                    f"features: {self.config['features']}"
                    + (f"; {skipped} sampled question(s) skipped for lack of image features." if skipped else "."))
