@@ -1,6 +1,7 @@
 """The counter-example explainer (Goyal et al. 2017 §5) on tiny grid data: explanation sets
-by hand, shapes, a seed fixes the model, the loss goes down, scores do not depend on the
-batch size or on the order the candidates come in."""
+by hand, shapes, a seed fixes the model, the loss goes down, scores, answers and answer
+log-probabilities do not depend on the batch size, scores not on the order the candidates
+come in."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 from helpers_grid import COLORS, SHAPES, grid_of, write_grids
 
-from harness.types import CANDIDATE_IMAGES, Example
+from harness.types import BLANK_IMAGE, CANDIDATE_IMAGES, Example
 from vqa_harness_plugins.models.counterexample import CounterExampleExplainer, explanation_sets
 
 K = 4
@@ -112,6 +113,25 @@ def test_scores_ignore_batch_size_and_candidate_order(data, fresh_cache) -> None
     with pytest.raises(ValueError, match="k=4 candidate images, got 3"):
         short = queries[0].with_(meta={CANDIDATE_IMAGES: queries[0].meta[CANDIDATE_IMAGES][:3]})
         model.score_images([short], answers[:1])
+
+
+def test_answers_and_log_probs_ignore_batch_size(data, fresh_cache) -> None:
+    model = CounterExampleExplainer(**data["options"])
+    model.fit(data["train"], seed=0)
+    # The questions on their images and on their complements, a blank image, an unknown word.
+    queries = data["queries"]
+    batch = [*queries, *(q.with_(image_id=q.image_id + "c", image=q.image.replace(".png", "c.png")) for q in queries),
+             queries[0].with_(image=BLANK_IMAGE), queries[1].with_(question="zzz of the box?")]
+    whole = model.log_probs(batch).numpy()
+    assert whole.shape == (len(batch), len(model.answers))
+    answers = [a.text for a in model.answer(batch)]
+    for size in (1, 3, 4):
+        parts = np.concatenate([model.log_probs(batch[i: i + size]).numpy() for i in range(0, len(batch), size)])
+        assert np.allclose(parts, whole, atol=1e-6)
+        assert [a.text for i in range(0, len(batch), size) for a in model.answer(batch[i: i + size])] == answers
+    # The answering head reads the image: a question and its complement mostly differ.
+    n = len(queries)
+    assert sum(a != b for a, b in zip(answers[:n], answers[n: 2 * n])) >= n // 2
 
 
 def test_missing_neighbour_features_name_the_image(data, fresh_cache, tmp_path: Path) -> None:
