@@ -1,8 +1,8 @@
 """Plugin `counterfactual`: Stoikou et al. 2023, knowledge-based counterfactual questions
 (docs/counterfactual.md).
 
-The `counterfactual` probe, suites `counterfactual` (toy), `counterfactual-vqax` and
-`counterfactual-vqa2`, and `harness perturb`. The generator itself is
+The `counterfactual` probe, suites `counterfactual` (toy), `counterfactual-vqax`,
+`counterfactual-vqax-dev` and `counterfactual-vqa2`, and `harness perturb`. The generator itself is
 `harness.counterfactual` (WordNet, tagger and colours are core resources).
 """
 
@@ -13,6 +13,7 @@ from harness.hookspecs import hookimpl
 from .probes.counterfactual import (
     COUNTERFACTUAL_SUITE,
     COUNTERFACTUAL_VQA2_SUITE,
+    COUNTERFACTUAL_VQAX_DEV_SUITE,
     COUNTERFACTUAL_VQAX_SUITE,
     CounterfactualProbe,
 )
@@ -28,7 +29,8 @@ def register_probes(register) -> None:
 @hookimpl
 def register_suites(register) -> None:
     """Register the counterfactual suites."""
-    for suite in (COUNTERFACTUAL_SUITE, COUNTERFACTUAL_VQAX_SUITE, COUNTERFACTUAL_VQA2_SUITE):
+    for suite in (COUNTERFACTUAL_SUITE, COUNTERFACTUAL_VQAX_SUITE, COUNTERFACTUAL_VQAX_DEV_SUITE,
+                  COUNTERFACTUAL_VQA2_SUITE):
         register(suite)
 
 

@@ -245,3 +245,15 @@ def test_real_vqa_x_val_through_a_vqa_suite_and_the_counterfactual_suite(shared_
     assert acc.n == 1459 and 0 < acc.value < 1
     cf = _run(host, tmp_path / "b", "always-red", "counterfactual-vqax", shared_data)
     assert any(r.metric == "answer_change_rate" for r in cf.rows)
+
+
+def test_counterfactual_on_vqa_x_val_alone_for_a_trainable_model(shared_data, host, tmp_path):
+    """No vqaX_train.json in ../shared/data: counterfactual-vqax points to the -dev suite,
+    which fits on one by-image half of val and asks the other."""
+    with pytest.raises(DataError, match=r"vqaX_train\.json .*suite 'counterfactual-vqax-dev'.* can run"):
+        run_in_process(host, model="qonly", suite="counterfactual-vqax", tmp_path=tmp_path, data_dir=shared_data)
+    out = _run(host, tmp_path, "qonly:epochs=1", "counterfactual-vqax-dev", shared_data, limit=40)
+    rows = [r for r in out.rows if r.metric == "answer_change_rate"]
+    assert rows and {(r.dataset, r.split, r.train) for r in rows} == {("vqa-x", "val-eval", "vqa-x/val-fit")}
+    assert {r.n for r in out.rows if r.metric == "coverage"} == {40}
+
