@@ -1,6 +1,7 @@
 """Training on the run's device (no GPU here: the device is faked and recorded): the run's
 device reaches `fit` through the deferred fit, CPU weight-cache keys are those of before
-devices, a CUDA key differs, and the CPU path moves nothing."""
+devices, a CUDA key differs, the CPU path moves nothing, and the moving path (run with the
+CPU under another name) trains every model family to the CPU's bits."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from vqa_harness_plugins.models.coattention import HieCoAttMC, HieCoAttModel
 from vqa_harness_plugins.models.qonly import QOnlyModel
 from vqa_harness_plugins.models.text import normalizer, train_digest
 from vqa_harness_plugins.models.training import MODEL_VERSION
+
 
 def test_the_runs_device_reaches_fit(tmp_path, fresh_cache, monkeypatch: pytest.MonkeyPatch) -> None:
     import harness.run
@@ -87,3 +89,51 @@ def test_the_cpu_path_moves_nothing() -> None:
     with runtime.seeded(3, "cpu"):
         assert torch.equal(torch.rand(3), first)
     assert torch.equal(torch.random.get_rng_state(), state)
+
+
+def _fake_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    """"cpu:0" counts as a device other than the CPU (kind "sim"): modules and tensors are
+    moved to it as they would be to a GPU, but it is the CPU, so the bits must not change."""
+    from vqa_harness_plugins.models import choice_training, training
+
+    kind = runtime.device_kind
+    fake = lambda device: "sim" if device == "cpu:0" else kind(device)  # noqa: E731
+    for module in (runtime, training, choice_training):
+        monkeypatch.setattr(module, "device_kind", fake)
+
+
+@pytest.mark.parametrize("family", ["open", "choice", "explainer"])
+def test_the_moving_path_trains_to_the_cpus_bits(family, tmp_path, fresh_cache, monkeypatch) -> None:
+    from test_counterexample_explainer import _pairs
+
+    from vqa_harness_plugins.models.counterexample import CounterExampleExplainer
+    from vqa_harness_plugins.models.spatial_attention import SpatialAttentionMC
+
+    tiny_sizes = {"hidden": 8, "epochs": 2, "batch_size": 8, "threads": 1}
+    if family == "explainer":
+        import numpy as np
+
+        train, grids, points = _pairs(12, 0, "t")
+        ids = sorted(points)
+        np.savez(tmp_path / "nb.npz", ids=np.array(ids), features=np.stack([points[i] for i in ids]))
+        cls, options = CounterExampleExplainer, {**tiny_sizes, "embed": 4, "k": 4,
+                                                 "neighbour_features": str(tmp_path / "nb.npz")}
+    else:
+        train, grids = scenes(24, seed=0, prefix="t")
+        if family == "choice":
+            train = multiple_choice(train, 0)
+            cls, options = SpatialAttentionMC, {**tiny_sizes, "mc_hidden": 8, "text_features": "hashed-bow:dim=16"}
+        else:
+            cls, options = HieCoAttModel, {**tiny_sizes, "embed": 4}
+    options["grid"] = write_grids(tmp_path / "g.npz", grids)
+
+    def trained(device: str) -> list:
+        model = cls(**options)
+        model.setup(device)
+        model.fit(train, seed=0)
+        assert model.last_fit_trained
+        return model.score_choices(train[:6]) if family == "choice" else model.log_probs(train[:6]).tolist()
+
+    cpu = trained("cpu")
+    _fake_device(monkeypatch)
+    assert trained("cpu:0") == cpu  # another cache key (kind "sim"): trained again, same bits
