@@ -6,7 +6,9 @@ split 50% / 20% / 30% into train / val / test: images ordered by SHA-256 of
 (`split_seed`, image_id), the first half train, the next fifth val, the rest test (the
 paper also makes each part a superset of the matching Visual7W part; that needs the
 Visual7W file and is not done here). Decoys come from the generator (fill-ins from the 10
-most frequent targets) or a released decoy file.
+most frequent targets) or a released decoy file. Images: <image_id>.jpg in the `images=`
+folder; with the default, also in visual_genome/VG_100K/ and VG_100K_2/ (the release's two
+zips unpack into these), so the images need not be moved.
 """
 
 from __future__ import annotations
@@ -25,13 +27,17 @@ from harness.validation import Field, Tally, check_nonempty, check_record, descr
 from .mc import MC_OPTIONS, attach_decoys, decoy_config, generated_decoys
 from .visual7w import released_file, released_sets
 
-__all__ = ["VisualGenomeQA", "split_images", "SPLIT_SHARES", "IMAGE", "QA"]
+__all__ = ["VisualGenomeQA", "split_images", "SPLIT_SHARES", "IMAGE", "QA", "DEFAULT_IMAGES", "RELEASE_IMAGES"]
 
 #: Record formats of question_answers.json (harness.validation schemas).
 IMAGE = {"id": Field("key"), "qas": Field("list")}
 QA = {"qa_id": Field("key"), "question": Field("text"), "answer": Field("text"), "image_id": Field("key", required=False)}
 
 SPLIT_SHARES = (("train", 0.5), ("val", 0.2), ("test", 0.3))
+#: The default image folder, and the folders the release's two zips unpack into (relative
+#: to --data-dir), searched in this order for <image_id>.jpg with the default `images=`.
+DEFAULT_IMAGES = "visual_genome/images"
+RELEASE_IMAGES = ("visual_genome/VG_100K", "visual_genome/VG_100K_2")
 
 
 def split_images(image_ids: list[str], seed: int) -> dict[str, str]:
@@ -56,7 +62,8 @@ class VisualGenomeQA(DatasetPlugin):
     splits: ClassVar[tuple[str, ...]] = ("train", "val", "test")
     options: ClassVar[Mapping[str, Option]] = {
         "file": Option("visual_genome/question_answers.json", "question_answers.json (relative to --data-dir)"),
-        "images": Option("visual_genome/images", "image folder (<image_id>.jpg)"),
+        "images": Option(DEFAULT_IMAGES, "image folder (<image_id>.jpg); by default also visual_genome/VG_100K and "
+                                         "VG_100K_2, the folders the release unzips into"),
         "split_seed": Option(0, "seed of the 50/20/30 split by image", min=0),
         "decoy_file": Option("auto", "released decoy JSON; auto: visual_genome/decoys.json when present, "
                                      "else generated; empty: generate"),
@@ -69,8 +76,35 @@ class VisualGenomeQA(DatasetPlugin):
         p = Path(value)
         return p if p.is_absolute() else (self.data_dir or Path.cwd()) / p
 
+    def _image_dirs(self) -> list[Path]:
+        """Where <image_id>.jpg is looked up: the `images=` folder, and with the default also
+        the release's VG_100K/ and VG_100K_2/."""
+        extra = RELEASE_IMAGES if self.config["images"] == DEFAULT_IMAGES else ()
+        return [self._path(f) for f in (self.config["images"], *extra)]
+
     def image_folders(self) -> list[Path]:
-        return [self._path(self.config["images"])]
+        """The image folders present (the `images=` folder when none is)."""
+        dirs = self._image_dirs()
+        return [d for d in dirs if d.is_dir()] or dirs[:1]
+
+    def _image_paths(self, image_ids: list[str]) -> dict[str, str]:
+        """image_id -> the first folder holding <image_id>.jpg (one listing per folder);
+        the `images=` folder's path when no folder holds it (a missing image is named there)."""
+        import os
+
+        wanted = {f"{i}.jpg": i for i in image_ids}
+        found: dict[str, str] = {}
+        dirs = self._image_dirs()
+        for folder in dirs if len(dirs) > 1 else ():
+            try:
+                with os.scandir(folder) as it:
+                    for entry in it:
+                        image_id = wanted.get(entry.name)
+                        if image_id is not None and image_id not in found:
+                            found[image_id] = str(folder / entry.name)
+            except OSError:
+                continue
+        return {i: found.get(i) or str(dirs[0] / f"{i}.jpg") for i in image_ids}
 
     def expected_files(self, split: str) -> list[Path]:
         files = [self._path(self.config["file"])]
@@ -105,11 +139,11 @@ class VisualGenomeQA(DatasetPlugin):
                             f"(unknown image ids; e.g. qa_id {', '.join(mismatched[:5])})")
         self._load_summary = {"file": str(path), **tally.summary()}
         split_of = split_images([r[0] for r in rows], int(self.config["split_seed"]))
-        folder = self._path(self.config["images"])
+        image_of = self._image_paths(list(split_of))
         out: dict[str, list[Example]] = {s: [] for s in self.splits}
         for image_id, qa_id, question, target in rows:
             out[split_of[image_id]].append(Example(
-                id=qa_id, question=question, image_id=image_id, image=str(folder / f"{image_id}.jpg"),
+                id=qa_id, question=question, image_id=image_id, image=image_of[image_id],
                 label=target, meta={"mc_target": target, "decoys": {"orig": []}},
             ))
         return out
