@@ -81,10 +81,18 @@ def load_suite_file(path: Path | str, host: "PluginHost") -> Suite:
     return parse_suite(_parse_text(text, path), host, source=str(path))
 
 
+def _toml() -> Any:
+    """tomllib (Python >= 3.11), else its backport tomli (a dependency on Python 3.10)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    return tomllib
+
+
 def _parse_text(text: str, path: Path) -> Any:
     if path.suffix.lower() == ".toml":
-        import tomllib
-
+        tomllib = _toml()
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:

@@ -188,6 +188,27 @@ def test_malformed_suite_files_are_one_line_usage_errors(case, tmp_path, capsys)
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())  # nothing started
 
 
+def test_toml_on_python_3_10_reads_with_tomli(host, tmp_path, monkeypatch):
+    """Without tomllib (Python 3.10) the tomli backport parses the file; pyproject declares
+    it for those versions (requires-python >= 3.10)."""
+    import sys
+    import tomllib
+    import types
+
+    used = []
+    tomli = types.ModuleType("tomli")
+    tomli.TOMLDecodeError = tomllib.TOMLDecodeError
+    tomli.loads = lambda text: used.append(text) or tomllib.loads(text)
+    monkeypatch.setitem(sys.modules, "tomllib", None)  # `import tomllib` raises ModuleNotFoundError
+    monkeypatch.setitem(sys.modules, "tomli", tomli)
+    path = write(tmp_path, 'name = "t"\n[[tasks]]\ndataset = "toyvqa"\nsplit = "val"\nprobes = ["accuracy"]\n',
+                 "t.toml")
+    assert load_suite_file(path, host).tasks == (Task("toyvqa", "val", ("accuracy",)),) and len(used) == 1
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    assert pyproject["requires-python"] == ">=3.10"
+    assert "tomli>=1.1; python_version < '3.11'" in pyproject["dependencies"]
+
+
 def test_toml_errors_and_missing_files_are_one_line_usage_errors(tmp_path, capsys):
     bad = write(tmp_path, 'name = "s"\ntasks = [\n', "s.toml")
     for suite, expected in ((str(bad), f"error: {bad}: not valid TOML ("),
