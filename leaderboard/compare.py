@@ -20,6 +20,7 @@ from harness.types import ResultRow
 from .degenerate import degenerate_tasks, neutralize
 from .paired import Comparison, ScoreIndex, compare_many, row_key
 from .runs import RunInfo
+from .significance import p_cell
 
 __all__ = ["compare_runs", "render_comparisons", "comparisons_json", "match_rows", "Matched"]
 
@@ -107,8 +108,8 @@ def render_comparisons(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alph
         body.append([f"{c.a.dataset}/{c.a.split}", train or "-", c.a.probe, c.a.variant or "-", c.a.metric,
                      f"{t.n}" + ("" if t.n == c.n_a == c.n_b else f" of {c.n_a}/{c.n_b}"),
                      _fmt(t.mean_a, pct), _fmt(t.mean_b, pct),
-                     f"{_fmt(t.diff, pct)} [{_fmt(t.low, pct)}, {_fmt(t.high, pct)}]", f"{t.p:.4g}",
-                     "-" if c.mcnemar is None else f"{c.mcnemar.p:.4g} ({c.mcnemar.b}/{c.mcnemar.c})", better])
+                     f"{_fmt(t.diff, pct)} [{_fmt(t.low, pct)}, {_fmt(t.high, pct)}]", p_cell(t.p),
+                     "-" if c.mcnemar is None else f"{p_cell(c.mcnemar.p)} ({c.mcnemar.b}/{c.mcnemar.c})", better])
     head = (f"A: {a.run_id} ({a.manifest.get('model', '-')})\nB: {b.run_id} ({b.manifest.get('model', '-')})\n"
             f"Fractions in %; difference A - B with its paired-bootstrap 95% interval; p: two-sided; "
             f"McNemar: exact, (only A right / only B right); better: significant at {alpha:g} "
@@ -125,7 +126,7 @@ def _as_json(c: Comparison) -> dict:
             "higher_is_better": c.a.higher_is_better, "n": t.n, "n_a": c.n_a, "n_b": c.n_b,
             "mean_a": t.mean_a, "mean_b": t.mean_b, "diff": t.diff, "ci_low": t.low, "ci_high": t.high,
             "p_bootstrap": t.p, "mcnemar": None if c.mcnemar is None else
-            {"only_a": c.mcnemar.b, "only_b": c.mcnemar.c, "p": c.mcnemar.p}}
+            {"only_a": c.mcnemar.b, "only_b": c.mcnemar.c, "p": c.mcnemar.p, "log10_p": c.mcnemar.log10_p}}
 
 
 def comparisons_json(a: RunInfo, b: RunInfo, found: Sequence[Comparison], *, seed: int, n_boot: int) -> str:

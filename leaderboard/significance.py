@@ -1,15 +1,19 @@
 """Paired significance between two models on the same questions (pure functions, seeded).
 
 - `paired_bootstrap`: the mean difference of per-question scores, its percentile-bootstrap
-  95% interval and a two-sided bootstrap p-value. Questions are resampled with replacement
-  (both models' scores move together); the p-value is the share of resampled differences at
-  least as far from the observed difference as the observed difference is from 0, i.e. the
-  bootstrap distribution shifted to the null (Efron & Tibshirani 1993, §16.4), with the
-  usual +1 correction: p = (1 + #{|d*_b - d| >= |d|}) / (B + 1). Two identical runs give
-  d = 0 and p = 1.
+  95% interval and the two-sided p-value that inverts that interval. Questions are resampled
+  with replacement (both models' scores move together). With F = the share of resampled
+  differences <= 0 and G = the share >= 0, p = min(1, 2 min(F, G)), floored at 1 / (B + 1)
+  (the resolution of B resamples): the (1 - alpha) percentile interval excludes 0 exactly
+  when p < alpha, so the interval and the p-value never disagree (the interval's ends are
+  the empirical alpha/2 quantiles from each side: the lower end is the smallest resampled
+  difference with F >= alpha/2, the upper end the largest with G >= alpha/2). Two identical
+  runs give d = 0, the interval [0, 0] and p = 1.
 - `mcnemar_exact`: the exact McNemar test for binary per-question correctness: among the
   questions exactly one model gets right (b for A, c for B), b ~ Binomial(b + c, 1/2) under
-  the null; p = min(1, 2 * P(X <= min(b, c))); b + c = 0 gives p = 1.
+  the null; p = min(1, 2 * P(X <= min(b, c))); b + c = 0 gives p = 1. The tail is summed in
+  log space and kept as log10(p), so a p below the smallest float (thousands of discordant
+  questions) is printed "< 1e-300" (`p_text`), never 0.
 
 Resamples depend only on (seed, n, n_boot), so every comparison over the same number of
 questions uses the same resamples; they are drawn as count matrices, and the resampled
@@ -25,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["PairedTest", "McNemar", "paired_bootstrap", "paired_bootstrap_many", "resampled_means",
-           "mcnemar_exact", "is_binary", "p_text", "P_FLOOR"]
+           "mcnemar_exact", "is_binary", "p_text", "p_cell", "P_FLOOR"]
 
 #: Resamples per comparison unless the caller says otherwise.
 N_BOOT = 10_000
@@ -36,6 +40,11 @@ P_FLOOR = 1e-300
 def p_text(p: float) -> str:
     """A p-value as printed after "p": '= 0.0312', '= 1', or '< 1e-300' (never '= 0')."""
     return f"< {P_FLOOR:g}" if p < P_FLOOR else f"= {p:.3g}"
+
+
+def p_cell(p: float) -> str:
+    """A p-value for a table cell: '0.03125', or '< 1e-300' (never '0')."""
+    return f"< {P_FLOOR:g}" if p < P_FLOOR else f"{p:.4g}"
 
 
 @dataclass(frozen=True)
@@ -53,11 +62,13 @@ class PairedTest:
 
 @dataclass(frozen=True)
 class McNemar:
-    """Discordant counts (b: only A right, c: only B right) and the exact two-sided p."""
+    """Discordant counts (b: only A right, c: only B right), the exact two-sided p and its
+    log10 (finite where p itself underflows to 0)."""
 
     b: int
     c: int
     p: float
+    log10_p: float = 0.0
 
 
 #: Resample rows per block of the counts matrix (memory: rows x n x 8 bytes).
@@ -90,11 +101,16 @@ def _test(a: np.ndarray, b: np.ndarray, means: np.ndarray, alpha: float) -> Pair
     diff = float(d.mean())
     if np.all(d == d[0]):  # every resample gives the same difference (float noise aside)
         means = np.full(means.shape, diff)
-    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
-    # A tolerance absorbs float noise in resampled means equal to the observed one.
-    extreme = int(np.count_nonzero(np.abs(means - diff) >= abs(diff) - 1e-12))
-    p = (1 + extreme) / (means.size + 1)
-    return PairedTest(int(d.size), float(a.mean()), float(b.mean()), diff, float(low), float(high), min(1.0, p))
+    # Resampled means within float noise of 0 are 0 (a tie counts on both sides).
+    means = np.where(np.abs(means) <= 1e-12 * max(1.0, float(np.abs(d).max())), 0.0, means)
+    # Empirical quantiles taken from each side (inverted CDF of d* and of -d*), so that the
+    # interval excludes 0 exactly when p < alpha.
+    low = float(np.quantile(means, alpha / 2, method="inverted_cdf"))
+    high = -float(np.quantile(-means, alpha / 2, method="inverted_cdf"))
+    below = np.count_nonzero(means <= 0.0) / means.size
+    above = np.count_nonzero(means >= 0.0) / means.size
+    p = float(max(min(1.0, 2.0 * min(below, above)), 1.0 / (means.size + 1)))
+    return PairedTest(int(d.size), float(a.mean()), float(b.mean()), diff, low, high, p)
 
 
 def _checked(a, b, alpha: float, n_boot: int) -> tuple[np.ndarray, np.ndarray]:
@@ -146,11 +162,11 @@ def mcnemar_exact(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarr
     only_b = int(np.count_nonzero((a == 0.0) & (b == 1.0)))
     m = only_a + only_b
     if m == 0:
-        return McNemar(0, 0, 1.0)
+        return McNemar(0, 0, 1.0, 0.0)
     k = min(only_a, only_b)
-    # Exact binomial tail in log space (m may be large).
+    # Exact binomial tail, summed in log space (m may be large: the tail underflows a float).
     logs = [math.lgamma(m + 1) - math.lgamma(i + 1) - math.lgamma(m - i + 1) - m * math.log(2.0)
             for i in range(k + 1)]
     top = max(logs)
-    tail = math.exp(top) * sum(math.exp(x - top) for x in logs)
-    return McNemar(only_a, only_b, min(1.0, 2.0 * tail))
+    log_p = min(0.0, math.log(2.0) + top + math.log(sum(math.exp(x - top) for x in logs)))
+    return McNemar(only_a, only_b, math.exp(log_p), log_p / math.log(10.0))

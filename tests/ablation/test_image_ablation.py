@@ -276,5 +276,5 @@ def test_accuracy_under_an_ablated_input_has_no_better_direction(box_runs, capsy
     heads = dict(zip(table.headers, table.directions))
     assert heads["real"] == "↑" and heads["gray"] == heads["swapped"] == heads["no question"] == ""
     gray = table.headers.index("gray")
-    assert all(m[gray] == ("", "") for m in table.marks)
+    assert all(m[gray][0] == "" and "best" not in m[gray][1] for m in table.marks)  # the row-above test only
     assert any(m[table.headers.index("real")][0] == "best" for m in table.marks)

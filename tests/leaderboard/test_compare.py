@@ -50,6 +50,41 @@ def test_paired_bootstrap_by_hand() -> None:
         paired_bootstrap([1, 2], [1])
 
 
+def test_mcnemar_p_never_underflows_to_zero() -> None:
+    # 2,000 questions only A gets right: p = 2 * 0.5^2000 = 2^-1999, about 10^-601.8, below the
+    # smallest float. The tail is summed in log space; printed "< 1e-300", never "0".
+    from vqa_harness_leaderboard.compare import render_comparisons
+    from vqa_harness_leaderboard.paired import Comparison
+    from vqa_harness_leaderboard.runs import RunInfo
+    from vqa_harness_leaderboard.significance import P_FLOOR, p_cell, p_text
+    from harness.types import ResultRow
+
+    t = mcnemar_exact(np.ones(2000), np.zeros(2000))
+    assert (t.b, t.c) == (2000, 0) and t.log10_p == pytest.approx(-1999 * math.log10(2))
+    assert t.p < P_FLOOR and p_cell(t.p) == "< 1e-300" and p_text(t.p) == "< 1e-300"
+    assert mcnemar_exact([1, 1, 1, 0, 1], [0, 0, 0, 1, 1]).log10_p == pytest.approx(math.log10(0.625))
+    row = ResultRow("r", "m", "s", "d", "val", "accuracy", "", "label_accuracy", 1.0, 2000)
+    test = paired_bootstrap(np.ones(2000), np.zeros(2000), n_boot=200)
+    info = RunInfo(Path("x"), "r", {}, (), (), "", ())
+    line = render_comparisons(info, info, [Comparison(row, row, test, t, 2000, 2000)]).splitlines()[-1]
+    assert "< 1e-300 (2000/0)" in line and "| 0 " not in line
+
+
+def test_bootstrap_p_agrees_with_its_interval() -> None:
+    # The p-value inverts the percentile interval: p < 0.05 exactly when the 95% interval
+    # excludes 0. Here the former shifted-null p (0.053 with these resamples) called a
+    # difference whose interval [-75, -12.5] points excludes 0 not significant.
+    t = paired_bootstrap([1, 0, 0, 0, 1, 0, 1, 1], [1, 1, 1, 1, 1, 0, 1, 1], n_boot=2000, seed=0)
+    assert t.high < 0 and t.p < 0.05
+    rng = np.random.default_rng(7)
+    for trial in range(150):
+        n = int(rng.integers(5, 40))
+        a = (rng.random(n) < rng.random()).astype(float)
+        b = np.clip(a + rng.normal(0, 0.6, n).round(), 0, 1) if trial % 2 else (rng.random(n) < 0.5).astype(float)
+        t = paired_bootstrap(a, b, n_boot=1000, seed=trial)
+        assert (t.low > 0 or t.high < 0) == (t.p < 0.05), (trial, t)
+
+
 # ------------------------------------------------------------------ constructed models
 
 
