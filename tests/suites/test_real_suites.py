@@ -40,11 +40,25 @@ class RedButFails(AlwaysRed):
         return super().answer(batch)
 
 
+class RedExplainer(AlwaysRed):
+    """Answers "red" (the first candidate where there are candidates) and explains every
+    answer with "the square looks blue", so S_T and S_E can be computed by hand."""
+
+    name = "red-explainer"
+
+    def answer(self, batch):
+        return [ex.choices[0] if ex.choices else "red" for ex in batch]
+
+    def explain(self, batch, answers):
+        return ["the square looks blue" for _ in batch]
+
+
 class Plugin:
     @hookimpl
     def register_models(self, register):
         register(AlwaysRed)
         register(RedButFails)
+        register(RedExplainer)
 
     @hookimpl
     def register_suites(self, register):
@@ -187,13 +201,42 @@ def test_other_decoy_suites_run(world, host, tmp_path, suite, orig_candidates):
     assert per_set and all(v >= 2 for v in per_set.values())
     if orig_candidates:
         assert per_set["orig"] == orig_candidates
-    assert {r.metric.split("=")[1] for r in out.rows if r.metric.startswith("generation/source=")} <= {"generated"}
+    # Generated decoys are said so in the audit's rows: one per task (decoy set).
+    sources = [r.metric for r in out.rows if r.metric.startswith("generation/source=")]
+    assert sources == ["generation/source=generated"] * len(per_set)
 
 
 def test_e_vil_runs_every_dataset_present(world, host, tmp_path):
     root, _ = world
     out = _run(host, tmp_path, "retrieval-explainer", "e-vil-cheap", root)
     assert {r.dataset for r in out.rows if r.metric == "s_t"} == {"e-snli-ve", "vqa-x", "vcr"}
+
+
+def test_e_vil_scores_by_hand(world, host, tmp_path):
+    """red-explainer answers "red" / the first candidate and explains "the square looks blue".
+
+    VQA-X test: 20 squares coloured blue, green, red, yellow in turn, 10 identical answers:
+    5 answered right, S_T = 5/20. Their references are "the square is red", "it is painted
+    red", "red paint": BLEU-1 (clipped unigrams "the", "square" of 4; the closest reference
+    length is 4, no brevity penalty) = 2/4, ROUGE-L (LCS 2 of 4 with the first) = 1/2, and
+    S_O = S_T * S_E = 0.125. VCR val: answer_label alternates 0, 1 over 12: S_T = 6/12; the
+    reference "person1 holds the wheel" shares "the": BLEU-1 = ROUGE-L = 1/4, S_O = 0.125.
+    e-SNLI-VE test: labels cycle entailment, neutral, contradiction (the first candidate
+    is entailment): S_T = 8/24."""
+    root, _ = world
+    out = _run(host, tmp_path, "red-explainer", "e-vil-cheap", root)
+    got = {(r.dataset, r.metric): (r.value, r.n) for r in out.rows if not r.variant}
+    expected = {
+        ("vqa-x", "s_t"): (0.25, 20), ("vqa-x", "n_correct"): (5, 20), ("vqa-x", "s_e/bleu1"): (0.5, 5),
+        ("vqa-x", "s_e/rouge_l"): (0.5, 5), ("vqa-x", "s_o/bleu1"): (0.125, 20), ("vqa-x", "s_o/rouge_l"): (0.125, 20),
+        ("vcr", "s_t"): (0.5, 12), ("vcr", "s_e/bleu1"): (0.25, 6), ("vcr", "s_e/rouge_l"): (0.25, 6),
+        ("vcr", "s_o/bleu1"): (0.125, 12), ("vcr", "s_o/rouge_l"): (0.125, 12),
+        ("e-snli-ve", "s_t"): (1 / 3, 24), ("e-snli-ve", "n_correct"): (8, 24),
+    }
+    for key, (value, n) in expected.items():
+        assert got[key][0] == pytest.approx(value, abs=1e-6) and got[key][1] == n, (key, got[key])
+    s_e, s_o = got[("e-snli-ve", "s_e/bleu1")], got[("e-snli-ve", "s_o/bleu1")]
+    assert s_o[0] == pytest.approx(s_e[0] / 3) and (s_e[1], s_o[1]) == (8, 24)
 
 
 def test_e_vil_with_only_e_snli_ve_names_the_skipped_datasets(host, tmp_path):
@@ -234,9 +277,24 @@ def test_a_model_without_training_needs_no_train_files(host, tmp_path):
 
 
 def test_counterfactual_on_vqa2(world, host, tmp_path):
-    root, _ = world
+    """The colour kinds apply to the questions that name a colour: in the v2 val miniature
+    only "Is the square red?" does. The prior gives one answer whatever it is asked: its
+    accuracy on them is its VQA accuracy there, before and after, and no answer changes."""
+    root, annotations = world
     out = _run(host, tmp_path, "prior", "counterfactual-vqa2", root)
-    assert any(r.metric == "answer_change_rate" for r in out.rows)
+    rows = {(r.variant, r.metric): r for r in out.rows}
+    questions = json.loads((root / "vqa2" / "v2_OpenEnded_mscoco_val2014_questions.json").read_text())["questions"]
+    red = {q["question_id"] for q in questions if q["question"] == "Is the square red?"}
+    assert len(red) == 9 and len(questions) == 60
+    train = Counter(normalize_answer(a["multiple_choice_answer"]) for a in annotations["v2/train"])
+    prior = min(train, key=lambda a: (-train[a], a))
+    acc = [vqa_accuracy(prior, [x["answer"] for x in a["answers"]]) for a in annotations["v2/val"]
+           if a["question_id"] in red]
+    for kind in ("color_max_common", "color_min_uncommon"):
+        assert (rows[(kind, "applicable")].value, rows[(kind, "applicable")].n) == (9, 60)
+        assert rows[(kind, "coverage")].value == pytest.approx(9 / 60)
+        assert rows[(kind, "acc_q")].value == pytest.approx(sum(acc) / 9) == rows[(kind, "acc_q_cf")].value
+        assert rows[(kind, "answer_change_rate")].value == 0.0
 
 
 def test_real_vqa_x_val_through_a_vqa_suite_and_the_counterfactual_suite(shared_data, host, tmp_path):

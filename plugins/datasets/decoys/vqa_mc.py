@@ -52,8 +52,9 @@ class _VQAMC(DatasetPlugin):
         return self._base().image_folders()
 
     def summary(self, split: str) -> dict[str, Any]:
-        """The base loader's load summary (repeated ids, answer counts, pairs)."""
-        return dict(self._base().summary(split))
+        """The base loader's load summary (repeated ids, answer counts, pairs) and where the
+        IoU/QoU decoys come from (generated: VQA has no released ones)."""
+        return {**self._base().summary(split), "decoy_source": "generated"}
 
     def base_examples(self, split: str, limit: int | None = None) -> list[Example]:
         """The base VQA split (its first `limit` questions) as MC-ready examples (target,
