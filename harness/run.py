@@ -30,6 +30,7 @@ from .seeding import check_seed
 from .session import Session
 from .specs import format_spec, parse_spec
 from .suite_data import TRAINED_ON, check_data, check_trained_on
+from .suite_files import check_feeds
 from .suites import resolve_suite
 
 __all__ = ["RunConfig", "RunOutcome", "execute_run", "run_models", "ProbeFailure"]
@@ -89,6 +90,7 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     tasks = [_with_split(t, config.split) for t in suite.tasks]
     session = Session(host, data_dir=config.data_dir, limit=config.limit)
     _validate(tasks, host, session)
+    check_feeds(suite, host)  # suite files are checked on load; registered ones here
     tasks, absent = check_data(suite, tasks, session, trainable=model.trainable)
     device = resolve_device(config.device)
 

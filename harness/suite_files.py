@@ -41,8 +41,8 @@ from .specs import parse_spec
 if TYPE_CHECKING:  # pragma: no cover
     from .plugins import PluginHost
 
-__all__ = ["SUFFIXES", "is_suite_file", "load_suite_file", "parse_suite", "feed_gap", "top_keys", "option_text",
-           "SCALARS"]
+__all__ = ["SUFFIXES", "is_suite_file", "load_suite_file", "parse_suite", "feed_gap", "check_feeds", "top_keys",
+           "option_text", "SCALARS"]
 
 #: File name endings read as suite files (YAML, or TOML for `.toml`).
 SUFFIXES = (".yaml", ".yml", ".toml")
@@ -323,6 +323,29 @@ def feed_gap(dataset_cls: type, probe_cls: type) -> str:
         return ""
     return (f"probe {probe_cls.name!r} needs {', '.join(lacking)}, which dataset {dataset_cls.name!r} does not "
             f"provide (it provides {', '.join(sorted(provides)) or 'nothing'})")
+
+
+def check_feeds(suite: Suite, host: "PluginHost") -> None:
+    """The "cannot feed" rule for registered suites (suite files pass it on load): a task
+    pairing a probe with a dataset that lacks a field the probe needs is a plugin bug, one
+    PluginError line naming the suite and its plugin. `toy` checks every toy suite."""
+    from .errors import PluginError
+    from .suites import TOY_SUITE
+
+    if suite.name in host.suites:
+        owners = [host.suites.get(suite.name)]
+    elif suite.name == TOY_SUITE:
+        owners = [entry for entry in host.suites if entry.obj.toy]
+    else:
+        return
+    for entry in owners:
+        for i, task in enumerate(entry.obj.tasks):
+            dataset_cls = host.datasets.get(parse_spec(task.dataset)[0]).obj
+            for probe in task.probes:
+                gap = feed_gap(dataset_cls, host.probes.get(probe).obj)
+                if gap:
+                    raise PluginError(f"suite {entry.name!r} (plugin {entry.plugin!r}), tasks[{i}] "
+                                      f"({task.dataset}/{task.split}): {gap}")
 
 
 def _check_name(suite: Suite, host: "PluginHost", where: _Where) -> None:

@@ -188,6 +188,31 @@ def test_malformed_suite_files_are_one_line_usage_errors(case, tmp_path, capsys)
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())  # nothing started
 
 
+def test_registered_suites_get_the_cannot_feed_check(tmp_path):
+    """A registered suite pairing a probe with a dataset that lacks a field it needs is a
+    plugin bug: one PluginError line naming the suite and its plugin, before any work."""
+    from harness.errors import PluginError
+    from harness.hookspecs import hookimpl
+    from harness.suite_files import check_feeds
+    from harness.suites import resolve_suite, suite_names
+    from harness.testing import make_host, run_in_process
+
+    class Bad:
+        @hookimpl
+        def register_suites(self, register):
+            register(Suite("vqax-pairs", "", (Task("toyvqa", "val", ("accuracy",)), Task("vqa-x", "val", ("pairs",)))))
+
+    host = make_host(Bad(), builtins=True, names=["bad-suites"])
+    with pytest.raises(PluginError) as err:
+        run_in_process(host, model="prior", suite="vqax-pairs", tmp_path=tmp_path)
+    assert str(err.value).startswith("suite 'vqax-pairs' (plugin 'bad-suites'), tasks[1] (vqa-x/val): probe 'pairs' "
+                                     "needs pair_id, which dataset 'vqa-x' does not provide")
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+    for name in suite_names(host):  # every built-in suite passes, `toy` included
+        if name != "vqax-pairs":
+            check_feeds(resolve_suite(host, name), host)
+
+
 def test_toml_on_python_3_10_reads_with_tomli(host, tmp_path, monkeypatch):
     """Without tomllib (Python 3.10) the tomli backport parses the file; pyproject declares
     it for those versions (requires-python >= 3.10)."""

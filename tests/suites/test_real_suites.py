@@ -66,8 +66,9 @@ class Plugin:
 
         from vqa_harness_plugins.probes.e_vil import EVIL_DEV_SUITE, EVIL_SUITE
 
-        register(Suite("vqa-x-as-vqa", "VQA-X val through the VQA accuracy and pairs probes",
-                       (Task("vqa-x", "val", ("accuracy", "pairs")),)))
+        # VQA-X has no complementary pairs (no pair_id): the accuracy probe only.
+        register(Suite("vqa-x-as-vqa", "VQA-X val through the VQA accuracy probe",
+                       (Task("vqa-x", "val", ("accuracy",)),)))
         # The e-vil suite's tasks with the cheap metrics (the full bundle is tested elsewhere).
         cheap = {"nle": {"metrics": "bleu1,rouge_l", "tokenize": "simple", "gt": False}}
         register(replace(EVIL_SUITE, name="e-vil-cheap",
