@@ -15,7 +15,10 @@ from pathlib import Path
 
 from .tables import Table
 
-__all__ = ["esc", "markdown_to_html", "page", "sort_key", "split_ci", "table_head", "table_html"]
+__all__ = ["esc", "inline_markdown", "markdown_to_html", "page", "sort_key", "split_ci", "table_head", "table_html"]
+
+#: The one-line explanation of a report table that no paragraph introduces.
+REPORT_TABLE_NOTE = "A table of this section of the run's report, as the probe printed it (values as written there)."
 
 _HERE = Path(__file__).resolve().parent
 _CI = re.compile(r"^(?P<value>[-+]?\d+(?:\.\d+)?)\s*(?P<ci>(?:\[[^\]]*\]|±\s*\S+))\s*$")
@@ -168,13 +171,22 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
 # ------------------------------------------------------------------ markdown (subset)
 
 
-def _inline(text: str) -> str:
+def inline_markdown(text: str) -> str:
+    """One line of the harness's markdown as HTML: `code`, **bold**, everything else escaped."""
     # Markdown written by the harness escapes user text with entities (&lt;, &amp;, `\|`):
     # read them back to characters first, so the HTML escape below shows them once.
     out = esc(html.unescape(text.replace("\\|", "|")))
     out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
     out = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
     return out
+
+
+_inline = inline_markdown
+
+
+def _plain(text: str) -> str:
+    """A markdown line as plain text (for a table's explanation line)."""
+    return re.sub(r"\*\*([^*]+)\*\*", r"\1", html.unescape(text.replace("\\|", "|")).replace("`", "")).strip()
 
 
 def _pipe_cells(line: str) -> list[str]:
@@ -185,8 +197,10 @@ def _pipe_cells(line: str) -> list[str]:
 
 
 def markdown_to_html(text: str) -> str:
-    """The markdown subset the run reports use: headings, lists, pipe tables, paragraphs, code."""
+    """The markdown subset the run reports use: headings, lists, pipe tables, paragraphs, code.
+    A paragraph right before a table becomes the table's one-line explanation."""
     out: list[str] = []
+    intro = ""  # the text of the paragraph just written (out[-1]), if it was one
     lines = text.splitlines()
     i = 0
     while i < len(lines):
@@ -200,12 +214,14 @@ def markdown_to_html(text: str) -> str:
             while j < len(lines) and not lines[j].strip().startswith("```"):
                 j += 1
             out.append("<pre>" + esc("\n".join(lines[i + 1:j])) + "</pre>")
+            intro = ""
             i = j + 1
             continue
         m = re.match(r"^(#{1,6})\s+(.*)$", stripped)
         if m:
             level = min(6, len(m.group(1)) + 1)  # the page title is the only h1
             out.append(f"<h{level}>{_inline(m.group(2))}</h{level}>")
+            intro = ""
             i += 1
             continue
         if stripped.startswith("|") and i + 1 < len(lines) and re.match(r"^\|?\s*:?-{2,}", lines[i + 1].strip()):
@@ -215,7 +231,11 @@ def markdown_to_html(text: str) -> str:
             while i < len(lines) and lines[i].strip().startswith("|"):
                 body.append(tuple(_pipe_cells(lines[i])))
                 i += 1
-            out.append(table_html(Table(title="", headers=tuple(headers), body=tuple(body))))
+            if intro:
+                out.pop()
+            out.append(table_html(Table(title="", headers=tuple(headers), body=tuple(body),
+                                        description=intro or REPORT_TABLE_NOTE)))
+            intro = ""
             continue
         if re.match(r"^[-*]\s+", stripped):
             items = []
@@ -224,6 +244,7 @@ def markdown_to_html(text: str) -> str:
                 items.append(f"<li>{_inline(item)}</li>")
                 i += 1
             out.append("<ul>" + "".join(items) + "</ul>")
+            intro = ""
             continue
         para = []
         while i < len(lines) and lines[i].strip() and not re.match(r"^(#|\||[-*]\s|```)", lines[i].strip()):
@@ -233,4 +254,6 @@ def markdown_to_html(text: str) -> str:
             para.append(stripped)
             i += 1
         out.append(f"<p>{_inline(' '.join(para))}</p>")
+        intro = _plain(" ".join(para))
+        continue
     return "\n".join(out) + "\n"

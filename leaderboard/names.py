@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 __all__ = ["readable_spec", "looks_like_spec", "direction_mark", "direction_text", "slug", "DOC_SECTIONS",
-           "DOCS_URL_ENV", "docs_href"]
+           "DOCS_URL_ENV", "docs_href", "METRIC_NAMES", "metric_name"]
 
 #: probe -> the docs page and section that explain its tables (docs/<page>#<anchor>).
 DOC_SECTIONS = {
@@ -24,6 +24,19 @@ DOC_SECTIONS = {
 #: Where the docs are published (e.g. a repository's docs/ URL); else the source checkout's docs/.
 DOCS_URL_ENV = "VQA_HARNESS_DOCS_URL"
 _DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+#: Readable names of metric ids that several probes share (a layout's column label, such as
+#: "All" or "acc.", is too short out of its table); other ids use their layout label.
+METRIC_NAMES = {
+    "vqa_accuracy": "VQA accuracy", "vqa_accuracy_lenient": "VQA accuracy (lenient)", "label_accuracy": "label accuracy",
+    "vqa_accuracy_drop": "VQA accuracy drop", "label_accuracy_drop": "label accuracy drop",
+    "answer_change_rate": "answers changed", "acc_reduction": "relative accuracy reduction",
+    "counterexample/recall@5": "Recall@5", "mc_accuracy": "MC accuracy (image + question)",
+    "mc_accuracy/QA": "MC accuracy, no image", "mc_accuracy/IA": "MC accuracy, no question",
+    "mc_accuracy/A": "MC accuracy, answers only", "random_accuracy": "Random (expected accuracy)",
+    "eq2_rule_accuracy": "Eq. 2 rule accuracy", "s_t": "S_T (task score)", "s_e/e_vil_score": "S_E (e-ViL score)",
+    "s_e/e_vil_score_no_spice": "S_E (e-ViL score without SPICE)",
+}
 
 _SPLITS = ("train", "val", "test", "test-dev", "dev", "dev-eval", "dev-fit", "val-eval", "val-fit")
 
@@ -96,3 +109,8 @@ def docs_href(out: Path) -> Callable[[str], str | None]:
         return None if section is None else prefix + section
 
     return href
+
+
+def metric_name(metric: str, labels: Mapping[str, str] | None = None) -> str:
+    """A readable name for a metric id: METRIC_NAMES, else the layout's label, else the id."""
+    return METRIC_NAMES.get(metric) or (labels or {}).get(metric) or metric

@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,9 @@ from harness.types import ResultRow
 
 from .cards import Card, build_cards, card_markdown
 from .files import write_public as atomic_write_text
-from .html import esc, markdown_to_html, page, table_html
+from .html import esc, inline_markdown, markdown_to_html, page, table_html
 from .modelpages import card_html
+from .names import metric_name, readable_spec
 from .runs import RunInfo, load_run
 from .tables import Table, TagIndex, build_tables, format_cell, render_markdown
 
@@ -75,13 +77,27 @@ def _facts(info: RunInfo) -> list[tuple[str, str]]:
     return facts
 
 
-def _headline(rows: Sequence[ResultRow], headlines: dict[str, list]) -> Table:
+def _labels(layouts: Mapping[str, Sequence], field: str) -> dict[str, dict[str, str]]:
+    """probe -> {value: label} of a layout field ("metric", "variant"), as the tables name them."""
+    out: dict[str, dict[str, str]] = {}
+    for probe, found in layouts.items():
+        for layout in found:
+            for value, label in (layout.labels.get(field) or {}).items():
+                out.setdefault(probe, {}).setdefault(value, label)
+    return out
+
+
+def _headline(rows: Sequence[ResultRow], headlines: dict[str, list], layouts: Mapping[str, Sequence]) -> Table:
+    """The few numbers that matter per probe, named as the tables name them (readable data
+    and training specs, metric names, conditions), the ids in results.jsonl."""
     shown = headline_rows(rows, headlines)
-    body = tuple((f"{r.dataset}/{r.split}", r.train or "-", r.probe, r.variant or "-", r.metric,
-                  format_cell(r), str(r.n)) for r in shown)
-    return Table("Headline numbers", ("data", "trained on", "probe", "variant", "metric", "value", "n"), body,
+    metrics, variants = _labels(layouts, "metric"), _labels(layouts, "variant")
+    body = tuple((readable_spec(f"{r.dataset}/{r.split}"), readable_spec(r.train) if r.train else "-", r.probe,
+                  metric_name(r.metric, metrics.get(r.probe)), (variants.get(r.probe) or {}).get(r.variant, r.variant)
+                  or "-", format_cell(r), str(r.n)) for r in shown)
+    return Table("Headline numbers", ("data", "trained on", "probe", "metric", "condition", "value", "n"), body,
                  description=f"The few numbers that matter per probe ({len(shown)} of {len(rows)} rows; every row "
-                             "is in the tables below and in results.jsonl).")
+                             "is in the tables below and in results.jsonl, with the metric ids).")
 
 
 def _skips(info: RunInfo) -> list[str]:
@@ -175,7 +191,7 @@ def render_run_markdown(info: RunInfo, *, evidence: Sequence[Path] = ()) -> str:
     out += [f"- {k}: {md_cell(v)}\n" for k, v in _facts(info)]
     out.append("\nFractions are shown as percentages; brackets are 95% confidence intervals.\n")
     out.append("\n" + card_markdown(reliance_card(info, evidence)))
-    head = _headline(info.rows, info.headlines)
+    head = _headline(info.rows, info.headlines, info.layouts)
     if head.body:
         out.append("\n" + render_markdown(head).replace("### ", "## ", 1))
     for suite, tables in _tables(info).items():
@@ -216,9 +232,9 @@ def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "", evide
                  + "</dl>")
     parts.append('<p class="muted">Fractions are shown as percentages; small type: 95% confidence intervals.</p>')
     parts.append("<h2>Does the model use the image?</h2>" + card_html(reliance_card(info, evidence), {}, heading=False))
-    head = _headline(info.rows, info.headlines)
-    if head.body:
-        parts.append("<h2>Headline numbers</h2>" + table_html(head, models=models))
+    head = _headline(info.rows, info.headlines, info.layouts)
+    if head.body:  # the h2 is the heading: the table itself has no second title
+        parts.append("<h2>Headline numbers</h2>" + table_html(replace(head, title=""), models=models))
     for suite, tables in _tables(info).items():
         parts.append(f"<h2>Tables ({esc(suite)})</h2>")
         parts += [table_html(t, models=models) for t in tables]
@@ -227,15 +243,17 @@ def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "", evide
         parts.append("<h2>Examples and local explanations</h2>")
         for rel, cols, body in examples:
             link = f'<a href="{esc(link_base + rel)}"><code>{esc(rel)}</code></a>'
-            parts.append(f"<p>{link} (first {len(body)})</p>"
-                         + table_html(Table("", cols, tuple(body))))
+            parts.append(f"<p>{link}</p>" + table_html(Table("", cols, tuple(body), description=(
+                f"The first {len(body)} records of {rel}, as the probe wrote them (the file, linked above, has all)."))))
     skips = _skips(info)
     if skips:
         parts.append("<h2>Skipped</h2><p>Probes not run because the model lacks a capability they need "
-                     "(not a failure):</p><ul>" + "".join(f'<li class="skip">{esc(s)}</li>' for s in skips) + "</ul>")
+                     "(not a failure):</p><ul>" + "".join(f'<li class="skip">{inline_markdown(s)}</li>' for s in skips)
+                     + "</ul>")
     failures = _failures(info)
     parts.append("<h2>Failures</h2>")
-    parts.append("<ul>" + "".join(f"<li>{esc(f)}</li>" for f in failures) + "</ul>" if failures else "<p>None.</p>")
+    parts.append("<ul>" + "".join(f"<li>{inline_markdown(f)}</li>" for f in failures) + "</ul>" if failures
+                 else "<p>None.</p>")
     if info.problems:
         parts.append("<h2>Result rows skipped</h2><ul class=\"problems\">"
                      + "".join(f"<li>{esc(p)}</li>" for p in info.problems) + "</ul>")

@@ -107,6 +107,7 @@ SUITES = {
 def _report(run_id: str, model: str, suite: str, with_failure: bool) -> str:
     text = (f"# Run {run_id}\n\n- model: `{model}` (sample)\n- {SAMPLE_NOTE}\n\n## Metrics not computed\n\n"
             f"- toy/val: `s_e/spice` — SPICE needs Stanford CoreNLP models (unavailable offline)\n")
+    text += f"\n## Probes skipped\n\n- toy/val [{suite}]: `nle` — model '{model}' lacks explain\n"
     if with_failure:
         text += ("\n## Probe failures\n\n- toy/val: probe `decoys` (plugin vqa_harness_plugins.probes.decoys): "
                  "ValueError: sample failure for the report page\n")
@@ -165,7 +166,9 @@ def write_sample_runs(folder: Path, *, seed: int = 0, suites: tuple[str, ...] = 
             atomic_write_json(path / "manifest.json", {
                 "run_id": run_id, "model": model, "model_plugin": "sample", "suite": suite, "seed": seed,
                 "device": "cpu", "status": "complete", "versions": {"vqa-harness": "sample"},
-                "resources": {"note": SAMPLE_NOTE}, "git_commit": "", "argv": ["sample"],
+                "resources": {"note": SAMPLE_NOTE}, "argv": ["sample", "--out", f"/a/long/path/{'x' * 60}"],
+                # A full 40-character hash, unbreakable: the run page must wrap it, not scroll.
+                "git_commit": "0123456789abcdef0123456789abcdef01234567",
             })
             failing = suite == "decoys" and model == "mlp-a"
             (path / "report.md").write_text(_report(run_id, model, suite, failing), encoding="utf-8")

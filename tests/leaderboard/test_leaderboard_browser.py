@@ -208,12 +208,30 @@ def test_site_in_headless_chromium(browser: Browser, site: Path, tmp_path: Path)
     b.open((site / href).resolve().as_uri())
     assert b.evaluate("document.querySelector('h1').textContent").startswith("Run ")
     assert b.console_errors == []
+    # The reader's checks on a run page (its 40-character hash, long command line, headline,
+    # detail and example tables) and on a model page, at 1280 and at 420 px.
+    _readable(b, site / href, tmp_path / "run")
 
     # A model page: its card and its tables, each explained and boxed.
     b.open((site / "models" / "cnn-lstm.html").resolve().as_uri())
     assert b.evaluate("document.querySelectorAll('article.card').length") == 1
-    assert b.evaluate(UNEXPLAINED) == [] and b.evaluate(OVERFLOW)["bad"] == []
+    _readable(b, site / "models" / "cnn-lstm.html", tmp_path / "model")
     assert b.console_errors == []
+
+
+def _readable(b: Browser, page: Path, shots: Path) -> None:
+    """No table wider than the viewport outside its own scroll box, no sideways page scroll,
+    every table explained, at 1280 and 420 px (screenshots into `shots`-*.png)."""
+    for width in (1280, 420):
+        b.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": 900, "deviceScaleFactor": 1,
+                                                      "mobile": False})
+        b.open(page.resolve().as_uri())
+        state = b.evaluate(OVERFLOW)
+        assert state["vw"] == width and state["bad"] == [] and not state["pageScrolls"], (page.name, state)
+        assert b.evaluate(UNEXPLAINED) == [], page.name
+        assert b.evaluate("document.querySelectorAll('table.lb').length") > 0
+        print(f"screenshot: {b.screenshot(Path(f'{shots}-{width}.png'))}")
+    b.send("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
 
 
 def test_site_from_a_loopback_server(browser: Browser, site: Path) -> None:

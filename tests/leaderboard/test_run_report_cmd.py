@@ -18,7 +18,7 @@ def test_report_of_a_run_with_failures_and_local_explanations(tmp_path: Path, ca
     assert main(["report", str(failing)]) == 0
     md = (failing / "report_full.md").read_text(encoding="utf-8")
     html = (failing / "report.html").read_text(encoding="utf-8")
-    assert "## Headline numbers" in md and "mc_accuracy" in md
+    assert "## Headline numbers" in md and "MC accuracy (image + question)" in md  # readable names
     # The failure keeps the plugin's name, in both renderings.
     assert "plugin vqa_harness_plugins.probes.decoys" in md
     assert "plugin vqa_harness_plugins.probes.decoys" in html
@@ -57,3 +57,25 @@ def test_markdown_subset() -> None:
     assert "<h2>T</h2>" in html and "<li>a <code>x</code></li>" in html and "<strong>b</strong>" in html
     assert '<td data-sort="1.5" class="num" title="95% CI [1.0, 2.0]">1.5<small class="ci">[1.0, 2.0]</small></td>' in html
     assert "<p>para text</p>" in html
+
+
+def test_run_page_reads_like_the_index(tmp_path: Path) -> None:
+    # Readable names in the headline table (not raw specs and metric ids), one "Headline
+    # numbers" heading, an explanation line for every table, skips without literal backticks.
+    import re
+
+    from vqa_harness_leaderboard.runreport import render_run_html
+
+    run = next(p for p in write_sample_runs(tmp_path / "runs", suites=("decoys",)) if p.name.endswith("mlp-iqa-decoys"))
+    info = load_run(run)
+    html = render_run_html(info)
+    head = html[html.index("<h2>Headline numbers</h2>"):html.index("<h2>Tables")]
+    assert "MC accuracy (image + question)" in head and "MC accuracy, no image" in head and "IoU+QoU" in head
+    assert ">mc_accuracy<" not in head and ">iou+qou<" not in head
+    assert html.count("Headline numbers") == 1 and '<h3 class="table-title">Headline numbers' not in html
+    assert html.count('<div class="table-block">') == html.count('<p class="explain">')
+    skips = re.findall(r'<li class="skip">(.*?)</li>', html)
+    assert skips and all("`" not in s and "<code>nle</code>" in s for s in skips)
+    md = render_run_markdown(info)
+    assert "| toy-mc, test " in md or "| toy-mc, test" in md.replace("  ", " ")
+    assert "MC accuracy (image + question)" in md
