@@ -10,17 +10,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator, TextIO
 
 from .types import ResultRow
 
-__all__ = ["atomic_write_text", "atomic_write_json", "RunDir", "safe_name", "read_results", "TABLES_FILE"]
+__all__ = ["atomic_write_text", "atomic_writer", "atomic_write_json", "RunDir", "safe_name", "read_results", "TABLES_FILE"]
 
 #: The table layouts and row tags of a run (written by the run, read by the leaderboard).
 TABLES_FILE = "tables.json"
@@ -36,12 +37,20 @@ def atomic_write_text(path: Path, text: str) -> None:
     The file gets ordinary permissions (0666 minus the umask), not mkstemp's 0600, so a
     static web server running as another user can serve leaderboard files.
     """
+    with atomic_writer(path) as fh:
+        fh.write(text)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path) -> Iterator[TextIO]:
+    """A text file written piece by piece and put in place only when the block ends
+    without an error (as `atomic_write_text`, for output too large to build in memory)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_UMASK)
@@ -57,7 +66,10 @@ def atomic_write_json(path: Path, obj: Any) -> None:
 
 
 def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
-    atomic_write_text(path, "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows))
+    """One JSON object per line, written as `rows` yields them (atomic: see atomic_writer)."""
+    with atomic_writer(path) as fh:
+        for r in rows:
+            fh.write(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def safe_name(text: str) -> str:

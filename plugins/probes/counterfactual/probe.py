@@ -11,9 +11,10 @@ by substitution X -> Y.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from dataclasses import asdict
-from typing import ClassVar, Mapping
+from dataclasses import asdict, replace
+from typing import ClassVar, Mapping, TextIO
 
 from harness.api import Layout, Option, Probe, ProbeContext
 from harness.types import ResultRow
@@ -49,7 +50,7 @@ class CounterfactualProbe(Probe):
             perturb_many,
             resolve_kinds,
         )
-        from harness.runstore import safe_name, write_jsonl
+        from harness.runstore import atomic_writer, safe_name
 
         kinds = resolve_kinds(str(self.config["kinds"]))
         mode = str(self.config["mode"])
@@ -81,9 +82,30 @@ class CounterfactualProbe(Probe):
                    for r in memo["results"]]
         counts = {k: Counter(c) for k, c in memo["counts"].items()}
         rejected = {k: Counter(c) for k, c in memo["rejected"].items()}
+        del memo  # the Perturbations above hold it all (VQA v2 val: ~1M of them)
         preds = ctx.predict(examples, "answer")  # the cached originals, shared with `accuracy`
         rows: list[ResultRow] = []
-        local: list[dict] = []
+        # Local explanations are streamed to their file and only the report's few kept, so
+        # memory does not grow with (questions x kinds). One file per task: a suite may run
+        # this probe on several datasets.
+        path = ctx.artifact(f"local_explanations-{safe_name(ctx.dataset)}-{ctx.split}.jsonl")
+        with atomic_writer(path) as local:
+            summaries = self._kinds(ctx, kinds, examples, results, preds, mode, rows, local)
+        from .report import render
+
+        ctx.report(render(kinds, counts, len(examples), summaries, common, path, top=int(self.config["top"]),
+                          mode=mode, rejected=rejected))
+        return rows
+
+    def _kinds(self, ctx: ProbeContext, kinds: list, examples: list, results: list[dict], preds: list,
+               mode: str, rows: list[ResultRow], local: TextIO
+               ) -> dict[str, tuple[KindSummary, list[Pair], list[Rule], list[Rule]]]:
+        """Rows of every kind (appended to `rows`); local explanations written to `local`;
+        per kind its summary, the report's most telling pairs and the global rules."""
+        from harness.counterfactual import Perturbation
+
+        from .report import most_telling
+
         summaries: dict[str, tuple[KindSummary, list[Pair], list[Rule], list[Rule]]] = {}
         total = len(examples)
         for kind in kinds:
@@ -107,18 +129,22 @@ class CounterfactualProbe(Probe):
                 humans = tuple(examples[i].answers) if ctx.labelled else ()
                 pairs.append(Pair(examples[i].id, p.question, p.counterfactual, preds[i].answer or "",
                                   cf.answer or "", p.source, p.target, humans))
-                local.append({"example_id": examples[i].id, "kind": kind.id, "question": p.question,
-                              "answer": preds[i].answer or "", "counterfactual": p.counterfactual,
-                              "cf_answer": cf.answer or "", "replaced": p.replaced,
-                              "replacement": p.replacement, "concept": p.source, "new_concept": p.target,
-                              "evidence": p.detail, "mode": mode,
-                              "answer_changed": changed(preds[i].answer or "", cf.answer or "")})
+                local.write(json.dumps(
+                    {"example_id": examples[i].id, "kind": kind.id, "question": p.question,
+                     "answer": preds[i].answer or "", "counterfactual": p.counterfactual,
+                     "cf_answer": cf.answer or "", "replaced": p.replaced, "replacement": p.replacement,
+                     "concept": p.source, "new_concept": p.target, "evidence": p.detail, "mode": mode,
+                     "answer_changed": changed(preds[i].answer or "", cf.answer or "")},
+                    sort_keys=True, ensure_ascii=False) + "\n")
             if not pairs:
                 ctx.metric_unavailable(f"{kind.id}/answer_change_rate", "the model failed on every pair")
                 continue
             summary = summarize_kind(pairs, seed=ctx.seed)
             concept_rules, pair_rules = global_rules(pairs, min_support=int(self.config["min_support"]))
-            summaries[kind.id] = (summary, pairs, concept_rules, pair_rules)
+            top = int(self.config["top"])
+            telling = most_telling(kind, summary, pairs)[:top]
+            # per-pair accuracies are in the per-example file now; the report needs the totals
+            summaries[kind.id] = (replace(summary, per_pair_acc=()), telling, concept_rules, pair_rules)
             _write_per_example(ctx, kind.id, pairs, summary)
             rows += _kind_rows(ctx, kind.id, summary, ctx.labelled)
             for rule in concept_rules:
@@ -126,14 +152,7 @@ class CounterfactualProbe(Probe):
             for rule in pair_rules:
                 rows.append(ctx.row(f"unchanged/rule={rule.source}->{rule.target}", rule.rate, rule.n,
                                     ci=rule.ci, variant=kind.id))
-        # One file per task: a suite may run this probe on several datasets.
-        path = ctx.artifact(f"local_explanations-{safe_name(ctx.dataset)}-{ctx.split}.jsonl")
-        write_jsonl(path, local)
-        from .report import render
-
-        ctx.report(render(kinds, counts, total, summaries, common, path, top=int(self.config["top"]),
-                          mode=mode, rejected=rejected))
-        return rows
+        return summaries
 
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:

@@ -66,8 +66,7 @@ def render(
     for k in kinds:
         if k.id not in summaries:
             continue
-        summary, pairs, concept_rules, _ = summaries[k.id]
-        telling += [(k, p) for p in _most_telling(k, summary, pairs)[:top]]
+        telling += [(k, p) for p in summaries[k.id][1][:top]]
     if telling:
         out += ["Most telling local explanations (Color Maximal: answer kept although the color "
                 "changed; other kinds: answer changed, largest accuracy drop first):", "",
@@ -98,7 +97,9 @@ def _rule(r: Rule) -> str:
     return f"{r.source} → {tgt}: unchanged in {100 * r.rate:.0f}% (n = {r.n}){_ci(r.ci)}"
 
 
-def _most_telling(kind: Kind, summary: KindSummary, pairs: Sequence[Pair]) -> list[Pair]:
+def most_telling(kind: Kind, summary: KindSummary, pairs: Sequence[Pair]) -> list[Pair]:
+    """The pairs the report shows first: Color Maximal answers kept, else answers changed with
+    the largest accuracy drop (ties by example id)."""
     accs = summary.per_pair_acc or tuple((0.0, 0.0) for _ in pairs)
     if kind.relation == "color" and kind.maximal:
         picked = [(-a, p.example_id, p) for p, (a, _) in zip(pairs, accs) if not changed(p.answer, p.cf_answer)]
