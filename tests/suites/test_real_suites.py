@@ -172,6 +172,14 @@ def test_goyal_tables_1_and_3_for_a_trained_and_a_pretrained_model(world, host, 
     assert len(change) == 1 and change[0].value == pytest.approx(
         (entropy[("vqa2", "")] - entropy[("vqa1", "")]) / entropy[("vqa1", "")])
     assert change[0].value > 0  # the v2 miniature is balanced, the v1 one is biased
+    # The image ablation runs on every balanced test task (a row per training condition), once
+    # for a pretrained model; its table is on the leaderboard.
+    ablated = {(r.train, r.variant) for r in trained.rows if r.probe == "image-ablation" and r.metric == "vqa_accuracy"}
+    assert ablated == {(t, c) for t in ("vqa1/train", "vqa2-half/train", "vqa2/train")
+                       for c in ("real", "blank", "swap", "no-question")}
+    assert [r.train for r in pretrained.rows if r.probe == "image-ablation" and r.metric == "vqa_accuracy"
+            and r.variant == "real"] == ["vqa2"]
+    assert any(t.layout_id == "ablation-effect" for t in tables.values())
 
 
 def test_trained_on_must_name_training_data(world, host, tmp_path):

@@ -10,7 +10,9 @@
   and VQA v2 train (BB). A pretrained model declares its training data
   (`--model NAME:...,trained_on=vqa2`) and fills the matching cells (BU, BB); its tasks
   that differ only in training data run once. The audit puts the answer entropy of v1 and
-  v2 side by side with the relative change (the paper: +56%).
+  v2 side by side with the relative change (the paper: +56%). The image ablation (real /
+  gray / another question's image / no question) runs on every balanced test task (UB,
+  B_half B, BB), like the pairs: does training on balanced data make a model use the image?
 """
 
 from __future__ import annotations
@@ -31,12 +33,13 @@ VQA2_SUITE = Suite(
 GOYAL_SUITE = Suite(
     name="goyal",
     description="Goyal et al. 2017 Tables 1 and 3 on VQA v1/v2 (official files): UU, UB, B_half B, BB; "
-                "entropy of v1 vs v2",
+                "entropy of v1 vs v2; image ablation on the balanced test tasks",
     tasks=(
         Task("vqa1", "val", ("balanced-accuracy", "language-prior"), train=("vqa1", "train"), label="UU"),
-        Task("vqa2", "val", ("balanced-accuracy", "pairs"), train=("vqa1", "train"), label="UB"),
-        Task("vqa2", "val", ("balanced-accuracy", "pairs"), train=("vqa2-half", "train"), label="B_half B"),
-        Task("vqa2", "val", ("balanced-accuracy", "pairs", "language-prior"), train=("vqa2", "train"), label="BB",
-             probe_options={"language-prior": {"compare_to": "vqa1/val"}}),
+        Task("vqa2", "val", ("balanced-accuracy", "pairs", "image-ablation"), train=("vqa1", "train"), label="UB"),
+        Task("vqa2", "val", ("balanced-accuracy", "pairs", "image-ablation"), train=("vqa2-half", "train"),
+             label="B_half B"),
+        Task("vqa2", "val", ("balanced-accuracy", "pairs", "language-prior", "image-ablation"), train=("vqa2", "train"),
+             label="BB", probe_options={"language-prior": {"compare_to": "vqa1/val"}}),
     ),
 )
