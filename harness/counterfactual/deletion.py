@@ -33,6 +33,7 @@ from .phrases import (
     predicate_spans,
     reads_as_question,
 )
+from .modifiers import modifier_spans
 from .text import Token
 
 if TYPE_CHECKING:
@@ -47,10 +48,12 @@ def add_deletions(qm: QualityMode, kind: Kind, question: str, tokens: list[Token
     """Append every usable deletion of `question` to `usable` (one per deleted noun: the
     first span around it that passes the parse check); count rejected nouns in `rej`."""
     spans = deletion_spans(tokens, tags, lambda i: _intransitive(qm, tokens[i].text, tags[i]))
-    spans += demonstrative_spans(tokens, tags)
+    modifiers = modifier_spans(tokens, tags)
+    spans += demonstrative_spans(tokens, tags) + [m for m in modifiers if m.article < 0]
     spans += compound_spans(tokens, tags, lambda first, last: _head_is_kind(qm, tokens, first, last))
-    spans += [s for s in predicate_spans(tokens, tags) if not any(qm.wn.morphy(  # not "Is this a mobile?"
+    spans += [s for s in predicate_spans(tokens, tags) + [m for m in modifiers if m.article >= 0] if not any(qm.wn.morphy(  # not "Is this a mobile?"
         "_".join(t.text.lower() for t in tokens[s.first - 1:k + 1]), "n") for k in range(s.first, s.last + 1))]
+    spans = [s for s in spans if not _complement(qm, tokens, tags, s)]
     heads = [last for _first, last in noun_runs(tags)]
     heads += sorted({s.head for s in spans} - set(heads))
     ends = [t.text for t in tokens if t.text[:1].isalnum()]
@@ -98,15 +101,48 @@ def _try(kind: Kind, question: str, tokens: list[Token], tags: list[str], span, 
     return Perturbation(kind.id, question, new, span.first, deleted, "", lemma, "", f"deleted phrase: {shown!r}")
 
 
+#: WordNet frames "Something is ----ing PP", "Something ----s somebody", "Somebody ----s
+#: PP": a verb with no other frame needs the phrase after it (belong to, live in).
+PP_FRAMES = frozenset({4, 10, 22})
+#: WordNet frames "Something ----s Adjective/Noun", "Somebody ----s Adjective": a linking
+#: verb (appear, look, seem), whose complement is no object.
+LINKING_FRAMES = frozenset({6, 7})
+#: Least share of a verb's SemCor uses its second sense needs for its frames to count.
+SECOND_SENSE_SHARE = 0.15
+
+
 def _intransitive(qm: QualityMode, word: str, tag: str) -> bool:
-    """Whether the verb's most frequent sense has a frame without an object."""
+    """Whether the verb's most frequent sense, or its second one when that carries at least
+    SECOND_SENSE_SHARE of its SemCor uses (eat.v.02 "eat a meal", 17%: "Should a cat be
+    eating?"), has a frame without an object."""
     from .quality import INTRANSITIVE_FRAMES
 
     base = qm.p.lexicon.lemma(word, "v", tag in ("VBZ", "VBD", "VBN", "VBG"))
     if base is None or base in EXCLUDED_VERBS:
         return False
     senses = qm.lex.senses(base, "v")
-    return bool(senses) and bool(qm.wn.frames(senses[0], base) & INTRANSITIVE_FRAMES)
+    if not senses or qm.wn.frames(senses[0], base) & LINKING_FRAMES:
+        return False  # "Does the room appear tidy/NN?": a predicate, not an object
+    if qm.wn.frames(senses[0], base) & INTRANSITIVE_FRAMES:
+        return True
+    total = sum(qm.wn.count(s, base) for s in senses)
+    return len(senses) > 1 and total > 0 and qm.wn.count(senses[1], base) >= SECOND_SENSE_SHARE * total and \
+        bool(qm.wn.frames(senses[1], base) & INTRANSITIVE_FRAMES)
+
+
+def _complement(qm: QualityMode, tokens: list[Token], tags: list[str], span) -> bool:
+    """Whether `span` is a prepositional phrase right after a verb whose most frequent sense
+    needs it (all its WordNet frames among PP_FRAMES): "Does the kite belong to the
+    people?" -> "Does the kite belong?" is no question (belong.v.01 has frame 10 only)."""
+    i = span.first - 1
+    if i < 0 or tags[span.first] not in ("IN", "TO") or not tags[i].startswith("VB"):
+        return False
+    base = qm.p.lexicon.lemma(tokens[i].text, "v", tags[i] in ("VBZ", "VBD", "VBN", "VBG"))
+    if base is None or base in EXCLUDED_VERBS:
+        return False
+    senses = qm.lex.senses(base, "v")
+    frames = qm.wn.frames(senses[0], base) if senses else frozenset()
+    return bool(frames) and frames <= PP_FRAMES
 
 
 def _head_is_kind(qm: QualityMode, tokens: list[Token], first: int, last: int) -> bool:

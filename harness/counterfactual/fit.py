@@ -41,12 +41,14 @@ from .senses import content_bases
 from .text import Token
 
 __all__ = [
+    "AXIS_NOUNS",
     "FRAME_NOUNS",
     "PLURAL_DROP",
     "REGISTER_DROP",
     "SENSE_SHARE",
     "Selection",
     "Slot",
+    "after_kind_of",
     "count_context",
     "countable",
     "frame_noun",
@@ -72,6 +74,10 @@ FRAME_NOUNS = frozenset("kind kinds type types sort sorts variety varieties".spl
 #: Indefinite pronouns the tagger calls nouns ("Is this someone's home?"): never sites.
 PRONOUN_NOUNS = frozenset("someone somebody anyone anybody everyone everybody nobody something anything "
                           "everything nothing".split())
+#: Sides of space: after "the" and a preposition they make a complex preposition with it
+#: ("on the left", "in the middle"), a place relative to the viewer rather than a thing.
+AXIS_NOUNS = frozenset("left right middle center centre front back top bottom".split())
+_SPATIAL_PREPOSITIONS = frozenset("on to in at from of toward towards".split())
 #: -ing forms that are prepositions before "to" ("according to the light").
 _PREPOSITIONAL = frozenset("according owing pertaining relating".split())
 #: Verbs a bare base-form verb may follow ("help clean", "let go", "make sure").
@@ -108,6 +114,10 @@ class Slot:
     selected: frozenset[str] = frozenset()
     #: nouns: "it", "its" or "itself" follows in the question: the replacement is no person.
     neuter: bool = False
+    #: nouns: the lemma of the noun coordinated with this one ("man or woman"), or "".
+    coordinated: str = ""
+    #: nouns: "kind/type/sort/variety of" comes before the phrase ("What kind of hat").
+    kind_of: bool = False
 
 
 def count_context(tokens: Sequence[Token], tags: Sequence[str], first: int) -> bool:
@@ -117,6 +127,15 @@ def count_context(tokens: Sequence[Token], tags: Sequence[str], first: int) -> b
     while i > 0 and tags[i - 1] in _MODIFIER_TAGS:
         i -= 1
     return i > 0 and tokens[i - 1].text.lower() in COUNT_DETERMINERS
+
+
+def after_kind_of(tokens: Sequence[Token], tags: Sequence[str], first: int) -> bool:
+    """Whether "kind/type/sort/variety of" comes right before the noun phrase whose noun run
+    starts at `first` (adjectives and numbers in between are skipped)."""
+    i = first
+    while i > 0 and tags[i - 1] in _MODIFIER_TAGS:
+        i -= 1
+    return i > 1 and tokens[i - 1].text.lower() == "of" and tokens[i - 2].text.lower() in FRAME_NOUNS
 
 
 def phrase_zipf(stats: Any, words: Sequence[str]) -> float:
@@ -139,9 +158,13 @@ def sense_share(wn: Any, lemma: str, sense: int, senses: Sequence[int]) -> float
 
 
 def frame_noun(tokens: Sequence[Token], i: int) -> bool:
-    """Whether token i is "kind"/"type"/"sort"/"variety" followed by "of", or an indefinite
-    pronoun the tagger took for a noun ("someone")."""
+    """Whether token i is "kind"/"type"/"sort"/"variety" followed by "of", an indefinite
+    pronoun the tagger took for a noun ("someone"), or a side of space in a complex
+    preposition ("on the left", "in the middle", "at the top of")."""
     word = tokens[i].text.lower()
+    if word in AXIS_NOUNS and i > 1 and tokens[i - 1].text.lower() == "the" and \
+            tokens[i - 2].text.lower() in _SPATIAL_PREPOSITIONS:
+        return True  # "bending to the left or right" -> "to the post or right"
     return word in PRONOUN_NOUNS or (word in FRAME_NOUNS and i + 1 < len(tokens) and tokens[i + 1].text.lower() == "of")
 
 

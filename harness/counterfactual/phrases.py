@@ -92,8 +92,8 @@ def noun_phrase_start(tokens: Sequence[Token], tags: Sequence[str], first: int) 
         prev, tag = tokens[i - 1].text.lower(), tags[i - 1]
         if prev in _WH_DETERMINERS:
             return i  # "Which room" (sometimes tagged NNP): the wh-word is not in the phrase
-        if tag in _MODIFIERS and not (tag == "VBG" and i - 1 == 0):
-            i -= 1
+        if tag in _MODIFIERS and not (tag == "VBG" and (i - 1 == 0 or tags[i - 2] in _SUBJECTS)):
+            i -= 1  # (a VBG after its subject is the verb: "Is the girl playing tennis?")
         elif tag == "POS" and i - 2 >= 0 and tags[i - 2] in NOUNS + ("NNP",):
             i -= 2  # "the man's hat": the possessor belongs to the phrase
         elif tag in _DETERMINERS or prev in ("a", "an", "the"):
@@ -115,15 +115,20 @@ def deletion_spans(tokens: Sequence[Token], tags: Sequence[str], intransitive: C
         of_classifier = start > 1 and tokens[start - 1].text.lower() == "of" and \
             tokens[start - 2].text.lower() in _CLASSIFIERS
         continues = last + 1 < len(tokens) and tokens[last + 1].text.lower() == "of"
+        than = start > 1 and tokens[start - 1].text.lower() == "than" and tags[start - 2] in ("JJR", "RBR")
         if start > 0 and tags[start - 1] in ("IN", "TO") and not of_classifier and not continues and \
-                tokens[start - 1].text.lower() not in ("that", "if", "whether", "than", "because", "like") and \
-                (tokens[start - 1].text.lower() != "of" or _of_noun(tokens, tags, start - 2)):
-            # "of NP" only after a determined noun ("the side of the bus"), not after a
-            # participle or bare noun ("made of paper" -> "made?", "part of this meal");
-            # never "in front" of "of NP".
+                (than or tokens[start - 1].text.lower() not in ("that", "if", "whether", "than", "because", "like")) \
+                and (tokens[start - 1].text.lower() != "of" or _of_noun(tokens, tags, start - 2)
+                     or start > 1 and tags[start - 2] in ("JJ", "RB")):
+            # "of NP" only after a determined noun ("the side of the bus") or an adjective
+            # or adverb ("afraid of water", "ahead of the train"), not after a participle or bare noun ("made of paper" ->
+            # "made?", "part of this meal"); never "in front" of "of NP" (modifiers.py takes
+            # "in front of NP" whole); "than NP" after a comparative ("faster than the bus").
             # "next to the plate", "close to the wall": the adverb goes with its preposition.
             pp = start - 2 if start > 1 and tokens[start - 2].text.lower() in _PREP_ADVERBS else start - 1
             spans.append(Span(pp, last, last))
+            if pp < start - 1 and tokens[start - 1].text.lower() == "of":
+                spans.append(Span(start - 1, last, last))  # "Is the bicycle ahead of the train?" -> "ahead?"
         # "What sport is this?" -> "What is this?"; "What kind of shoes ..." -> "What ...":
         # the noun phrase of a wh-determiner (with its "of NP" complement) goes.
         if start > 0 and tokens[start].text.lower() in ("many", "much") and \
@@ -141,7 +146,8 @@ def deletion_spans(tokens: Sequence[Token], tags: Sequence[str], intransitive: C
         if start > 0 and tags[start - 1].startswith("VB") and intransitive is not None and intransitive(start - 1):
             spans.append(Span(start, last, last))
         # "X and NP" -> delete "and NP"; "NP and X" -> delete "NP and".
-        if start > 0 and tags[start - 1] == "CC":
+        ends = last + 1 >= len(tags) or tags[last + 1] in (".", ",") or tags[last + 1].startswith("VB")
+        if start > 0 and tags[start - 1] == "CC" and ends:  # not "the zebra in the front (or the zebra) in the back"
             spans.append(Span(start - 1, last, last))
         elif last + 1 < len(tags) and tags[last + 1] == "CC" and last + 2 < len(tags) and \
                 tags[last + 2] in _DETERMINERS + _MODIFIERS:

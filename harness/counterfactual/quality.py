@@ -12,46 +12,20 @@ For a lemma X with the sense S chosen in context (senses.py), the candidate syns
   ancestor with a lemma of Zipf >= BASIC_LEVEL_ZIPF (an everyday word: dog -> animal, not
   canine -> carnivore -> placental) wins.
 
-A candidate lemma Y of synset T is rejected, in this order (each counted once, by the
-first test it fails), as:
-
-- `rare_word`: a word of Y is below FREQUENCY_FLOOR (wordfreq Zipf; hypernyms:
-  BASIC_LEVEL_ZIPF);
-- `multiword`: Y has several words and does not read as English in place: nouns need
-  exactly two words naming a kind of their head (tennis ball is a ball: the head word has
-  a sense among T's ancestors), verbs need verb + particle (pick up), adjectives one word;
-- `sense_mismatch`: T is not among Y's DOMINANT_SENSES most frequent senses, so a reader
-  would take Y in another meaning (clear -> open, riding -> sitting), or Y is mostly used
-  as another part of speech (SemCor counts below a tenth: "being" is a verb form), or Y
-  is one of the few words whose modern dominant sense WordNet's counts miss
-  (MEANING_SHIFTED: sunny -> "gay"). The
-  first test is not made for hypernyms: the general word is read in the sense the
-  original pins down (room -> area);
-- `number`: (singular nouns) Y cannot stand for a singular count noun: its plural is
-  itself or it is a plural form ("What sport is this?" -> "What gymnastics/fun/cards is
-  this?"); same-form plurals such as "sheep" are lost with them;
-- `verb_frame`: (verbs) Y shares no WordNet verb frame with X in T, or the question uses X
-  with a direct object and Y has no transitive frame in T ("match the wall" ->
-  "correspond the wall");
-- `register`: (synonyms) Y is more than fit.REGISTER_DROP Zipf rarer than X; (hypernyms)
-  the ancestor is more than HYPERNYM_DROP Zipf rarer than X, so the walk goes on up
-  (man -> person, not "male"; picture -> nothing, not "representation");
-- `number`: also when X and Y differ in countability (fit.countable: "sport" ->
-  "entertainment"/"bowling");
-- `selection`: a verb of the question names X in its gloss and neither T nor its
-  ancestors is named there (fit.Selection: "played" sport -> "activity").
-
-Before any candidate, a synonym is skipped as `ambiguous` when X's sense in context
-carries less than fit.SENSE_SHARE of X's SemCor count.
-
-Candidates are examined in rank order (Y's SemCor count in T, then Zipf frequency, then
-WordNet order) and the first that passes every test wins; the others are not examined.
-Also rejected: `proper_noun` (a capitalized lemma), `synonym` (a hypernym, hyponym or
-sibling that is a lemma of one of X's own senses: photo -> "picture"), `agreement` (a
-person where "it/its/itself" follows), and, before any candidate, `ambiguous` for a
-polysemous noun none of whose senses has a SemCor count (kite). Hyponyms of noun.Tops
-senses come from TOPS_DEPTH levels down; hyponyms and siblings of abstract senses are
-skipped (`abstract`); a sibling group is followed by a cousin group (COUSIN_LEXNAMES).
+A candidate lemma Y of synset T is rejected by the first test it fails, counted by reason
+(docs/counterfactual.md, rules 2, 3, 10-15 and 17-20): `rare_word` (a word of Y below
+FREQUENCY_FLOOR; hypernyms: BASIC_LEVEL_ZIPF), `multiword` (nouns: exactly two words naming
+a kind of their head; verbs: verb + particle; adjectives: one word), `sense_mismatch` (T
+not among Y's DOMINANT_SENSES, Y mostly another part of speech or MEANING_SHIFTED; a
+polysemous Y never counted in T; a hypernym lemma of levels.MANY_SENSES read in an earlier
+sense), `number`, `verb_frame`, `register` (fit.REGISTER_DROP, HYPERNYM_DROP, LEVEL_DROP),
+`selection`, `synonym`, `coordination`, `agreement`, `proper_noun`; hypernym levels beyond
+the basic level (levels.py) as `basic_level`. Before any candidate: `ambiguous` (a
+synonym's sense below fit.SENSE_SHARE; a polysemous noun without sense counts, or with
+too few: levels.thin_evidence), `abstract` (hyponyms and siblings of abstract senses).
+Hyponyms of noun.Tops senses come from TOPS_DEPTH levels down; a sibling group is followed
+by a cousin group (COUSIN_LEXNAMES). Candidates are examined in rank order (Y's SemCor
+count in T, then Zipf frequency, then WordNet order) and the first that passes wins.
 """
 
 from __future__ import annotations
@@ -61,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .fit import REGISTER_DROP, SENSE_SHARE, Slot, countable, phrase_zipf, sense_share
+from .levels import beyond_basic_level, read_otherwise, thin_evidence
 from .lexical import EXCLUDED_VERBS, Replacement, _norm, _variants
 from .phrases import PARTICLES
 
@@ -150,6 +125,7 @@ class QualityLexicon:
         self._syn: dict[tuple[str, str], frozenset[str]] = {}
         self._rejects: dict[tuple[str, str, int, float, bool], str] = {}
         self._below: dict[tuple[int, int], list[int]] = {}
+        self._level_register = 0  # register rejections in the hypernym level being examined
 
     def pos_plausible(self, word: str, pos: str) -> bool:
         """False when WordNet's SemCor counts give `pos` less than a tenth of the count of
@@ -247,10 +223,19 @@ class QualityLexicon:
         own = self.senses(lemma, pos)
         if pos == "n" and len(own) > 1 and not any(wn.count(s, lemma) for s in own):
             return QualityChoice(None, (), "ambiguous")  # no evidence which sense: kite -> "check"
+        if pos == "n" and thin_evidence(wn, lemma, sense, own):
+            return QualityChoice(None, (), "ambiguous")  # toilet: the room 3 uses, the fixture 2
         banned = _variants(lemma)
         groups, why = self._groups(pos, relation, sense)
         rejected: Counter = Counter()
+        technical = False  # (hypernyms) a parent with an everyday name was passed as too rare
         for level, group in enumerate(groups):
+            if relation == "hypernym":
+                technical = technical or level > 0 and bool(self._level_register)
+                self._level_register = 0
+                if beyond_basic_level(wn, sense, group[0], technical, level):
+                    rejected["basic_level"] += 1  # photo -> representation -> "creation"
+                    continue
             # Hypernyms and cousins (a sibling's second group) are everyday words only.
             floor = BASIC_LEVEL_ZIPF if relation == "hypernym" or level else FREQUENCY_FLOOR
             # Candidates best first (SemCor count in the sense, Zipf, WordNet order); the first
@@ -272,6 +257,7 @@ class QualityLexicon:
                     self._misfit(lemma, name, pos, relation, synset, slot)
                 if reason:
                     rejected[reason] += 1
+                    self._level_register += reason == "register"
                     continue
                 repl = Replacement(lemma, name, wn.name(sense), wn.name(synset))
                 return QualityChoice(repl, tuple(sorted(rejected.items())))
@@ -287,9 +273,11 @@ class QualityLexicon:
             reason = self._frame(lemma, name, synset, slot.transitive)
             if reason or (slot.infinitive and INFINITIVE_FRAME not in self.wn.frames(synset, name)):
                 return reason or "verb_frame"  # "say to stop" -> "tell to stop", "need to" -> "require to"
-        if relation != "hypernym" and self.wn.count(synset, name) == 0 and len(self.senses(name, pos)) > 1:
-            return "sense_mismatch"  # a polysemous word never seen in this sense: "cosmetic" scarf
-        if pos == "n" and slot.singular and (self._not_singular(name) or (
+        own_head = relation == "hypernym" and "_" in lemma and name.lower() == lemma.lower().split("_")[-1]
+        if self.wn.count(synset, name) == 0 and len(self.senses(name, pos)) > 1 and not own_head:
+            return "sense_mismatch"  # a polysemous word never seen in this sense: "cosmetic" scarf, dessert -> "course"
+        if pos == "n" and slot.singular and (self._not_singular(name, slot.count is None and (
+                slot.kind_of or self.wn.lexname(synset) == "noun.animal")) or (
                 slot.count is not None and countable(self.stats, name) != slot.count)):
             return "number"
         rarest = phrase_zipf(self.stats, name.lower().split("_"))
@@ -301,13 +289,24 @@ class QualityLexicon:
         if relation == "hypernym":
             if rarest < slot.zipf - HYPERNYM_DROP:
                 return "register"
+            if read_otherwise(self.senses(name, pos), synset) and not own_head:
+                return "sense_mismatch"  # road -> "way", waves -> "movements", luggage -> "case"
         if slot.selected and not self._named(synset, slot.selected):
             return "selection"
         if relation != "synonym" and self._synonyms(lemma, pos) & {name.lower()}:
             return "synonym"  # photo -> "picture", action -> "activity": a lemma of one of its own senses
+        if slot.coordinated and self._covers(synset, name, slot.coordinated):
+            return "coordination"  # "a man or woman" -> "a person or woman"
         if slot.neuter and (self.wn.lexname(synset) == "noun.person" or self._named(synset, _PERSON)):
             return "agreement"  # "Does the animal have a vegetable in its mouth?" -> "the person ... its"
         return ""
+
+    def _covers(self, synset: int, name: str, other: str) -> bool:
+        """Whether the replacement (`name` of `synset`) is the coordinated noun `other` or a
+        more general term of one of its senses."""
+        if name.lower() == other.lower():
+            return True
+        return any(synset == s or synset in self._all_ancestors(s) for s in self.senses(other, "n"))
 
     def _synonyms(self, lemma: str, pos: str) -> frozenset[str]:
         """Every lemma name of every sense of `lemma` (lower case)."""
@@ -348,12 +347,16 @@ class QualityLexicon:
             return "sense_mismatch"
         return ""
 
-    def _not_singular(self, name: str) -> bool:
-        """Whether a noun lemma cannot stand for a singular count noun: its plural is itself
-        (gymnastics, fun, furniture, sheep) or it is itself a plural form (cards)."""
+    def _not_singular(self, name: str, mass_ok: bool = False) -> bool:
+        """Whether a noun lemma cannot stand for a singular noun: it is itself a plural form
+        (cards), or its plural is itself (gymnastics, fun, furniture, sheep) unless `mass_ok`:
+        after "kind of" ("What kind of clothing"), or an animal (zero plurals are mostly
+        animal names: "the deer"), when no determiner needs a count noun."""
         head = name.lower().split("_")[-1]
         plural = self.stats.inflect(head, "NNS")
-        return plural == head or (plural is None and any(b != head for b in self.wn.morphy(head, "n")))
+        if plural is None:
+            return any(b != head for b in self.wn.morphy(head, "n"))
+        return plural == head and not mass_ok
 
     def _frame(self, lemma: str, name: str, synset: int, transitive: bool) -> str:
         theirs = self.wn.frames(synset, name)

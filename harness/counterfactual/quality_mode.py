@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from .colors import UNAMBIGUOUS_COLORS
 from .fit import (
     REGISTER_DROP,
+    after_kind_of,
     Selection,
     count_context,
     countable,
@@ -61,10 +62,12 @@ from .fit import (
 )
 from .inflect import NOUN_TAGS
 from .kinds import Kind
+from .levels import coordinated
 from .lexical import EXCLUDED_VERBS
 from .phrases import PARTICLES, noun_runs
 from .quality import FREQUENCY_FLOOR, QualityLexicon, Slot
 from .senses import SenseChooser, content_bases
+from .tagging import retag
 from .text import FUNCTION_WORDS, Token, match_case
 
 if TYPE_CHECKING:
@@ -101,7 +104,7 @@ class QualityMode:
             return found[0]
 
         self._sites: dict[tuple[str, str], list[bool]] = {}  # per question: site flags per kind class
-        tags = self._retag(tokens, tags)
+        tags = retag(self.wn, self.tag_plausible, tokens, tags)  # tagging.py
         results: dict[str, Perturbation | str] = {}
         rejected: dict[str, Counter] = {}
         for kind in self.p.kinds:
@@ -129,18 +132,6 @@ class QualityMode:
         if found is None:
             found = self._sites[key] = [self.p.is_site(kind, t.text, g) for t, g in zip(tokens, tags)]
         return found
-
-    def _retag(self, tokens: list[Token], tags: list[str]) -> list[str]:
-        """An -ing word tagged NN right after a noun is a verb when WordNet's counts make it
-        one ("What is the man drinking/NN?", "the girl playing/NN"): retagged VBG, so that
-        "man" is no compound modifier."""
-        out = tags
-        for i in range(1, len(tags)):
-            word = tokens[i].text
-            if tags[i] == "NN" and tags[i - 1] in ("NN", "NNS") and word.lower().endswith("ing") and \
-                    not self.tag_plausible(word, "n") and self.tag_plausible(word, "v"):
-                out = out[:i] + ["VBG"] + out[i + 1:]
-        return out
 
     def tag_plausible(self, word: str, pos: str) -> bool:
         """False when WordNet's counts make `pos` implausible for `word` (module docstring)."""
@@ -318,8 +309,10 @@ class QualityMode:
         neuter = any(t.text.lower() in ("it", "its", "itself") for t in tokens[last + 1:])
         count = countable(self.stats, lemma) if singular and (
             count_context(tokens, tags, first) or self._bare(tokens, tags, first)) else None
+        other = coordinated(tokens, tags, first, last, lambda w, g: self.p.lexicon.lemma(w, "n", g == "NNS"))
         return Slot(singular=singular, count=count, zipf=zipf, neuter=neuter,
-                    selected=self.selection.for_noun(lemma, verbs))
+                    selected=self.selection.for_noun(lemma, verbs), coordinated=other,
+                    kind_of=after_kind_of(tokens, tags, first))
 
     def _rarest(self, text: str) -> float:
         return phrase_zipf(self.stats, text.lower().split())

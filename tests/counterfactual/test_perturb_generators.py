@@ -86,10 +86,10 @@ def test_every_vqax_substitution_is_valid_in_wordnet(vqax_results):
             assert why is None, (kind.id, pert, why)
     assert checked > (5000 if p.mode == "paper" else 3500)
     # Coverage of the noun kinds (regression floors under the measured figures of
-    # docs/counterfactual.md): paper > 80%; quality: hyponyms 65.5% (the goal, > 60%),
-    # siblings 60.0%, deletions 58.1%, hypernyms 50.1% ("What kind of X" paraphrases and
-    # technical parents are no longer counterfactuals).
-    floors = {"hypernym_noun": 0.48, "hyponym_noun": 0.6, "sibling_noun": 0.59, "deletion_noun": 0.55}
+    # docs/counterfactual.md, third round): paper > 80%; quality: hyponyms 65.8%, siblings
+    # 60.2%, deletions 60.0% (the goal, > 60%), hypernyms 46.6% (goal missed:
+    # "What kind of X" paraphrases, technical and too general parents, thin sense evidence).
+    floors = {"hypernym_noun": 0.46, "hyponym_noun": 0.65, "sibling_noun": 0.6, "deletion_noun": 0.6}
     for kind, floor in floors.items():
         assert counts[kind]["applied"] > (0.8 if p.mode == "paper" else floor) * len(results), kind
 

@@ -1,0 +1,62 @@
+"""Corrections of the tagger's Penn tags in the quality mode, made once per question before
+any kind looks at it (issue 16; docs/counterfactual.md, rules 14 and 18).
+
+The averaged-perceptron tagger often calls a predicate adjective or the adjective of a
+noun phrase a noun ("Is the sky cloudy/NN?", "Is it a cloudy/NN day?", "Is the dog
+afraid/NN of water?"), which made "cloudy day" an unlisted compound (no site, no
+deletion); and it calls a noun after a determiner an adjective when nothing follows
+("the boy in the middle/JJ"). WordNet settles both:
+
+- an -ing word tagged NN right after a noun is a verb (VBG) when WordNet's SemCor counts
+  make it one ("What is the man drinking/NN?");
+- a word tagged NN that WordNet knows as an adjective base form (not a comparative:
+  "cozier") and not as a noun is an adjective (JJ): "cloudy", "noisy", "afraid", "functional", "frozen" (not an -ing form of a verb:
+  "a professional sporting event" stays a compound);
+- a word tagged JJ right after a determiner, with no noun or adjective after it, that
+  WordNet knows as a noun is a noun (NN): "in the middle", "on the left";
+- in a do-question with no verb after "do/does/did", a word tagged NN right after a noun,
+  before a preposition, particle, determiner or the end, that is a verb base form WordNet's
+  counts allow is the main verb (VB): "Does the hand belong/NN to a man?", "Did this man
+  jump/NN in the air?".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .text import Token
+
+__all__ = ["retag"]
+
+_AFTER_NOUN = ("NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "VBG", "CD")
+
+
+def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token], tags: list[str]) -> list[str]:
+    """`tags` with the corrections of the module docstring (a new list when any applies);
+    `plausible(word, pos)` is the SemCor-count test of quality_mode.tag_plausible."""
+    out = tags
+    # a do-question whose main verb the tagger missed: no verb after "do/does/did"
+    first_verb = tokens[0].text.lower() in ("do", "does", "did") and not any(
+        t.startswith("VB") or t == "MD" for t in tags[1:])
+    for i in range(len(tags)):
+        word, tag = tokens[i].text, tags[i]
+        low = word.lower()
+        new = tag
+        if tag == "NN" and i > 0 and tags[i - 1] in ("NN", "NNS") and low.endswith("ing") and \
+                not plausible(word, "n") and plausible(word, "v"):
+            new = "VBG"  # "the man drinking", "the girl playing"
+        elif tag == "NN" and low.isalpha() and not wn.morphy(low, "n") and low in wn.morphy(low, "a") and \
+                not (low.endswith("ing") and wn.morphy(low, "v")):
+            new = "JJ"  # "Is the sky cloudy?", "a noisy environment"
+        elif tag == "JJ" and i > 0 and tags[i - 1] == "DT" and (i + 1 >= len(tags) or tags[i + 1] not in _AFTER_NOUN) \
+                and wn.morphy(low, "n") and low.isalpha():
+            new = "NN"  # "the boy in the middle", "on the left"
+        elif tag == "NN" and first_verb and i > 1 and tags[i - 1] in ("NN", "NNS") and low in wn.morphy(low, "v") \
+                and plausible(word, "v") and (i + 1 >= len(tags) or tags[i + 1] in ("IN", "TO", "RP", "DT", ".")):
+            new = "VB"  # "Does the hand belong/NN to a man?", "Did this man jump/NN in the air?"
+        if i and new.startswith("VB"):
+            first_verb = False
+        if new != tag:
+            out = out[:i] + [new] + out[i + 1:] if out is tags else out
+            out[i] = new
+    return out
