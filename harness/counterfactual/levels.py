@@ -1,4 +1,4 @@
-"""Third-round quality rules for nouns (issue 16; docs/counterfactual.md, rules 17-22): which
+"""Third-round quality rules for nouns (issue 16; docs/counterfactual.md, rules 17-19): which
 ancestor may stand for a word, when a word's sense is too uncertain to build on, and what a
 member of a coordination may become.
 

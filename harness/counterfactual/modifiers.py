@@ -1,4 +1,4 @@
-"""More deletions of the quality mode (issue 16; docs/counterfactual.md, rule 21): phrases
+"""More deletions of the quality mode (issue 16; docs/counterfactual.md, rule 22): phrases
 that modify a noun or a predicate and can go whole, leaving a question that still reads.
 
 Added after the second round, when 42% of VQA-X val questions still had no deletion:

@@ -1,5 +1,5 @@
 """Corrections of the tagger's Penn tags in the quality mode, made once per question before
-any kind looks at it (issue 16; docs/counterfactual.md, rules 14 and 18).
+any kind looks at it (issue 16; docs/counterfactual.md, rules 14 and 21).
 
 The averaged-perceptron tagger often calls a predicate adjective or the adjective of a
 noun phrase a noun ("Is the sky cloudy/NN?", "Is it a cloudy/NN day?", "Is the dog
