@@ -12,7 +12,7 @@ Charts:
   question, no image, no question, answers only) and the Random / Eq. 2 references, a
   panel per model (Chao).
 - `perturbations`: answer-change rate and accuracy reduction per perturbation kind, a panel
-  per model and metric (Stoikou).
+  per model and metric, a row per model (Stoikou).
 - `evil-scores`: S_T / S_E / S_O per model, a panel per score (Kayser).
 - `image-ablation`: accuracy with the real, a gray and another question's image and without
   the question, a panel per model.
@@ -34,7 +34,7 @@ from .files import write_public as atomic_write_text
 __all__ = ["CHARTS", "RENDER_VERSION", "Chart", "Panel", "Series", "derive_charts", "write_charts"]
 
 #: Bump when the drawing code changes, so stored hashes no longer match and charts redraw.
-RENDER_VERSION = "5"
+RENDER_VERSION = "6"
 
 DECOY_SETS = ("orig", "iou", "qou", "iou+qou", "all")
 DECOY_LABELS = {"orig": "Orig", "iou": "IoU", "qou": "QoU", "iou+qou": "IoU+QoU", "all": "All"}
@@ -231,20 +231,20 @@ def perturbation_chart(rows: Sequence[ResultRow], labels: Mapping[str, str] | No
     present = {r.variant for r in used}
     ids = [v for v in labels if v in present] + sorted(present - set(labels))
     kinds = tuple(labels.get(v, v) for v in ids)
+    groups: dict[tuple[str, str], dict[str, ResultRow]] = {}
+    for r in used:
+        groups.setdefault((_model_label(r, multi_data), r.metric), {})[labels.get(r.variant, r.variant)] = r
     panels = []
-    for metric, xlabel in (("answer_change_rate", "answers changed (%)"),
-                           ("acc_reduction", "relative accuracy reduction (%)")):
-        groups: dict[str, dict[str, ResultRow]] = {}
-        for r in used:
-            if r.metric == metric:
-                groups.setdefault(_model_label(r, multi_data), {})[labels.get(r.variant, r.variant)] = r
-        for model in sorted(groups):
-            name = "answers changed" if metric == "answer_change_rate" else "accuracy reduction"
-            panels.append(Panel(f"{model}: {name}", "", kinds, (_series(model, kinds, groups[model]),),
-                                xlabel=xlabel, style="hbar"))
+    # One row per model: its answers changed, then its accuracy reduction (two panels a row).
+    for model in sorted({m for m, _ in groups}):
+        for metric, name, xlabel in (("answer_change_rate", "answers changed", "answers changed (%)"),
+                                     ("acc_reduction", "accuracy reduction", "relative accuracy reduction (%)")):
+            if (model, metric) in groups:
+                panels.append(Panel(f"{model}: {name}", "", kinds, (_series(model, kinds, groups[(model, metric)]),),
+                                    xlabel=xlabel, style="hbar"))
     return Chart("perturbations", "Counterfactual questions per perturbation kind (change: higher for Color "
                  "Maximal, lower elsewhere; reduction = (acc_Q - acc*_Q) / acc_Q)", tuple(panels), tuple(used),
-                 columns=max(1, min(4, len(panels) // 2 or 1)))
+                 columns=min(2, len(panels)))
 
 
 def evil_chart(rows: Sequence[ResultRow]) -> Chart | None:
@@ -289,7 +289,7 @@ def ablation_chart(rows: Sequence[ResultRow]) -> Chart | None:
                          style="hbar") for model in sorted(groups))
     return Chart("image-ablation", "Accuracy with the real image, a gray image, another question's image and "
                  "no question (a model that uses the image loses accuracy without it)", panels, tuple(used),
-                 columns=min(4, len(panels)))
+                 columns=min(2, len(panels)))
 
 
 #: Every chart derivation; each returns None when its rows are absent.

@@ -86,6 +86,10 @@ Array.from(document.querySelectorAll('table.lb')).filter(t => {
 }).map(t => t.id || t.getAttribute('aria-label') || '?')
 """
 
+#: Each chart image's rendered width over its natural width (1: not shrunk).
+CHART_SCALE = ("Array.from(document.querySelectorAll('figure.chart img'))"
+               ".map(i => [i.getAttribute('src'), i.getBoundingClientRect().width / i.naturalWidth])")
+
 CHART_SERIES = "Array.from(document.querySelectorAll('figure.chart')).map(f => [f.querySelector('img').getAttribute('src'), Number(f.dataset.panels), Number(f.dataset.maxSeries)])"
 
 
@@ -192,6 +196,9 @@ def test_site_in_headless_chromium(browser: Browser, site: Path, tmp_path: Path)
     b.open((site / "index.html").resolve().as_uri())
     state = b.evaluate(OVERFLOW)
     assert state["vw"] == 420 and state["bad"] == [] and not state["pageScrolls"], state
+    # Charts keep their natural size (their text as drawn) and scroll in their own box.
+    for src, scale in b.evaluate(CHART_SCALE):
+        assert scale >= 0.99, (src, scale)
     print(f"screenshot: {b.screenshot(tmp_path / 'index-420.png')}")
     b.send("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
     assert b.console_errors == []
