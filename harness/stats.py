@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from statistics import NormalDist
 from typing import Any
 
@@ -20,7 +20,7 @@ import numpy as np
 
 from .errors import DataError
 
-__all__ = ["accuracy_breakdown", "bootstrap_ci", "mean_ci", "wilson_interval"]
+__all__ = ["accuracy_breakdown", "bootstrap_ci", "mean_ci", "resample_blocks", "wilson_interval"]
 
 # Resample in blocks of at most this many drawn indices, so memory stays bounded
 # (200,000 values x 1,000 resamples would otherwise need 1.6 GB of indices).
@@ -60,16 +60,20 @@ def bootstrap_ci(
     _check_alpha(alpha, "bootstrap_ci")
     if n_boot < 1:
         raise DataError(f"bootstrap_ci: n_boot must be >= 1, got {n_boot}")
-    n = arr.size
-    rng = np.random.default_rng(seed)
-    block = max(1, _MAX_BLOCK_CELLS // n)
     stats = np.empty(n_boot, dtype=np.float64)
-    for start in range(0, n_boot, block):
-        stop = min(n_boot, start + block)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        stats[start:stop] = statistic(arr[idx], axis=1)
+    for start, idx in resample_blocks(arr.size, n_boot, seed):
+        stats[start:start + len(idx)] = statistic(arr[idx], axis=1)
     low, high = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
     return float(low), float(high)
+
+
+def resample_blocks(n: int, n_boot: int, seed: int) -> Iterator[tuple[int, np.ndarray]]:
+    """(first resample, index block [b, n]) over `n_boot` bootstrap resamples of `n` items,
+    drawn from one seeded stream in blocks of at most _MAX_BLOCK_CELLS indices."""
+    rng = np.random.default_rng(seed)
+    block = max(1, _MAX_BLOCK_CELLS // max(n, 1))
+    for start in range(0, n_boot, block):
+        yield start, rng.integers(0, n, size=(min(n_boot, start + block) - start, n))
 
 
 def wilson_interval(successes: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
