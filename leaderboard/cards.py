@@ -4,6 +4,11 @@ The card is a view of result rows (nothing else): `EVIDENCE` below, as data, say
 rows of which probe answer which question. For each model it gathers, across suites and
 runs, every matching row with its interval and the run it came from; evidence no run of the
 model has is listed as not measured (with the suite that would measure it), never filled in.
+Each row has its own label: the evidence name, and when the model has several rows of it,
+what tells them apart (the training condition, the perturbation's color set, the data).
+Only the image ablations are a direct test of image use (`Evidence.direct`): the verdict
+line reads them alone. Color Maximal perturbs the question, not the image: it tells whether
+the model reads the question's color word, and is shown as context, never as image evidence.
 Pure: rows in, `Card` records out (site.py and runreport.py render them).
 """
 
@@ -17,7 +22,7 @@ from harness.types import ResultRow
 
 from .names import readable_spec
 
-__all__ = ["Evidence", "EVIDENCE", "CardLine", "Card", "build_cards", "card_markdown", "verdict"]
+__all__ = ["Evidence", "EVIDENCE", "CardLine", "Card", "build_cards", "card_markdown", "verdict", "row_label"]
 
 
 @dataclass(frozen=True)
@@ -37,17 +42,19 @@ class Evidence:
     #: The suite(s) that measure it, named when the evidence is absent.
     suites: str
     docs: str
+    #: A direct test of image use (the image removed or swapped): the verdict reads these only.
+    direct: bool = False
 
 
 EVIDENCE: tuple[Evidence, ...] = (
     Evidence("ablation-blank", "Accuracy drop, gray image", "image-ablation",
              ("vqa_accuracy_drop", "label_accuracy_drop"), "blank",
              "points lost when the image is replaced by gray; > 0: the answers need the image",
-             "image-ablation probe", "toy (image-ablation-toy), real VQA suites", "image-ablation.md#rows"),
+             "image-ablation probe", "toy (image-ablation-toy), real VQA suites", "image-ablation.md#rows", True),
     Evidence("ablation-swap", "Accuracy drop, another question's image", "image-ablation",
              ("vqa_accuracy_drop", "label_accuracy_drop"), "swap",
              "points lost with the image of another question of the same type; > 0: the answers follow the image",
-             "image-ablation probe", "toy (image-ablation-toy), real VQA suites", "image-ablation.md#rows"),
+             "image-ablation probe", "toy (image-ablation-toy), real VQA suites", "image-ablation.md#rows", True),
     Evidence("ablation-swap-change", "Answers changed, another question's image", "image-ablation",
              ("answer_change_rate",), "swap",
              "share of answers that change when the image is swapped; 0: the image is ignored",
@@ -61,9 +68,11 @@ EVIDENCE: tuple[Evidence, ...] = (
     Evidence("decoys-without", "IoU+QoU accuracy without the image", "decoys", ("mc_accuracy/QA",), "iou+qou",
              "the same model with the image blanked; far below the line above = the image is used",
              "Chao et al. 2018, Table 3 (generic ablation)", "decoys", "decoys.md#probes-and-suite"),
-    Evidence("color-max", "Answers changed by Color Maximal", "counterfactual", ("answer_change_rate",),
-             "color_max_*", "the question's color replaced by the most distant one; a model that looks "
-             "at colors changes its answer (higher)", "Stoikou et al. 2023, Table 2", "counterfactual",
+    Evidence("color-max", "Answers changed by Color Maximal (question perturbation)", "counterfactual",
+             ("answer_change_rate",), "color_max_*",
+             "context, not image evidence: the color word in the QUESTION is replaced by the most distant color "
+             "(the image is unchanged); a share above 0 says the model reads that word, which a question-only "
+             "model does too", "Stoikou et al. 2023, Table 2", "counterfactual",
              "counterfactual.md#metrics-result-rows-variant--kind-id"),
     Evidence("nle-se", "S_E of explanations", "nle", ("s_e/e_vil_score", "s_e/e_vil_score_no_spice"), "",
              "automatic explanation score over correctly answered examples (x100, higher is better)",
@@ -132,13 +141,45 @@ def context(row: ResultRow) -> str:
 
 
 def verdict(card: Card) -> str:
-    """One line from the image ablations (the only direct test), or '' without them."""
-    drops = [r for line in card.lines if line.evidence.id in ("ablation-blank", "ablation-swap") for r in line.rows]
+    """One line from the image ablations (the only direct test: `Evidence.direct`), or ''
+    without them; question perturbations and the other evidence never enter it."""
+    drops = [r for line in card.lines if line.evidence.direct for r in line.rows]
     if not drops:
         return ""
     if any(r.ci_low is not None and r.ci_low > 0 for r in drops):
         return "uses the image: accuracy falls significantly without it"
     return "no measurable use of the image: removing or swapping it does not lower accuracy"
+
+
+def _condition(train: str) -> str:
+    """A training set as a Goyal condition ('U', 'B', 'B_half') where it is one, else shortly."""
+    from .charts import condition
+
+    found = {"unbalanced": "U", "balanced": "B", "balanced half": "B_half"}.get(condition(train))
+    return f"train {found}" if found else f"trained on {readable_spec(train)}"
+
+
+def row_label(evidence: Evidence, row: ResultRow, rows: Sequence[ResultRow]) -> str:
+    """The evidence name, and when `rows` (the model's rows of it) hold several, what sets
+    `row` apart: "Complementary pairs answered differently (train B_half)"."""
+    if len(rows) < 2:
+        return evidence.label
+    parts = []
+    if len({r.variant for r in rows}) > 1:
+        prefix = evidence.variant[:-1] if evidence.variant.endswith("*") else ""
+        parts.append(row.variant[len(prefix):].replace("_", " ") + (" colors" if row.probe == "counterfactual" else ""))
+    if len({r.train for r in rows}) > 1:
+        parts.append(_condition(row.train) if row.train else "not trained")
+    if len({(r.dataset, r.split) for r in rows}) > 1:
+        parts.append(readable_spec(f"{row.dataset}/{row.split}"))
+    if len({r.suite for r in rows}) > 1 and not parts:
+        parts.append(f"suite {row.suite}")
+    if not parts and len({r.run_id for r in rows}) > 1:
+        parts.append(f"run {row.run_id}")
+    if not parts:
+        return evidence.label
+    said = ", ".join(parts)
+    return f"{evidence.label[:-1]}; {said})" if evidence.label.endswith(")") else f"{evidence.label} ({said})"
 
 
 def card_markdown(card: Card) -> str:
@@ -152,7 +193,7 @@ def card_markdown(card: Card) -> str:
             continue
         for r in line.rows:
             value, ci = value_text(r)
-            body.append([line.evidence.label, value, ci, context(r), r.run_id])
+            body.append([row_label(line.evidence, r, line.rows), value, ci, context(r), r.run_id])
     head = f"## Image reliance: {md_code(card.model)}\n\n"
     said = verdict(card)
     if said:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from harness.runstore import safe_name
 from harness.types import ResultRow
 
-from .cards import Card, context, value_text, verdict
+from .cards import Card, context, row_label, value_text, verdict
 from .html import esc, page, table_html
 from .names import readable_spec
 from .runs import RunInfo
@@ -127,13 +127,13 @@ def card_html(card: Card, links: Mapping[str, str], *, heading: bool = True, hre
             trs.append(f'<tr class="absent">{label}<td class="num">–</td><td class="where">not '
                        f"measured: no row in this model's runs ({esc(ev.suites)})</td></tr>")
             continue
-        for k, r in enumerate(line.rows):
+        for r in line.rows:
             value, ci = value_text(r)
             ci_html = f'<small class="ci">{esc(ci)}</small>' if ci.startswith("[") else \
                 f'<small class="ci">{esc(ci)}</small>'
             run = (f'<a href="{esc(links[r.run_id])}" title="{esc(r.run_id)}">{esc(_run_label(r.run_id))}</a>'
                    if r.run_id in links else f'<span title="{esc(r.run_id)}">{esc(_run_label(r.run_id))}</span>')
-            head = label if k == 0 else '<th scope="row" class="cont"></th>'
+            head = f'<th scope="row" title="{esc(ev.reading)}">{esc(row_label(ev, r, line.rows))}</th>'
             trs.append(f'<tr data-model="{esc(card.model)}">{head}<td class="num" data-sort="{esc(value)}">'
                        f"{esc(value)}{ci_html}</td><td class=\"where\">{esc(context(r))} · run {run}</td></tr>")
     said = verdict(card)

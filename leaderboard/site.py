@@ -172,8 +172,10 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
     if cards:
         body.append('<section class="suite" id="reliance"><h2>Does each model use the image?</h2>'
                     '<p class="desc">The evidence each model\'s runs hold, across suites: accuracy when the image '
-                    "is removed or swapped, complementary pairs, decoys that need the image, color "
-                    "counterfactuals and explanation scores. Nothing is shown for evidence no run measured.</p>"
+                    "is removed or swapped (the direct test, which the verdict line reads), complementary pairs, "
+                    "decoys that need the image, explanation scores, and as context how answers react when the "
+                    "question's color word changes (a question perturbation, not image evidence). Nothing is "
+                    "shown for evidence no run measured.</p>"
                     '<div class="cards">' + "".join(cards) + "</div></section>")
     if models_html:
         body.append(f'<section class="suite" id="models"><h2>Models</h2>{models_html}</section>')

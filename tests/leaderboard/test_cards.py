@@ -109,3 +109,36 @@ def test_sample_rows_stay_as_written(tmp_path: Path) -> None:
     runs = write_sample_runs(tmp_path / "runs", suites=("counterfactual",))
     write_jsonl(runs[0] / "results.jsonl", [r.to_json() for r in ROWS[:3]])
     assert main(["report", str(runs[0])]) == 0
+
+
+def test_every_evidence_row_has_its_own_label_and_color_maximal_is_not_image_evidence() -> None:
+    from dataclasses import replace
+
+    from vqa_harness_leaderboard.cards import row_label
+    from vqa_harness_leaderboard.modelpages import card_html
+
+    half, unbalanced = "toyvqa-half/train", "toyvqa:variant=unbalanced/train"
+    rows = [replace(ROWS[4], train=t) for t in (half, unbalanced, ROWS[4].train)]
+    rows += [_row("seer", "counterfactual", "answer_change_rate", v, variant=k, run="r4")
+             for k, v in (("color_max_common", 0.6), ("color_max_uncommon", 0.5))]
+    (card,) = build_cards(rows, ["seer"])
+    html = card_html(card, {})
+    labels = [lab for lab in __import__("re").findall(r'<th scope="row"[^>]*>([^<]*)</th>', html)]
+    assert "Complementary pairs answered differently (train B_half)" in labels
+    assert "Complementary pairs answered differently (train U)" in labels
+    assert "Complementary pairs answered differently (train B)" in labels
+    assert "Answers changed by Color Maximal (question perturbation; common colors)" in labels
+    assert "Answers changed by Color Maximal (question perturbation; uncommon colors)" in labels
+    assert "></th>" not in html  # no blank label cell
+    md = card_markdown(card)
+    assert "(train B_half)" in md and "(question perturbation; uncommon colors)" in md
+    # One row alone keeps the plain name.
+    ev = next(e for e in EVIDENCE if e.id == "pairs-different")
+    assert row_label(ev, ROWS[4], [ROWS[4]]) == ev.label
+    # The reading text does not suggest image use; the verdict never reads question perturbations.
+    color = next(e for e in EVIDENCE if e.id == "color-max")
+    assert "not image evidence" in color.reading and "looks at colors" not in color.reading
+    assert not color.direct and {e.id for e in EVIDENCE if e.direct} == {"ablation-blank", "ablation-swap"}
+    assert verdict(card) == ""  # answers change under Color Maximal, but no image ablation: no verdict
+    blind = [r for r in ROWS if r.model == "blind"] + [replace(r, model="blind") for r in rows[3:]]
+    assert verdict(build_cards(blind, ["blind"])[0]).startswith("no measurable use of the image")
