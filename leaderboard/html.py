@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
+from .names import slug
 from .tables import Table
 
 __all__ = ["esc", "inline_markdown", "markdown_to_html", "page", "sort_key", "split_ci", "table_head", "table_html"]
@@ -196,10 +197,13 @@ def _pipe_cells(line: str) -> list[str]:
     return [c.strip() for c in line.split("|")]
 
 
-def markdown_to_html(text: str) -> str:
-    """The markdown subset the run reports use: headings, lists, pipe tables, paragraphs, code.
-    A paragraph right before a table becomes the table's one-line explanation."""
+def markdown_to_html(text: str, *, anchors: bool = False, table_note: str = REPORT_TABLE_NOTE) -> str:
+    """The markdown subset the run reports and the docs use: headings (with GitHub's ids when
+    `anchors`), bulleted and numbered lists (indented continuation lines), pipe tables,
+    paragraphs, code. A paragraph right before a table becomes the table's explanation (else
+    `table_note`)."""
     out: list[str] = []
+    seen: dict[str, int] = {}
     intro = ""  # the text of the paragraph just written (out[-1]), if it was one
     lines = text.splitlines()
     i = 0
@@ -220,7 +224,12 @@ def markdown_to_html(text: str) -> str:
         m = re.match(r"^(#{1,6})\s+(.*)$", stripped)
         if m:
             level = min(6, len(m.group(1)) + 1)  # the page title is the only h1
-            out.append(f"<h{level}>{_inline(m.group(2))}</h{level}>")
+            ident = ""
+            if anchors:  # GitHub's heading ids, so "page#section" links land
+                base = slug(m.group(2))
+                seen[base] = seen.get(base, -1) + 1
+                ident = f' id="{esc(base if not seen[base] else f"{base}-{seen[base]}")}"'
+            out.append(f"<h{level}{ident}>{_inline(m.group(2))}</h{level}>")
             intro = ""
             i += 1
             continue
@@ -234,20 +243,26 @@ def markdown_to_html(text: str) -> str:
             if intro:
                 out.pop()
             out.append(table_html(Table(title="", headers=tuple(headers), body=tuple(body),
-                                        description=intro or REPORT_TABLE_NOTE)))
+                                        description=intro or table_note)))
             intro = ""
             continue
-        if re.match(r"^[-*]\s+", stripped):
-            items = []
-            while i < len(lines) and re.match(r"^\s*[-*]\s+", lines[i]):
-                item = re.sub(r"^\s*[-*]\s+", "", lines[i])
-                items.append(f"<li>{_inline(item)}</li>")
+        bullet = re.match(r"^([-*]|\d+\.)\s+", stripped)
+        if bullet:
+            tag = "ol" if bullet.group(1)[0].isdigit() else "ul"
+            items: list[str] = []
+            while i < len(lines) and lines[i].strip():
+                if re.match(r"^\s*([-*]|\d+\.)\s+", lines[i]):
+                    items.append(re.sub(r"^\s*([-*]|\d+\.)\s+", "", lines[i]))
+                elif lines[i].startswith((" ", "\t")) and items:  # an item's continuation line
+                    items[-1] += " " + lines[i].strip()
+                else:
+                    break
                 i += 1
-            out.append("<ul>" + "".join(items) + "</ul>")
+            out.append(f"<{tag}>" + "".join(f"<li>{_inline(item)}</li>" for item in items) + f"</{tag}>")
             intro = ""
             continue
         para = []
-        while i < len(lines) and lines[i].strip() and not re.match(r"^(#|\||[-*]\s|```)", lines[i].strip()):
+        while i < len(lines) and lines[i].strip() and not re.match(r"^(#|\||[-*]\s|\d+\.\s|```)", lines[i].strip()):
             para.append(lines[i].strip())
             i += 1
         if not para:  # a line that only looks like a block start

@@ -5,13 +5,11 @@ Pure string functions (no plugin knowledge beyond the spec syntax `name:key=valu
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 
 __all__ = ["readable_spec", "looks_like_spec", "direction_mark", "direction_text", "slug", "DOC_SECTIONS",
-           "DOCS_URL_ENV", "docs_href", "METRIC_NAMES", "metric_name"]
+           "DOCS_URL_ENV", "METRIC_NAMES", "metric_name"]
 
 #: probe -> the docs page and section that explain its tables (docs/<page>#<anchor>).
 DOC_SECTIONS = {
@@ -21,9 +19,9 @@ DOC_SECTIONS = {
     "decoy-audit": "decoys.md#probes-and-suite", "counterfactual": "counterfactual.md#metrics-result-rows-variant--kind-id",
     "nle": "e-vil.md#scores", "image-ablation": "image-ablation.md#rows",
 }
-#: Where the docs are published (e.g. a repository's docs/ URL); else the source checkout's docs/.
+#: Where the docs are published (e.g. a repository's docs/ URL); else the site carries its own
+#: copy of the pages it links to (docspages.py).
 DOCS_URL_ENV = "VQA_HARNESS_DOCS_URL"
-_DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 #: Readable names of metric ids that several probes share (a layout's column label, such as
 #: "All" or "acc.", is too short out of its table); other ids use their layout label.
@@ -90,25 +88,6 @@ def slug(heading: str) -> str:
     text = heading.strip().lstrip("#").strip().lower()
     text = re.sub(r"[^\w\- ]", "", text)
     return text.replace(" ", "-")
-
-
-def docs_href(out: Path) -> Callable[[str], str | None]:
-    """probe -> link to its docs section, seen from the site folder `out`: under
-    $VQA_HARNESS_DOCS_URL when set, else relative to the source checkout's docs/ folder;
-    None when neither exists (the reference is then printed without a link)."""
-    base = os.environ.get(DOCS_URL_ENV, "").strip()
-    if base:
-        prefix = base if base.endswith("/") else base + "/"
-    elif _DOCS.is_dir():
-        prefix = os.path.relpath(_DOCS, Path(out).resolve()).replace(os.sep, "/") + "/"
-    else:
-        return lambda probe: None
-
-    def href(probe: str) -> str | None:
-        section = DOC_SECTIONS.get(probe)
-        return None if section is None else prefix + section
-
-    return href
 
 
 def metric_name(metric: str, labels: Mapping[str, str] | None = None) -> str:

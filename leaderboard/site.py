@@ -9,6 +9,7 @@ static server):
     full/<suite>-<probe>-<id>.html  tables shortened on the index (global rules), in full
     charts/<suite>-<id>.svg     matplotlib charts (+ .sha256: hash of their input rows)
     run-reports/<run-id>.html   each run's report (manifest, versions, seed, resources)
+    docs/<page>.html            the docs sections the tables link to (docspages.py)
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .failures import FAILED_HEADER, example_errors
 from .files import write_public as atomic_write_text
 from .html import esc, page, table_html
 from .modelpages import card_html, model_href, model_infos, model_page, models_table
-from .names import docs_href
+from .docspages import DOCS_DIR, site_docs
 from .paired import ScoreIndex
 from .runs import RunInfo
 from .sigmarks import mark_tables
@@ -274,7 +275,9 @@ def write_site(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mappi
     pages = {out / r.href for r in runs}
     _prune(out / REPORT_DIR, pages, (".html",))
     written += sorted(pages)
-    docs = docs_href(out)
+    docs, doc_pages = site_docs(out)
+    written += doc_pages
+    _prune(out / DOCS_DIR, set(doc_pages), (".html",))
     used = [by_id[r.run_id] for r in runs]
     tables = mark_tables(tables, ScoreIndex(used))
     full = _full_pages(rows, tables, layouts, tags or TagIndex(), out, _up(docs))

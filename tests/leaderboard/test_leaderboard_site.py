@@ -256,3 +256,31 @@ def test_docs_sections_linked_from_tables_exist() -> None:
         if anchor:
             heads = [slug(line) for line in text.splitlines() if line.startswith("#")]
             assert anchor in heads, (target, heads)
+
+
+def test_docs_links_work_wherever_the_site_folder_goes(runs: Path, tmp_path: Path, monkeypatch) -> None:
+    # The linked docs pages are carried inside the site (docs/<page>.html, with the section
+    # anchors), so the links still land after the folder is moved; with VQA_HARNESS_DOCS_URL
+    # set, links point there and no copy is written.
+    import shutil
+
+    monkeypatch.delenv("VQA_HARNESS_DOCS_URL", raising=False)
+    build_leaderboard([runs], tmp_path / "site")
+    moved = tmp_path / "elsewhere" / "published"
+    moved.parent.mkdir()
+    shutil.move(str(tmp_path / "site"), str(moved))
+    for page, up in (("index.html", ""), ("models/cnn-lstm.html", "../")):
+        html = (moved / page).read_text(encoding="utf-8")
+        links = re.findall(r'Reproduces: <a href="([^"]+)"', html)
+        assert links, page
+        for href in links:
+            assert href.startswith(f"{up}docs/") and "://" not in href, href
+            target, _, anchor = href.partition("#")
+            doc = (moved / page).parent / target
+            assert doc.is_file(), href
+            assert not anchor or f'id="{anchor}"' in doc.read_text(encoding="utf-8"), href
+    monkeypatch.setenv("VQA_HARNESS_DOCS_URL", "https://example.org/vqa-harness/docs")
+    build_leaderboard([runs], tmp_path / "remote")
+    html = (tmp_path / "remote" / "index.html").read_text(encoding="utf-8")
+    assert 'href="https://example.org/vqa-harness/docs/balanced-vqa.md#probes-and-metrics"' in html
+    assert not (tmp_path / "remote" / "docs").exists()
