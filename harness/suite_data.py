@@ -97,8 +97,9 @@ def _can_run(suite: "Suite", session: "Session", trainable: bool) -> bool:
 
 
 def runnable_instead(suite: "Suite", session: "Session", *, trainable: bool) -> list[str]:
-    """Other registered suites over the same datasets that can run with the files present
-    (e-vil with only e-SNLI-VE dev and VQA-X val at hand: e-vil-dev)."""
+    """Other registered suites over the same datasets that can run with the files present,
+    those with the same probes only when there are some (e-vil with only e-SNLI-VE dev and
+    VQA-X val at hand: e-vil-dev, not counterfactual-vqax-dev)."""
     import difflib
 
     from .specs import parse_spec
@@ -111,6 +112,9 @@ def runnable_instead(suite: "Suite", session: "Session", *, trainable: bool) -> 
             continue
         if _can_run(other, session, trainable):
             out.append(other.name)
+    probes = {p for t in suite.tasks for p in t.probes}
+    same = [n for n in out if probes & {p for t in session.host.suites[n].tasks for p in t.probes}]
+    out = same or out
     # The name closest to the suite's first (e-vil -> e-vil-dev).
     return sorted(out, key=lambda n: (-difflib.SequenceMatcher(None, suite.name, n).ratio(), n))
 
