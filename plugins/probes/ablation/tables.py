@@ -15,8 +15,9 @@ _REFERENCE = "vqa-harness image-ablation probe (Chao et al. 2018's generic ablat
 ABLATION_LAYOUTS = (
     Layout(
         id="ablation-accuracy", title="Image ablation on {data}: accuracy per condition",
-        description="Accuracy (%, higher is better) with the real image, a gray image, another question's image "
-                    "(swapped) and no question; a model that uses the image loses accuracy without it.",
+        description="Accuracy (%) with the real image (higher is better), a gray image, another question's image "
+                    "(swapped) and no question (no better direction: a question-only model keeps its accuracy with a "
+                    "gray image); a model that uses the image loses accuracy without it.",
         reference=_REFERENCE, split_by=("data",), rows=("model", "train"), columns=("metric", "variant"),
         metrics=tuple(_ACCURACY), labels={"metric": _ACCURACY, "variant": CONDITION_LABELS},
         note="Values in %; 95% bootstrap intervals in brackets. Swapped images come from a seeded derangement "

@@ -110,7 +110,7 @@ AUDIT_LAYOUTS = (
 COUNTEREXAMPLE_LAYOUTS = (
     Layout(id="recall", title="Counter-example explanations: Recall@5 (Goyal Table 4)",
            description="Share (%) of questions whose complementary image is ranked in the top 5 of 24 candidates "
-                       "(higher is better); paper: Random 20.79, Distance 42.84, VQA model 21.65, their trained "
+                       "(higher is better; the chance level has no direction); paper: Random 20.79, Distance 42.84, VQA model 21.65, their trained "
                        "explainer 43.39.",
            reference="Goyal et al. 2017, Table 4", rows=("model", "trained", "data"), columns=("variant",),
            metrics=("counterexample/recall@5",),

@@ -17,7 +17,9 @@ METRIC = "mc_accuracy"
 DECOY_LAYOUTS = (
     Layout(id="table-3", title="Decoys: multiple-choice accuracy (%) on {base}",
            description="Share (%) of questions whose picked candidate is the target (VQA data: its VQA accuracy), "
-                       "per decoy set; higher is better. A shortcut-free model needs image and question.",
+                       "per decoy set; higher is better with image and question (the rows with an input blanked and "
+                       "the Random / Eq. 2 references have no better direction). A shortcut-free model needs image "
+                       "and question.",
            reference="Chao et al. 2018, Table 3", split_by=("base",), rows=("model", "metric"), columns=("variant",),
            metrics=(METRIC, f"{METRIC}/QA", f"{METRIC}/IA", f"{METRIC}/A", "random_accuracy", "eq2_rule_accuracy"),
            labels={"variant": _SETS,

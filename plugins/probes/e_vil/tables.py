@@ -27,7 +27,8 @@ _AUTO = {"s_t": "S_T", **{f"s_e/{m}": METRIC_LABELS.get(m, m) for m in (*METRICS
 EVIL_LAYOUTS = (
     Layout(id="table-3", title="e-ViL: S_O, S_T and S_E per dataset (automatic S_E)",
            description="S_T: task score; S_E: mean explanation score over correctly answered examples; "
-                       "S_O = S_T·S_E (all x100, higher is better). GT: each reference scored against the others.",
+                       "S_O = S_T·S_E (all x100, higher is better). GT: each reference scored against the others (a "
+                       "model-free reference: no direction).",
            reference="Kayser et al. 2021, Table 3", rows=("model",), columns=("task", "metric"),
            metrics=tuple(_COMBINED), where={"variant": ("", GT_VARIANT)}, labels={"metric": _COMBINED, "variant": _VARIANTS},
            model_free={"variant": (GT_VARIANT,)}, fmt="x100", mean_column="Overall S_E", mean_of="S_E",
