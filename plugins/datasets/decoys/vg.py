@@ -181,5 +181,7 @@ class VisualGenomeQA(DatasetPlugin):
             key = {"dataset": "visual-genome-qa", "file": str(path), "size": path.stat().st_size, "split": split,
                    "split_seed": self.config["split_seed"]}
             sets = generated_decoys(examples, decoy_config(self.config), key=key, source=source, limit=limit)
+        # Generated sets may leave a question without a valid decoy: the probes leave it out
+        # and count it (as for Visual7W). Released files must be complete.
         return attach_decoys(kept, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
-                             scoring="target", source=source)
+                             scoring="target", source=source, allow_partial=released is None)

@@ -192,5 +192,7 @@ class Visual7W(DatasetPlugin):
             key = {"dataset": "visual7w", "file": str(self._path(self.config["file"])), "split": split,
                    "size": self._path(self.config["file"]).stat().st_size}
             sets = generated_decoys(examples, decoy_config(self.config), key=key, source=source, limit=limit)
+        # Generated sets may leave a question without a valid decoy (every candidate too close
+        # to its target): the probes leave it out and count it. Released files must be complete.
         return attach_decoys(kept, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
-                             scoring="target", source=source)
+                             scoring="target", source=source, allow_partial=released is None)

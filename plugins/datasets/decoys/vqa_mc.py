@@ -92,8 +92,11 @@ class _VQAMC(DatasetPlugin):
         orig = self.orig_file(split)
         hint = None if orig is None else (f"the original decoys are the 18 multiple choices of {orig}"
                                           + ("" if orig.is_file() else ", which is missing"))
+        # IoU / QoU sets are generated and may leave a question without a valid decoy (the
+        # probes leave it out and count it); the original 18 choices must be complete.
         return attach_decoys(kept, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
-                             scoring="vqa", source=source, orig_hint=hint)
+                             scoring="vqa", source=source, orig_hint=hint,
+                             allow_partial=self.config["decoys"] != "orig")
 
 
 _COMMON = {
