@@ -609,8 +609,7 @@ def measure(paper: str, suite: str, model: str, root: Path, data: Path) -> dict[
     if found is None or m.code not in (0, 1):
         print("  output tail:\n" + "\n".join(f"  | {x}" for x in m.output.splitlines()[-25:]))
     if "have no decoys for" in m.output:
-        print("  note: a generated decoy set came out empty for some question, and the decoy loaders stop the whole "
-              "suite on it (they call attach_decoys without allow_partial); the generator statistics are below")
+        print("  note: no question of a split got a decoy (the generator statistics are below)")
     print(f"  {m.wall:8.1f} s wall, {m.cpu:8.1f} s CPU, peak {m.peak_mb:7.0f} MB, model calls {calls}, "
           f"result rows {rows}, exit code {m.code}")
     print_stages(out, cache)
