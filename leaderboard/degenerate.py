@@ -3,9 +3,10 @@
 A model that changed no answer under any perturbation kind of the counterfactual probe on
 one task (answer change exactly 0 for every kind, Color Maximal included when it ran) does
 not read the words the perturbations replace: its answer change 0 and accuracy reduction 0
-are not robustness. For display and comparison such rows get no better direction
-(`higher_is_better` None: not bolded, no ≈ mark, no "better" in `harness compare`), and the
-table says why in its note. The rows as recorded (results.csv, results.json) are unchanged.
+are not robustness, nor are its global rules (every concept 100% unchanged). For display and
+comparison such rows get no better direction (`higher_is_better` None: not bolded, no ≈ mark,
+no "better" in `harness compare`, never among the "most / least robust" rows of a shortened
+table), and the table says why in its note. The rows as recorded (results.csv, results.json) are unchanged.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["DEGENERATE_METRICS", "Task", "degenerate_tasks", "neutralize", "note_degenerate", "task_of"]
 
-#: probe -> the metrics that are degenerate for a model that never changes its answer.
-DEGENERATE_METRICS = {"counterfactual": ("answer_change_rate", "acc_reduction")}
+#: probe -> the metrics (or metric prefixes, ending in "/") that are degenerate for a model that
+#: never changes its answer: its change and reduction, and its global rules (100% unchanged).
+DEGENERATE_METRICS = {"counterfactual": ("answer_change_rate", "acc_reduction", "unchanged/")}
 
 Task = tuple[str, str, str, str, str]
 
@@ -54,8 +56,12 @@ def neutralize(rows: Sequence[ResultRow], tasks: Mapping[Task, str]) -> list[Res
     """`rows` with no better direction on the degenerate metrics of `tasks`."""
     if not tasks:
         return list(rows)
-    return [replace(r, higher_is_better=None)
-            if task_of(r) in tasks and r.metric in DEGENERATE_METRICS.get(r.probe, ()) else r for r in rows]
+    return [replace(r, higher_is_better=None) if task_of(r) in tasks and _degenerate_metric(r) else r for r in rows]
+
+
+def _degenerate_metric(row: ResultRow) -> bool:
+    names = DEGENERATE_METRICS.get(row.probe, ())
+    return row.metric in names or any(n.endswith("/") and row.metric.startswith(n) for n in names)
 
 
 def note_degenerate(table: "Table", degenerate: Mapping[Task, str]) -> "Table":

@@ -261,11 +261,15 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
         hints = [""] * len(lead) + why + ([""] if layout.n_column else [])
         body.append((lead, line, values, sources, hints))
     cut = 0
+    unranked: dict[str, None] = {}
     if layout.extremes and len(body) > 2 * layout.extremes:
-        scored = [b for b in body if b[2] and b[2][0] is not None]
+        # Degenerate rows (no direction) are never "the most robust": ranked rows have one.
+        scored = [b for b in body if b[2] and b[2][0] is not None and b[2][0].higher_is_better is not None]
         scored.sort(key=lambda b: (-b[2][0].value, -b[2][0].n))
         keep = scored[: layout.extremes] + scored[-layout.extremes:]
         cut = len(body) - len(keep)
+        ranked = {id(b) for b in scored}
+        unranked = dict.fromkeys(b[0][0] for b in body if b[2] and b[2][0] is not None and id(b) not in ranked)
         body = [b for b in body if any(b is k for k in keep)]
     title = layout.title.format(**{k: _label(layout, k, v) for k, v in split.items()}) if split else layout.title
     title = title.replace(" on  ", " ").rstrip().removesuffix(" on")
@@ -279,6 +283,8 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
             if w:
                 inapplicable.setdefault(w, []).append(b[0][0])
     note = " ".join(t for t in (layout.note, na_note(inapplicable)) if t)
+    if unranked:  # degenerate rows (no direction) are left out of the most / least robust
+        note += f" Not ranked (no better direction, see docs/leaderboard.md): {', '.join(unranked)}."
     return Table(title=title, headers=tuple(headers), body=tuple(tuple(b[0] + b[1]) for b in body),
                  note=note, description=layout.description, reference=layout.reference,
                  probe=rows[0].probe, spec=", ".join(v for v in split.values() if v), directions=tuple(directions),

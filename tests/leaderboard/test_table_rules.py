@@ -189,3 +189,19 @@ def test_compare_says_no_better_for_a_metric_without_direction() -> None:
     assert lines[-1].rstrip("| ").endswith("A")  # significantly fewer changes: A is better
     lines = render_comparisons(info, info, [Comparison(replace(a, higher_is_better=None), b, test, None, 500, 500)])
     assert lines.splitlines()[-1].rstrip("| ").endswith("-")
+
+
+def test_a_degenerate_model_is_never_the_most_robust_in_the_global_rules() -> None:
+    from vqa_harness_plugins.probes.counterfactual.tables import COUNTERFACTUAL_LAYOUTS
+
+    rows = []
+    for kind in ("color_max_common", "hypernym_noun"):
+        rows += [_cf("r1", "prior", kind, "answer_change_rate", 0.0, kind.startswith("color_max")),
+                 _cf("r2", "qonly", kind, "answer_change_rate", 0.3, kind.startswith("color_max"))]
+    for concept, value in (("red", 0.9), ("blue", 0.8), ("box", 0.2), ("ring", 0.1), ("cube", 0.5), ("star", 0.4)):
+        rows.append(_cf("r2", "qonly", "hypernym_noun", f"unchanged/concept={concept}", value, True))
+        rows.append(_cf("r1", "prior", "hypernym_noun", f"unchanged/concept={concept}", 1.0, True))
+    tables = build_tables(rows, {"counterfactual": list(COUNTERFACTUAL_LAYOUTS)})["cf"]
+    rules = next(t for t in tables if t.layout_id == "rules")
+    assert {r[0] for r in rules.body} == {"qonly"}  # prior's 100% unchanged is not "most robust"
+    assert len(rules.body) == 6 and rules.cut == 6 and "Not ranked (no better direction, see docs/leaderboard.md): prior." in rules.note
