@@ -291,9 +291,10 @@ class ProbeContext(Protocol):
         `name`, `key`, the task's data and the probe's code (harness.artifacts)."""
 
     def row(self, metric: str, value: float, n: int, *, ci: tuple[float, float] | None = None,
-            variant: str = "", higher_is_better: bool = True, unit: str = "fraction",
+            variant: str = "", higher_is_better: bool | None = True, unit: str = "fraction",
             dataset: str | None = None) -> ResultRow:
-        """A result row of this run, task and probe."""
+        """A result row of this run, task and probe (`higher_is_better=None`: no better
+        direction, for model-free rows, counts, chance levels and ablated-input accuracies)."""
 
     def tag(self, name: str, value: str) -> None:
         """Attach a tag to every row of this task and probe (tables group by tags)."""

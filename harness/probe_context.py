@@ -155,7 +155,7 @@ class TaskContext:
         *,
         ci: tuple[float, float] | None = None,
         variant: str = "",
-        higher_is_better: bool = True,
+        higher_is_better: bool | None = True,
         unit: str = "fraction",
         dataset: str | None = None,
     ) -> ResultRow:
