@@ -215,7 +215,11 @@ class _StableText(str):
 def _bertscore(cands: list[str], refs: list[list[str]], model: str | None, layers: int | None,
                batch_size: int, device: str) -> tuple[list[float], dict[str, str]]:
     import bert_score
+    from transformers.utils import logging as hf_logging
 
+    # transformers draws a "Loading weights" bar for every model load, even off a terminal:
+    # noise in run logs for a local six-layer model.
+    hf_logging.disable_progress_bar()
     if model is None:
         from ..resources import bertscore_model
 
