@@ -144,6 +144,10 @@ def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lead
 
     rank, size, _ = world()
     worst = ExitCode.OK
+    repeated = sorted({spec for spec in models if models.count(spec) > 1})
+    if repeated:  # the same run twice: the second would only re-read the first one's cache
+        warn(f"warning: model(s) given more than once run once: {', '.join(repeated)}")
+        models = list(dict.fromkeys(models))
     configs = [replace(base, model=spec) for spec in models]
     jobs = 1 if size > 1 else min(jobs or default_jobs(len(models), base.device), len(models))
     if jobs > 1:

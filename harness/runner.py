@@ -21,7 +21,7 @@ from .cache import PredictionCache
 from .errors import HarnessError, UsageError
 from .types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 
-__all__ = ["Runner", "RunnerStats", "resolve_device", "ANSWER_TAKING"]
+__all__ = ["Runner", "RunnerStats", "resolve_device", "has_nvidia_driver", "ANSWER_TAKING"]
 
 #: Capabilities that take one answer per example besides the examples.
 ANSWER_TAKING = ("explain", "score_images")
@@ -31,7 +31,7 @@ def resolve_device(device: str) -> str:
     """`auto` -> "cuda" when available, else "cpu"; validates `cuda[:i]`. Without an NVIDIA
     driver on the machine, "auto" is "cpu" without importing torch (a cached re-run never
     imports it)."""
-    if device == "cpu" or (device == "auto" and not _nvidia_driver()):
+    if device == "cpu" or (device == "auto" and not has_nvidia_driver()):
         return "cpu"
     import torch
 
@@ -66,7 +66,8 @@ def model_threads(model: Model) -> Iterator[None]:
         torch.set_num_threads(old)
 
 
-def _nvidia_driver() -> bool:
+def has_nvidia_driver() -> bool:
+    """Whether the machine has an NVIDIA driver (no torch import, no CUDA initialisation)."""
     import shutil
 
     return os.path.exists("/proc/driver/nvidia/version") or shutil.which("nvidia-smi") is not None

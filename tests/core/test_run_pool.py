@@ -101,11 +101,33 @@ def test_an_expected_failure_lets_the_running_models_finish(tmp_path):
     assert manifest["status"] == "complete"
 
 
-def test_default_jobs():
+def test_only_as_many_models_as_processes_are_handed_out_so_a_failure_starts_no_other(tmp_path):
+    host = _host()
+    with pytest.raises(DataError, match="broken on purpose"):
+        _run(host, ["broken", "red", "echo"], tmp_path, jobs=2)
+    finished = _rows(tmp_path / "runs")
+    assert "red" in finished  # running beside the failure: finished
+    assert not any("echo" in p.name for p in (tmp_path / "runs").iterdir())  # never started
+
+
+def test_repeated_models_run_once(tmp_path):
+    code, lines = _run(_host(), ["echo", "red", "echo"], tmp_path, jobs=2)
+    assert lines[0] == "warning: model(s) given more than once run once: echo"
+    assert sorted(p.name.split("-", 2)[2] for p in (tmp_path / "runs").iterdir()) == \
+        ["echo-tiny-suite", "red-tiny-suite"]
+
+
+def test_default_jobs(monkeypatch):
+    import harness.runner as runner
+
+    monkeypatch.setattr(runner, "has_nvidia_driver", lambda: False)
     assert default_jobs(1, "cpu") == 1
     assert default_jobs(4, "cuda") == 1 and default_jobs(4, "cuda:1") == 1
     assert 1 <= default_jobs(4, "cpu") <= 4
     assert default_jobs(4, "auto") == default_jobs(4, "cpu")
+    # --device auto on a machine with an NVIDIA driver would put every model on one GPU
+    monkeypatch.setattr(runner, "has_nvidia_driver", lambda: True)
+    assert default_jobs(4, "auto") == 1 and default_jobs(4, "cpu") >= 1
 
 
 def test_models_that_train_on_images_start_first():
