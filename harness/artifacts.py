@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import __version__
 from .digest import digest
+from .errors import DataError
 from .locks import build_lock
 from .paths import cache_dir
 
@@ -127,20 +128,25 @@ class ArtifactStore:
 
     def _value(self, path: Path, write: Callable[[Path], None], read: Callable[[], Any],
                damaged: tuple[type[Exception], ...]) -> Any:
-        """`read()` of a complete entry; a damaged one is removed and rebuilt. Building holds
-        the entry's lock, so concurrent processes compute it once."""
+        """`read()` of a complete entry; a damaged one is removed and rebuilt. Building and
+        removing hold the entry's lock, so concurrent processes compute it once and never
+        remove an entry another one has just rebuilt."""
         folder = path.parent
-        for _ in range(2):
+        for _ in range(3):
             if (folder / COMPLETE).is_file():
                 try:
                     return read()
                 except damaged:
-                    with build_lock(folder):
-                        shutil.rmtree(folder, ignore_errors=True)
+                    pass
             with build_lock(folder):
-                if not (folder / COMPLETE).is_file():
-                    _write_entry(folder, write)
-        return read()
+                if (folder / COMPLETE).is_file():
+                    try:
+                        return read()  # complete and readable now (another process rebuilt it)
+                    except damaged:
+                        shutil.rmtree(folder, ignore_errors=True)
+                _write_entry(folder, write)
+        raise DataError(f"{folder}: this cache entry cannot be read back after rebuilding it; "
+                        "check the disk or run `harness cache clear`")
 
 
 def _write_entry(final: Path, build: Callable[[Path], None]) -> None:
