@@ -25,6 +25,7 @@ from harness.decoys import (
 )
 from harness.digest import digest
 from harness.errors import DataError
+from harness.locks import build_lock
 from harness.paths import cache_dir
 from harness.runstore import atomic_write_text
 from harness.types import Example
@@ -96,10 +97,14 @@ def generated_decoys(examples: Sequence[Example], config: DecoyConfig, *, key: M
     cached = full if only is None else _cached_sets(path)
     if cached is not None:
         return cached
-    result = generate_decoys(records_of(examples), config, source=source, only=only)
-    sets = {q: {"iou": list(s.iou), "qou": list(s.qou), "iou_sources": list(s.iou_sources),
-                "qou_sources": list(s.qou_sources)} for q, s in result.sets.items()}
-    atomic_write_text(path, json.dumps({"sets": sets, "stats": result.stats.to_json()}, sort_keys=True))
+    with build_lock(path):  # concurrent runs (harness run --jobs) generate a split once
+        cached = _cached_sets(path)
+        if cached is not None:
+            return cached
+        result = generate_decoys(records_of(examples), config, source=source, only=only)
+        sets = {q: {"iou": list(s.iou), "qou": list(s.qou), "iou_sources": list(s.iou_sources),
+                    "qou_sources": list(s.qou_sources)} for q, s in result.sets.items()}
+        atomic_write_text(path, json.dumps({"sets": sets, "stats": result.stats.to_json()}, sort_keys=True))
     return sets
 
 

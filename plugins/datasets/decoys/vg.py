@@ -184,4 +184,5 @@ class VisualGenomeQA(DatasetPlugin):
         # Generated sets may leave a question without a valid decoy: the probes leave it out
         # and count it (as for Visual7W). Released files must be complete.
         return attach_decoys(kept, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
-                             scoring="target", source=source, allow_partial=released is None)
+                             scoring="target", source=source,
+                             allow_partial=released is None and self.config["decoys"] != "orig")

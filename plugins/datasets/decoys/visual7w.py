@@ -195,4 +195,5 @@ class Visual7W(DatasetPlugin):
         # Generated sets may leave a question without a valid decoy (every candidate too close
         # to its target): the probes leave it out and count it. Released files must be complete.
         return attach_decoys(kept, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
-                             scoring="target", source=source, allow_partial=released is None)
+                             scoring="target", source=source,
+                             allow_partial=released is None and self.config["decoys"] != "orig")

@@ -85,8 +85,10 @@ class _VQAMC(DatasetPlugin):
         check_orig_decoys(base, source)
         sets: dict[str, Any] = {}
         if generate:
+            # The files read, whatever `decoys` is: the sets of iou, qou, iou+qou and all are
+            # one generation, and its fill-ins read the 18 choices when that file is there.
             key = {"dataset": self.name, "split": split, "fingerprint": self._base().fingerprint(split),
-                   "files": [(str(p), p.stat().st_size) for p in self.expected_files(split) if p.exists()]}
+                   "files": [(str(p), p.stat().st_size) for p in self._base().source_files(split)]}
             sets = generated_decoys(base, decoy_config(self.config), key=key, source=source, limit=limit)
         kept = base if limit is None else base[:limit]
         orig = self.orig_file(split)

@@ -100,20 +100,21 @@ class OfficialVQA(DatasetPlugin):
         return [self.images_root / f for f in dict.fromkeys(IMAGE_FOLDERS.values())]
 
     # ------------------------------------------------------------------- load
-    def _sources(self, split: str) -> list[Path]:
+    def source_files(self, split: str) -> list[Path]:
+        """The files the split is read from: the expected ones and the optional ones present."""
         return self.expected_files(split) + [p for p in self.optional_files(split) if p.is_file()]
 
     def load(self, split: str) -> "datasets.Dataset":
         """The split as an Arrow `datasets.Dataset` (parsed once, then cached)."""
         key = cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
-                        self._sources(split))
+                        self.source_files(split))
         table, _ = cached_dataset(key, lambda: self._parse(split))
         return table
 
     def summary(self, split: str) -> dict[str, Any]:
         """Counts from parsing `split` (questions, pairs used, pairs with unknown ids)."""
         key = cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
-                        self._sources(split))
+                        self.source_files(split))
         from harness.paths import cache_dir
 
         summary = read_summary(cache_dir("vqa-official") / key)
