@@ -180,6 +180,8 @@ def suite_needs(suite: "Suite", host: Any) -> str:
             images += plugin.image_folders()
     except HarnessError as exc:
         return f"unknown ({exc})"
+    except Exception as exc:  # a plugin bug must not take `harness list suites` down
+        return f"unknown (plugin error: {type(exc).__name__})"
     tops = _tops(files)
     if not tops:
         return "nothing (embedded)"

@@ -217,9 +217,6 @@ def _bertscore(cands: list[str], refs: list[list[str]], model: str | None, layer
     import bert_score
     from transformers.utils import logging as hf_logging
 
-    # transformers draws a "Loading weights" bar for every model load, even off a terminal:
-    # noise in run logs for a local six-layer model.
-    hf_logging.disable_progress_bar()
     if model is None:
         from ..resources import bertscore_model
 
@@ -236,10 +233,18 @@ def _bertscore(cands: list[str], refs: list[list[str]], model: str | None, layer
     keep = [i for i, c in enumerate(cands) if c.strip() and any(r.strip() for r in refs[i])]
     f1 = [0.0] * len(cands)
     if keep:
-        _, _, scores = bert_score.score([_StableText(cands[i]) for i in keep],
-                                        [[_StableText(r) for r in refs[i] if r.strip()] for i in keep],
-                                        model_type=str(model), num_layers=int(layers),
-                                        batch_size=batch_size, device=device, verbose=False)
+        # transformers draws a "Loading weights" bar for every model load, even off a
+        # terminal: noise in run logs for a local six-layer model. Off for this call only.
+        bars = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()
+        try:
+            _, _, scores = bert_score.score([_StableText(cands[i]) for i in keep],
+                                            [[_StableText(r) for r in refs[i] if r.strip()] for i in keep],
+                                            model_type=str(model), num_layers=int(layers),
+                                            batch_size=batch_size, device=device, verbose=False)
+        finally:
+            if bars:
+                hf_logging.enable_progress_bar()
         for i, v in zip(keep, scores.tolist()):
             f1[i] = float(v)
     return f1, {"bertscore_model": str(model), "bertscore_layers": str(layers)}

@@ -68,8 +68,10 @@ def _layout_blocks() -> dict[str, str]:
 
 def test_readme_layout_names_every_plugin_module_and_folder():
     import re
-    import tomllib
 
+    from harness.suite_files import _toml
+
+    tomllib = _toml()
     blocks = _layout_blocks()
     entry_points = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["vqa_harness"]
     where = {"vqa_harness_plugins": ("plugins/", ROOT / "plugins"),
