@@ -19,7 +19,7 @@ from typing import Any
 from harness.errors import DataError, UsageError
 from harness.fileio import decode_text
 from harness.layouts import Layout, RowTags, parse_tables
-from harness.names import SCHEMA_VERSION
+from harness.names import READABLE_SCHEMA_VERSIONS
 from harness.runstore import TABLES_FILE
 from harness.types import UNITS, ResultRow
 
@@ -75,8 +75,9 @@ def validate_row(data: Any) -> str:
     missing = sorted(set(_FIELDS) - _OPTIONAL - set(data))
     if missing:
         return f"missing field(s) {', '.join(missing)}"
-    if data["schema_version"] != SCHEMA_VERSION:
-        return f"unknown schema_version {data['schema_version']!r} (this leaderboard reads {SCHEMA_VERSION})"
+    if data["schema_version"] not in READABLE_SCHEMA_VERSIONS or isinstance(data["schema_version"], bool):
+        return (f"unknown schema_version {data['schema_version']!r} (this leaderboard reads "
+                f"{' and '.join(map(str, READABLE_SCHEMA_VERSIONS))}; results from a newer vqa-harness?)")
     for name in _STRINGS:
         if not isinstance(data[name], str):
             return f"field {name!r} must be a string"

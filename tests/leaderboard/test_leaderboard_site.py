@@ -86,7 +86,7 @@ def test_bad_rows_are_reported_with_file_and_line(runs: Path, tmp_path: Path) ->
     build_leaderboard([runs], out)
     problems = (out / "problems.txt").read_text().splitlines()
     bad = runs / "20250101-000000-bad-rows" / "results.jsonl"
-    assert problems == [f"{bad}:1: unknown schema_version 99 (this leaderboard reads 1)",
+    assert problems == [f"{bad}:1: unknown schema_version 99 (this leaderboard reads 1 and 2; results from a newer vqa-harness?)",
                         f"{bad}:2: missing field(s) metric",
                         f"{bad}:3: not JSON (Expecting property name enclosed in double quotes)"]
     html = (out / "index.html").read_text(encoding="utf-8")

@@ -147,3 +147,11 @@ def test_compare_names_a_results_file_that_is_not_utf8(capsys, tmp_path):
     lines = [line for line in err.splitlines() if line.strip()]
     assert code == 3 and len(lines) == 1 and "Traceback" not in err, err
     assert f"{bad / 'results.jsonl'}: not UTF-8 text (byte 14, line 1" in lines[0] and "no row read" in lines[0]
+
+
+def test_rows_of_schema_version_1_are_still_read():
+    from vqa_harness_leaderboard.runs import validate_row
+
+    assert validate_row(_row(schema_version=1)) == ""
+    assert validate_row(_row(schema_version=2, higher_is_better=None)) == ""
+    assert "unknown schema_version True" in validate_row(_row(schema_version=True))
