@@ -10,31 +10,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from helpers_quality import text as _text
 
 from harness.counterfactual import (
     KIND_NAMES,
     QUALITY_SKIP_REASONS,
     Perturbation,
-    Perturber,
     perturb_many,
 )
-from harness.errors import ResourceError
 
 TABLE1 = "Do you see the white small dog?"
-
-
-@pytest.fixture(scope="module")
-def modes() -> tuple[Perturber, Perturber]:
-    try:
-        paper = Perturber(seed=0, mode="paper")
-        return paper, Perturber(seed=0, mode="quality", wn=paper.wn, tagger=paper.tagger)
-    except ResourceError as exc:
-        pytest.skip(f"NLP resources missing: {exc}")
-
-
-def _text(value: Perturbation | str) -> str:
-    return value if isinstance(value, str) else value.counterfactual
 
 
 def _both(modes, question: str, kind: str) -> tuple[str, str]:

@@ -5,30 +5,10 @@ second round's judged sample or in its full output (the paper mode is unchanged)
 from __future__ import annotations
 
 import pytest
+from helpers_quality import quality as _quality
+from helpers_quality import rejected as _rejected
 
-from harness.counterfactual import KINDS, Perturbation, Perturber, perturb_many, tokenize
-from harness.errors import ResourceError
-
-
-@pytest.fixture(scope="module")
-def modes() -> tuple[Perturber, Perturber]:
-    try:
-        paper = Perturber(seed=0, mode="paper")
-        return paper, Perturber(seed=0, mode="quality", wn=paper.wn, tagger=paper.tagger)
-    except ResourceError as exc:
-        pytest.skip(f"NLP resources missing: {exc}")
-
-
-def _text(value: Perturbation | str) -> str:
-    return value if isinstance(value, str) else value.counterfactual
-
-
-def _quality(modes, question: str, kind: str) -> str:
-    return _text(modes[1].perturb(question)[kind])
-
-
-def _rejected(modes, question: str, kind: str) -> dict[str, int]:
-    return dict(perturb_many(modes[1], [question])[2][kind])
+from harness.counterfactual import KINDS, Perturbation, tokenize
 
 
 def _deletions(modes, question: str) -> set[str]:

@@ -5,30 +5,9 @@ judged rows showed the fault (the paper mode, unchanged, still shows most of the
 from __future__ import annotations
 
 import pytest
-
-from harness.counterfactual import Perturbation, Perturber, perturb_many
-from harness.errors import ResourceError
-
-
-@pytest.fixture(scope="module")
-def modes() -> tuple[Perturber, Perturber]:
-    try:
-        paper = Perturber(seed=0, mode="paper")
-        return paper, Perturber(seed=0, mode="quality", wn=paper.wn, tagger=paper.tagger)
-    except ResourceError as exc:
-        pytest.skip(f"NLP resources missing: {exc}")
-
-
-def _text(value: Perturbation | str) -> str:
-    return value if isinstance(value, str) else value.counterfactual
-
-
-def _quality(modes, question: str, kind: str) -> str:
-    return _text(modes[1].perturb(question)[kind])
-
-
-def _rejected(modes, question: str, kind: str) -> dict[str, int]:
-    return dict(perturb_many(modes[1], [question])[2][kind])
+from helpers_quality import quality as _quality
+from helpers_quality import rejected as _rejected
+from helpers_quality import text as _text
 
 
 # ------------------------------------------------------------------ synonyms

@@ -1,0 +1,19 @@
+"""Shared by the quality-mode tests: reading the generators' outputs (the `modes` fixture,
+both generators, is in conftest.py)."""
+
+from __future__ import annotations
+
+from harness.counterfactual import Perturbation, perturb_many
+
+
+def text(value: Perturbation | str) -> str:
+    """The counterfactual question, or the reason no counterfactual was made."""
+    return value if isinstance(value, str) else value.counterfactual
+
+
+def quality(modes, question: str, kind: str) -> str:
+    return text(modes[1].perturb(question)[kind])
+
+
+def rejected(modes, question: str, kind: str) -> dict[str, int]:
+    return dict(perturb_many(modes[1], [question])[2][kind])
