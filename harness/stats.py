@@ -67,10 +67,11 @@ def bootstrap_ci(
     return float(low), float(high)
 
 
-def resample_blocks(n: int, n_boot: int, seed: int) -> Iterator[tuple[int, np.ndarray]]:
+def resample_blocks(n: int, n_boot: int, seed: int | np.random.Generator) -> Iterator[tuple[int, np.ndarray]]:
     """(first resample, index block [b, n]) over `n_boot` bootstrap resamples of `n` items,
-    drawn from one seeded stream in blocks of at most _MAX_BLOCK_CELLS indices."""
-    rng = np.random.default_rng(seed)
+    drawn from one seeded stream (a seed or a Generator) in blocks of at most
+    _MAX_BLOCK_CELLS indices: the same draws as one n_boot x n call, in bounded memory."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     block = max(1, _MAX_BLOCK_CELLS // max(n, 1))
     for start in range(0, n_boot, block):
         yield start, rng.integers(0, n, size=(min(n_boot, start + block) - start, n))

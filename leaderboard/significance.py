@@ -73,22 +73,18 @@ class McNemar:
 
 #: Resamples per seeded stream (a block of the counts matrix).
 BLOCK_ROWS = 1000
-#: At most this many cells (rows x n) are held at once: a VQA v2 val-sized comparison
-#: (n = 214,354) would otherwise hold 1000 x n indices and counts (3.4 GB).
-MAX_CELLS = 4_000_000
 
 
 def _weight_blocks(seed: int, n: int, n_boot: int):
     """Resamples as count matrices, block by block: row b holds how often each item is drawn
     in resample b, so the resampled means of many difference vectors D (n x m) are W @ D / n
     in one matrix product. Each block of BLOCK_ROWS resamples has its own seeded stream
-    (seed, n, n_boot, block), drawn in pieces of at most MAX_CELLS cells (the same draws)."""
-    step = max(1, MAX_CELLS // max(n, 1))
+    (seed, n, n_boot, block), drawn in bounded pieces (harness.stats.resample_blocks)."""
+    from harness.stats import resample_blocks
+
     for block, start in enumerate(range(0, n_boot, BLOCK_ROWS)):
-        rows = min(BLOCK_ROWS, n_boot - start)
         rng = np.random.default_rng([seed, n, n_boot, block])
-        for first in range(0, rows, step):
-            idx = rng.integers(0, n, size=(min(step, rows - first), n))
+        for _, idx in resample_blocks(n, min(BLOCK_ROWS, n_boot - start), rng):
             weights = np.empty(idx.shape)
             for r in range(idx.shape[0]):
                 weights[r] = np.bincount(idx[r], minlength=n)
