@@ -7,11 +7,15 @@ import os
 __version__ = "0.1.0"
 __all__ = ["__version__", "NUMERICS_ENV"]
 
-#: Reproducible float arithmetic on any x86 machine and thread count: MKL's strict
-#: conditional numerical reproducibility on the AVX2 code path (results independent of
-#: the number of threads), and ATen / oneDNN kernels capped at AVX2, so a machine with
-#: AVX-512 computes the same bits as one without. They take effect only if set before torch
-#: is imported (the harness imports torch lazily); a user's own setting wins.
-NUMERICS_ENV = {"MKL_CBWR": "AVX2,STRICT", "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+#: Reproducible float arithmetic on any x86-64 machine and thread count. MKL's COMPATIBLE
+#: branch: the only conditional-numerical-reproducibility branch that MKL honours on AMD as
+#: well as Intel CPUs (a named ISA branch such as AVX2 exists on Intel only; on AMD, MKL
+#: silently falls back to AUTO, which dispatches on the CPU at hand, so two machines computed
+#: different bits). ATen kernels capped at AVX2, so a machine with AVX-512 runs the same
+#: vectorized code as one without; oneDNN capped likewise for the code that still uses it
+#: (the trained toy models do not: `vqa_harness_plugins.models.runtime.reproducible_cpu`).
+#: They take effect only if set before torch is imported (the harness imports torch lazily);
+#: a user's own setting wins. docs/models.md, "Training".
+NUMERICS_ENV = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
 for _name, _value in NUMERICS_ENV.items():
     os.environ.setdefault(_name, _value)

@@ -148,11 +148,12 @@ def read_json(path: Path | str, hint: str = "", *, duplicate_keys: str = "ignore
     blob = read_bytes(path, hint)
     if duplicate_keys == "ignore":
         try:
-            import orjson  # faster for the 100+ MB annotation files; optional
+            import orjson  # a declared dependency: faster for the 100+ MB annotation files
 
             return orjson.loads(blob)
-        except ImportError:  # pragma: no cover - depends on the environment
-            pass
+        except ImportError:
+            pass  # installed without it (e.g. a vendored copy): the standard parser below; the
+            # tests run both (tests/malformed/conftest.py `json_backend`)
         except ValueError:
             pass  # re-parsed below for a precise message (and to accept a byte-order mark)
     text = decode_text(blob, path)

@@ -9,7 +9,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import NUMERICS_ENV, __version__
+from . import __version__
+from .provenance import environment, numerics
 
 __all__ = ["new_manifest", "now", "package_version", "suite_file_digest"]
 
@@ -78,8 +79,10 @@ def new_manifest(config: Any, host: Any, model_spec: str, model_entry: Any, suit
             "torch": package_version("torch"),
             "plugin_distributions": dists,
         },
-        # Float arithmetic settings the numbers depend on (harness/__init__.py pins them).
-        "numerics": {k: os.environ.get(k, "") for k in (*NUMERICS_ENV, "OMP_NUM_THREADS")},
+        # What the numbers depend on beside code and data: float-arithmetic settings (pinned
+        # by harness/__init__.py), the CPU and every installed package (harness/provenance.py).
+        "numerics": numerics(),
+        "environment": environment(),
         "plugins": [{"name": p.name, "distribution": p.distribution} for p in host.loaded],
         "plugin_failures": [str(f) for f in host.failures],
         "git_commit": _git_commit(),

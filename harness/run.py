@@ -21,6 +21,7 @@ from .features import resolve_features
 from .manifest import new_manifest, now, suite_file_digest
 from .paths import DEFAULT_RUNS
 from .plugins import PluginHost
+from .provenance import torch_numerics
 from .report import render_report
 from .run_pool import default_jobs, expected_cost, run_parallel
 from .run_tasks import ProbeFailure, RunOutcome, _Run
@@ -215,12 +216,16 @@ def _note_parameters(manifest: dict[str, Any], model: Model) -> None:
 def _flush(run: "_Run", manifest: dict[str, Any], *, status: str) -> None:
     """Rewrite results.jsonl, the manifest and report.md with what the run has so far."""
     stats = run.runner.stats
+    in_force = torch_numerics()
+    environment = {**manifest.get("environment", {}), **({"torch": in_force} if in_force else {})}
     manifest = {**manifest, "status": status, "resources": run.resources, "device": run.device_used(),
+                "environment": environment,
                 "stats": {"model_calls": stats.model_calls, "cache_hits": stats.cache_hits,
                           "example_errors": stats.errors, "predict_seconds": round(stats.seconds, 3),
                           "deferred_fit_seconds": round(stats.fit_seconds, 3),
                           "probe_outputs_reused": run.reused},
-                "timings": run.timings, **({"data_counts": run.data_counts} if run.data_counts else {})}
+                "timings": run.timings, "data": dict(sorted(run.data_digests.items())),
+                **({"data_counts": run.data_counts} if run.data_counts else {})}
     if status != "running":
         manifest["finished"] = now()
     run.rundir.write_results(run.outcome.rows)

@@ -104,6 +104,9 @@ class _Run:
         self._done: dict[str, str] = {}
         #: "<dataset spec>/<split>" -> what its lenient policies accepted (manifest `data_counts`).
         self.data_counts: dict[str, dict[str, Any]] = {}
+        #: "<dataset spec>/<split>" -> fingerprint of the examples trained on or scored
+        #: (manifest `data`): two runs whose rows differ can be told apart by their data.
+        self.data_digests: dict[str, str] = {}
 
     def device_used(self) -> str:
         return self.device
@@ -120,9 +123,12 @@ class _Run:
                                                         "task has none"))
                 return
             train_label = f"{source[0]}/{source[1]}"
+            train = self.session.lazy(*source)
             if self._fitted_on != train_label:
-                self._fit(self.session.lazy(*source), train_label)
+                self._fit(train, train_label)
+            self.data_digests.setdefault(train_label, train.fingerprint)
             self._note_counts(*source)
+        self.data_digests.setdefault(f"{task.dataset}/{task.split}", examples.fingerprint)
         self._note_counts(task.dataset, task.split)
         for probe_name in task.probes:
             start = time.perf_counter()

@@ -111,25 +111,33 @@ def _huge_integer(value: Any) -> bool:
 def check_int(value: Any, path: Path | str, row: str, field: str | None = None, *,
               lo: int | None = None, hi: int | None = None) -> int:
     """`value` if it is an integer (not a bool, not a float) within [lo, hi]."""
+    bounds = f"[{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]"
     if _huge_integer(value):
-        raise fail(path, row, f"integer out of range [{lo if lo is not None else '-inf'}, "
-                              f"{hi if hi is not None else 'inf'}] (got about {value:.6g})", field)
+        raise fail(path, row, f"integer out of range {bounds} (got {_shown(value)})", field)
     if isinstance(value, bool) or not isinstance(value, int):
         raise fail(path, row, f"expected an integer, got {describe(value)}", field)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise fail(path, row, f"{value} is out of range [{lo if lo is not None else '-inf'}, "
-                              f"{hi if hi is not None else 'inf'}]", field)
+        raise fail(path, row, f"integer out of range {bounds} (got {_shown(value)})", field)
     return value
+
+
+def _shown(value: int | float) -> str:
+    """An out-of-range integer as a message shows it: exactly when short, else its magnitude
+    (the same text whether the JSON reader gave an int or, for orjson, a float)."""
+    if abs(value) < 10**15:
+        return str(int(value))
+    try:
+        return f"about {float(value):.6g}"
+    except OverflowError:
+        return f"a {len(str(abs(int(value))))}-digit number"
 
 
 def check_id(value: Any, path: Path | str, row: str, field: str | None = None) -> int:
     """An integer id in [0, 2^53 - 1] (`MAX_ID`)."""
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_ID:
         return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        raise fail(path, row, f"id {value} is out of range [0, 2^53 - 1]", field)
-    if _huge_integer(value):
-        raise fail(path, row, f"integer out of range [0, 2^53 - 1] (got about {value:.6g})", field)
+    if (isinstance(value, int) and not isinstance(value, bool)) or _huge_integer(value):
+        raise fail(path, row, f"integer out of range [0, 2^53 - 1] (got {_shown(value)})", field)
     raise fail(path, row, f"expected an integer id, got {describe(value)}", field)
 
 

@@ -6,9 +6,12 @@ Each argument is a folder of run folders (results/runs) or one run folder. When 
 several runs of the same (model, suite), only the latest is read (the highest run id, which
 starts with its UTC start time), as the leaderboard does. Rows are matched on (model, suite,
 dataset, split, probe, variant, metric, train); run ids and row order are ignored. Prints
-the rows only in one side and the rows whose value, n or interval differ, then a one-line
-verdict; exits 0 when identical, 1 otherwise (also for a row repeated within one run).
-Used to check that a change left the main job's results unchanged (docs/benchmarks.md).
+the rows only in one side and the rows whose value, n or interval differ; for each (model,
+suite) whose rows differ, what its two manifests record differently among the things a number
+depends on (packages, CPU, numerics settings, data digests, seed, options, code version:
+`harness.provenance.differences`); then a one-line verdict. Exits 0 when identical, 1
+otherwise (also for a row repeated within one run). Used to check that a change left the main
+job's results unchanged, and to explain two machines' different numbers (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ KEY = ("model", "suite", "dataset", "split", "probe", "variant", "metric", "trai
 VALUES = ("value", "n", "ci_low", "ci_high", "unit", "higher_is_better")
 
 
-def rows_of(root: Path) -> dict[tuple, dict]:
-    """The rows of the latest run per (model, suite) under `root`, keyed by `KEY`."""
+def rows_of(root: Path, folders_out: dict[tuple[str, str], Path] | None = None) -> dict[tuple, dict]:
+    """The rows of the latest run per (model, suite) under `root`, keyed by `KEY`
+    (`folders_out` receives each (model, suite)'s run folder)."""
     folders = [root] if (root / "results.jsonl").is_file() else sorted(p for p in root.iterdir()
                                                                         if (p / "results.jsonl").is_file())
     runs: list[tuple[str, Path, list[dict]]] = []
@@ -42,10 +46,34 @@ def rows_of(root: Path) -> dict[tuple, dict]:
             if (row.get("run_id") or name) != latest[(row.get("model", ""), row.get("suite", ""))]:
                 continue  # an older run of the same model and suite
             key = tuple(row.get(k, "") for k in KEY)
+            if folders_out is not None:
+                folders_out[(row.get("model", ""), row.get("suite", ""))] = folder
             if key in out:
                 raise SystemExit(f"{folder}: duplicate row {key}")
             out[key] = row
     return out
+
+
+def _manifest(folder: Path | None) -> dict:
+    try:
+        return json.loads((folder / "manifest.json").read_text(encoding="utf-8")) if folder else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def explain(pair: tuple[str, str], before: Path | None, after: Path | None) -> None:
+    """Print what the two runs' manifests record differently among the things a number
+    depends on (or that they record nothing different: then the code or a data file that
+    neither manifest pins is the suspect)."""
+    from harness.provenance import differences
+
+    found = differences(_manifest(before), _manifest(after))
+    print(f"why {pair[0]} on {pair[1]} may differ ({before.name if before else '-'} vs "
+          f"{after.name if after else '-'}):")
+    if not found:
+        print("  the manifests record nothing different (same packages, CPU, settings, data digests)")
+    for field, a, b in found:
+        print(f"  {field}: {a!r} -> {b!r}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("after", type=Path)
     parser.add_argument("--ignore-probe", action="append", default=[], help="leave this probe's rows out")
     args = parser.parse_args(argv)
-    before, after = rows_of(args.before), rows_of(args.after)
+    where_before: dict[tuple[str, str], Path] = {}
+    where_after: dict[tuple[str, str], Path] = {}
+    before, after = rows_of(args.before, where_before), rows_of(args.after, where_after)
     for side in (before, after):
         for key in [k for k in side if k[4] in args.ignore_probe]:
             del side[key]
@@ -69,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     for key in changed:
         diff = {v: (before[key].get(v), after[key].get(v)) for v in VALUES if before[key].get(v) != after[key].get(v)}
         print("changed:    ", key, diff)
+    for pair in sorted({k[:2] for k in changed}):
+        explain(pair, where_before.get(pair), where_after.get(pair))
     same = not (only_before or only_after or changed)
     print(f"{len(before)} rows before, {len(after)} after: "
           + ("identical" if same else f"{len(only_before)} only before, {len(only_after)} only after, "

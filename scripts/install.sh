@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs everything vqa-harness needs on a fresh Debian machine with Python 3.11:
 # Debian packages (WordNet 3.0, Java for METEOR/PTB tokenizer), the CPU build of torch,
-# the project (editable) with its extras, and the offline NLP resources.
+# the project (editable) with its extras, and the offline NLP resources. Python packages are
+# installed at the exact versions of constraints.txt (the locked install, refreshed by
+# scripts/lock.sh), so a fresh machine computes with the versions the README's figures were
+# made with; pyproject.toml keeps ranges for installs into an environment of your own.
 # Usage: bash scripts/install.sh [--test]     (--test also installs test tools: chromium)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,8 +30,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # torch first, pinned: that takes the local CPU wheel (an unpinned resolve pulls CUDA).
-$PY -m pip install -q --disable-pip-version-check torch==2.13.0
-extras="resources,plots"
+$PY -m pip install -q --disable-pip-version-check -c constraints.txt torch==2.13.0
+extras="resources,plots,hf,h5"
 [ "$WITH_TEST" = 1 ] && extras="$extras,test"
-$PY -m pip install -q --disable-pip-version-check -e ".[$extras]"
+$PY -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[$extras]"
 harness resources install

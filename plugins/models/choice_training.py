@@ -27,7 +27,7 @@ from harness.types import Example
 
 from .gridmodels import GRID_OPTIONS, GridAnswerModel, trainer_option
 from .mlp import _l2_rows, _target, training_decoys
-from .runtime import device_kind, seeded, to_device, torch_threads
+from .runtime import adam, device_kind, reproducible_cpu, seeded, to_device
 from .training import Take
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,7 +76,7 @@ def optimise(make_net: Callable[[], "torch.nn.Module"], plan: list[list[Any]],
             cut = (2 * total) // 3
             rule: Callable[[int], float] = lambda step: 1.0 if step < cut else 0.1  # noqa: E731
         elif optimizer == "adam":
-            opt = torch.optim.Adam(net.parameters(), lr=lr)
+            opt = adam(net.parameters(), lr)
             warmup = max(1, total // 20)
             rule = lambda step: (min(1.0, (step + 1) / warmup)  # noqa: E731
                                  * 0.5 * (1 + math.cos(math.pi * min(step, total) / total)))
@@ -208,7 +208,7 @@ class GridChoiceModel(GridAnswerModel):
         table = torch.from_numpy(self._text(texts))
         index = {t: i for i, t in enumerate(texts)}
         ids, mask = _pad([[index[c] for c in ex.choices] for ex in subset])
-        with torch_threads(self.config["threads"]), torch.no_grad():
+        with reproducible_cpu(self.config["threads"]), torch.no_grad():
             take = self._encode(subset)
             inputs = [t.to(device) for t in take(torch.arange(len(subset)))]
             logits = net(*inputs, table[ids].to(device), mask.to(device)).float().cpu()

@@ -41,7 +41,7 @@ from harness.types import CANDIDATE_IMAGES, Example
 
 from .choice_training import optimise
 from .gridmodels import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
-from .runtime import to_device, torch_threads
+from .runtime import reproducible_cpu, to_device
 from .sizes import SizedModel, Sizes
 from .training import _shuffled_batches
 
@@ -237,7 +237,7 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
             flat += [ex.with_(id=f"{ex.id}@{cands[j][0]}", image_id=cands[j][0], image=cands[j][1]) for j in order]
         ids = [self.answers.get(self._norm(a), len(self.answers)) for a in answers]
         device = getattr(self, "device", "cpu")
-        with torch_threads(self.config["threads"]), torch.no_grad():
+        with reproducible_cpu(self.config["threads"]), torch.no_grad():
             self.grid.check(flat)
             bank, where = self.grid.bank(flat)
             tokens, lengths = self._tokens(batch)

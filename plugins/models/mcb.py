@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from harness.api import Option
 
 from .gridmodels import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
+from .runtime import exact_sqrt
 from .sizes import SizedModel, Sizes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,7 +88,7 @@ def compact_bilinear(sx: "torch.Tensor", sy: "torch.Tensor") -> "torch.Tensor":
     d = sx.shape[-1]
     x, y = sx.double(), sy.double()
     z = torch.fft.irfft(torch.fft.rfft(x, dim=-1) * torch.fft.rfft(y, dim=-1), n=d, dim=-1)
-    return F.normalize(torch.sign(z) * torch.sqrt(z.abs() + 1e-12), dim=-1).to(sx.dtype)
+    return F.normalize(torch.sign(z) * exact_sqrt(z.abs() + 1e-12), dim=-1).to(sx.dtype)
 
 
 @functools.cache

@@ -35,7 +35,7 @@ from harness.errors import DataError, UsageError
 from harness.features import resolve_features
 from harness.types import Example
 
-from .runtime import TRAINING_THREADS, torch_threads
+from .runtime import TRAINING_THREADS, reproducible_cpu, threads_key
 from .sizes import SizedModel, Sizes
 from .training import TRAINER_OPTIONS
 
@@ -144,7 +144,7 @@ class MLPModel(SizedModel, Model):
     # ----------------------------------------------------------------- training
     def fit(self, train: Sequence[Example], *, seed: int) -> None:
         """Binary logistic loss over target + 3 decoys of one decoy set per triplet (A.4)."""
-        with torch_threads(TRAINING_THREADS):
+        with reproducible_cpu(TRAINING_THREADS):
             self._fit(train, seed)
 
     def _fit(self, train: Sequence[Example], seed: int) -> None:
@@ -200,7 +200,7 @@ class MLPModel(SizedModel, Model):
         return None if self.net is None else int(sum(p.numel() for p in self.net.parameters()))
 
     def fingerprint_extra(self) -> Any:
-        return {"trained": self._trained, "modalities": self.modalities,
+        return {"trained": self._trained, "modalities": self.modalities, **threads_key(int(self.config["threads"])),
                 "features": {m: self._extractor(m).fingerprint() for m in ("image", "text")
                              if m == "text" or "i" in self.modalities}}
 
@@ -216,7 +216,7 @@ class MLPModel(SizedModel, Model):
         ctx = self._contexts(batch)
         answers = self._answer_table(batch)
         out = []
-        with torch_threads(int(self.config["threads"])), torch.no_grad():
+        with reproducible_cpu(int(self.config["threads"])), torch.no_grad():
             for ex, c in zip(batch, ctx):
                 if not ex.choices:
                     out.append([])

@@ -1,8 +1,9 @@
 """Where and how the torch models train: threads, the device, seeded randomness.
 
 Training runs on the run's device (`Model.setup(device)` is called before `fit`). On the CPU
-it is deterministic and bit-identical on every machine: one torch thread
-(`TRAINING_THREADS`), ops whose CPU kernels are deterministic. On CUDA the cheap
+it is deterministic and bit-identical on every x86-64 machine: one torch thread
+(`TRAINING_THREADS`), and only kernels whose results do not depend on the CPU model
+(`reproducible_cpu`). On CUDA the cheap
 deterministic settings are on while training (cuDNN deterministic, no autotuning; shuffling
 stays on seeded CPU generators), but GPU kernels (atomic adds in `index_add_` and
 `scatter_add_` backward passes, cuBLAS) may still differ in the last bits from run to run,
@@ -13,40 +14,86 @@ and always differ from the CPU's: weights trained on a GPU are cached under thei
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-__all__ = ["TRAINING_THREADS", "torch_threads", "device_kind", "to_device", "training_device", "seeded"]
+__all__ = ["TRAINING_THREADS", "reproducible_cpu", "threads_key", "exact_sqrt", "adam", "device_kind", "to_device", "training_device", "seeded"]
 
-#: Training always runs on one torch thread: the same bits on every machine and whatever the
-#: thread settings (oneDNN's multi-threaded convolution backward accumulates in a
-#: thread-count-dependent order), and on 2 shared cores one thread was also the fastest
-#: (docs/benchmarks.md). Inference uses the `threads` option (convolution forward, LSTM,
-#: embedding bag and MKL matrix products under strict CNR give the same bits with 1 or N).
+#: Training always runs on one torch thread: the same bits whatever the thread settings, and
+#: on 2 shared cores one thread was also the fastest (docs/benchmarks.md). Inference uses the
+#: `threads` option (the kernels below give the same bits with 1 or N threads).
 TRAINING_THREADS = 1
 
 
 @contextlib.contextmanager
-def torch_threads(threads: int) -> Iterator[None]:
-    """Set torch's CPU thread count for a block (0: leave it), then restore it.
+def reproducible_cpu(threads: int) -> Iterator[None]:
+    """For a block: torch's CPU thread count (0: leave it), and only kernels whose results do
+    not depend on the machine; everything restored after.
 
-    The ops used are deterministic on CPU for a given thread count (convolution, LSTM,
-    embedding bag, scatter_add, index_select; not `x[index]` in a backward pass), so
+    oneDNN (convolutions, LSTM) and NNPACK choose their blocking, and so their summation
+    order, from the CPU's cache sizes and model: with them a machine of another CPU model
+    trained other weights (README figures moved by 0.8 and 1.9 points). Without them torch
+    runs convolutions as im2col + matrix products, and matrix products go to MKL, whose
+    `MKL_CBWR=COMPATIBLE` branch (set in `harness.NUMERICS_ENV`) computes the same bits on
+    Intel and AMD CPUs. The other ops used are deterministic for a given thread count
+    (LSTM, embedding bag, scatter_add, index_select; not `x[index]` in a backward pass), so
     `torch.use_deterministic_algorithms` is not needed (it also costs a 1.5 s import).
-    Tested in separate processes by tests/models/test_reproducibility.py.
+    Tested in separate processes by tests/models/test_reproducibility.py; the cost is in
+    docs/benchmarks.md ("Machine-independent numerics").
     """
     import torch
 
     old_threads = torch.get_num_threads()
+    # set_flags, not the `flags()` context managers: mkldnn.flags() also switches oneDNN's
+    # TF32 setting, which makes torch print a warning about Intel GPUs in every run.
+    old_mkldnn = torch.backends.mkldnn.set_flags(False, _fp32_precision=None)[0]
+    old_nnpack = torch.backends.nnpack.set_flags(False)[0]
     try:
         if threads > 0 and threads != old_threads:
             torch.set_num_threads(threads)
         yield
     finally:
+        torch.backends.mkldnn.set_flags(old_mkldnn, _fp32_precision=None)
+        torch.backends.nnpack.set_flags(old_nnpack)
         if torch.get_num_threads() != old_threads:
             torch.set_num_threads(old_threads)
+
+
+def threads_key(threads: int) -> dict[str, int]:
+    """The part of a prediction fingerprint that the `threads` option decides: nothing for one
+    thread (the default), else the count. MKL's COMPATIBLE branch gives the same bits on every
+    machine for a given thread count, but 1 and 2 threads may differ in the last bits, so
+    predictions made with another count are other cache entries."""
+    return {} if threads == 1 else {"threads": threads}
+
+
+def exact_sqrt(x: "torch.Tensor") -> "torch.Tensor":
+    """The correctly rounded square root, in `x`'s dtype, on every machine.
+
+    torch's float32 `sqrt` on the CPU is not correctly rounded (15% of float32 inputs were off
+    by one unit in the last place here) and its result differs between Intel and AMD CPUs.
+    The float64 root rounded to float32 is the correctly rounded float32 root, whatever the
+    float64 kernel's last bit (the exact root of a float32 is never that close to a rounding
+    boundary), so the same bits come out everywhere."""
+    import torch
+
+    if x.dtype == torch.float64:
+        return x.sqrt()
+    return x.double().sqrt().to(x.dtype)
+
+
+def adam(params: Any, lr: float) -> "torch.optim.Optimizer":
+    """Adam with the same bits on every CPU: the fused kernel, whose square root is exact (the
+    default per-tensor Adam calls torch's float32 `sqrt`, see `exact_sqrt`). Chosen by where
+    the parameters are, not by the run's device: the fused kernel exists for CPU and CUDA
+    tensors; elsewhere the default Adam runs."""
+    import torch
+
+    params = list(params)
+    fused = all(p.device.type in ("cpu", "cuda") for p in params) or None
+    return torch.optim.Adam(params, lr=lr, fused=fused)
 
 
 def device_kind(device: str | None) -> str:

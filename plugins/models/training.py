@@ -21,17 +21,26 @@ from harness.types import Answer, Example
 
 from . import weight_cache
 from .answers import OUT_OF_VOCAB, TOP_K, not_fitted
-from .runtime import TRAINING_THREADS, device_kind, seeded, to_device, torch_threads, training_device
+from .runtime import (
+    TRAINING_THREADS,
+    adam,
+    device_kind,
+    reproducible_cpu,
+    seeded,
+    threads_key,
+    to_device,
+    training_device,
+)
 from .text import Vocab, answer_counts, build_answer_vocab, normalizer, train_digest
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-__all__ = ["TorchAnswerModel", "TRAINER_OPTIONS", "MODEL_VERSION", "TRAINING_THREADS", "Take", "torch_threads"]
+__all__ = ["TorchAnswerModel", "TRAINER_OPTIONS", "MODEL_VERSION", "TRAINING_THREADS", "Take", "reproducible_cpu"]
 
 
 #: Bump when a change to the trainers or networks makes cached weights stale.
-MODEL_VERSION = 1
+MODEL_VERSION = 2
 
 #: Options every `TorchAnswerModel` accepts (subclasses override defaults and add more).
 TRAINER_OPTIONS: dict[str, Option] = {
@@ -42,9 +51,10 @@ TRAINER_OPTIONS: dict[str, Option] = {
     "max_answers": Option(1000, "answer vocabulary: the K most frequent canonical train answers",
                           min=1, max=1_000_000),
     "dropout": Option(0.3, "dropout before the answer classifier", min=0.0, max=0.99),
-    # Results do not depend on it (see TRAINING_THREADS), so it is not part of the fingerprint.
+    # Training always runs on one thread, so the weights do not depend on it; predictions do
+    # in the last bits (`runtime.threads_key` puts the count into their fingerprint).
     "threads": Option(1, "torch CPU threads for predictions (0: torch default; training always uses one); "
-                         "results are bit-identical whatever the count", min=0, max=1024, fingerprint=False),
+                         "the same bits on every machine for a given count", min=0, max=1024, fingerprint=False),
 }
 
 #: Takes example row indices (a LongTensor) and returns the network's positional inputs.
@@ -198,7 +208,7 @@ class TorchAnswerModel(Model):
         folder = self.weights_dir(key)
         if not len(train):
             raise DataError(f"model {self.name!r}: the train split is empty")
-        with torch_threads(TRAINING_THREADS), training_device(self.train_device):
+        with reproducible_cpu(TRAINING_THREADS), training_device(self.train_device):
             self._set_vocab(self._make_vocab(train))
             net = self._train(train, seed)
             weight_cache.save_entry(folder, self.vocab, net)
@@ -211,7 +221,7 @@ class TorchAnswerModel(Model):
     def _ensure_net(self) -> Any:
         """The network, loading cached weights on first use; retrains nothing."""
         if self._net is None and self._pending is not None:
-            with torch_threads(self.config["threads"]):
+            with reproducible_cpu(self.config["threads"]):
                 net = self._load(self._pending)
             if net is None:  # unreadable after all: train again (same key, same result)
                 self._pending = None
@@ -311,7 +321,7 @@ class TorchAnswerModel(Model):
             net = self._new_net()
             if device_kind(device) != "cpu":
                 net = net.to(device)
-            opt = torch.optim.Adam(net.parameters(), lr=cfg["lr"])
+            opt = adam(net.parameters(), cfg["lr"])
             # A decayed final learning rate makes the last epoch's weights stable, so the
             # result does not hinge on where training happens to stop.
             sched = torch.optim.lr_scheduler.LambdaLR(
@@ -344,7 +354,7 @@ class TorchAnswerModel(Model):
 
     def fingerprint_extra(self) -> Any:
         """The weight-cache key: changes with config, train data, seed and MODEL_VERSION."""
-        return {"weights": self._weights_key}
+        return {"weights": self._weights_key, **threads_key(self.config["threads"])}
 
     # ---- inference
     def setup(self, device: str) -> None:
@@ -359,7 +369,7 @@ class TorchAnswerModel(Model):
 
         net = self._ensure_net()
         device = getattr(self, "device", "cpu")
-        with torch_threads(self.config["threads"]), torch.no_grad():
+        with reproducible_cpu(self.config["threads"]), torch.no_grad():
             take = self._encode(batch)
             inputs = [t.to(device) for t in take(torch.arange(len(batch)))]
             return torch.log_softmax(net(*inputs).float(), dim=1).cpu()

@@ -3,7 +3,6 @@ class of bad input gives the same one-line message with or without orjson."""
 
 from __future__ import annotations
 
-import builtins
 import math
 
 import pytest
@@ -22,21 +21,6 @@ from harness.validation import (
     csv_rows,
     read_text,
 )
-
-
-@pytest.fixture(params=["orjson", "stdlib"])
-def json_backend(request, monkeypatch):
-    """Run a test with orjson, and again as if it were not installed."""
-    if request.param == "stdlib":
-        real = builtins.__import__
-
-        def no_orjson(name, *args, **kwargs):
-            if name == "orjson":
-                raise ImportError("no orjson")
-            return real(name, *args, **kwargs)
-
-        monkeypatch.setattr(builtins, "__import__", no_orjson)
-    return request.param
 
 
 @pytest.mark.parametrize("body, message", [

@@ -97,6 +97,18 @@ def test_malformed_vqa2_files_give_one_line(capsys, tmp_path, fresh_cache, name,
     expect_one_line(run_bad(capsys, tmp_path, [Task("vqa2", "val", ("accuracy",))], data_dir=root), *needles)
 
 
+@pytest.mark.parametrize("digits", [30, 400])
+def test_a_huge_id_reads_the_same_with_and_without_orjson(capsys, tmp_path, fresh_cache, json_backend, digits):
+    """orjson (a declared dependency, used for speed) reads 10**30 as a float; the standard
+    json module reads it as an int: the message must not depend on which one parsed it."""
+    files = _files()
+    _raw(Q, json.dumps(files[Q]).replace('"image_id": 42', '"image_id": 1' + "0" * digits, 1))(files)
+    root = _write_all(tmp_path / "data", files)
+    line = expect_one_line(run_bad(capsys, tmp_path, [Task("vqa2", "val", ("accuracy",))], data_dir=root),
+                           Q, "questions[0]", "field 'image_id'", "integer out of range [0, 2^53 - 1]")
+    assert line.endswith("(got about 1e+30)" if digits == 30 else "(got a 401-digit number)"), line
+
+
 def test_a_folder_or_a_missing_file_is_named(capsys, tmp_path, fresh_cache):
     root = _write_all(tmp_path / "data", {k: v for k, v in _files().items() if k != P})
     expect_one_line(run_bad(capsys, tmp_path, [Task("vqa2", "val", ("accuracy",))], data_dir=root),

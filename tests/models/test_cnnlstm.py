@@ -171,7 +171,7 @@ def test_gradients_are_bit_reproducible_with_two_threads() -> None:
     import torch
 
     from vqa_harness_plugins.models.cnnlstm import _net_class
-    from vqa_harness_plugins.models.training import torch_threads
+    from vqa_harness_plugins.models.training import reproducible_cpu
 
     torch.manual_seed(0)
     net = _net_class()(n_words=30, n_answers=20, hidden=128, embed=16, channels=8, dropout=0.0)
@@ -180,7 +180,7 @@ def test_gradients_are_bit_reproducible_with_two_threads() -> None:
     tokens = torch.randint(2, 30, (192, 6))
     lengths = torch.randint(1, 7, (192,))
     grads = []
-    with torch_threads(2):
+    with reproducible_cpu(2):
         for _ in range(8):
             net.zero_grad()
             net(images, rows, tokens, lengths).square().sum().backward()

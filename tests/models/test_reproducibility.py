@@ -1,6 +1,8 @@
-"""The same trained model and the same predictions whatever the thread settings, in separate
-processes: training on one thread (TRAINING_THREADS), predictions on 1 or 2, with the pinned
-numerics of harness/__init__.py (MKL strict CNR, AVX2 kernels)."""
+"""The same trained model and the same predictions whatever the process's thread settings, in
+separate processes: training on one thread (TRAINING_THREADS), predictions on the `threads`
+option's count, with the pinned numerics of harness/__init__.py (MKL's COMPATIBLE branch, AVX2
+kernels) and `reproducible_cpu` (no oneDNN, no NNPACK). Machine independence itself was
+measured on two CPU models (docs/models.md, "Training"); here the thread settings vary."""
 
 from __future__ import annotations
 
@@ -52,5 +54,17 @@ def test_training_and_predictions_do_not_depend_on_thread_settings(tmp_path: Pat
     }))
     # Separate caches: each process trains (a weight-cache hit would prove nothing).
     one = _train_in_process(data, threads=1, omp="1", cache=tmp_path / "c1")
-    two = _train_in_process(data, threads=2, omp="2", cache=tmp_path / "c2")
-    assert one == two and set(one) == {"cnn-lstm", "qonly"}
+    other_omp = _train_in_process(data, threads=1, omp="2", cache=tmp_path / "c2")
+    assert one == other_omp and set(one) == {"cnn-lstm", "qonly"}
+    # Two threads: the same bits again for that count (not necessarily those of one thread,
+    # hence `threads_key` in the prediction fingerprint).
+    two = _train_in_process(data, threads=2, omp="2", cache=tmp_path / "c3")
+    assert two == _train_in_process(data, threads=2, omp="1", cache=tmp_path / "c4")
+
+
+def test_the_thread_count_is_part_of_the_prediction_fingerprint_but_not_of_the_weights() -> None:
+    from vqa_harness_plugins.models.qonly import QOnlyModel
+
+    one, two = QOnlyModel(threads=1), QOnlyModel(threads=2)
+    assert one.fingerprint_config() == two.fingerprint_config()  # the weights key's part
+    assert one.fingerprint_extra() != two.fingerprint_extra()

@@ -1,0 +1,104 @@
+"""What a run's numbers depend on beside its code and data: installed packages, the CPU and
+the float-arithmetic settings in force (manifest `environment`), and how two runs differ.
+
+Every installed distribution is recorded, not a chosen few: a plugin's data package or a
+transitive dependency (Pillow under an image pipeline, pyarrow under `datasets`) can move a
+number as surely as torch can. `differences` is what `scripts/compare_runs.py` prints when two
+runs' rows differ. See docs/models.md, "Training", for why the CPU and the settings matter.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import os
+import platform
+import sys
+from typing import Any, Mapping
+
+from . import NUMERICS_ENV
+
+__all__ = ["environment", "numerics", "torch_numerics", "differences", "SIMD_FLAGS", "EXPLAINING"]
+
+#: CPU features that decide which vectorized kernels a numeric library may run.
+SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
+              "avx512_bf16", "avx_vnni", "amx_tile", "amx_bf16", "amx_int8")
+
+
+def _distributions() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for dist in md.distributions():
+        name = (dist.metadata["Name"] or "").strip()
+        if name:
+            found.setdefault(name.lower().replace("_", "-"), dist.version)
+    return dict(sorted(found.items()))
+
+
+def _cpu() -> dict[str, Any]:
+    model, vendor, flags = platform.processor() or platform.machine(), "", set()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "model name" and not vendor:
+                    model = value.strip()
+                elif key == "vendor_id" and not vendor:
+                    vendor = value.strip()
+                elif key == "flags":
+                    flags = set(value.split())
+                    break
+    except OSError:  # not Linux: the platform module's answer stands
+        pass
+    return {"model": model, "vendor": vendor, "machine": platform.machine(), "cores": os.cpu_count(),
+            "simd": [f for f in SIMD_FLAGS if f in flags]}
+
+
+def numerics() -> dict[str, str]:
+    """The manifest's `numerics`: the float-arithmetic settings in force (`NUMERICS_ENV`, which
+    harness/__init__.py pins unless the user set them, and the thread counts)."""
+    return {k: os.environ.get(k, "") for k in (*NUMERICS_ENV, "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+def environment() -> dict[str, Any]:
+    """The manifest's `environment`: python, platform, CPU and every installed distribution
+    with its version (read from metadata; nothing is imported)."""
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": _cpu(),
+        "packages": _distributions(),
+    }
+
+
+def torch_numerics() -> dict[str, Any]:
+    """torch's CPU dispatch level and thread count, when this process imported torch (a run
+    of models that never import it does not pay for the import); {} otherwise."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return {}
+    try:
+        return {"cpu_capability": torch.backends.cpu.get_cpu_capability(), "threads": torch.get_num_threads()}
+    except Exception:  # metadata only: an unusual torch build must not end the run
+        return {}
+
+
+def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, sub in value.items():
+            out.update(_flat(sub, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return {prefix: value}
+
+
+#: Manifest fields that can explain different numbers (`differences` compares these).
+EXPLAINING = ("environment", "numerics", "versions", "data", "seed", "device", "limit", "split", "batch_size",
+              "config_digest", "git_commit", "suite_file", "data_dir")
+
+
+def differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(field, value in a, value in b) for every manifest field that can change a number and
+    differs between two manifests, flattened to dotted names ("environment.packages.pillow")."""
+    fa = _flat({k: a.get(k) for k in EXPLAINING if k in a})
+    fb = _flat({k: b.get(k) for k in EXPLAINING if k in b})
+    return [(k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
