@@ -210,6 +210,12 @@ class Model(Configurable):
         """Markdown the run report shows at the end (e.g. candidates outside the label space)."""
         return ""
 
+    def usage(self) -> Mapping[str, Any]:
+        """What the model consumed in this process so far (requests, tokens, how closed answers
+        were scored), as flat JSON values: the run writes it into the manifest (`usage`) and
+        report.md after every task, also when a run stops early. {} (the default): nothing."""
+        return {}
+
     def fingerprint_extra(self) -> Any:
         """Extra state folded into the fingerprint (trained weights' hash, model revision)."""
         return None

@@ -28,7 +28,7 @@ fi
 
 # torch first, pinned: that takes the local CPU wheel (an unpinned resolve pulls CUDA).
 $PY -m pip install -q --disable-pip-version-check torch==2.13.0
-extras="resources,plots"
+extras="resources,plots,openai"
 [ "$WITH_TEST" = 1 ] && extras="$extras,test"
 $PY -m pip install -q --disable-pip-version-check -e ".[$extras]"
 harness resources install
