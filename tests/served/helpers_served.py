@@ -143,6 +143,7 @@ class Proxy:
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
         self.answered = 0
+        self.forwarding = 0  # requests being forwarded to the upstream right now
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -189,6 +190,8 @@ class Proxy:
                                            headers)
                     if proxy.hold.is_set():
                         proxy.released.wait(120)  # held until the test lets go (or the client dies)
+                with proxy.lock:
+                    proxy.forwarding += 1
                 try:
                     conn = http.client.HTTPConnection(proxy.upstream, timeout=60)
                     conn.request(self.command, self.path, body=body or None,
@@ -200,15 +203,18 @@ class Proxy:
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
                     return
+                finally:
+                    with proxy.lock:
+                        proxy.forwarding -= 1
                 if chat:
                     self._record(digest, status)
-                self._reply(status, data, {})
                 if chat and status == 200:
                     with proxy.lock:
                         proxy.answered += 1
                         count = proxy.answered
-                    if proxy.on_answer is not None:
+                    if proxy.on_answer is not None:  # before the reply: the client has not seen it yet
                         proxy.on_answer(count)
+                self._reply(status, data, {})
 
             def _record(self, digest: str, status: int) -> None:
                 with proxy.lock:

@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import ExitCode, StopRun, UsageError
+from harness.errors import ExitCode, StopRun
 
 __all__ = ["Endpoint", "Usage", "RequestFailed", "BudgetWait", "retry_after", "MAX_RETRY_AFTER"]
 
@@ -85,20 +85,21 @@ class Endpoint:
 
     # ------------------------------------------------------------------ client
     def client(self) -> Any:
-        """The `openai.OpenAI` client (built on first use: a cached re-run never needs it)."""
+        """The `openai.OpenAI` client, built on first use (a cached re-run needs neither the
+        package nor the key); a missing package or key stops the run (StopRun)."""
         with self._lock:
             if self._client is None:
                 try:
                     import openai
                 except ImportError:
-                    raise UsageError(f"{self.owner}: the `openai` package is not installed "
-                                     "(pip install 'vqa-harness[openai]')") from None
+                    raise StopRun(f"{self.owner}: the `openai` package is not installed "
+                                  "(pip install 'vqa-harness[openai]')", ExitCode.USAGE) from None
                 key = "EMPTY"  # vLLM/SGLang/transformers serve accept any key unless started with one
                 if self.api_key_env:
                     key = os.environ.get(self.api_key_env, "")
                     if not key:
-                        raise UsageError(f"{self.owner}: api_key_env={self.api_key_env}, but that environment "
-                                         "variable is not set or empty")
+                        raise StopRun(f"{self.owner}: api_key_env={self.api_key_env}, but that environment "
+                                      "variable is not set or empty", ExitCode.USAGE)
                 self._secret = key if self.api_key_env else ""
                 self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=0)
             return self._client
