@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vlm_family_parts import clip_vision, ids, processor, save, siglip_vision, template, tiny_text, word_tokenizer
+from vlm_family_parts import clip_vision, ids, image_processor, processor, save, siglip_vision, template, tiny_text, word_tokenizer
 
 
 def build_llava_next(folder: Path) -> Path:
@@ -17,7 +17,7 @@ def build_llava_next(folder: Path) -> Path:
     tok = word_tokenizer(["<s>", "</s>", "<pad>", "<image>", "[INST]", "[/INST]"], bos="<s>", eos="</s>", pad="<pad>",
                          extra_special_tokens={"image_token": "<image>"})
     grid = [[32, 32], [32, 64], [64, 32]]
-    ip = t.LlavaNextImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32},
+    ip = image_processor("LlavaNextImageProcessor", size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32},
                                       image_grid_pinpoints=grid)
     proc = processor(t.LlavaNextProcessor, image_processor=ip, tokenizer=tok, patch_size=16,
                      vision_feature_select_strategy="default", num_additional_image_tokens=1,
@@ -49,7 +49,7 @@ def build_idefics3(folder: Path) -> Path:
     import transformers as t
 
     tok = _idefics_tokenizer("<|begin_of_text|>")
-    ip = t.Idefics3ImageProcessorPil(size={"longest_edge": 64}, max_image_size={"longest_edge": 32},
+    ip = image_processor("Idefics3ImageProcessor", size={"longest_edge": 64}, max_image_size={"longest_edge": 32},
                                      do_image_splitting=False)
     proc = processor(t.Idefics3Processor, image_processor=ip, tokenizer=tok, image_seq_len=1,
                      chat_template=template("User:CONTENT<end_of_utterance>\n", "Assistant:", "<image>",
@@ -66,7 +66,7 @@ def build_paligemma(folder: Path) -> Path:
 
     tok = word_tokenizer(["<bos>", "<eos>", "<pad>", "<image>"], bos="<bos>", eos="<eos>", pad="<pad>",
                          extra_special_tokens={"image_token": "<image>"})
-    ip = t.SiglipImageProcessorPil(size={"height": 32, "width": 32})
+    ip = image_processor("SiglipImageProcessor", size={"height": 32, "width": 32})
     ip.image_seq_length = 4
     proc = processor(t.PaliGemmaProcessor, image_processor=ip, tokenizer=tok)  # adds its <loc>/<seg> tokens
     text = tiny_text("gemma", tok, num_key_value_heads=1, head_dim=16)
@@ -85,7 +85,7 @@ def build_gemma3(folder: Path) -> Path:
                          extra_special_tokens={"image_token": "<image_soft_token>", "boi_token": "<start_of_image>",
                                                "eoi_token": "<end_of_image>"})
     role = "{{ 'model' if m['role'] == 'assistant' else m['role'] }}"
-    proc = processor(t.Gemma3Processor, image_processor=t.Gemma3ImageProcessorPil(size={"height": 32, "width": 32}),
+    proc = processor(t.Gemma3Processor, image_processor=image_processor("Gemma3ImageProcessor", size={"height": 32, "width": 32}),
                      tokenizer=tok, image_seq_length=4,
                      chat_template=template(f"<start_of_turn>{role}\nCONTENT<end_of_turn>\n", "<start_of_turn>model\n",
                                             "<start_of_image>", prefix="{{ bos_token }}"))
@@ -106,7 +106,7 @@ def build_mllama(folder: Path) -> Path:
     specials = ["<|begin_of_text|>", "<|eot_id|>", "<|finetune_right_pad_id|>", "<|image|>", "<|start_header_id|>",
                 "<|end_header_id|>"]
     tok = word_tokenizer(specials, bos="<|begin_of_text|>", eos="<|eot_id|>", pad="<|finetune_right_pad_id|>")
-    ip = t.MllamaImageProcessorPil(size={"height": 32, "width": 32}, max_image_tiles=1)
+    ip = image_processor("MllamaImageProcessor", size={"height": 32, "width": 32}, max_image_tiles=1)
     chat = template("<|start_header_id|>{{ m['role'] }}<|end_header_id|>\n\nCONTENT<|eot_id|>",
                     "<|start_header_id|>assistant<|end_header_id|>\n\n", "<|image|>", prefix="{{ bos_token }}")
     proc = processor(t.MllamaProcessor, image_processor=ip, tokenizer=tok, chat_template=chat)

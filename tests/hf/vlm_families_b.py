@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vlm_family_parts import processor, save, siglip_vision, template, tiny_text, word_tokenizer
+from vlm_family_parts import image_processor, processor, save, siglip_vision, template, tiny_text, word_tokenizer
 from vlm_families_a import _idefics_tokenizer, idefics3_vision
 
 QWEN_TEMPLATE = template("<|im_start|>{{ m['role'] }}\nCONTENT<|im_end|>\n", "<|im_start|>assistant\n",
@@ -23,7 +23,7 @@ def _qwen(folder: Path, name: str, vision: dict, rope: dict, video: str, **text_
                          extra_special_tokens={"image_token": "<|image_pad|>", "video_token": "<|video_pad|>",
                                                "vision_bos_token": "<|vision_start|>",
                                                "vision_eos_token": "<|vision_end|>"})
-    ip = t.Qwen2VLImageProcessorPil(size={"shortest_edge": 32 * 32, "longest_edge": 64 * 64},
+    ip = image_processor("Qwen2VLImageProcessor", size={"shortest_edge": 32 * 32, "longest_edge": 64 * 64},
                                     patch_size=vision["patch_size"], merge_size=2, temporal_patch_size=2)
     proc = processor(getattr(t, f"{name}Processor"), video, image_processor=ip, tokenizer=tok,
                      chat_template=QWEN_TEMPLATE)
@@ -63,7 +63,7 @@ def build_smolvlm(folder: Path) -> Path:
     import transformers as t
 
     tok = _idefics_tokenizer("<|im_start|>")
-    ip = t.SmolVLMImageProcessorPil(size={"longest_edge": 64}, max_image_size={"longest_edge": 32},
+    ip = image_processor("SmolVLMImageProcessor", size={"longest_edge": 64}, max_image_size={"longest_edge": 32},
                                     do_image_splitting=False)
     chat = template("{{ m['role'] | capitalize }}:CONTENT<end_of_utterance>\n", "Assistant:", "<image>",
                     prefix="<|im_start|>")
@@ -82,7 +82,7 @@ def build_llava_onevision(folder: Path) -> Path:
     tok = word_tokenizer(["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<image>", "<video>"], eos="<|im_end|>",
                          pad="<|endoftext|>", extra_special_tokens={"image_token": "<image>", "video_token": "<video>"})
     grid = [[32, 32], [32, 64], [64, 32]]
-    ip = t.LlavaOnevisionImageProcessorPil(size={"height": 32, "width": 32}, image_grid_pinpoints=grid)
+    ip = image_processor("LlavaOnevisionImageProcessor", size={"height": 32, "width": 32}, image_grid_pinpoints=grid)
     proc = processor(t.LlavaOnevisionProcessor, "LlavaOnevisionVideoProcessor", image_processor=ip, tokenizer=tok,
                      num_image_tokens=4, vision_feature_select_strategy="full", vision_aspect_ratio="anyres_max_1",
                      chat_template=template("<|im_start|>{{ m['role'] }}\nCONTENT<|im_end|>\n",
@@ -103,7 +103,7 @@ def build_internvl(folder: Path) -> Path:
     tok = word_tokenizer(specials, eos="<|im_end|>", pad="<|endoftext|>",
                          extra_special_tokens={"start_image_token": "<img>", "end_image_token": "</img>",
                                                "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"})
-    ip = t.GotOcr2ImageProcessorPil(size={"height": 32, "width": 32}, crop_to_patches=False)
+    ip = image_processor("GotOcr2ImageProcessor", size={"height": 32, "width": 32}, crop_to_patches=False)
     proc = processor(t.InternVLProcessor, "InternVLVideoProcessor", image_processor=ip, tokenizer=tok,
                      image_seq_length=1, chat_template=template("<|im_start|>{{ m['role'] }}\nCONTENT<|im_end|>\n",
                                                                 "<|im_start|>assistant\n", "<IMG_CONTEXT>\n"))

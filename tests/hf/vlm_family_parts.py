@@ -86,6 +86,15 @@ def processor(cls: type, video: str | None = None, **parts: Any) -> Any:
     return without_video(cls)(video_processor=None, **parts)
 
 
+def image_processor(name: str, **options: Any) -> Any:
+    """The family's image processor `name`: its PIL backend (`<name>Pil`) where torchvision is
+    missing, else the default class (older transformers have no `...Pil` classes)."""
+    import transformers
+
+    pil = getattr(transformers, f"{name}Pil", None)
+    return (pil if pil is not None and not has_torchvision() else getattr(transformers, name))(**options)
+
+
 def save(folder: Any, proc: Any, model_cls: type, config: Any) -> Any:
     """Save the processor and a seeded random model built from `config` into `folder`."""
     import torch
