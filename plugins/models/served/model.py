@@ -138,31 +138,34 @@ class OpenAIModel(Model):
         stop: StopRun | None = None
         todo = iter(range(len(examples)))
         nxt = next(todo, None)
+
+        def fill() -> None:
+            nonlocal nxt, stop
+            while stop is None and nxt is not None and len(pending) < width:
+                try:
+                    reserved = self.endpoint.acquire(tokens)
+                except BudgetWait:
+                    return
+                except StopRun as exc:
+                    stop = exc
+                    return
+                pending[pool.submit(self._one, examples[nxt], capability, extras[nxt])] = (nxt, reserved)
+                nxt = next(todo, None)
+
         try:
-            while pending or (nxt is not None and stop is None):
-                while stop is None and nxt is not None and len(pending) < width:
-                    try:
-                        reserved = self.endpoint.acquire(tokens)
-                    except BudgetWait:
-                        break
-                    except StopRun as exc:
-                        stop = exc
-                        break
-                    fut = pool.submit(self._one, examples[nxt], capability, extras[nxt])
-                    pending[fut] = (nxt, reserved)
-                    nxt = next(todo, None)
-                if not pending:
-                    break
+            fill()
+            while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                finished = []
                 for fut in done:
                     i, reserved = pending.pop(fut)
                     self.endpoint.release(reserved)
                     try:
-                        pred = fut.result()
+                        finished.append(([i], [fut.result()]))
                     except StopRun as exc:
                         stop = stop or exc
-                        continue
-                    yield [i], [pred]
+                fill()  # refill before the caller commits these: the endpoint never waits on the cache
+                yield from finished
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
         if stop is not None:
