@@ -211,9 +211,8 @@ class Model(Configurable):
         return ""
 
     def usage(self) -> Mapping[str, Any]:
-        """What the model consumed in this process so far (requests, tokens, how closed answers
-        were scored), as flat JSON values: the run writes it into the manifest (`usage`) and
-        report.md after every task, also when a run stops early. {} (the default): nothing."""
+        """What the model used in this process (requests, tokens; flat JSON values): the run
+        writes it into the manifest (`usage`) and report.md after every task. {}: nothing."""
         return {}
 
     def fingerprint_extra(self) -> Any:
