@@ -44,6 +44,11 @@ class HFVLMModel(HFModelBase):
 
         return [transformers.AutoModelForImageTextToText]
 
+    def fingerprint_extra(self) -> Any:
+        """Also the scoring protocol: 2 = candidates after a space and the common token prefix,
+        images one list per prompt (families.py); predictions cached under 1 are redone."""
+        return {**super().fingerprint_extra(), "protocol": 2}
+
     def _after_load(self) -> None:
         self.family = family_of(getattr(self.net.config, "model_type", None))
         self.tokenizer = getattr(self.processor, "tokenizer", self.processor)
