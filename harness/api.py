@@ -210,6 +210,11 @@ class Model(Configurable):
         """Markdown the run report shows at the end (e.g. candidates outside the label space)."""
         return ""
 
+    def usage(self) -> Mapping[str, Any]:
+        """What the model used in this process (requests, tokens; flat JSON values): the run
+        writes it into the manifest (`usage`) and report.md after every task. {}: nothing."""
+        return {}
+
     def fingerprint_extra(self) -> Any:
         """Extra state folded into the fingerprint (trained weights' hash, model revision)."""
         return None

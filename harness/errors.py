@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["ExitCode", "HarnessError", "UsageError", "DataError", "PluginError", "ResourceError"]
+__all__ = ["ExitCode", "HarnessError", "UsageError", "DataError", "PluginError", "ResourceError", "StopRun"]
 
 
 class ExitCode(enum.IntEnum):
@@ -49,3 +49,14 @@ class ResourceError(HarnessError):
     """A resource is missing; the message says how to install it."""
 
     exit_code = ExitCode.RESOURCE
+
+
+class StopRun(HarnessError):
+    """A model cannot go on (its endpoint is unreachable, its usage budget is spent): the
+    runner and the probe boundary re-raise it instead of recording per-example errors, and
+    the run stops with this one line, keeping every prediction already cached (`--resume`
+    continues). `exit_code` is chosen by the raiser (e.g. PARTIAL for a spent budget)."""
+
+    def __init__(self, message: str, exit_code: ExitCode = ExitCode.RESOURCE) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code

@@ -129,6 +129,9 @@ def render_report(
             f"- model calls {stats.get('model_calls', 0)}, cache hits {stats.get('cache_hits', 0)}, "
             f"example errors {stats.get('example_errors', 0)}\n"
         )
+    usage = manifest.get("usage") or {}
+    if usage:  # a served model's requests and tokens (Model.usage)
+        out.append("- model usage: " + ", ".join(f"{md_cell(k)} {md_cell(v)}" for k, v in usage.items()) + "\n")
     counts = manifest.get("data_counts") or {}
     if counts:
         out.append("\n## Data accepted under lenient policies\n\n")

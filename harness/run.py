@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Sequence
 from .api import Model, Task
 from .cache import PredictionCache
 from .digest import digest
-from .errors import ExitCode, UsageError
+from .errors import ExitCode, StopRun, UsageError
 from .features import resolve_features
 from .manifest import new_manifest, now, suite_file_digest
 from .paths import DEFAULT_RUNS
@@ -123,6 +123,9 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     except KeyboardInterrupt:
         status = "interrupted"
         raise
+    except StopRun:  # the model cannot go on (endpoint gone, budget spent): keep what is done
+        status = "stopped"
+        raise
     finally:  # bad input found mid-run (HarnessError) also keeps what was computed
         cache.close()
         run.outcome.example_errors = run.runner.stats.errors
@@ -225,7 +228,7 @@ def _flush(run: "_Run", manifest: dict[str, Any], *, status: str) -> None:
                           "deferred_fit_seconds": round(stats.fit_seconds, 3),
                           "probe_outputs_reused": run.reused},
                 "timings": run.timings, "data": dict(sorted(run.data_digests.items())),
-                **({"data_counts": run.data_counts} if run.data_counts else {})}
+                **({"data_counts": run.data_counts} if run.data_counts else {}), **_usage(run.model)}
     if status != "running":
         manifest["finished"] = now()
     run.rundir.write_results(run.outcome.rows)
@@ -233,3 +236,12 @@ def _flush(run: "_Run", manifest: dict[str, Any], *, status: str) -> None:
     run.rundir.write_report(render_report(manifest, run.outcome.rows, run.sections, run.missing, run.outcome.skipped,
                                           [vars(f) for f in run.outcome.probe_failures], stats.error_examples,
                                           run.headlines))
+
+
+def _usage(model: Model) -> dict[str, Any]:
+    """{"usage": model.usage()} when the model reports any (requests, tokens), else {}."""
+    try:
+        usage = dict(model.usage() or {})
+    except Exception:  # metadata only: a plugin bug here must not end the run
+        return {}
+    return {"usage": usage} if usage else {}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from .api import Model, Probe, Task
 from .digest import digest
-from .errors import DataError, ExitCode, HarnessError
+from .errors import DataError, ExitCode, HarnessError, StopRun
 from .layouts import RowTags
 from .probe_cache import ProbeOutput, ProbeOutputCache
 from .probe_context import TaskContext, train_source
@@ -231,7 +231,7 @@ class _Run:
         failed = False
         try:
             rows = probe.run(ctx)
-        except (KeyboardInterrupt, SystemExit):
+        except (KeyboardInterrupt, SystemExit, StopRun):  # StopRun: the model cannot go on at all
             raise
         except HarnessError as exc:
             self.outcome.probe_failures.append(ProbeFailure(task_name, probe_name, entry.plugin, str(exc)))

@@ -5,6 +5,7 @@
 - A batch that raises is retried one example at a time; an example that still raises is
   recorded as an error naming the model plugin, and the run continues.
 - Outputs are checked against the contract (one output per example, one score per choice).
+- A model that raises `StopRun` (endpoint gone, budget spent) is not contained: the run stops.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .api import Model
 from .cache import PredictionCache
-from .errors import HarnessError, UsageError
+from .errors import HarnessError, StopRun, UsageError
 from .types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 
 __all__ = ["Runner", "RunnerStats", "resolve_device", "has_nvidia_driver", "ANSWER_TAKING"]
@@ -223,7 +224,7 @@ class Runner:
                 done.update(fresh)
                 if bar is not None:
                     bar.update(len(positions))
-        except (KeyboardInterrupt, SystemExit):
+        except (KeyboardInterrupt, SystemExit, StopRun):
             raise
         except Exception:
             pass  # fall back to the plain path for whatever is not done
@@ -237,7 +238,7 @@ class Runner:
     def _call_contained(self, batch, extras, capability) -> list[Prediction]:
         try:
             return self._call(batch, extras, capability)
-        except (KeyboardInterrupt, SystemExit):
+        except (KeyboardInterrupt, SystemExit, StopRun):
             raise
         except Exception:
             if len(batch) == 1:
@@ -247,7 +248,7 @@ class Runner:
         for ex, extra in zip(batch, extras):
             try:
                 out.extend(self._call([ex], [extra], capability))
-            except (KeyboardInterrupt, SystemExit):
+            except (KeyboardInterrupt, SystemExit, StopRun):
                 raise
             except Exception:
                 out.append(self._failed(ex, capability))

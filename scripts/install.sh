@@ -31,7 +31,7 @@ fi
 
 # torch first, pinned: that takes the local CPU wheel (an unpinned resolve pulls CUDA).
 $PY -m pip install -q --disable-pip-version-check -c constraints.txt torch==2.13.0
-extras="resources,plots,hf,h5"
+extras="resources,plots,hf,h5,openai"
 [ "$WITH_TEST" = 1 ] && extras="$extras,test"
 $PY -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[$extras]"
 harness resources install

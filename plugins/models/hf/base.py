@@ -10,11 +10,13 @@ from harness.api import Model, Option
 from harness.errors import PluginError, ResourceError, UsageError
 from harness.types import Answer, Example, Prediction, as_answer
 
+from .families import load_processor
 from .loading import (
     DOWNLOAD_OPTION,
     DTYPES,
     ModelSource,
     precision,
+    read_config,
     resolve_source,
     torch_dtype,
     weights_digest,
@@ -96,12 +98,11 @@ class HFModelBase(Model):
         self._after_load()
 
     def _load(self, device: str) -> tuple[Any, Any]:
-        from transformers import AutoProcessor
-
         trust = bool(self.config["trust_remote_code"])
         folder = str(self.source.folder)
         try:
-            processor = AutoProcessor.from_pretrained(folder, trust_remote_code=trust)
+            # Per-family processor handling (video processors without torchvision): families.py.
+            processor = load_processor(folder, read_config(self.source.folder).get("model_type"), trust)
         except Exception as exc:
             raise ResourceError(f"model {self.name!r}: could not load the processor from {folder}: {_first_line(exc)}") from None
         last: Exception | None = None

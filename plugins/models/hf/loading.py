@@ -28,6 +28,7 @@ __all__ = [
     "precision",
     "DTYPES",
     "DOWNLOAD_OPTION",
+    "read_config",
 ]
 
 #: Accepted `dtype` option values; "auto" = float32 on CPU, the checkpoint's dtype on CUDA.

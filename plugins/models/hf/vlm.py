@@ -19,6 +19,7 @@ from harness.api import Option
 from harness.types import Answer, Example
 
 from .base import COMMON_OPTIONS, HFModelBase
+from .families import family_of
 from .pipeline import Prepared, decode
 from .prompts import ENTAILMENT_LABELS, build_prompt, clean_answer, task_of
 
@@ -43,7 +44,13 @@ class HFVLMModel(HFModelBase):
 
         return [transformers.AutoModelForImageTextToText]
 
+    def fingerprint_extra(self) -> Any:
+        """Also the scoring protocol: 2 = candidates after a space and the common token prefix,
+        images one list per prompt (families.py); predictions cached under 1 are redone."""
+        return {**super().fingerprint_extra(), "protocol": 2}
+
     def _after_load(self) -> None:
+        self.family = family_of(getattr(self.net.config, "model_type", None))
         self.tokenizer = getattr(self.processor, "tokenizer", self.processor)
         # 0 = leave sizing to the processor (LLaVA-style processors resize to a fixed size).
         self.image_size = int(self.config["image_size"])
@@ -65,7 +72,10 @@ class HFVLMModel(HFModelBase):
 
     # ------------------------------------------------------------- prompts
     def chat_prompt(self, text: str) -> str:
-        """The templated prompt for one user turn with one image (generation prompt added)."""
+        """The templated prompt for one user turn with one image (generation prompt added);
+        the text as it is for a family whose processor lays out the prompt (PaliGemma)."""
+        if not self.family.chat:  # the processor adds BOS and a newline after the text
+            return f"{getattr(self.processor, 'image_token', '<image>')}{text}"
         messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": text}]}]
         template = getattr(self.processor, "chat_template", None) or getattr(self.tokenizer, "chat_template", None)
         if template:
@@ -117,7 +127,7 @@ class HFVLMModel(HFModelBase):
     def generate(self, images: Sequence[Any], prompts: Sequence[str], max_new_tokens: int) -> list[str]:
         """Greedy generation for a batch, left-padded so every prompt ends where decoding starts."""
         self.tokenizer.padding_side = "left"
-        inputs = self.processor(images=list(images), text=[self.chat_prompt(p) for p in prompts],
+        inputs = self.processor(images=[[im] for im in images], text=[self.chat_prompt(p) for p in prompts],
                                 padding=True, return_tensors="pt")
         inputs = {k: v.to(self.device, non_blocking=True) if hasattr(v, "to") else v for k, v in inputs.items()}
         with self._autocast():
@@ -129,27 +139,51 @@ class HFVLMModel(HFModelBase):
     def loglik(self, image: Any, prompt: str, candidates: Sequence[str]) -> list[float]:
         """Sum of log P(candidate tokens | image, prompt) for each candidate (one forward pass).
 
-        The prompt and each prompt+candidate are tokenized by the processor (image tokens
-        expanded); the candidate's tokens are the positions after the prompt's length.
+        The candidate follows the templated prompt as the model would write it (one space
+        after a prompt that does not end in whitespace); its tokens are those after the
+        longest common prefix with the prompt's own tokens (families.py). PaliGemma's
+        candidates go through the processor's `suffix` (token_type_ids mark them; its EOS
+        is not scored).
         """
-        import torch
-
         if not candidates:
             return []
         context = self.chat_prompt(prompt)
         self.tokenizer.padding_side = "right"
-        prompt_len = int(self.processor(images=[image], text=[context], return_tensors="pt")["attention_mask"].sum())
-        inputs = self.processor(images=[image] * len(candidates), text=[context + c for c in candidates],
-                                padding=True, return_tensors="pt")
+        if self.family.candidates == "suffix":
+            inputs = self.processor(images=[[image]] * len(candidates), text=[context] * len(candidates),
+                                    suffix=list(candidates), padding=True, return_tensors="pt")
+            marks = inputs["token_type_ids"]
+            spans = [(int(row.nonzero()[0]), int(row.nonzero()[-1])) for row in marks]  # EOS (last) excluded
+        else:
+            joiner = "" if not context or context[-1].isspace() else " "
+            prompt_ids = self.processor(images=[[image]], text=[context], return_tensors="pt")["input_ids"][0].tolist()
+            inputs = self.processor(images=[[image]] * len(candidates), text=[context + joiner + c for c in candidates],
+                                    padding=True, return_tensors="pt")
+            lengths = inputs["attention_mask"].sum(dim=1).tolist()
+            spans = [(_common_prefix(prompt_ids, row.tolist()), int(n)) for row, n in zip(inputs["input_ids"], lengths)]
+        return self._span_logprobs(inputs, spans)
+
+    def _span_logprobs(self, inputs: Any, spans: Sequence[tuple[int, int]]) -> list[float]:
+        """Sum of log P(token t | tokens < t) over t in [start, stop) for each row."""
+        import torch
+
         inputs = {k: v.to(self.device, non_blocking=True) if hasattr(v, "to") else v for k, v in inputs.items()}
         with self._autocast():
             logits = self.net(**inputs).logits
         logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
-        ids = inputs["input_ids"][:, 1:]
-        picked = logp.gather(-1, ids[..., None]).squeeze(-1)
-        lengths = inputs["attention_mask"].sum(dim=1).tolist()
-        # Token t is predicted at position t-1: candidate tokens are prompt_len .. length-1.
-        return [float(picked[r, prompt_len - 1 : int(n) - 1].sum()) for r, n in enumerate(lengths)]
+        picked = logp.gather(-1, inputs["input_ids"][:, 1:, None]).squeeze(-1)
+        # Token t is predicted at position t-1.
+        return [float(picked[r, max(start, 1) - 1 : stop - 1].sum()) for r, (start, stop) in enumerate(spans)]
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the longest common prefix of two token id lists."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _closed_answer(labels: Sequence[str], scores: Sequence[float]) -> Answer:

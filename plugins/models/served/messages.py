@@ -1,0 +1,194 @@
+"""What the `openai` model sends and how it reads the answers: pure functions, no network.
+
+Requests: one user turn with the image (a data URL) first and the task's text after it,
+the same prompts as `hf-vlm` (`plugins/models/hf/prompts.py`), plus a lettered
+multiple-choice prompt for `score_choices`.
+
+Answers (docs/served-models.md has the rules with examples):
+- closed label sets (yes/no; entailment/neutral/contradiction), when the server returns
+  log-probabilities: the first generated token's `top_logprobs` are pooled per label (a
+  token counts for a label when, stripped and lower-cased, it is a non-empty prefix of that
+  label and of no other one); the label with the most probability wins. Otherwise the
+  generated text, cleaned by `hf-vlm`'s rules (`clean_answer`), and for entailment mapped to
+  the one label its first word is a prefix of.
+- `score_choices`, with log-probabilities: the log-probability of each option's letter as the
+  first token (letters outside `top_logprobs` get `LETTER_FLOOR`); without: the letter the
+  model wrote scores 0 and every other option `LETTER_FLOOR`; an answer naming no option
+  (neither a letter nor an option's text) scores every option 0.0, a tie.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+import os
+import re
+from functools import lru_cache
+from typing import Any, Mapping, Sequence
+
+from harness.images import load_image
+
+from ..hf.prompts import ENTAILMENT_LABELS, build_prompt, clean_answer
+
+__all__ = [
+    "LETTERS",
+    "LETTER_FLOOR",
+    "CHOICE_PROMPT",
+    "image_data_url",
+    "user_message",
+    "choice_prompt",
+    "closed_from_logprobs",
+    "closed_from_text",
+    "letters_from_logprobs",
+    "letters_from_text",
+]
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+#: Score of an option the answer gives no evidence for: very low but finite, so sums and
+#: sorting stay defined (the convention of `hf-vqa`'s out-of-label candidates).
+LETTER_FLOOR = -1e9
+
+#: The lettered multiple-choice prompt (LLaVA-1.5's wording for multiple-choice benchmarks).
+CHOICE_PROMPT = "{question}\n{options}\nAnswer with the option's letter from the given choices directly."
+
+_MIME = {"jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
+
+
+def _resized(im: Any, longest: int) -> Any:
+    from PIL import Image
+
+    w, h = im.size
+    if longest <= 0 or max(w, h) <= longest:
+        return im
+    scale = longest / max(w, h)
+    return im.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.BICUBIC)
+
+
+@lru_cache(maxsize=512)
+def _encoded(path: str, stamp: int, fmt: str, quality: int, longest: int) -> str:
+    im = _resized(load_image(path), longest)
+    buf = io.BytesIO()
+    if fmt == "png":
+        im.save(buf, "PNG")
+    else:
+        im.save(buf, fmt.upper(), quality=quality)
+    return f"data:{_MIME[fmt]};base64,{base64.b64encode(buf.getvalue()).decode('ascii')}"
+
+
+def image_data_url(path: str, fmt: str = "jpeg", quality: int = 95, longest: int = 0) -> str:
+    """The image at `path` as a data URL: RGB, longest side at most `longest` (0: as is),
+    encoded as `fmt` (jpeg/webp at `quality`, png lossless). Raises DataError naming the path.
+
+    Encodings are cached per (path, modification time, settings): toy and VQA questions share
+    images, and a probe's variants ask about the same image several times."""
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError:
+        stamp = 0  # the blank-image sentinel, or a missing file (load_image names it)
+    return _encoded(path, stamp, fmt, quality, longest)
+
+
+def user_message(image_url: str, text: str) -> list[dict[str, Any]]:
+    """One user turn: the image, then the text (the order LLaVA-style models are trained on)."""
+    return [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": image_url}},
+                                         {"type": "text", "text": text}]}]
+
+
+def choice_prompt(question: str, choices: Sequence[str]) -> str:
+    """The lettered multiple-choice prompt ("A. red\\nB. blue ..."); at most 26 options."""
+    if len(choices) > len(LETTERS):
+        raise ValueError(f"{len(choices)} choices: the lettered prompt has room for {len(LETTERS)}")
+    options = "\n".join(f"{LETTERS[i]}. {c}" for i, c in enumerate(choices))
+    return CHOICE_PROMPT.format(question=question.strip(), options=options)
+
+
+def _top(first_token: Any) -> list[tuple[str, float]]:
+    """(token text, log-probability) pairs of the first generated token's top alternatives."""
+    items = getattr(first_token, "top_logprobs", None) or []
+    out = [(str(getattr(t, "token", "")), float(getattr(t, "logprob", -math.inf))) for t in items]
+    if not out and getattr(first_token, "token", None) is not None:
+        out = [(str(first_token.token), float(first_token.logprob))]
+    return out
+
+
+def _label_of(token: str, labels: Sequence[str]) -> str | None:
+    text = token.strip().lower()
+    if not text:
+        return None
+    hits = [label for label in labels if label.startswith(text)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def closed_from_logprobs(first_token: Any, labels: Sequence[str]) -> dict[str, float] | None:
+    """Probability per label pooled from the first token's alternatives, normalised over the
+    labels; None when no alternative names a label (the caller then reads the text)."""
+    mass = {label: 0.0 for label in labels}
+    for token, logprob in _top(first_token):
+        label = _label_of(token, labels)
+        if label is not None and math.isfinite(logprob):
+            mass[label] += math.exp(logprob)
+    total = sum(mass.values())
+    if total <= 0:
+        return None
+    return {label: m / total for label, m in mass.items()}
+
+
+def closed_from_text(text: str, kind: str) -> str:
+    """A generated answer to a closed question, cleaned (`clean_answer`); for entailment the
+    label its first word is a prefix of, when exactly one is."""
+    cleaned = clean_answer(text, yes_no=kind == "yes/no")
+    if kind == "entailment" and cleaned:
+        first = re.split(r"[\s,.!;:]+", cleaned, maxsplit=1)[0]
+        label = _label_of(first, ENTAILMENT_LABELS)
+        if label is not None:
+            return label
+    return cleaned
+
+
+def _letter(token: str, n: int) -> int | None:
+    text = token.strip().strip("().:*[]").strip()
+    if len(text) == 1 and text in LETTERS[:n]:
+        return LETTERS.index(text)
+    return None
+
+
+def letters_from_logprobs(first_token: Any, n: int) -> list[float] | None:
+    """Each option's score: the best log-probability among first-token alternatives that
+    spell its letter ("A", " A", "A."); `LETTER_FLOOR` for letters not among them. None when
+    no letter is among them."""
+    scores = [LETTER_FLOOR] * n
+    for token, logprob in _top(first_token):
+        i = _letter(token, n)
+        if i is not None and math.isfinite(logprob):
+            scores[i] = max(scores[i], logprob)
+    return scores if any(s > LETTER_FLOOR for s in scores) else None
+
+
+def letters_from_text(text: str, choices: Sequence[str]) -> list[float] | None:
+    """One-hot scores from a generated answer: its option letter, upper-case, first ("B",
+    "B.", "(B) blue", "Answer: B") or, failing that, an option's text after cleaning; None
+    when it names no option."""
+    n = len(choices)
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    first = _ANSWER_PREFIX.sub("", first)
+    match = re.match(r"^[(\[]?([A-Z])(?:[\s.):\]]|$)", first)
+    if match and match.group(1) in LETTERS[:n]:
+        pick = LETTERS.index(match.group(1))
+    else:
+        cleaned = clean_answer(text)
+        lowered = [c.strip().lower() for c in choices]
+        if cleaned not in lowered:
+            return None
+        pick = lowered.index(cleaned)
+    return [0.0 if i == pick else LETTER_FLOOR for i in range(n)]
+
+
+_ANSWER_PREFIX = re.compile(r"^(?:the\s+answer\s+is|answer)\s*:?\s*", re.IGNORECASE)
+
+
+def prompt_table() -> Mapping[str, str]:
+    """Every prompt the model may send, for the fingerprint (a changed prompt re-asks)."""
+    return {"choice": CHOICE_PROMPT, **{k: build_prompt(k, "{question}", "{answer}") for k in
+                                        ("short", "yes/no", "entailment", "explain")}}

@@ -1,0 +1,290 @@
+"""`openai`: any OpenAI-compatible chat endpoint (vLLM, SGLang, lmdeploy, TGI,
+`transformers serve`, hosted APIs) as a harness model. See docs/served-models.md.
+
+Each example is one chat request (image + task prompt); requests run `concurrency` at a
+time and each answer is handed to the runner as it arrives (`predict_stream`), which
+commits it to the prediction cache at once: a run killed at any point re-sends nothing it
+had an answer for. Retries, the budget and usage live in `endpoint.py`; prompts and the
+reading of answers in `messages.py`.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any, Iterator, Mapping, Sequence
+
+from harness.api import Model, Option
+from harness.errors import DataError, ExitCode, StopRun, UsageError
+from harness.types import Answer, Example, Prediction
+
+from ..hf.prompts import ENTAILMENT_LABELS, build_prompt, clean_answer, task_of
+from .endpoint import BudgetWait, Endpoint, RequestFailed
+from .messages import (
+    choice_prompt,
+    closed_from_logprobs,
+    closed_from_text,
+    image_data_url,
+    letters_from_logprobs,
+    letters_from_text,
+    prompt_table,
+    user_message,
+)
+
+__all__ = ["OpenAIModel"]
+
+#: Bump when the reading of answers changes (messages.py): cached predictions are then redone.
+PROTOCOL = 1
+
+_LABELS = {"yes/no": ("yes", "no"), "entailment": ENTAILMENT_LABELS}
+
+
+class OpenAIModel(Model):
+    """A model behind an OpenAI-compatible `/chat/completions` endpoint."""
+
+    name = "openai"
+    description = "any OpenAI-compatible endpoint (vLLM, SGLang, TGI, lmdeploy, transformers serve, hosted APIs)"
+    uses_images = True
+    options = {
+        "base_url": Option("", "the endpoint, e.g. http://127.0.0.1:8000/v1 (not in the fingerprint: a moved "
+                               "server serves the same model)", fingerprint=False),
+        "model": Option("", "the model name the endpoint serves (GET <base_url>/models lists them)"),
+        "model_revision": Option("", "free text naming the weights behind `model` (a commit, a date); part of "
+                                     "the fingerprint, so new weights under an old name are asked again"),
+        "api_key_env": Option("", "name of the environment variable holding the API key (the key itself is never "
+                                  "written anywhere); empty: no key", fingerprint=False),
+        "concurrency": Option(8, "requests in flight at once", min=1, max=1024, fingerprint=False),
+        "timeout": Option(120.0, "seconds to wait for one answer", min=1, max=3600, fingerprint=False),
+        "max_retries": Option(5, "retries of one request (429, 5xx, dropped connections)", min=0, max=100,
+                              fingerprint=False),
+        "max_tokens": Option(10, "answer length limit (tokens); also multiple choice", min=1, max=4096),
+        "explain_max_tokens": Option(40, "explanation length limit (tokens)", min=1, max=4096),
+        "temperature": Option(0.0, "sampling temperature (0: greedy)", min=0, max=2),
+        "top_p": Option(1.0, "nucleus sampling mass", min=0, max=1),
+        "seed": Option(-1, "sampling seed sent to the server (-1: none sent)", min=-1, max=2**31 - 1),
+        "logprobs": Option("auto", "closed answers and multiple choice from log-probabilities: auto (when the "
+                                   "server returns them), on (required), off (never asked)", ("auto", "on", "off")),
+        "top_logprobs": Option(20, "alternatives asked for the first answer token", min=1, max=20),
+        "image_format": Option("jpeg", "image encoding sent", ("jpeg", "png", "webp")),
+        "image_quality": Option(95, "jpeg/webp quality", min=1, max=100),
+        "image_max_side": Option(0, "longest image side sent, in pixels (0: as stored)", min=0, max=16384),
+        "budget_requests": Option(0, "stop before this run answers more requests (0: no budget)", min=0,
+                                  max=10**12, fingerprint=False),
+        "budget_tokens": Option(0, "stop before this run uses more prompt+completion tokens (0: no budget)", min=0,
+                                max=10**15, fingerprint=False),
+    }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        base, model = str(self.config["base_url"]).strip(), str(self.config["model"]).strip()
+        if not base.startswith(("http://", "https://")):
+            raise UsageError(f"model {self.name!r}: option base_url=... is required, e.g. base_url=http://127.0.0.1:8000/v1"
+                             + (f" (got {base!r})" if base else ""))
+        if not model:
+            raise UsageError(f"model {self.name!r}: option model=... is required (the name the endpoint serves)")
+        c = self.config
+        self.endpoint = Endpoint(f"model {self.name!r}", base, model, api_key_env=c["api_key_env"],
+                                 timeout=c["timeout"], max_retries=c["max_retries"],
+                                 budget_requests=c["budget_requests"], budget_tokens=c["budget_tokens"])
+        self._counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._ask_logprobs = c["logprobs"] != "off"
+
+    def setup(self, device: str) -> None:
+        """Nothing to load: the endpoint is contacted only for predictions not in the cache."""
+        self.device = device
+
+    def fingerprint_extra(self) -> Any:
+        """The prompts and the answer-reading protocol (options are covered already)."""
+        return {"prompts": dict(prompt_table()), "protocol": PROTOCOL}
+
+    # ---------------------------------------------------------- capabilities
+    def answer(self, batch: Sequence[Example]) -> list[Answer | str]:
+        """Short answers; yes/no and entailment from log-probabilities when offered."""
+        return [_value(p) for p in self._all(batch, "answer", [""] * len(batch))]
+
+    def score_choices(self, batch: Sequence[Example]) -> list[list[float]]:
+        """The lettered multiple-choice prompt, scored by letter log-probabilities or the letter written."""
+        return [list(p.choice_scores or ()) for p in self._all(batch, "score_choices", [""] * len(batch))]
+
+    def explain(self, batch: Sequence[Example], answers: Sequence[str]) -> list[str]:
+        """One generated sentence explaining the given answer."""
+        return [p.explanation or "" for p in self._all(batch, "explain", list(answers))]
+
+    def _all(self, batch: Sequence[Example], capability: str, extras: list[str]) -> list[Prediction]:
+        found: dict[int, Prediction] = {}
+        for idx, preds in self.predict_stream(batch, capability, answers=extras):
+            found.update(zip(idx, preds))
+        out = [found[i] for i in range(len(batch))]
+        failed = next((p for p in out if p.error), None)
+        if failed is not None:
+            raise RequestFailed(failed.error or "")
+        return out
+
+    # --------------------------------------------------------------- streaming
+    def predict_stream(self, examples: Sequence[Example], capability: str, *, answers: Sequence[str] | None = None,
+                       batch_size: int = 32) -> Iterator[tuple[list[int], list[Prediction]]]:
+        """Yield ([index], [prediction]) as each answer arrives, at most `concurrency` in flight.
+
+        The budget is reserved before each request is sent; when it (or the endpoint) stops
+        the run, requests in flight are still awaited and yielded, then StopRun is raised."""
+        if capability not in self.capabilities():
+            raise UsageError(f"model {self.name!r} has no {capability!r} capability")
+        extras = list(answers) if answers is not None else [""] * len(examples)
+        width = int(self.config["concurrency"])
+        tokens = int(self.config["explain_max_tokens" if capability == "explain" else "max_tokens"])
+        pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="openai")
+        pending: dict[Future, tuple[int, int]] = {}
+        stop: StopRun | None = None
+        todo = iter(range(len(examples)))
+        nxt = next(todo, None)
+
+        def fill() -> None:
+            nonlocal nxt, stop
+            while stop is None and nxt is not None and len(pending) < width:
+                try:
+                    reserved = self.endpoint.acquire(tokens)
+                except BudgetWait:
+                    return
+                except StopRun as exc:
+                    stop = exc
+                    return
+                pending[pool.submit(self._one, examples[nxt], capability, extras[nxt])] = (nxt, reserved)
+                nxt = next(todo, None)
+
+        try:
+            fill()
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                finished = []
+                for fut in done:
+                    i, reserved = pending.pop(fut)
+                    self.endpoint.release(reserved)
+                    try:
+                        finished.append(([i], [fut.result()]))
+                    except StopRun as exc:
+                        stop = stop or exc
+                fill()  # refill before the caller commits these: the endpoint never waits on the cache
+                yield from finished
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+        if stop is not None:
+            raise stop
+
+    def _one(self, ex: Example, capability: str, extra: str) -> Prediction:
+        """One example's request and its reading; failures of this example become its error."""
+        try:
+            url = image_data_url(ex.image, self.config["image_format"], int(self.config["image_quality"]),
+                                 int(self.config["image_max_side"]))
+            if capability == "answer":
+                return self._answer(ex, url)
+            if capability == "score_choices":
+                return Prediction(ex.id, capability, choice_scores=tuple(self._choices(ex, url)))
+            text = self._content(self._ask(url, build_prompt("explain", ex.question, extra),
+                                           int(self.config["explain_max_tokens"]), logprobs=False))
+            return Prediction(ex.id, capability, answer=extra, explanation=text.strip())
+        except (RequestFailed, DataError, ValueError) as exc:
+            message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            return Prediction(ex.id, capability, error=f"plugin {self.name}: {type(exc).__name__}: {message}")
+
+    def _answer(self, ex: Example, url: str) -> Prediction:
+        kind = task_of(ex.question, dict(ex.meta), tuple(ex.choices))
+        labels = _LABELS.get(kind)
+        response = self._ask(url, build_prompt(kind, ex.question), int(self.config["max_tokens"]),
+                             logprobs=labels is not None)
+        text = self._content(response)
+        if labels is None:
+            return Prediction(ex.id, "answer", answer=clean_answer(text))
+        first = self._first_token(response)
+        dist = closed_from_logprobs(first, labels) if first is not None else None
+        if dist is not None:
+            self._count("closed_by_logprobs")
+            best = max(labels, key=lambda lab: (dist[lab], -labels.index(lab)))
+            return Prediction(ex.id, "answer", answer=best, answer_scores=dist)
+        self._count("closed_by_generation")
+        return Prediction(ex.id, "answer", answer=closed_from_text(text, kind))
+
+    def _choices(self, ex: Example, url: str) -> list[float]:
+        if not ex.choices:
+            return []
+        response = self._ask(url, choice_prompt(ex.question, ex.choices), int(self.config["max_tokens"]),
+                             logprobs=True)
+        first = self._first_token(response)
+        scores = letters_from_logprobs(first, len(ex.choices)) if first is not None else None
+        if scores is not None:
+            self._count("choices_by_logprobs")
+            return scores
+        scores = letters_from_text(self._content(response), ex.choices)
+        if scores is not None:
+            self._count("choices_by_letter")
+            return scores
+        self._count("choices_unanswered")
+        return [0.0] * len(ex.choices)
+
+    # ----------------------------------------------------------------- requests
+    def _ask(self, url: str, text: str, max_tokens: int, *, logprobs: bool) -> Any:
+        c = self.config
+        params: dict[str, Any] = {"messages": user_message(url, text), "max_tokens": max_tokens,
+                                  "temperature": float(c["temperature"]), "top_p": float(c["top_p"])}
+        if int(c["seed"]) >= 0:
+            params["seed"] = int(c["seed"])
+        asked = logprobs and self._ask_logprobs
+        if asked:
+            params.update(logprobs=True, top_logprobs=int(c["top_logprobs"]))
+        try:
+            return self.endpoint.chat(**params)
+        except RequestFailed as exc:
+            if not (asked and c["logprobs"] == "auto" and exc.status in (400, 422) and "logprob" in str(exc).lower()):
+                raise
+            self._ask_logprobs = False  # this endpoint refuses them: ask without from now on
+            params.pop("logprobs"), params.pop("top_logprobs")
+            return self.endpoint.chat(**params)
+
+    def _first_token(self, response: Any) -> Any:
+        """The first generated token's log-probability record, or None when none came back."""
+        choice = (getattr(response, "choices", None) or [None])[0]
+        content = getattr(getattr(choice, "logprobs", None), "content", None) or []
+        if content:
+            return content[0]
+        if self.config["logprobs"] == "on":
+            self.endpoint.stop("returned no log-probabilities (logprobs=on); use logprobs=auto or off",
+                               ExitCode.USAGE)
+        return None
+
+    @staticmethod
+    def _content(response: Any) -> str:
+        choices = getattr(response, "choices", None) or []
+        message = getattr(choices[0], "message", None) if choices else None
+        return str(getattr(message, "content", None) or "")
+
+    # ------------------------------------------------------------------- usage
+    def _count(self, key: str) -> None:
+        with self._lock:
+            self._counts[key] = self._counts.get(key, 0) + 1
+
+    def usage(self) -> Mapping[str, Any]:
+        """Requests, attempts, retries, tokens, and how closed answers and choices were read."""
+        with self._lock:
+            counts = dict(sorted(self._counts.items()))
+        return {**self.endpoint.usage.as_dict(), **counts}
+
+    def report_notes(self) -> str:
+        """How this run read closed answers and multiple choice, with counts (the run says which)."""
+        c = self.usage()
+        lines = [f"Endpoint `{self.endpoint.base_url}`, model `{self.config['model']}`: {c['requests']} answered "
+                 f"requests ({c['attempts']} sent), {c['prompt_tokens']} prompt and {c['completion_tokens']} "
+                 "completion tokens in this run."]
+        if c.get("closed_by_logprobs") or c.get("closed_by_generation"):
+            lines.append(f"Yes/no and entailment answers: {c.get('closed_by_logprobs', 0)} from log-probabilities, "
+                         f"{c.get('closed_by_generation', 0)} from generated text.")
+        if any(k.startswith("choices_") for k in c):
+            lines.append(f"Multiple choice (lettered prompt): {c.get('choices_by_logprobs', 0)} from letter "
+                         f"log-probabilities, {c.get('choices_by_letter', 0)} from the letter written, "
+                         f"{c.get('choices_unanswered', 0)} naming no option (scored as a tie).")
+        return "\n".join(f"- {line}" for line in lines)
+
+
+def _value(pred: Prediction) -> Answer | str:
+    if pred.answer_scores:
+        return Answer(pred.answer or "", dict(pred.answer_scores))
+    return pred.answer or ""

@@ -1,0 +1,30 @@
+"""One `transformers serve` per tiny model for the whole session (started side by side)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("openai")
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+
+from helpers_served import Server, build_llava  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Server]:
+    """{"yes": a LLaVA that always writes "yes", "B": one that always writes "B"}, served."""
+    root = tmp_path_factory.mktemp("served")
+    started = {}
+    for says in ("yes", "B"):
+        folder = build_llava(root / f"llava-says-{says}", says)
+        started[says] = Server(folder, root / f"serve-{says}.log").start()
+    try:
+        for server in started.values():
+            server.wait_ready()
+        yield started
+    finally:
+        for server in started.values():
+            server.kill()
