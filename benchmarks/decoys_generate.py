@@ -41,7 +41,7 @@ TEMPLATES = (
 
 def make_records(n: int, seed: int = 0):
     """n Visual-Genome-like triplets (14 per image)."""
-    from harness.decoys import QARecord
+    from vqa_harness_plugins.generators.decoys import QARecord
 
     rng = random.Random(seed)
     records = []
@@ -59,7 +59,7 @@ def make_records(n: int, seed: int = 0):
 
 
 def run(n: int, device: str, wup):
-    from harness.decoys import DecoyConfig, generate_decoys
+    from vqa_harness_plugins.generators.decoys import DecoyConfig, generate_decoys
 
     records = make_records(n)
     t = time.perf_counter()
@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    from harness.decoys.wup import WupScorer
-    from harness.resources import wordnet
+    from vqa_harness_plugins.generators.decoys.wup import WupScorer
+    from vqa_harness_plugins.nlp import wordnet
 
     t = time.perf_counter()
     wn = wordnet()

@@ -1,4 +1,4 @@
-"""Benchmark: the e-ViL metric bundle (harness.metrics.nlg) on 15,000 explanation pairs.
+"""Benchmark: the e-ViL metric bundle (vqa_harness_plugins.metrics.nlg) on 15,000 explanation pairs.
 
     python benchmarks/nlg_metrics.py [--n 15000] [--cores 2] [--baseline-sample 20]
 
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(args.cores)
-    from harness.metrics.nlg import e_vil_score, nlg_scores, ptb_tokenize
+    from vqa_harness_plugins.metrics.nlg import e_vil_score, nlg_scores, ptb_tokenize
 
     cands, refs = make_pairs(args.n, args.seed)
     print(f"{len(cands)} pairs, {sum(map(len, refs))} references; {args.cores} CPU cores")

@@ -47,8 +47,8 @@ def real_questions(data_dir: Path) -> tuple[list[str], list[tuple[str, ...]]]:
 
 def stress_questions(base: list[str], n: int, seed: int) -> list[str]:
     """`n` questions: real ones with one NN swapped for a random WordNet noun."""
-    from harness.counterfactual import tokenize
-    from harness.resources import pos_tag, wordnet_index
+    from vqa_harness_plugins.generators.counterfactual import tokenize
+    from vqa_harness_plugins.nlp import pos_tag, wordnet_index
 
     wn = wordnet_index()
     nouns = sorted({name for name, counts in ((wn.lemma_names(s), wn.lemma_counts(s)) for s in range(len(wn))
@@ -71,11 +71,11 @@ def stress_questions(base: list[str], n: int, seed: int) -> list[str]:
 
 def time_loading() -> None:
     """Fast loaders (from the harness cache) vs NLTK's reader and tagger, same process."""
-    from harness.resources import perceptron, word_stats, wordnet_index, wordstats
+    from vqa_harness_plugins.nlp import perceptron, word_stats, wordnet_index, wordstats
 
     word_stats()  # first use builds the caches once
     perceptron.fast_tagger()
-    index_module = sys.modules["harness.resources.wordnet_index"]
+    index_module = sys.modules["vqa_harness_plugins.nlp.wordnet_index"]
     for module in (index_module, perceptron, wordstats):  # forget the in-process copies
         module._LOADED.clear()
         getattr(module, "_FOUND", {}).clear()
@@ -91,8 +91,8 @@ def time_loading() -> None:
     t_stats = time.perf_counter() - t0
     fast, fast_cpu = t_wn + t_tag + t_stats, time.process_time() - c_start
     t0, c0 = time.perf_counter(), time.process_time()
-    from harness.resources import wordnet
-    from harness.resources.tagger import nltk_tagger
+    from vqa_harness_plugins.nlp import wordnet
+    from vqa_harness_plugins.nlp.tagger import nltk_tagger
 
     wordnet()
     nltk_tagger()
@@ -131,8 +131,8 @@ def time_command(data_dir: Path, mode: str) -> tuple[float, float, float, float]
 
 def throughput(questions: list[str], answers: list[tuple[str, ...]] | None, seed: int, label: str) -> float:
     """Questions per CPU second of every mode on a fresh Perturber, vs tokenize + tag."""
-    from harness.counterfactual import Perturber, colors_in, perturb_many, tokenize
-    from harness.resources import perceptron
+    from vqa_harness_plugins.generators.counterfactual import Perturber, colors_in, perturb_many, tokenize
+    from vqa_harness_plugins.nlp import perceptron
 
     vocabulary = questions[:5000] + [a for row in (answers or [])[:5000] for a in row]
     rates = {}

@@ -118,7 +118,7 @@ class Vocab:
     def __init__(self) -> None:
         self.tail: tuple[str, ...] = ()
         try:
-            from harness.resources import wordnet_index
+            from vqa_harness_plugins.nlp import wordnet_index
 
             wn = wordnet_index()
             keep = {"noun.artifact", "noun.animal", "noun.food", "noun.plant", "noun.object", "noun.person",

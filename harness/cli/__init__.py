@@ -22,7 +22,6 @@ COMMANDS = {
     "list": "harness.cli.listing:list_cmd",
     "plugins": "harness.cli.listing:plugins_cmd",
     "leaderboard": "harness.cli.leaderboard_cmd:leaderboard",
-    "resources": "harness.cli.resources_cmd:resources",
     "cache": "harness.cli.cache_cmd:cache",
     "show": "harness.cli.show_cmd:show",
     "data": "harness.cli.data_cmd:data",

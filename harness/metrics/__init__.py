@@ -49,12 +49,11 @@ __all__ = [
 _EVALUATE_MODULES = Path(__file__).resolve().parent / "evaluate_modules"
 
 
-def evaluate_module_path(name: str) -> str:
-    """Folder of a local `evaluate` module, for ``evaluate.load(path)`` (works offline)."""
-    folder = _EVALUATE_MODULES / name
+def evaluate_module_path(name: str, root: Path = _EVALUATE_MODULES) -> str:
+    """Folder of a local `evaluate` module under `root`, for ``evaluate.load(path)`` (works
+    offline); plugins with modules of their own pass their folder."""
+    folder = root / name
     if not (folder / f"{name}.py").is_file():
-        known = sorted(
-            p.name for p in _EVALUATE_MODULES.iterdir() if (p / f"{p.name}.py").is_file()
-        )
+        known = sorted(p.name for p in root.iterdir() if (p / f"{p.name}.py").is_file())
         raise UsageError(f"no local evaluate module {name!r}; known: {', '.join(known)}")
     return str(folder)

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..digest import digest_bytes
-from ..errors import DataError, ResourceError
+from harness.digest import digest_bytes
+from harness.errors import DataError, ResourceError
 
 __all__ = [
     "METRICS",
@@ -218,12 +218,12 @@ def _bertscore(cands: list[str], refs: list[list[str]], model: str | None, layer
     from transformers.utils import logging as hf_logging
 
     if model is None:
-        from ..resources import bertscore_model
+        from ..nlp import bertscore_model
 
         model, default_layers = bertscore_model()
         layers = layers or default_layers
     if not layers:
-        from ..resources.bertscore import check_model_folder
+        from ..nlp.bertscore import check_model_folder
 
         layers, problem = check_model_folder(Path(model))
         if problem:

@@ -14,7 +14,7 @@ is the models' `grid` option:
   `.npz` with one array per image id (the key), each `[R, D]` or `[H, W, D]`; or `.npy`
   of shape `[N, R, D]` or `[N, H, W, D]` with a sidecar `<stem>.ids.json` (the image ids,
   one per row; memory-mapped). `[H, W, D]` grids are flattened row-major to R = H*W.
-  Files are read through `harness.feature_files` (the `precomputed` extractor's checked
+  Files are read through `vqa_harness_plugins.models.features.files` (the `precomputed` extractor's checked
   reader): a damaged or truncated file, pickled objects, a non-numeric or non-finite grid
   and a bad id list are one line naming the file and the image id or row. The file is
   opened (headers and id list checked) when the model is built, so a bad one stops the run
@@ -33,7 +33,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from harness.errors import DataError, UsageError
-from harness.feature_files import check_array_file, ids_sidecar, load_npy, npz_array, numeric, open_npz, read_ids
+from vqa_harness_plugins.models.features.files import check_array_file, ids_sidecar, load_npy, npz_array, numeric, open_npz, read_ids
 from harness.types import BLANK_IMAGE, Example
 
 __all__ = ["GridFeatures", "TOY_GRIDS", "toy_cell_grid", "toy_patch_grid", "GRID_HELP"]
@@ -112,7 +112,7 @@ class GridFeatures:
     # ------------------------------------------------------------------ files
     def _file(self) -> Any:
         """The open source: an `NpzFile` or (memory-mapped array, {id: row}); checked through
-        `harness.feature_files` (one line naming the file and the image id or row)."""
+        `vqa_harness_plugins.models.features.files` (one line naming the file and the image id or row)."""
         if self._table is None:
             path = check_array_file(self.spec, f"{self.owner}: grid feature file")
             if path.suffix.lower() == ".npz":

@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from harness.api import Model, Option
-from harness.decoys.variants import variant_parts
+from vqa_harness_plugins.generators.decoys.variants import variant_parts
 from harness.errors import DataError, UsageError
 from harness.features import resolve_features
 from harness.types import Example

@@ -20,8 +20,8 @@ def resources() -> None:
 @click.option("--allow-download", is_flag=True, help="Also try nltk.download (needs network).")
 def install(target: Path | None, allow_download: bool) -> None:
     """Make the resources available without a model hub (idempotent)."""
-    from ..errors import ResourceError
-    from ..resources import install as do_install
+    from harness.errors import ResourceError
+    from . import install as do_install
 
     statuses = do_install(target, allow_download=allow_download)
     _show(statuses)
@@ -33,7 +33,7 @@ def install(target: Path | None, allow_download: bool) -> None:
 @click.option("--target", type=click.Path(file_okay=False, path_type=Path), default=None)
 def status(target: Path | None) -> None:
     """Say what is present and where."""
-    from ..resources import status as do_status
+    from . import status as do_status
 
     _show(do_status(target))
 

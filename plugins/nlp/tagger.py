@@ -269,7 +269,7 @@ def nltk_tagger(target: Path | str | None = None) -> Any:
 def pos_tag(tokens: list[str], target: Path | str | None = None) -> list[tuple[str, str]]:
     """Penn Treebank tags for `tokens` with the installed perceptron tagger.
 
-    The same tags as NLTK's tagger (harness.resources.perceptron reimplements its `tag`),
+    The same tags as NLTK's tagger (vqa_harness_plugins.nlp.perceptron reimplements its `tag`),
     without importing nltk; the weights load from a marshal cache in well under a second."""
     if isinstance(tokens, str):
         raise TypeError("pos_tag expects a list of tokens, not a string")

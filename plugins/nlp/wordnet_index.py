@@ -3,7 +3,7 @@
 NLTK's `WordNetCorpusReader` reads every index file and the sense map at construction
 (several seconds, plus about 3 s to import nltk itself). The counterfactual generator only
 needs lemma -> senses, morphy, a few pointer types, lemma counts, glosses and depths, so the
-installed WordNet files (`corpora/wordnet`, found as `harness.resources.wordnet` finds them)
+installed WordNet files (`corpora/wordnet`, found as `vqa_harness_plugins.nlp.wordnet` finds them)
 are parsed once into plain tuples and lists and written with `marshal` to the harness cache:
 
     <cache>/resources/wordnet-index-<key>.marshal

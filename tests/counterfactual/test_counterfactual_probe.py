@@ -19,7 +19,7 @@ TOY_COLORS = ("red", "green", "blue", "yellow", "orange", "purple", "brown", "bl
 
 @pytest.fixture(scope="module", autouse=True)
 def _resources():
-    from harness.resources import pos_tag, wordnet
+    from vqa_harness_plugins.nlp import pos_tag, wordnet
 
     try:
         wordnet()
@@ -62,7 +62,7 @@ class ColorReader(Model):
 
 
 def _all_colors():
-    from harness.counterfactual import named_colors
+    from vqa_harness_plugins.generators.counterfactual import named_colors
 
     return named_colors()
 

@@ -270,7 +270,7 @@ def test_colors_are_matplotlib_named_colors() -> None:
 
 def test_words_exist_in_wordnet() -> None:
     try:
-        from harness.resources import wordnet
+        from vqa_harness_plugins.nlp import wordnet
 
         wn = wordnet()
     except (ImportError, LookupError, OSError, HarnessError) as exc:

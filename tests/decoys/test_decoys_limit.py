@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_decoys_generate import fake_wup
 
-from harness.decoys import DecoyConfig, QARecord, generate_decoys
+from vqa_harness_plugins.generators.decoys import DecoyConfig, QARecord, generate_decoys
 from harness.session import Session
 from harness.testing import make_host
 

@@ -187,7 +187,7 @@ def test_visual_genome_split_is_50_20_30_by_image_and_seeded() -> None:
 def test_cli_generate_writes_released_shape(tmp_path: Path, toy_examples, monkeypatch) -> None:
     from click.testing import CliRunner
 
-    import harness.decoys.generate as gen
+    import vqa_harness_plugins.generators.decoys.generate as gen
     from vqa_harness_plugins.probes.decoys.command import decoys
 
     # WordNet is exercised elsewhere; a cheap stand-in keeps this CLI test fast.

@@ -1,6 +1,6 @@
 """Malformed feature files for the counter-examples probe (`features=FILE`, also the
 explainer's `neighbour_features`) and the attention models' grids (`grid=FILE`): both go
-through the `precomputed` extractor's checked reader (`harness.feature_files`), so every
+through the `precomputed` extractor's checked reader (`vqa_harness_plugins.models.features.files`), so every
 case is one line naming the file and the array, image id or row; never a numpy or zipfile
 message without the file."""
 

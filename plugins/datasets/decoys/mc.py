@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from harness.api import Option
-from harness.decoys import (
+from vqa_harness_plugins.generators.decoys import (
     VARIANTS,
     DecoyConfig,
     QARecord,

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.artifacts import ArtifactStore
-from harness.decoys import VARIANTS
+from vqa_harness_plugins.generators.decoys import VARIANTS
 from harness.digest import digest
 from harness.types import Example
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
-from harness.decoys import normalize_release
+from vqa_harness_plugins.generators.decoys import normalize_release
 from harness.digest import digest_bytes
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
-from harness.decoys import normalize_release, read_decoy_file
+from vqa_harness_plugins.generators.decoys import normalize_release, read_decoy_file
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example

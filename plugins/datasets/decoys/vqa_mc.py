@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
-from harness.decoys import VARIANTS, normalize_for_match
+from vqa_harness_plugins.generators.decoys import VARIANTS, normalize_for_match
 from harness.errors import DataError, UsageError
 from harness.types import Example
 from harness.validation import answers_option, duplicates_option

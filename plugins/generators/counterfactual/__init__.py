@@ -1,6 +1,6 @@
 """Knowledge-based counterfactual question perturbations (Stoikou et al. 2023, DESIGN §4.5).
 
-    from harness.counterfactual import Perturber, colors_in
+    from vqa_harness_plugins.generators.counterfactual import Perturber, colors_in
     p = Perturber(common_colors=colors_in(questions_and_answers), seed=0, mode="paper")
     p.perturb("Do you see the white small dog?")["hypernym_noun"].counterfactual
     # 'Do you see the white small canine?'

@@ -96,7 +96,7 @@ class Perturber:
     `mode`: "paper" or "quality" (module docstring). `common_colors`: the dataset's color
     vocabulary (default: the basic color terms); `uncommon` replacements come from every
     matplotlib named color. `tagger` (tokens -> [(word, tag)]) and `wn` (a
-    `harness.resources.WordNetIndex`) default to `harness.resources` (ResourceError
+    `vqa_harness_plugins.nlp.WordNetIndex`) default to `vqa_harness_plugins.nlp` (ResourceError
     naming `harness resources install` when missing).
     """
 
@@ -115,11 +115,11 @@ class Perturber:
 
             raise UsageError(f"unknown counterfactual mode {mode!r}: use one of {', '.join(MODES)}")
         if wn is None:
-            from harness.resources import wordnet_index
+            from vqa_harness_plugins.nlp import wordnet_index
 
             wn = wordnet_index()
         if tagger is None:
-            from harness.resources import pos_tag
+            from vqa_harness_plugins.nlp import pos_tag
 
             pos_tag(["warm", "up"])  # fail now, with the install hint, not mid-dataset
             tagger = pos_tag

@@ -45,7 +45,7 @@ class Replacement:
 
 
 class Lexicon:
-    """Cached WordNet lookups (on `harness.resources.wordnet_index`): lemma of a word, and the
+    """Cached WordNet lookups (on `vqa_harness_plugins.nlp.wordnet_index`): lemma of a word, and the
     paper-mode replacement per (lemma, pos, relation)."""
 
     def __init__(self, wn: Any) -> None:

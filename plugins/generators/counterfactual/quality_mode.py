@@ -82,7 +82,7 @@ class QualityMode:
     """The quality rules, bound to one Perturber (its WordNet index, tagger and colors)."""
 
     def __init__(self, perturber: Perturber) -> None:
-        from harness.resources import word_stats
+        from vqa_harness_plugins.nlp import word_stats
 
         self.p = perturber
         self.wn = perturber.wn

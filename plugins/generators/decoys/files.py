@@ -8,8 +8,8 @@ from typing import Any, Mapping
 
 from harness.errors import DataError
 
-from ..jsonio import read_json
-from ..validation import Tally, check_object, check_str_list, describe
+from harness.jsonio import read_json
+from harness.validation import Tally, check_object, check_str_list, describe
 
 __all__ = ["read_decoy_file", "write_decoy_file", "KEYS"]
 

@@ -143,7 +143,7 @@ def validate_records(records: Sequence[QARecord], source: str) -> None:
 
 def default_wup() -> Callable[[str, str], float]:
     """The memoized WordNet scorer (needs `harness resources install`)."""
-    from harness.resources import wordnet
+    from vqa_harness_plugins.nlp import wordnet
 
     from .wup import WupScorer
 

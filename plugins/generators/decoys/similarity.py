@@ -105,7 +105,7 @@ def _tfidf(texts: Sequence[str], dim: int, seed: int) -> np.ndarray:
 def _sentence(texts: Sequence[str]) -> np.ndarray:
     import torch
 
-    from harness.resources import bertscore_model
+    from vqa_harness_plugins.nlp import bertscore_model
 
     try:
         path, _ = bertscore_model()

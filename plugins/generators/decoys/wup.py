@@ -58,7 +58,7 @@ class _SynsetInfo:
 
 
 class WupScorer:
-    """Memoized WUP similarity over a WordNet corpus reader (`harness.resources.wordnet()`)."""
+    """Memoized WUP similarity over a WordNet corpus reader (`vqa_harness_plugins.nlp.wordnet()`)."""
 
     def __init__(self, wn: Any) -> None:
         self.wn = wn

@@ -25,9 +25,9 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .errors import DataError, UsageError
-from .jsonio import read_json
-from .validation import MAX_ID, check_list, describe, fail
+from harness.errors import DataError, UsageError
+from harness.jsonio import read_json
+from harness.validation import MAX_ID, check_list, describe, fail
 
 __all__ = ["check_array_file", "open_npz", "npz_array", "load_npy", "numeric", "check_ids", "read_ids",
            "ids_sidecar", "reason"]

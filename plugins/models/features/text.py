@@ -19,7 +19,7 @@ def hashed_bow(text: str, dim: int) -> np.ndarray:
 
     Tokens as the decoy generator's (lower case, integers 0-10 spelled out, as in Chao et
     al. supplementary A.1)."""
-    from harness.decoys.similarity import question_tokens
+    from vqa_harness_plugins.generators.decoys.similarity import question_tokens
 
     toks = question_tokens(text)
     grams = toks + [f"{a} {b}" for a, b in zip(toks, toks[1:])]
@@ -60,7 +60,7 @@ class SentenceFeatures(FeatureExtractor):
         self._memo: dict[str, np.ndarray] = {}
 
     def encode(self, items: Sequence[str]) -> np.ndarray:
-        from harness.decoys.similarity import question_embeddings
+        from vqa_harness_plugins.generators.decoys.similarity import question_embeddings
         from harness.errors import ResourceError
 
         todo = sorted({t for t in items if t not in self._memo})

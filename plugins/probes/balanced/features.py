@@ -8,7 +8,7 @@ Two sources, chosen by the counter-example probe's `features` option:
 - a precomputed file keyed by image id: `.npz` with arrays `ids` and `features`; `.npy`
   (a 2-D array) with a sidecar `<stem>.ids.json` or `<file>.ids.json` (a JSON list of
   image ids, row order); `.h5`/`.hdf5` with datasets `ids` and `features` (needs h5py).
-  Read through `harness.feature_files`, like the `precomputed` extractor's files.
+  Read through `vqa_harness_plugins.models.features.files`, like the `precomputed` extractor's files.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from harness.errors import DataError, ResourceError
-from harness.feature_files import (
+from vqa_harness_plugins.models.features.files import (
     check_array_file,
     check_ids,
     ids_sidecar,
@@ -66,7 +66,7 @@ def load_feature_file(path: Path) -> dict[str, np.ndarray]:
     """image id -> feature vector (float64) from a precomputed `.npz` (arrays `ids` and
     `features`), `.npy` (+ `<stem>.ids.json` or `<file>.ids.json`) or `.h5` file.
 
-    Read through the checked feature-file reader (`harness.feature_files`), as the
+    Read through the checked feature-file reader (`vqa_harness_plugins.models.features.files`), as the
     `precomputed` extractor's files are: a damaged or truncated file, pickled objects,
     string or non-finite features, a bad id list and rows that do not match the ids are
     one-line DataErrors naming the file and the array or row."""

@@ -35,7 +35,7 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
     reason) are counted on standard error."""
     import time
 
-    from harness.counterfactual import (
+    from vqa_harness_plugins.generators.counterfactual import (
         Perturbation,
         Perturber,
         colors_in,

@@ -43,7 +43,7 @@ class CounterfactualProbe(Probe):
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
-        from harness.counterfactual import (
+        from vqa_harness_plugins.generators.counterfactual import (
             Perturbation,
             Perturber,
             colors_in,
@@ -60,10 +60,10 @@ class CounterfactualProbe(Probe):
         perturber = Perturber(common_colors=common, seed=ctx.seed, kinds=kinds, mode=mode)
         ctx.tag("generator", mode)
         ctx.use_resource("counterfactual-generator", mode)
-        ctx.use_resource("wordnet", "WordNet 3.0 (harness.resources.wordnet_index)")
-        ctx.use_resource("pos-tagger", "averaged perceptron, Penn tags (harness.resources.pos_tag)")
+        ctx.use_resource("wordnet", "WordNet 3.0 (vqa_harness_plugins.nlp.wordnet_index)")
+        ctx.use_resource("pos-tagger", "averaged perceptron, Penn tags (vqa_harness_plugins.nlp.pos_tag)")
         if mode == "quality":
-            from harness.resources.wordstats import _versions
+            from vqa_harness_plugins.nlp.wordstats import _versions
 
             ctx.use_resource("word-statistics", ", ".join(f"{k} {v}" for k, v in sorted(_versions().items())))
         # The quality mode reads the human answers as context for word senses.
@@ -102,7 +102,7 @@ class CounterfactualProbe(Probe):
                ) -> dict[str, tuple[KindSummary, list[Pair], list[Rule], list[Rule]]]:
         """Rows of every kind (appended to `rows`); local explanations written to `local`;
         per kind its summary, the report's most telling pairs and the global rules."""
-        from harness.counterfactual import Perturbation
+        from vqa_harness_plugins.generators.counterfactual import Perturbation
 
         from .report import most_telling
 

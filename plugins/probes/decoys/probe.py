@@ -23,7 +23,7 @@ from typing import ClassVar, Mapping, Sequence
 import numpy as np
 
 from harness.api import Layout, Option, Probe, ProbeContext
-from harness.decoys import (
+from vqa_harness_plugins.generators.decoys import (
     VARIANTS,
     eq2_rule,
     neutrality,

@@ -47,7 +47,7 @@ class NLEProbe(Probe):
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
-        from harness.metrics.nlg import METRICS, e_vil_score, nlg_scores
+        from vqa_harness_plugins.metrics.nlg import METRICS, e_vil_score, nlg_scores
         from harness.stats import bootstrap_ci
 
         metrics = _metric_list(self.config["metrics"], METRICS)
@@ -162,7 +162,7 @@ def _gt_rows(ctx, examples, kw, e_vil_score, nlg_scores) -> list[ResultRow]:
 
 
 def _report(ctx, ts, n_correct, scores, combined, unavailable, empty, errors, no_refs) -> None:
-    from harness.metrics.nlg import METRIC_LABELS
+    from vqa_harness_plugins.metrics.nlg import METRIC_LABELS
 
     lines = [f"S_T ({ts.kind}) = {100 * ts.s_t:.2f} over {len(ts.values)} examples; "
              f"{n_correct} answered correctly (S_E is their mean score)."]

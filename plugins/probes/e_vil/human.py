@@ -144,7 +144,7 @@ def _rating(path, row_no, row, known_ids, seen) -> Rating:
 def summarize(records: Sequence[Mapping[str, Any]], ratings: Sequence[Rating], s_t: float) -> HumanSummary:
     """Human S_E (mean over explanations of the mean rating), S_O = S_T * S_E, Table 5 shares
     and Table 6 correlations against the per-example automatic scores in `records`."""
-    from harness.metrics.nlg import e_vil_score
+    from vqa_harness_plugins.metrics.nlg import e_vil_score
 
     by_item: dict[str, list[float]] = {}
     for r in ratings:
@@ -178,7 +178,7 @@ def summarize(records: Sequence[Mapping[str, Any]], ratings: Sequence[Rating], s
 
 
 def _metric_order(m: str) -> tuple[int, str]:
-    from harness.metrics.nlg import METRICS
+    from vqa_harness_plugins.metrics.nlg import METRICS
 
     return (METRICS.index(m) if m in METRICS else len(METRICS), m)
 
@@ -209,7 +209,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
 
 def render_markdown(summary: HumanSummary, title: str) -> str:
     """Human S_E / S_O, the shortcomings (Table 5) and correlations (Table 6) as markdown."""
-    from harness.metrics.nlg import METRIC_LABELS
+    from vqa_harness_plugins.metrics.nlg import METRIC_LABELS
 
     s = summary
     lines = [f"## Human evaluation: {title}", "",

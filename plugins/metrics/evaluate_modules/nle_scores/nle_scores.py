@@ -1,7 +1,7 @@
 """The e-ViL explanation metric bundle as a local Hugging Face `evaluate` module.
 
-Load it offline with ``evaluate.load(harness.metrics.evaluate_module_path("nle_scores"))``.
-The computation is `harness.metrics.nlg.nlg_scores` (pycocoevalcap BLEU-1..4, METEOR,
+Load it offline with ``evaluate.load(vqa_harness_plugins.metrics.evaluate_module_path("nle_scores"))``.
+The computation is `vqa_harness_plugins.metrics.nlg.nlg_scores` (pycocoevalcap BLEU-1..4, METEOR,
 ROUGE-L, CIDEr, SPICE when its models are present; bert_score BERTScore) plus the combined
 e-ViL score; metrics that cannot be computed are left out and listed under "unavailable".
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import datasets
 import evaluate
 
-from harness.metrics.nlg import METRICS, e_vil_score, nlg_scores
+from vqa_harness_plugins.metrics.nlg import METRICS, e_vil_score, nlg_scores
 
 _DESCRIPTION = """e-ViL automatic explanation scores (Kayser et al. 2021): corpus-level BLEU-1..4,
 METEOR, ROUGE-L, CIDEr, SPICE (pycocoevalcap), mean BERTScore F1 (bert_score, local model),
@@ -38,7 +38,7 @@ Thomas}, booktitle={ICCV}, year={2021}}"""
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class NleScores(evaluate.Metric):
-    """`evaluate` wrapper around `harness.metrics.nlg.nlg_scores`."""
+    """`evaluate` wrapper around `vqa_harness_plugins.metrics.nlg.nlg_scores`."""
 
     def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
