@@ -102,7 +102,7 @@ def hand_loop(model_dir: Path, examples: list, batch_size: int, device: str, siz
 
 def harness_run(model_dir: Path, examples: list, batch_size: int, device: str, scratch: Path) -> tuple[float, dict]:
     """The same examples through `harness run` (execute_run) with a fresh cache."""
-    from harness.plugins import PluginHost
+    from harness.host import PluginHost
     from harness.testing import dataset_plugin, run_in_process
     from vqa_harness_plugins.models.hf import base
 

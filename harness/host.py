@@ -17,7 +17,7 @@ import pluggy
 from . import hookspecs
 from .api import DatasetPlugin, FeatureExtractor, Model, Probe, Publisher, Suite
 from .errors import PluginError
-from .names import BLOCK_ENV, ENTRY_POINT_GROUP, NAME
+from .project import BLOCK_ENV, ENTRY_POINT_GROUP, NAME
 from .registry import Registry
 
 __all__ = ["PluginHost", "PluginFailure", "LoadedPlugin", "get_host", "reset_host"]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .errors import UsageError
-from .plugins import PluginHost
+from .host import PluginHost
 
 __all__ = ["publish", "check_output_folder"]
 

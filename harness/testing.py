@@ -20,8 +20,8 @@ from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
 from .api import DatasetPlugin, Suite, Task
 from .hookspecs import hookimpl
-from .names import ENTRY_POINT_GROUP
-from .plugins import PluginHost, reset_host
+from .project import ENTRY_POINT_GROUP
+from .host import PluginHost, reset_host
 from .types import Example
 
 __all__ = [
@@ -57,7 +57,7 @@ def use_host(host: PluginHost) -> Iterator[PluginHost]:
 
 def run_in_process(host: PluginHost, *, model: str, suite: str, tmp_path: Path, **config: Any):
     """Run `model` through `suite` with everything written under `tmp_path`."""
-    from .run import RunConfig, execute_run
+    from .run.execute import RunConfig, execute_run
 
     config.setdefault("device", "cpu")
     config.setdefault("progress", False)

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping, Sequence
 
-from .names import SCHEMA_VERSION
+from .project import SCHEMA_VERSION
 
 __all__ = [
     "Example",

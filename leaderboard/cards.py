@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from harness.report import md_cell, md_code
 from harness.types import ResultRow
 
-from .names import readable_spec
+from .labels import readable_spec
 
 __all__ = ["Evidence", "EVIDENCE", "CardLine", "Card", "build_cards", "card_markdown", "verdict", "row_label"]
 

@@ -26,7 +26,7 @@ from .cards import Card, build_cards, card_markdown
 from .files import write_public as atomic_write_text
 from .html import esc, inline_markdown, markdown_to_html, page, table_html
 from .modelpages import card_html
-from .names import metric_name, readable_spec
+from .labels import metric_name, readable_spec
 from .runs import RunInfo, load_run
 from .tables import Table, TagIndex, build_tables, format_cell, render_markdown
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.layouts import Layout
-from harness.runstore import safe_name
+from harness.rundir import safe_name
 from harness.types import ResultRow
 
 from .cards import build_cards

@@ -15,7 +15,7 @@ from harness.layouts import Layout, RowTags
 from harness.types import ResultRow
 
 from .degenerate import degenerate_tasks, neutralize, note_degenerate
-from .names import direction_mark, direction_text, readable_spec
+from .labels import direction_mark, direction_text, readable_spec
 from .notapplicable import NA_TEXT, na_note, na_tag
 
 __all__ = ["Table", "TagIndex", "build_tables", "render_layout", "generic_tables", "format_cell",

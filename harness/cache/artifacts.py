@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from . import __version__
-from .digest import digest
-from .errors import DataError
+from .. import __version__
+from ..digest import digest
+from ..errors import DataError
 from .locks import build_lock
-from .paths import cache_dir
+from ..paths import cache_dir
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .types import Example
+    from ..types import Example
 
 __all__ = ["ArtifactStore", "KindStatus", "cache_status", "clear_cache"]
 
@@ -88,7 +88,7 @@ class ArtifactStore:
 
     def examples(self, kind: str, key: Any, build: Callable[[], list["Example"]]) -> list["Example"]:
         """A list of Examples (JSON lines of `Example.to_row`), built once per key."""
-        from .types import Example
+        from ..types import Example
 
         path = self.folder(kind, key) / "examples.jsonl"
         built: list[list[Example]] = []

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .artifacts import ArtifactStore
-from .digest import source_digest
-from .types import ResultRow
+from ..digest import source_digest
+from ..types import ResultRow
 
 __all__ = ["ProbeOutput", "ProbeOutputCache", "KIND"]
 

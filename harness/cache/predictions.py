@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .errors import DataError, UsageError
-from .paths import cache_dir
-from .types import Prediction
+from ..errors import DataError, UsageError
+from ..paths import cache_dir
+from ..types import Prediction
 
 __all__ = ["PredictionCache", "default_cache_path"]
 

@@ -30,7 +30,7 @@ COMMANDS = {
 
 def plugin_commands() -> dict[str, click.Command]:
     """Commands registered by plugins (a name a core command uses is skipped, with a warning)."""
-    from ..plugins import get_host
+    from ..host import get_host
 
     host = get_host()
     out = {}

@@ -26,7 +26,7 @@ def status() -> None:
     """Entries and size per kind."""
     from tabulate import tabulate
 
-    from ..artifacts import cache_status
+    from ..cache.artifacts import cache_status
     from ..paths import cache_dir
 
     found = cache_status()
@@ -41,7 +41,7 @@ def status() -> None:
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def clear(kinds: tuple[str, ...], yes: bool) -> None:
     """Remove KINDS (as `harness cache status` names them), or everything."""
-    from ..artifacts import cache_status, clear_cache
+    from ..cache.artifacts import cache_status, clear_cache
     from ..errors import UsageError
     from ..registry import did_you_mean
 

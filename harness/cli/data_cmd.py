@@ -21,7 +21,7 @@ from ..errors import HarnessError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Suite
-    from ..plugins import PluginHost
+    from ..host import PluginHost
 
 __all__ = ["data", "status_lines", "IMAGE_SUFFIXES"]
 
@@ -42,7 +42,7 @@ def data() -> None:
 def status(data_dir: Path | None) -> None:
     """For every dataset: files found and missing (exact paths), image folders with a count
     of image files, where it is released; then which suites can run now."""
-    from ..plugins import get_host
+    from ..host import get_host
 
     host = get_host()
     for line in status_lines(host, data_dir):
@@ -65,7 +65,7 @@ class _Files:
 
 def status_lines(host: "PluginHost", data_dir: Path | None) -> list[str]:
     """The report, line by line (the command prints it; tests compare lines)."""
-    from ..session import Session
+    from ..run.session import Session
 
     session = Session(host, data_dir=data_dir)
     lines = [f"data folder: {data_dir}" if data_dir is not None else
@@ -173,7 +173,7 @@ def _needed(session: Any, known: dict[str, _Files], spec: str, split: str) -> tu
 
 
 def _suite_line(suite: "Suite", session: Any, known: dict[str, _Files]) -> str:
-    from ..probe_context import train_source
+    from ..run.context import train_source
 
     eval_missing: list[Path] = []
     train_missing: list[Path] = []

@@ -24,7 +24,7 @@ def leaderboard() -> None:
 def build(runs: tuple[Path, ...], out: Path, all_runs: bool) -> None:
     """Build tables, charts and index.html from RUNS (run folders or folders of runs;
     default: results/runs/)."""
-    from ..plugins import get_host
+    from ..host import get_host
     from ..publish import publish
 
     written = publish(get_host(), list(runs) or [DEFAULT_RUNS], out, latest_only=not all_runs,

@@ -16,8 +16,8 @@ def list_cmd(kind: str) -> None:
     plugin commands, with the plugin that provides each."""
     from tabulate import tabulate
 
-    from ..plugins import get_host
-    from ..suite_data import suite_needs
+    from ..host import get_host
+    from ..suites.data import suite_needs
     from ..suites import TOY_SUITE
 
     host = get_host()
@@ -53,7 +53,7 @@ def plugins_cmd() -> None:
     """Show loaded plugins, their distributions, what each registered, and failures."""
     from tabulate import tabulate
 
-    from ..plugins import get_host
+    from ..host import get_host
 
     host = get_host()
     provided: dict[str, list[str]] = {}

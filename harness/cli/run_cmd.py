@@ -45,9 +45,9 @@ def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, re
     calls the model only for what is missing. Under torchrun each rank predicts its share
     and rank 0 writes the run folder (docs/hf-models.md).
     """
-    from ..plugins import get_host
+    from ..host import get_host
     from ..publish import check_output_folder
-    from ..run import RunConfig, run_models
+    from ..run.execute import RunConfig, run_models
 
     n_jobs = None if jobs == "auto" else _jobs(jobs)
     host = get_host()

@@ -19,8 +19,8 @@ def show() -> None:
 def show_suite(name: str) -> None:
     """Print suite NAME (registered, `toy`, or a suite file) as YAML in the suite-file
     format: save it, edit it and run it with `harness run --suite FILE.yaml`."""
-    from ..plugins import get_host
-    from ..suite_dump import dump_suite
+    from ..host import get_host
+    from ..suites.write import dump_suite
     from ..suites import resolve_suite
 
     host = get_host()
@@ -37,7 +37,7 @@ def show_suite(name: str) -> None:
 @click.argument("name")
 def show_dataset(name: str) -> None:
     """Options, splits, provided fields and the release of dataset NAME."""
-    from ..plugins import get_host
+    from ..host import get_host
 
     entry = get_host().datasets.get(name)
     cls = entry.obj
@@ -55,7 +55,7 @@ def show_dataset(name: str) -> None:
 @click.argument("name")
 def show_probe(name: str) -> None:
     """Options, model capabilities and Example fields that probe NAME needs."""
-    from ..plugins import get_host
+    from ..host import get_host
 
     entry = get_host().probes.get(name)
     cls = entry.obj
@@ -71,7 +71,7 @@ def show_probe(name: str) -> None:
 @click.argument("name")
 def show_model(name: str) -> None:
     """Options and capabilities of model NAME."""
-    from ..plugins import get_host
+    from ..host import get_host
 
     entry = get_host().models.get(name)
     cls = entry.obj
@@ -100,7 +100,7 @@ def _text(value: Any) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-#: The option every pretrained model accepts (harness.suite_data.TRAINED_ON), shown with its own.
+#: The option every pretrained model accepts (harness.suites.data.TRAINED_ON), shown with its own.
 TRAINED_ON_ROW = ["trained_on", "''", "a dataset name",
                   "(every pretrained model) the training data it declares, for tables laid out by training data "
                   "(e.g. trained_on=vqa2 fills Goyal's B rows): a registered dataset or one the suite trains on"]

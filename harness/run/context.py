@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from .errors import UsageError
-from .runstore import write_jsonl
-from .types import Example, Prediction, ResultRow
+from ..errors import UsageError
+from ..rundir import write_jsonl
+from ..types import Example, Prediction, ResultRow
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import FeatureExtractor, Model, Task
-    from .runner import Runner
-    from .runstore import RunDir
+    from ..api import FeatureExtractor, Model, Task
+    from .predictor import Runner
+    from ..rundir import RunDir
     from .session import Session
 
 __all__ = ["TaskContext", "train_source"]
@@ -83,7 +83,7 @@ class TaskContext:
         source = train_source(self.task, self.session.dataset(self.dataset).splits)
         if source is None:
             return None
-        from .suite_data import missing_files
+        from ..suites.data import missing_files
 
         if missing_files(self.session, *source):  # e.g. a pretrained model, test files only
             return None
@@ -100,8 +100,8 @@ class TaskContext:
         """A model-independent JSON value computed once and shared by every model and run:
         keyed by the probe, `name`, `key`, the task's data, split and training data, and the
         probe's code."""
-        from .artifacts import ArtifactStore
-        from .digest import source_digest
+        from ..cache.artifacts import ArtifactStore
+        from ..digest import source_digest
 
         source = train_source(self.task, self.session.dataset(self.dataset).splits)
         train = self.session.fingerprint(*source) if source is not None else ""
@@ -142,7 +142,7 @@ class TaskContext:
         return self.model is not None and capability in self.model.capabilities()
 
     def features(self, spec: str, modality: str) -> "FeatureExtractor":
-        from .features import resolve_features
+        from ..features import resolve_features
 
         return resolve_features(spec, modality, owner=f"probe {self.probe!r}", host=self.session.host)
 
@@ -194,7 +194,7 @@ class TaskContext:
 
     def written_files(self) -> list[str]:
         """The files this context's probe wrote, relative to the run folder."""
-        from .run_tasks import relative_files
+        from .tasks import relative_files
 
         return relative_files(self.rundir.path, self.touched)
 

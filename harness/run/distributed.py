@@ -25,9 +25,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from .errors import UsageError
-from .runner import Runner
-from .types import Example, Prediction
+from ..errors import UsageError
+from .predictor import Runner
+from ..types import Example, Prediction
 
 __all__ = ["world", "ShardRunner", "run_distributed"]
 
@@ -95,7 +95,7 @@ def run_distributed(config: Any, host: Any, *, timeout_hours: float = 12.0) -> A
 
     Returns rank 0's RunOutcome (None on other ranks). With WORLD_SIZE=1 this is a plain run.
     """
-    from . import run as run_module
+    from . import execute as run_module
 
     rank, size, local_rank = world()
     if size == 1:

@@ -13,25 +13,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from .api import Model, Task
-from .cache import PredictionCache
-from .digest import digest
-from .errors import ExitCode, UsageError
-from .features import resolve_features
-from .manifest import new_manifest, now, suite_file_digest
-from .paths import DEFAULT_RUNS
-from .plugins import PluginHost
-from .report import render_report
-from .run_pool import default_jobs, expected_cost, run_parallel
-from .run_tasks import ProbeFailure, RunOutcome, _Run
-from .runner import Runner, resolve_device
-from .runstore import RunDir
-from .seeding import check_seed
+from ..api import Model, Task
+from ..cache.predictions import PredictionCache
+from ..digest import digest
+from ..errors import ExitCode, UsageError
+from ..features import resolve_features
+from ..manifest import new_manifest, now, suite_file_digest
+from ..paths import DEFAULT_RUNS
+from ..host import PluginHost
+from ..report import render_report
+from .parallel import default_jobs, expected_cost, run_parallel
+from .tasks import ProbeFailure, RunOutcome, _Run
+from .predictor import Runner, resolve_device
+from ..rundir import RunDir
+from ..seeding import check_seed
 from .session import Session
-from .specs import format_spec, parse_spec
-from .suite_data import TRAINED_ON, check_data, check_trained_on
-from .suite_files import check_feeds
-from .suites import resolve_suite
+from ..specs import format_spec, parse_spec
+from ..suites.data import TRAINED_ON, check_data, check_trained_on
+from ..suites.read import check_feeds
+from ..suites import resolve_suite
 
 __all__ = ["RunConfig", "RunOutcome", "execute_run", "run_models", "ProbeFailure"]
 
@@ -49,7 +49,7 @@ class RunConfig:
     out: Path = DEFAULT_RUNS
     resume: bool = False
     cache_path: Path | None = None
-    #: Restore probe outputs from the artifact store when their key matches (harness.probe_cache).
+    #: Restore probe outputs from the artifact store when their key matches (harness.cache.outputs).
     reuse_outputs: bool = True
     progress: bool = True
     argv: tuple[str, ...] = ()
@@ -69,8 +69,8 @@ def execute_run(config: RunConfig, host: PluginHost, *, runner_factory: Callable
     """Run `config.model` through `config.suite`; returns the outcome (never raises for
     plugin failures; raises HarnessError for bad input found before work starts).
 
-    `runner_factory` builds the Runner (harness.distributed passes a sharding one). Probe
-    outputs found in the artifact store (harness.probe_cache) are restored, not recomputed,
+    `runner_factory` builds the Runner (harness.run.distributed passes a sharding one). Probe
+    outputs found in the artifact store (harness.cache.outputs) are restored, not recomputed,
     unless `config.reuse_outputs` is off; data is loaded only when something needs it."""
     suite = resolve_suite(host, config.suite)
     model_name, model_options = parse_spec(config.model)
@@ -136,7 +136,7 @@ def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lead
                echo: Callable[[str], None], warn: Callable[[str], None], jobs: int | None = 1) -> ExitCode:
     """The one entry point of `harness run`, in one process or under torchrun: each model
     through the suite (sharded over the launcher's ranks when WORLD_SIZE > 1; several models
-    at once in `jobs` processes, None = harness.run_pool.default_jobs), a summary per model
+    at once in `jobs` processes, None = harness.run.parallel.default_jobs), a summary per model
     with skips and failures, then the leaderboard (rank 0). The worst exit code."""
     from dataclasses import replace
 
@@ -172,7 +172,7 @@ def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lead
             warn(f"  {outcome.example_errors} example(s) failed in the model; see {outcome.rundir.path / 'report.md'}")
         worst = max(worst, outcome.exit_code)
     if leaderboard is not None and rank == 0:
-        from .publish import publish
+        from ..publish import publish
 
         if len(host.publishers):
             written = publish(host, [base.out], leaderboard, progress=warn)

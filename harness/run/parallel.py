@@ -6,7 +6,7 @@ from the command's process, so they share its plugin host (plugins registered in
 as `harness.testing` does, included) and run the ordinary `harness.run.execute_run`:
 results are those of a sequential run. Model-independent work both need (toy data, decoy
 sets, perturbations) is built once: the cache's builders hold a lock while they build
-(harness.locks), so the second worker waits for the first and reads what it wrote.
+(harness.cache.locks), so the second worker waits for the first and reads what it wrote.
 
 Models that train on images start first, then other trainable ones: they usually take
 longest, and the machine stays busy while they train. Outcomes are handed back in
@@ -25,12 +25,12 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
-from .errors import HarnessError, PluginError
+from ..errors import HarnessError, PluginError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .plugins import PluginHost
-    from .run import RunConfig
-    from .run_tasks import RunOutcome
+    from ..host import PluginHost
+    from .execute import RunConfig
+    from .tasks import RunOutcome
 
 __all__ = ["default_jobs", "expected_cost", "run_parallel"]
 
@@ -40,7 +40,7 @@ def default_jobs(n_models: int, device: str) -> int:
     GPU (models would compete for its memory: `--device cuda...`, or `auto` on a machine
     with an NVIDIA driver, checked without importing torch, which must not touch CUDA
     before the workers fork) or where processes cannot be forked."""
-    from .runner import has_nvidia_driver
+    from .predictor import has_nvidia_driver
 
     gpu = device.startswith("cuda") or (device == "auto" and has_nvidia_driver())
     if n_models < 2 or gpu or not _can_fork():

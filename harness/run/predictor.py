@@ -16,10 +16,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
-from .api import Model
-from .cache import PredictionCache
-from .errors import HarnessError, UsageError
-from .types import CANDIDATE_IMAGES, Example, Prediction, as_answer
+from ..api import Model
+from ..cache.predictions import PredictionCache
+from ..errors import HarnessError, UsageError
+from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 
 __all__ = ["Runner", "RunnerStats", "resolve_device", "has_nvidia_driver", "ANSWER_TAKING"]
 

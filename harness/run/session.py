@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from .api import DatasetPlugin
-from .digest import digest
-from .errors import DataError, UsageError
-from .plugins import PluginHost
-from .specs import parse_spec
-from .types import Example
+from ..api import DatasetPlugin
+from ..digest import digest
+from ..errors import DataError, UsageError
+from ..host import PluginHost
+from ..specs import parse_spec
+from ..types import Example
 
 __all__ = ["Session", "LazyExamples", "to_examples", "takes_limit"]
 
@@ -93,7 +93,7 @@ class Session:
             raise UsageError(f"dataset {plugin.name!r} has no split {split!r}; splits: {', '.join(plugin.splits)}")
         missing = [p for p in plugin.expected_files(split) if not Path(p).exists()]
         if missing:
-            from .suite_data import data_hint
+            from ..suites.data import data_hint
 
             shown = "; ".join(str(p) for p in missing[:6])
             raise DataError(

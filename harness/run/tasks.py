@@ -13,19 +13,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .api import Model, Probe, Task
-from .digest import digest
-from .errors import DataError, ExitCode, HarnessError
-from .layouts import RowTags
-from .probe_cache import ProbeOutput, ProbeOutputCache
-from .probe_context import TaskContext, train_source
-from .runner import model_threads
-from .types import ResultRow
+from ..api import Model, Probe, Task
+from ..digest import digest
+from ..errors import DataError, ExitCode, HarnessError
+from ..layouts import RowTags
+from ..cache.outputs import ProbeOutput, ProbeOutputCache
+from .context import TaskContext, train_source
+from .predictor import model_threads
+from ..types import ResultRow
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .plugins import PluginHost
-    from .runner import Runner
-    from .runstore import RunDir
+    from ..host import PluginHost
+    from .predictor import Runner
+    from ..rundir import RunDir
     from .session import LazyExamples, Session
 
 __all__ = ["ProbeFailure", "RunOutcome", "capability_gap"]
@@ -63,7 +63,7 @@ def capability_gap(probe: type[Probe], model: Model) -> str:
 
 def check_images(task_name: str, examples: Sequence[Any]) -> None:
     """Missing image files are reported (count and first paths) before the model starts."""
-    from .images import missing_images
+    from ..images import missing_images
 
     count, first = missing_images([ex.image for ex in examples])
     if count:
@@ -95,7 +95,7 @@ class _Run:
         # FILE), a run keeps its probe outputs next to it, not in the shared harness cache.
         self.outputs = None
         if config.reuse_outputs:
-            from .artifacts import ArtifactStore
+            from ..cache.artifacts import ArtifactStore
 
             own = Path(config.cache_path).parent / "artifacts" if config.cache_path else None
             self.outputs = ProbeOutputCache(ArtifactStore(own))

@@ -8,10 +8,10 @@ of their probes.
 
 from __future__ import annotations
 
-from .api import Suite, Task
-from .errors import UsageError
-from .plugins import PluginHost
-from .registry import did_you_mean
+from ..api import Suite, Task
+from ..errors import UsageError
+from ..host import PluginHost
+from ..registry import did_you_mean
 
 __all__ = ["resolve_suite", "TOY_SUITE", "suite_names"]
 
@@ -25,12 +25,12 @@ def suite_names(host: PluginHost) -> list[str]:
 
 def resolve_suite(host: PluginHost, name: str) -> Suite:
     """A registered suite, the derived `toy` suite, or a suite file (a name ending in
-    .yaml/.yml/.toml, or an existing file; harness.suite_files, docs/suites.md)."""
+    .yaml/.yml/.toml, or an existing file; harness.suites.read, docs/suites.md)."""
     if name == TOY_SUITE and TOY_SUITE not in host.suites:
         return _toy_suite(host)
     if name in host.suites:
         return host.suites[name]
-    from .suite_files import is_suite_file, load_suite_file
+    from .read import is_suite_file, load_suite_file
 
     if is_suite_file(name):
         return load_suite_file(name, host)

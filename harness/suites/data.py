@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .errors import DataError, HarnessError, UsageError
-from .probe_context import train_source
+from ..errors import DataError, HarnessError, UsageError
+from ..run.context import train_source
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import Suite, Task
-    from .session import Session
+    from ..api import Suite, Task
+    from ..run.session import Session
 
 __all__ = ["check_data", "check_trained_on", "data_hint", "missing_files", "runnable_instead", "suite_needs",
            "TRAINED_ON"]
@@ -31,8 +31,8 @@ def check_trained_on(value: str, suite: "Suite", host: Any) -> str:
     train source's spec, with or without /split) or a registered dataset (with or without
     options or /split); UsageError with near matches otherwise (a typo would silently
     become a table column of its own)."""
-    from .registry import did_you_mean
-    from .specs import parse_spec
+    from ..registry import did_you_mean
+    from ..specs import parse_spec
 
     def name_of(spec: str) -> str:
         try:
@@ -102,7 +102,7 @@ def runnable_instead(suite: "Suite", session: "Session", *, trainable: bool) -> 
     VQA-X val at hand: e-vil-dev, not counterfactual-vqax-dev)."""
     import difflib
 
-    from .specs import parse_spec
+    from ..specs import parse_spec
 
     names = {parse_spec(t.dataset)[0] for t in suite.tasks}
     out = []
@@ -163,7 +163,7 @@ def suite_needs(suite: "Suite", host: Any) -> str:
     """What a suite reads under --data-dir, short (the `needs` column of `harness list
     suites`): "nothing (embedded)", or the top-level folders/files of its tasks' files
     (train sources included) and, apart, the image folders image models read."""
-    from .session import Session
+    from ..run.session import Session
 
     if suite.toy:
         return "nothing (embedded)"

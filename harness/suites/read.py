@@ -22,7 +22,7 @@ option / split, and a probe that the dataset cannot feed are one-line usage erro
 naming the file, the task (`tasks[2]`, counted from 0) and the field. "Cannot feed" is a
 static rule: a probe's `needs` (Example fields it cannot do without) must be among the
 dataset's `provides` (the fields its examples can fill); undeclared on either side means no
-check. `harness.suite_dump.dump_suite` writes any suite in exactly this format.
+check. `harness.suites.write.dump_suite` writes any suite in exactly this format.
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .api import Suite, Task
-from .errors import HarnessError, UsageError
-from .registry import did_you_mean
-from .specs import parse_spec
+from ..api import Suite, Task
+from ..errors import HarnessError, UsageError
+from ..registry import did_you_mean
+from ..specs import parse_spec
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .plugins import PluginHost
+    from ..host import PluginHost
 
 __all__ = ["SUFFIXES", "is_suite_file", "load_suite_file", "parse_suite", "feed_gap", "check_feeds", "top_keys",
            "option_text", "SCALARS"]
@@ -68,7 +68,7 @@ def is_suite_file(name: str) -> bool:
 
 def load_suite_file(path: Path | str, host: "PluginHost") -> Suite:
     """The suite a file describes, checked against the registered plugins (UsageError)."""
-    from .validation import decode_text, read_bytes
+    from ..validation import decode_text, read_bytes
 
     path = Path(path)
     if not path.exists():
@@ -148,7 +148,7 @@ class _Where:
 
 
 def _kind(value: Any) -> str:
-    from .validation import describe
+    from ..validation import describe
 
     return describe(value)
 
@@ -329,8 +329,8 @@ def check_feeds(suite: Suite, host: "PluginHost") -> None:
     """The "cannot feed" rule for registered suites (suite files pass it on load): a task
     pairing a probe with a dataset that lacks a field the probe needs is a plugin bug, one
     PluginError line naming the suite and its plugin. `toy` checks every toy suite."""
-    from .errors import PluginError
-    from .suites import TOY_SUITE
+    from ..errors import PluginError
+    from . import TOY_SUITE
 
     if suite.name in host.suites:
         owners = [host.suites.get(suite.name)]
@@ -351,8 +351,8 @@ def check_feeds(suite: Suite, host: "PluginHost") -> None:
 def _check_name(suite: Suite, host: "PluginHost", where: _Where) -> None:
     """A file may reuse a registered suite's name only for the same tasks (results of
     different tasks under one name would mix in the leaderboard)."""
-    from .suite_dump import suite_data
-    from .suites import resolve_suite, suite_names
+    from .write import suite_data
+    from . import resolve_suite, suite_names
 
     if suite.name not in suite_names(host):
         return

@@ -1,17 +1,17 @@
-"""Any suite as a suite file: the data and YAML text that `harness.suite_files` reads back
+"""Any suite as a suite file: the data and YAML text that `harness.suites.read` reads back
 as the same suite (`harness show suite NAME`; round trip tested for every registered suite)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .api import Suite
-from .errors import UsageError
-from .specs import parse_spec
-from .suite_files import SCALARS, option_text, top_keys
+from ..api import Suite
+from ..errors import UsageError
+from ..specs import parse_spec
+from .read import SCALARS, option_text, top_keys
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .plugins import PluginHost
+    from ..host import PluginHost
 
 __all__ = ["suite_data", "dump_suite"]
 

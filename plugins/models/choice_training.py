@@ -25,7 +25,7 @@ from harness.errors import DataError
 from harness.features import resolve_features
 from harness.types import Example
 
-from .gridmodels import GRID_OPTIONS, GridAnswerModel, trainer_option
+from .grid_base import GRID_OPTIONS, GridAnswerModel, trainer_option
 from .mlp import _l2_rows, _target, training_decoys
 from .runtime import device_kind, seeded, to_device, torch_threads
 from .training import Take

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from harness.api import Option
 
 from .choice_training import CHOICE_OPTIONS, GridChoiceModel
-from .gridmodels import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
+from .grid_base import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
 from .sizes import SizedModel, Sizes
 
 if TYPE_CHECKING:  # pragma: no cover

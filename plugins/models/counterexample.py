@@ -40,7 +40,7 @@ from harness.metrics.canonical import canonical_answer
 from harness.types import CANDIDATE_IMAGES, Example
 
 from .choice_training import optimise
-from .gridmodels import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
+from .grid_base import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
 from .runtime import to_device, torch_threads
 from .sizes import SizedModel, Sizes
 from .training import _shuffled_batches

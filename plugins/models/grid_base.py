@@ -27,7 +27,7 @@ from harness.api import Option
 from harness.digest import digest
 from harness.types import Example
 
-from .grid import GRID_HELP, GridFeatures
+from .grid_features import GRID_HELP, GridFeatures
 from .text import PAD, UNK, Vocab, tokenize
 from .training import TRAINER_OPTIONS, Take, TorchAnswerModel
 

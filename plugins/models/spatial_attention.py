@@ -22,7 +22,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from .choice_training import CHOICE_OPTIONS, GridChoiceModel
-from .gridmodels import layers, trainer_option
+from .grid_base import layers, trainer_option
 from .sizes import SizedModel, Sizes
 
 if TYPE_CHECKING:  # pragma: no cover

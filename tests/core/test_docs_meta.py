@@ -6,7 +6,7 @@ import inspect
 from pathlib import Path
 
 from harness import hookspecs
-from harness.plugins import PluginHost
+from harness.host import PluginHost
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,7 +21,7 @@ def test_every_hookspec_is_documented_in_the_plugin_guide():
 
 def test_every_builtin_plugin_is_listed_by_harness_plugins(capsys):
     from harness.cli import main
-    from harness.plugins import reset_host
+    from harness.host import reset_host
 
     reset_host(None)
     main(["plugins"])
@@ -69,7 +69,7 @@ def _layout_blocks() -> dict[str, str]:
 def test_readme_layout_names_every_plugin_module_and_folder():
     import re
 
-    from harness.suite_files import _toml
+    from harness.suites.read import _toml
 
     tomllib = _toml()
     blocks = _layout_blocks()

@@ -214,7 +214,7 @@ def test_metrics_by_hand():
 
 def test_perturb_command_writes_jsonl(tmp_path):
     from harness.cli import main
-    from harness.plugins import reset_host
+    from harness.host import reset_host
 
     reset_host(None)
     out = tmp_path / "cf.jsonl"

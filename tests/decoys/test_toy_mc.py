@@ -17,7 +17,7 @@ IMAGES = 200
 @pytest.fixture(scope="module")
 def toy_sets():
     from harness.errors import ResourceError
-    from vqa_harness_plugins.datasets.decoys import ToyVQAMC
+    from vqa_harness_plugins.datasets.multiple_choice import ToyVQAMC
 
     try:
         return {v: (ToyVQAMC(images=IMAGES, decoys=v).load("train"), ToyVQAMC(images=IMAGES, decoys=v).load("val"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.cache import PredictionCache
-from harness.runner import Runner
+from harness.cache.predictions import PredictionCache
+from harness.run.predictor import Runner
 from vqa_harness_plugins.models.hf.prompts import build_prompt, clean_answer, task_of
 
 

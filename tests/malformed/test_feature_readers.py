@@ -158,7 +158,7 @@ def test_grid_files_are_refused_before_any_work(capsys, tmp_path, name, make, ne
     ("string grid", {"img0": np.full((2, 2), "a")}, ["image id 'img0'", "expected a numeric array"]),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_grid_members_are_checked_when_read(tmp_path, name, arrays, needles):
-    from vqa_harness_plugins.models.grid import GridFeatures
+    from vqa_harness_plugins.models.grid_features import GridFeatures
 
     path = _npz(tmp_path / "g.npz", **arrays)
     with pytest.raises(HarnessError) as err:
@@ -170,7 +170,7 @@ def test_grid_members_are_checked_when_read(tmp_path, name, arrays, needles):
 
 
 def test_a_nan_row_of_a_memory_mapped_grid_names_the_row(tmp_path):
-    from vqa_harness_plugins.models.grid import GridFeatures
+    from vqa_harness_plugins.models.grid_features import GridFeatures
 
     arr = np.ones((3, 4, 5), np.float32)
     arr[1, 2, 3] = np.inf

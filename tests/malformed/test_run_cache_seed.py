@@ -56,7 +56,7 @@ def test_an_empty_or_valid_cache_file_is_used(capsys, tmp_path):
 
 
 def test_prediction_cache_errors_directly(tmp_path):
-    from harness.cache import PredictionCache
+    from harness.cache.predictions import PredictionCache
 
     with pytest.raises(DataError, match="not an SQLite prediction cache"):
         PredictionCache(write(tmp_path / "x.sqlite", "hello" * 100))
@@ -73,7 +73,7 @@ def test_bad_seeds_are_refused_before_any_work(capsys, tmp_path, seed):
 
 
 def test_run_config_refuses_negative_seeds():
-    from harness.run import RunConfig
+    from harness.run.execute import RunConfig
 
     with pytest.raises(UsageError, match=r"seed -5 must be an integer from 0 to 4294967295"):
         RunConfig(model="const", suite="bad", seed=-5)

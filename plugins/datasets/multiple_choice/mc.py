@@ -25,9 +25,9 @@ from vqa_harness_plugins.generators.decoys import (
 )
 from harness.digest import digest
 from harness.errors import DataError
-from harness.locks import build_lock
+from harness.cache.locks import build_lock
 from harness.paths import cache_dir
-from harness.runstore import atomic_write_text
+from harness.rundir import atomic_write_text
 from harness.types import Example
 
 __all__ = ["MC_OPTIONS", "GENERATOR_OPTIONS", "attach_decoys", "generated_decoys", "generation_stats",

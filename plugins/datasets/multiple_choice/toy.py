@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
-from harness.artifacts import ArtifactStore
+from harness.cache.artifacts import ArtifactStore
 from vqa_harness_plugins.generators.decoys import VARIANTS
 from harness.digest import digest
 from harness.types import Example

@@ -43,8 +43,8 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
         resolve_kinds,
         skip_reasons,
     )
-    from harness.plugins import get_host
-    from harness.session import Session
+    from harness.host import get_host
+    from harness.run.session import Session
 
     t_start = time.perf_counter()
     kinds = resolve_kinds(kind)
@@ -73,7 +73,7 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
     if out is None:
         sys.stdout.write(text)
     else:
-        from harness.runstore import atomic_write_text
+        from harness.rundir import atomic_write_text
 
         out.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(out, text)

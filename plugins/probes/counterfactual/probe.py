@@ -50,7 +50,7 @@ class CounterfactualProbe(Probe):
             perturb_many,
             resolve_kinds,
         )
-        from harness.runstore import atomic_writer, safe_name
+        from harness.rundir import atomic_writer, safe_name
 
         kinds = resolve_kinds(str(self.config["kinds"]))
         mode = str(self.config["mode"])

@@ -54,9 +54,9 @@ def generate(dataset: str, split: str, out: Path, data_dir: Path | None, seed: i
     """Write {qa_id: {IoU_decoys, QoU_decoys}} for DATASET/SPLIT to OUT."""
     from vqa_harness_plugins.generators.decoys import DecoyConfig, generate_decoys, write_decoy_file
     from harness.errors import UsageError
-    from harness.plugins import get_host
-    from harness.runner import resolve_device
-    from harness.session import Session
+    from harness.host import get_host
+    from harness.run.predictor import resolve_device
+    from harness.run.session import Session
 
     session = Session(get_host(), data_dir=data_dir)
     plugin = session.dataset(dataset)
