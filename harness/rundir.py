@@ -1,4 +1,4 @@
-"""The run directory `runs/<run-id>/` (DESIGN.md §3) and atomic file writes.
+"""The run folder `runs/<run-id>/` (docs/architecture.md, "The run folder").
 
     manifest.json            argv, versions, git commit, seed, device, resources, status
     predictions/<dataset>/<split>/<probe>/<variant>.jsonl
@@ -10,66 +10,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator, TextIO
+from typing import Any
 
+from .fileio import atomic_write_json, atomic_write_text, write_jsonl
 from .types import ResultRow
 
-__all__ = ["atomic_write_text", "atomic_writer", "atomic_write_json", "RunDir", "safe_name", "read_results", "TABLES_FILE"]
+__all__ = ["RunDir", "safe_name", "read_results", "TABLES_FILE"]
 
 #: The table layouts and row tags of a run (written by the run, read by the leaderboard).
 TABLES_FILE = "tables.json"
-
-
-_UMASK = os.umask(0)
-os.umask(_UMASK)
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and `os.replace` (never half-written).
-
-    The file gets ordinary permissions (0666 minus the umask), not mkstemp's 0600, so a
-    static web server running as another user can serve leaderboard files.
-    """
-    with atomic_writer(path) as fh:
-        fh.write(text)
-
-
-@contextlib.contextmanager
-def atomic_writer(path: Path) -> Iterator[TextIO]:
-    """A text file written piece by piece and put in place only when the block ends
-    without an error (as `atomic_write_text`, for output too large to build in memory)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_json(path: Path, obj: Any) -> None:
-    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-
-
-def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
-    """One JSON object per line, written as `rows` yields them (atomic: see atomic_writer)."""
-    with atomic_writer(path) as fh:
-        for r in rows:
-            fh.write(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def safe_name(text: str) -> str:

@@ -49,7 +49,7 @@ def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed
     questions: per metric, the difference A - B, its paired-bootstrap 95% interval and p-value,
     and the exact McNemar p-value for per-question correctness (docs/compare.md)."""
     from harness.errors import DataError
-    from harness.rundir import atomic_write_text
+    from harness.fileio import atomic_write_text
 
     from .compare import compare_runs, comparisons_json, render_comparisons
     from .runs import load_run

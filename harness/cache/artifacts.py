@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from .. import __version__
 from ..digest import digest
 from ..errors import DataError
+from ..fileio import atomic_folder
 from .locks import build_lock
 from ..paths import cache_dir
 
@@ -150,20 +151,11 @@ class ArtifactStore:
 
 
 def _write_entry(final: Path, build: Callable[[Path], None]) -> None:
-    """Build into a temporary folder beside `final` and rename it into place."""
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
-    try:
+    """Build into a temporary folder beside `final` and rename it into place (a stale entry
+    without its marker, left by a builder that died without the lock, is replaced)."""
+    with atomic_folder(final) as tmp:
         build(tmp)
         (tmp / COMPLETE).write_text("", encoding="utf-8")
-        try:
-            os.replace(tmp, final)
-        except OSError:  # a stale entry without its marker (a builder without the lock died)
-            shutil.rmtree(final, ignore_errors=True)
-            os.replace(tmp, final)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _safe(kind: str) -> str:

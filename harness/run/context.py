@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError
-from ..rundir import write_jsonl
+from ..fileio import write_jsonl
 from ..types import Example, Prediction, ResultRow
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ResourceError
+from harness.fileio import atomic_write_json
 
 __all__ = [
     "MANIFEST_NAME",
@@ -148,9 +149,7 @@ def record_source(target: Path, name: str, source: str) -> None:
     """Remember in the manifest where resource `name` in `target` came from (atomic write)."""
     manifest = read_manifest(target)
     manifest[name] = {"source": source}
-    tmp = target / (MANIFEST_NAME + ".tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, target / MANIFEST_NAME)
+    atomic_write_json(target / MANIFEST_NAME, manifest)
 
 
 def try_nltk_download(package: str, target: Path, timeout_s: float = DOWNLOAD_TIMEOUT_S) -> bool:

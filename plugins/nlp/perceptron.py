@@ -15,12 +15,24 @@ tagger builds a new cache; stale files are removed.
 from __future__ import annotations
 
 import json
-import marshal
-import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FastPerceptronTagger", "fast_tagger", "tagger_folder"]
+from harness.cache.files import marshal_file
+from harness.digest import digest
+from harness.errors import ResourceError
+from harness.paths import cache_dir
+
+from .base import candidate_roots, quick_state, resolve_target
+
+__all__ = ["FastPerceptronTagger", "fast_tagger", "tagger_folder", "NOT_INSTALLED", "TAGGER_DIR", "TAGGER_FILES"]
+
+NOT_INSTALLED = "the English POS tagger is not installed; run `harness resources install`"
+#: NLTK >= 3.9 finds the English tagger here (nltk/tag/perceptron.py, `param_files`).
+TAGGER_DIR = "taggers/averaged_perceptron_tagger_eng"
+TAGGER_FILES = tuple(
+    f"averaged_perceptron_tagger_eng.{part}.json" for part in ("weights", "tagdict", "classes")
+)
 
 CACHE_VERSION = 1
 _START = ["-START-", "-START2-"]
@@ -105,11 +117,6 @@ class FastPerceptronTagger:
 
 def tagger_folder(target: Path | str | None = None) -> Path:
     """The installed tagger folder (no nltk import), or ResourceError naming the install command."""
-    from harness.errors import ResourceError
-
-    from .base import candidate_roots, resolve_target
-    from .tagger import NOT_INSTALLED, TAGGER_DIR, TAGGER_FILES
-
     for root in candidate_roots(resolve_target(target)):
         folder = root / TAGGER_DIR
         if all((folder / name).is_file() for name in TAGGER_FILES):
@@ -118,40 +125,21 @@ def tagger_folder(target: Path | str | None = None) -> Path:
 
 
 def _cache_path(folder: Path) -> Path:
-    from harness.digest import digest
-    from harness.paths import cache_dir
-
-    from .tagger import TAGGER_FILES
-
     stats = [[n, (folder / n).stat().st_size, (folder / n).stat().st_mtime_ns] for n in TAGGER_FILES]
     key = digest({"version": CACHE_VERSION, "folder": str(folder.resolve()), "files": stats})[:16]
     return cache_dir("resources") / f"pos-tagger-{key}.marshal"
 
 
 def _load(folder: Path) -> FastPerceptronTagger:
-    from .tagger import TAGGER_FILES
+    def build() -> tuple[Any, Any, Any]:  # from the JSON files
+        params: list[Any] = []
+        for name in TAGGER_FILES:
+            with open(folder / name, encoding="utf-8") as fh:
+                params.append(json.load(fh))
+        return (params[0], params[1], sorted(params[2]))
 
-    path = _cache_path(folder)
-    try:
-        data = marshal.loads(path.read_bytes())
-        if isinstance(data, tuple) and len(data) == 3:
-            return FastPerceptronTagger(*data)
-    except (OSError, EOFError, ValueError, TypeError):
-        pass  # missing or damaged: rebuild from the JSON files
-    params: list[Any] = []
-    for name in TAGGER_FILES:
-        with open(folder / name, encoding="utf-8") as fh:
-            params.append(json.load(fh))
-    data = (params[0], params[1], sorted(params[2]))
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(marshal.dumps(data))
-    os.replace(tmp, path)
-    for old in path.parent.glob("pos-tagger-*.marshal"):
-        if old != path:
-            try:
-                old.unlink()
-            except OSError:
-                pass
+    data = marshal_file(_cache_path(folder), build, valid=lambda d: isinstance(d, tuple) and len(d) == 3,
+                        older="pos-tagger-*.marshal")
     return FastPerceptronTagger(*data)
 
 
@@ -161,8 +149,6 @@ _FOUND: dict[tuple[Any, ...], str] = {}
 
 def fast_tagger(target: Path | str | None = None) -> FastPerceptronTagger:
     """The installed tagger (cached per process and on disk)."""
-    from .base import quick_state
-
     state = quick_state(target)
     key = _FOUND.get(state)
     if key is None or key not in _LOADED:

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, ClassVar
 
 from harness.errors import ResourceError
+from harness.fileio import atomic_folder
 
+from .perceptron import NOT_INSTALLED, TAGGER_DIR, TAGGER_FILES, fast_tagger
 from .base import (
     ResourceCache,
     ResourceStatus,
@@ -50,12 +52,6 @@ __all__ = [
 
 NAME = "pos-tagger"
 PIP_PACKAGE = "textblob-aptagger"
-NOT_INSTALLED = "the English POS tagger is not installed; run `harness resources install`"
-#: NLTK >= 3.9 finds the English tagger here (nltk/tag/perceptron.py, `param_files`).
-TAGGER_DIR = "taggers/averaged_perceptron_tagger_eng"
-TAGGER_FILES = tuple(
-    f"averaged_perceptron_tagger_eng.{part}.json" for part in ("weights", "tagdict", "classes")
-)
 
 
 class RestrictedUnpickler(pickle.Unpickler):
@@ -153,17 +149,11 @@ def write_nltk_tagger(
 ) -> Path:
     """Write the three JSON files NLTK's PerceptronTagger loads under `root`/TAGGER_DIR."""
     final = root / TAGGER_DIR
-    final.parent.mkdir(parents=True, exist_ok=True)
     # Written beside the final folder and renamed into place: never a half-written tagger.
-    partial = final.parent / (final.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir()
-    for name, value in zip(TAGGER_FILES, (weights, tagdict, sorted(classes))):
-        with open(partial / name, "w", encoding="utf-8") as fh:
-            json.dump(value, fh, separators=(",", ":"))
-    if final.exists():
-        shutil.rmtree(final)
-    os.replace(partial, final)
+    with atomic_folder(final) as partial:
+        for name, value in zip(TAGGER_FILES, (weights, tagdict, sorted(classes))):
+            with open(partial / name, "w", encoding="utf-8") as fh:
+                json.dump(value, fh, separators=(",", ":"))
     return final
 
 
@@ -273,6 +263,4 @@ def pos_tag(tokens: list[str], target: Path | str | None = None) -> list[tuple[s
     without importing nltk; the weights load from a marshal cache in well under a second."""
     if isinstance(tokens, str):
         raise TypeError("pos_tag expects a list of tokens, not a string")
-    from .perceptron import fast_tagger
-
     return fast_tagger(target).tag(list(tokens))

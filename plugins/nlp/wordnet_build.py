@@ -7,7 +7,7 @@ from array import array
 from pathlib import Path
 from typing import Any, Sequence
 
-from .wordnet_index import _FILE_POS, _MARKER, _POINTERS, _POS_FILES, _POS_NUMBER, INDEX_VERSION
+from .wordnet_format import FILE_POS, INDEX_VERSION, MARKER, POINTERS, POS_FILES, POS_NUMBER
 
 __all__ = ["build_index"]
 
@@ -16,9 +16,9 @@ def build_index(folder: Path) -> dict[str, Any]:
     """Parse a WordNet 3.0 dict folder (`corpora/wordnet`) into the marshal-able layout."""
     lexnames = [line.split()[1] for line in (folder / "lexnames").read_text(encoding="utf-8").splitlines()
                 if line.strip()]
-    lemmas: dict[str, dict[str, list[int]]] = {p: {} for p in _POS_FILES}
-    raw_offsets: dict[str, dict[str, list[int]]] = {p: {} for p in _POS_FILES}
-    for p, suffix in _POS_FILES.items():
+    lemmas: dict[str, dict[str, list[int]]] = {p: {} for p in POS_FILES}
+    raw_offsets: dict[str, dict[str, list[int]]] = {p: {} for p in POS_FILES}
+    for p, suffix in POS_FILES.items():
         with open(folder / f"index.{suffix}", encoding="utf-8") as fh:
             for line in fh:
                 if line.startswith(" "):
@@ -26,8 +26,8 @@ def build_index(folder: Path) -> dict[str, Any]:
                 f = line.split()
                 n_synsets, n_ptr = int(f[2]), int(f[3])
                 raw_offsets[p][f[0]] = [int(x) for x in f[6 + n_ptr: 6 + n_ptr + n_synsets]]
-    exc: dict[str, dict[str, list[str]]] = {p: {} for p in _POS_FILES}
-    for p, suffix in _POS_FILES.items():
+    exc: dict[str, dict[str, list[str]]] = {p: {} for p in POS_FILES}
+    for p, suffix in POS_FILES.items():
         with open(folder / f"{suffix}.exc", encoding="utf-8") as fh:
             for line in fh:
                 terms = line.split()
@@ -49,7 +49,7 @@ def build_index(folder: Path) -> dict[str, Any]:
     frames: list[tuple[int, ...]] = []
     gloss: list[str] = []
     sid_of: dict[tuple[str, int], int] = {}
-    for p, suffix in _POS_FILES.items():
+    for p, suffix in POS_FILES.items():
         with open(folder / f"data.{suffix}", encoding="utf-8") as fh:
             for line in fh:
                 if line.startswith(" "):
@@ -59,14 +59,14 @@ def build_index(folder: Path) -> dict[str, Any]:
                 offset, lexnum, ss_type, w_cnt = int(f[0]), int(f[1]), f[2], int(f[3], 16)
                 ws, ids = [], []
                 for j in range(w_cnt):
-                    ws.append(_MARKER.match(f[4 + 2 * j]).group(1))
+                    ws.append(MARKER.match(f[4 + 2 * j]).group(1))
                     ids.append(int(f[5 + 2 * j], 16))
                 i = 4 + 2 * w_cnt
                 ptrs = []
                 for _ in range(int(f[i])):
                     symbol, target, tpos, st = f[i + 1], int(f[i + 2]), f[i + 3], f[i + 4]
-                    if symbol in _POINTERS and st == "0000":
-                        ptrs.append((_POINTERS[symbol], _FILE_POS[tpos], target))
+                    if symbol in POINTERS and st == "0000":
+                        ptrs.append((POINTERS[symbol], FILE_POS[tpos], target))
                     i += 4
                 flat: list[int] = []
                 if p == "v":  # "f_cnt + f_num w_num ...": w_num 00 = every word of the synset
@@ -90,14 +90,14 @@ def build_index(folder: Path) -> dict[str, Any]:
         ptr.append(tuple(tuple(g) for g in groups))
     # Lemma index (sids in index-file order) and NLTK names ("%s.%s.%02i", satellites
     # numbered among the lemma's satellite senses only, as NLTK does).
-    for p in _POS_FILES:
+    for p in POS_FILES:
         for lemma, offs in raw_offsets[p].items():
             lemmas[p][lemma] = [sid_of[(p, o)] for o in offs]
     counts: list[tuple[int, ...]] = []
     for sid in range(n):
         pc = pos_chars[sid]
         first = words[sid][0].lower()
-        sids = lemmas[_FILE_POS[pc]][first]
+        sids = lemmas[FILE_POS[pc]][first]
         # NLTK numbers a satellite among the lemma's satellites, anything else among all senses.
         same = [s for s in sids if pos_chars[s] == "s"] if pc == "s" else sids
         names[sid] = f"{first}.{pc}.{same.index(sid) + 1:02d}"
@@ -107,7 +107,7 @@ def build_index(folder: Path) -> dict[str, Any]:
         else:
             head_name = head_id = ""
         counts.append(tuple(
-            sense_counts.get(f"{w}%{_POS_NUMBER[pc]}:{lex[sid]:02d}:{i:02d}:{head_name}:{head_id}".lower(), 0)
+            sense_counts.get(f"{w}%{POS_NUMBER[pc]}:{lex[sid]:02d}:{i:02d}:{head_name}:{head_id}".lower(), 0)
             for w, i in zip(words[sid], lex_ids[sid])))
     maxd, mind = _depths(n, ptr)
     flat_ptr, ptr_off = array("i"), array("i", [0])

@@ -13,6 +13,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from harness.fileio import atomic_folder
+
 from .base import (
     ResourceCache,
     ResourceStatus,
@@ -177,23 +179,18 @@ def _copy_debian(src: Path, target: Path) -> str:
     corpora.mkdir(parents=True, exist_ok=True)
     # Built beside the final folder and renamed into place, so an interrupted install
     # never leaves a half-copied WordNet that looks installed.
-    partial = corpora / ".wordnet.partial"
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir()
-    for item in sorted(src.iterdir()):
-        if item.is_file():
-            # Copies, not links: NLTK's sandbox refuses files that resolve outside its
-            # data roots or that belong to another account.
-            shutil.copyfile(item, partial / item.name)
-    lexnames, origin = lexnames_text()
-    (partial / "lexnames").write_text(lexnames, encoding="utf-8")
-    copyright_file = Path("/usr/share/doc/wordnet-base/copyright")
-    if src == DEBIAN_DIR and copyright_file.is_file():
-        shutil.copyfile(copyright_file, partial / "LICENSE")
+    with atomic_folder(corpora / "wordnet") as partial:  # an incomplete earlier copy of ours is replaced
+        for item in sorted(src.iterdir()):
+            if item.is_file():
+                # Copies, not links: NLTK's sandbox refuses files that resolve outside its
+                # data roots or that belong to another account.
+                shutil.copyfile(item, partial / item.name)
+        lexnames, origin = lexnames_text()
+        (partial / "lexnames").write_text(lexnames, encoding="utf-8")
+        copyright_file = Path("/usr/share/doc/wordnet-base/copyright")
+        if src == DEBIAN_DIR and copyright_file.is_file():
+            shutil.copyfile(copyright_file, partial / "LICENSE")
     final = corpora / "wordnet"
-    if final.exists():  # an incomplete earlier copy of ours (_locate found nothing usable)
-        shutil.rmtree(final)
-    os.replace(partial, final)
     where = f"debian {_package_versions()}" if src == DEBIAN_DIR else str(src)
     return f"{where} (WordNet {_header_version(final)}; lexnames from {origin})"
 

@@ -28,15 +28,13 @@ from array import array
 from pathlib import Path
 from typing import Any
 
+from harness.cache.files import marshal_file
+
+from .wordnet_build import build_index
+from .wordnet_format import FILE_POS, INDEX_VERSION, MARKER, POINTERS, POS_FILES, POS_NUMBER
+
 __all__ = ["INDEX_VERSION", "WordNetIndex", "index_path", "load_index", "wordnet_index"]
 
-#: Bump when the layout or the parsing changes: old cache files are then rebuilt.
-INDEX_VERSION = 3
-_POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
-_POS_NUMBER = {"n": 1, "v": 2, "a": 3, "r": 4, "s": 5}
-_FILE_POS = {"n": "n", "v": "v", "a": "a", "s": "a", "r": "r"}
-#: Pointer symbols kept: hypernym, instance hypernym, hyponym, instance hyponym, similar to.
-_POINTERS = {"@": 0, "@i": 1, "~": 2, "~i": 3, "&": 4}
 _SUBSTITUTIONS = {
     "n": [("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
           ("shes", "sh"), ("men", "man"), ("ies", "y")],
@@ -45,9 +43,8 @@ _SUBSTITUTIONS = {
     "a": [("er", ""), ("est", ""), ("er", "e"), ("est", "e")],
     "r": [],
 }  # fmt: skip
-_MARKER = re.compile(r"(.*?)(\([^()]*\))?$")
-_SOURCE_FILES = tuple(f"{kind}.{pos}" for kind in ("data", "index") for pos in _POS_FILES.values()) + tuple(
-    f"{pos}.exc" for pos in _POS_FILES.values()) + ("index.sense", "lexnames")
+_SOURCE_FILES = tuple(f"{kind}.{pos}" for kind in ("data", "index") for pos in POS_FILES.values()) + tuple(
+    f"{pos}.exc" for pos in POS_FILES.values()) + ("index.sense", "lexnames")
 
 
 class WordNetIndex:
@@ -229,25 +226,9 @@ def index_path(folder: Path) -> Path:
 
 def load_index(folder: Path) -> WordNetIndex:
     """The index for `folder`: read from the cache, or built, written atomically and read."""
-    path = index_path(folder)
-    try:
-        data = marshal.loads(path.read_bytes())
-        if isinstance(data, dict) and data.get("format") == INDEX_VERSION:
-            return WordNetIndex(data)
-    except (OSError, EOFError, ValueError, TypeError):
-        pass  # missing or damaged: rebuild
-    from .wordnet_build import build_index
-
-    data = build_index(folder)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(marshal.dumps(data))
-    os.replace(tmp, path)
-    for old in path.parent.glob("wordnet-index-*.marshal"):
-        if old != path:
-            try:
-                old.unlink()
-            except OSError:
-                pass
+    data = marshal_file(index_path(folder), lambda: build_index(folder),
+                        valid=lambda d: isinstance(d, dict) and d.get("format") == INDEX_VERSION,
+                        older="wordnet-index-*.marshal")
     return WordNetIndex(data)
 
 

@@ -15,10 +15,10 @@ version. Words outside that vocabulary are looked up live (same values, slower).
 
 from __future__ import annotations
 
-import marshal
-import os
 from pathlib import Path
 from typing import Any
+
+from harness.cache.files import marshal_file
 
 __all__ = ["WordStats", "word_stats", "NOUN_FORMS", "VERB_FORMS"]
 
@@ -122,23 +122,15 @@ def word_stats(target: Path | str | None = None) -> WordStats:
     key = str(path)
     if key in _LOADED:
         return _LOADED[key]
-    try:
-        zipf, forms = marshal.loads(path.read_bytes())
-        stats = WordStats(zipf, forms)
-    except (OSError, EOFError, ValueError, TypeError):
+
+    def build() -> tuple[Any, Any]:
         if "missing" in _versions().values():
             raise ResourceError("the quality counterfactual mode needs wordfreq and lemminflect: "
-                                "pip install 'wordfreq>=3.0,<4' 'lemminflect>=0.2.3,<0.3'") from None
-        zipf, forms = _build(wn)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps((zipf, forms)))
-        os.replace(tmp, path)
-        for old in path.parent.glob("wordstats-*.marshal"):
-            if old != path:
-                try:
-                    old.unlink()
-                except OSError:
-                    pass
-        stats = WordStats(zipf, forms)
+                                "pip install 'wordfreq>=3.0,<4' 'lemminflect>=0.2.3,<0.3'")
+        return _build(wn)
+
+    zipf, forms = marshal_file(path, build, valid=lambda d: isinstance(d, (tuple, list)) and len(d) == 2,
+                               older="wordstats-*.marshal")
+    stats = WordStats(zipf, forms)
     _LOADED[key] = stats
     return stats

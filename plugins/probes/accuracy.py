@@ -15,7 +15,7 @@ import json
 import numpy as np
 
 from harness.api import Layout, Probe, ProbeContext, Suite, Task
-from harness.rundir import atomic_write_text
+from harness.fileio import atomic_write_text
 from harness.types import ResultRow
 
 __all__ = ["AccuracyProbe", "ACCURACY_SUITE", "ACCURACY_LAYOUTS"]

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from harness.project import SCHEMA_VERSION
-from harness.rundir import atomic_write_json, write_jsonl
+from harness.fileio import atomic_write_json, write_jsonl
 
 __all__ = ["SAMPLE_NOTE", "write_sample_runs"]
 

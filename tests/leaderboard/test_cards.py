@@ -9,7 +9,7 @@ from helpers_samples import write_sample_runs
 
 from harness.cli import main
 from harness.report import headline_rows
-from harness.rundir import write_jsonl
+from harness.fileio import write_jsonl
 from harness.types import ResultRow
 from vqa_harness_leaderboard.cards import EVIDENCE, build_cards, card_markdown, verdict
 

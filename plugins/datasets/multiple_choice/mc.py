@@ -27,7 +27,7 @@ from harness.digest import digest
 from harness.errors import DataError
 from harness.cache.locks import build_lock
 from harness.paths import cache_dir
-from harness.rundir import atomic_write_text
+from harness.fileio import atomic_write_text
 from harness.types import Example
 
 __all__ = ["MC_OPTIONS", "GENERATOR_OPTIONS", "attach_decoys", "generated_decoys", "generation_stats",

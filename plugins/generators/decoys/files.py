@@ -43,7 +43,7 @@ def read_decoy_file(path: Path | str, *, duplicates: str = "error") -> dict[str,
 
 def write_decoy_file(path: Path | str, released: Mapping[str, Mapping[str, Any]]) -> Path:
     """Write the released shape atomically (keys sorted for stable diffs)."""
-    from harness.rundir import atomic_write_text
+    from harness.fileio import atomic_write_text
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -73,7 +73,7 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
     if out is None:
         sys.stdout.write(text)
     else:
-        from harness.rundir import atomic_write_text
+        from harness.fileio import atomic_write_text
 
         out.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(out, text)

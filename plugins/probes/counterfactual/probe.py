@@ -50,7 +50,8 @@ class CounterfactualProbe(Probe):
             perturb_many,
             resolve_kinds,
         )
-        from harness.rundir import atomic_writer, safe_name
+        from harness.fileio import atomic_writer
+        from harness.rundir import safe_name
 
         kinds = resolve_kinds(str(self.config["kinds"]))
         mode = str(self.config["mode"])

@@ -15,7 +15,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from harness.api import Layout, Option, Probe, ProbeContext, Suite, Task
-from harness.rundir import atomic_write_json, safe_name, write_jsonl
+from harness.fileio import atomic_write_json, write_jsonl
+from harness.rundir import safe_name
 from harness.types import ResultRow
 
 from .scoring import CORRECT_RULES, gt_pairs, task_scores

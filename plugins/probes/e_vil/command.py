@@ -109,7 +109,7 @@ def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> 
               help="Also add the human rows (variant 'human') to the run's results.jsonl.")
 def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | None, append_results: bool) -> None:
     """Read filled annotation CSVs; print human S_E / S_O, shortcomings and correlations."""
-    from harness.rundir import atomic_write_json, write_jsonl
+    from harness.fileio import atomic_write_json, write_jsonl
     from vqa_harness_plugins.probes.e_vil.human import read_ratings, render_markdown, summarize
 
     path, meta = _task(run, task)
