@@ -562,7 +562,7 @@ def child(suite: str, data: str | Path, out: str | Path) -> int:
     """Run `hash-answer` through `suite` as `harness run --no-leaderboard` would (the body of
     the measured child process)."""
     from harness.hookspecs import hookimpl
-    from harness.run.execute import RunConfig, run_models
+    from harness.run import RunConfig, run_models
     from harness.testing import make_host, use_host
 
     class Plugin:

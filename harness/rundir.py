@@ -3,6 +3,8 @@
     manifest.json            argv, versions, git commit, seed, device, resources, status
     predictions/<dataset>/<split>/<probe>/<variant>.jsonl
     artifacts/<probe>/...    probe outputs (local explanations, decoy sets, samples)
+
+Where a probe's files go is decided in one place, `RunDir.probe_files`.
     results.jsonl            one ResultRow per line (the leaderboard reads these)
     tables.json              the probes' table layouts and row tags (data, harness.layouts)
     report.md                headline numbers, tables, examples, failures
@@ -12,14 +14,15 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from .fileio import atomic_write_json, atomic_write_text, write_jsonl
-from .types import ResultRow
+from .types import ResultRow, Task
 
-__all__ = ["RunDir", "safe_name", "read_results", "TABLES_FILE"]
+__all__ = ["RunDir", "ProbeFiles", "safe_name", "read_results", "TABLES_FILE"]
 
 #: The table layouts and row tags of a run (written by the run, read by the leaderboard).
 TABLES_FILE = "tables.json"
@@ -91,16 +94,23 @@ class RunDir:
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         atomic_write_json(self.manifest_path, manifest)
 
-    def predictions_path(self, dataset: str, split: str, probe: str, variant: str) -> Path:
-        return (
-            self.path / "predictions" / safe_name(dataset) / safe_name(split) / safe_name(probe)
-            / f"{safe_name(variant or 'default')}.jsonl"
-        )
+    def probe_files(self, task: Task, probe: str) -> "ProbeFiles":
+        """Where `probe`'s files on `task` go: the one place that decides it. Keyed today by
+        the task's dataset and split (predictions) and by the probe alone (artifacts)."""
+        return ProbeFiles(self.path / "predictions" / safe_name(task.dataset) / safe_name(task.split) / safe_name(probe),
+                          self.path / "artifacts" / safe_name(probe))
 
-    def artifact_path(self, probe: str, name: str) -> Path:
-        path = self.path / "artifacts" / safe_name(probe) / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return path
+    def relative(self, paths: Iterable[Path]) -> list[str]:
+        """Paths inside the run folder that exist, relative to it (sorted, unique)."""
+        root = self.path.resolve()
+        out = set()
+        for path in map(Path, paths):
+            if path.is_file():
+                try:
+                    out.add(path.resolve().relative_to(root).as_posix())
+                except ValueError:
+                    continue
+        return sorted(out)
 
     def write_results(self, rows: list[ResultRow]) -> None:
         write_jsonl(self.path / "results.jsonl", (r.to_json() for r in rows))
@@ -118,3 +128,21 @@ class RunDir:
 
     def write_report(self, markdown: str) -> None:
         atomic_write_text(self.path / "report.md", markdown)
+
+
+@dataclass(frozen=True)
+class ProbeFiles:
+    """The folders of one probe's files on one task (made by `RunDir.probe_files`)."""
+
+    predictions_folder: Path
+    artifacts_folder: Path
+
+    def predictions(self, variant: str) -> Path:
+        """The JSON-lines file of the predictions of one variant."""
+        return self.predictions_folder / f"{safe_name(variant or 'default')}.jsonl"
+
+    def artifact(self, name: str) -> Path:
+        """A path for an extra output file (its folder is created)."""
+        path = self.artifacts_folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path

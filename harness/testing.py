@@ -57,7 +57,7 @@ def use_host(host: PluginHost) -> Iterator[PluginHost]:
 
 def run_in_process(host: PluginHost, *, model: str, suite: str, tmp_path: Path, **config: Any):
     """Run `model` through `suite` with everything written under `tmp_path`."""
-    from .run.execute import RunConfig, execute_run
+    from .run import RunConfig, execute_run
 
     config.setdefault("device", "cpu")
     config.setdefault("progress", False)

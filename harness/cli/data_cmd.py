@@ -65,7 +65,7 @@ class _Files:
 
 def status_lines(host: "PluginHost", data_dir: Path | None) -> list[str]:
     """The report, line by line (the command prints it; tests compare lines)."""
-    from ..run.session import Session
+    from ..data.session import Session
 
     session = Session(host, data_dir=data_dir)
     lines = [f"data folder: {data_dir}" if data_dir is not None else
@@ -173,7 +173,6 @@ def _needed(session: Any, known: dict[str, _Files], spec: str, split: str) -> tu
 
 
 def _suite_line(suite: "Suite", session: Any, known: dict[str, _Files]) -> str:
-    from ..run.context import train_source
 
     eval_missing: list[Path] = []
     train_missing: list[Path] = []
@@ -186,7 +185,7 @@ def _suite_line(suite: "Suite", session: Any, known: dict[str, _Files]) -> str:
         problems += [problem] if problem else []
         (skipped if missing or problem else runnable).append(f"{task.dataset}/{task.split}")
         try:
-            source = train_source(task, session.dataset(task.dataset).splits)
+            source = task.train_source(session.dataset(task.dataset).splits)
         except HarnessError as exc:
             train_problems.append(str(exc))
             continue

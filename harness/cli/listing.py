@@ -17,7 +17,7 @@ def list_cmd(kind: str) -> None:
     from tabulate import tabulate
 
     from ..host import get_host
-    from ..suites.data import suite_needs
+    from ..data.check import suite_needs
     from ..suites import TOY_SUITE
 
     host = get_host()

@@ -47,7 +47,7 @@ def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, re
     """
     from ..host import get_host
     from ..publish import check_output_folder
-    from ..run.execute import RunConfig, run_models
+    from ..run import RunConfig, run_models
 
     n_jobs = None if jobs == "auto" else _jobs(jobs)
     host = get_host()

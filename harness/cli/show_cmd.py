@@ -100,7 +100,7 @@ def _text(value: Any) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-#: The option every pretrained model accepts (harness.suites.data.TRAINED_ON), shown with its own.
+#: The option every pretrained model accepts (harness.data.check.TRAINED_ON), shown with its own.
 TRAINED_ON_ROW = ["trained_on", "''", "a dataset name",
                   "(every pretrained model) the training data it declares, for tables laid out by training data "
                   "(e.g. trained_on=vqa2 fills Goyal's B rows): a registered dataset or one the suite trains on"]

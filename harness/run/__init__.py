@@ -10,3 +10,12 @@
 - `models`: several models of one command (`parallel`: side by side in processes;
   `distributed`: sharded over torchrun ranks).
 """
+
+from __future__ import annotations
+
+from .config import RunConfig
+from .execute import execute_run
+from .models import run_models
+from .tasks import ProbeFailure, RunOutcome
+
+__all__ = ["RunConfig", "RunOutcome", "ProbeFailure", "execute_run", "run_models"]

@@ -1,34 +1,25 @@
 """`TaskContext`: the harness's implementation of `harness.api.ProbeContext` for one task
-and probe. It holds the runner, the session and the run directory; probes see only the
-protocol's attributes and methods."""
+and probe. It holds the predictor, the session and the probe's files in the run folder;
+probes see only the protocol's attributes and methods."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from ..api import FeatureExtractor, Model, Task
+from ..cache.artifacts import ArtifactStore
+from ..data.session import Session, missing_files
+from ..digest import source_digest
 from ..errors import UsageError
+from ..features import resolve_features
 from ..fileio import write_jsonl
+from ..rundir import ProbeFiles
 from ..types import Example, Prediction, ResultRow
+from .predictor import Predictor
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..api import FeatureExtractor, Model, Task
-    from .predictor import Runner
-    from ..rundir import RunDir
-    from .session import Session
-
-__all__ = ["TaskContext", "train_source"]
-
-
-def train_source(task: "Task", splits: Sequence[str]) -> tuple[str, str] | None:
-    """The one rule for a task's training data: the task's `train` source, else the
-    dataset's `train` split when the task evaluates another split of it, else None."""
-    if task.train is not None:
-        return task.train
-    if "train" in splits and task.split != "train":
-        return (task.dataset, "train")
-    return None
+__all__ = ["TaskContext"]
 
 
 @dataclass
@@ -39,15 +30,15 @@ class TaskContext:
     suite: str
     model_spec: str
     probe: str
-    task: "Task"
+    task: Task
     examples: list[Example]
     labelled: bool
     seed: int
     options: Mapping[str, Any]
-    session: "Session"
-    rundir: "RunDir"
-    model: "Model | None" = None
-    runner: "Runner | None" = None
+    session: Session
+    files: ProbeFiles
+    model: Model | None = None
+    predictor: Predictor | None = None
     train: str = ""
     device: str = "cpu"
     #: Identity of the task's (limited) data and of the probe's code, for `memo`.
@@ -80,11 +71,9 @@ class TaskContext:
 
     # ------------------------------------------------------------------ data
     def train_examples(self) -> tuple[list[Example], str] | None:
-        source = train_source(self.task, self.session.dataset(self.dataset).splits)
+        source = self.task.train_source(self.session.dataset(self.dataset).splits)
         if source is None:
             return None
-        from ..suites.data import missing_files
-
         if missing_files(self.session, *source):  # e.g. a pretrained model, test files only
             return None
         return self.examples_of(*source), f"{source[0]}/{source[1]}"
@@ -100,10 +89,7 @@ class TaskContext:
         """A model-independent JSON value computed once and shared by every model and run:
         keyed by the probe, `name`, `key`, the task's data, split and training data, and the
         probe's code."""
-        from ..cache.artifacts import ArtifactStore
-        from ..digest import source_digest
-
-        source = train_source(self.task, self.session.dataset(self.dataset).splits)
+        source = self.task.train_source(self.session.dataset(self.dataset).splits)
         train = self.session.fingerprint(*source) if source is not None else ""
         full = {"probe": self.probe, "name": name, "key": key, "data": self.data_fingerprint, "train": train,
                 "dataset": self.dataset, "split": self.split, "code": source_digest([self.probe_module])}
@@ -127,13 +113,13 @@ class TaskContext:
         choices, toyvqa's decoys) must not leak the answer space into an open-ended score.
         Closed-set examples (labels, no human answers: e-SNLI-VE, VCR) keep their choices.
         """
-        if self.runner is None:
+        if self.predictor is None:
             raise UsageError(f"probe {self.probe!r} needs a model")
         if capability == "answer" and not show_choices:
             examples = [ex.with_(choices=()) if ex.choices and ex.answers else ex for ex in examples]
         label = f"{self.dataset}/{self.split} {self.probe}{'/' + variant if variant else ''}"
-        preds = self.runner.predict(examples, capability, answers=answers, desc=label)
-        path = self.rundir.predictions_path(self.dataset, self.split, self.probe, variant or capability)
+        preds = self.predictor.predict(examples, capability, answers=answers, desc=label)
+        path = self.files.predictions(variant or capability)
         write_jsonl(path, (p.to_json() for p in preds))
         self.touched.append(path)
         return preds
@@ -141,9 +127,7 @@ class TaskContext:
     def has(self, capability: str) -> bool:
         return self.model is not None and capability in self.model.capabilities()
 
-    def features(self, spec: str, modality: str) -> "FeatureExtractor":
-        from ..features import resolve_features
-
+    def features(self, spec: str, modality: str) -> FeatureExtractor:
         return resolve_features(spec, modality, owner=f"probe {self.probe!r}", host=self.session.host)
 
     # ----------------------------------------------------------------- output
@@ -188,15 +172,9 @@ class TaskContext:
         self.missing.append((metric, reason))
 
     def artifact(self, name: str) -> Path:
-        path = self.rundir.artifact_path(self.probe, name)
+        path = self.files.artifact(name)
         self.touched.append(path)
         return path
-
-    def written_files(self) -> list[str]:
-        """The files this context's probe wrote, relative to the run folder."""
-        from .tasks import relative_files
-
-        return relative_files(self.rundir.path, self.touched)
 
     def use_resource(self, name: str, value: Any) -> None:
         self.resources[name] = value

@@ -2,12 +2,12 @@
 
     torchrun --nproc_per_node=2 -m harness.cli run --model hf-vqa:path=... --suite vqa-accuracy
 
-Every rank runs the suite's probes (they are deterministic), but its runner (`ShardRunner`)
+Every rank runs the suite's probes (they are deterministic), but its runner (`ShardPredictor`)
 sends to the model only the rank's share of each prediction request: the distinct inputs of
 the request, dealt round-robin. Each rank writes its predictions into the prediction cache as
 usual, then the ranks exchange them (`all_gather_object`, gloo: works across nodes even when
 they do not share a cache file) so that every probe sees every prediction. Finally rank 0
-replays the run through the ordinary `harness.run.execute_run`; every prediction is then a
+replays the run through the ordinary `harness.run.execute.execute_run`; every prediction is then a
 cache hit (failed examples are retried), and rank 0 alone writes the run directory and the
 leaderboard. Other ranks write nothing but predictions.
 
@@ -26,10 +26,14 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from ..errors import UsageError
-from .predictor import Runner
+from ..host import PluginHost
 from ..types import Example, Prediction
+from .config import RunConfig
+from .execute import execute_run
+from .predictor import Predictor
+from .tasks import RunOutcome
 
-__all__ = ["world", "ShardRunner", "run_distributed"]
+__all__ = ["world", "ShardPredictor", "run_distributed"]
 
 
 def world() -> tuple[int, int, int]:
@@ -38,8 +42,8 @@ def world() -> tuple[int, int, int]:
             int(os.environ.get("LOCAL_RANK", "0")))
 
 
-class ShardRunner(Runner):
-    """A Runner that computes only this rank's share of each request, then gathers the rest."""
+class ShardPredictor(Predictor):
+    """A Predictor that computes only this rank's share of each request, then gathers the rest."""
 
     def __init__(self, *args: Any, rank: int, world_size: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -47,7 +51,7 @@ class ShardRunner(Runner):
 
     def predict(self, examples: Sequence[Example], capability: str, *, answers: Sequence[str] | None = None,
                 desc: str = "") -> list[Prediction]:
-        """Same contract as Runner.predict; collective: every rank must make the same calls."""
+        """Same contract as Predictor.predict; collective: every rank must make the same calls."""
         import torch.distributed as dist
 
         if capability not in self.model.capabilities():
@@ -90,16 +94,14 @@ def _process_group(timeout_hours: float) -> Iterator[None]:
             dist.destroy_process_group()
 
 
-def run_distributed(config: Any, host: Any, *, timeout_hours: float = 12.0) -> Any:
-    """Run `config` (a harness.run.RunConfig) sharded over the launcher's ranks.
+def run_distributed(config: RunConfig, host: PluginHost, *, timeout_hours: float = 12.0) -> RunOutcome | None:
+    """Run `config` sharded over the launcher's ranks.
 
     Returns rank 0's RunOutcome (None on other ranks). With WORLD_SIZE=1 this is a plain run.
     """
-    from . import execute as run_module
-
     rank, size, local_rank = world()
     if size == 1:
-        return run_module.execute_run(config, host)
+        return execute_run(config, host)
     device = config.device
     if device in ("auto", "cuda"):
         import torch
@@ -111,16 +113,16 @@ def run_distributed(config: Any, host: Any, *, timeout_hours: float = 12.0) -> A
     with _process_group(timeout_hours):
         import torch.distributed as dist
 
-        def shard_runner(model: Any, **kwargs: Any) -> ShardRunner:
+        def shard_predictor(model: Any, **kwargs: Any) -> ShardPredictor:
             kwargs["progress"] = kwargs.get("progress", True) and rank == 0
-            return ShardRunner(model, rank=rank, world_size=size, **kwargs)
+            return ShardPredictor(model, rank=rank, world_size=size, **kwargs)
 
         with tempfile.TemporaryDirectory(prefix=f"harness-rank{rank}-") as scratch:
             # Phase 1: all ranks, scratch run directories (deleted), real prediction cache.
             sharded = replace(config, out=Path(scratch), device=device, resume=False, reuse_outputs=False)
-            run_module.execute_run(sharded, host, runner_factory=shard_runner)
+            execute_run(sharded, host, predictor_factory=shard_predictor)
         dist.barrier()
         if rank != 0:
             return None
         # Phase 2: rank 0 replays the run; every successful prediction is a cache hit.
-        return run_module.execute_run(replace(config, device=device), host)
+        return execute_run(replace(config, device=device), host)

@@ -3,7 +3,7 @@
 Each model's run is independent (its own run folder, its own fit and predictions), so
 models run in worker processes, as many at a time as `--jobs` allows. Workers are forked
 from the command's process, so they share its plugin host (plugins registered in-process,
-as `harness.testing` does, included) and run the ordinary `harness.run.execute_run`:
+as `harness.testing` does, included) and run the ordinary `harness.run.execute.execute_run`:
 results are those of a sequential run. Model-independent work both need (toy data, decoy
 sets, perturbations) is built once: the cache's builders hold a lock while they build
 (harness.cache.locks), so the second worker waits for the first and reads what it wrote.
@@ -23,14 +23,13 @@ import signal
 import sys
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ..errors import HarnessError, PluginError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..host import PluginHost
-    from .execute import RunConfig
-    from .tasks import RunOutcome
+from ..host import PluginHost
+from .config import RunConfig
+from .predictor import has_nvidia_driver
+from .tasks import RunOutcome
 
 __all__ = ["default_jobs", "expected_cost", "run_parallel"]
 
@@ -40,8 +39,6 @@ def default_jobs(n_models: int, device: str) -> int:
     GPU (models would compete for its memory: `--device cuda...`, or `auto` on a machine
     with an NVIDIA driver, checked without importing torch, which must not touch CUDA
     before the workers fork) or where processes cannot be forked."""
-    from .predictor import has_nvidia_driver
-
     gpu = device.startswith("cuda") or (device == "auto" and has_nvidia_driver())
     if n_models < 2 or gpu or not _can_fork():
         return 1
@@ -67,20 +64,20 @@ def _can_fork() -> bool:
 
 # The host and the run function reach the forked workers through these module globals
 # (inherited by fork, never pickled).
-_HOST: "PluginHost | None" = None
-_EXECUTE: "Callable[[RunConfig, PluginHost], RunOutcome] | None" = None
+_HOST: PluginHost | None = None
+_EXECUTE: Callable[[RunConfig, PluginHost], RunOutcome] | None = None
 
 
-def _work(config: "RunConfig") -> "RunOutcome":
+def _work(config: RunConfig) -> RunOutcome:
     assert _HOST is not None and _EXECUTE is not None
     # Several processes' progress bars (runner, training) would overwrite each other.
     os.environ["TQDM_DISABLE"] = "1"
     return _EXECUTE(config, _HOST)
 
 
-def run_parallel(configs: Sequence["RunConfig"], host: "PluginHost", jobs: int, *,
-                 cost: Sequence[int], execute: Callable[["RunConfig", "PluginHost"], "RunOutcome"],
-                 started: Callable[[str], None]) -> Iterator["RunOutcome"]:
+def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
+                 cost: Sequence[int], execute: Callable[[RunConfig, PluginHost], RunOutcome],
+                 started: Callable[[str], None]) -> Iterator[RunOutcome]:
     """Outcomes of `execute(config, host)` for every config, in the given order, computed
     by up to `jobs` forked processes, the highest `cost` (an expected-cost rank) first.
 
@@ -92,7 +89,7 @@ def run_parallel(configs: Sequence["RunConfig"], host: "PluginHost", jobs: int, 
     _HOST, _EXECUTE = host, execute
     waiting = sorted(range(len(configs)), key=lambda i: -cost[i])  # stable: the given order on ties
     running: dict[Future, int] = {}
-    outcomes: dict[int, "RunOutcome"] = {}
+    outcomes: dict[int, RunOutcome] = {}
     failure: HarnessError | None = None
     shown = 0
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))

@@ -1,4 +1,4 @@
-"""The runner: batches examples through a model capability, with cache and containment.
+"""The predictor: batches examples through a model capability, with cache and containment.
 
 - Only inputs missing from the prediction cache reach the model; each finished batch is
   committed to the cache at once, so an interrupted run loses nothing.
@@ -21,7 +21,7 @@ from ..cache.predictions import PredictionCache
 from ..errors import HarnessError, UsageError
 from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 
-__all__ = ["Runner", "RunnerStats", "resolve_device", "has_nvidia_driver", "ANSWER_TAKING"]
+__all__ = ["Predictor", "PredictorStats", "resolve_device", "has_nvidia_driver", "ANSWER_TAKING"]
 
 #: Capabilities that take one answer per example besides the examples.
 ANSWER_TAKING = ("explain", "score_images")
@@ -74,7 +74,7 @@ def has_nvidia_driver() -> bool:
 
 
 @dataclass
-class RunnerStats:
+class PredictorStats:
     """What the runner did (tests assert on `model_calls`; the report shows the rest)."""
 
     model_calls: int = 0  # examples sent to the model
@@ -86,7 +86,7 @@ class RunnerStats:
     error_examples: list[tuple[str, str]] = field(default_factory=list)
 
 
-class Runner:
+class Predictor:
     """Runs one model over lists of examples, one capability at a time."""
 
     def __init__(
@@ -107,7 +107,7 @@ class Runner:
         self.device = device
         self.progress = progress and not os.environ.get("TQDM_DISABLE")
         self.plugin_label = plugin_label or model.name
-        self.stats = RunnerStats()
+        self.stats = PredictorStats()
         self._fingerprint: str | None = None
         self._pending_fit: Callable[[], None] | None = None
 

@@ -1,8 +1,10 @@
-"""One run's tasks: load data when needed, fit trainable models, run or restore each probe
-inside a containment boundary, and gather rows, report sections and tags.
+"""A run's middle stage, task by task: load data when needed, fit a trainable model, run or
+restore each probe inside a containment boundary, and gather what it produced.
 
-`harness.run.execute_run` drives it task by task; nothing here writes the run folder's
-summary files (results.jsonl, manifest, report), which the driver rewrites after each task.
+`harness.run.execute` drives it; nothing here writes the run folder's summary files
+(results.jsonl, manifest, report), which the driver rewrites after each task. The model
+object is never changed: what the run learns (the training data of the fitted model) is
+kept here.
 """
 
 from __future__ import annotations
@@ -10,25 +12,25 @@ from __future__ import annotations
 import time
 import traceback
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 from ..api import Model, Probe, Task
+from ..cache.artifacts import ArtifactStore
+from ..cache.outputs import ProbeOutput, ProbeOutputCache
+from ..data.session import LazyExamples
 from ..digest import digest
 from ..errors import DataError, ExitCode, HarnessError
+from ..host import PluginHost
+from ..images import missing_images
 from ..layouts import RowTags
-from ..cache.outputs import ProbeOutput, ProbeOutputCache
-from .context import TaskContext, train_source
-from .predictor import model_threads
+from ..rundir import RunDir
 from ..types import ResultRow
+from .config import RunConfig
+from .context import TaskContext
+from .plan import RunPlan
+from .predictor import Predictor, model_threads
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..host import PluginHost
-    from .predictor import Runner
-    from ..rundir import RunDir
-    from .session import LazyExamples, Session
-
-__all__ = ["ProbeFailure", "RunOutcome", "capability_gap"]
+__all__ = ["ProbeFailure", "RunOutcome", "TaskRunner", "capability_gap", "check_images"]
 
 
 @dataclass
@@ -41,13 +43,15 @@ class ProbeFailure:
 
 @dataclass
 class RunOutcome:
-    rundir: "RunDir"
+    rundir: RunDir
     rows: list[ResultRow]
     exit_code: ExitCode
     example_errors: int = 0
     probe_failures: list[ProbeFailure] = field(default_factory=list)
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
     model_calls: int = 0
+    #: Files probes asked to point at (`Probe.announce`): (what it is, path).
+    announced: list[tuple[str, str]] = field(default_factory=list)
 
 
 def capability_gap(probe: type[Probe], model: Model) -> str:
@@ -63,8 +67,6 @@ def capability_gap(probe: type[Probe], model: Model) -> str:
 
 def check_images(task_name: str, examples: Sequence[Any]) -> None:
     """Missing image files are reported (count and first paths) before the model starts."""
-    from ..images import missing_images
-
     count, first = missing_images([ex.image for ex in examples])
     if count:
         raise DataError(
@@ -73,63 +75,50 @@ def check_images(task_name: str, examples: Sequence[Any]) -> None:
         )
 
 
-class _Run:
-    """The state of one model's run through a suite."""
+class TaskRunner:
+    """The state of one model's run through its plan's tasks."""
 
-    def __init__(self, config: Any, host: "PluginHost", suite: str, model: Model, model_spec: str,
-                 model_plugin: str, session: "Session", rundir: "RunDir", device: str) -> None:
-        self.config, self.host, self.suite = config, host, suite
-        self.model, self.model_spec, self.model_plugin = model, model_spec, model_plugin
-        self.session, self.rundir, self.device = session, rundir, device
-        self.runner: "Runner" = None  # type: ignore[assignment]  # set by the driver
-        self.outcome = RunOutcome(rundir, [], ExitCode.OK)
+    def __init__(self, config: RunConfig, host: PluginHost, plan: RunPlan, rundir: RunDir,
+                 predictor: Predictor) -> None:
+        self.config, self.host, self.plan, self.rundir, self.predictor = config, host, plan, rundir, predictor
+        self.model, self.session = plan.model, plan.session
+        self.outcome = RunOutcome(rundir, [], ExitCode.OK, skipped=list(plan.skipped))
         self.sections: list[str] = []
         self.missing: list[tuple[str, str, str]] = []
         self.resources: dict[str, Any] = {}
         self.row_tags: dict[tuple[str, str, str, str], RowTags] = {}
         self.reused = 0
-        self.headlines: dict[str, list[list[str]]] = {}
         #: Seconds per probe (and per fit), for the manifest: where a run spends its time.
         self.timings: list[dict[str, Any]] = []
-        # Probe outputs depend on predictions: with a prediction cache of its own (--cache
-        # FILE), a run keeps its probe outputs next to it, not in the shared harness cache.
-        self.outputs = None
-        if config.reuse_outputs:
-            from ..cache.artifacts import ArtifactStore
-
-            own = Path(config.cache_path).parent / "artifacts" if config.cache_path else None
-            self.outputs = ProbeOutputCache(ArtifactStore(own))
+        self.outputs = ProbeOutputCache(ArtifactStore(config.outputs_root)) if config.reuse_outputs else None
+        #: What the model is trained on now: the declared data, or the last fit's.
+        self.trained_on = plan.trained_on
         self._fitted_on: str | None = None
         self._train_fp = ""
         self._done: dict[str, str] = {}
         #: "<dataset spec>/<split>" -> what its lenient policies accepted (manifest `data_counts`).
         self.data_counts: dict[str, dict[str, Any]] = {}
 
-    def device_used(self) -> str:
-        return self.device
-
     # ------------------------------------------------------------------ tasks
     def task(self, task: Task) -> None:
-        name = f"{task.dataset}/{task.split}" + (f" [{task.label}]" if task.label else "")
         examples = self.session.lazy(task.dataset, task.split, limit=True)
-        train_label = self.model.trained_on
         if self.model.trainable:
-            source = train_source(task, self.session.dataset(task.dataset).splits)
+            source = task.train_source(self.session.dataset(task.dataset).splits)
             if source is None:
-                self.outcome.skipped.append((name, "*", f"model {self.model.name} needs training data and the "
-                                                        "task has none"))
+                self.outcome.skipped.append((task.title, "*", f"model {self.model.name} needs training data and "
+                                                              "the task has none"))
                 return
-            train_label = f"{source[0]}/{source[1]}"
-            if self._fitted_on != train_label:
-                self._fit(self.session.lazy(*source), train_label)
+            label = f"{source[0]}/{source[1]}"
+            if self._fitted_on != label:
+                self._fit(self.session.lazy(*source), label)
             self._note_counts(*source)
         self._note_counts(task.dataset, task.split)
         for probe_name in task.probes:
-            start = time.perf_counter()
-            fits = self.runner.stats.seconds
-            self._probe(task, name, probe_name, examples, train_label)
-            self.timings.append({"task": name, "probe": probe_name, "seconds": round(time.perf_counter() - start, 3),
-                                 "model_seconds": round(self.runner.stats.seconds - fits, 3)})
+            start, seconds = time.perf_counter(), self.predictor.stats.seconds
+            self._probe(task, probe_name, examples)
+            self.timings.append({"task": task.title, "probe": probe_name,
+                                 "seconds": round(time.perf_counter() - start, 3),
+                                 "model_seconds": round(self.predictor.stats.seconds - seconds, 3)})
 
     def _note_counts(self, spec: str, split: str) -> None:
         """Record what a dataset's `duplicates=keep-first` / `answers=lenient` accepted (the
@@ -153,36 +142,34 @@ class _Run:
             self.data_counts[key] = {**policies, **({"expected_answers": summary["expected_answers"]}
                                                     if summary.get("expected_answers") else {}), **counts}
 
-    def _fit(self, train: "LazyExamples", train_label: str) -> None:
+    def _fit(self, train: LazyExamples, label: str) -> None:
         """Fit the model on `train`, or defer it until a prediction needs it (`fit_key`)."""
         start = time.perf_counter()
         try:
-            self._fit_now(train, train_label)
+            seed, model = self.config.seed, self.model
+            key = model.fit_key(train.fingerprint, seed)
+            self.predictor.refresh_fingerprint()
+            if key is None:
+                with model_threads(model):
+                    model.fit(train, seed=seed)
+                self.predictor.refresh_fingerprint()
+            else:
+                fingerprint = digest({"model": model.name,
+                                      "class": f"{type(model).__module__}.{type(model).__qualname__}",
+                                      "config": model.fingerprint_config(), "fit": key})
+                self.predictor.defer_fit(lambda: model.fit(train, seed=seed), fingerprint)
+            self.trained_on = self._fitted_on = label
+            self._train_fp = train.fingerprint
         finally:
-            self.timings.append({"fit": train_label, "seconds": round(time.perf_counter() - start, 3)})
+            self.timings.append({"fit": label, "seconds": round(time.perf_counter() - start, 3)})
 
-    def _fit_now(self, train: "LazyExamples", train_label: str) -> None:
-        seed = self.config.seed
-        key = self.model.fit_key(train.fingerprint, seed)
-        self.runner.refresh_fingerprint()
-        if key is None:
-            with model_threads(self.model):
-                self.model.fit(train, seed=seed)
-            self.runner.refresh_fingerprint()
-        else:
-            model = self.model
-            fingerprint = digest({"model": model.name, "class": f"{type(model).__module__}.{type(model).__qualname__}",
-                                  "config": model.fingerprint_config(), "fit": key})
-            self.runner.defer_fit(lambda: model.fit(train, seed=seed), fingerprint)
-        self.model.trained_on = train_label
-        self._fitted_on, self._train_fp = train_label, train.fingerprint
-
-    def _probe(self, task: Task, task_name: str, probe_name: str, examples: "LazyExamples", train_label: str) -> None:
+    # ----------------------------------------------------------------- probes
+    def _probe(self, task: Task, probe_name: str, examples: LazyExamples) -> None:
         entry = self.host.probes.get(probe_name)
         probe_cls: type[Probe] = entry.obj
         reason = capability_gap(probe_cls, self.model)
         if reason:
-            self.outcome.skipped.append((task_name, probe_name, reason))
+            self.outcome.skipped.append((task.title, probe_name, reason))
             return
         probe = probe_cls(**dict(task.probe_options.get(probe_name, {})))
         if not self.model.trainable:
@@ -190,77 +177,81 @@ class _Run:
             # harness does not train (e.g. Goyal's UB and BB for a pretrained model).
             same = digest([task.dataset, task.split, probe_name, probe.config])
             if same in self._done:
-                self.outcome.skipped.append((task_name, probe_name, f"same data and options as {self._done[same]} "
+                self.outcome.skipped.append((task.title, probe_name, f"same data and options as {self._done[same]} "
                                              "(the model is not trained here, so the train source does not matter)"))
                 return
-            self._done[same] = task_name
-        labelled = self.session.labelled(task.dataset, task.split)
-        key = None
-        if self.outputs is not None:
-            # A model-free probe (a dataset audit) gives the same output whatever the model.
-            model_free = probe_cls.model_free
-            key = self.outputs.key(
-                model_fingerprint="(model-free)" if model_free else self.runner.fingerprint, probe=probe_name,
-                probe_class=probe_cls,
-                options=probe.config, dataset=task.dataset, dataset_fingerprint=examples.fingerprint,
-                split=task.split, limit=self.config.limit, train=train_label,
-                train_fingerprint=self._train_fp if self.model.trainable else "", labelled=labelled,
-                seed=self.config.seed, modules=[probe_cls.__module__, type(self.model).__module__,
-                                                type(self.session.dataset(task.dataset)).__module__])
-            found = self.outputs.get(key, self.rundir.path, run_id=self.rundir.run_id, model=self.model_spec,
-                                     suite=self.suite, fingerprint=self.session.fingerprint)
+            self._done[same] = task.title
+        key = self._output_key(task, probe_name, probe_cls, probe, examples)
+        if key is not None:
+            found = self.outputs.get(key, self.rundir.path, run_id=self.rundir.run_id, model=self.plan.model_spec,
+                                     suite=self.plan.suite.name, fingerprint=self.session.fingerprint)
             if found is not None:
                 self.reused += 1
-                self._gather(task, task_name, probe_name, train_label, found)
+                self._gather(task, probe_cls, found)
                 return
+        output, clean = self._run_contained(task, probe_name, entry.plugin, probe, examples)
+        self._gather(task, probe_cls, output)
+        if key is not None and clean:  # only a clean output is shared: failed examples are retried
+            self.outputs.put(key, self.rundir.path, output)
+
+    def _output_key(self, task: Task, probe_name: str, probe_cls: type[Probe], probe: Probe,
+                    examples: LazyExamples) -> dict[str, Any] | None:
+        """The probe output's cache key (None when outputs are not reused)."""
+        if self.outputs is None:
+            return None
+        model_free = probe_cls.model_free  # a dataset audit gives the same output whatever the model
+        return self.outputs.key(
+            model_fingerprint="(model-free)" if model_free else self.predictor.fingerprint, probe=probe_name,
+            probe_class=probe_cls, options=probe.config, dataset=task.dataset,
+            dataset_fingerprint=examples.fingerprint, split=task.split, limit=self.config.limit,
+            train=self.trained_on, train_fingerprint=self._train_fp if self.model.trainable else "",
+            labelled=self.session.labelled(task.dataset, task.split), seed=self.config.seed,
+            modules=[probe_cls.__module__, type(self.model).__module__,
+                     type(self.session.dataset(task.dataset)).__module__])
+
+    def _run_contained(self, task: Task, probe_name: str, plugin: str, probe: Probe,
+                       examples: LazyExamples) -> tuple[ProbeOutput, bool]:
+        """Run the probe; a failure is recorded (and its traceback kept), not raised. Returns
+        the output and whether it is clean (no failure, no failed example)."""
         if self.model.uses_images and not examples.loaded:
-            check_images(task_name, examples)
+            check_images(task.title, examples)
+        files = self.rundir.probe_files(task, probe_name)
         ctx = TaskContext(
-            run_id=self.rundir.run_id, suite=self.suite, model_spec=self.model_spec, probe=probe_name, task=task,
-            examples=examples.items(), labelled=labelled, seed=self.config.seed, options=probe.config,
-            session=self.session, rundir=self.rundir, model=self.model, runner=self.runner, train=train_label,
-            device=self.device, data_fingerprint=examples.fingerprint, probe_module=probe_cls.__module__,
+            run_id=self.rundir.run_id, suite=self.plan.suite.name, model_spec=self.plan.model_spec, probe=probe_name,
+            task=task, examples=examples.items(), labelled=self.session.labelled(task.dataset, task.split),
+            seed=self.config.seed, options=probe.config, session=self.session, files=files, model=self.model,
+            predictor=self.predictor, train=self.trained_on, device=self.plan.device,
+            data_fingerprint=examples.fingerprint, probe_module=type(probe).__module__,
         )
-        errors_before = self.runner.stats.errors
+        errors_before = self.predictor.stats.errors
         failed = False
         try:
             rows = probe.run(ctx)
         except (KeyboardInterrupt, SystemExit):
             raise
         except HarnessError as exc:
-            self.outcome.probe_failures.append(ProbeFailure(task_name, probe_name, entry.plugin, str(exc)))
+            self.outcome.probe_failures.append(ProbeFailure(task.title, probe_name, plugin, str(exc)))
             rows, failed = [], True
         except Exception as exc:  # contain: the probe is reported, the run goes on
             detail = "".join(traceback.format_exception(exc))
-            self.rundir.artifact_path(probe_name, "traceback.txt").write_text(detail, encoding="utf-8")
+            files.artifact("traceback.txt").write_text(detail, encoding="utf-8")
             self.outcome.probe_failures.append(
-                ProbeFailure(task_name, probe_name, entry.plugin, f"{type(exc).__name__}: {exc}"))
+                ProbeFailure(task.title, probe_name, plugin, f"{type(exc).__name__}: {exc}"))
             rows, failed = [], True
         output = ProbeOutput(list(rows), list(ctx.report_sections), list(ctx.missing), dict(ctx.resources),
-                             dict(ctx.tags), ctx.written_files(), dict(ctx.reads))
-        self._gather(task, task_name, probe_name, train_label, output)
-        # Only a clean output is shared: failed examples are retried by the next run.
-        if key is not None and not failed and self.runner.stats.errors == errors_before:
-            self.outputs.put(key, self.rundir.path, output)
+                             dict(ctx.tags), self.rundir.relative(ctx.touched), dict(ctx.reads))
+        return output, not failed and self.predictor.stats.errors == errors_before
 
-    def _gather(self, task: Task, task_name: str, probe_name: str, train_label: str, out: ProbeOutput) -> None:
+    def _gather(self, task: Task, probe_cls: type[Probe], out: ProbeOutput) -> None:
+        probe_name = probe_cls.name
         self.outcome.rows.extend(out.rows)
-        self.sections.extend(f"### {task_name} — {probe_name}\n\n{s}" for s in out.sections)
-        self.missing.extend((task_name, m, r) for m, r in out.missing)
+        self.sections.extend(f"### {task.title} — {probe_name}\n\n{s}" for s in out.sections)
+        self.missing.extend((task.title, m, r) for m, r in out.missing)
         self.resources.update(out.resources)
         if out.tags:
-            tag = RowTags(probe_name, task.dataset, task.split, train_label, dict(out.tags))
+            tag = RowTags(probe_name, task.dataset, task.split, self.trained_on, dict(out.tags))
             self.row_tags[tag.key()] = tag
-
-
-def relative_files(rundir: Path, paths: Sequence[Path]) -> list[str]:
-    """Paths inside `rundir` that exist, relative to it (sorted, unique)."""
-    out = set()
-    for path in paths:
-        path = Path(path)
-        if path.is_file():
-            try:
-                out.add(path.resolve().relative_to(Path(rundir).resolve()).as_posix())
-            except ValueError:
-                continue
-    return sorted(out)
+        for rel in out.files:
+            what = probe_cls.announce.get(rel.rsplit("/", 1)[-1])
+            if what:
+                self.outcome.announced.append((what, str(self.rundir.path / rel)))

@@ -16,7 +16,7 @@ from harness.cache.artifacts import ArtifactStore, _write_entry
 from harness.errors import DataError
 from harness.hookspecs import hookimpl
 from harness.cache.locks import build_lock
-from harness.run.execute import RunConfig, run_models
+from harness.run import RunConfig, run_models
 from harness.run.parallel import default_jobs
 from harness.testing import make_host
 from harness.types import Answer
@@ -118,15 +118,15 @@ def test_repeated_models_run_once(tmp_path):
 
 
 def test_default_jobs(monkeypatch):
-    import harness.run.predictor as runner
+    import harness.run.parallel as parallel
 
-    monkeypatch.setattr(runner, "has_nvidia_driver", lambda: False)
+    monkeypatch.setattr(parallel, "has_nvidia_driver", lambda: False)
     assert default_jobs(1, "cpu") == 1
     assert default_jobs(4, "cuda") == 1 and default_jobs(4, "cuda:1") == 1
     assert 1 <= default_jobs(4, "cpu") <= 4
     assert default_jobs(4, "auto") == default_jobs(4, "cpu")
     # --device auto on a machine with an NVIDIA driver would put every model on one GPU
-    monkeypatch.setattr(runner, "has_nvidia_driver", lambda: True)
+    monkeypatch.setattr(parallel, "has_nvidia_driver", lambda: True)
     assert default_jobs(4, "auto") == 1 and default_jobs(4, "cpu") >= 1
 
 

@@ -11,7 +11,7 @@ import pytest
 from test_decoys_generate import fake_wup
 
 from vqa_harness_plugins.generators.decoys import DecoyConfig, QARecord, generate_decoys
-from harness.run.session import Session
+from harness.data.session import Session
 from harness.testing import make_host
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites"))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import DataError
-from harness.run.session import Session
+from harness.data.session import Session
 from harness.testing import make_host
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites"))

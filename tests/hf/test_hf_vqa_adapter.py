@@ -11,7 +11,7 @@ from helpers_hf import ANSWERS
 
 from harness.cache.predictions import PredictionCache
 from harness.errors import ResourceError, UsageError
-from harness.run.predictor import Runner
+from harness.run.predictor import Predictor
 
 pytest.importorskip("transformers")
 
@@ -26,7 +26,7 @@ def _model(path: Path, **options):
 
 def _predict(model, examples, capability, batch_size, tmp_path, answers=None):
     cache = PredictionCache(tmp_path / f"cache-{capability}-{batch_size}.sqlite")
-    runner = Runner(model, cache=cache, batch_size=batch_size, progress=False)
+    runner = Predictor(model, cache=cache, batch_size=batch_size, progress=False)
     preds = runner.predict(examples, capability, answers=answers)
     cache.close()
     return preds, runner.stats

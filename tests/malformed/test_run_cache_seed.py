@@ -73,7 +73,7 @@ def test_bad_seeds_are_refused_before_any_work(capsys, tmp_path, seed):
 
 
 def test_run_config_refuses_negative_seeds():
-    from harness.run.execute import RunConfig
+    from harness.run import RunConfig
 
     with pytest.raises(UsageError, match=r"seed -5 must be an integer from 0 to 4294967295"):
         RunConfig(model="const", suite="bad", seed=-5)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.run.execute import RunConfig, execute_run
+from harness.run import RunConfig, execute_run
 from harness.testing import dataset_plugin, make_host
 from harness.types import Example
 from vqa_harness_plugins import baselines

@@ -93,7 +93,7 @@ def test_an_official_results_file_scores_like_the_model_that_wrote_it(setup, qon
 
 def test_missing_answers_are_counted_model_errors_never_silent(setup, qonly_run, tmp_path):
     from harness.metrics import vqa_accuracy_batch
-    from harness.run.session import Session
+    from harness.data.session import Session
 
     host, root, suite = setup
     _, results = qonly_run

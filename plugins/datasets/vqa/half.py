@@ -99,7 +99,7 @@ class VQA2Half(DatasetPlugin):
 
     def load(self, split: str) -> list[Example]:  # type: ignore[override]
         """The kept questions of VQA v2 `split` (both questions of every kept pair)."""
-        from harness.run.session import to_examples
+        from harness.data.session import to_examples
 
         examples = to_examples(self._vqa2().load(split))
         return keep_pair_fraction(examples, float(self.config["fraction"]), int(self.config["pair_seed"]))

@@ -44,7 +44,7 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
         skip_reasons,
     )
     from harness.host import get_host
-    from harness.run.session import Session
+    from harness.data.session import Session
 
     t_start = time.perf_counter()
     kinds = resolve_kinds(kind)

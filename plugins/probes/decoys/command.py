@@ -56,7 +56,7 @@ def generate(dataset: str, split: str, out: Path, data_dir: Path | None, seed: i
     from harness.errors import UsageError
     from harness.host import get_host
     from harness.run.predictor import resolve_device
-    from harness.run.session import Session
+    from harness.data.session import Session
 
     session = Session(get_host(), data_dir=data_dir)
     plugin = session.dataset(dataset)

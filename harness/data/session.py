@@ -12,6 +12,8 @@ when a probe or a training needs it (`LazyExamples`).
 
 from __future__ import annotations
 
+import gc
+import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -23,14 +25,19 @@ from ..host import PluginHost
 from ..specs import parse_spec
 from ..types import Example
 
-__all__ = ["Session", "LazyExamples", "to_examples", "takes_limit"]
+__all__ = ["Session", "LazyExamples", "to_examples", "takes_limit", "missing_files", "data_hint"]
+
+
+def data_hint(data_dir: Path | None) -> str:
+    """What to do about missing files: check or set --data-dir, and the status command."""
+    where = f"--data-dir {data_dir}" if data_dir is not None else "--data-dir DIR"
+    return (f"{'check' if data_dir is not None else 'set'} {where}; `harness data status {where}` lists every "
+            "file each dataset needs and where it is released")
 
 
 def takes_limit(plugin: DatasetPlugin) -> bool:
     """Whether the plugin's `load` accepts `limit=` (the first N examples of the split,
     heavy per-example work done for those only; harness.api.DatasetPlugin)."""
-    import inspect
-
     try:
         params = inspect.signature(plugin.load).parameters
     except (TypeError, ValueError):
@@ -93,8 +100,6 @@ class Session:
             raise UsageError(f"dataset {plugin.name!r} has no split {split!r}; splits: {', '.join(plugin.splits)}")
         missing = [p for p in plugin.expected_files(split) if not Path(p).exists()]
         if missing:
-            from ..suites.data import data_hint
-
             shown = "; ".join(str(p) for p in missing[:6])
             raise DataError(
                 f"dataset {plugin.name!r} split {split!r}: missing file(s): {shown}"
@@ -131,11 +136,14 @@ class Session:
         return self.dataset(spec).fingerprint(split)
 
 
+def missing_files(session: Session, spec: str, split: str) -> list[Path]:
+    """Files `spec`/`split` needs that are not on disk."""
+    return [Path(p) for p in session.dataset(spec).expected_files(split) if not Path(p).exists()]
+
+
 def to_examples(dataset: Any) -> list[Example]:
     """Arrow rows -> Examples, column-wise and with the cyclic GC paused (214k VQA v2 val
     questions: the GC's repeated scans of the growing list dominated the conversion)."""
-    import gc
-
     if isinstance(dataset, list):
         return dataset
     enabled = gc.isenabled()

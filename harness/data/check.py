@@ -8,32 +8,29 @@ when none is present. Training files are needed only by models the harness train
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Sequence
 
 from ..errors import DataError, HarnessError, UsageError
-from ..run.context import train_source
+from ..host import PluginHost
+from ..registry import did_you_mean
+from ..specs import parse_spec
+from ..types import Suite, Task
+from .session import Session, data_hint, missing_files
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..api import Suite, Task
-    from ..run.session import Session
-
-__all__ = ["check_data", "check_trained_on", "data_hint", "missing_files", "runnable_instead", "suite_needs",
-           "TRAINED_ON"]
+__all__ = ["check_data", "check_trained_on", "runnable_instead", "suite_needs", "TRAINED_ON"]
 
 #: The model option every model accepts: the training data a pretrained model declares
 #: (`--model hf-vqa:path=...,trained_on=vqa2`), for tables laid out by training data.
 TRAINED_ON = "trained_on"
 
 
-def check_trained_on(value: str, suite: "Suite", host: Any) -> str:
+def check_trained_on(value: str, suite: Suite, host: PluginHost) -> str:
     """`trained_on=` as declared, when it names training data the suite's tasks use (a
     train source's spec, with or without /split) or a registered dataset (with or without
     options or /split); UsageError with near matches otherwise (a typo would silently
     become a table column of its own)."""
-    from ..registry import did_you_mean
-    from ..specs import parse_spec
-
     def name_of(spec: str) -> str:
         try:
             return parse_spec(spec)[0]
@@ -44,7 +41,7 @@ def check_trained_on(value: str, suite: "Suite", host: Any) -> str:
     for task in suite.tasks:
         name = name_of(task.dataset)
         splits = host.datasets[name].splits if name in host.datasets else ()
-        source = train_source(task, splits)
+        source = task.train_source(splits)
         if source is not None:
             used.update({source[0]: None, f"{source[0]}/{source[1]}": None})
     text = value.strip()
@@ -57,38 +54,24 @@ def check_trained_on(value: str, suite: "Suite", host: Any) -> str:
                      f"({trains}) nor a registered dataset{did_you_mean(text, known)}")
 
 
-def data_hint(data_dir: Path | None) -> str:
-    """What to do about missing files: check or set --data-dir, and the status command."""
-    where = f"--data-dir {data_dir}" if data_dir is not None else "--data-dir DIR"
-    return (f"{'check' if data_dir is not None else 'set'} {where}; `harness data status {where}` lists every "
-            "file each dataset needs and where it is released")
-
-
-def missing_files(session: "Session", spec: str, split: str) -> list[Path]:
-    """Files `spec`/`split` needs that are not on disk."""
-    plugin = session.dataset(spec)
-    return [Path(p) for p in plugin.expected_files(split) if not Path(p).exists()]
-
-
-def _plan(tasks: Sequence["Task"], session: "Session", trainable: bool):
+def _plan(tasks: Sequence[Task], session: Session, trainable: bool):
     """(runnable tasks, skipped as (task, "*", reason), {task name: missing files})."""
     runnable, skipped, missing = [], [], {}
     for task in tasks:
         needed = missing_files(session, task.dataset, task.split)
-        source = train_source(task, session.dataset(task.dataset).splits) if trainable else None
+        source = task.train_source(session.dataset(task.dataset).splits) if trainable else None
         if source is not None:
             needed += [p for p in missing_files(session, *source) if p not in needed]
         if not needed:
             runnable.append(task)
             continue
-        name = f"{task.dataset}/{task.split}" + (f" [{task.label}]" if task.label else "")
-        missing[name] = needed
-        skipped.append((name, "*", f"missing {', '.join(str(p) for p in needed[:3])}"
+        missing[task.title] = needed
+        skipped.append((task.title, "*", f"missing {', '.join(str(p) for p in needed[:3])}"
                                    + (f" (+{len(needed) - 3} more)" if len(needed) > 3 else "")))
     return runnable, skipped, missing
 
 
-def _can_run(suite: "Suite", session: "Session", trainable: bool) -> bool:
+def _can_run(suite: Suite, session: Session, trainable: bool) -> bool:
     try:
         runnable, _, missing = _plan(suite.tasks, session, trainable)
     except HarnessError:
@@ -96,14 +79,10 @@ def _can_run(suite: "Suite", session: "Session", trainable: bool) -> bool:
     return not missing or (suite.partial and bool(runnable))
 
 
-def runnable_instead(suite: "Suite", session: "Session", *, trainable: bool) -> list[str]:
+def runnable_instead(suite: Suite, session: Session, *, trainable: bool) -> list[str]:
     """Other registered suites over the same datasets that can run with the files present,
     those with the same probes only when there are some (e-vil with only e-SNLI-VE dev and
     VQA-X val at hand: e-vil-dev, not counterfactual-vqax-dev)."""
-    import difflib
-
-    from ..specs import parse_spec
-
     names = {parse_spec(t.dataset)[0] for t in suite.tasks}
     out = []
     for entry in session.host.suites:
@@ -119,8 +98,8 @@ def runnable_instead(suite: "Suite", session: "Session", *, trainable: bool) -> 
     return sorted(out, key=lambda n: (-difflib.SequenceMatcher(None, suite.name, n).ratio(), n))
 
 
-def check_data(suite: "Suite", tasks: Sequence["Task"], session: "Session", *,
-               trainable: bool) -> tuple[list["Task"], list[tuple[str, str, str]]]:
+def check_data(suite: Suite, tasks: Sequence[Task], session: Session, *,
+               trainable: bool) -> tuple[list[Task], list[tuple[str, str, str]]]:
     """The tasks that can run and, for a partial suite, the skipped ones as (task, "*",
     reason); DataError listing the missing files otherwise (the first six; the status
     command lists all), naming the suites that can run with the files present."""
@@ -159,12 +138,10 @@ def _tops(paths: Sequence[Path], *, folders: bool = False) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def suite_needs(suite: "Suite", host: Any) -> str:
+def suite_needs(suite: Suite, host: PluginHost) -> str:
     """What a suite reads under --data-dir, short (the `needs` column of `harness list
     suites`): "nothing (embedded)", or the top-level folders/files of its tasks' files
     (train sources included) and, apart, the image folders image models read."""
-    from ..run.session import Session
-
     if suite.toy:
         return "nothing (embedded)"
     session = Session(host, data_dir=_DATA_DIR)
@@ -174,7 +151,7 @@ def suite_needs(suite: "Suite", host: Any) -> str:
         for task in suite.tasks:
             plugin = session.dataset(task.dataset)
             files += plugin.expected_files(task.split)
-            source = train_source(task, plugin.splits)
+            source = task.train_source(plugin.splits)
             if source is not None:
                 files += session.dataset(source[0]).expected_files(source[1])
             images += plugin.image_folders()
