@@ -27,49 +27,27 @@ check. `harness.suites.write.dump_suite` writes any suite in exactly this format
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
-from ..api import Suite, Task
-from ..errors import HarnessError, UsageError
+from ..errors import HarnessError, PluginError, UsageError
+from ..host import PluginHost
 from ..registry import did_you_mean
 from ..specs import parse_spec
+from ..types import Suite, Task
+from ..validation import decode_text, describe, read_bytes
+from .format import NAME_PATTERN, SCALARS, TASK_KEYS, TRAIN_KEYS, option_text, top_keys
+from .registered import TOY_SUITE, registered_suite
+from .write import suite_data
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..host import PluginHost
-
-__all__ = ["SUFFIXES", "is_suite_file", "load_suite_file", "parse_suite", "feed_gap", "check_feeds", "top_keys",
-           "option_text", "SCALARS"]
-
-#: File name endings read as suite files (YAML, or TOML for `.toml`).
-SUFFIXES = (".yaml", ".yml", ".toml")
-TASK_KEYS = ("label", "dataset", "options", "split", "probes", "probe_options", "train")
-TRAIN_KEYS = ("dataset", "options", "split")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
-SCALARS = (str, int, float, bool)
-
-
-def top_keys() -> tuple[str, ...]:
-    """name, description, tasks and Suite's boolean flags (toy, partial, ...)."""
-    flags = [f.name for f in dataclasses.fields(Suite) if f.name not in ("name", "description", "tasks")]
-    return ("name", "description", *flags, "tasks")
-
-
-def is_suite_file(name: str) -> bool:
-    """True when `name` ends in .yaml/.yml/.toml or names an existing file."""
-    return Path(name).suffix.lower() in SUFFIXES or Path(name).is_file()
-
+__all__ = ["load_suite_file", "parse_suite", "feed_gap", "check_feeds"]
 
 # ---------------------------------------------------------------------------- reading
 
 
-def load_suite_file(path: Path | str, host: "PluginHost") -> Suite:
+def load_suite_file(path: Path | str, host: PluginHost) -> Suite:
     """The suite a file describes, checked against the registered plugins (UsageError)."""
-    from ..validation import decode_text, read_bytes
-
     path = Path(path)
     if not path.exists():
         raise UsageError(f"suite file {path} not found (a suite is a registered name, see `harness list suites`, "
@@ -148,12 +126,11 @@ class _Where:
 
 
 def _kind(value: Any) -> str:
-    from ..validation import describe
 
     return describe(value)
 
 
-def parse_suite(data: Any, host: "PluginHost", *, source: str = "<suite>") -> Suite:
+def parse_suite(data: Any, host: PluginHost, *, source: str = "<suite>") -> Suite:
     """A Suite from parsed suite-file data (see the module docstring); UsageError naming
     `source`, the task and the field for anything wrong."""
     where = _Where(source)
@@ -164,7 +141,7 @@ def parse_suite(data: Any, host: "PluginHost", *, source: str = "<suite>") -> Su
         if key not in data:
             raise where.error("", key, "missing (required)")
     name = data["name"]
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
         raise where.error("", "name", f"expected a name of letters, digits and . _ + - (no spaces), got {_kind(name)}")
     description = data.get("description", "")
     if not isinstance(description, str):
@@ -195,7 +172,7 @@ def _check_keys(mapping: Mapping[str, Any], allowed: tuple[str, ...], where: _Wh
             raise where.error(record, prefix + shown, f"unknown key; keys: {', '.join(allowed)}{hint}")
 
 
-def _task(item: Any, index: int, host: "PluginHost", where: _Where) -> Task:
+def _task(item: Any, index: int, host: PluginHost, where: _Where) -> Task:
     record = f"tasks[{index}]"
     if not isinstance(item, dict):
         raise where.error(record, None, f"expected a mapping (dataset, split, probes, ...), got {_kind(item)}")
@@ -230,7 +207,7 @@ def _task(item: Any, index: int, host: "PluginHost", where: _Where) -> Task:
     return Task(spec, split, tuple(probes), train, label, probe_options)
 
 
-def _dataset(item: Mapping[str, Any], host: "PluginHost", where: _Where, record: str, prefix: str) -> tuple[type, str]:
+def _dataset(item: Mapping[str, Any], host: PluginHost, where: _Where, record: str, prefix: str) -> tuple[type, str]:
     """(dataset class, spec text) from `dataset` and `options`, the options checked."""
     value = item["dataset"]
     if not isinstance(value, str) or not value.strip():
@@ -275,7 +252,7 @@ def _split(value: Any, cls: type, where: _Where, record: str, field: str) -> str
     return value
 
 
-def _train(value: Any, host: "PluginHost", where: _Where, record: str) -> tuple[str, str]:
+def _train(value: Any, host: PluginHost, where: _Where, record: str) -> tuple[str, str]:
     if not isinstance(value, dict):
         raise where.error(record, "train", f"expected a mapping with dataset, options and split, got {_kind(value)}")
     _check_keys(value, TRAIN_KEYS, where, record, "train.")
@@ -325,13 +302,10 @@ def feed_gap(dataset_cls: type, probe_cls: type) -> str:
             f"provide (it provides {', '.join(sorted(provides)) or 'nothing'})")
 
 
-def check_feeds(suite: Suite, host: "PluginHost") -> None:
+def check_feeds(suite: Suite, host: PluginHost) -> None:
     """The "cannot feed" rule for registered suites (suite files pass it on load): a task
     pairing a probe with a dataset that lacks a field the probe needs is a plugin bug, one
     PluginError line naming the suite and its plugin. `toy` checks every toy suite."""
-    from ..errors import PluginError
-    from . import TOY_SUITE
-
     if suite.name in host.suites:
         owners = [host.suites.get(suite.name)]
     elif suite.name == TOY_SUITE:
@@ -348,22 +322,12 @@ def check_feeds(suite: Suite, host: "PluginHost") -> None:
                                       f"({task.dataset}/{task.split}): {gap}")
 
 
-def _check_name(suite: Suite, host: "PluginHost", where: _Where) -> None:
+def _check_name(suite: Suite, host: PluginHost, where: _Where) -> None:
     """A file may reuse a registered suite's name only for the same tasks (results of
     different tasks under one name would mix in the leaderboard)."""
-    from .write import suite_data
-    from . import resolve_suite, suite_names
-
-    if suite.name not in suite_names(host):
+    registered = registered_suite(host, suite.name)
+    if registered is None:
         return
-    registered = resolve_suite(host, suite.name)
     if suite_data(registered, host)["tasks"] != suite_data(suite, host)["tasks"]:
         raise where.error("", "name", f"{suite.name!r} is a registered suite with other tasks; give this suite "
                                       "a name of its own (results are grouped by suite name)")
-
-
-def option_text(value: Any) -> str:
-    """A YAML/TOML scalar as option text (what `--model name:key=value` would carry)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)

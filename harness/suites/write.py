@@ -3,19 +3,15 @@ as the same suite (`harness show suite NAME`; round trip tested for every regist
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..api import Suite
 from ..errors import UsageError
+from ..host import PluginHost
 from ..specs import parse_spec
-from .read import SCALARS, option_text, top_keys
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..host import PluginHost
+from .format import SCALARS, option_text, top_keys
 
 __all__ = ["suite_data", "dump_suite"]
-
-
 
 def _scalar(text: str) -> Any:
     """Option text as the YAML scalar that reads back as the same text."""
@@ -38,7 +34,7 @@ def _spec_data(spec: str) -> dict[str, Any]:
     return out
 
 
-def _probe_value(host: "PluginHost", probe: str, key: str, value: Any) -> Any:
+def _probe_value(host: PluginHost, probe: str, key: str, value: Any) -> Any:
     """A probe option as the probe would hold it (typed), so files and plugins compare equal."""
     cls = host.probes[probe] if probe in host.probes else None
     option = getattr(cls, "options", {}).get(key) if cls is not None else None
@@ -50,7 +46,7 @@ def _probe_value(host: "PluginHost", probe: str, key: str, value: Any) -> Any:
     return value
 
 
-def suite_data(suite: Suite, host: "PluginHost") -> dict[str, Any]:
+def suite_data(suite: Suite, host: PluginHost) -> dict[str, Any]:
     """The suite as suite-file data (plain dicts, lists and scalars, in file order)."""
     out: dict[str, Any] = {"name": suite.name, "description": suite.description}
     for key in top_keys()[2:-1]:
@@ -75,7 +71,7 @@ def suite_data(suite: Suite, host: "PluginHost") -> dict[str, Any]:
     return out
 
 
-def dump_suite(suite: Suite, host: "PluginHost", *, header: str = "") -> str:
+def dump_suite(suite: Suite, host: PluginHost, *, header: str = "") -> str:
     """YAML text of `suite` that `load_suite_file` reads back as the same suite; `header`
     (comment lines without '#') goes on top."""
     import yaml

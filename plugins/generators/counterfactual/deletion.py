@@ -22,7 +22,6 @@ VQA-X val questions had no deletion at all:
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
 
 from .lexical import EXCLUDED_VERBS
 from .phrases import (
@@ -33,17 +32,16 @@ from .phrases import (
     predicate_spans,
     reads_as_question,
 )
+from .kinds import Kind
 from .modifiers import modifier_spans
+from .perturbation import Perturbation, QualityView
 from .text import Token
 
-if TYPE_CHECKING:
-    from .kinds import Kind
-    from .quality_mode import QualityMode
 
 __all__ = ["add_deletions"]
 
 
-def add_deletions(qm: QualityMode, kind: Kind, question: str, tokens: list[Token], tags: list[str],
+def add_deletions(qm: QualityView, kind: Kind, question: str, tokens: list[Token], tags: list[str],
                   usable: list, rej: Counter) -> None:
     """Append every usable deletion of `question` to `usable` (one per deleted noun: the
     first span around it that passes the parse check); count rejected nouns in `rej`."""
@@ -78,8 +76,6 @@ def add_deletions(qm: QualityMode, kind: Kind, question: str, tokens: list[Token
 
 
 def _try(kind: Kind, question: str, tokens: list[Token], tags: list[str], span, lemma: str, last_word: str):
-    from .generator import Perturbation
-
     start, end = tokens[span.first].start, tokens[span.last].end
     if start > 0 and question[start - 1] == " ":
         start -= 1
@@ -111,7 +107,7 @@ LINKING_FRAMES = frozenset({6, 7})
 SECOND_SENSE_SHARE = 0.15
 
 
-def _intransitive(qm: QualityMode, word: str, tag: str) -> bool:
+def _intransitive(qm: QualityView, word: str, tag: str) -> bool:
     """Whether the verb's most frequent sense, or its second one when that carries at least
     SECOND_SENSE_SHARE of its SemCor uses (eat.v.02 "eat a meal", 17%: "Should a cat be
     eating?"), has a frame without an object."""
@@ -130,7 +126,7 @@ def _intransitive(qm: QualityMode, word: str, tag: str) -> bool:
         bool(qm.wn.frames(senses[1], base) & INTRANSITIVE_FRAMES)
 
 
-def _complement(qm: QualityMode, tokens: list[Token], tags: list[str], span) -> bool:
+def _complement(qm: QualityView, tokens: list[Token], tags: list[str], span) -> bool:
     """Whether `span` is a prepositional phrase right after a verb whose most frequent sense
     needs it (all its WordNet frames among PP_FRAMES): "Does the kite belong to the
     people?" -> "Does the kite belong?" is no question (belong.v.01 has frame 10 only)."""
@@ -145,7 +141,7 @@ def _complement(qm: QualityMode, tokens: list[Token], tags: list[str], span) -> 
     return bool(frames) and frames <= PP_FRAMES
 
 
-def _head_is_kind(qm: QualityMode, tokens: list[Token], first: int, last: int) -> bool:
+def _head_is_kind(qm: QualityView, tokens: list[Token], first: int, last: int) -> bool:
     """Whether the head noun tokens[last] names a kind of the compound tokens[first..last]:
     the head must be a plausible noun (quality_mode.tag_plausible); then always for a compound
     WordNet does not list, and for a listed one when the head's base form

@@ -33,6 +33,8 @@ from .colors import BASIC_COLORS, UNAMBIGUOUS_COLORS, ColorSpace
 from .inflect import NOUN_TAGS, VERB_TAGS, Inflector
 from .kinds import KINDS, Kind
 from .lexical import EXCLUDED_VERBS, Lexicon
+from .perturbation import Perturbation
+from .quality_mode import QualityMode
 from .text import FUNCTION_WORDS, Token, language_problem, match_case, splice, tokenize
 
 __all__ = [
@@ -64,30 +66,6 @@ def skip_reasons(mode: str) -> tuple[str, ...]:
     """The skip reasons a mode reports, in display order."""
     return QUALITY_SKIP_REASONS if mode == "quality" else SKIP_REASONS
 _INFLECTED = {"NNS", "VBZ", "VBD", "VBN", "VBG"}
-
-
-@dataclass(frozen=True)
-class Perturbation:
-    """One counterfactual question: q -> q* with the substituted concept X -> Y.
-
-    `replaced` / `replacement` are surface words ("dogs" -> "canines"; replacement is ""
-    for deletions); `source` / `target` the concepts (WordNet lemma or color name);
-    `detail` the evidence (synsets "dog.n.01 -> canine.n.02", or "ΔE2000=100.0").
-    """
-
-    kind: str
-    question: str
-    counterfactual: str
-    position: int
-    replaced: str
-    replacement: str
-    source: str
-    target: str
-    detail: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        """The fields as a JSON-ready dict."""
-        return dict(self.__dict__)
 
 
 class Perturber:
@@ -134,8 +112,6 @@ class Perturber:
         self._color_choice: dict[tuple[str, str, bool, tuple[str, ...]], tuple[str, float] | None] = {}
         self.quality = None
         if mode == "quality":
-            from .quality_mode import QualityMode
-
             # Common colors must read as colors: a color name the dataset uses that WordNet
             # knows only as a thing ("snow", "salmon" as a fish) is no replacement.
             self.pools["common"] = tuple(c for c in self.pools["common"] if wn.has_lemma(c, "a"))

@@ -47,7 +47,7 @@ the most frequent reason):
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Sequence
 
 from .colors import UNAMBIGUOUS_COLORS
 from .fit import (
@@ -64,14 +64,14 @@ from .inflect import NOUN_TAGS
 from .kinds import Kind
 from .levels import coordinated
 from .lexical import EXCLUDED_VERBS
+from .deletion import add_deletions
+from .perturbation import Perturbation, PerturberView
 from .phrases import PARTICLES, noun_runs
 from .quality import FREQUENCY_FLOOR, QualityLexicon, Slot
 from .senses import SenseChooser, content_bases
 from .tagging import retag
 from .text import FUNCTION_WORDS, Token, match_case
 
-if TYPE_CHECKING:
-    from .generator import Perturbation, Perturber
 
 __all__ = ["QualityMode", "replace_span"]
 
@@ -81,7 +81,7 @@ _OBJECT_START = ("DT", "PRP$", "PRP", "NN", "NNS", "NNP", "CD", "JJ", "PDT")
 class QualityMode:
     """The quality rules, bound to one Perturber (its WordNet index, tagger and colors)."""
 
-    def __init__(self, perturber: Perturber) -> None:
+    def __init__(self, perturber: PerturberView) -> None:
         from vqa_harness_plugins.nlp import word_stats
 
         self.p = perturber
@@ -140,8 +140,6 @@ class QualityMode:
     # ----------------------------------------------------------------- kinds
     def _colors(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
                 usable: list, rej: Counter) -> None:
-        from .generator import Perturbation
-
         flags = self.sites(kind, tokens, tags)
         present = tuple(sorted({t.text.lower() for t, ok in zip(tokens, flags) if ok}))
         for i, tok in enumerate(tokens):
@@ -159,8 +157,6 @@ class QualityMode:
 
     def _deletions(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
                    usable: list, rej: Counter) -> None:
-        from .deletion import add_deletions
-
         add_deletions(self, kind, question, tokens, tags, usable, rej)
 
     def _substitutions(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
@@ -248,8 +244,6 @@ class QualityMode:
     def _replace(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
                  ctx: Callable[[], frozenset[str]],
                  first: int, last: int, lemma: str, allow_multi: bool, after: str, rej: Counter):
-        from .generator import Perturbation
-
         senses = self.lex.senses(lemma, kind.pos)
         if not senses:
             rej["no_replacement"] += 1
