@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import UsageError
+from .host import get_host
 from .specs import parse_spec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,8 +25,6 @@ FEATURE_FILE_SUFFIXES = (".npz", ".npy")
 
 def resolve_features(spec: str, modality: str, *, owner: str, host: "PluginHost | None" = None) -> "FeatureExtractor":
     """The extractor `spec` names, checked to encode `modality` ("image" or "text")."""
-    from .host import get_host
-
     spec = spec.strip()
     if spec.endswith(FEATURE_FILE_SUFFIXES) and not spec.startswith("precomputed:"):
         name, options = "precomputed", {"file": spec}

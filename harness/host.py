@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+import click
 import pluggy
 
 from . import hookspecs
@@ -43,7 +44,6 @@ class LoadedPlugin:
 @dataclass
 class PluginHost:
     """A pluggy manager plus the registries it fills."""
-
     load_entry_points: bool = True
     extra_plugins: Iterable[tuple[str, Any]] = ()
     blocked: frozenset[str] | None = None
@@ -148,8 +148,6 @@ def _subclass(base: type) -> Callable[[Any], bool]:
 
 
 def _is_command(obj: Any) -> bool:
-    import click
-
     return isinstance(obj, click.Command)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from harness.report import md_cell, md_code
 from harness.types import ResultRow
 
+from .charts import condition
 from .labels import readable_spec
 
 __all__ = ["Evidence", "EVIDENCE", "CardLine", "Card", "build_cards", "card_markdown", "verdict", "row_label"]
@@ -28,7 +29,6 @@ __all__ = ["Evidence", "EVIDENCE", "CardLine", "Card", "build_cards", "card_mark
 @dataclass(frozen=True)
 class Evidence:
     """Which rows answer one question about image use, and how to read them."""
-
     id: str
     label: str
     #: The probe and metric names (the first metric present wins), and the variant
@@ -83,7 +83,6 @@ EVIDENCE: tuple[Evidence, ...] = (
 @dataclass(frozen=True)
 class CardLine:
     """One piece of evidence of one model: the rows found (empty: not measured)."""
-
     evidence: Evidence
     rows: tuple[ResultRow, ...]
 
@@ -153,8 +152,6 @@ def verdict(card: Card) -> str:
 
 def _condition(train: str) -> str:
     """A training set as a Goyal condition ('U', 'B', 'B_half') where it is one, else shortly."""
-    from .charts import condition
-
     found = {"unbalanced": "U", "balanced": "B", "balanced half": "B_half"}.get(condition(train))
     return f"train {found}" if found else f"trained on {readable_spec(train)}"
 
@@ -184,7 +181,7 @@ def row_label(evidence: Evidence, row: ResultRow, rows: Sequence[ResultRow]) -> 
 
 def card_markdown(card: Card) -> str:
     """The card as a markdown section (for `harness report`)."""
-    from tabulate import tabulate
+    from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     body = []
     for line in card.lines:

@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from harness.digest import digest
 from harness.types import ResultRow
 
 from .chartdraw import MAX_SERIES, svg_of

@@ -25,6 +25,7 @@ from harness.types import ResultRow
 from .failures import failed_by_model, mark_failed_rows, runs_table
 from .files import write_public
 from .runs import collect
+from .site import write_site
 from .tables import Table, TagIndex, build_tables, render_markdown
 
 __all__ = ["LeaderboardPublisher", "build_leaderboard", "tables_of"]
@@ -41,7 +42,6 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     """Write index.md, <suite>.md, results.csv, results.json, problems.txt and the static
     site (index.html, models/*.html, charts/*.svg, run-reports/*.html, full/*.html) under
     `out`; `progress` hears about skipped rows."""
-    from .site import write_site
 
     out = Path(out)
     inputs = [Path(p) for p in inputs]
@@ -92,7 +92,6 @@ def _write_data(rows: Sequence[ResultRow], problems: Sequence[str], out: Path) -
 
 class LeaderboardPublisher(Publisher):
     """The built-in leaderboard (docs/leaderboard.md)."""
-
     name = "leaderboard"
     description = "markdown, CSV, JSON tables and a static HTML site with charts"
 

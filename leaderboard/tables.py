@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from harness.layouts import Layout, RowTags
+from harness.layouts import Layout
 from harness.types import ResultRow
 
 from .degenerate import degenerate_tasks, neutralize, note_degenerate
-from .labels import direction_mark, direction_text, readable_spec
+from .labels import direction_mark, readable_spec
 from .notapplicable import NA_TEXT, na_note, na_tag
 from .tablemd import render_markdown
 from .tabletypes import Table, TagIndex
@@ -244,7 +244,6 @@ def _direction(rows: Sequence[ResultRow]) -> str:
 
 def _mean_row(values: Sequence[ResultRow | None], picked: list[float]) -> ResultRow:
     first = next(v for v in values if v is not None)
-    from dataclasses import replace
 
     return replace(first, value=sum(picked) / len(picked), ci_low=None, ci_high=None)
 

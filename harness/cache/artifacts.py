@@ -15,9 +15,7 @@ so concurrent runs and interrupted writes never leave a half-written artifact.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -26,8 +24,9 @@ from .. import __version__
 from ..digest import digest
 from ..errors import DataError
 from ..fileio import atomic_folder
-from .locks import build_lock
 from ..paths import cache_dir
+from ..types import Example
+from .locks import build_lock
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..types import Example
@@ -41,7 +40,6 @@ COMPLETE = ".complete"
 @dataclass(frozen=True)
 class KindStatus:
     """What `harness cache status` shows per kind."""
-
     kind: str
     entries: int
     bytes: int
@@ -50,7 +48,6 @@ class KindStatus:
 
 class ArtifactStore:
     """Artifacts under `root` (default: `$VQA_HARNESS_CACHE/artifacts`)."""
-
     def __init__(self, root: Path | None = None) -> None:
         self.root = Path(root) if root is not None else cache_dir("artifacts")
 
@@ -89,8 +86,6 @@ class ArtifactStore:
 
     def examples(self, kind: str, key: Any, build: Callable[[], list["Example"]]) -> list["Example"]:
         """A list of Examples (JSON lines of `Example.to_row`), built once per key."""
-        from ..types import Example
-
         path = self.folder(kind, key) / "examples.jsonl"
         built: list[list[Example]] = []
 
@@ -110,7 +105,7 @@ class ArtifactStore:
 
     def arrays(self, kind: str, key: Any, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """Named numpy arrays (an .npz without pickles), computed by `build()` once per key."""
-        import numpy as np
+        import numpy as np  # heavy: numpy is loaded only where arrays are computed
 
         path = self.folder(kind, key) / "arrays.npz"
         built: list[dict[str, Any]] = []

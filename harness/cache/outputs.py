@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .artifacts import ArtifactStore
 from ..digest import source_digest
 from ..types import ResultRow
+from .artifacts import ArtifactStore
 
 __all__ = ["ProbeOutput", "ProbeOutputCache", "KIND"]
 

@@ -44,7 +44,6 @@ def world() -> tuple[int, int, int]:
 
 class ShardPredictor(Predictor):
     """A Predictor that computes only this rank's share of each request, then gathers the rest."""
-
     def __init__(self, *args: Any, rank: int, world_size: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.rank, self.world_size = rank, world_size
@@ -52,7 +51,7 @@ class ShardPredictor(Predictor):
     def predict(self, examples: Sequence[Example], capability: str, *, answers: Sequence[str] | None = None,
                 desc: str = "") -> list[Prediction]:
         """Same contract as Predictor.predict; collective: every rank must make the same calls."""
-        import torch.distributed as dist
+        import torch.distributed as dist  # heavy: torch takes seconds to import; only code that computes needs it
 
         if capability not in self.model.capabilities():
             raise UsageError(f"model {self.model.name!r} has no {capability!r} capability")
@@ -80,7 +79,7 @@ class ShardPredictor(Predictor):
 
 @contextlib.contextmanager
 def _process_group(timeout_hours: float) -> Iterator[None]:
-    import torch.distributed as dist
+    import torch.distributed as dist  # heavy: torch takes seconds to import; only code that computes needs it
 
     created = False
     if not dist.is_initialized():
@@ -104,14 +103,14 @@ def run_distributed(config: RunConfig, host: PluginHost, *, timeout_hours: float
         return execute_run(config, host)
     device = config.device
     if device in ("auto", "cuda"):
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         if torch.cuda.is_available():
             device = f"cuda:{local_rank % torch.cuda.device_count()}"
         elif device == "auto":
             device = "cpu"
     with _process_group(timeout_hours):
-        import torch.distributed as dist
+        import torch.distributed as dist  # heavy: torch takes seconds to import; only code that computes needs it
 
         def shard_predictor(model: Any, **kwargs: Any) -> ShardPredictor:
             kwargs["progress"] = kwargs.get("progress", True) and rank == 0

@@ -25,10 +25,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator, Sequence
 
+from ..devices import has_nvidia_driver
 from ..errors import HarnessError, PluginError
 from ..host import PluginHost
 from .config import RunConfig
-from .predictor import has_nvidia_driver
 from .tasks import RunOutcome
 
 __all__ = ["default_jobs", "expected_cost", "run_parallel"]

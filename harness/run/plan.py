@@ -10,6 +10,7 @@ from typing import Any
 from ..api import Model, Suite, Task
 from ..data.check import TRAINED_ON, check_data, check_trained_on
 from ..data.session import Session
+from ..devices import resolve_device
 from ..errors import UsageError
 from ..features import resolve_features
 from ..host import PluginHost
@@ -18,7 +19,6 @@ from ..specs import format_spec, parse_spec
 from ..suites import resolve_suite
 from ..suites.read import check_feeds
 from .config import RunConfig
-from .predictor import resolve_device
 
 __all__ = ["RunPlan", "plan_run"]
 

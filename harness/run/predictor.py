@@ -9,74 +9,28 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
+import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 from ..api import Model
 from ..cache.predictions import PredictionCache
+from ..devices import model_threads
 from ..errors import HarnessError, UsageError
 from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 
-__all__ = ["Predictor", "PredictorStats", "resolve_device", "has_nvidia_driver", "ANSWER_TAKING"]
+__all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING"]
 
 #: Capabilities that take one answer per example besides the examples.
 ANSWER_TAKING = ("explain", "score_images")
 
 
-def resolve_device(device: str) -> str:
-    """`auto` -> "cuda" when available, else "cpu"; validates `cuda[:i]`. Without an NVIDIA
-    driver on the machine, "auto" is "cpu" without importing torch (a cached re-run never
-    imports it)."""
-    if device == "cpu" or (device == "auto" and not has_nvidia_driver()):
-        return "cpu"
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda"):
-        if not torch.cuda.is_available():
-            raise UsageError(f"--device {device}: CUDA is not available on this machine")
-        index = device.partition(":")[2]
-        if index and (not index.isdigit() or int(index) >= torch.cuda.device_count()):
-            raise UsageError(f"--device {device}: only {torch.cuda.device_count()} CUDA device(s)")
-        return device
-    raise UsageError(f"--device {device!r}: expected auto, cpu, cuda or cuda:<index>")
-
-
-@contextlib.contextmanager
-def model_threads(model: Model) -> Iterator[None]:
-    """Pin torch's CPU threads while the harness calls `model` (fit, predictions), when the
-    model has a `threads` option (0: leave torch's default). Small models lose far more to
-    OpenMP threads waiting on each other than they gain (docs/benchmarks.md)."""
-    threads = model.config.get("threads") if "threads" in model.options else None
-    if not threads:
-        yield
-        return
-    import torch
-
-    old = torch.get_num_threads()
-    torch.set_num_threads(int(threads))
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
-
-def has_nvidia_driver() -> bool:
-    """Whether the machine has an NVIDIA driver (no torch import, no CUDA initialisation)."""
-    import shutil
-
-    return os.path.exists("/proc/driver/nvidia/version") or shutil.which("nvidia-smi") is not None
-
-
 @dataclass
 class PredictorStats:
     """What the runner did (tests assert on `model_calls`; the report shows the rest)."""
-
     model_calls: int = 0  # examples sent to the model
     cache_hits: int = 0
     errors: int = 0
@@ -88,7 +42,6 @@ class PredictorStats:
 
 class Predictor:
     """Runs one model over lists of examples, one capability at a time."""
-
     def __init__(
         self,
         model: Model,
@@ -168,14 +121,14 @@ class Predictor:
 
     # ------------------------------------------------------------------ internals
     def _run_missing(self, examples, extras, keys, indices, capability, desc) -> dict[str, Prediction]:
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         with model_threads(self.model):
             self.ensure_fitted()
 
         bar = None
         if self.progress:
-            from tqdm.auto import tqdm
+            from tqdm.auto import tqdm  # heavy: tqdm takes about 40 ms; only progress bars need it
 
             bar = tqdm(total=len(indices), desc=desc or capability, unit="ex", dynamic_ncols=True, leave=False,
                        disable=None)  # None: no bar when stderr is not a terminal
@@ -254,8 +207,6 @@ class Predictor:
         return out
 
     def _failed(self, example: Example, capability: str) -> Prediction:
-        import sys
-
         exc = sys.exc_info()[1]
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         error = f"plugin {self.plugin_label}: {type(exc).__name__}: {message}".rstrip(": ")

@@ -18,6 +18,7 @@ from ..api import Model, Probe, Task
 from ..cache.artifacts import ArtifactStore
 from ..cache.outputs import ProbeOutput, ProbeOutputCache
 from ..data.session import LazyExamples
+from ..devices import model_threads
 from ..digest import digest
 from ..errors import DataError, ExitCode, HarnessError
 from ..host import PluginHost
@@ -28,7 +29,7 @@ from ..types import ResultRow
 from .config import RunConfig
 from .context import TaskContext
 from .plan import RunPlan
-from .predictor import Predictor, model_threads
+from .predictor import Predictor
 
 __all__ = ["ProbeFailure", "RunOutcome", "TaskRunner", "capability_gap", "check_images"]
 

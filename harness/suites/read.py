@@ -31,6 +31,8 @@ import functools
 from pathlib import Path
 from typing import Any, Mapping
 
+import yaml
+
 from ..errors import HarnessError, PluginError, UsageError
 from ..host import PluginHost
 from ..registry import did_you_mean
@@ -62,9 +64,9 @@ def load_suite_file(path: Path | str, host: PluginHost) -> Suite:
 def _toml() -> Any:
     """tomllib (Python >= 3.11), else its backport tomli (a dependency on Python 3.10)."""
     try:
-        import tomllib
+        import tomllib  # the standard library's TOML reader from Python 3.11
     except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
+        import tomli as tomllib  # its backport on Python 3.10
     return tomllib
 
 
@@ -75,7 +77,6 @@ def _parse_text(text: str, path: Path) -> Any:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise UsageError(f"{path}: not valid TOML ({' '.join(str(exc).split())})") from None
-    import yaml
 
     try:
         return yaml.load(text, Loader=_strict_loader())  # a SafeLoader subclass
@@ -92,7 +93,6 @@ def _parse_text(text: str, path: Path) -> Any:
 def _strict_loader() -> type:
     """A SafeLoader that refuses a key repeated in one mapping (YAML would keep the last);
     built on first use, so PyYAML is imported only for suite files."""
-    import yaml
 
     class StrictLoader(yaml.SafeLoader):
         pass
@@ -116,7 +116,6 @@ def _strict_loader() -> type:
 
 class _Where:
     """Builds the one-line errors: `<file>: <record>: field '<name>': <problem>`."""
-
     def __init__(self, source: str) -> None:
         self.source = source
 
@@ -126,7 +125,6 @@ class _Where:
 
 
 def _kind(value: Any) -> str:
-
     return describe(value)
 
 

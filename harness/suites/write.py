@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import yaml
+
 from ..api import Suite
 from ..errors import UsageError
 from ..host import PluginHost
@@ -15,8 +17,6 @@ __all__ = ["suite_data", "dump_suite"]
 
 def _scalar(text: str) -> Any:
     """Option text as the YAML scalar that reads back as the same text."""
-    import yaml
-
     try:
         value = yaml.safe_load(text) if text else text
     except yaml.YAMLError:
@@ -74,7 +74,6 @@ def suite_data(suite: Suite, host: PluginHost) -> dict[str, Any]:
 def dump_suite(suite: Suite, host: PluginHost, *, header: str = "") -> str:
     """YAML text of `suite` that `load_suite_file` reads back as the same suite; `header`
     (comment lines without '#') goes on top."""
-    import yaml
 
     body = yaml.safe_dump(suite_data(suite, host), sort_keys=False, allow_unicode=True,
                           default_flow_style=None, width=100)

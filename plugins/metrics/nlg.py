@@ -23,6 +23,7 @@ import math
 import re
 import shutil
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,9 @@ from typing import Any, Mapping, Sequence
 
 from harness.digest import digest_bytes
 from harness.errors import DataError, ResourceError
+
+from ..nlp import bertscore_model
+from ..nlp.bertscore import check_model_folder
 
 __all__ = [
     "METRICS",
@@ -73,7 +77,6 @@ _SIMPLE_TOKEN = re.compile(r"'[a-z]+|[a-z0-9]+|[^\sa-z0-9]")
 @dataclass(frozen=True)
 class NLGResult:
     """Corpus-level scores, per-example scores, and metrics that could not be computed."""
-
     n: int
     corpus: Mapping[str, float]
     per_example: Mapping[str, tuple[float, ...]]
@@ -88,7 +91,7 @@ class NLGResult:
 
 
 def _pycoco_dir(sub: str) -> Path:
-    import pycocoevalcap
+    import pycocoevalcap  # heavy: the caption metrics start Java tools; loaded on use
 
     return Path(list(pycocoevalcap.__path__)[0]) / sub
 
@@ -161,7 +164,9 @@ def spice_status() -> tuple[bool, str]:
 
 
 def _meteor(gts: dict, res: dict) -> tuple[float, list[float]]:
-    from pycocoevalcap.meteor.meteor import Meteor
+    from pycocoevalcap.meteor.meteor import (
+        Meteor,  # heavy: the caption metrics start Java tools; loaded on use
+    )  # heavy: the caption metrics start Java tools; loaded on use
 
     _java()
     try:
@@ -185,8 +190,6 @@ def _meteor(gts: dict, res: dict) -> tuple[float, list[float]]:
 
 
 def _close_meteor(scorer: Any) -> None:
-    import threading
-
     # Stop Java now rather than whenever Meteor.__del__ runs; a failed compute_score leaves
     # its lock held, and __del__ would then block forever on it.
     scorer.lock = threading.Lock()
@@ -214,16 +217,16 @@ class _StableText(str):
 
 def _bertscore(cands: list[str], refs: list[list[str]], model: str | None, layers: int | None,
                batch_size: int, device: str) -> tuple[list[float], dict[str, str]]:
-    import bert_score
-    from transformers.utils import logging as hf_logging
+    import bert_score  # heavy: bert_score imports torch and transformers
+    from transformers.utils import (
+        logging as hf_logging,  # heavy: transformers takes seconds; only the Hugging Face models need it
+    )  # heavy: transformers takes seconds; only the Hugging Face models need it
 
     if model is None:
-        from ..nlp import bertscore_model
 
         model, default_layers = bertscore_model()
         layers = layers or default_layers
     if not layers:
-        from ..nlp.bertscore import check_model_folder
 
         layers, problem = check_model_folder(Path(model))
         if problem:
@@ -314,7 +317,9 @@ def nlg_scores(
 
 def _coco_scores(wanted, gts, res, corpus, per, timings) -> None:
     if any(m.startswith("bleu") for m in wanted):
-        from pycocoevalcap.bleu.bleu import Bleu
+        from pycocoevalcap.bleu.bleu import (
+            Bleu,  # heavy: the caption metrics start Java tools; loaded on use
+        )  # heavy: the caption metrics start Java tools; loaded on use
 
         t0 = time.perf_counter()
         score, scores = Bleu(4).compute_score(gts, res, verbose=0)
@@ -329,21 +334,27 @@ def _coco_scores(wanted, gts, res, corpus, per, timings) -> None:
         corpus["meteor"], per["meteor"] = score, tuple(scores)
         timings["meteor"] = time.perf_counter() - t0
     if "rouge_l" in wanted:
-        from pycocoevalcap.rouge.rouge import Rouge
+        from pycocoevalcap.rouge.rouge import (
+            Rouge,  # heavy: the caption metrics start Java tools; loaded on use
+        )  # heavy: the caption metrics start Java tools; loaded on use
 
         t0 = time.perf_counter()
         score, scores = Rouge().compute_score(gts, res)
         corpus["rouge_l"], per["rouge_l"] = float(score), tuple(float(s) for s in scores)
         timings["rouge_l"] = time.perf_counter() - t0
     if "cider" in wanted:
-        from pycocoevalcap.cider.cider import Cider
+        from pycocoevalcap.cider.cider import (
+            Cider,  # heavy: the caption metrics start Java tools; loaded on use
+        )  # heavy: the caption metrics start Java tools; loaded on use
 
         t0 = time.perf_counter()
         score, scores = Cider().compute_score(gts, res)
         corpus["cider"], per["cider"] = float(score), tuple(float(s) for s in scores)
         timings["cider"] = time.perf_counter() - t0
     if "spice" in wanted:
-        from pycocoevalcap.spice.spice import Spice
+        from pycocoevalcap.spice.spice import (
+            Spice,  # heavy: the caption metrics start Java tools; loaded on use
+        )  # heavy: the caption metrics start Java tools; loaded on use
 
         t0 = time.perf_counter()
         try:

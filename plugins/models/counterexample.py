@@ -38,6 +38,11 @@ from harness.digest import digest
 from harness.errors import DataError, UsageError
 from harness.metrics.canonical import canonical_answer
 from harness.types import CANDIDATE_IMAGES, Example
+from vqa_harness_plugins.models.features.candidates import (
+    BUILTIN,
+    builtin_features,
+    load_feature_file,
+)
 
 from .choice_training import optimise
 from .grid_base import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
@@ -78,7 +83,6 @@ def explanation_sets(train: Sequence[Example], features: dict[str, np.ndarray], 
 
 class CounterExampleExplainer(SizedModel, GridAnswerModel):
     """Goyal et al. 2017 §5: answering head + counter-example explaining head (score_images)."""
-
     name = "counterexample-explainer"
     description = ("Goyal 2017 §5 counter-example explainer: shared Q x I base, answering head, explaining head "
                    "ranking K candidate images (hinge loss)")
@@ -114,12 +118,6 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
 
     # ---- neighbour features (the probe's)
     def _neighbour(self, image_id: str, path: str) -> np.ndarray:
-        from vqa_harness_plugins.probes.balanced.features import (
-            BUILTIN,
-            builtin_features,
-            load_feature_file,
-        )
-
         spec = str(self.config["neighbour_features"])
         if spec != BUILTIN:
             if self._table is None:
@@ -151,8 +149,8 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
 
     # ---- training
     def _train(self, train: Sequence[Example], seed: int) -> "torch.nn.Module":
-        import torch
-        import torch.nn.functional as F
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
+        import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
 
         cfg, k = self.config, int(self.config["k"])
         keep, ans_ids, ans_scores = self._targets(train)
@@ -215,7 +213,7 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
     # ---- inference
     def score_images(self, batch: Sequence[Example], answers: Sequence[str]) -> list[list[float]]:
         """S(I_i) per candidate image, in the order given (higher: better counter-example)."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         net = self._ensure_net()
         if not self.vocab.get("explained"):
@@ -256,9 +254,9 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
 
 @functools.cache
 def _net_class() -> type:
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
 
     L = layers()
 

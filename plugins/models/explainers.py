@@ -66,7 +66,7 @@ class TfidfIndex:
         self.matrix = self._encode(docs)  # (n, V) sparse CSR
 
     def _encode(self, docs: Sequence[Counter]) -> "torch.Tensor":
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         crow, col, val = [0], [], []
         for d in docs:
@@ -97,7 +97,6 @@ class TfidfIndex:
 
 class _TextNeighbours(Model):
     """Shared by the explainers: the TF-IDF index of training questions and their answers."""
-
     options: ClassVar[Mapping[str, Option]] = {
         "k": Option(10, "neighbours that vote for the answer", min=1, max=10_000),
         "ngram": Option(2, "longest word n-gram of the TF-IDF features", min=1, max=10),
@@ -151,7 +150,7 @@ class _TextNeighbours(Model):
     # ---- answers: similarity-weighted vote of the k nearest training questions
     def answer(self, batch: Sequence[Example]) -> list[Answer]:
         """The answer with the largest summed similarity among the k nearest questions."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         index, k = self._need_index(), max(1, int(self.config["k"]))
         out: list[Answer] = []
@@ -198,7 +197,6 @@ class _TextNeighbours(Model):
 
 class RetrievalExplainer(_TextNeighbours):
     """k-NN answers, retrieved reference explanations."""
-
     name = "retrieval-explainer"
     description = "k-NN (TF-IDF) answers + the explanation of the most similar train example with that answer"
 
@@ -218,7 +216,6 @@ def _statement(question: str) -> str:
 
 class TemplateExplainer(_TextNeighbours):
     """k-NN answers, explanations from fixed templates (no retrieval)."""
-
     name = "template-explainer"
     description = "k-NN (TF-IDF) answers + template explanations ('the image does not show that ...')"
 
@@ -245,7 +242,6 @@ class TemplateExplainer(_TextNeighbours):
 
 class HypothesisOnly(_TextNeighbours):
     """Text-only label baseline: multinomial naive Bayes over n-grams; retrieval explanations."""
-
     name = "hypothesis-only"
     description = "hypothesis/question-only naive Bayes label classifier (no image) + retrieval explanations"
     options: ClassVar[Mapping[str, Option]] = {
@@ -256,7 +252,7 @@ class HypothesisOnly(_TextNeighbours):
 
     def fit(self, train: Sequence[Example], *, seed: int) -> None:
         """Count n-grams per class (exact; `seed` is unused) and index for retrieval."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         super().fit(train, seed=seed)
         counts = Counter(a for a in self._answers if a)
@@ -288,7 +284,7 @@ class HypothesisOnly(_TextNeighbours):
 
     def answer(self, batch: Sequence[Example]) -> list[Answer]:
         """argmax_c log P(c) + sum_g count(g) log P(g | c); among the choices when given."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         self._need_index()
         n_max = int(self.config["ngram"])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import types
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -53,7 +54,6 @@ GRID_OPTIONS: dict[str, Option] = {
 
 class GridAnswerModel(TorchAnswerModel):
     """A TorchAnswerModel over (question tokens, grid features); see the module docstring."""
-
     options = GRID_OPTIONS
 
     def __init__(self, **options: Any) -> None:
@@ -89,7 +89,7 @@ class GridAnswerModel(TorchAnswerModel):
 
     def _tokens(self, examples: Sequence[Example]) -> tuple["torch.Tensor", "torch.Tensor"]:
         """Padded word ids [N, T] and lengths [N]; unknown words -> <unk>, empty -> one <unk>."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         unk = self._words.get(UNK)
         rows = [[self._words.get(t, unk) for t in tokenize(ex.question)] or [unk] for ex in examples]
@@ -100,7 +100,7 @@ class GridAnswerModel(TorchAnswerModel):
         return tokens, lengths
 
     def _encode(self, examples: Sequence[Example]) -> Take:
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         self.grid.check(examples)
         bank, where = self.grid.bank(examples)
@@ -126,15 +126,12 @@ class GridAnswerModel(TorchAnswerModel):
 @functools.cache
 def layers() -> Any:
     """The shared torch layers (built lazily so importing a plugin does not import torch)."""
-    import types
-
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
 
     class QuestionLSTM(nn.Module):
         """Word embedding (<pad> = 0, <unk> = 1 starts at zero) -> LSTM."""
-
         def __init__(self, n_words: int, embed: int, hidden: int, num_layers: int = 1) -> None:
             super().__init__()
             self.embed = nn.Embedding(n_words, embed, padding_idx=0)

@@ -31,10 +31,24 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+from PIL import Image
 
 from harness.errors import DataError, UsageError
-from vqa_harness_plugins.models.features.files import check_array_file, ids_sidecar, load_npy, npz_array, numeric, open_npz, read_ids
+from harness.images import load_image, missing_images
 from harness.types import BLANK_IMAGE, Example
+from vqa_harness_plugins.datasets.toyvqa.world import BACKGROUND, COLORS, GRID, NOUNS, SIZES
+from vqa_harness_plugins.models.features.files import (
+    check_array_file,
+    ids_sidecar,
+    load_npy,
+    npz_array,
+    numeric,
+    open_npz,
+    read_ids,
+)
+
+from .cnnlstm import image_digest
+from .features.toy import detect_objects
 
 __all__ = ["GridFeatures", "TOY_GRIDS", "toy_cell_grid", "toy_patch_grid", "GRID_HELP"]
 
@@ -45,8 +59,6 @@ PATCH = 6
 
 
 def _cells(pixels: np.ndarray) -> list[np.ndarray]:
-    from vqa_harness_plugins.datasets.toyvqa.world import GRID
-
     side = pixels.shape[0] / GRID
     out = []
     for index in range(GRID * GRID):
@@ -57,11 +69,6 @@ def _cells(pixels: np.ndarray) -> list[np.ndarray]:
 
 def toy_cell_grid(path: str) -> np.ndarray:
     """[9, 21]: per cell of a toyvqa image, one-hot noun, color, size and an occupancy flag."""
-    from harness.images import load_image
-    from vqa_harness_plugins.datasets.toyvqa.world import COLORS, GRID, NOUNS, SIZES
-
-    from .features.toy import detect_objects
-
     colors, width = tuple(COLORS), len(NOUNS) + len(COLORS) + len(SIZES) + 1
     grid = np.zeros((GRID * GRID, width), dtype=np.float32)
     if path == BLANK_IMAGE:
@@ -77,11 +84,6 @@ def toy_cell_grid(path: str) -> np.ndarray:
 
 def toy_patch_grid(path: str) -> np.ndarray:
     """[9, 108]: each cell of a toyvqa image as 6x6 RGB in [0, 1], minus the background."""
-    from PIL import Image
-
-    from harness.images import load_image
-    from vqa_harness_plugins.datasets.toyvqa.world import BACKGROUND, GRID
-
     if path == BLANK_IMAGE:
         return np.zeros((GRID * GRID, PATCH * PATCH * 3), dtype=np.float32)
     pixels = np.asarray(load_image(path).convert("RGB"))
@@ -94,7 +96,6 @@ def toy_patch_grid(path: str) -> np.ndarray:
 
 class GridFeatures:
     """Grid features from one source (`spec`: a TOY_GRIDS name or a .npz / .npy path)."""
-
     def __init__(self, spec: str, *, owner: str) -> None:
         self.spec, self.owner = str(spec), owner
         self._memo: dict[str, np.ndarray] = {}
@@ -152,7 +153,6 @@ class GridFeatures:
     def check(self, items: Sequence[Example]) -> None:
         """DataError (count and first few) for images the source cannot encode."""
         if self.reads_image_files:
-            from harness.images import missing_images
 
             count, first = missing_images([ex.image for ex in items])
             if count:
@@ -207,7 +207,6 @@ class GridFeatures:
         """What training reads of an example's image, for weight-cache keys (pixels' hash
         for the toy grids; the image id for a file, whose stat is in `fingerprint`)."""
         if self.reads_image_files:
-            from .cnnlstm import image_digest
 
             return image_digest(ex.image)
         return ex.image_id

@@ -35,7 +35,6 @@ __all__ = ["MCBModel", "count_sketch", "compact_bilinear"]
 
 class MCBModel(SizedModel, GridAnswerModel):
     """MCB attention over the grid, MCB fusion with the question -> answer vocabulary."""
-
     name = "mcb"
     description = "MCB (Fukui 2016): compact bilinear pooling (count sketch, FFT) with attention on grid features"
     size_presets = Sizes(
@@ -67,7 +66,7 @@ class MCBModel(SizedModel, GridAnswerModel):
 
 def count_sketch(x: "torch.Tensor", hashes: "torch.Tensor", signs: "torch.Tensor", dim: int) -> "torch.Tensor":
     """psi(x) [..., dim]: x [..., n] with input i added, times signs[i], into bucket hashes[i]."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     flat = (x * signs).reshape(-1, x.shape[-1])
     out = torch.zeros(flat.shape[0], dim, dtype=flat.dtype, device=flat.device).index_add_(1, hashes, flat)
@@ -81,8 +80,8 @@ def compact_bilinear(sx: "torch.Tensor", sy: "torch.Tensor") -> "torch.Tensor":
     Computed in float64 and returned in the inputs' dtype: the square root's slope near 0
     turns float32 rounding (which differs with the batch shape) into differences of 5e-5
     in the answer log-probabilities; in float64 they stay under 1e-6."""
-    import torch
-    import torch.nn.functional as F
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
 
     d = sx.shape[-1]
     x, y = sx.double(), sy.double()
@@ -92,15 +91,14 @@ def compact_bilinear(sx: "torch.Tensor", sy: "torch.Tensor") -> "torch.Tensor":
 
 @functools.cache
 def _net_class() -> type:
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
 
     L = layers()
 
     class Sketch(nn.Module):
         """A fixed count sketch from `n` to `d` dimensions (buffers: saved, never trained)."""
-
         def __init__(self, n: int, d: int, gen: torch.Generator) -> None:
             super().__init__()
             self.d = d

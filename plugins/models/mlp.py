@@ -30,13 +30,15 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from harness.api import Model, Option
-from vqa_harness_plugins.generators.decoys.variants import variant_parts
+from harness.digest import digest
 from harness.errors import DataError, UsageError
 from harness.features import resolve_features
 from harness.types import Example
+from vqa_harness_plugins.generators.decoys.variants import variant_parts
 
 from .runtime import TRAINING_THREADS, torch_threads
 from .sizes import SizedModel, Sizes
+from .text import train_digest
 from .training import TRAINER_OPTIONS
 
 __all__ = ["MLPModel", "MLPA", "MLPQA", "MLPIA", "MLPIQA", "training_decoys"]
@@ -77,7 +79,6 @@ def training_decoys(ex: Example, rng: np.random.Generator, k: int = DECOYS_PER_T
 
 class MLPModel(SizedModel, Model):
     """Shared implementation; subclasses choose the modalities."""
-
     modalities: ClassVar[tuple[str, ...]] = ("a",)
     # The paper's size by default, as before the `sizes` option (docs/decoys.md's figures).
     size_presets = Sizes(toy={"hidden": 1024}, paper={"hidden": 8192}, source="Chao et al. 2018 A.1",
@@ -148,11 +149,7 @@ class MLPModel(SizedModel, Model):
             self._fit(train, seed)
 
     def _fit(self, train: Sequence[Example], seed: int) -> None:
-        import torch
-
-        from harness.digest import digest
-
-        from .text import train_digest
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         usable = [ex for ex in train if len(ex.choices) >= 2 and _target(ex) in ex.choices]
         if not usable:
@@ -207,7 +204,7 @@ class MLPModel(SizedModel, Model):
     # ---------------------------------------------------------------- inference
     def score_choices(self, batch: Sequence[Example]) -> list[list[float]]:
         """One logit per candidate (higher: more likely the target)."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         if self.net is None:
             raise UsageError(f"model {self.name!r} is trainable and has not been trained: it needs a train split "

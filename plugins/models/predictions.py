@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
 
 from harness.api import Model, Option
-from harness.digest import digest_bytes
+from harness.digest import digest, digest_bytes
 from harness.errors import DataError, UsageError
+from harness.jsonio import jsonl_records, read_json
 from harness.types import Example
 from harness.validation import (
     Field,
@@ -54,7 +55,6 @@ JSONL_RECORD = {"id": Field("key"), "answer": Field("str"), "explanation": Field
 @dataclass(frozen=True)
 class Entry:
     """One record of a results file."""
-
     answer: str
     explanation: str | None = None
     question: str | None = None
@@ -89,8 +89,6 @@ def read_predictions(path: Path, fmt: str = "auto", duplicates: str = "error") -
 
 
 def _read_vqa(path: Path, text: str, duplicates: str) -> dict[str, Entry]:
-    from harness.jsonio import read_json
-
     data = read_json(path, "results file for --model predictions:path=FILE")
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a list of {{\"question_id\", \"answer\"}} (official VQA results format), "
@@ -99,8 +97,6 @@ def _read_vqa(path: Path, text: str, duplicates: str) -> dict[str, Entry]:
 
 
 def _read_jsonl(path: Path, duplicates: str) -> dict[str, Entry]:
-    from harness.jsonio import jsonl_records
-
     records = jsonl_records(path, "results file for --model predictions:path=FILE")
     return _collect(path, ((f"row {line}", item) for line, item in records), JSONL_RECORD, "id", duplicates)
 
@@ -166,7 +162,6 @@ class PredictionsModel(Model):
     def input_key(self, example: Example, capability: str, extra: str = "") -> str:
         """Keyed by the example id too (the answer belongs to the id); remembers the first
         input shown for each id, so a probe's variant of it is recognized later."""
-        from harness.digest import digest
 
         self._first.setdefault(example.id, (example.question, example.image_id, example.image))
         return digest({"id": example.id, "input": super().input_key(example, capability, extra)})

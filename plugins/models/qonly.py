@@ -25,7 +25,6 @@ __all__ = ["QOnlyModel"]
 
 class QOnlyModel(TorchAnswerModel):
     """Language-only: mean of learned n-gram embeddings -> ReLU -> dropout -> answers."""
-
     name = "qonly"
     description = "Question-only classifier: bag of question unigrams+bigrams -> MLP (torch)"
     options = {
@@ -54,7 +53,7 @@ class QOnlyModel(TorchAnswerModel):
         )
 
     def _encode(self, examples: Sequence[Example]) -> Take:
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         # Unknown n-grams are dropped (an empty bag embeds to zeros).
         rows = [
@@ -77,7 +76,7 @@ class QOnlyModel(TorchAnswerModel):
 def _qonly_net_class() -> type:
     # Defined lazily so that importing the plugin does not import torch.
     import torch
-    import torch.nn as nn
+    import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
 
     class QOnlyNet(nn.Module):
         """Mean of n-gram embeddings (+ bias) -> ReLU -> dropout -> linear over answers.

@@ -37,7 +37,7 @@ def torch_threads(threads: int) -> Iterator[None]:
     `torch.use_deterministic_algorithms` is not needed (it also costs a 1.5 s import).
     Tested in separate processes by tests/models/test_reproducibility.py.
     """
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     old_threads = torch.get_num_threads()
     try:
@@ -71,7 +71,7 @@ def training_device(device: str) -> Iterator[None]:
     if device_kind(device) != "cuda":
         yield
         return
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     old = torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark
     torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = True, False
@@ -85,7 +85,7 @@ def training_device(device: str) -> Iterator[None]:
 def seeded(seed: int, device: str) -> Iterator[None]:
     """Seed torch's global generators (weight init, dropout) for a block and restore the
     caller's state after: the CPU's, and on CUDA also the device's."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     devices: list[int] = []
     if device_kind(device) == "cuda":

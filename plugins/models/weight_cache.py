@@ -14,7 +14,6 @@ re-run that restores every output, and so never fits, still knows the parameter 
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,7 +44,7 @@ def looks_saved(folder: Path) -> bool:
 
 def save_entry(folder: Path, vocab: dict[str, Any], net: "torch.nn.Module") -> None:
     """Write the vocabulary, then the weights (each atomically)."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     atomic_write_text(folder / VOCAB, json.dumps(vocab, ensure_ascii=False))
     with atomic_path(folder / WEIGHTS) as tmp:
@@ -54,7 +53,7 @@ def save_entry(folder: Path, vocab: dict[str, Any], net: "torch.nn.Module") -> N
 
 def load_entry(folder: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """(vocabulary, state dict on the CPU), or None when a file is missing or unreadable."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     weights, vocab_file = folder / WEIGHTS, folder / VOCAB
     if not (weights.is_file() and vocab_file.is_file()):

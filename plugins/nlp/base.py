@@ -3,9 +3,12 @@ the install manifest and a bounded `nltk.download` attempt."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import socket
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +16,7 @@ from typing import Any
 
 from harness.errors import ResourceError
 from harness.fileio import atomic_write_json
+from harness.paths import data_home
 
 __all__ = [
     "MANIFEST_NAME",
@@ -53,8 +57,6 @@ class ResourceStatus:
 
 def default_target() -> Path:
     """The harness's own NLTK data folder: `harness.paths.data_home("nltk_data")`."""
-    from harness.paths import data_home
-
     return data_home("nltk_data")
 
 
@@ -71,7 +73,7 @@ def ensure_nltk_path(target: Path | str | None = None) -> Path:
     Appended, not prepended: NLTK data the user already has (NLTK_DATA, ~/nltk_data)
     keeps priority. NLTK's path sandbox only opens files under `nltk.data.path`, so the
     folder must be listed before any reader touches it."""
-    import nltk.data
+    import nltk.data  # heavy: nltk takes about 1 s; only its own reader and tagger need it
 
     root = resolve_target(target)
     if str(root) not in [str(p) for p in nltk.data.path]:
@@ -82,7 +84,6 @@ def ensure_nltk_path(target: Path | str | None = None) -> Path:
 def nltk_search_path() -> list[str]:
     """`nltk.data.path` without importing nltk (about 3 s): the live list when nltk is
     already imported, else the defaults NLTK computes at import (nltk/data.py, UNIX)."""
-    import sys
 
     live = sys.modules.get("nltk.data")
     if live is not None:
@@ -126,7 +127,6 @@ def lookup_state(target: Path | str | None) -> tuple[Any, ...]:
 def quick_state(target: Path | str | None) -> tuple[Any, ...]:
     """A cheap key (no file-system calls) for memoizing where a resource was found: the
     target and every variable that moves the search path."""
-    import sys
 
     live = sys.modules.get("nltk.data")
     return (
@@ -160,10 +160,8 @@ def try_nltk_download(package: str, target: Path, timeout_s: float = DOWNLOAD_TI
     for the two package names fixed in wordnet_corpus.py and tagger.py, into the harness's own
     NLTK folder; both have offline fallbacks (Debian WordNet, the converted tagger). The
     reason: a machine that can reach NLTK's data server gets NLTK's own copies."""
-    import contextlib
-    import io
 
-    import nltk
+    import nltk  # heavy: nltk takes about 1 s; only its own reader and tagger need it
 
     ensure_nltk_path(target)
     previous = socket.getdefaulttimeout()

@@ -14,16 +14,13 @@ import importlib.metadata
 import importlib.util
 import io
 import json
-import os
 import pickle
-import shutil
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar
 
 from harness.errors import ResourceError
 from harness.fileio import atomic_folder
 
-from .perceptron import NOT_INSTALLED, TAGGER_DIR, TAGGER_FILES, fast_tagger
 from .base import (
     ResourceCache,
     ResourceStatus,
@@ -33,6 +30,7 @@ from .base import (
     resolve_target,
     try_nltk_download,
 )
+from .perceptron import NOT_INSTALLED, TAGGER_DIR, TAGGER_FILES, fast_tagger
 
 __all__ = [
     "NAME",
@@ -104,7 +102,6 @@ def _check_shape(
     obj: Any, path: Path
 ) -> tuple[dict[str, dict[str, float]], dict[str, str], set[str]]:
     """The (weights, tagdict, classes) triple, or ResourceError naming what is wrong."""
-
     def bad(what: str) -> ResourceError:
         return ResourceError(f"{path}: not averaged-perceptron weights ({what})")
 
@@ -226,8 +223,10 @@ def install_tagger(
 
 def _load(root: Path) -> Any:
     """NLTK's own PerceptronTagger on the installed weights (for code that wants NLTK's object)."""
-    import nltk.data
-    from nltk.tag.perceptron import PerceptronTagger
+    import nltk.data  # heavy: nltk takes about 1 s; only its own reader and tagger need it
+    from nltk.tag.perceptron import (
+        PerceptronTagger,  # heavy: nltk takes about 1 s; only its own reader and tagger need it
+    )  # heavy: nltk takes about 1 s; only its own reader and tagger need it
 
     try:
         pointer = nltk.data.find(TAGGER_DIR + "/", paths=[str(root)])

@@ -13,6 +13,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from harness.errors import ResourceError
 from harness.fileio import atomic_folder
 
 from .base import (
@@ -220,8 +221,10 @@ def install_wordnet(
 
 
 def _open_reader(root: Path) -> Any:
-    import nltk.data
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    import nltk.data  # heavy: nltk takes about 1 s; only its own reader and tagger need it
+    from nltk.corpus.reader.wordnet import (
+        WordNetCorpusReader,  # heavy: nltk takes about 1 s; only its own reader and tagger need it
+    )  # heavy: nltk takes about 1 s; only its own reader and tagger need it
 
     try:
         pointer = nltk.data.find("corpora/wordnet", paths=[str(root)])
@@ -235,8 +238,6 @@ def _open_reader(root: Path) -> Any:
 
 def wordnet_folder(target: Path | str | None = None) -> Path:
     """The installed `corpora/wordnet` folder (no nltk import), or ResourceError."""
-    from harness.errors import ResourceError
-
     for root in candidate_roots(resolve_target(target)):
         if _complete(root / "corpora" / "wordnet"):
             return root / "corpora" / "wordnet"

@@ -21,17 +21,19 @@ and instance hypernyms.
 
 from __future__ import annotations
 
-import marshal
-import os
 import re
 from array import array
 from pathlib import Path
 from typing import Any
 
 from harness.cache.files import marshal_file
+from harness.digest import digest
+from harness.paths import cache_dir
 
+from .base import quick_state
 from .wordnet_build import build_index
-from .wordnet_format import FILE_POS, INDEX_VERSION, MARKER, POINTERS, POS_FILES, POS_NUMBER
+from .wordnet_corpus import wordnet_folder
+from .wordnet_format import INDEX_VERSION, POS_FILES
 
 __all__ = ["INDEX_VERSION", "WordNetIndex", "index_path", "load_index", "wordnet_index"]
 
@@ -49,7 +51,6 @@ _SOURCE_FILES = tuple(f"{kind}.{pos}" for kind in ("data", "index") for pos in P
 
 class WordNetIndex:
     """Read-only WordNet 3.0: synsets are ints (`sid`), everything else plain strings/tuples."""
-
     def __init__(self, data: dict[str, Any]) -> None:
         # Large integer tables travel as array bytes: loading them creates no Python objects.
         self.lexnames: list[str] = data["lexnames"]
@@ -199,8 +200,6 @@ class WordNetIndex:
 
 
 def _source_key(folder: Path) -> str:
-    from harness.digest import digest
-
     stats = []
     for name in _SOURCE_FILES:
         st = (folder / name).stat()
@@ -219,8 +218,6 @@ def _ints(data: bytes) -> array:
 # ---------------------------------------------------------------------- cache
 def index_path(folder: Path) -> Path:
     """Where the index of the WordNet files in `folder` is cached (the key names the sources)."""
-    from harness.paths import cache_dir
-
     return cache_dir("resources") / f"wordnet-index-{_source_key(folder)}.marshal"
 
 
@@ -239,8 +236,6 @@ _FOUND: dict[tuple[Any, ...], str] = {}
 def wordnet_index(target: Path | str | None = None) -> WordNetIndex:
     """The WordNet index of the installed WordNet (cached per process and on disk), or
     ResourceError naming `harness resources install` when WordNet is not installed."""
-    from .base import quick_state
-    from .wordnet_corpus import wordnet_folder
 
     state = quick_state(target)
     key = _FOUND.get(state)

@@ -15,10 +15,17 @@ version. Words outside that vocabulary are looked up live (same values, slower).
 
 from __future__ import annotations
 
+import importlib.metadata as md
 from pathlib import Path
 from typing import Any
 
 from harness.cache.files import marshal_file
+from harness.digest import digest
+from harness.errors import ResourceError
+from harness.paths import cache_dir
+
+from .wordnet_corpus import wordnet_folder
+from .wordnet_index import index_path, wordnet_index
 
 __all__ = ["WordStats", "word_stats", "NOUN_FORMS", "VERB_FORMS"]
 
@@ -29,8 +36,6 @@ VERB_FORMS = ("VBZ", "VBD", "VBN", "VBG")
 
 
 def _versions() -> dict[str, str]:
-    import importlib.metadata as md
-
     out = {}
     for dist in ("wordfreq", "lemminflect"):
         try:
@@ -42,7 +47,6 @@ def _versions() -> dict[str, str]:
 
 class WordStats:
     """Zipf frequency of a word and lemminflect's form of a lemma for a tag."""
-
     def __init__(self, zipf: dict[str, float], forms: dict[str, dict[str, str]]) -> None:
         self._zipf, self._forms = zipf, forms
 
@@ -51,7 +55,7 @@ class WordStats:
         low = word.lower()
         value = self._zipf.get(low)
         if value is None:
-            from wordfreq import zipf_frequency
+            from wordfreq import zipf_frequency  # heavy: wordfreq loads its word lists on import
 
             value = self._zipf[low] = zipf_frequency(low, "en")
         return value
@@ -82,7 +86,7 @@ def _lemminflect(word: str, pos: str) -> dict[str, str]:
 
 
 def _build(wn: Any) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
-    from wordfreq import zipf_frequency
+    from wordfreq import zipf_frequency  # heavy: wordfreq loads its word lists on import
 
     forms: dict[str, dict[str, str]] = {}
     heads = {("n", lemma.split("_")[-1].lower()) for lemma in wn.lemmas("n")}
@@ -99,9 +103,6 @@ def _build(wn: Any) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
 
 
 def _cache_path(index_file: Path) -> Path:
-    from harness.digest import digest
-    from harness.paths import cache_dir
-
     key = digest({"version": CACHE_VERSION, "index": index_file.name, **_versions()})[:16]
     return cache_dir("resources") / f"wordstats-{key}.marshal"
 
@@ -112,10 +113,6 @@ _LOADED: dict[str, WordStats] = {}
 def word_stats(target: Path | str | None = None) -> WordStats:
     """The tables for the installed WordNet (cached per process and on disk). Needs the
     `wordfreq` and `lemminflect` packages the first time (ResourceError otherwise)."""
-    from harness.errors import ResourceError
-
-    from .wordnet_corpus import wordnet_folder
-    from .wordnet_index import index_path, wordnet_index
 
     wn = wordnet_index(target)
     path = _cache_path(index_path(wordnet_folder(target)))

@@ -16,6 +16,9 @@ import numpy as np
 
 from harness.api import Layout, Probe, ProbeContext, Suite, Task
 from harness.fileio import atomic_write_text
+from harness.metrics import accuracy_breakdown, vqa_accuracy_batch, vqa_accuracy_lenient_batch
+from harness.perexample import write_scores
+from harness.stats import bootstrap_ci
 from harness.types import ResultRow
 
 __all__ = ["AccuracyProbe", "ACCURACY_SUITE", "ACCURACY_LAYOUTS"]
@@ -30,14 +33,6 @@ class AccuracyProbe(Probe):
     requires = ("answer",)
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
-        from harness.metrics import (
-            accuracy_breakdown,
-            vqa_accuracy_batch,
-            vqa_accuracy_lenient_batch,
-        )
-        from harness.perexample import write_scores
-        from harness.stats import bootstrap_ci
-
         preds = ctx.predict(ctx.examples, "answer")
         answers = [p.answer if p.ok and p.answer is not None else "" for p in preds]
         errors = sum(1 for p in preds if not p.ok)

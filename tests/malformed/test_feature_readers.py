@@ -75,7 +75,7 @@ COUNTER_CASES = [
 
 @pytest.mark.parametrize("name, make, needles", COUNTER_CASES, ids=[c[0] for c in COUNTER_CASES])
 def test_counterexample_feature_files(tmp_path, name, make, needles):
-    from vqa_harness_plugins.probes.balanced.features import load_feature_file
+    from vqa_harness_plugins.models.features.candidates import load_feature_file
 
     folder = tmp_path / "feats"
     folder.mkdir()
@@ -89,7 +89,7 @@ def test_counterexample_feature_files(tmp_path, name, make, needles):
 
 
 def test_counterexample_ids_json_with_integers_and_either_sidecar_name(tmp_path):
-    from vqa_harness_plugins.probes.balanced.features import load_feature_file
+    from vqa_harness_plugins.models.features.candidates import load_feature_file
 
     path = _npy(tmp_path / "f.npy", GOOD_FEATS, [10, 11, 12])  # integer ids are accepted as ids
     assert sorted(load_feature_file(path)) == ["10", "11", "12"]

@@ -16,6 +16,7 @@ from typing import Any, MutableMapping
 
 from harness.errors import DataError
 from harness.jsonio import jsonl_records, read_json
+from harness.metrics import answer_type, question_type
 from harness.types import Example
 from harness.validation import (
     Field,
@@ -98,7 +99,6 @@ def read_vqax(path: Path, images: Path | None, *, duplicates: str = "error", ans
     first occurrence. A question id used twice as a key (which JSON readers silently resolve
     to one entry) follows `duplicates` (keep-first keeps the first entry); answer counts
     other than 10 follow `answers`."""
-    from harness.metrics import answer_type, question_type
 
     data = read_json(path, "VQA-X JSON; see docs/e-vil.md", duplicate_keys="record")
     if not isinstance(data, dict):

@@ -15,6 +15,12 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from harness.api import Option
+from harness.cache.locks import build_lock
+from harness.digest import digest
+from harness.errors import DataError
+from harness.fileio import atomic_write_text
+from harness.paths import cache_dir
+from harness.types import Example
 from vqa_harness_plugins.generators.decoys import (
     VARIANTS,
     DecoyConfig,
@@ -23,12 +29,6 @@ from vqa_harness_plugins.generators.decoys import (
     normalize_for_match,
     variant_choices,
 )
-from harness.digest import digest
-from harness.errors import DataError
-from harness.cache.locks import build_lock
-from harness.paths import cache_dir
-from harness.fileio import atomic_write_text
-from harness.types import Example
 
 __all__ = ["MC_OPTIONS", "GENERATOR_OPTIONS", "attach_decoys", "generated_decoys", "generation_stats",
            "check_orig_decoys", "records_of", "decoy_config"]

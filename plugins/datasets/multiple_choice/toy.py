@@ -16,9 +16,11 @@ from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.cache.artifacts import ArtifactStore
-from vqa_harness_plugins.generators.decoys import VARIANTS
 from harness.digest import digest
 from harness.types import Example
+from vqa_harness_plugins.datasets.toyvqa import ToyVQA
+from vqa_harness_plugins.datasets.toyvqa.build import DEFAULT_IMAGES
+from vqa_harness_plugins.generators.decoys import VARIANTS
 
 from .mc import (
     GENERATOR_OPTIONS,
@@ -41,7 +43,6 @@ _BASE_MEMO: dict[tuple[str, str], list[Example]] = {}
 
 class ToyVQAMC(DatasetPlugin):
     """toyvqa with Orig / IoU / QoU / IoU+QoU / All candidate sets."""
-
     name = "toyvqa-mc"
     description = "toyvqa as multiple choice with generated IoU/QoU decoys (Chao 2018 on the toy world)"
     release = "embedded: generated on first use (nothing to download)"
@@ -58,8 +59,6 @@ class ToyVQAMC(DatasetPlugin):
     }
 
     def _base(self, split: str):
-        from vqa_harness_plugins.datasets.toyvqa import ToyVQA
-
         return ToyVQA(data_dir=self.data_dir, variant=self.config["variant"], seed=self.config["seed"],
                       images=self._images(split))
 
@@ -68,8 +67,6 @@ class ToyVQAMC(DatasetPlugin):
 
     def _images(self, split: str) -> int:
         """toyvqa's `images` option: its default (shared cache) when that has enough scenes."""
-        from vqa_harness_plugins.datasets.toyvqa.build import DEFAULT_IMAGES
-
         wanted = self._scenes_wanted(split)
         return 0 if wanted <= DEFAULT_IMAGES.get(split, 0) else wanted
 

@@ -13,16 +13,24 @@ zips unpack into these), so the images need not be moved.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
-from vqa_harness_plugins.generators.decoys import normalize_release
 from harness.digest import digest_bytes
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
-from harness.validation import Field, Tally, check_nonempty, check_record, describe, duplicates_option
+from harness.validation import (
+    Field,
+    Tally,
+    check_nonempty,
+    check_record,
+    describe,
+    duplicates_option,
+)
+from vqa_harness_plugins.generators.decoys import normalize_release
 
 from .mc import MC_OPTIONS, attach_decoys, decoy_config, generated_decoys
 from .visual7w import released_file, released_sets
@@ -53,7 +61,6 @@ def split_images(image_ids: list[str], seed: int) -> dict[str, str]:
 
 class VisualGenomeQA(DatasetPlugin):
     """Visual Genome QA pairs, multiple choice with generated decoys."""
-
     name = "visual-genome-qa"
     description = "Visual Genome question_answers.json, 50/20/30 split by image, generated IoU/QoU decoys"
     release = ("Visual Genome 1.2 (question_answers.json, images) — https://visualgenome.org/api/v0/api_home.html; "
@@ -90,7 +97,6 @@ class VisualGenomeQA(DatasetPlugin):
     def _image_paths(self, image_ids: list[str]) -> dict[str, str]:
         """image_id -> the first folder holding <image_id>.jpg (one listing per folder);
         the `images=` folder's path when no folder holds it (a missing image is named there)."""
-        import os
 
         wanted = {f"{i}.jpg": i for i in image_ids}
         found: dict[str, str] = {}

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
-from vqa_harness_plugins.generators.decoys import normalize_release, read_decoy_file
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
@@ -28,6 +27,7 @@ from harness.validation import (
     describe,
     duplicates_option,
 )
+from vqa_harness_plugins.generators.decoys import normalize_release, read_decoy_file
 
 from .mc import MC_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
 

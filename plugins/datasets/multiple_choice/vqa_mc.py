@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
-from vqa_harness_plugins.generators.decoys import VARIANTS, normalize_for_match
 from harness.errors import DataError, UsageError
 from harness.types import Example
 from harness.validation import answers_option, duplicates_option
+from vqa_harness_plugins.datasets.vqa import VQA1, VQA2
+from vqa_harness_plugins.generators.decoys import VARIANTS, normalize_for_match
 
 from .mc import GENERATOR_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
 
@@ -29,8 +30,6 @@ class _VQAMC(DatasetPlugin):
     options: ClassVar[Mapping[str, Option]] = {}
 
     def _base(self) -> DatasetPlugin:
-        from vqa_harness_plugins.datasets.vqa import VQA1, VQA2
-
         cls = VQA1 if self.base_name == "vqa1" else VQA2
         return cls(data_dir=self.data_dir, root=self.config["root"], images=self.config["images"],
                    duplicates=self.config["duplicates"], answers=self.config["answers"])

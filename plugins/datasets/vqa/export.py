@@ -27,6 +27,7 @@ from typing import Mapping, Sequence
 
 from harness.errors import DataError
 from harness.types import Example
+from vqa_harness_plugins.datasets.toyvqa import ToyVQA
 
 from .loaders import IMAGE_FOLDERS, SPLIT_TAGS
 from .official import image_path
@@ -40,7 +41,6 @@ IMAGE_ID_BASE: Mapping[str, int] = {"train": 1, "val": 1_000_001}
 @dataclass(frozen=True)
 class ExportResult:
     """What an export wrote: the files and, per split, toy example id -> question id."""
-
     files: tuple[Path, ...]
     id_map: Mapping[str, Mapping[str, int]]
 
@@ -103,8 +103,6 @@ def export_toy_vqa2(out: Path, *, variant: str = "balanced", seed: int = 0, imag
                     size: int = 64, splits: Sequence[str] = ("train", "val"),
                     copy_images: bool = True) -> ExportResult:
     """Export toyvqa (`variant`, `seed`, `images`, `size`) in the official v2 format."""
-    from vqa_harness_plugins.datasets.toyvqa import ToyVQA
-
     toy = ToyVQA(variant=variant, seed=seed, images=images, size=size)
     files: list[Path] = []
     id_map: dict[str, dict[str, int]] = {}

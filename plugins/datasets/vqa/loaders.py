@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.errors import UsageError
-from harness.validation import Tally, answers_option, duplicates_option
+from harness.paths import cache_dir
+from harness.validation import Tally, answers_option, duplicates_option, fail
 
 from .arrow_cache import cache_key, cached_dataset, read_summary
 from .official import (
@@ -40,7 +41,6 @@ IMAGE_FOLDERS: Mapping[str, str] = {"train": "train2014", "val": "val2014",
 
 class OfficialVQA(DatasetPlugin):
     """Shared reader of the official VQA files (v1 and v2 differ in names and extras)."""
-
     splits: ClassVar[tuple[str, ...]] = ("train", "val", "test-dev", "test")
     labelled_splits: ClassVar[tuple[str, ...] | None] = ("train", "val")
     prefix: ClassVar[str] = ""
@@ -115,7 +115,6 @@ class OfficialVQA(DatasetPlugin):
         """Counts from parsing `split` (questions, pairs used, pairs with unknown ids)."""
         key = cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
                         self.source_files(split))
-        from harness.paths import cache_dir
 
         summary = read_summary(cache_dir("vqa-official") / key)
         if not summary:
@@ -168,7 +167,6 @@ def _merge(tallies: list[Tally]) -> dict[str, Any]:
 
 class VQA2(OfficialVQA):
     """VQA v2 (balanced): questions, annotations and complementary pairs."""
-
     name = "vqa2"
     description = "VQA v2 (balanced, complementary pairs) from the official files under --data-dir"
     prefix = "v2_"
@@ -192,7 +190,6 @@ class VQA2(OfficialVQA):
 
 class VQA1(OfficialVQA):
     """VQA v1 (unbalanced): open-ended questions plus the 18 multiple choices when present."""
-
     name = "vqa1"
     description = "VQA v1 (unbalanced, 18 multiple choices) from the official files under --data-dir"
     prefix = ""
@@ -212,7 +209,6 @@ class VQA1(OfficialVQA):
         path = self.mc_questions_file(split)
         if not path.is_file():
             return []
-        from harness.validation import fail
 
         tally = self._tally(path)
         mc = parse_questions(read_json(path), path, with_choices=True, tally=tally)

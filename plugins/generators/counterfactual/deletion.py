@@ -23,7 +23,10 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .kinds import Kind
 from .lexical import EXCLUDED_VERBS
+from .modifiers import modifier_spans
+from .perturbation import Perturbation, QualityView
 from .phrases import (
     compound_spans,
     deletion_spans,
@@ -32,11 +35,8 @@ from .phrases import (
     predicate_spans,
     reads_as_question,
 )
-from .kinds import Kind
-from .modifiers import modifier_spans
-from .perturbation import Perturbation, QualityView
+from .quality import INTRANSITIVE_FRAMES
 from .text import Token
-
 
 __all__ = ["add_deletions"]
 
@@ -111,7 +111,6 @@ def _intransitive(qm: QualityView, word: str, tag: str) -> bool:
     """Whether the verb's most frequent sense, or its second one when that carries at least
     SECOND_SENSE_SHARE of its SemCor uses (eat.v.02 "eat a meal", 17%: "Should a cat be
     eating?"), has a frame without an object."""
-    from .quality import INTRANSITIVE_FRAMES
 
     base = qm.p.lexicon.lemma(word, "v", tag in ("VBZ", "VBD", "VBN", "VBG"))
     if base is None or base in EXCLUDED_VERBS:

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import zlib
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .colors import BASIC_COLORS, UNAMBIGUOUS_COLORS, ColorSpace
+from harness.errors import UsageError
+from vqa_harness_plugins.nlp import pos_tag, wordnet_index
+
+from .colors import BASIC_COLORS, UNAMBIGUOUS_COLORS, ColorSpace, named_colors
 from .inflect import NOUN_TAGS, VERB_TAGS, Inflector
 from .kinds import KINDS, Kind
 from .lexical import EXCLUDED_VERBS, Lexicon
@@ -89,15 +91,12 @@ class Perturber:
         tagger: Callable[[list[str]], list[tuple[str, str]]] | None = None,
     ) -> None:
         if mode not in MODES:
-            from harness.errors import UsageError
 
             raise UsageError(f"unknown counterfactual mode {mode!r}: use one of {', '.join(MODES)}")
         if wn is None:
-            from vqa_harness_plugins.nlp import wordnet_index
 
             wn = wordnet_index()
         if tagger is None:
-            from vqa_harness_plugins.nlp import pos_tag
 
             pos_tag(["warm", "up"])  # fail now, with the install hint, not mid-dataset
             tagger = pos_tag
@@ -231,8 +230,6 @@ def _replace(question: str, tokens: list[Token], i: int, new: str) -> str:
 
 def colors_in(texts: Iterable[str], names: Mapping[str, str] | None = None) -> set[str]:
     """The named colors that occur as words in `texts` (a dataset's "common" colors)."""
-    from .colors import named_colors
-
     known = names or named_colors()
     found: set[str] = set()
     for text in texts:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.errors import UsageError
+from harness.registry import did_you_mean
+
 __all__ = ["Kind", "KINDS", "KIND_NAMES", "COLOR_KINDS", "WORDNET_KINDS", "resolve_kinds"]
 
 
 @dataclass(frozen=True)
 class Kind:
     """One perturbation: stable id, the paper's name, the Penn tags it targets."""
-
     id: str
     label: str
     #: "synonym", "hypernym", "hyponym", "sibling", "delete" or "color".
@@ -43,9 +45,6 @@ _BY_ID = {k.id: k for k in KINDS}
 
 def resolve_kinds(spec: str | None) -> tuple[Kind, ...]:
     """Kinds from "all" / None or a comma list of ids; UsageError naming near matches."""
-    from harness.errors import UsageError
-    from harness.registry import did_you_mean
-
     if spec is None or spec.strip() in ("", "all"):
         return KINDS
     out: list[Kind] = []

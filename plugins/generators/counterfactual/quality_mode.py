@@ -49,11 +49,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable, Sequence
 
+from vqa_harness_plugins.nlp import word_stats
+
 from .colors import UNAMBIGUOUS_COLORS
+from .deletion import add_deletions
 from .fit import (
     REGISTER_DROP,
-    after_kind_of,
     Selection,
+    after_kind_of,
     count_context,
     countable,
     frame_noun,
@@ -64,14 +67,12 @@ from .inflect import NOUN_TAGS
 from .kinds import Kind
 from .levels import coordinated
 from .lexical import EXCLUDED_VERBS
-from .deletion import add_deletions
 from .perturbation import Perturbation, PerturberView
 from .phrases import PARTICLES, noun_runs
 from .quality import FREQUENCY_FLOOR, QualityLexicon, Slot
 from .senses import SenseChooser, content_bases
 from .tagging import retag
 from .text import FUNCTION_WORDS, Token, match_case
-
 
 __all__ = ["QualityMode", "replace_span"]
 
@@ -80,10 +81,7 @@ _OBJECT_START = ("DT", "PRP$", "PRP", "NN", "NNS", "NNP", "CD", "JJ", "PDT")
 
 class QualityMode:
     """The quality rules, bound to one Perturber (its WordNet index, tagger and colors)."""
-
     def __init__(self, perturber: PerturberView) -> None:
-        from vqa_harness_plugins.nlp import word_stats
-
         self.p = perturber
         self.wn = perturber.wn
         self.stats = word_stats()

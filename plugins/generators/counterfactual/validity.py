@@ -25,6 +25,7 @@ from typing import Any
 
 from .colors import ColorSpace
 from .kinds import Kind
+from .text import tokenize
 
 __all__ = ["invalid_reason"]
 
@@ -67,7 +68,6 @@ def invalid_reason(p: Any, kind: Kind, mode: str, wn: Any, pool: tuple[str, ...]
             return "deleted word is not a WordNet noun"
         if p.replacement != "":
             return "deletion with a replacement"
-        from .text import tokenize
 
         tokens = tokenize(p.question)
         start = tokens[p.position].start if p.position < len(tokens) else -1

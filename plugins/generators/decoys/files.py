@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from harness.errors import DataError
-
+from harness.fileio import atomic_write_text
 from harness.jsonio import read_json
 from harness.validation import Tally, check_object, check_str_list, describe
 
@@ -43,8 +43,6 @@ def read_decoy_file(path: Path | str, *, duplicates: str = "error") -> dict[str,
 
 def write_decoy_file(path: Path | str, released: Mapping[str, Mapping[str, Any]]) -> Path:
     """Write the released shape atomically (keys sorted for stable diffs)."""
-    from harness.fileio import atomic_write_text
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(released, sort_keys=True, ensure_ascii=False) + "\n")

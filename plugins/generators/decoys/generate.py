@@ -28,8 +28,11 @@ from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 from harness.errors import DataError, UsageError
 from harness.seeding import seeded_random
+from vqa_harness_plugins.nlp import wordnet
 
+from .similarity import question_embeddings, question_tokens, ranked_neighbours
 from .text import normalize_for_match, normalize_release, overlaps
+from .wup import WupScorer
 
 __all__ = [
     "QARecord",
@@ -51,7 +54,6 @@ FREQUENT_TARGETS = 10
 @dataclass(frozen=True)
 class QARecord:
     """One image-question-target triplet (and the dataset's own decoys, if any)."""
-
     qa_id: str
     image_id: str
     question: str
@@ -62,7 +64,6 @@ class QARecord:
 @dataclass(frozen=True)
 class DecoyConfig:
     """Generator settings (all recorded with the output)."""
-
     n_iou: int = 3
     n_qou: int = 3
     top_n: int = 10_000
@@ -92,7 +93,6 @@ class DecoySet:
 @dataclass
 class GenerationStats:
     """Counts reported with every generation (the leaderboard's generation statistics)."""
-
     questions: int = 0
     images: int = 0
     unique_questions: int = 0
@@ -143,10 +143,6 @@ def validate_records(records: Sequence[QARecord], source: str) -> None:
 
 def default_wup() -> Callable[[str, str], float]:
     """The memoized WordNet scorer (needs `harness resources install`)."""
-    from vqa_harness_plugins.nlp import wordnet
-
-    from .wup import WupScorer
-
     return WupScorer(wordnet()).answers
 
 
@@ -156,7 +152,6 @@ def _rng(seed: int, *parts: Any) -> random.Random:
 
 class _Picker:
     """Applies the filters and keeps the rejection counts."""
-
     def __init__(self, wup: Callable[[str, str], float], threshold: float, stats: GenerationStats) -> None:
         self.wup, self.threshold, self.stats = wup, threshold, stats
 
@@ -279,8 +274,6 @@ def _fill_pool(r: QARecord, frequent: list[str], fill: str) -> tuple[Iterable[st
 
 
 def _qou_walk(records, targets, config: DecoyConfig, picker: _Picker, qou, accepted, stats, wanted) -> None:
-    from .similarity import question_embeddings, question_tokens, ranked_neighbours
-
     if config.n_qou <= 0:
         return
     # Identical questions (after tokenization) share one embedding row.

@@ -23,6 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from harness.errors import ResourceError, UsageError
+from vqa_harness_plugins.nlp import bertscore_model
 
 __all__ = ["EMBEDDINGS", "question_embeddings", "ranked_neighbours", "question_tokens"]
 
@@ -62,7 +63,7 @@ def _tfidf(texts: Sequence[str], dim: int, seed: int) -> np.ndarray:
     It is not shared with the explainers' `TfidfIndex` (vqa_harness_plugins), which uses the
     models' tokenizer and n-grams in float64: merging them would change both outputs.
     """
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     docs = [question_tokens(t) for t in texts]
     df: Counter[str] = Counter()
@@ -103,15 +104,16 @@ def _tfidf(texts: Sequence[str], dim: int, seed: int) -> np.ndarray:
 
 
 def _sentence(texts: Sequence[str]) -> np.ndarray:
-    import torch
-
-    from vqa_harness_plugins.nlp import bertscore_model
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     try:
         path, _ = bertscore_model()
     except ResourceError as exc:
         raise ResourceError(f"decoys: embedding=sentence needs the local sentence model: {exc}") from None
-    from transformers import AutoModel, AutoTokenizer
+    from transformers import (  # heavy: transformers takes seconds; only the Hugging Face models need it
+        AutoModel,
+        AutoTokenizer,
+    )  # heavy: transformers takes seconds; only the Hugging Face models need it
 
     tok = AutoTokenizer.from_pretrained(str(path))
     model = AutoModel.from_pretrained(str(path)).eval()
@@ -131,7 +133,7 @@ def ranked_neighbours(emb: np.ndarray, k: int, *, rows: Sequence[int] | None = N
                       device: str = "cpu") -> np.ndarray:
     """For each row in `rows` (default all), the indices of its `k` most cosine-similar rows
     of `emb` (itself included), best first; ties by index."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     n = emb.shape[0]
     k = min(k, n)

@@ -14,8 +14,16 @@ import numpy as np
 
 from harness.api import FeatureExtractor, Option
 from harness.errors import DataError, UsageError
-from vqa_harness_plugins.models.features.files import check_array_file, ids_sidecar, load_npy, npz_array, numeric, open_npz, read_ids
 from harness.types import BLANK_IMAGE, Example
+from vqa_harness_plugins.models.features.files import (
+    check_array_file,
+    ids_sidecar,
+    load_npy,
+    npz_array,
+    numeric,
+    open_npz,
+    read_ids,
+)
 
 from .toy import l2
 

@@ -50,7 +50,6 @@ _LOADED: dict[tuple, tuple[Any, Any]] = {}
 
 class _Capabilities:
     """`Model.capabilities` that also works per instance (a classifier cannot `explain`)."""
-
     def __get__(self, obj: Any, cls: type) -> Callable[[], frozenset[str]]:
         if obj is None:
             return lambda: Model.capabilities.__func__(cls)  # type: ignore[attr-defined]
@@ -59,7 +58,6 @@ class _Capabilities:
 
 class HFModelBase(Model):
     """Loading, device placement, fingerprint and streaming for transformers models."""
-
     uses_images = True  # the run checks image files before the model starts
 
     options: ClassVar[dict[str, Option]] = COMMON_OPTIONS
@@ -96,7 +94,9 @@ class HFModelBase(Model):
         self._after_load()
 
     def _load(self, device: str) -> tuple[Any, Any]:
-        from transformers import AutoProcessor
+        from transformers import (
+            AutoProcessor,  # heavy: transformers takes seconds; only the Hugging Face models need it
+        )  # heavy: transformers takes seconds; only the Hugging Face models need it
 
         trust = bool(self.config["trust_remote_code"])
         folder = str(self.source.folder)
@@ -121,14 +121,13 @@ class HFModelBase(Model):
 
     def _after_load(self) -> None:
         """Hook: read labels, token ids, image size once weights are loaded."""
-
     def _require_loaded(self) -> None:
         if self.net is None:
             raise PluginError(f"model {self.name!r}: setup(device) was not called before predicting")
 
     def fingerprint_extra(self) -> Any:
         """Weights identity, numeric regime (device/dtype/autocast) and library version."""
-        import transformers
+        import transformers  # heavy: transformers takes seconds; only the Hugging Face models need it
 
         return {
             "weights": weights_digest(self.source),
@@ -157,7 +156,7 @@ class HFModelBase(Model):
         CUDA; `bucket` batches by question length. An example whose image fails to decode gets
         an error prediction naming its path; the others in its batch are unaffected.
         """
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         self._require_loaded()
         if capability not in self.capabilities():
@@ -190,7 +189,7 @@ class HFModelBase(Model):
         self._require_loaded()
         prepared = self._prepare(batch, capability, extras, threads=int(self.config["num_workers"]))
         prepared.raise_first_error()
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         with torch.inference_mode():  # the runner already does this; direct callers may not
             return self._forward(prepared, capability, batch, extras)

@@ -27,7 +27,6 @@ __all__ = ["HFVLMModel"]
 
 class HFVLMModel(HFModelBase):
     """Chat VLMs (AutoModelForImageTextToText) with prompts per task and log-likelihood scoring."""
-
     name = "hf-vlm"
     description = "Hugging Face chat VLM (LLaVA-style image-text-to-text), prompts per task, MC by log-likelihood"
     options = {
@@ -39,7 +38,7 @@ class HFVLMModel(HFModelBase):
     }
 
     def _auto_classes(self) -> Sequence[Any]:
-        import transformers
+        import transformers  # heavy: transformers takes seconds; only the Hugging Face models need it
 
         return [transformers.AutoModelForImageTextToText]
 
@@ -132,7 +131,7 @@ class HFVLMModel(HFModelBase):
         The prompt and each prompt+candidate are tokenized by the processor (image tokens
         expanded); the candidate's tokens are the positions after the prompt's length.
         """
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         if not candidates:
             return []

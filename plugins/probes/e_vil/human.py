@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import math
 import random
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -26,6 +27,7 @@ import numpy as np
 
 from harness.errors import DataError
 from harness.validation import csv_rows
+from vqa_harness_plugins.metrics.nlg import METRIC_LABELS, METRICS, e_vil_score
 
 __all__ = [
     "RATINGS", "SHORTCOMINGS", "SAMPLE_COLUMNS", "Rating", "HumanSummary",
@@ -48,7 +50,6 @@ _FALSE = {"", "0", "no", "n", "false"}
 @dataclass(frozen=True)
 class Rating:
     """One annotator's judgement of one explanation."""
-
     example_id: str
     annotator: str
     score: float
@@ -144,7 +145,6 @@ def _rating(path, row_no, row, known_ids, seen) -> Rating:
 def summarize(records: Sequence[Mapping[str, Any]], ratings: Sequence[Rating], s_t: float) -> HumanSummary:
     """Human S_E (mean over explanations of the mean rating), S_O = S_T * S_E, Table 5 shares
     and Table 6 correlations against the per-example automatic scores in `records`."""
-    from vqa_harness_plugins.metrics.nlg import e_vil_score
 
     by_item: dict[str, list[float]] = {}
     for r in ratings:
@@ -178,8 +178,6 @@ def summarize(records: Sequence[Mapping[str, Any]], ratings: Sequence[Rating], s
 
 
 def _metric_order(m: str) -> tuple[int, str]:
-    from vqa_harness_plugins.metrics.nlg import METRICS
-
     return (METRICS.index(m) if m in METRICS else len(METRICS), m)
 
 
@@ -189,9 +187,10 @@ def _metric_order(m: str) -> tuple[int, str]:
 def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
     """(rho, two-sided p) from `scipy.stats.spearmanr` (average ranks, t approximation);
     nan for constant input."""
-    import warnings
 
-    from scipy.stats import spearmanr
+    from scipy.stats import (
+        spearmanr,  # heavy: scipy takes about 0.1 s; only the statistics that need it load it
+    )  # heavy: scipy takes about 0.1 s; only the statistics that need it load it
 
     a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if len(a) != len(b) or len(a) < 3:
@@ -209,8 +208,6 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
 
 def render_markdown(summary: HumanSummary, title: str) -> str:
     """Human S_E / S_O, the shortcomings (Table 5) and correlations (Table 6) as markdown."""
-    from vqa_harness_plugins.metrics.nlg import METRIC_LABELS
-
     s = summary
     lines = [f"## Human evaluation: {title}", "",
              f"{s.n_items} explanations, {s.n_ratings} ratings by {s.annotators} annotators "

@@ -1,4 +1,5 @@
-"""Image features for counter-example candidates (Goyal et al. 2017, §5).
+"""Image features for counter-example candidates (Goyal et al. 2017, §5), shared by the
+counter-example probe and the counter-example explainer model.
 
 Two sources, chosen by the counter-example probe's `features` option:
 
@@ -20,7 +21,10 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from harness.errors import DataError, ResourceError
-from vqa_harness_plugins.models.features.files import (
+from harness.images import load_image
+from harness.seeding import seeded_random
+
+from .files import (
     check_array_file,
     check_ids,
     ids_sidecar,
@@ -31,7 +35,6 @@ from vqa_harness_plugins.models.features.files import (
     read_ids,
     reason,
 )
-from harness.seeding import seeded_random
 
 __all__ = ["BUILTIN", "builtin_features", "load_feature_file", "nearest_candidates", "rank",
            "question_rng"]
@@ -40,8 +43,6 @@ BUILTIN = "pixels"
 
 
 def _pixels(path: str) -> np.ndarray:
-    from harness.images import load_image
-
     small = np.asarray(load_image(path, size=(8, 8)), dtype=np.float64).reshape(-1) / 255.0
     mid = np.asarray(load_image(path, size=(32, 32)), dtype=np.int64).reshape(-1, 3) // 64
     bins = np.bincount(mid[:, 0] * 16 + mid[:, 1] * 4 + mid[:, 2], minlength=64) / mid.shape[0]
@@ -99,7 +100,7 @@ def load_feature_file(path: Path) -> dict[str, np.ndarray]:
 
 def _read_h5(path: Path) -> tuple[list[str], np.ndarray]:
     try:
-        import h5py
+        import h5py  # heavy: optional, HDF5 feature files only
     except ImportError:
         raise ResourceError(f"{path}: reading .h5 features needs h5py (pip install h5py)") from None
     try:
