@@ -1,5 +1,6 @@
 """Files in and out: reading input with one-line errors, checking output folders, and the
-one atomic writer every module uses (`harness.validation` re-exports the reading half).
+one atomic writer every module uses (`vqa_harness_plugins.validation`, the loaders' record
+checks, re-exports the reading half).
 
 A missing file, a folder where a file is expected, bytes that are not UTF-8 (byte offset
 and line), a CSV row that does not fit its header and an output folder that cannot be
@@ -22,7 +23,7 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from .errors import DataError, UsageError
 
-__all__ = ["fail", "read_bytes", "decode_text", "read_text", "csv_rows", "check_writable_folder", "atomic_path",
+__all__ = ["fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_writable_folder", "atomic_path",
            "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
 
 
@@ -35,6 +36,27 @@ def fail(path: Path | str, row: str, problem: str, field: str | None = None) -> 
         parts.append(f"field {field!r}")
     parts.append(" ".join(problem.split()))  # never more than one line
     return DataError(": ".join(parts))
+
+
+# ------------------------------------------------------------------ messages
+
+
+
+def type_name(value: Any) -> str:
+    """JSON-ish type name: null, bool, int, float, str, list, object."""
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def describe(value: Any) -> str:
+    """'str \\'abc\\'' - the type and a short repr, for 'expected X, got ...' messages."""
+    text = repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{type_name(value)} {text}" if not isinstance(value, (dict, list)) else type_name(value)
 
 
 # ------------------------------------------------------------------ reading files

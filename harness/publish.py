@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .errors import UsageError
+from .fileio import check_writable_folder
 from .host import PluginHost
-from .validation import check_writable_folder
 
 __all__ = ["publish", "check_output_folder"]
 

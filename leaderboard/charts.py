@@ -1,6 +1,6 @@
 """Leaderboard charts: small multiples derived from result rows, written as SVG.
 
-Each chart is found by probe and metric names (DESIGN.md §4), and drawn only when its rows
+Each chart is found by probe and metric names (docs/leaderboard.md), and drawn only when its rows
 exist. Charts are small multiples (one panel per model), at most `MAX_SERIES` series per
 panel, labelled directly (chartdraw.py). A chart is regenerated only when its input rows
 changed: the SHA-256 of those rows (plus the renderer version) is stored next to the SVG in

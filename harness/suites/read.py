@@ -34,11 +34,11 @@ from typing import Any, Mapping
 import yaml
 
 from ..errors import HarnessError, PluginError, UsageError
+from ..fileio import decode_text, describe, read_bytes
 from ..host import PluginHost
 from ..registry import did_you_mean
 from ..specs import parse_spec
 from ..types import Suite, Task
-from ..validation import decode_text, describe, read_bytes
 from .format import NAME_PATTERN, SCALARS, TASK_KEYS, TRAIN_KEYS, option_text, top_keys
 from .registered import TOY_SUITE, registered_suite
 from .write import suite_data

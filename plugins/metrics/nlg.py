@@ -1,4 +1,4 @@
-"""Automatic explanation metrics (DESIGN.md §4.4): the e-ViL metric bundle.
+"""Automatic explanation metrics (docs/e-vil.md): the e-ViL metric bundle.
 
 BLEU-1..4, METEOR, ROUGE-L, CIDEr and SPICE come from `pycocoevalcap`, BERTScore from
 `bert_score`. Every metric is computed in ONE batch call over all (candidate, references)

@@ -5,7 +5,7 @@ al. 2018 (HieCoAtt*, supplementary A.3).
 - Question hierarchy: word level Q_w (word embeddings); phrase level Q_p (1-D convolutions
   of width 1, 2 and 3 over Q_w, tanh, max over the three widths at each word); question
   level Q_s (an LSTM of `lstm_layers` layers over Q_p; the authors' code: 2).
-- Image: the grid regions (l2-normalized; plus the sentinel region, see gridmodels.py)
+- Image: the grid regions (l2-normalized; plus the sentinel region, see grid_base.py)
   embedded as V = tanh(W v_r).
 - Parallel co-attention at each level: affinity C = tanh(Q W_b V^T); H_v = tanh(W_v V +
   C^T (W_q Q)); H_q = tanh(W_q Q + C (W_v V)); a_v = softmax(w_hv H_v) over regions,

@@ -1,4 +1,4 @@
-"""Built-in explainers for the e-ViL suite (DESIGN.md §4.4), trainable in seconds.
+"""Built-in explainers for the e-ViL suite (docs/e-vil.md), trainable in seconds.
 
 - `retrieval-explainer`: answers by a similarity-weighted vote of the k most similar
   training questions (TF-IDF over word unigrams and bigrams, cosine similarity); explains

@@ -2,7 +2,7 @@
 
 `GridAnswerModel` is a `TorchAnswerModel` (training.py: soft-target training, the weight
 cache, batch-size-independent inference, `answer`, `score_choices`) whose inputs are a
-question (word tokens) and the image's grid features (`grid.GridFeatures`, option
+question (word tokens) and the image's grid features (`grid_features.GridFeatures`, option
 `grid`). Subclasses build the network (`_new_net`) from `self.vocab`: `words`,
 `grid_dim`, `regions`, `answers`. The network gets `take(idx)`'s tensors: the grids of the
 batch's distinct images `[U, R, D]`, the image row of each example `[B]`, word ids

@@ -8,7 +8,7 @@ circular convolution of the two sketches, computed as a product in the FFT domai
 (irfft(rfft(psi(x)) * rfft(psi(y)))), then a signed square root and l2 normalization.
 
 - Question: word embedding -> LSTM (`lstm_layers`); q = the final states of all layers.
-- Image: the grid regions, each l2-normalized (plus the sentinel region, gridmodels.py).
+- Image: the grid regions, each l2-normalized (plus the sentinel region, grid_base.py).
 - Attention: for every region MCB(q, v_r) -> 1x1 "conv" (linear, `attention_hidden`, ReLU)
   -> one logit per glimpse -> softmax over regions; each glimpse's attended vector is
   sum_r a_r v_r; the glimpses are concatenated.

@@ -29,7 +29,7 @@ from harness.digest import digest, digest_bytes
 from harness.errors import DataError, UsageError
 from harness.jsonio import jsonl_records, read_json
 from harness.types import Example
-from harness.validation import (
+from vqa_harness_plugins.validation import (
     Field,
     Tally,
     check_record,

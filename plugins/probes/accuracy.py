@@ -1,4 +1,4 @@
-"""Accuracy probe: official VQA accuracy (DESIGN.md §4.1) or label accuracy, with CIs.
+"""Accuracy probe: official VQA accuracy (docs/metrics.md) or label accuracy, with CIs.
 
 Per question the official per-question value (unrounded); overall, per answer type and
 per question type means with seeded bootstrap 95% intervals. The lenient variant (always

@@ -1,7 +1,7 @@
 """Readers for the e-ViL files: e-SNLI-VE CSV, VQA-X JSON, VCR jsonl (pure Python).
 
 Each returns `harness.types.Example`s and raises a one-line DataError naming the file, the
-row and the field on malformed input (`harness.validation`): missing column or field, a
+row and the field on malformed input (`vqa_harness_plugins.validation`): missing column or field, a
 wrong type (`"answers": "yes"` is not a list; `answer_label: true` is not an index),
 unknown label, empty text, non-UTF-8 bytes, a VCR object index out of range. Repeated ids
 (pairID, VQA-X question-id keys, VCR annot_id) and answer counts other than the format's
@@ -18,7 +18,7 @@ from harness.errors import DataError
 from harness.jsonio import jsonl_records, read_json
 from harness.metrics import answer_type, question_type
 from harness.types import Example
-from harness.validation import (
+from vqa_harness_plugins.validation import (
     Field,
     Tally,
     check_id_text,

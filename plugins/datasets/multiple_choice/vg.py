@@ -22,7 +22,8 @@ from harness.digest import digest_bytes
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
-from harness.validation import (
+from vqa_harness_plugins.generators.decoys import normalize_release
+from vqa_harness_plugins.validation import (
     Field,
     Tally,
     check_nonempty,
@@ -30,14 +31,13 @@ from harness.validation import (
     describe,
     duplicates_option,
 )
-from vqa_harness_plugins.generators.decoys import normalize_release
 
 from .mc import MC_OPTIONS, attach_decoys, decoy_config, generated_decoys
 from .visual7w import released_file, released_sets
 
 __all__ = ["VisualGenomeQA", "split_images", "SPLIT_SHARES", "IMAGE", "QA", "DEFAULT_IMAGES", "RELEASE_IMAGES"]
 
-#: Record formats of question_answers.json (harness.validation schemas).
+#: Record formats of question_answers.json (vqa_harness_plugins.validation schemas).
 IMAGE = {"id": Field("key"), "qas": Field("list")}
 QA = {"qa_id": Field("key"), "question": Field("text"), "answer": Field("text"), "image_id": Field("key", required=False)}
 

@@ -16,7 +16,8 @@ from harness.api import DatasetPlugin, Option
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
-from harness.validation import (
+from vqa_harness_plugins.generators.decoys import normalize_release, read_decoy_file
+from vqa_harness_plugins.validation import (
     Field,
     Tally,
     answers_option,
@@ -27,7 +28,6 @@ from harness.validation import (
     describe,
     duplicates_option,
 )
-from vqa_harness_plugins.generators.decoys import normalize_release, read_decoy_file
 
 from .mc import MC_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
 
@@ -35,7 +35,7 @@ __all__ = ["Visual7W", "released_sets", "IMAGE", "QA_PAIR", "ORIG_DECOYS"]
 
 #: Original decoys per telling question (4 candidates with the target).
 ORIG_DECOYS = 3
-#: Record formats of the telling file (harness.validation schemas).
+#: Record formats of the telling file (vqa_harness_plugins.validation schemas).
 IMAGE = {"image_id": Field("key"), "split": Field("str"), "qa_pairs": Field("list"),
          "filename": Field("str", required=False)}
 QA_PAIR = {"qa_id": Field("key"), "question": Field("text"), "answer": Field("text"),

@@ -14,9 +14,9 @@ from typing import Any, ClassVar, Mapping
 from harness.api import DatasetPlugin, Option
 from harness.errors import DataError, UsageError
 from harness.types import Example
-from harness.validation import answers_option, duplicates_option
 from vqa_harness_plugins.datasets.vqa import VQA1, VQA2
 from vqa_harness_plugins.generators.decoys import VARIANTS, normalize_for_match
+from vqa_harness_plugins.validation import answers_option, duplicates_option
 
 from .mc import GENERATOR_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
 

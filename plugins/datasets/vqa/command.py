@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from harness.validation import check_writable_folder
 from vqa_harness_plugins.datasets.vqa import export_toy_vqa2
+from vqa_harness_plugins.validation import check_writable_folder
 
 __all__ = ["export"]
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 from harness.api import DatasetPlugin, Option
 from harness.errors import UsageError
 from harness.paths import cache_dir
-from harness.validation import Tally, answers_option, duplicates_option, fail
+from vqa_harness_plugins.validation import Tally, answers_option, duplicates_option, fail
 
 from .arrow_cache import cache_key, cached_dataset, read_summary
 from .official import (

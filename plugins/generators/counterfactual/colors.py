@@ -40,7 +40,7 @@ UNAMBIGUOUS_COLORS: frozenset[str] = frozenset(
 @lru_cache(maxsize=1)
 def named_colors() -> dict[str, str]:
     """matplotlib's CSS4 named colors: lower-case name -> '#RRGGBB'."""
-    from matplotlib.colors import CSS4_COLORS  # heavy: matplotlib takes about 0.2 s; only chart drawing needs it
+    from matplotlib.colors import CSS4_COLORS  # heavy: matplotlib, only for its color table
 
     return {name.lower(): hex_.upper() for name, hex_ in CSS4_COLORS.items()}
 

@@ -1,4 +1,4 @@
-"""Automatic decoys for multiple-choice VQA (Chao et al. 2018; DESIGN.md §4.3).
+"""Automatic decoys for multiple-choice VQA (Chao et al. 2018; docs/decoys.md).
 
 - `generate_decoys(records, DecoyConfig(...))`: QoU and IoU decoys with the paper's
   filters, deterministic for a seed; `DecoyResult.released()` gives the released JSON shape.

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from harness.errors import DataError
 from harness.fileio import atomic_write_text
 from harness.jsonio import read_json
-from harness.validation import Tally, check_object, check_str_list, describe
+from vqa_harness_plugins.validation import Tally, check_object, check_str_list, describe
 
 __all__ = ["read_decoy_file", "write_decoy_file", "KEYS"]
 

@@ -1,4 +1,4 @@
-"""The QoU / IoU decoy generator of Chao et al. 2018 (§4.1, §5.1; DESIGN.md §4.3).
+"""The QoU / IoU decoy generator of Chao et al. 2018 (§4.1, §5.1; docs/decoys.md).
 
 For each image-question-target triplet:
 1. IoU decoys: targets of the OTHER questions on the same image, walked in a seeded random

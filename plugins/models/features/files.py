@@ -1,5 +1,5 @@
 """Checked reading of numeric feature files: `.npz` archives, `.npy` arrays and their image-id
-lists (the array half of the validation layer; `harness.validation` holds the rest).
+lists (the array half of the validation layer; `vqa_harness_plugins.validation` holds the rest).
 
 Every reader of feature files goes through these helpers: the `precomputed` feature
 extractor (one vector per image id), the counter-example probe's and explainer's
@@ -27,7 +27,7 @@ import numpy as np
 
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
-from harness.validation import MAX_ID, check_list, describe, fail
+from vqa_harness_plugins.validation import MAX_ID, check_list, describe, fail
 
 __all__ = ["check_array_file", "open_npz", "npz_array", "load_npy", "numeric", "check_ids", "read_ids",
            "ids_sidecar", "reason"]

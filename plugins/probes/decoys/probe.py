@@ -1,4 +1,4 @@
-"""Multiple-choice decoy probes (Chao et al. 2018; DESIGN.md §4.3).
+"""Multiple-choice decoy probes (Chao et al. 2018; docs/decoys.md).
 
 `decoys`: accuracy of the picked candidate on each decoy set (Orig, IoU, QoU, IoU+QoU,
 All), built from the example's meta (`mc_target`, `decoys`). The pick is the argmax of the

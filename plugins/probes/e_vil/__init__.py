@@ -1,4 +1,4 @@
-"""The `nle` probe and the `e-vil` suites (Kayser et al. 2021; DESIGN.md §4.4).
+"""The `nle` probe and the `e-vil` suites (Kayser et al. 2021; docs/e-vil.md).
 
 For each task: the model answers (or picks a choice), S_T is computed, the model explains
 its own answer for the correctly answered examples, and every automatic metric gives S_E

@@ -18,7 +18,6 @@ from harness.errors import DataError, UsageError
 from harness.fileio import atomic_write_json, write_jsonl
 from harness.jsonio import jsonl_records, read_json
 from harness.types import ResultRow
-from harness.validation import Field, check_record, check_writable_folder
 from vqa_harness_plugins.probes.e_vil.human import (
     SHORTCOMINGS,
     draw_sample,
@@ -27,6 +26,7 @@ from vqa_harness_plugins.probes.e_vil.human import (
     summarize,
     write_sample_csv,
 )
+from vqa_harness_plugins.validation import Field, check_record, check_writable_folder
 
 __all__ = ["nle"]
 

@@ -26,8 +26,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from harness.errors import DataError
-from harness.validation import csv_rows
 from vqa_harness_plugins.metrics.nlg import METRIC_LABELS, METRICS, e_vil_score
+from vqa_harness_plugins.validation import csv_rows
 
 __all__ = [
     "RATINGS", "SHORTCOMINGS", "SAMPLE_COLUMNS", "Rating", "HumanSummary",

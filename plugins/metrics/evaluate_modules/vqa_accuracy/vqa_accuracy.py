@@ -1,6 +1,6 @@
 """VQA accuracy as a local Hugging Face `evaluate` module.
 
-Load it offline with ``evaluate.load(harness.metrics.evaluate_module_path("vqa_accuracy"))``.
+Load it offline with ``evaluate.load(vqa_harness_plugins.metrics.evaluate_module_path("vqa_accuracy"))``.
 The computation is `harness.metrics.vqa` (official GT-Vision-Lab/VQA algorithm); pass
 ``lenient=True`` for the separately named, non-official ``vqa_accuracy_lenient``.
 """

@@ -1,5 +1,7 @@
-"""One validation layer for loader input: field checks, record schemas and duplicate/count policies
-(file reading lives in `harness.fileio`, JSON in `harness.jsonio`; both re-exported or used here).
+"""One validation layer for loader input: field checks, record schemas and duplicate/count policies,
+for the dataset loaders and the plugins' file readers (file reading lives in `harness.fileio`,
+JSON in `harness.jsonio`; both re-exported or used here). A declared public module of the
+built-in plugins (docs/architecture.md); third-party plugins may use it too.
 
 Every dataset loader (VQA, Visual7W, Visual Genome, decoy files, e-SNLI-VE, VQA-X, VCR) and
 every reader of user files (`harness nle import`, feature files) goes through these helpers,
@@ -31,9 +33,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence, Sized
 
-from .errors import DataError, UsageError
-from .fileio import check_writable_folder, csv_rows, decode_text, fail, read_bytes, read_text
-from .options import Option
+from harness.errors import DataError, UsageError
+from harness.fileio import (
+    check_writable_folder,
+    csv_rows,
+    decode_text,
+    describe,
+    fail,
+    read_bytes,
+    read_text,
+    type_name,
+)
+from harness.options import Option
 
 __all__ = [
     "MAX_ID", "DUPLICATES", "ANSWERS", "duplicates_option", "answers_option",
@@ -61,26 +72,6 @@ def answers_option(expected: str) -> Option:
     """The `answers=` dataset option (answer counts other than `expected`)."""
     return Option("strict", f"{expected}: strict (any other count is an error) or lenient (accepted and "
                             "counted in the load summary)", choices=ANSWERS)
-
-
-# ------------------------------------------------------------------ messages
-
-
-def type_name(value: Any) -> str:
-    """JSON-ish type name: null, bool, int, float, str, list, object."""
-    if value is None:
-        return "null"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
-def describe(value: Any) -> str:
-    """'str \\'abc\\'' - the type and a short repr, for 'expected X, got ...' messages."""
-    text = repr(value)
-    if len(text) > 40:
-        text = text[:37] + "..."
-    return f"{type_name(value)} {text}" if not isinstance(value, (dict, list)) else type_name(value)
 
 
 # ------------------------------------------------------------------ field checks
