@@ -336,8 +336,9 @@ class Probe(Configurable):
     #: The few rows that say most, for run reports: (metric, variant) pairs, variant "*"
     #: for any. Empty: the first rows without a breakdown ("/" in the metric).
     headline: ClassVar[tuple[tuple[str, str], ...]] = ()
-    #: Artifacts worth pointing at after a run: file name (`ctx.artifact(name)`) -> what it is
-    #: ("evaluation-server results file"); `harness run` prints the path of each one written.
+    #: Artifacts that stand in for the probe's rows where it can compute none (a split without
+    #: answers): file name (`ctx.artifact(name)`) -> what it is ("evaluation-server results
+    #: file"); `harness run` prints the path of each one written on a task without rows.
     announce: ClassVar[Mapping[str, str]] = {}
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:  # pragma: no cover - abstract

@@ -51,7 +51,8 @@ class RunOutcome:
     probe_failures: list[ProbeFailure] = field(default_factory=list)
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
     model_calls: int = 0
-    #: Files probes asked to point at (`Probe.announce`): (what it is, path).
+    #: Files that stand in for a probe's rows where it computed none (`Probe.announce`):
+    #: (what it is, path).
     announced: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -252,7 +253,9 @@ class TaskRunner:
         if out.tags:
             tag = RowTags(probe_name, task.dataset, task.split, self.trained_on, dict(out.tags))
             self.row_tags[tag.key()] = tag
-        for rel in out.files:
-            what = probe_cls.announce.get(rel.rsplit("/", 1)[-1])
-            if what:
-                self.outcome.announced.append((what, str(self.rundir.path / rel)))
+        if not out.rows:  # the files that stand in for the rows the probe could not compute
+            for rel in out.files:
+                what = probe_cls.announce.get(rel.rsplit("/", 1)[-1])
+                found = (what, str(self.rundir.path / rel))
+                if what and found not in self.outcome.announced:
+                    self.outcome.announced.append(found)

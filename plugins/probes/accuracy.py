@@ -27,7 +27,7 @@ __all__ = ["AccuracyProbe", "ACCURACY_SUITE", "ACCURACY_LAYOUTS"]
 class AccuracyProbe(Probe):
     name = "accuracy"
     headline = (("vqa_accuracy", ""), ("label_accuracy", ""))
-    #: Written for splits without ground truth (test-dev / test), in the server's format.
+    #: What a split without ground truth (test-dev / test) gets instead of rows.
     announce = {"results_official.json": "evaluation-server results file"}
     description = "official VQA accuracy (per answer/question type, bootstrap CIs) or label accuracy"
     requires = ("answer",)
