@@ -61,6 +61,7 @@ def make_pairs(n: int, seed: int) -> tuple[list[str], list[list[str]]]:
 
 class JavaCounter:
     """Counts `java` processes started through subprocess.Popen (PTB, METEOR, SPICE)."""
+
     def __init__(self) -> None:
         self.count = 0
         self._orig = subprocess.Popen.__init__

@@ -74,7 +74,7 @@ def build_examples(folder: Path, n: int, size: int) -> list:
 def hand_loop(model_dir: Path, examples: list, batch_size: int, device: str, size: int) -> tuple[float, dict]:
     """processor -> model -> argmax over the examples; returns (seconds, seconds per stage)."""
     import torch  # heavy: torch takes seconds to import; only code that computes needs it
-    from transformers import (  # heavy: transformers takes seconds; only the Hugging Face models need it
+    from transformers import (  # heavy: imported on use
         ViltForQuestionAnswering,
         ViltProcessor,
     )  # heavy: transformers takes seconds; only the Hugging Face models need it

@@ -123,6 +123,7 @@ class FeatureExtractor(Configurable):
 
     def check(self, items: Sequence[Any]) -> None:
         """DataError for items `encode` cannot handle (default: none)."""
+
     def fingerprint_extra(self) -> Any:
         return None
 
@@ -282,10 +283,13 @@ class ProbeContext(Protocol):
 
     def examples_of(self, dataset: str, split: str) -> list[Example]:
         """Examples of another dataset spec / split (loaded once per run)."""
+
     def dataset_summary(self) -> Mapping[str, Any]:
         """The task dataset's `DatasetPlugin.summary` for this split."""
+
     def has(self, capability: str) -> bool:
         """Whether the model has `capability` ("answer", "score_choices", "explain", "score_images")."""
+
     def predict(self, examples: Sequence[Example], capability: str, *, variant: str = "",
                 answers: Sequence[str] | None = None, show_choices: bool = False) -> list[Prediction]:
         """Model predictions (cached) for `examples`, also saved in the run directory.
@@ -293,6 +297,7 @@ class ProbeContext(Protocol):
 
     def features(self, spec: str, modality: str) -> FeatureExtractor:
         """A registered feature extractor from its spec."""
+
     def memo(self, name: str, key: Any, build: Callable[[], Any]) -> Any:
         """A model-independent JSON value (decoy sets, perturbations, reference scores)
         computed once by `build()` and shared by every model and run: keyed by the probe,
@@ -306,12 +311,16 @@ class ProbeContext(Protocol):
 
     def tag(self, name: str, value: str) -> None:
         """Attach a tag to every row of this task and probe (tables group by tags)."""
+
     def report(self, markdown: str) -> None:
         """Add a markdown section to the run report."""
+
     def metric_unavailable(self, metric: str, reason: str) -> None:
         """A metric that could not be computed: absent from the rows, reason in the report."""
+
     def artifact(self, name: str) -> Path:
         """A path inside the run directory for this probe's extra outputs."""
+
     def use_resource(self, name: str, value: Any) -> None:
         """Record a resource (e.g. the BERTScore model path) in the manifest."""
 
@@ -357,6 +366,7 @@ class Probe(Configurable):
 
 class Publisher(Configurable):
     """Turns run folders into published output (the leaderboard): reads only run folders."""
+
     kind = "publisher"
 
     def publish(self, inputs: Sequence[Path], out: Path, *, latest_only: bool = True,

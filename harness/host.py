@@ -44,6 +44,7 @@ class LoadedPlugin:
 @dataclass
 class PluginHost:
     """A pluggy manager plus the registries it fills."""
+
     load_entry_points: bool = True
     extra_plugins: Iterable[tuple[str, Any]] = ()
     blocked: frozenset[str] | None = None

@@ -99,6 +99,7 @@ def fake_entry_points(monkeypatch: Any, plugins: dict[str, str], dist_name: str 
 
 class ListDataset(DatasetPlugin):
     """A dataset plugin over in-memory examples; subclass and set `data` and `name`."""
+
     name = "list-dataset"
     data: ClassVar[dict[str, list[Example]]] = {}
 

@@ -29,6 +29,7 @@ __all__ = ["Evidence", "EVIDENCE", "CardLine", "Card", "build_cards", "card_mark
 @dataclass(frozen=True)
 class Evidence:
     """Which rows answer one question about image use, and how to read them."""
+
     id: str
     label: str
     #: The probe and metric names (the first metric present wins), and the variant
@@ -83,6 +84,7 @@ EVIDENCE: tuple[Evidence, ...] = (
 @dataclass(frozen=True)
 class CardLine:
     """One piece of evidence of one model: the rows found (empty: not measured)."""
+
     evidence: Evidence
     rows: tuple[ResultRow, ...]
 

@@ -223,10 +223,8 @@ def svg_of(chart: Chart) -> str:
     import matplotlib  # heavy: matplotlib takes about 0.2 s; only chart drawing needs it
 
     matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt  # heavy: matplotlib takes about 0.2 s; only chart drawing needs it
-    from matplotlib import (
-        rc_context,  # heavy: matplotlib takes about 0.2 s; only chart drawing needs it
-    )  # heavy: matplotlib takes about 0.2 s; only chart drawing needs it
+    import matplotlib.pyplot as plt  # heavy: imported on use
+    from matplotlib import rc_context  # heavy: matplotlib, imported where it is used
 
     settings = {"svg.hashsalt": "vqa-harness", "svg.fonttype": "none", "font.size": 8,
                 "axes.spines.top": False, "axes.spines.right": False, "axes.titlesize": 9,

@@ -28,6 +28,7 @@ __all__ = ["compare_runs", "render_comparisons", "comparisons_json", "match_rows
 @dataclass(frozen=True)
 class Matched:
     """A result row of run A and its counterpart in run B."""
+
     a: ResultRow
     b: ResultRow
 

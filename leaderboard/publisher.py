@@ -92,6 +92,7 @@ def _write_data(rows: Sequence[ResultRow], problems: Sequence[str], out: Path) -
 
 class LeaderboardPublisher(Publisher):
     """The built-in leaderboard (docs/leaderboard.md)."""
+
     name = "leaderboard"
     description = "markdown, CSV, JSON tables and a static HTML site with charts"
 

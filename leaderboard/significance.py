@@ -52,6 +52,7 @@ def p_cell(p: float) -> str:
 @dataclass(frozen=True)
 class PairedTest:
     """mean(a) - mean(b) over n paired items, its (1 - alpha) interval and the p-value."""
+
     n: int
     mean_a: float
     mean_b: float

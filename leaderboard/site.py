@@ -47,6 +47,7 @@ FULL_DIR = "full"
 @dataclass(frozen=True)
 class RunLink:
     """A run listed on the site, with the relative link to its report page."""
+
     run_id: str
     model: str
     suite: str

@@ -40,6 +40,7 @@ COMPLETE = ".complete"
 @dataclass(frozen=True)
 class KindStatus:
     """What `harness cache status` shows per kind."""
+
     kind: str
     entries: int
     bytes: int
@@ -48,6 +49,7 @@ class KindStatus:
 
 class ArtifactStore:
     """Artifacts under `root` (default: `$VQA_HARNESS_CACHE/artifacts`)."""
+
     def __init__(self, root: Path | None = None) -> None:
         self.root = Path(root) if root is not None else cache_dir("artifacts")
 

@@ -57,6 +57,7 @@ def status(data_dir: Path | None) -> None:
 @dataclass
 class _Files:
     """What one dataset (default options) needs per split, and what is on disk."""
+
     name: str
     splits: dict[str, list[Path]] = field(default_factory=dict)
     problem: dict[str, str] = field(default_factory=dict)  # split -> why its files are unknown

@@ -51,7 +51,7 @@ class ShardPredictor(Predictor):
     def predict(self, examples: Sequence[Example], capability: str, *, answers: Sequence[str] | None = None,
                 desc: str = "") -> list[Prediction]:
         """Same contract as Predictor.predict; collective: every rank must make the same calls."""
-        import torch.distributed as dist  # heavy: torch takes seconds to import; only code that computes needs it
+        import torch.distributed as dist  # heavy: imported on use
 
         if capability not in self.model.capabilities():
             raise UsageError(f"model {self.model.name!r} has no {capability!r} capability")
@@ -79,7 +79,7 @@ class ShardPredictor(Predictor):
 
 @contextlib.contextmanager
 def _process_group(timeout_hours: float) -> Iterator[None]:
-    import torch.distributed as dist  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.distributed as dist  # heavy: imported on use
 
     created = False
     if not dist.is_initialized():
@@ -110,7 +110,7 @@ def run_distributed(config: RunConfig, host: PluginHost, *, timeout_hours: float
         elif device == "auto":
             device = "cpu"
     with _process_group(timeout_hours):
-        import torch.distributed as dist  # heavy: torch takes seconds to import; only code that computes needs it
+        import torch.distributed as dist  # heavy: imported on use
 
         def shard_predictor(model: Any, **kwargs: Any) -> ShardPredictor:
             kwargs["progress"] = kwargs.get("progress", True) and rank == 0

@@ -31,6 +31,7 @@ ANSWER_TAKING = ("explain", "score_images")
 @dataclass
 class PredictorStats:
     """What the runner did (tests assert on `model_calls`; the report shows the rest)."""
+
     model_calls: int = 0  # examples sent to the model
     cache_hits: int = 0
     errors: int = 0
@@ -42,6 +43,7 @@ class PredictorStats:
 
 class Predictor:
     """Runs one model over lists of examples, one capability at a time."""
+
     def __init__(
         self,
         model: Model,

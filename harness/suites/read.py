@@ -116,6 +116,7 @@ def _strict_loader() -> type:
 
 class _Where:
     """Builds the one-line errors: `<file>: <record>: field '<name>': <problem>`."""
+
     def __init__(self, source: str) -> None:
         self.source = source
 

@@ -77,6 +77,7 @@ _SIMPLE_TOKEN = re.compile(r"'[a-z]+|[a-z0-9]+|[^\sa-z0-9]")
 @dataclass(frozen=True)
 class NLGResult:
     """Corpus-level scores, per-example scores, and metrics that could not be computed."""
+
     n: int
     corpus: Mapping[str, float]
     per_example: Mapping[str, tuple[float, ...]]
@@ -164,9 +165,7 @@ def spice_status() -> tuple[bool, str]:
 
 
 def _meteor(gts: dict, res: dict) -> tuple[float, list[float]]:
-    from pycocoevalcap.meteor.meteor import (
-        Meteor,  # heavy: the caption metrics start Java tools; loaded on use
-    )  # heavy: the caption metrics start Java tools; loaded on use
+    from pycocoevalcap.meteor.meteor import Meteor  # heavy: imported on use
 
     _java()
     try:
@@ -218,9 +217,7 @@ class _StableText(str):
 def _bertscore(cands: list[str], refs: list[list[str]], model: str | None, layers: int | None,
                batch_size: int, device: str) -> tuple[list[float], dict[str, str]]:
     import bert_score  # heavy: bert_score imports torch and transformers
-    from transformers.utils import (
-        logging as hf_logging,  # heavy: transformers takes seconds; only the Hugging Face models need it
-    )  # heavy: transformers takes seconds; only the Hugging Face models need it
+    from transformers.utils import logging as hf_logging  # heavy: imported on use
 
     if model is None:
 
@@ -317,9 +314,7 @@ def nlg_scores(
 
 def _coco_scores(wanted, gts, res, corpus, per, timings) -> None:
     if any(m.startswith("bleu") for m in wanted):
-        from pycocoevalcap.bleu.bleu import (
-            Bleu,  # heavy: the caption metrics start Java tools; loaded on use
-        )  # heavy: the caption metrics start Java tools; loaded on use
+        from pycocoevalcap.bleu.bleu import Bleu  # heavy: pycocoevalcap, imported where it is used
 
         t0 = time.perf_counter()
         score, scores = Bleu(4).compute_score(gts, res, verbose=0)
@@ -334,27 +329,21 @@ def _coco_scores(wanted, gts, res, corpus, per, timings) -> None:
         corpus["meteor"], per["meteor"] = score, tuple(scores)
         timings["meteor"] = time.perf_counter() - t0
     if "rouge_l" in wanted:
-        from pycocoevalcap.rouge.rouge import (
-            Rouge,  # heavy: the caption metrics start Java tools; loaded on use
-        )  # heavy: the caption metrics start Java tools; loaded on use
+        from pycocoevalcap.rouge.rouge import Rouge  # heavy: imported on use
 
         t0 = time.perf_counter()
         score, scores = Rouge().compute_score(gts, res)
         corpus["rouge_l"], per["rouge_l"] = float(score), tuple(float(s) for s in scores)
         timings["rouge_l"] = time.perf_counter() - t0
     if "cider" in wanted:
-        from pycocoevalcap.cider.cider import (
-            Cider,  # heavy: the caption metrics start Java tools; loaded on use
-        )  # heavy: the caption metrics start Java tools; loaded on use
+        from pycocoevalcap.cider.cider import Cider  # heavy: imported on use
 
         t0 = time.perf_counter()
         score, scores = Cider().compute_score(gts, res)
         corpus["cider"], per["cider"] = float(score), tuple(float(s) for s in scores)
         timings["cider"] = time.perf_counter() - t0
     if "spice" in wanted:
-        from pycocoevalcap.spice.spice import (
-            Spice,  # heavy: the caption metrics start Java tools; loaded on use
-        )  # heavy: the caption metrics start Java tools; loaded on use
+        from pycocoevalcap.spice.spice import Spice  # heavy: imported on use
 
         t0 = time.perf_counter()
         try:

@@ -151,7 +151,7 @@ class GridChoiceModel(GridAnswerModel):
     # ---- training (A.4)
     def _train(self, train: Sequence[Example], seed: int) -> "torch.nn.Module":
         import torch  # heavy: torch takes seconds to import; only code that computes needs it
-        import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
+        import torch.nn.functional as F  # heavy: imported on use
 
         usable = [ex for ex in train if len(ex.choices) >= 2 and _target(ex) in ex.choices]
         if not usable:

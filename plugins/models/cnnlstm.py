@@ -39,6 +39,7 @@ __all__ = ["CNNLSTMModel", "image_digest", "decode_images"]
 
 class CNNLSTMModel(SizedModel, TorchAnswerModel):
     """Small CNN over the image x LSTM over the question -> MLP over answers."""
+
     name = "cnn-lstm"
     uses_images = True
     description = "Small CNN (image) x LSTM (question), point-wise product -> MLP over answers"
@@ -168,7 +169,7 @@ def _net_class() -> type:
     # Defined lazily so that importing the plugin does not import torch.
     import torch
     import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
-    import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     class CNNLSTMNet(nn.Module):
         """Regions x question, point-wise, then pooled (see the module docstring).

@@ -55,6 +55,7 @@ class _LSTMLayers:
 
 class HieCoAttModel(SizedModel, _LSTMLayers, GridAnswerModel):
     """Hierarchical co-attention over (question, grid) -> answer vocabulary."""
+
     name = "hiecoatt"
     description = "HieCoAtt (Lu 2016): word/phrase/question-level parallel co-attention on grid features -> answers"
     size_presets = Sizes(toy=_TOY, paper=_LU, source="Lu et al. 2016, the authors' train.lua")
@@ -76,6 +77,7 @@ class HieCoAttModel(SizedModel, _LSTMLayers, GridAnswerModel):
 
 class HieCoAttMC(SizedModel, _LSTMLayers, GridChoiceModel):
     """Chao et al. 2018 HieCoAtt*: the co-attention feature h_s, question and candidate -> MLP."""
+
     name = "hiecoatt-mc"
     description = ("Chao 2018 HieCoAtt*: HieCoAtt's joint feature + question + candidate -> MLP "
                    "(multiple choice)")
@@ -97,12 +99,13 @@ class HieCoAttMC(SizedModel, _LSTMLayers, GridChoiceModel):
 def _net_classes() -> tuple[type, type]:
     import torch  # heavy: torch takes seconds to import; only code that computes needs it
     import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
-    import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     L = layers()
 
     class CoAttention(nn.Module):
         """Parallel co-attention of one level (see the module docstring)."""
+
         def __init__(self, d: int) -> None:
             super().__init__()
             self.w_b = nn.Linear(d, d, bias=False)
@@ -122,6 +125,7 @@ def _net_classes() -> tuple[type, type]:
 
     class HieCoAttBody(nn.Module):
         """Question hierarchy x grid -> h_s [B, hidden]."""
+
         def __init__(self, *, n_words: int, grid_dim: int, hidden: int, embed: int, lstm_layers: int,
                      sentinel: bool, dropout: float) -> None:
             super().__init__()

@@ -83,6 +83,7 @@ def explanation_sets(train: Sequence[Example], features: dict[str, np.ndarray], 
 
 class CounterExampleExplainer(SizedModel, GridAnswerModel):
     """Goyal et al. 2017 §5: answering head + counter-example explaining head (score_images)."""
+
     name = "counterexample-explainer"
     description = ("Goyal 2017 §5 counter-example explainer: shared Q x I base, answering head, explaining head "
                    "ranking K candidate images (hinge loss)")
@@ -150,7 +151,7 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
     # ---- training
     def _train(self, train: Sequence[Example], seed: int) -> "torch.nn.Module":
         import torch  # heavy: torch takes seconds to import; only code that computes needs it
-        import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
+        import torch.nn.functional as F  # heavy: imported on use
 
         cfg, k = self.config, int(self.config["k"])
         keep, ans_ids, ans_scores = self._targets(train)
@@ -256,7 +257,7 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
 def _net_class() -> type:
     import torch  # heavy: torch takes seconds to import; only code that computes needs it
     import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
-    import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     L = layers()
 

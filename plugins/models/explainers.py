@@ -97,6 +97,7 @@ class TfidfIndex:
 
 class _TextNeighbours(Model):
     """Shared by the explainers: the TF-IDF index of training questions and their answers."""
+
     options: ClassVar[Mapping[str, Option]] = {
         "k": Option(10, "neighbours that vote for the answer", min=1, max=10_000),
         "ngram": Option(2, "longest word n-gram of the TF-IDF features", min=1, max=10),
@@ -197,6 +198,7 @@ class _TextNeighbours(Model):
 
 class RetrievalExplainer(_TextNeighbours):
     """k-NN answers, retrieved reference explanations."""
+
     name = "retrieval-explainer"
     description = "k-NN (TF-IDF) answers + the explanation of the most similar train example with that answer"
 
@@ -216,6 +218,7 @@ def _statement(question: str) -> str:
 
 class TemplateExplainer(_TextNeighbours):
     """k-NN answers, explanations from fixed templates (no retrieval)."""
+
     name = "template-explainer"
     description = "k-NN (TF-IDF) answers + template explanations ('the image does not show that ...')"
 
@@ -242,6 +245,7 @@ class TemplateExplainer(_TextNeighbours):
 
 class HypothesisOnly(_TextNeighbours):
     """Text-only label baseline: multinomial naive Bayes over n-grams; retrieval explanations."""
+
     name = "hypothesis-only"
     description = "hypothesis/question-only naive Bayes label classifier (no image) + retrieval explanations"
     options: ClassVar[Mapping[str, Option]] = {

@@ -54,6 +54,7 @@ GRID_OPTIONS: dict[str, Option] = {
 
 class GridAnswerModel(TorchAnswerModel):
     """A TorchAnswerModel over (question tokens, grid features); see the module docstring."""
+
     options = GRID_OPTIONS
 
     def __init__(self, **options: Any) -> None:
@@ -128,10 +129,11 @@ def layers() -> Any:
     """The shared torch layers (built lazily so importing a plugin does not import torch)."""
     import torch  # heavy: torch takes seconds to import; only code that computes needs it
     import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
-    import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     class QuestionLSTM(nn.Module):
         """Word embedding (<pad> = 0, <unk> = 1 starts at zero) -> LSTM."""
+
         def __init__(self, n_words: int, embed: int, hidden: int, num_layers: int = 1) -> None:
             super().__init__()
             self.embed = nn.Embedding(n_words, embed, padding_idx=0)

@@ -96,6 +96,7 @@ def toy_patch_grid(path: str) -> np.ndarray:
 
 class GridFeatures:
     """Grid features from one source (`spec`: a TOY_GRIDS name or a .npz / .npy path)."""
+
     def __init__(self, spec: str, *, owner: str) -> None:
         self.spec, self.owner = str(spec), owner
         self._memo: dict[str, np.ndarray] = {}

@@ -35,6 +35,7 @@ __all__ = ["MCBModel", "count_sketch", "compact_bilinear"]
 
 class MCBModel(SizedModel, GridAnswerModel):
     """MCB attention over the grid, MCB fusion with the question -> answer vocabulary."""
+
     name = "mcb"
     description = "MCB (Fukui 2016): compact bilinear pooling (count sketch, FFT) with attention on grid features"
     size_presets = Sizes(
@@ -81,7 +82,7 @@ def compact_bilinear(sx: "torch.Tensor", sy: "torch.Tensor") -> "torch.Tensor":
     turns float32 rounding (which differs with the batch shape) into differences of 5e-5
     in the answer log-probabilities; in float64 they stay under 1e-6."""
     import torch  # heavy: torch takes seconds to import; only code that computes needs it
-    import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     d = sx.shape[-1]
     x, y = sx.double(), sy.double()
@@ -93,12 +94,13 @@ def compact_bilinear(sx: "torch.Tensor", sy: "torch.Tensor") -> "torch.Tensor":
 def _net_class() -> type:
     import torch  # heavy: torch takes seconds to import; only code that computes needs it
     import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
-    import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     L = layers()
 
     class Sketch(nn.Module):
         """A fixed count sketch from `n` to `d` dimensions (buffers: saved, never trained)."""
+
         def __init__(self, n: int, d: int, gen: torch.Generator) -> None:
             super().__init__()
             self.d = d

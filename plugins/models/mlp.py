@@ -79,6 +79,7 @@ def training_decoys(ex: Example, rng: np.random.Generator, k: int = DECOYS_PER_T
 
 class MLPModel(SizedModel, Model):
     """Shared implementation; subclasses choose the modalities."""
+
     modalities: ClassVar[tuple[str, ...]] = ("a",)
     # The paper's size by default, as before the `sizes` option (docs/decoys.md's figures).
     size_presets = Sizes(toy={"hidden": 1024}, paper={"hidden": 8192}, source="Chao et al. 2018 A.1",

@@ -55,6 +55,7 @@ JSONL_RECORD = {"id": Field("key"), "answer": Field("str"), "explanation": Field
 @dataclass(frozen=True)
 class Entry:
     """One record of a results file."""
+
     answer: str
     explanation: str | None = None
     question: str | None = None

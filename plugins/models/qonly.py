@@ -25,6 +25,7 @@ __all__ = ["QOnlyModel"]
 
 class QOnlyModel(TorchAnswerModel):
     """Language-only: mean of learned n-gram embeddings -> ReLU -> dropout -> answers."""
+
     name = "qonly"
     description = "Question-only classifier: bag of question unigrams+bigrams -> MLP (torch)"
     options = {

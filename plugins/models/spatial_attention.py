@@ -33,6 +33,7 @@ __all__ = ["SpatialAttentionMC"]
 
 class SpatialAttentionMC(SizedModel, GridChoiceModel):
     """Chao et al. 2018 Attention*: question-guided attention over grid regions -> MLP."""
+
     name = "attention-mc"
     description = ("Chao 2018 Attention* (spatial memory style): question-guided grid attention, MLP over "
                    "[attended image, question, candidate] (multiple choice)")
@@ -55,7 +56,7 @@ class SpatialAttentionMC(SizedModel, GridChoiceModel):
 def _net_class() -> type:
     import torch  # heavy: torch takes seconds to import; only code that computes needs it
     import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
-    import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     L = layers()
 

@@ -21,14 +21,7 @@ from harness.types import Answer, Example
 
 from . import weight_cache
 from .answers import OUT_OF_VOCAB, TOP_K, not_fitted
-from .runtime import (
-    TRAINING_THREADS,
-    device_kind,
-    seeded,
-    to_device,
-    torch_threads,
-    training_device,
-)
+from .runtime import TRAINING_THREADS, device_kind, seeded, to_device, torch_threads, training_device
 from .text import Vocab, answer_counts, build_answer_vocab, normalizer, train_digest
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -293,7 +286,7 @@ class TorchAnswerModel(Model):
         restored after. Batches run on `train_device`; on the CPU exactly as before devices.
         """
         import torch  # heavy: torch takes seconds to import; only code that computes needs it
-        import torch.nn.functional as F  # heavy: torch takes seconds to import; only code that computes needs it
+        import torch.nn.functional as F  # heavy: imported on use
         from tqdm.auto import tqdm  # heavy: tqdm takes about 40 ms; only progress bars need it
 
         cfg = self.config

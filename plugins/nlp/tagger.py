@@ -102,6 +102,7 @@ def _check_shape(
     obj: Any, path: Path
 ) -> tuple[dict[str, dict[str, float]], dict[str, str], set[str]]:
     """The (weights, tagdict, classes) triple, or ResourceError naming what is wrong."""
+
     def bad(what: str) -> ResourceError:
         return ResourceError(f"{path}: not averaged-perceptron weights ({what})")
 
@@ -224,9 +225,7 @@ def install_tagger(
 def _load(root: Path) -> Any:
     """NLTK's own PerceptronTagger on the installed weights (for code that wants NLTK's object)."""
     import nltk.data  # heavy: nltk takes about 1 s; only its own reader and tagger need it
-    from nltk.tag.perceptron import (
-        PerceptronTagger,  # heavy: nltk takes about 1 s; only its own reader and tagger need it
-    )  # heavy: nltk takes about 1 s; only its own reader and tagger need it
+    from nltk.tag.perceptron import PerceptronTagger  # heavy: nltk, imported where it is used
 
     try:
         pointer = nltk.data.find(TAGGER_DIR + "/", paths=[str(root)])

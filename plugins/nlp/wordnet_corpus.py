@@ -222,9 +222,7 @@ def install_wordnet(
 
 def _open_reader(root: Path) -> Any:
     import nltk.data  # heavy: nltk takes about 1 s; only its own reader and tagger need it
-    from nltk.corpus.reader.wordnet import (
-        WordNetCorpusReader,  # heavy: nltk takes about 1 s; only its own reader and tagger need it
-    )  # heavy: nltk takes about 1 s; only its own reader and tagger need it
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader  # heavy: imported on use
 
     try:
         pointer = nltk.data.find("corpora/wordnet", paths=[str(root)])

@@ -51,6 +51,7 @@ _SOURCE_FILES = tuple(f"{kind}.{pos}" for kind in ("data", "index") for pos in P
 
 class WordNetIndex:
     """Read-only WordNet 3.0: synsets are ints (`sid`), everything else plain strings/tuples."""
+
     def __init__(self, data: dict[str, Any]) -> None:
         # Large integer tables travel as array bytes: loading them creates no Python objects.
         self.lexnames: list[str] = data["lexnames"]

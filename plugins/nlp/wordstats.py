@@ -47,6 +47,7 @@ def _versions() -> dict[str, str]:
 
 class WordStats:
     """Zipf frequency of a word and lemminflect's form of a lemma for a tag."""
+
     def __init__(self, zipf: dict[str, float], forms: dict[str, dict[str, str]]) -> None:
         self._zipf, self._forms = zipf, forms
 

@@ -43,6 +43,7 @@ _BASE_MEMO: dict[tuple[str, str], list[Example]] = {}
 
 class ToyVQAMC(DatasetPlugin):
     """toyvqa with Orig / IoU / QoU / IoU+QoU / All candidate sets."""
+
     name = "toyvqa-mc"
     description = "toyvqa as multiple choice with generated IoU/QoU decoys (Chao 2018 on the toy world)"
     release = "embedded: generated on first use (nothing to download)"

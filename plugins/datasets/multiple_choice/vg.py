@@ -61,6 +61,7 @@ def split_images(image_ids: list[str], seed: int) -> dict[str, str]:
 
 class VisualGenomeQA(DatasetPlugin):
     """Visual Genome QA pairs, multiple choice with generated decoys."""
+
     name = "visual-genome-qa"
     description = "Visual Genome question_answers.json, 50/20/30 split by image, generated IoU/QoU decoys"
     release = ("Visual Genome 1.2 (question_answers.json, images) — https://visualgenome.org/api/v0/api_home.html; "

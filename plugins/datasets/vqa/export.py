@@ -41,6 +41,7 @@ IMAGE_ID_BASE: Mapping[str, int] = {"train": 1, "val": 1_000_001}
 @dataclass(frozen=True)
 class ExportResult:
     """What an export wrote: the files and, per split, toy example id -> question id."""
+
     files: tuple[Path, ...]
     id_map: Mapping[str, Mapping[str, int]]
 

@@ -41,6 +41,7 @@ def keep_pair_fraction(examples: list[Example], fraction: float, seed: int) -> l
 
 class ToyVQAHalf(DatasetPlugin):
     """The balanced toy variant, half of its complementary pairs (Goyal's B_half)."""
+
     name = "toyvqa-half"
     description = "toyvqa balanced with a seeded fraction (default half) of its complementary pairs"
     release = "embedded: generated on first use (nothing to download)"
@@ -73,6 +74,7 @@ class ToyVQAHalf(DatasetPlugin):
 
 class VQA2Half(DatasetPlugin):
     """VQA v2 with a seeded fraction (default half) of its complementary pairs: Goyal's B_half."""
+
     name = "vqa2-half"
     description = "VQA v2 with a seeded half of its complementary pairs (Goyal's B_half train set)"
     release = "the vqa2 files (VQA v2) — https://visualqa.org/download.html"

@@ -41,6 +41,7 @@ IMAGE_FOLDERS: Mapping[str, str] = {"train": "train2014", "val": "val2014",
 
 class OfficialVQA(DatasetPlugin):
     """Shared reader of the official VQA files (v1 and v2 differ in names and extras)."""
+
     splits: ClassVar[tuple[str, ...]] = ("train", "val", "test-dev", "test")
     labelled_splits: ClassVar[tuple[str, ...] | None] = ("train", "val")
     prefix: ClassVar[str] = ""
@@ -167,6 +168,7 @@ def _merge(tallies: list[Tally]) -> dict[str, Any]:
 
 class VQA2(OfficialVQA):
     """VQA v2 (balanced): questions, annotations and complementary pairs."""
+
     name = "vqa2"
     description = "VQA v2 (balanced, complementary pairs) from the official files under --data-dir"
     prefix = "v2_"
@@ -190,6 +192,7 @@ class VQA2(OfficialVQA):
 
 class VQA1(OfficialVQA):
     """VQA v1 (unbalanced): open-ended questions plus the 18 multiple choices when present."""
+
     name = "vqa1"
     description = "VQA v1 (unbalanced, 18 multiple choices) from the official files under --data-dir"
     prefix = ""

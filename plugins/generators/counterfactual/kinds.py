@@ -13,6 +13,7 @@ __all__ = ["Kind", "KINDS", "KIND_NAMES", "COLOR_KINDS", "WORDNET_KINDS", "resol
 @dataclass(frozen=True)
 class Kind:
     """One perturbation: stable id, the paper's name, the Penn tags it targets."""
+
     id: str
     label: str
     #: "synonym", "hypernym", "hyponym", "sibling", "delete" or "color".

@@ -54,6 +54,7 @@ FREQUENT_TARGETS = 10
 @dataclass(frozen=True)
 class QARecord:
     """One image-question-target triplet (and the dataset's own decoys, if any)."""
+
     qa_id: str
     image_id: str
     question: str
@@ -64,6 +65,7 @@ class QARecord:
 @dataclass(frozen=True)
 class DecoyConfig:
     """Generator settings (all recorded with the output)."""
+
     n_iou: int = 3
     n_qou: int = 3
     top_n: int = 10_000
@@ -93,6 +95,7 @@ class DecoySet:
 @dataclass
 class GenerationStats:
     """Counts reported with every generation (the leaderboard's generation statistics)."""
+
     questions: int = 0
     images: int = 0
     unique_questions: int = 0
@@ -152,6 +155,7 @@ def _rng(seed: int, *parts: Any) -> random.Random:
 
 class _Picker:
     """Applies the filters and keeps the rejection counts."""
+
     def __init__(self, wup: Callable[[str, str], float], threshold: float, stats: GenerationStats) -> None:
         self.wup, self.threshold, self.stats = wup, threshold, stats
 

@@ -110,7 +110,7 @@ def _sentence(texts: Sequence[str]) -> np.ndarray:
         path, _ = bertscore_model()
     except ResourceError as exc:
         raise ResourceError(f"decoys: embedding=sentence needs the local sentence model: {exc}") from None
-    from transformers import (  # heavy: transformers takes seconds; only the Hugging Face models need it
+    from transformers import (  # heavy: imported on use
         AutoModel,
         AutoTokenizer,
     )  # heavy: transformers takes seconds; only the Hugging Face models need it

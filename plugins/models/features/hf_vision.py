@@ -54,7 +54,7 @@ class HFVisionFeatures(FeatureExtractor):
     def _load(self) -> None:
         if self._net is not None:
             return
-        from transformers import (  # heavy: transformers takes seconds; only the Hugging Face models need it
+        from transformers import (  # heavy: imported on use
             AutoImageProcessor,
             AutoModel,
         )  # heavy: transformers takes seconds; only the Hugging Face models need it

@@ -148,6 +148,7 @@ def toy_object_features(path: str) -> np.ndarray:
 
 class _CachedImageFeatures(FeatureExtractor):
     """Per-path memo around a function of one image path."""
+
     modality: ClassVar[str] = "image"
 
     def __init__(self, **options) -> None:

@@ -50,6 +50,7 @@ _LOADED: dict[tuple, tuple[Any, Any]] = {}
 
 class _Capabilities:
     """`Model.capabilities` that also works per instance (a classifier cannot `explain`)."""
+
     def __get__(self, obj: Any, cls: type) -> Callable[[], frozenset[str]]:
         if obj is None:
             return lambda: Model.capabilities.__func__(cls)  # type: ignore[attr-defined]
@@ -58,6 +59,7 @@ class _Capabilities:
 
 class HFModelBase(Model):
     """Loading, device placement, fingerprint and streaming for transformers models."""
+
     uses_images = True  # the run checks image files before the model starts
 
     options: ClassVar[dict[str, Option]] = COMMON_OPTIONS
@@ -94,9 +96,7 @@ class HFModelBase(Model):
         self._after_load()
 
     def _load(self, device: str) -> tuple[Any, Any]:
-        from transformers import (
-            AutoProcessor,  # heavy: transformers takes seconds; only the Hugging Face models need it
-        )  # heavy: transformers takes seconds; only the Hugging Face models need it
+        from transformers import AutoProcessor  # heavy: transformers, imported where it is used
 
         trust = bool(self.config["trust_remote_code"])
         folder = str(self.source.folder)
@@ -121,13 +121,14 @@ class HFModelBase(Model):
 
     def _after_load(self) -> None:
         """Hook: read labels, token ids, image size once weights are loaded."""
+
     def _require_loaded(self) -> None:
         if self.net is None:
             raise PluginError(f"model {self.name!r}: setup(device) was not called before predicting")
 
     def fingerprint_extra(self) -> Any:
         """Weights identity, numeric regime (device/dtype/autocast) and library version."""
-        import transformers  # heavy: transformers takes seconds; only the Hugging Face models need it
+        import transformers  # heavy: imported on use
 
         return {
             "weights": weights_digest(self.source),

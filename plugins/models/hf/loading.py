@@ -37,6 +37,7 @@ DTYPES = ("auto", "float32", "bfloat16", "float16")
 @dataclass(frozen=True)
 class ModelSource:
     """Where the weights are: a local folder, and the hub id/revision it came from (if any)."""
+
     folder: Path
     hub_id: str = ""
     revision: str = ""

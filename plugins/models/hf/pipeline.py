@@ -97,6 +97,7 @@ def batch_indices(examples: Sequence[Example], batch_size: int, bucket: bool = F
 
 class _Items:
     """Map-style dataset of examples for the DataLoader (plain class: picklable, torch-free)."""
+
     def __init__(self, examples: Sequence[Example]) -> None:
         self.examples = list(examples)
 
@@ -117,9 +118,7 @@ def stream(
     bucket: bool = False,
 ) -> Iterator[tuple[list[int], Prepared]]:
     """Yield (indices into `examples`, prepared batch) with decoding in DataLoader workers."""
-    from torch.utils.data import (
-        DataLoader,  # heavy: torch takes seconds to import; only code that computes needs it
-    )  # heavy: torch takes seconds to import; only code that computes needs it
+    from torch.utils.data import DataLoader  # heavy: torch, imported where it is used
 
     def collate(items: list[tuple[int, Example]]) -> tuple[list[int], Prepared]:
         return [i for i, _ in items], prepare([ex for _, ex in items])

@@ -27,6 +27,7 @@ __all__ = ["HFVLMModel"]
 
 class HFVLMModel(HFModelBase):
     """Chat VLMs (AutoModelForImageTextToText) with prompts per task and log-likelihood scoring."""
+
     name = "hf-vlm"
     description = "Hugging Face chat VLM (LLaVA-style image-text-to-text), prompts per task, MC by log-likelihood"
     options = {
@@ -38,7 +39,7 @@ class HFVLMModel(HFModelBase):
     }
 
     def _auto_classes(self) -> Sequence[Any]:
-        import transformers  # heavy: transformers takes seconds; only the Hugging Face models need it
+        import transformers  # heavy: imported on use
 
         return [transformers.AutoModelForImageTextToText]
 

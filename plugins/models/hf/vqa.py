@@ -38,6 +38,7 @@ EXPLAIN_PROMPT = "why is the answer to {question} {answer}?"
 
 class HFVQAModel(HFModelBase):
     """Any transformers VQA model from a local folder or a cached hub id."""
+
     name = "hf-vqa"
     description = "Hugging Face VQA model (ViLT-style classifier or BLIP-style generator), local path or cached hub id"
     options = {
@@ -67,7 +68,7 @@ class HFVQAModel(HFModelBase):
         return caps if self.kind == "generator" else caps - {"explain"}
 
     def _auto_classes(self) -> Sequence[Any]:
-        import transformers  # heavy: transformers takes seconds; only the Hugging Face models need it
+        import transformers  # heavy: imported on use
 
         classes = [transformers.AutoModelForVisualQuestionAnswering]
         if self.kind == "generator":

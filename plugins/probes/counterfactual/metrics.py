@@ -21,6 +21,7 @@ __all__ = ["Pair", "KindSummary", "Rule", "summarize_kind", "global_rules", "pai
 @dataclass(frozen=True)
 class Pair:
     """One applicable question: original answer a, counterfactual answer a*, concepts."""
+
     example_id: str
     question: str
     counterfactual: str
@@ -34,6 +35,7 @@ class Pair:
 @dataclass(frozen=True)
 class KindSummary:
     """Metrics of one perturbation kind (fractions in [0, 1]; None when not computable)."""
+
     n: int
     changed: int
     change_rate: float
@@ -50,6 +52,7 @@ class KindSummary:
 @dataclass(frozen=True)
 class Rule:
     """"X -> Y (or X -> any): answer unchanged in k of n" with a Wilson interval."""
+
     source: str
     target: str  # "*" for the concept-level rule
     n: int

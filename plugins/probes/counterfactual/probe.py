@@ -40,6 +40,7 @@ __all__ = ["CounterfactualProbe"]
 
 class CounterfactualProbe(Probe):
     """Knowledge-based counterfactual questions: WordNet and color substitutions."""
+
     name = "counterfactual"
     headline = (("answer_change_rate", "color_max_common"), ("answer_change_rate", "color_min_common"),
                 ("acc_reduction", "hypernym_noun"))

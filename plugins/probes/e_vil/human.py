@@ -50,6 +50,7 @@ _FALSE = {"", "0", "no", "n", "false"}
 @dataclass(frozen=True)
 class Rating:
     """One annotator's judgement of one explanation."""
+
     example_id: str
     annotator: str
     score: float
@@ -188,9 +189,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
     """(rho, two-sided p) from `scipy.stats.spearmanr` (average ranks, t approximation);
     nan for constant input."""
 
-    from scipy.stats import (
-        spearmanr,  # heavy: scipy takes about 0.1 s; only the statistics that need it load it
-    )  # heavy: scipy takes about 0.1 s; only the statistics that need it load it
+    from scipy.stats import spearmanr  # heavy: scipy, imported where it is used
 
     a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if len(a) != len(b) or len(a) < 3:

@@ -33,6 +33,7 @@ CORRECT_RULES = ("any", "full", "mode")
 @dataclass(frozen=True)
 class TaskScores:
     """Per-example task scores (S_T is their mean) and the correct flags used for S_E."""
+
     kind: str  # "vqa_accuracy" or "label_accuracy"
     values: np.ndarray
     correct: np.ndarray
