@@ -1,6 +1,6 @@
 """Package discovery for vqa-harness.
 
-The folders `plugins/` and `leaderboard/` (fixed by DESIGN.md) are installed under the
+The folders `plugins/` and `leaderboard/` (docs/architecture.md) are installed under the
 distinctive import names `vqa_harness_plugins` and `vqa_harness_leaderboard`, so that no
 generic top-level `plugins` module lands in site-packages. Sub-packages are discovered, not
 listed by hand; everything else is declared in pyproject.toml.

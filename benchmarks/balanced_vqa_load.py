@@ -24,6 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness.metrics import vqa_accuracy, vqa_accuracy_batch
+from harness.types import Example
+from vqa_harness_plugins.datasets.vqa import VQA2
+
 N_QUESTIONS = 214_354
 VOCAB = ["yes", "no", "1", "2", "3", "4", "red", "blue", "white", "black", "green", "tennis", "baseball",
          "frisbee", "dog", "cat", "pizza", "kitchen", "2 people", "the man", "skiing", "surfing"]
@@ -76,9 +80,6 @@ def main() -> None:
     work = args.keep or Path(tempfile.mkdtemp(prefix="vqa2-bench-"))
     os.environ["VQA_HARNESS_CACHE"] = str(work / "cache")  # a cold cache of our own
     try:
-        from harness.metrics import vqa_accuracy, vqa_accuracy_batch
-        from harness.types import Example
-        from vqa_harness_plugins.datasets.vqa import VQA2
 
         files, t_gen = timed(lambda: generate(work, args.questions))
         size_mb = sum(p.stat().st_size for p in files) / 2**20

@@ -11,7 +11,7 @@ human answers as sense context), per kind and mode:
   differs from lemminflect's, or that lemminflect does not know (quality verbs: for the tag
   the quality mode uses after its verb-form check, fit.verb_tag);
 - rows that are not valid for their kind in WordNet / the color space
-  (harness.counterfactual.validity; expected: 0);
+  (vqa_harness_plugins.generators.counterfactual.validity; expected: 0);
 - word senses: accuracy of the quality mode's sense choice against the most frequent sense
   on WordNet's own example sentences (leave-one-out), and how often the context changes
   the sense on VQA-X;
@@ -27,6 +27,20 @@ import random
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from vqa_harness_plugins.generators.counterfactual import (
+    KINDS,
+    Perturbation,
+    Perturber,
+    colors_in,
+    perturb_many,
+    tokenize,
+)
+from vqa_harness_plugins.generators.counterfactual.fit import verb_tag
+from vqa_harness_plugins.generators.counterfactual.quality import FREQUENCY_FLOOR
+from vqa_harness_plugins.generators.counterfactual.senses import SenseChooser, content_bases
+from vqa_harness_plugins.generators.counterfactual.validity import invalid_reason
+from vqa_harness_plugins.nlp import pos_tag, word_stats, wordnet_index
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 INFLECTED = ("NNS", "VBZ", "VBD", "VBN", "VBG")
@@ -34,8 +48,6 @@ INFLECTED = ("NNS", "VBZ", "VBD", "VBN", "VBG")
 
 def run_modes(data_dir: Path, seed: int):
     """Rows and counts of both modes: mode -> (list of (example id, kind, Perturbation), counts)."""
-    from harness.counterfactual import KINDS, Perturbation, Perturber, colors_in, perturb_many
-
     data = json.loads((data_dir / "vqax" / "vqaX_val.json").read_text(encoding="utf-8"))
     ids = list(data)
     questions = [data[i]["question"] for i in ids]
@@ -53,12 +65,6 @@ def run_modes(data_dir: Path, seed: int):
 
 def surface_checks(p, rows):
     """Per kind: [replacements, below floor, inflected, differing from lemminflect, invalid]."""
-    from harness.counterfactual import tokenize
-    from harness.counterfactual.fit import verb_tag
-    from harness.counterfactual.quality import FREQUENCY_FLOOR
-    from harness.counterfactual.validity import invalid_reason
-    from harness.resources import pos_tag, word_stats
-
     stats = word_stats()
     table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
     examples: dict[str, list[str]] = defaultdict(list)
@@ -98,8 +104,6 @@ def surface_checks(p, rows):
 def wsd_on_wordnet_examples() -> dict[str, tuple[int, float, float]]:
     """pos -> (n, accuracy of the most frequent sense, accuracy of the quality rule) on the
     example sentences of common polysemous lemmas (Zipf >= 4.5), leave-one-out."""
-    from harness.counterfactual.senses import SenseChooser, content_bases
-    from harness.resources import word_stats, wordnet_index
 
     wn, stats = wordnet_index(), word_stats()
     chooser = SenseChooser(wn, stats.known_zipf)
@@ -150,8 +154,6 @@ def sense_changes(p, rows) -> tuple[Counter, Counter, list[str]]:
 
 def blind_sample(modes, path: Path, seed: int) -> None:
     """20 quality + 10 paper rows per kind, shuffled, mode hidden; the key beside it."""
-    from harness.counterfactual import KINDS
-
     rng = random.Random(seed)
     lines, key = [], {}
     for kind in KINDS:
@@ -171,8 +173,6 @@ def blind_sample(modes, path: Path, seed: int) -> None:
 
 def main() -> None:
     """Print every measurement; optionally write the blind sample."""
-    from harness.counterfactual import KINDS
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=DATA)
     parser.add_argument("--sample", type=Path, default=None)

@@ -17,6 +17,10 @@ import resource
 import sys
 import time
 
+from vqa_harness_plugins.generators.decoys import DecoyConfig, QARecord, generate_decoys
+from vqa_harness_plugins.generators.decoys.wup import WupScorer
+from vqa_harness_plugins.nlp import wordnet
+
 OBJECTS = ("table chair car bus truck bike boat train plane dog cat horse cow sheep bird man woman boy girl child "
            "person tree grass sky cloud water building house window door wall floor road street sign pole light "
            "fence bench shirt hat jacket shoe bag umbrella plate cup bowl bottle glass pizza sandwich cake banana "
@@ -41,8 +45,6 @@ TEMPLATES = (
 
 def make_records(n: int, seed: int = 0):
     """n Visual-Genome-like triplets (14 per image)."""
-    from harness.decoys import QARecord
-
     rng = random.Random(seed)
     records = []
     for i in range(n):
@@ -59,8 +61,6 @@ def make_records(n: int, seed: int = 0):
 
 
 def run(n: int, device: str, wup):
-    from harness.decoys import DecoyConfig, generate_decoys
-
     records = make_records(n)
     t = time.perf_counter()
     result = generate_decoys(records, DecoyConfig(device=device), wup=wup)
@@ -73,11 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args(argv)
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     torch.set_num_threads(args.threads)
-    from harness.decoys.wup import WupScorer
-    from harness.resources import wordnet
 
     t = time.perf_counter()
     wn = wordnet()

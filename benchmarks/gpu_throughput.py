@@ -5,7 +5,7 @@
 
 Two models with random weights (nothing is downloaded), each run over the same questions at
 the same batch size by (1) a hand-written loop: decode -> processor -> model -> answers, and
-(2) the harness prediction path: the adapter under `harness.runner.Runner` with a fresh
+(2) the harness prediction path: the adapter under `harness.run.predictor.Predictor` with a fresh
 SQLite prediction cache (what `harness run` does for predictions; the probes' scoring is
 not timed):
 
@@ -19,7 +19,8 @@ not timed):
 Prints questions/s for both and the ratio harness / hand loop (goal >= 0.95), and writes the
 figures with the device, library versions and load average as JSON to --out. Needs torch,
 transformers, pillow, numpy (no `datasets`, `evaluate`, `nltk`, `openai`); runs from a
-checkout without `pip install` (the plugin package is found under plugins/).
+checkout without `pip install` after `python3 scripts/uninstalled_env.py /tmp/vqa-env` and
+`PYTHONPATH=/tmp/vqa-env:.` (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -33,27 +34,35 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+import torch
+import transformers
+from PIL import Image
+from tokenizers import Tokenizer, models, pre_tokenizers
+from transformers import (
+    CLIPImageProcessor,
+    CLIPVisionConfig,
+    LlamaConfig,
+    LlavaConfig,
+    LlavaForConditionalGeneration,
+    LlavaProcessor,
+    PreTrainedTokenizerFast,
+    ViltForQuestionAnswering,
+    ViltProcessor,
+)
+
+from harness.cache.predictions import PredictionCache
+from harness.run.predictor import Predictor
+from harness.types import Example
+from vqa_harness_plugins.models.hf import HFVLMModel, HFVQAModel, base
+from vqa_harness_plugins.models.hf.prompts import build_prompt, clean_answer
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
-
-
-def _plugins_package() -> None:
-    """Import name `vqa_harness_plugins` for plugins/ when the checkout is not installed."""
-    import importlib.util
-
-    try:
-        import vqa_harness_plugins  # noqa: F401
-    except ImportError:
-        spec = importlib.util.spec_from_file_location("vqa_harness_plugins", ROOT / "plugins" / "__init__.py",
-                                                      submodule_search_locations=[str(ROOT / "plugins")])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["vqa_harness_plugins"] = module
-        spec.loader.exec_module(module)
+from throughput import build_model  # noqa: E402  (benchmarks/throughput.py, on the path above)
 
 
 def _images(folder: Path, count: int, size: int) -> list[str]:
-    import numpy as np
-    from PIL import Image
 
     rng = np.random.default_rng(0)
     folder.mkdir(parents=True, exist_ok=True)
@@ -66,7 +75,6 @@ def _images(folder: Path, count: int, size: int) -> list[str]:
 
 
 def _questions(paths: list[str], n: int, words: int) -> list:
-    from harness.types import Example
 
     rand = random.Random(0)
     return [Example(id=str(i), question="what " + " ".join(f"w{rand.randrange(words)}" for _ in range(rand.randrange(3, 10)))
@@ -75,12 +83,10 @@ def _questions(paths: list[str], n: int, words: int) -> list:
 
 
 def _harness(model, examples: list, batch_size: int, scratch: Path) -> tuple[float, list[str]]:
-    """Seconds for Runner.predict over `examples` (fresh cache), and the answers."""
-    from harness.cache import PredictionCache
-    from harness.runner import Runner
+    """Seconds for Predictor.predict over `examples` (fresh cache), and the answers."""
 
     cache = PredictionCache(scratch / f"cache-{time.monotonic_ns()}.sqlite")
-    runner = Runner(model, cache=cache, batch_size=batch_size, progress=False)
+    runner = Predictor(model, cache=cache, batch_size=batch_size, progress=False)
     _sync()
     start = time.perf_counter()
     preds = runner.predict(examples, "answer")
@@ -93,26 +99,19 @@ def _harness(model, examples: list, batch_size: int, scratch: Path) -> tuple[flo
 
 
 def _sync() -> None:
-    import torch
 
     if torch.cuda.is_available():
         torch.cuda.synchronize()
 
 
 def _autocast(device: str):
-    import torch
 
     return torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.startswith("cuda"))
 
 
 # ------------------------------------------------------------------------------ ViLT
 def vilt(args: argparse.Namespace, root: Path) -> dict:
-    import torch
-    from PIL import Image
-    from throughput import build_model
-    from transformers import ViltForQuestionAnswering, ViltProcessor
 
-    from vqa_harness_plugins.models.hf import HFVQAModel
 
     size = 128 if args.tiny else 384
     folder = root / "vilt"
@@ -151,15 +150,6 @@ def vilt(args: argparse.Namespace, root: Path) -> dict:
 # ----------------------------------------------------------------------------- LLaVA
 def _llava_parts(tiny: bool, folder: Path):
     """LLaVA-1.5-7B's shapes (tiny: 2-layer stand-ins): config and processor, saved to folder."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import (
-        CLIPImageProcessor,
-        CLIPVisionConfig,
-        LlamaConfig,
-        LlavaConfig,
-        LlavaProcessor,
-        PreTrainedTokenizerFast,
-    )
 
     words = ["<unk>", "<s>", "</s>", "<pad>", "<image>", "USER", "ASSISTANT", ":", "what", "?", "."]
     words += [f"w{i}" for i in range(32064 - len(words))]
@@ -193,12 +183,7 @@ def _llava_parts(tiny: bool, folder: Path):
 
 
 def llava(args: argparse.Namespace, root: Path) -> dict:
-    import torch
-    from PIL import Image
-    from transformers import LlavaForConditionalGeneration
 
-    from vqa_harness_plugins.models.hf import HFVLMModel, base
-    from vqa_harness_plugins.models.hf.prompts import build_prompt, clean_answer
 
     folder = root / "llava"
     folder.mkdir()
@@ -290,9 +275,6 @@ def main() -> None:
     args.vilt_n = args.vilt_n or (64 if args.tiny else 1024)
     args.llava_n = args.llava_n or (16 if args.tiny else 256)
     os.environ.setdefault("TQDM_DISABLE", "1")
-    _plugins_package()
-    import torch
-    import transformers
 
     started = time.perf_counter()
     figures: dict = {"device": torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu",

@@ -1,4 +1,4 @@
-"""Benchmark: the e-ViL metric bundle (harness.metrics.nlg) on 15,000 explanation pairs.
+"""Benchmark: the e-ViL metric bundle (vqa_harness_plugins.metrics.nlg) on 15,000 explanation pairs.
 
     python benchmarks/nlg_metrics.py [--n 15000] [--cores 2] [--baseline-sample 20]
 
@@ -23,6 +23,9 @@ import sys
 import time
 from pathlib import Path
 
+from vqa_harness_plugins.datasets.e_vil.loaders import read_esnlive, read_vqax
+from vqa_harness_plugins.metrics.nlg import e_vil_score, nlg_scores, ptb_tokenize
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
@@ -33,7 +36,6 @@ def make_pairs(n: int, seed: int) -> tuple[list[str], list[list[str]]]:
     refs: list[list[str]] = []
     csv_path = SHARED / "esnlive" / "esnlive_dev.csv"
     if csv_path.is_file():
-        from vqa_harness_plugins.datasets.e_vil.loaders import read_esnlive, read_vqax
 
         dev = read_esnlive(csv_path, None)
         by_label: dict[str, list[str]] = {}
@@ -91,10 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(os, "sched_setaffinity"):
         cpus = sorted(os.sched_getaffinity(0))[: args.cores]
         os.sched_setaffinity(0, cpus)  # children (java) inherit the mask
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     torch.set_num_threads(args.cores)
-    from harness.metrics.nlg import e_vil_score, nlg_scores, ptb_tokenize
 
     cands, refs = make_pairs(args.n, args.seed)
     print(f"{len(cands)} pairs, {sum(map(len, refs))} references; {args.cores} CPU cores")

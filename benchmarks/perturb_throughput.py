@@ -35,6 +35,22 @@ import tempfile
 import time
 from pathlib import Path
 
+from vqa_harness_plugins.generators.counterfactual import (
+    Perturber,
+    colors_in,
+    perturb_many,
+    tokenize,
+)
+from vqa_harness_plugins.nlp import (
+    perceptron,
+    pos_tag,
+    word_stats,
+    wordnet,
+    wordnet_index,
+    wordstats,
+)
+from vqa_harness_plugins.nlp.tagger import nltk_tagger
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 
@@ -47,9 +63,6 @@ def real_questions(data_dir: Path) -> tuple[list[str], list[tuple[str, ...]]]:
 
 def stress_questions(base: list[str], n: int, seed: int) -> list[str]:
     """`n` questions: real ones with one NN swapped for a random WordNet noun."""
-    from harness.counterfactual import tokenize
-    from harness.resources import pos_tag, wordnet_index
-
     wn = wordnet_index()
     nouns = sorted({name for name, counts in ((wn.lemma_names(s), wn.lemma_counts(s)) for s in range(len(wn))
                                               if wn.pos(s) == "n")
@@ -71,11 +84,9 @@ def stress_questions(base: list[str], n: int, seed: int) -> list[str]:
 
 def time_loading() -> None:
     """Fast loaders (from the harness cache) vs NLTK's reader and tagger, same process."""
-    from harness.resources import perceptron, word_stats, wordnet_index, wordstats
-
     word_stats()  # first use builds the caches once
     perceptron.fast_tagger()
-    index_module = sys.modules["harness.resources.wordnet_index"]
+    index_module = sys.modules["vqa_harness_plugins.nlp.wordnet_index"]
     for module in (index_module, perceptron, wordstats):  # forget the in-process copies
         module._LOADED.clear()
         getattr(module, "_FOUND", {}).clear()
@@ -91,8 +102,6 @@ def time_loading() -> None:
     t_stats = time.perf_counter() - t0
     fast, fast_cpu = t_wn + t_tag + t_stats, time.process_time() - c_start
     t0, c0 = time.perf_counter(), time.process_time()
-    from harness.resources import wordnet
-    from harness.resources.tagger import nltk_tagger
 
     wordnet()
     nltk_tagger()
@@ -111,7 +120,7 @@ _TIMING = re.compile(r"timing: data and resources ([\d.]+) s, perturbation ([\d.
 def time_command(data_dir: Path, mode: str) -> tuple[float, float, float, float]:
     """(whole command wall s, start-up wall s, start-up CPU s, questions per CPU s) of a
     fresh `harness perturb`; CPU = user + system time of the child process."""
-    import resource
+    import resource  # Unix only
 
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "harness.cli", "perturb", "--dataset", "vqa-x", "--data-dir", str(data_dir),
@@ -131,9 +140,6 @@ def time_command(data_dir: Path, mode: str) -> tuple[float, float, float, float]
 
 def throughput(questions: list[str], answers: list[tuple[str, ...]] | None, seed: int, label: str) -> float:
     """Questions per CPU second of every mode on a fresh Perturber, vs tokenize + tag."""
-    from harness.counterfactual import Perturber, colors_in, perturb_many, tokenize
-    from harness.resources import perceptron
-
     vocabulary = questions[:5000] + [a for row in (answers or [])[:5000] for a in row]
     rates = {}
     tagger = perceptron.fast_tagger()

@@ -8,7 +8,7 @@ task prompt, as `hf-vlm` words it) three ways, alternating, `--rounds` times:
 
 - plain: `openai.AsyncOpenAI`, an asyncio.Semaphore of `--concurrency`, no cache, no retries
   wrapper; it reads and encodes each image once, as the plugin does;
-- harness: the `openai` model through the harness Runner (prediction cache in a fresh SQLite
+- harness: the `openai` model through the harness Predictor (prediction cache in a fresh SQLite
   file, one commit per answer, usage accounting, retry logic), the same concurrency;
 - warm re-run: the harness again on the same cache: it must send 0 requests.
 
@@ -27,14 +27,22 @@ import tempfile
 import time
 from pathlib import Path
 
+from openai import AsyncOpenAI
+
+from harness.cache.predictions import PredictionCache
+from harness.data.session import Session
+from harness.host import PluginHost
+from harness.run.predictor import Predictor
+from vqa_harness_plugins.models.hf.prompts import build_prompt, task_of
+from vqa_harness_plugins.models.served import OpenAIModel
+from vqa_harness_plugins.models.served.messages import _encoded, image_data_url, user_message
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "served")]
+from helpers_served import Server, build_llava  # noqa: E402  (the tests' server helpers, on the path above)
 
 
 def _examples(n: int) -> list:
-    from harness.plugins import PluginHost
-    from harness.session import Session
-
     session = Session(PluginHost(blocked=frozenset()), data_dir=None, limit=None)
     found = list(session.load("toyvqa:variant=balanced", "val"))
     return [found[i % len(found)].with_(id=f"q{i}", question=f"{found[i % len(found)].question} ({i})")
@@ -43,8 +51,6 @@ def _examples(n: int) -> list:
 
 def _request(ex, settings: dict) -> dict:
     """The request the plugin sends for `answer` (the same builders, no cache, no retries)."""
-    from vqa_harness_plugins.models.hf.prompts import build_prompt, task_of
-    from vqa_harness_plugins.models.served.messages import image_data_url, user_message
 
     kind = task_of(ex.question, dict(ex.meta), tuple(ex.choices))
     params = {"model": settings["model"], "messages": user_message(image_data_url(ex.image), build_prompt(kind, ex.question)),
@@ -55,10 +61,6 @@ def _request(ex, settings: dict) -> dict:
 
 
 async def _plain(base_url: str, examples: list, settings: dict, concurrency: int) -> float:
-    from openai import AsyncOpenAI
-
-    from vqa_harness_plugins.models.served.messages import _encoded
-
     _encoded.cache_clear()
     client = AsyncOpenAI(base_url=base_url, api_key="EMPTY", max_retries=0, timeout=120)
     gate = asyncio.Semaphore(concurrency)
@@ -77,16 +79,11 @@ async def _plain(base_url: str, examples: list, settings: dict, concurrency: int
 
 
 def _harness(spec_options: dict, examples: list, cache_path: Path) -> tuple[float, dict]:
-    from harness.cache import PredictionCache
-    from harness.runner import Runner
-    from vqa_harness_plugins.models.served import OpenAIModel
-    from vqa_harness_plugins.models.served.messages import _encoded
-
     _encoded.cache_clear()
     model = OpenAIModel(**spec_options)
     model.setup("cpu")
     cache = PredictionCache(cache_path)
-    runner = Runner(model, cache=cache, batch_size=32, progress=False)
+    runner = Predictor(model, cache=cache, batch_size=32, progress=False)
     start = time.perf_counter()
     preds = runner.predict(examples, "answer")
     seconds = time.perf_counter() - start
@@ -102,7 +99,6 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=10)
     args = parser.parse_args()
-    from helpers_served import Server, build_llava
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

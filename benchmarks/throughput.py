@@ -19,17 +19,24 @@ import tempfile
 import time
 from pathlib import Path
 
+from PIL import Image
+
+from harness.host import PluginHost
+from harness.testing import dataset_plugin, run_in_process
+from harness.types import Example
+from vqa_harness_plugins.models.hf import base
+
 
 def build_model(folder: Path, small: bool) -> None:
     """Random-weight ViLT VQA model + processor saved into `folder`."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
     from transformers import (
         BertTokenizer,
         ViltConfig,
         ViltForQuestionAnswering,
         ViltImageProcessor,
         ViltProcessor,
-    )
+    )  # heavy: transformers takes seconds; only the Hugging Face models need it
 
     torch.manual_seed(0)
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(1000 if small else 30517)]
@@ -46,10 +53,7 @@ def build_model(folder: Path, small: bool) -> None:
 
 def build_examples(folder: Path, n: int, size: int) -> list:
     """`n` questions over n/4 generated size x size PNG images (random shapes and noise)."""
-    import numpy as np
-    from PIL import Image
-
-    from harness.types import Example
+    import numpy as np  # heavy: numpy is loaded only where arrays are computed
 
     rng = np.random.default_rng(0)
     paths = []
@@ -69,9 +73,11 @@ def build_examples(folder: Path, n: int, size: int) -> list:
 
 def hand_loop(model_dir: Path, examples: list, batch_size: int, device: str, size: int) -> tuple[float, dict]:
     """processor -> model -> argmax over the examples; returns (seconds, seconds per stage)."""
-    import torch
-    from PIL import Image
-    from transformers import ViltForQuestionAnswering, ViltProcessor
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+    from transformers import (  # heavy: imported on use
+        ViltForQuestionAnswering,
+        ViltProcessor,
+    )  # heavy: transformers takes seconds; only the Hugging Face models need it
 
     stages = {"decode": 0.0, "preprocess": 0.0, "forward": 0.0}
     start = time.perf_counter()
@@ -102,10 +108,6 @@ def hand_loop(model_dir: Path, examples: list, batch_size: int, device: str, siz
 
 def harness_run(model_dir: Path, examples: list, batch_size: int, device: str, scratch: Path) -> tuple[float, dict]:
     """The same examples through `harness run` (execute_run) with a fresh cache."""
-    from harness.plugins import PluginHost
-    from harness.testing import dataset_plugin, run_in_process
-    from vqa_harness_plugins.models.hf import base
-
     base._LOADED.clear()  # load the weights inside the timed run, as the hand loop does
     host = PluginHost(blocked=frozenset(), extra_plugins=[("bench", dataset_plugin("bench", {"val": examples}, suite="bench"))])
     start = time.perf_counter()

@@ -5,7 +5,7 @@
 Generates N seeded questions with 10 human answers each and realistic surface variation
 (identical answer sets, capitalisation, trailing periods, articles, number words,
 punctuation), then times `harness.metrics.vqa_accuracy_batch` against a literal
-per-question transcription of the official algorithm (DESIGN.md §4.1) in the same
+per-question transcription of the official algorithm (docs/metrics.md) in the same
 process, and checks that every value agrees exactly (==).
 """
 

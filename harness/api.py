@@ -1,4 +1,4 @@
-"""The plugin contract (DESIGN.md §3): what a plugin subclasses, and what a probe may use.
+"""The plugin contract (docs/architecture.md): what a plugin subclasses, and what a probe may use.
 
 A plugin registers *classes* (datasets, models, probes, feature extractors, publishers),
 `Suite` records and click commands through the `register_*` hooks of `harness.hookspecs`.
@@ -10,14 +10,23 @@ device; nothing of the runner, the session or the plugin host.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol, Sequence
 
 from .digest import digest
 from .layouts import Layout
 from .options import Configurable, Option
-from .types import CANDIDATE_IMAGES, CAPABILITIES, Answer, Example, Prediction, ResultRow
+from .types import (
+    CANDIDATE_IMAGES,
+    CAPABILITIES,
+    Answer,
+    Example,
+    Prediction,
+    ResultRow,
+    Suite,
+    Task,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -79,7 +88,6 @@ class DatasetPlugin(Configurable):
         """Changes whenever the loaded examples could change. The default covers the name,
         the options and the size and modification time of `expected_files(split)`; a
         dataset whose content depends on more (generated data, image files) overrides it."""
-        import os
 
         stamps = []
         for path in self.expected_files(split):
@@ -150,12 +158,17 @@ class Model(Configurable):
     #: "choices" (a modality ablation such as MLP-A); None: everything its capability gets.
     #: Probes that blank inputs themselves skip those ablations for such a model.
     inputs: ClassVar[frozenset[str] | None] = None
-    #: What the model was trained on, for tables that group by training data
-    #: (e.g. Goyal Table 1: "unbalanced" or "balanced"); trainable models set it from `fit`.
-    trained_on: str = ""
-    #: Set by the harness before `fit` and predictions: resolves feature-extractor specs
-    #: among the registered extractors (feature-based models use it); None outside a run.
-    feature_resolver: FeatureResolver | None = None
+    #: What a pretrained model was trained on, for tables that group by training data (e.g.
+    #: Goyal Table 1: "unbalanced" or "balanced"); the run reads it (`trained_on=` overrides it)
+    #: and keeps the training data of models it trains itself (it never sets it).
+    trained_on: ClassVar[str] = ""
+
+    def __init__(self, *, feature_resolver: FeatureResolver | None = None, **options: Any) -> None:
+        """`feature_resolver` (given by the harness when it builds the model for a run)
+        resolves feature-extractor specs among the run's registered extractors; None outside
+        a run (feature-based models then use the process's plugins)."""
+        super().__init__(**options)
+        self.feature_resolver = feature_resolver
 
     def setup(self, device: str) -> None:
         """Move weights to `device` ("cpu", "cuda", "cuda:1"); called once before predicting."""
@@ -293,7 +306,7 @@ class ProbeContext(Protocol):
     def memo(self, name: str, key: Any, build: Callable[[], Any]) -> Any:
         """A model-independent JSON value (decoy sets, perturbations, reference scores)
         computed once by `build()` and shared by every model and run: keyed by the probe,
-        `name`, `key`, the task's data and the probe's code (harness.artifacts)."""
+        `name`, `key`, the task's data and the probe's code (harness.cache.artifacts)."""
 
     def row(self, metric: str, value: float, n: int, *, ci: tuple[float, float] | None = None,
             variant: str = "", higher_is_better: bool | None = True, unit: str = "fraction",
@@ -337,6 +350,10 @@ class Probe(Configurable):
     #: The few rows that say most, for run reports: (metric, variant) pairs, variant "*"
     #: for any. Empty: the first rows without a breakdown ("/" in the metric).
     headline: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: Artifacts that stand in for the probe's rows where it can compute none (a split without
+    #: answers): file name (`ctx.artifact(name)`) -> what it is ("evaluation-server results
+    #: file"); `harness run` prints the path of each one written on a task without rows.
+    announce: ClassVar[Mapping[str, str]] = {}
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -361,40 +378,3 @@ class Publisher(Configurable):
                 progress: Callable[[str], None] | None = None) -> list[Path]:  # pragma: no cover
         """Write the output for the runs found in `inputs` into `out`; the paths written."""
         raise NotImplementedError
-
-
-# ------------------------------------------------------------------------------ suites
-
-
-@dataclass(frozen=True)
-class Task:
-    """One (dataset, split, probes) entry of a suite.
-
-    `dataset` may carry options ("toyvqa:variant=balanced"); `train` names the dataset
-    and split a trainable model is fitted on ("toyvqa:variant=unbalanced", "train");
-    `label` names the task in tables (e.g. the test condition of Goyal Table 1).
-    """
-
-    dataset: str
-    split: str
-    probes: tuple[str, ...]
-    train: tuple[str, str] | None = None
-    label: str = ""
-    probe_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Suite:
-    """A named list of tasks. Suites come from plugins and from suite files.
-
-    `toy` marks a suite that runs on the embedded toy data only: its tasks join the
-    `toy` suite, the offline demo that runs every probe. `partial` (see the field).
-    """
-
-    name: str
-    description: str
-    tasks: tuple[Task, ...]
-    toy: bool = False
-    #: Run the tasks whose files are present and skip the others (one line each); fail only
-    #: when none is present (e-ViL's independent datasets). False: every file is required.
-    partial: bool = False

@@ -7,7 +7,10 @@ give equal keys everywhere and the length is chosen in one place.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import inspect
 import json
+from pathlib import Path
 from typing import Any, Iterable
 
 __all__ = ["digest", "digest_bytes", "digest_stream", "source_digest", "class_source_digest", "DIGEST_LENGTH"]
@@ -48,8 +51,6 @@ def source_digest(modules: Iterable[str]) -> str:
     """Digest of the Python source of the top-level packages of `modules`, plus the harness
     itself: any code change in them changes it (memoized per process; ~200 files, a few ms).
     Used to key cached outputs that depend on code, such as probe outputs."""
-    import importlib.util
-    from pathlib import Path
 
     tops = sorted({m.split(".")[0] for m in modules} | {"harness"})
     parts = []
@@ -72,7 +73,6 @@ def source_digest(modules: Iterable[str]) -> str:
 def class_source_digest(cls: type) -> str:
     """Digest of the source files defining `cls` and its base classes (the code a fitted
     model's state depends on); builtins and classes without a source file are skipped."""
-    import inspect
 
     files = []
     for klass in cls.__mro__:

@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import UsageError
+from .host import get_host
 from .specs import parse_spec
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import FeatureExtractor
-    from .plugins import PluginHost
+    from .host import PluginHost
 
 __all__ = ["resolve_features", "FEATURE_FILE_SUFFIXES"]
 
@@ -24,8 +25,6 @@ FEATURE_FILE_SUFFIXES = (".npz", ".npy")
 
 def resolve_features(spec: str, modality: str, *, owner: str, host: "PluginHost | None" = None) -> "FeatureExtractor":
     """The extractor `spec` names, checked to encode `modality` ("image" or "text")."""
-    from .plugins import get_host
-
     spec = spec.strip()
     if spec.endswith(FEATURE_FILE_SUFFIXES) and not spec.startswith("precomputed:"):
         name, options = "precomputed", {"file": spec}

@@ -1,23 +1,30 @@
-"""Reading input files and checking output folders, with one-line errors (the file-level
-half of the validation layer; `harness.validation` re-exports everything here).
+"""Files in and out: reading input with one-line errors, checking output folders, and the
+one atomic writer every module uses (`vqa_harness_plugins.validation`, the loaders' record
+checks, re-exports the reading half).
 
 A missing file, a folder where a file is expected, bytes that are not UTF-8 (byte offset
 and line), a CSV row that does not fit its header and an output folder that cannot be
-written are each one `DataError` / `UsageError` line naming the path.
+written are each one `DataError` / `UsageError` line naming the path. Every file the
+harness or a plugin writes goes through `atomic_path` (a temporary file in the same folder,
+then `os.replace`): a reader never sees a half-written file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
+import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from .errors import DataError, UsageError
 
-__all__ = ["fail", "read_bytes", "decode_text", "read_text", "csv_rows", "check_writable_folder"]
+__all__ = ["fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_writable_folder", "atomic_path",
+           "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
 
 
 def fail(path: Path | str, row: str, problem: str, field: str | None = None) -> DataError:
@@ -29,6 +36,27 @@ def fail(path: Path | str, row: str, problem: str, field: str | None = None) -> 
         parts.append(f"field {field!r}")
     parts.append(" ".join(problem.split()))  # never more than one line
     return DataError(": ".join(parts))
+
+
+# ------------------------------------------------------------------ messages
+
+
+
+def type_name(value: Any) -> str:
+    """JSON-ish type name: null, bool, int, float, str, list, object."""
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def describe(value: Any) -> str:
+    """'str \\'abc\\'' - the type and a short repr, for 'expected X, got ...' messages."""
+    text = repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{type_name(value)} {text}" if not isinstance(value, (dict, list)) else type_name(value)
 
 
 # ------------------------------------------------------------------ reading files
@@ -131,3 +159,85 @@ def check_writable_folder(folder: Path | str, what: str = "output folder") -> No
                 p.rmdir()
             except OSError:
                 pass
+
+
+# ------------------------------------------------------------------ writing files
+
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+@contextlib.contextmanager
+def atomic_path(path: Path | str) -> Iterator[Path]:
+    """A temporary path beside `path` to write to; it replaces `path` only when the block ends
+    without an error (removed otherwise). The file gets ordinary permissions (0666 minus the
+    umask), not mkstemp's 0600, so a static web server running as another user can serve
+    leaderboard files. For writers that take a path (torch.save, numpy)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_folder(path: Path | str) -> Iterator[Path]:
+    """A temporary folder beside `path` to fill; it replaces `path` (and whatever was there)
+    only when the block ends without an error, and is removed otherwise."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+    try:
+        yield tmp
+        try:
+            os.replace(tmp, path)
+        except OSError:  # a folder is there (stale or incomplete): replaced
+            shutil.rmtree(path, ignore_errors=True)
+            os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path | str) -> Iterator[TextIO]:
+    """A UTF-8 text file written piece by piece (flushed to disk) and put in place only when
+    the block ends without an error (`atomic_path`), for output too large to build in memory."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        yield fh
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def atomic_write_text(path: Path | str, text: str) -> None:
+    """Write `text` atomically (never half-written; see `atomic_path`)."""
+    with atomic_writer(path) as fh:
+        fh.write(text)
+
+
+def atomic_write_bytes(path: Path | str, blob: bytes) -> None:
+    """Write `blob` atomically (see `atomic_path`)."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        fh.write(blob)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def atomic_write_json(path: Path | str, obj: Any) -> None:
+    """Indented, key-sorted JSON with a final newline, written atomically."""
+    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def write_jsonl(path: Path | str, rows: Iterable[dict[str, Any]]) -> None:
+    """One JSON object per line, written as `rows` yields them (atomic: see atomic_writer)."""
+    with atomic_writer(path) as fh:
+        for r in rows:
+            fh.write(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n")

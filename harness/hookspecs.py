@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 
 import pluggy
 
-from .names import NAME
+from .project import NAME
 
 if TYPE_CHECKING:  # pragma: no cover
     import click

@@ -8,6 +8,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PIL import Image
+
 from .errors import DataError
 from .types import BLANK_IMAGE
 
@@ -28,7 +30,6 @@ def load_image(path: str, size: tuple[int, int] | None = None) -> "Image.Image":
 
     Raises DataError naming the path when the file is missing or cannot be decoded.
     """
-    from PIL import Image
 
     if path == BLANK_IMAGE:
         return Image.new("RGB", size or (224, 224), GRAY)
@@ -66,7 +67,7 @@ def image_array(path: str, size: tuple[int, int]) -> "np.ndarray":
     least-recently-used cache bounded by `DECODED_CACHE_BYTES` (inference over many batches,
     epochs and probe variants decodes each file once). Keyed by path, size and the file's
     modification time, so a rewritten file is decoded again."""
-    import numpy as np
+    import numpy as np  # heavy: numpy is loaded only where arrays are computed
 
     global _DECODED_BYTES
     stamp = 0 if path == BLANK_IMAGE or not path else _mtime(path)

@@ -4,8 +4,8 @@ Strict JSON: `NaN`, `Infinity` and numbers too large for a float (`1e309`) are e
 values (Python's `json` accepts them; JSON does not), named with line, column and the key
 they belong to. Non-UTF-8 bytes give the byte offset; a file that ends early says it is
 truncated. Repeated keys in one object (which `json.loads` silently resolves to the last)
-can be an error or recorded (`duplicate_keys=`). See `harness.validation` for the rest of
-the validation layer.
+can be an error or recorded (`duplicate_keys=`). The loaders' record
+checks are `vqa_harness_plugins.validation`.
 """
 
 from __future__ import annotations

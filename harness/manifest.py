@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata as md
 import os
 import platform
 import subprocess
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .digest import digest_bytes
 from .provenance import environment, numerics
 
 __all__ = ["new_manifest", "now", "package_version", "suite_file_digest"]
@@ -18,7 +20,6 @@ __all__ = ["new_manifest", "now", "package_version", "suite_file_digest"]
 def suite_file_digest(suite: str) -> str:
     """SHA-256 of a suite file's content ("" when `suite` names a registered suite): an
     edited suite file is another run, not one to resume."""
-    from .digest import digest_bytes
 
     path = Path(suite)
     if not suite.endswith((".yaml", ".yml", ".toml")) and not path.is_file():
@@ -35,8 +36,6 @@ def now() -> str:
 
 def package_version(name: str) -> str:
     """An installed distribution's version without importing it ("" when absent)."""
-    import importlib.metadata as md
-
     try:
         return md.version(name)
     except md.PackageNotFoundError:

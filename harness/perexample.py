@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from .digest import digest
-from .runstore import atomic_write_text, safe_name
+from .fileio import atomic_write_text
+from .rundir import safe_name
 
 __all__ = ["FORMAT", "PER_EXAMPLE_DIR", "ExampleScores", "write_scores", "read_scores"]
 

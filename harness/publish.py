@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .errors import UsageError
-from .plugins import PluginHost
+from .fileio import check_writable_folder
+from .host import PluginHost
 
 __all__ = ["publish", "check_output_folder"]
 
@@ -16,7 +17,6 @@ def check_output_folder(out: Path) -> None:
     """Refuse an output folder inside an installed or importable package (a folder with an
     `__init__.py`): generated files must never land in a source package; and one that cannot
     be created or written (`/proc/x`, a path under a file), before any work starts."""
-    from .validation import check_writable_folder
 
     out = Path(out).resolve()
     for folder in (out, *out.parents):

@@ -112,7 +112,7 @@ def render_report(
     example_errors: Sequence[tuple[str, str]],
     headlines: Mapping[str, Sequence[Sequence[str]]] | None = None,
 ) -> str:
-    from tabulate import tabulate
+    from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     m = {k: md_cell(v) for k, v in manifest.items() if isinstance(v, (str, int, float)) or v is None}
     out = [f"# Run {m.get('run_id', '')}\n"]

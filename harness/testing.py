@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
 from .api import DatasetPlugin, Suite, Task
+from .digest import digest_stream
 from .hookspecs import hookimpl
-from .names import ENTRY_POINT_GROUP
-from .plugins import PluginHost, reset_host
+from .host import PluginHost, reset_host
+from .project import ENTRY_POINT_GROUP
+from .run import RunConfig, execute_run
 from .types import Example
 
 __all__ = [
@@ -57,8 +59,6 @@ def use_host(host: PluginHost) -> Iterator[PluginHost]:
 
 def run_in_process(host: PluginHost, *, model: str, suite: str, tmp_path: Path, **config: Any):
     """Run `model` through `suite` with everything written under `tmp_path`."""
-    from .run import RunConfig, execute_run
-
     config.setdefault("device", "cpu")
     config.setdefault("progress", False)
     cfg = RunConfig(model=model, suite=suite, out=Path(tmp_path) / "runs",
@@ -108,8 +108,6 @@ class ListDataset(DatasetPlugin):
 
     def fingerprint(self, split: str) -> str:
         """The content itself (in-memory data has no file to stat)."""
-        from .digest import digest_stream
-
         return digest_stream([self.name, split, *(ex.to_row() for ex in self.data.get(split, []))], 32)
 
 

@@ -1,4 +1,5 @@
-"""Records shared by every part: examples, predictions, result rows (DESIGN.md §3)."""
+"""Records shared by every part: examples, predictions, result rows, suites and their tasks
+(docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping, Sequence
 
-from .names import SCHEMA_VERSION
+from .project import SCHEMA_VERSION
 
 __all__ = [
     "Example",
@@ -18,6 +19,8 @@ __all__ = [
     "CAPABILITIES",
     "CANDIDATE_IMAGES",
     "UNITS",
+    "Task",
+    "Suite",
 ]
 
 #: Sentinel image path: a constant mid-gray image (modality ablations blank the image with it).
@@ -217,3 +220,55 @@ def as_answer(value: Any) -> Answer:
     if isinstance(value, Sequence) and len(value) == 2 and isinstance(value[0], str):
         return Answer(value[0], dict(value[1]) if value[1] is not None else None)
     raise TypeError(f"answer must be a str or harness.types.Answer, got {type(value).__name__}")
+
+
+# ------------------------------------------------------------------------------ suites
+
+
+@dataclass(frozen=True)
+class Task:
+    """One (dataset, split, probes) entry of a suite.
+
+    `dataset` may carry options ("toyvqa:variant=balanced"); `train` names the dataset
+    and split a trainable model is fitted on ("toyvqa:variant=unbalanced", "train");
+    `label` names the task in tables (e.g. the test condition of Goyal Table 1).
+    """
+
+    dataset: str
+    split: str
+    probes: tuple[str, ...]
+    train: tuple[str, str] | None = None
+    label: str = ""
+    probe_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        """The task as reports and messages name it: `dataset/split [label]`."""
+        return f"{self.dataset}/{self.split}" + (f" [{self.label}]" if self.label else "")
+
+    def train_source(self, splits: Sequence[str]) -> tuple[str, str] | None:
+        """The one rule for a task's training data, given its dataset's splits: the task's
+        `train` source, else the dataset's `train` split when the task evaluates another
+        split of it, else None."""
+        if self.train is not None:
+            return self.train
+        if "train" in splits and self.split != "train":
+            return (self.dataset, "train")
+        return None
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A named list of tasks. Suites come from plugins and from suite files.
+
+    `toy` marks a suite that runs on the embedded toy data only: its tasks join the
+    `toy` suite, the offline demo that runs every probe. `partial` (see the field).
+    """
+
+    name: str
+    description: str
+    tasks: tuple[Task, ...]
+    toy: bool = False
+    #: Run the tasks whose files are present and skip the others (one line each); fail only
+    #: when none is present (e-ViL's independent datasets). False: every file is required.
+    partial: bool = False

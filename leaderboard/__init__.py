@@ -6,7 +6,7 @@ Registered as the `leaderboard` plugin (plugin.py).
 
 from __future__ import annotations
 
-from .publish import LeaderboardPublisher, build_leaderboard, tables_of
+from .publisher import LeaderboardPublisher, build_leaderboard, tables_of
 from .runreport import write_run_report
 from .runs import collect, load_run
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from harness.report import md_cell, md_code
 from harness.types import ResultRow
 
-from .names import readable_spec
+from .charts import condition
+from .labels import readable_spec
 
 __all__ = ["Evidence", "EVIDENCE", "CardLine", "Card", "build_cards", "card_markdown", "verdict", "row_label"]
 
@@ -153,8 +154,6 @@ def verdict(card: Card) -> str:
 
 def _condition(train: str) -> str:
     """A training set as a Goyal condition ('U', 'B', 'B_half') where it is one, else shortly."""
-    from .charts import condition
-
     found = {"unbalanced": "U", "balanced": "B", "balanced half": "B_half"}.get(condition(train))
     return f"train {found}" if found else f"trained on {readable_spec(train)}"
 
@@ -184,7 +183,7 @@ def row_label(evidence: Evidence, row: ResultRow, rows: Sequence[ResultRow]) -> 
 
 def card_markdown(card: Card) -> str:
     """The card as a markdown section (for `harness report`)."""
-    from tabulate import tabulate
+    from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     body = []
     for line in card.lines:

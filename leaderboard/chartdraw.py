@@ -22,10 +22,8 @@ date), so a rebuild is byte-identical.
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .charts import Chart, Panel
+from .charttypes import Chart, Panel
 
 __all__ = ["OKABE_ITO", "MAX_SERIES", "REFERENCE_STYLES", "svg_of", "spread_labels", "merge_ends", "tick_label"]
 
@@ -126,7 +124,7 @@ def _reference_style(label: str, references: tuple[str, ...]) -> dict:
     return {"color": "#707070", "linestyle": REFERENCE_DASHES[k % len(REFERENCE_DASHES)], "marker": ""}
 
 
-def _lines(ax, panel: "Panel", references: tuple[str, ...], limits: tuple[float, float]) -> None:
+def _lines(ax, panel: Panel, references: tuple[str, ...], limits: tuple[float, float]) -> None:
     k = len(panel.categories)
     xs = list(range(k))
     ends: list[tuple[float, float, str, str]] = []  # (x, y, label, colour)
@@ -175,7 +173,7 @@ def _lines(ax, panel: "Panel", references: tuple[str, ...], limits: tuple[float,
     ax.grid(axis="y", color="#e3e3e3", linewidth=0.6)
 
 
-def _hbar(ax, panel: "Panel", references: tuple[str, ...], limits: tuple[float, float], labels: bool) -> None:
+def _hbar(ax, panel: Panel, references: tuple[str, ...], limits: tuple[float, float], labels: bool) -> None:
     s = panel.series[0]
     k = len(panel.categories)
     ys = list(range(k))[::-1]  # first category on top
@@ -204,7 +202,7 @@ def _hbar(ax, panel: "Panel", references: tuple[str, ...], limits: tuple[float, 
     ax.grid(axis="x", color="#e3e3e3", linewidth=0.6)
 
 
-def _shared_limits(chart: "Chart") -> dict[str, tuple[float, float]]:
+def _shared_limits(chart: Chart) -> dict[str, tuple[float, float]]:
     """One value axis per quantity (the axis title) across a chart's panels, so panels compare."""
     out: dict[str, tuple[float, float]] = {}
     for p in chart.panels:
@@ -220,13 +218,13 @@ def _shared_limits(chart: "Chart") -> dict[str, tuple[float, float]]:
     return out
 
 
-def svg_of(chart: "Chart") -> str:
+def svg_of(chart: Chart) -> str:
     """The chart as an SVG document."""
-    import matplotlib
+    import matplotlib  # heavy: matplotlib takes about 0.2 s; only chart drawing needs it
 
     matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-    from matplotlib import rc_context
+    import matplotlib.pyplot as plt  # heavy: imported on use
+    from matplotlib import rc_context  # heavy: matplotlib, imported where it is used
 
     settings = {"svg.hashsalt": "vqa-harness", "svg.fonttype": "none", "font.size": 8,
                 "axes.spines.top": False, "axes.spines.right": False, "axes.titlesize": 9,

@@ -1,6 +1,6 @@
 """Leaderboard charts: small multiples derived from result rows, written as SVG.
 
-Each chart is found by probe and metric names (DESIGN.md §4), and drawn only when its rows
+Each chart is found by probe and metric names (docs/leaderboard.md), and drawn only when its rows
 exist. Charts are small multiples (one panel per model), at most `MAX_SERIES` series per
 panel, labelled directly (chartdraw.py). A chart is regenerated only when its input rows
 changed: the SHA-256 of those rows (plus the renderer version) is stored next to the SVG in
@@ -22,19 +22,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from harness.digest import digest
 from harness.types import ResultRow
 
 from .chartdraw import MAX_SERIES, svg_of
+from .charttypes import RENDER_VERSION, Chart, Panel, Series
 from .files import write_public as atomic_write_text
 
 __all__ = ["CHARTS", "RENDER_VERSION", "Chart", "Panel", "Series", "derive_charts", "write_charts"]
 
-#: Bump when the drawing code changes, so stored hashes no longer match and charts redraw.
-RENDER_VERSION = "6"
 
 DECOY_SETS = ("orig", "iou", "qou", "iou+qou", "all")
 DECOY_LABELS = {"orig": "Orig", "iou": "IoU", "qou": "QoU", "iou+qou": "IoU+QoU", "all": "All"}
@@ -45,55 +42,6 @@ EVIL_SE_ORDER = ("e_vil_score", "e_vil_score_no_spice", "bertscore_f1", "meteor"
 DECOY_INPUTS = {"": "image + question", "QA": "no image", "IA": "no question", "A": "answers only"}
 ABLATION_CONDITIONS = {"real": "real image", "blank": "gray image", "swap": "other question's image",
                        "no-question": "no question"}
-
-
-@dataclass(frozen=True)
-class Series:
-    """One line (or the bars of an hbar panel): a value (or None) per category, with intervals."""
-
-    label: str
-    values: tuple[float | None, ...]
-    low: tuple[float | None, ...]
-    high: tuple[float | None, ...]
-
-
-@dataclass(frozen=True)
-class Panel:
-    """One small multiple: `style` "lines" (categories along x) or "hbar" (down y, one series)."""
-
-    title: str
-    ylabel: str
-    categories: tuple[str, ...]
-    series: tuple[Series, ...]
-    xlabel: str = ""
-    style: str = "lines"
-
-
-@dataclass(frozen=True)
-class Chart:
-    """A chart ready to draw, with the rows it was derived from (for the change hash)."""
-
-    id: str
-    title: str
-    panels: tuple[Panel, ...]
-    inputs: tuple[ResultRow, ...]
-    #: Series labels drawn as model-free references (gray, dashed).
-    references: tuple[str, ...] = ()
-    columns: int = 3
-
-    def digest(self) -> str:
-        """SHA-256 (full length) of the input rows, the drawn data and the renderer version."""
-        # Run ids are left out: a re-run with the same numbers does not redraw (nor import matplotlib).
-        rows = [{k: v for k, v in r.to_json().items() if k != "run_id"} for r in self.inputs]
-        return digest({"version": RENDER_VERSION, "rows": rows, "panels": repr(self.panels),
-                       "refs": self.references, "cols": self.columns}, length=64)
-
-    @property
-    def max_series(self) -> int:
-        return max((len(p.series) for p in self.panels), default=0)
-
-
-# ------------------------------------------------------------------------ helpers
 
 
 def condition(spec: str) -> str:

@@ -9,6 +9,13 @@ from pathlib import Path
 
 import click
 
+from harness.errors import DataError
+from harness.fileio import atomic_write_text
+
+from .compare import compare_runs, comparisons_json, render_comparisons
+from .runreport import render_run_markdown, write_run_report
+from .runs import load_run
+
 __all__ = ["report", "compare"]
 
 
@@ -24,8 +31,6 @@ def report(run: Path, out: Path | None, to_stdout: bool, evidence: tuple[Path, .
     """Render RUN (a runs/<run-id> folder): the image-reliance card of its model, headline
     numbers, paper-style tables, example pairs and local explanations from its artifacts,
     skipped probes, failures with plugin names, and the manifest (versions, seed, resources)."""
-    from .runreport import render_run_markdown, write_run_report
-    from .runs import load_run
 
     sources = list(evidence) or [Path(run).resolve().parent]
     written = write_run_report(run, out, evidence=sources)
@@ -48,11 +53,6 @@ def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed
     """Test whether the models of RUN_A and RUN_B (two runs/<run-id> folders) differ on the same
     questions: per metric, the difference A - B, its paired-bootstrap 95% interval and p-value,
     and the exact McNemar p-value for per-question correctness (docs/compare.md)."""
-    from harness.errors import DataError
-    from harness.runstore import atomic_write_text
-
-    from .compare import compare_runs, comparisons_json, render_comparisons
-    from .runs import load_run
 
     a, b = load_run(run_a), load_run(run_b)
     for info in (a, b):  # a run none of whose rows could be read: say why, not "no metric in both"

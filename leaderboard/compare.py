@@ -92,7 +92,7 @@ def _fmt(value: float, pct: bool) -> str:
 
 def render_comparisons(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alpha: float = 0.05) -> str:
     """The comparisons as a plain-text table (fractions in %)."""
-    from tabulate import tabulate
+    from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     body = []
     for c in found:

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from harness.types import ResultRow
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .tables import Table
+from .tabletypes import Table
 
 __all__ = ["DEGENERATE_METRICS", "Task", "degenerate_tasks", "neutralize", "note_degenerate", "task_of"]
 
@@ -64,7 +62,7 @@ def _degenerate_metric(row: ResultRow) -> bool:
     return row.metric in names or any(n.endswith("/") and row.metric.startswith(n) for n in names)
 
 
-def note_degenerate(table: "Table", degenerate: Mapping[Task, str]) -> "Table":
+def note_degenerate(table: Table, degenerate: Mapping[Task, str]) -> Table:
     """The table with the reasons of its degenerate cells (no direction) added to its note."""
     if not degenerate:
         return table

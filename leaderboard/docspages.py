@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .files import write_public
 from .html import esc, markdown_to_html, page
-from .names import DOC_SECTIONS, DOCS_URL_ENV
+from .labels import DOC_SECTIONS, DOCS_URL_ENV
 
 __all__ = ["DOCS_DIR", "SOURCE_DOCS", "site_docs"]
 

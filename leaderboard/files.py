@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from harness.runstore import atomic_write_text
+from harness.fileio import atomic_write_text
 
 __all__ = ["write_public"]
 

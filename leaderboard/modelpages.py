@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from harness.runstore import safe_name
+from harness.rundir import safe_name
 from harness.types import ResultRow
 
 from .cards import Card, context, row_label, value_text, verdict
 from .html import esc, page, table_html
-from .names import readable_spec
+from .labels import readable_spec
 from .runs import RunInfo
 from .tables import Table
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from harness.hookspecs import hookimpl
 
 from .commands import compare, report
-from .publish import LeaderboardPublisher
+from .publisher import LeaderboardPublisher
 
 
 @hookimpl

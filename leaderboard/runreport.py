@@ -25,9 +25,9 @@ from harness.types import ResultRow
 from .cards import Card, build_cards, card_markdown
 from .files import write_public as atomic_write_text
 from .html import esc, inline_markdown, markdown_to_html, page, table_html
+from .labels import metric_name, readable_spec
 from .modelpages import card_html
-from .names import metric_name, readable_spec
-from .runs import RunInfo, load_run
+from .runs import RunInfo, collect, load_run
 from .tables import Table, TagIndex, build_tables, format_cell, render_markdown
 
 __all__ = ["render_run_html", "render_run_markdown", "write_run_report"]
@@ -176,7 +176,6 @@ def reliance_card(info: RunInfo, evidence: Sequence[Path] = ()) -> Card:
     model = str(info.manifest.get("model") or (info.rows[0].model if info.rows else "-"))
     rows = list(info.rows)
     if evidence:
-        from .runs import collect
 
         suite = info.rows[0].suite if info.rows else info.manifest.get("suite")
         rows += [r for r in collect(evidence).rows if r.model == model and r.suite != suite and r.run_id != info.run_id]
@@ -185,7 +184,7 @@ def reliance_card(info: RunInfo, evidence: Sequence[Path] = ()) -> Card:
 
 def render_run_markdown(info: RunInfo, *, evidence: Sequence[Path] = ()) -> str:
     """The run as one markdown document."""
-    from tabulate import tabulate
+    from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     out = [f"# Run {info.run_id}\n\n"]
     out += [f"- {k}: {md_cell(v)}\n" for k, v in _facts(info)]

@@ -19,8 +19,8 @@ from typing import Any
 from harness.errors import DataError, UsageError
 from harness.fileio import decode_text
 from harness.layouts import Layout, RowTags, parse_tables
-from harness.names import READABLE_SCHEMA_VERSIONS
-from harness.runstore import TABLES_FILE
+from harness.project import READABLE_SCHEMA_VERSIONS
+from harness.rundir import TABLES_FILE
 from harness.types import UNITS, ResultRow
 
 from .notapplicable import report_tags

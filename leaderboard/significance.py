@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from harness.stats import resample_blocks
+
 __all__ = ["PairedTest", "McNemar", "paired_bootstrap", "paired_bootstrap_many", "resampled_means",
            "mcnemar_exact", "is_binary", "p_text", "p_cell", "P_FLOOR"]
 
@@ -80,7 +82,6 @@ def _weight_blocks(seed: int, n: int, n_boot: int):
     in resample b, so the resampled means of many difference vectors D (n x m) are W @ D / n
     in one matrix product. Each block of BLOCK_ROWS resamples has its own seeded stream
     (seed, n, n_boot, block), drawn in bounded pieces (harness.stats.resample_blocks)."""
-    from harness.stats import resample_blocks
 
     for block, start in enumerate(range(0, n_boot, BLOCK_ROWS)):
         rng = np.random.default_rng([seed, n, n_boot, block])

@@ -14,23 +14,25 @@ static server):
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.layouts import Layout
-from harness.runstore import safe_name
+from harness.rundir import safe_name
 from harness.types import ResultRow
 
 from .cards import build_cards
 from .charts import derive_charts, write_charts
+from .docspages import DOCS_DIR, site_docs
 from .failures import FAILED_HEADER, example_errors
 from .files import write_public as atomic_write_text
 from .html import esc, page, table_html
 from .modelpages import card_html, model_href, model_infos, model_page, models_table
-from .docspages import DOCS_DIR, site_docs
 from .paired import ScoreIndex
+from .runreport import render_run_html
 from .runs import RunInfo
 from .sigmarks import mark_tables
 from .tables import Table, TagIndex, build_tables, format_cell
@@ -203,8 +205,6 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
 
 
 def _run_link(info: RunInfo, out: Path) -> RunLink:
-    from .runreport import render_run_html
-
     run_dir = info.path
     reports = out / REPORT_DIR
     page_path = reports / f"{safe_name(info.run_id)}.html"
@@ -255,7 +255,6 @@ def write_site(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mappi
     layouts = layouts or {}
     written: list[Path] = []
     charts: dict[str, list[tuple[str, str, int, int]]] = {}
-    import importlib.util
 
     variant_labels: dict[str, dict[str, str]] = {}
     for probe, found in layouts.items():

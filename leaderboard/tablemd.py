@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .tables import Table
+from .tabletypes import Table
 
 __all__ = ["render_markdown"]
 
 
-def render_markdown(table: "Table") -> str:
+def render_markdown(table: Table) -> str:
     """A table as a github-style markdown section (cells escaped: user text is not markup)."""
-    from tabulate import tabulate
+    from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     table = table.compact()
 

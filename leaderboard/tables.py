@@ -9,92 +9,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from harness.layouts import Layout, RowTags
+from harness.layouts import Layout
 from harness.types import ResultRow
 
 from .degenerate import degenerate_tasks, neutralize, note_degenerate
-from .names import direction_mark, direction_text, readable_spec
+from .labels import direction_mark, readable_spec
 from .notapplicable import NA_TEXT, na_note, na_tag
+from .tablemd import render_markdown
+from .tabletypes import Table, TagIndex
 
 __all__ = ["Table", "TagIndex", "build_tables", "render_layout", "generic_tables", "format_cell",
            "render_markdown", "HIDDEN_MARKERS"]
 
 #: Breakdowns too wide for a table (kept in CSV/JSON).
 HIDDEN_MARKERS = ("question_type=",)
-
-
-@dataclass(frozen=True)
-class Table:
-    """A rendered table: title, header, body cells (already formatted), and what it shows."""
-
-    title: str
-    headers: tuple[str, ...]
-    body: tuple[tuple[str, ...], ...]
-    note: str = ""
-    description: str = ""
-    reference: str = ""
-    probe: str = ""
-    #: The dataset spec(s) behind the table, shown in small type under a readable title,
-    #: with the fields every row shares (e.g. "trained on ...") that were folded out of it.
-    spec: str = ""
-    #: Per header: "↑" higher is better, "↓" lower is better, "" mixed or not a value.
-    directions: tuple[str, ...] = ()
-    #: Per body row: the result row behind each cell (None for labels and derived cells).
-    cells: tuple[tuple[ResultRow | None, ...], ...] = ()
-    #: The layout that made the table, and how many table rows `extremes` left out.
-    layout_id: str = ""
-    cut: int = 0
-    #: Per body row and cell: a significance mark ("", "best", "same"), and its explanation.
-    marks: tuple[tuple[tuple[str, str], ...], ...] = ()
-    #: For display (`compact`): columns whose cells all say the same thing, headers without
-    #: the parts every column shares, and the spec line saying those shared values once.
-    folded: tuple[int, ...] = ()
-    short_headers: tuple[str, ...] = ()
-    shared: str = ""
-    #: Per body row and cell: hover text of cells without a number (why a cell is "n/a").
-    hints: tuple[tuple[str, ...], ...] = ()
-
-    def compact(self) -> "Table":
-        """The table as the site and the markdown show it: columns every row shares folded
-        into the spec line under the title (the data form keeps every column)."""
-        if not (self.folded or self.short_headers or self.shared):
-            return self
-        keep = [i for i in range(len(self.headers)) if i not in self.folded]
-
-        def pick(seq: Sequence) -> tuple:
-            return tuple(seq[i] for i in keep if i < len(seq))
-
-        heads = tuple(self.short_headers[i] if i < len(self.short_headers) else self.headers[i] for i in keep)
-        return replace(self, headers=heads, body=tuple(pick(r) for r in self.body),
-                       directions=pick(self.directions), cells=tuple(pick(c) for c in self.cells),
-                       marks=tuple(pick(m) for m in self.marks), hints=tuple(pick(h) for h in self.hints),
-                       spec=self.shared or self.spec,
-                       folded=(), short_headers=(), shared="")
-
-    @property
-    def explanation(self) -> str:
-        """The one line under the title: what it measures and which direction is better."""
-        arrows = direction_text({d for d in self.directions if d})
-        text = self.description or (f"Every metric of the `{self.probe}` probe (no paper layout declared)."
-                                    if self.probe else "")
-        said = "higher is better" in text or "lower is better" in text
-        return " ".join(t for t in (text, f"({arrows})" if arrows and not said else "") if t)
-
-
-class TagIndex:
-    """Row tags of every run: (run_id, probe, dataset, split, train) -> {tag: value}."""
-
-    def __init__(self, by_run: Mapping[str, Sequence[RowTags]] | None = None) -> None:
-        self._tags: dict[tuple[str, str, str, str, str], dict[str, str]] = {}
-        for run_id, tags in (by_run or {}).items():
-            for t in tags:
-                self._tags.setdefault((run_id, *t.key()), {}).update(t.tags)
-
-    def get(self, row: ResultRow, name: str) -> str | None:
-        found = self._tags.get((row.run_id, row.probe, row.dataset, row.split, row.train))
-        return None if found is None else found.get(name)
 
 
 _PLAIN_FIELDS = ("model", "train", "dataset", "split", "probe", "variant", "metric", "suite", "run_id", "unit")
@@ -314,7 +244,6 @@ def _direction(rows: Sequence[ResultRow]) -> str:
 
 def _mean_row(values: Sequence[ResultRow | None], picked: list[float]) -> ResultRow:
     first = next(v for v in values if v is not None)
-    from dataclasses import replace
 
     return replace(first, value=sum(picked) / len(picked), ci_low=None, ci_high=None)
 
@@ -383,4 +312,3 @@ def build_tables(rows: Sequence[ResultRow], layouts: Mapping[str, Sequence[Layou
     return out
 
 
-from .tablemd import render_markdown  # noqa: E402  (kept importable from here)

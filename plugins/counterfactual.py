@@ -3,7 +3,7 @@
 
 The `counterfactual` probe, suites `counterfactual` (toy), `counterfactual-vqax`,
 `counterfactual-vqax-dev` and `counterfactual-vqa2`, and `harness perturb`. The generator itself is
-`harness.counterfactual` (WordNet, tagger and colours are core resources).
+`vqa_harness_plugins.generators.counterfactual` (WordNet, tagger and colours are core resources).
 """
 
 from __future__ import annotations

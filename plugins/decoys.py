@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from harness.hookspecs import hookimpl
 
-from .datasets.decoys import VQA1MC, VQA2MC, ToyVQAMC, Visual7W, VisualGenomeQA
+from .datasets.multiple_choice import VQA1MC, VQA2MC, ToyVQAMC, Visual7W, VisualGenomeQA
 from .models.coattention import HieCoAttMC
 from .models.mlp import MLPA, MLPIA, MLPIQA, MLPQA
 from .models.spatial_attention import SpatialAttentionMC

@@ -21,6 +21,8 @@ import json
 import sys
 from pathlib import Path
 
+from harness.provenance import differences
+
 KEY = ("model", "suite", "dataset", "split", "probe", "variant", "metric", "train")
 VALUES = ("value", "n", "ci_low", "ci_high", "unit", "higher_is_better")
 
@@ -65,8 +67,6 @@ def explain(pair: tuple[str, str], before: Path | None, after: Path | None) -> N
     """Print what the two runs' manifests record differently among the things a number
     depends on (or that they record nothing different: then the code or a data file that
     neither manifest pins is the suspect)."""
-    from harness.provenance import differences
-
     found = differences(_manifest(before), _manifest(after))
     print(f"why {pair[0]} on {pair[1]} may differ ({before.name if before else '-'} vs "
           f"{after.name if after else '-'}):")

@@ -1,4 +1,4 @@
-"""`harness` command line. Subcommands are imported lazily so `--help` stays fast.
+"""`harness` command line: the core subcommands and those plugins register.
 
 Expected failures (HarnessError) print one line and exit with their ExitCode; a traceback
 means a bug.
@@ -6,33 +6,31 @@ means a bug.
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import click
 
 from ..errors import ExitCode, HarnessError
+from ..host import get_host
+from ..registry import did_you_mean
+from .cache_cmd import cache
+from .data_cmd import data
+from .leaderboard_cmd import leaderboard
+from .listing import list_cmd, plugins_cmd
+from .run_cmd import run
+from .show_cmd import show
 
 __all__ = ["main", "cli"]
 
-#: Core subcommands, name -> "module:attribute" (imported only when the command is used).
-#: Everything else comes from plugins through the `register_commands` hook.
-COMMANDS = {
-    "run": "harness.cli.run_cmd:run",
-    "list": "harness.cli.listing:list_cmd",
-    "plugins": "harness.cli.listing:plugins_cmd",
-    "leaderboard": "harness.cli.leaderboard_cmd:leaderboard",
-    "resources": "harness.cli.resources_cmd:resources",
-    "cache": "harness.cli.cache_cmd:cache",
-    "show": "harness.cli.show_cmd:show",
-    "data": "harness.cli.data_cmd:data",
+#: Core subcommands; everything else comes from plugins through the `register_commands` hook.
+COMMANDS: dict[str, click.Command] = {
+    "run": run, "list": list_cmd, "plugins": plugins_cmd, "leaderboard": leaderboard, "cache": cache, "show": show,
+    "data": data,
 }
 
 
 def plugin_commands() -> dict[str, click.Command]:
     """Commands registered by plugins (a name a core command uses is skipped, with a warning)."""
-    from ..plugins import get_host
-
     host = get_host()
     out = {}
     for entry in host.commands:
@@ -44,30 +42,26 @@ def plugin_commands() -> dict[str, click.Command]:
     return out
 
 
-class LazyGroup(click.Group):
+class HarnessGroup(click.Group):
+    """The core commands and the plugins' commands, with near matches for a typo."""
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*COMMANDS, *plugin_commands()})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        target = COMMANDS.get(name)
-        if target is None:
-            return plugin_commands().get(name)
-        module, attr = target.split(":")
-        return getattr(importlib.import_module(module), attr)
+        return COMMANDS.get(name) or plugin_commands().get(name)
 
     def resolve_command(self, ctx, args):
         try:
             return super().resolve_command(ctx, args)
         except click.UsageError as exc:
-            from ..registry import did_you_mean
-
             known = self.list_commands(ctx)
             if args and args[0] not in known and not args[0].startswith("-"):
                 raise click.UsageError(f"no such command {args[0]!r}{did_you_mean(args[0], known)}") from None
             raise exc
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="vqa-harness")
 def cli() -> None:
     """vqa-harness: does your vision-language model really use the image?

@@ -17,11 +17,15 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import click
 
+from ..data.session import Session
 from ..errors import HarnessError
+from ..host import get_host
+from ..specs import parse_spec
+from ..suites import resolve_suite, suite_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Suite
-    from ..plugins import PluginHost
+    from ..host import PluginHost
 
 __all__ = ["data", "status_lines", "IMAGE_SUFFIXES"]
 
@@ -42,7 +46,6 @@ def data() -> None:
 def status(data_dir: Path | None) -> None:
     """For every dataset: files found and missing (exact paths), image folders with a count
     of image files, where it is released; then which suites can run now."""
-    from ..plugins import get_host
 
     host = get_host()
     for line in status_lines(host, data_dir):
@@ -65,8 +68,6 @@ class _Files:
 
 def status_lines(host: "PluginHost", data_dir: Path | None) -> list[str]:
     """The report, line by line (the command prints it; tests compare lines)."""
-    from ..session import Session
-
     session = Session(host, data_dir=data_dir)
     lines = [f"data folder: {data_dir}" if data_dir is not None else
              "data folder: none given (--data-dir); paths are looked up as `harness run` without it would"]
@@ -78,7 +79,6 @@ def status_lines(host: "PluginHost", data_dir: Path | None) -> list[str]:
         lines += [""] + _dataset_lines(entry.name, plugin, files)
     lines += ["", "suites (ready: every task's files are present; ready*: for pretrained models, the files "
                   "a trainable model is trained on are missing):"]
-    from ..suites import resolve_suite, suite_names
 
     for name in suite_names(host):
         try:
@@ -159,8 +159,6 @@ def count_images(folder: Path) -> int:
 
 def _needed(session: Any, known: dict[str, _Files], spec: str, split: str) -> tuple[list[Path], str]:
     """(missing files, problem) of `spec`/`split`; default-option datasets come from `known`."""
-    from ..specs import parse_spec
-
     name, options = parse_spec(spec)
     if not options and name in known:
         files = known[name]
@@ -173,8 +171,6 @@ def _needed(session: Any, known: dict[str, _Files], spec: str, split: str) -> tu
 
 
 def _suite_line(suite: "Suite", session: Any, known: dict[str, _Files]) -> str:
-    from ..probe_context import train_source
-
     eval_missing: list[Path] = []
     train_missing: list[Path] = []
     problems: list[str] = []
@@ -186,7 +182,7 @@ def _suite_line(suite: "Suite", session: Any, known: dict[str, _Files]) -> str:
         problems += [problem] if problem else []
         (skipped if missing or problem else runnable).append(f"{task.dataset}/{task.split}")
         try:
-            source = train_source(task, session.dataset(task.dataset).splits)
+            source = task.train_source(session.dataset(task.dataset).splits)
         except HarnessError as exc:
             train_problems.append(str(exc))
             continue

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
+from ..host import get_host
 from ..paths import DEFAULT_LEADERBOARD, DEFAULT_RUNS
+from ..publish import publish
 
 __all__ = ["leaderboard"]
 
@@ -24,8 +26,6 @@ def leaderboard() -> None:
 def build(runs: tuple[Path, ...], out: Path, all_runs: bool) -> None:
     """Build tables, charts and index.html from RUNS (run folders or folders of runs;
     default: results/runs/)."""
-    from ..plugins import get_host
-    from ..publish import publish
 
     written = publish(get_host(), list(runs) or [DEFAULT_RUNS], out, latest_only=not all_runs,
                       progress=lambda text: click.echo(f"warning: {text}", err=True))

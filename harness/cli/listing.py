@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import click
 
+from ..data.check import suite_needs
+from ..host import get_host
+from ..suites import TOY_SUITE
+
 __all__ = ["list_cmd", "plugins_cmd"]
 
 KINDS = ("models", "datasets", "probes", "suites", "features", "publishers", "commands")
@@ -14,11 +18,7 @@ KINDS = ("models", "datasets", "probes", "suites", "features", "publishers", "co
 def list_cmd(kind: str) -> None:
     """List registered models, datasets, probes, suites, feature extractors, publishers or
     plugin commands, with the plugin that provides each."""
-    from tabulate import tabulate
-
-    from ..plugins import get_host
-    from ..suite_data import suite_needs
-    from ..suites import TOY_SUITE
+    from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     host = get_host()
     registry = getattr(host, kind)
@@ -51,9 +51,7 @@ def list_cmd(kind: str) -> None:
 @click.command("plugins")
 def plugins_cmd() -> None:
     """Show loaded plugins, their distributions, what each registered, and failures."""
-    from tabulate import tabulate
-
-    from ..plugins import get_host
+    from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     host = get_host()
     provided: dict[str, list[str]] = {}

@@ -8,7 +8,10 @@ from pathlib import Path
 import click
 
 from ..errors import ExitCode
+from ..host import get_host
 from ..paths import DEFAULT_LEADERBOARD, DEFAULT_RUNS
+from ..publish import check_output_folder
+from ..run import RunConfig, run_models
 from ..seeding import MAX_SEED
 
 __all__ = ["run"]
@@ -45,9 +48,6 @@ def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, re
     calls the model only for what is missing. Under torchrun each rank predicts its share
     and rank 0 writes the run folder (docs/hf-models.md).
     """
-    from ..plugins import get_host
-    from ..publish import check_output_folder
-    from ..run import RunConfig, run_models
 
     n_jobs = None if jobs == "auto" else _jobs(jobs)
     host = get_host()

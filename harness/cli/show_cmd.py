@@ -6,6 +6,10 @@ from typing import Any
 
 import click
 
+from ..host import get_host
+from ..suites import resolve_suite
+from ..suites.write import dump_suite
+
 __all__ = ["show", "options_table"]
 
 
@@ -19,9 +23,6 @@ def show() -> None:
 def show_suite(name: str) -> None:
     """Print suite NAME (registered, `toy`, or a suite file) as YAML in the suite-file
     format: save it, edit it and run it with `harness run --suite FILE.yaml`."""
-    from ..plugins import get_host
-    from ..suite_dump import dump_suite
-    from ..suites import resolve_suite
 
     host = get_host()
     suite = resolve_suite(host, name)
@@ -37,8 +38,6 @@ def show_suite(name: str) -> None:
 @click.argument("name")
 def show_dataset(name: str) -> None:
     """Options, splits, provided fields and the release of dataset NAME."""
-    from ..plugins import get_host
-
     entry = get_host().datasets.get(name)
     cls = entry.obj
     _head(entry, cls)
@@ -55,8 +54,6 @@ def show_dataset(name: str) -> None:
 @click.argument("name")
 def show_probe(name: str) -> None:
     """Options, model capabilities and Example fields that probe NAME needs."""
-    from ..plugins import get_host
-
     entry = get_host().probes.get(name)
     cls = entry.obj
     _head(entry, cls)
@@ -71,8 +68,6 @@ def show_probe(name: str) -> None:
 @click.argument("name")
 def show_model(name: str) -> None:
     """Options and capabilities of model NAME."""
-    from ..plugins import get_host
-
     entry = get_host().models.get(name)
     cls = entry.obj
     _head(entry, cls)
@@ -100,14 +95,14 @@ def _text(value: Any) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-#: The option every pretrained model accepts (harness.suite_data.TRAINED_ON), shown with its own.
+#: The option every pretrained model accepts (harness.data.check.TRAINED_ON), shown with its own.
 TRAINED_ON_ROW = ["trained_on", "''", "a dataset name",
                   "(every pretrained model) the training data it declares, for tables laid out by training data "
                   "(e.g. trained_on=vqa2 fills Goyal's B rows): a registered dataset or one the suite trains on"]
 
 
 def _options(cls: type, extra: tuple[list[str], ...] = ()) -> None:
-    from tabulate import tabulate
+    from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     rows = sorted(options_table(cls) + list(extra))
     if not rows:

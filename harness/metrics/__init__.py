@@ -1,14 +1,11 @@
-"""Metrics as pure functions: inputs in, numbers out (DESIGN.md §4).
+"""Metrics as pure functions: inputs in, numbers out (docs/metrics.md).
 
-VQA accuracy (official and a separately named lenient variant), VQA question/answer
-types, and the path of the local `evaluate` modules that wrap them.
+VQA accuracy (official and a separately named lenient variant) and VQA question/answer
+types. The `evaluate` library's wrapper is `vqa_harness_plugins.metrics` (docs/metrics.md).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ..errors import UsageError
 from ..stats import accuracy_breakdown
 from .qtypes import (
     ANSWER_TYPES,
@@ -36,7 +33,6 @@ __all__ = [
     "QUESTION_TYPES",
     "accuracy_breakdown",
     "answer_type",
-    "evaluate_module_path",
     "human_answer_type",
     "normalize_answer",
     "question_type",
@@ -45,16 +41,3 @@ __all__ = [
     "vqa_accuracy_lenient",
     "vqa_accuracy_lenient_batch",
 ]
-
-_EVALUATE_MODULES = Path(__file__).resolve().parent / "evaluate_modules"
-
-
-def evaluate_module_path(name: str) -> str:
-    """Folder of a local `evaluate` module, for ``evaluate.load(path)`` (works offline)."""
-    folder = _EVALUATE_MODULES / name
-    if not (folder / f"{name}.py").is_file():
-        known = sorted(
-            p.name for p in _EVALUATE_MODULES.iterdir() if (p / f"{p.name}.py").is_file()
-        )
-        raise UsageError(f"no local evaluate module {name!r}; known: {', '.join(known)}")
-    return str(folder)

@@ -1,4 +1,4 @@
-"""VQA accuracy, exactly as the official evaluation computes it (DESIGN.md §4.1).
+"""VQA accuracy, exactly as the official evaluation computes it (docs/metrics.md).
 
 The reference is GT-Vision-Lab/VQA `PythonEvaluationTools/vqaEvaluation/vqaEval.py`
 (2021 version, BSD-2-Clause). Per question with human answers h_1..h_n (10 for VQA):

@@ -21,11 +21,11 @@ import numpy as np
 
 from harness.api import Model, Option
 from harness.digest import digest
-from harness.errors import DataError
+from harness.errors import DataError, UsageError
 from harness.features import resolve_features
 from harness.types import Example
 
-from .gridmodels import GRID_OPTIONS, GridAnswerModel, trainer_option
+from .grid_base import GRID_OPTIONS, GridAnswerModel, trainer_option
 from .mlp import _l2_rows, _target, training_decoys
 from .runtime import adam, device_kind, reproducible_cpu, seeded, to_device
 from .training import Take
@@ -61,8 +61,8 @@ def optimise(make_net: Callable[[], "torch.nn.Module"], plan: list[list[Any]],
     'sgd': momentum 0.9, learning rate divided by 10 after 2/3 of the steps (A.4's stepped
     policy); 'adam': warm-up over 5% of the steps, then cosine decay (training.py's schedule).
     """
-    import torch
-    from tqdm.auto import tqdm
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+    from tqdm.auto import tqdm  # heavy: tqdm takes about 40 ms; only progress bars need it
 
     total = max(1, sum(map(len, plan)))
     disable = True if os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes") else None
@@ -81,7 +81,6 @@ def optimise(make_net: Callable[[], "torch.nn.Module"], plan: list[list[Any]],
             rule = lambda step: (min(1.0, (step + 1) / warmup)  # noqa: E731
                                  * 0.5 * (1 + math.cos(math.pi * min(step, total) / total)))
         else:
-            from harness.errors import UsageError
 
             raise UsageError(f"{desc}: optimizer={optimizer!r} must be 'sgd' or 'adam'")
         sched = torch.optim.lr_scheduler.LambdaLR(opt, rule)
@@ -139,7 +138,7 @@ class GridChoiceModel(GridAnswerModel):
         return {**super()._build_vocab(train), "text_dim": int(self._text(["a"]).shape[1])}
 
     def _encode(self, examples: Sequence[Example]) -> Take:
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         base = super()._encode(examples)
         questions = torch.from_numpy(self._text([ex.question for ex in examples]))
@@ -151,8 +150,8 @@ class GridChoiceModel(GridAnswerModel):
 
     # ---- training (A.4)
     def _train(self, train: Sequence[Example], seed: int) -> "torch.nn.Module":
-        import torch
-        import torch.nn.functional as F
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
+        import torch.nn.functional as F  # heavy: imported on use
 
         usable = [ex for ex in train if len(ex.choices) >= 2 and _target(ex) in ex.choices]
         if not usable:
@@ -195,7 +194,7 @@ class GridChoiceModel(GridAnswerModel):
     # ---- inference
     def score_choices(self, batch: Sequence[Example]) -> list[list[float]]:
         """One logit per candidate (higher: more likely the target); [] without choices."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         net = self._ensure_net()
         out: list[list[float]] = [[] for _ in batch]
@@ -219,7 +218,7 @@ class GridChoiceModel(GridAnswerModel):
 
 def _pad(cands: list[list[int]]) -> tuple["torch.Tensor", "torch.Tensor"]:
     """Candidate ids padded to the longest list [B, C] (0 past the end) and the mask."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     width = max(len(c) for c in cands)
     ids = torch.zeros(len(cands), width, dtype=torch.long)

@@ -90,7 +90,7 @@ class CNNLSTMModel(SizedModel, TorchAnswerModel):
         return image_digest(ex.image)
 
     def _encode(self, examples: Sequence[Example]) -> Take:
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         size = self.config["image_size"]
         paths = list(dict.fromkeys(ex.image for ex in examples))
@@ -152,8 +152,8 @@ def image_digest(path: str) -> str:
 
 def decode_images(paths: Sequence[str], size: int) -> "torch.Tensor":
     """Decode `paths` once into a uint8 tensor [N, 3, size, size] (blank sentinel: gray)."""
-    import numpy as np
-    import torch
+    import numpy as np  # heavy: numpy is loaded only where arrays are computed
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     out = np.empty((len(paths), size, size, 3), dtype=np.uint8)
     for i, path in enumerate(paths):
@@ -168,8 +168,8 @@ def decode_images(paths: Sequence[str], size: int) -> "torch.Tensor":
 def _net_class() -> type:
     # Defined lazily so that importing the plugin does not import torch.
     import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
+    import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     class CNNLSTMNet(nn.Module):
         """Regions x question, point-wise, then pooled (see the module docstring).

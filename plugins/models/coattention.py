@@ -5,7 +5,7 @@ al. 2018 (HieCoAtt*, supplementary A.3).
 - Question hierarchy: word level Q_w (word embeddings); phrase level Q_p (1-D convolutions
   of width 1, 2 and 3 over Q_w, tanh, max over the three widths at each word); question
   level Q_s (an LSTM of `lstm_layers` layers over Q_p; the authors' code: 2).
-- Image: the grid regions (l2-normalized; plus the sentinel region, see gridmodels.py)
+- Image: the grid regions (l2-normalized; plus the sentinel region, see grid_base.py)
   embedded as V = tanh(W v_r).
 - Parallel co-attention at each level: affinity C = tanh(Q W_b V^T); H_v = tanh(W_v V +
   C^T (W_q Q)); H_q = tanh(W_q Q + C (W_v V)); a_v = softmax(w_hv H_v) over regions,
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from harness.api import Option
 
 from .choice_training import CHOICE_OPTIONS, GridChoiceModel
-from .gridmodels import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
+from .grid_base import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
 from .sizes import SizedModel, Sizes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,9 +97,9 @@ class HieCoAttMC(SizedModel, _LSTMLayers, GridChoiceModel):
 
 @functools.cache
 def _net_classes() -> tuple[type, type]:
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     L = layers()
 

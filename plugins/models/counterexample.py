@@ -38,9 +38,14 @@ from harness.digest import digest
 from harness.errors import DataError, UsageError
 from harness.metrics.canonical import canonical_answer
 from harness.types import CANDIDATE_IMAGES, Example
+from vqa_harness_plugins.models.features.candidates import (
+    BUILTIN,
+    builtin_features,
+    load_feature_file,
+)
 
 from .choice_training import optimise
-from .gridmodels import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
+from .grid_base import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
 from .runtime import reproducible_cpu, to_device
 from .sizes import SizedModel, Sizes
 from .training import _shuffled_batches
@@ -114,12 +119,6 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
 
     # ---- neighbour features (the probe's)
     def _neighbour(self, image_id: str, path: str) -> np.ndarray:
-        from vqa_harness_plugins.probes.balanced.features import (
-            BUILTIN,
-            builtin_features,
-            load_feature_file,
-        )
-
         spec = str(self.config["neighbour_features"])
         if spec != BUILTIN:
             if self._table is None:
@@ -151,8 +150,8 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
 
     # ---- training
     def _train(self, train: Sequence[Example], seed: int) -> "torch.nn.Module":
-        import torch
-        import torch.nn.functional as F
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
+        import torch.nn.functional as F  # heavy: imported on use
 
         cfg, k = self.config, int(self.config["k"])
         keep, ans_ids, ans_scores = self._targets(train)
@@ -215,7 +214,7 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
     # ---- inference
     def score_images(self, batch: Sequence[Example], answers: Sequence[str]) -> list[list[float]]:
         """S(I_i) per candidate image, in the order given (higher: better counter-example)."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         net = self._ensure_net()
         if not self.vocab.get("explained"):
@@ -256,9 +255,9 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
 
 @functools.cache
 def _net_class() -> type:
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     L = layers()
 

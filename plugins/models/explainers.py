@@ -1,4 +1,4 @@
-"""Built-in explainers for the e-ViL suite (DESIGN.md §4.4), trainable in seconds.
+"""Built-in explainers for the e-ViL suite (docs/e-vil.md), trainable in seconds.
 
 - `retrieval-explainer`: answers by a similarity-weighted vote of the k most similar
   training questions (TF-IDF over word unigrams and bigrams, cosine similarity); explains
@@ -66,7 +66,7 @@ class TfidfIndex:
         self.matrix = self._encode(docs)  # (n, V) sparse CSR
 
     def _encode(self, docs: Sequence[Counter]) -> "torch.Tensor":
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         crow, col, val = [0], [], []
         for d in docs:
@@ -151,7 +151,7 @@ class _TextNeighbours(Model):
     # ---- answers: similarity-weighted vote of the k nearest training questions
     def answer(self, batch: Sequence[Example]) -> list[Answer]:
         """The answer with the largest summed similarity among the k nearest questions."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         index, k = self._need_index(), max(1, int(self.config["k"]))
         out: list[Answer] = []
@@ -256,7 +256,7 @@ class HypothesisOnly(_TextNeighbours):
 
     def fit(self, train: Sequence[Example], *, seed: int) -> None:
         """Count n-grams per class (exact; `seed` is unused) and index for retrieval."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         super().fit(train, seed=seed)
         counts = Counter(a for a in self._answers if a)
@@ -288,7 +288,7 @@ class HypothesisOnly(_TextNeighbours):
 
     def answer(self, batch: Sequence[Example]) -> list[Answer]:
         """argmax_c log P(c) + sum_g count(g) log P(g | c); among the choices when given."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         self._need_index()
         n_max = int(self.config["ngram"])

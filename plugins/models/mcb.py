@@ -8,7 +8,7 @@ circular convolution of the two sketches, computed as a product in the FFT domai
 (irfft(rfft(psi(x)) * rfft(psi(y)))), then a signed square root and l2 normalization.
 
 - Question: word embedding -> LSTM (`lstm_layers`); q = the final states of all layers.
-- Image: the grid regions, each l2-normalized (plus the sentinel region, gridmodels.py).
+- Image: the grid regions, each l2-normalized (plus the sentinel region, grid_base.py).
 - Attention: for every region MCB(q, v_r) -> 1x1 "conv" (linear, `attention_hidden`, ReLU)
   -> one logit per glimpse -> softmax over regions; each glimpse's attended vector is
   sum_r a_r v_r; the glimpses are concatenated.
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from harness.api import Option
 
-from .gridmodels import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
+from .grid_base import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
 from .runtime import exact_sqrt
 from .sizes import SizedModel, Sizes
 
@@ -68,7 +68,7 @@ class MCBModel(SizedModel, GridAnswerModel):
 
 def count_sketch(x: "torch.Tensor", hashes: "torch.Tensor", signs: "torch.Tensor", dim: int) -> "torch.Tensor":
     """psi(x) [..., dim]: x [..., n] with input i added, times signs[i], into bucket hashes[i]."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     flat = (x * signs).reshape(-1, x.shape[-1])
     out = torch.zeros(flat.shape[0], dim, dtype=flat.dtype, device=flat.device).index_add_(1, hashes, flat)
@@ -82,8 +82,8 @@ def compact_bilinear(sx: "torch.Tensor", sy: "torch.Tensor") -> "torch.Tensor":
     Computed in float64 and returned in the inputs' dtype: the square root's slope near 0
     turns float32 rounding (which differs with the batch shape) into differences of 5e-5
     in the answer log-probabilities; in float64 they stay under 1e-6."""
-    import torch
-    import torch.nn.functional as F
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     d = sx.shape[-1]
     x, y = sx.double(), sy.double()
@@ -93,9 +93,9 @@ def compact_bilinear(sx: "torch.Tensor", sy: "torch.Tensor") -> "torch.Tensor":
 
 @functools.cache
 def _net_class() -> type:
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     L = layers()
 

@@ -30,13 +30,15 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from harness.api import Model, Option
-from harness.decoys.variants import variant_parts
+from harness.digest import digest
 from harness.errors import DataError, UsageError
 from harness.features import resolve_features
 from harness.types import Example
+from vqa_harness_plugins.generators.decoys.variants import variant_parts
 
 from .runtime import TRAINING_THREADS, reproducible_cpu, threads_key
 from .sizes import SizedModel, Sizes
+from .text import train_digest
 from .training import TRAINER_OPTIONS
 
 __all__ = ["MLPModel", "MLPA", "MLPQA", "MLPIA", "MLPIQA", "training_decoys"]
@@ -148,11 +150,7 @@ class MLPModel(SizedModel, Model):
             self._fit(train, seed)
 
     def _fit(self, train: Sequence[Example], seed: int) -> None:
-        import torch
-
-        from harness.digest import digest
-
-        from .text import train_digest
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         usable = [ex for ex in train if len(ex.choices) >= 2 and _target(ex) in ex.choices]
         if not usable:
@@ -207,7 +205,7 @@ class MLPModel(SizedModel, Model):
     # ---------------------------------------------------------------- inference
     def score_choices(self, batch: Sequence[Example]) -> list[list[float]]:
         """One logit per candidate (higher: more likely the target)."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         if self.net is None:
             raise UsageError(f"model {self.name!r} is trainable and has not been trained: it needs a train split "

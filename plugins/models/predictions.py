@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
 
 from harness.api import Model, Option
-from harness.digest import digest_bytes
+from harness.digest import digest, digest_bytes
 from harness.errors import DataError, UsageError
+from harness.jsonio import jsonl_records, read_json
 from harness.types import Example
-from harness.validation import (
+from vqa_harness_plugins.validation import (
     Field,
     Tally,
     check_record,
@@ -89,8 +90,6 @@ def read_predictions(path: Path, fmt: str = "auto", duplicates: str = "error") -
 
 
 def _read_vqa(path: Path, text: str, duplicates: str) -> dict[str, Entry]:
-    from harness.jsonio import read_json
-
     data = read_json(path, "results file for --model predictions:path=FILE")
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a list of {{\"question_id\", \"answer\"}} (official VQA results format), "
@@ -99,8 +98,6 @@ def _read_vqa(path: Path, text: str, duplicates: str) -> dict[str, Entry]:
 
 
 def _read_jsonl(path: Path, duplicates: str) -> dict[str, Entry]:
-    from harness.jsonio import jsonl_records
-
     records = jsonl_records(path, "results file for --model predictions:path=FILE")
     return _collect(path, ((f"row {line}", item) for line, item in records), JSONL_RECORD, "id", duplicates)
 
@@ -166,7 +163,6 @@ class PredictionsModel(Model):
     def input_key(self, example: Example, capability: str, extra: str = "") -> str:
         """Keyed by the example id too (the answer belongs to the id); remembers the first
         input shown for each id, so a probe's variant of it is recognized later."""
-        from harness.digest import digest
 
         self._first.setdefault(example.id, (example.question, example.image_id, example.image))
         return digest({"id": example.id, "input": super().input_key(example, capability, extra)})

@@ -54,7 +54,7 @@ class QOnlyModel(TorchAnswerModel):
         )
 
     def _encode(self, examples: Sequence[Example]) -> Take:
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         # Unknown n-grams are dropped (an empty bag embeds to zeros).
         rows = [
@@ -77,7 +77,7 @@ class QOnlyModel(TorchAnswerModel):
 def _qonly_net_class() -> type:
     # Defined lazily so that importing the plugin does not import torch.
     import torch
-    import torch.nn as nn
+    import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
 
     class QOnlyNet(nn.Module):
         """Mean of n-gram embeddings (+ bias) -> ReLU -> dropout -> linear over answers.

@@ -43,7 +43,7 @@ def reproducible_cpu(threads: int) -> Iterator[None]:
     Tested in separate processes by tests/models/test_reproducibility.py; the cost is in
     docs/benchmarks.md ("Machine-independent numerics").
     """
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     old_threads = torch.get_num_threads()
     # set_flags, not the `flags()` context managers: mkldnn.flags() also switches oneDNN's
@@ -77,7 +77,7 @@ def exact_sqrt(x: "torch.Tensor") -> "torch.Tensor":
     The float64 root rounded to float32 is the correctly rounded float32 root, whatever the
     float64 kernel's last bit (the exact root of a float32 is never that close to a rounding
     boundary), so the same bits come out everywhere."""
-    import torch
+    import torch  # heavy, as above
 
     if x.dtype == torch.float64:
         return x.sqrt()
@@ -89,7 +89,7 @@ def adam(params: Any, lr: float) -> "torch.optim.Optimizer":
     default per-tensor Adam calls torch's float32 `sqrt`, see `exact_sqrt`). Chosen by where
     the parameters are, not by the run's device: the fused kernel exists for CPU and CUDA
     tensors; elsewhere the default Adam runs."""
-    import torch
+    import torch  # heavy, as above
 
     params = list(params)
     fused = all(p.device.type in ("cpu", "cuda") for p in params) or None
@@ -118,7 +118,7 @@ def training_device(device: str) -> Iterator[None]:
     if device_kind(device) != "cuda":
         yield
         return
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     old = torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark
     torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = True, False
@@ -132,7 +132,7 @@ def training_device(device: str) -> Iterator[None]:
 def seeded(seed: int, device: str) -> Iterator[None]:
     """Seed torch's global generators (weight init, dropout) for a block and restore the
     caller's state after: the CPU's, and on CUDA also the device's."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     devices: list[int] = []
     if device_kind(device) == "cuda":

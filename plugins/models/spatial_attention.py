@@ -22,7 +22,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from .choice_training import CHOICE_OPTIONS, GridChoiceModel
-from .gridmodels import layers, trainer_option
+from .grid_base import layers, trainer_option
 from .sizes import SizedModel, Sizes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,9 +54,9 @@ class SpatialAttentionMC(SizedModel, GridChoiceModel):
 
 @functools.cache
 def _net_class() -> type:
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn as nn  # heavy: torch takes seconds to import; only code that computes needs it
+    import torch.nn.functional as F  # heavy: imported on use
 
     L = layers()
 

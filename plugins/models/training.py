@@ -69,7 +69,7 @@ def _shuffled_batches(
     With `groups`, whole groups are shuffled and packed into batches (a batch closes once
     it holds `size` rows or more), and rows are shuffled inside each batch.
     """
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     if groups is None:
         order = torch.randperm(n, generator=gen)
@@ -277,7 +277,7 @@ class TorchAnswerModel(Model):
         self, train: Sequence[Example]
     ) -> tuple["torch.Tensor", "torch.Tensor", "torch.Tensor"]:
         """(kept row indices, answer ids [N, M], soft scores [N, M]) of trainable rows."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         rows = [answer_counts(ex, self.answers, self._norm) for ex in train]
         keep = [i for i, r in enumerate(rows) if r]
@@ -295,9 +295,9 @@ class TorchAnswerModel(Model):
         Seeded weight init, dropout and shuffling (a CPU generator); the global torch RNG is
         restored after. Batches run on `train_device`; on the CPU exactly as before devices.
         """
-        import torch
-        import torch.nn.functional as F
-        from tqdm.auto import tqdm
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
+        import torch.nn.functional as F  # heavy: imported on use
+        from tqdm.auto import tqdm  # heavy: tqdm takes about 40 ms; only progress bars need it
 
         cfg = self.config
         keep, ans_ids, ans_scores = self._targets(train)
@@ -365,7 +365,7 @@ class TorchAnswerModel(Model):
 
     def log_probs(self, batch: Sequence[Example]) -> "torch.Tensor":
         """log P(answer | example) over `self.answers`, one row per example."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         net = self._ensure_net()
         device = getattr(self, "device", "cpu")
@@ -376,7 +376,7 @@ class TorchAnswerModel(Model):
 
     def answer(self, batch: Sequence[Example]) -> list[Answer]:
         """Most likely answer; `scores` holds the top-10 answer probabilities."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         logp = self.log_probs(batch)
         top = torch.topk(logp, k=min(TOP_K, logp.shape[1]), dim=1)

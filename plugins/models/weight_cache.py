@@ -14,11 +14,11 @@ re-run that restores every output, and so never fits, still knows the parameter 
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.fileio import atomic_path, atomic_write_text
 from harness.paths import cache_dir
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,23 +42,18 @@ def looks_saved(folder: Path) -> bool:
     return (folder / VOCAB).is_file() and weights.is_file() and zipfile.is_zipfile(weights)
 
 
-def _write_atomic(path: Path, write: Any) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    write(tmp)
-    os.replace(tmp, path)
-
-
 def save_entry(folder: Path, vocab: dict[str, Any], net: "torch.nn.Module") -> None:
     """Write the vocabulary, then the weights (each atomically)."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
-    _write_atomic(folder / VOCAB, lambda p: p.write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8"))
-    _write_atomic(folder / WEIGHTS, lambda p: torch.save(net.state_dict(), p))
+    atomic_write_text(folder / VOCAB, json.dumps(vocab, ensure_ascii=False))
+    with atomic_path(folder / WEIGHTS) as tmp:
+        torch.save(net.state_dict(), tmp)
 
 
 def load_entry(folder: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """(vocabulary, state dict on the CPU), or None when a file is missing or unreadable."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     weights, vocab_file = folder / WEIGHTS, folder / VOCAB
     if not (weights.is_file() and vocab_file.is_file()):
@@ -80,7 +75,7 @@ def write_meta(folder: Path, parameter_count: int) -> None:
     """Record the entry's parameter count (atomically; rewritten only when it differs)."""
     if read_count(folder) != parameter_count:
         text = json.dumps({"parameter_count": int(parameter_count)})
-        _write_atomic(folder / META, lambda p: p.write_text(text, encoding="utf-8"))
+        atomic_write_text(folder / META, text)
 
 
 def read_count(folder: Path) -> int | None:
@@ -105,7 +100,7 @@ def record_fit(model: str, fit_id: str, folder: Path) -> None:
             return
     except OSError:
         pass
-    _write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"))
+    atomic_write_text(path, text)
 
 
 def count_for_fit(model: str, fit_id: str) -> int | None:

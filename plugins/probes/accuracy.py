@@ -1,4 +1,4 @@
-"""Accuracy probe: official VQA accuracy (DESIGN.md §4.1) or label accuracy, with CIs.
+"""Accuracy probe: official VQA accuracy (docs/metrics.md) or label accuracy, with CIs.
 
 Per question the official per-question value (unrounded); overall, per answer type and
 per question type means with seeded bootstrap 95% intervals. The lenient variant (always
@@ -15,7 +15,10 @@ import json
 import numpy as np
 
 from harness.api import Layout, Probe, ProbeContext, Suite, Task
-from harness.runstore import atomic_write_text
+from harness.fileio import atomic_write_text
+from harness.metrics import accuracy_breakdown, vqa_accuracy_batch, vqa_accuracy_lenient_batch
+from harness.perexample import write_scores
+from harness.stats import bootstrap_ci
 from harness.types import ResultRow
 
 __all__ = ["AccuracyProbe", "ACCURACY_SUITE", "ACCURACY_LAYOUTS"]
@@ -24,18 +27,12 @@ __all__ = ["AccuracyProbe", "ACCURACY_SUITE", "ACCURACY_LAYOUTS"]
 class AccuracyProbe(Probe):
     name = "accuracy"
     headline = (("vqa_accuracy", ""), ("label_accuracy", ""))
+    #: What a split without ground truth (test-dev / test) gets instead of rows.
+    announce = {"results_official.json": "evaluation-server results file"}
     description = "official VQA accuracy (per answer/question type, bootstrap CIs) or label accuracy"
     requires = ("answer",)
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
-        from harness.metrics import (
-            accuracy_breakdown,
-            vqa_accuracy_batch,
-            vqa_accuracy_lenient_batch,
-        )
-        from harness.perexample import write_scores
-        from harness.stats import bootstrap_ci
-
         preds = ctx.predict(ctx.examples, "answer")
         answers = [p.answer if p.ok and p.answer is not None else "" for p in preds]
         errors = sum(1 for p in preds if not p.ok)

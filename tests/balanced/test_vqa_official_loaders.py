@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import DataError
-from harness.session import Session
+from harness.data.session import Session
 from harness.testing import make_host
 from harness.types import Example
 from vqa_harness_plugins import vqa as vqa_pkg

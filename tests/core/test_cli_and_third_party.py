@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from harness.cli import main
-from harness.plugins import reset_host
+from harness.host import reset_host
 
 PLUGIN_SOURCE = textwrap.dedent('''
     """A third-party plugin: one model, one dataset, one suite."""

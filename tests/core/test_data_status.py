@@ -10,7 +10,7 @@ import pytest
 from harness.api import DatasetPlugin, Suite, Task
 from harness.cli import main
 from harness.errors import UsageError
-from harness.plugins import reset_host
+from harness.host import reset_host
 from harness.testing import ListDataset, hookimpl, make_host, use_host
 from harness.types import Example
 

@@ -6,7 +6,7 @@ import inspect
 from pathlib import Path
 
 from harness import hookspecs
-from harness.plugins import PluginHost
+from harness.host import PluginHost
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,7 +21,7 @@ def test_every_hookspec_is_documented_in_the_plugin_guide():
 
 def test_every_builtin_plugin_is_listed_by_harness_plugins(capsys):
     from harness.cli import main
-    from harness.plugins import reset_host
+    from harness.host import reset_host
 
     reset_host(None)
     main(["plugins"])
@@ -69,7 +69,7 @@ def _layout_blocks() -> dict[str, str]:
 def test_readme_layout_names_every_plugin_module_and_folder():
     import re
 
-    from harness.suite_files import _toml
+    from harness.suites.read import _toml
 
     tomllib = _toml()
     blocks = _layout_blocks()
@@ -85,7 +85,9 @@ def test_readme_layout_names_every_plugin_module_and_folder():
     plugin_modules = {p.stem for p in (ROOT / "plugins").glob("*.py") if p.stem != "__init__"}
     declared = {t.split(".", 1)[1] for t in entry_points.values() if t.startswith("vqa_harness_plugins.")}
     assert plugin_modules == declared
-    for kind in ("datasets", "probes", "models"):
+    subfolders = {p.name for p in (ROOT / "plugins").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert subfolders == {k.split("/")[1] for k in blocks if k.startswith("plugins/") and k != "plugins/"}
+    for kind in ("datasets", "probes", "models", "generators"):
         block = blocks[f"plugins/{kind}/"]
         folders = {p.name for p in (ROOT / "plugins" / kind).iterdir()
                    if p.is_dir() and p.name != "__pycache__"}
@@ -99,3 +101,23 @@ def test_readme_commands_table_names_every_command():
     table = _readme_section("Commands")
     missing = [n for n in [*COMMANDS, *plugin_commands()] if f"`harness {n}" not in table]
     assert missing == []
+
+
+def _names(block: str) -> set[str]:
+    import re
+
+    return set(re.findall(r"(?<![\w/.])(\w+(?:\.py|/))", block))
+
+
+def test_readme_layout_names_every_module_and_package_of_the_engine():
+    listed = _names(_layout_blocks()["harness/"])
+    tree = {p.name + ("/" if p.is_dir() else "") for p in (ROOT / "harness").iterdir()
+            if p.name not in ("__init__.py", "__pycache__") and (p.is_dir() or p.suffix == ".py")}
+    assert sorted(tree - listed) == []
+
+
+def test_readme_layout_says_how_tests_are_organised():
+    listed = _names(_layout_blocks()["tests/"])
+    tree = {p.name + ("/" if p.is_dir() else "") for p in (ROOT / "tests").iterdir()
+            if p.name != "__pycache__" and (p.is_dir() or p.name.startswith("test_"))}
+    assert sorted(tree - listed) == []

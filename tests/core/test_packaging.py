@@ -51,7 +51,7 @@ def test_wheel_built_after_a_run_holds_no_generated_file(tmp_path, monkeypatch):
     data = {n for n in names if not n.endswith(".py") and ".dist-info/" not in n}
     assert data == PACKAGE_DATA
     assert not any(n.startswith("results/") or "/runs/" in n for n in names)
-    assert "vqa_harness_leaderboard/publish.py" in names and "harness/run.py" in names
+    assert "vqa_harness_leaderboard/publisher.py" in names and "harness/run/execute.py" in names
 
 
 def test_output_inside_a_package_is_refused(tmp_path, monkeypatch, capsys):

@@ -7,7 +7,7 @@ import json
 
 from helpers_core import EchoModel, core_plugins, tiny_examples
 
-from harness.artifacts import ArtifactStore, cache_status, clear_cache
+from harness.cache.artifacts import ArtifactStore, cache_status, clear_cache
 from harness.testing import dataset_plugin, make_host, run_in_process
 
 

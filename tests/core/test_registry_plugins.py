@@ -5,7 +5,7 @@ import pytest
 from harness.api import Model, Suite, Task
 from harness.errors import UsageError
 from harness.hookspecs import hookimpl
-from harness.plugins import PluginHost
+from harness.host import PluginHost
 from harness.registry import Registry
 from harness.testing import fake_entry_points, make_host
 

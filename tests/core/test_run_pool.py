@@ -1,6 +1,6 @@
 """Several models at once (`harness run --jobs`): the rows of a sequential run, outcomes in
 the given order, an expected failure of one model after the others finished, and cache
-entries built once by concurrent processes (harness.locks)."""
+entries built once by concurrent processes (harness.cache.locks)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ import pytest
 from helpers_core import core_plugins
 
 from harness.api import Model
-from harness.artifacts import ArtifactStore, _write_entry
+from harness.cache.artifacts import ArtifactStore, _write_entry
 from harness.errors import DataError
 from harness.hookspecs import hookimpl
-from harness.locks import build_lock
+from harness.cache.locks import build_lock
 from harness.run import RunConfig, run_models
-from harness.run_pool import default_jobs
+from harness.run.parallel import default_jobs
 from harness.testing import make_host
 from harness.types import Answer
 
@@ -118,15 +118,15 @@ def test_repeated_models_run_once(tmp_path):
 
 
 def test_default_jobs(monkeypatch):
-    import harness.runner as runner
+    import harness.run.parallel as parallel
 
-    monkeypatch.setattr(runner, "has_nvidia_driver", lambda: False)
+    monkeypatch.setattr(parallel, "has_nvidia_driver", lambda: False)
     assert default_jobs(1, "cpu") == 1
     assert default_jobs(4, "cuda") == 1 and default_jobs(4, "cuda:1") == 1
     assert 1 <= default_jobs(4, "cpu") <= 4
     assert default_jobs(4, "auto") == default_jobs(4, "cpu")
     # --device auto on a machine with an NVIDIA driver would put every model on one GPU
-    monkeypatch.setattr(runner, "has_nvidia_driver", lambda: True)
+    monkeypatch.setattr(parallel, "has_nvidia_driver", lambda: True)
     assert default_jobs(4, "auto") == 1 and default_jobs(4, "cpu") >= 1
 
 
@@ -134,7 +134,7 @@ def test_models_that_train_on_images_start_first():
     from vqa_harness_plugins.models.cnnlstm import CNNLSTMModel
     from vqa_harness_plugins.models.qonly import QOnlyModel
 
-    from harness.run_pool import expected_cost
+    from harness.run.parallel import expected_cost
 
     assert expected_cost(CNNLSTMModel) == 2 and expected_cost(QOnlyModel) == 1 and expected_cost(RedModel) == 0
 

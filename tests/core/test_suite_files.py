@@ -1,4 +1,4 @@
-"""Suites from files (harness.suite_files), `harness show`, and the suite-file docs."""
+"""Suites from files (harness.suites.read), `harness show`, and the suite-file docs."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 from harness.api import Suite, Task
 from harness.cli import main
 from harness.errors import UsageError
-from harness.plugins import PluginHost, reset_host
-from harness.suite_dump import dump_suite, suite_data
-from harness.suite_files import load_suite_file, parse_suite
+from harness.host import PluginHost, reset_host
+from harness.suites.write import dump_suite, suite_data
+from harness.suites.read import load_suite_file, parse_suite
 from harness.suites import resolve_suite, suite_names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -193,7 +193,7 @@ def test_registered_suites_get_the_cannot_feed_check(tmp_path):
     plugin bug: one PluginError line naming the suite and its plugin, before any work."""
     from harness.errors import PluginError
     from harness.hookspecs import hookimpl
-    from harness.suite_files import check_feeds
+    from harness.suites.read import check_feeds
     from harness.suites import resolve_suite, suite_names
     from harness.testing import make_host, run_in_process
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.counterfactual import Perturber
+from vqa_harness_plugins.generators.counterfactual import Perturber
 from harness.errors import ResourceError
 
 

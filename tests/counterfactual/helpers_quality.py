@@ -3,7 +3,7 @@ both generators, is in conftest.py)."""
 
 from __future__ import annotations
 
-from harness.counterfactual import Perturbation, perturb_many
+from vqa_harness_plugins.generators.counterfactual import Perturbation, perturb_many
 
 
 def text(value: Perturbation | str) -> str:

@@ -19,7 +19,7 @@ TOY_COLORS = ("red", "green", "blue", "yellow", "orange", "purple", "brown", "bl
 
 @pytest.fixture(scope="module", autouse=True)
 def _resources():
-    from harness.resources import pos_tag, wordnet
+    from vqa_harness_plugins.nlp import pos_tag, wordnet
 
     try:
         wordnet()
@@ -62,7 +62,7 @@ class ColorReader(Model):
 
 
 def _all_colors():
-    from harness.counterfactual import named_colors
+    from vqa_harness_plugins.generators.counterfactual import named_colors
 
     return named_colors()
 
@@ -214,7 +214,7 @@ def test_metrics_by_hand():
 
 def test_perturb_command_writes_jsonl(tmp_path):
     from harness.cli import main
-    from harness.plugins import reset_host
+    from harness.host import reset_host
 
     reset_host(None)
     out = tmp_path / "cf.jsonl"

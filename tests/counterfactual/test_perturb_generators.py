@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from harness.counterfactual import (
+from vqa_harness_plugins.generators.counterfactual import (
     KIND_NAMES,
     KINDS,
     ColorSpace,
@@ -70,7 +70,7 @@ def test_table1_example_yields_every_kind(perturber):
 
 
 def test_every_vqax_substitution_is_valid_in_wordnet(vqax_results):
-    from harness.counterfactual.validity import invalid_reason
+    from vqa_harness_plugins.generators.counterfactual.validity import invalid_reason
 
     p, results, counts = vqax_results
     checked = 0
@@ -147,7 +147,7 @@ def test_missing_wordnet_names_the_install_command(monkeypatch, tmp_path):
     monkeypatch.setenv("VQA_HARNESS_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("NLTK_DATA", str(tmp_path / "nltk"))
-    from harness.resources import base
+    from vqa_harness_plugins.nlp import base
 
     monkeypatch.setattr(base, "nltk_search_path", lambda: [str(tmp_path / "nltk")])
     with pytest.raises(ResourceError, match="harness resources install"):

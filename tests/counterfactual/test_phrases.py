@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.counterfactual import tokenize
-from harness.counterfactual.phrases import (
+from vqa_harness_plugins.generators.counterfactual import tokenize
+from vqa_harness_plugins.generators.counterfactual.phrases import (
     deletion_spans,
     noun_phrase_start,
     noun_runs,

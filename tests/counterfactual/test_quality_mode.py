@@ -12,7 +12,7 @@ from pathlib import Path
 
 from helpers_quality import text as _text
 
-from harness.counterfactual import (
+from vqa_harness_plugins.generators.counterfactual import (
     KIND_NAMES,
     QUALITY_SKIP_REASONS,
     Perturbation,
@@ -56,7 +56,7 @@ def test_phrasal_verbs_keep_their_particle(modes):
 
 
 def test_inflection_comes_from_lemminflect(modes):
-    from harness.resources import word_stats
+    from vqa_harness_plugins.nlp import word_stats
 
     stats = word_stats()
     assert stats.inflect("spread", "VBD") == "spread" and modes[0].inflector.inflect("spread", "VBD") == "spreaded"
@@ -138,7 +138,7 @@ def test_every_rejected_candidate_is_counted_by_reason(modes):
 
 _SCRIPT = """
 import json, sys
-from harness.counterfactual import Perturber, perturb_many
+from vqa_harness_plugins.generators.counterfactual import Perturber, perturb_many
 qs = json.loads(sys.stdin.read())
 out = {}
 for mode in ("paper", "quality"):

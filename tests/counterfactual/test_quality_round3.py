@@ -8,7 +8,7 @@ import pytest
 from helpers_quality import quality as _quality
 from helpers_quality import rejected as _rejected
 
-from harness.counterfactual import KINDS, Perturbation, tokenize
+from vqa_harness_plugins.generators.counterfactual import KINDS, Perturbation, tokenize
 
 
 def _deletions(modes, question: str) -> set[str]:
@@ -19,8 +19,8 @@ def _deletions(modes, question: str) -> set[str]:
 def _deletion_rows(modes, question: str) -> list[Perturbation]:
     from collections import Counter
 
-    from harness.counterfactual.deletion import add_deletions
-    from harness.counterfactual.tagging import retag
+    from vqa_harness_plugins.generators.counterfactual.deletion import add_deletions
+    from vqa_harness_plugins.generators.counterfactual.tagging import retag
 
     qm = modes[1].quality
     tokens = tokenize(question)
@@ -105,7 +105,7 @@ def test_tags_corrected_with_wordnet(modes):
     assert "cosy" not in _quality(modes, "Does one cat appear to have picked a cozier spot?", "synonym_adj")
     assert _quality(modes, "Is this a professional sporting event?", "deletion_noun") != "Is this professional sporting?"
     assert "Does the hand belong to a man?" in _deletions(modes, "Does the hand belong to a man or a woman?")
-    from harness.counterfactual.tagging import retag
+    from vqa_harness_plugins.generators.counterfactual.tagging import retag
 
     qm = modes[1].quality
     tokens = tokenize("Is the man in the middle?")
@@ -146,7 +146,7 @@ def test_round3_deletions_that_break_the_question(modes, question, never):
 
 
 def test_round3_rows_are_valid(modes):
-    from harness.counterfactual.validity import invalid_reason
+    from vqa_harness_plugins.generators.counterfactual.validity import invalid_reason
 
     p = modes[1]
     kind = next(k for k in KINDS if k.id == "deletion_noun")

@@ -160,8 +160,8 @@ def test_deletions_that_break_the_question_are_rejected(modes, question, never):
 
 
 def test_new_deletions_are_valid(modes):
-    from harness.counterfactual import KINDS
-    from harness.counterfactual.validity import invalid_reason
+    from vqa_harness_plugins.generators.counterfactual import KINDS
+    from vqa_harness_plugins.generators.counterfactual.validity import invalid_reason
 
     kind = next(k for k in KINDS if k.id == "deletion_noun")
     p = modes[1]

@@ -16,7 +16,7 @@ import pytest
 
 from harness.errors import HarnessError, UsageError
 from harness.metrics import answer_type, normalize_answer, question_type, vqa_accuracy
-from harness.plugins import PluginHost
+from harness.host import PluginHost
 from harness.types import EXAMPLE_COLUMNS, Example
 from vqa_harness_plugins import toy as toy_plugin
 from vqa_harness_plugins.datasets import toyvqa
@@ -270,7 +270,7 @@ def test_colors_are_matplotlib_named_colors() -> None:
 
 def test_words_exist_in_wordnet() -> None:
     try:
-        from harness.resources import wordnet
+        from vqa_harness_plugins.nlp import wordnet
 
         wn = wordnet()
     except (ImportError, LookupError, OSError, HarnessError) as exc:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from vqa_harness_plugins.datasets.decoys.vg import VisualGenomeQA
+from vqa_harness_plugins.datasets.multiple_choice.vg import VisualGenomeQA
 
 
 def _write(root: Path, n: int = 10) -> None:

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from harness.decoys import (
+from vqa_harness_plugins.generators.decoys import (
     DecoyConfig,
     QARecord,
     eq2_rule,
@@ -19,7 +19,7 @@ from harness.decoys import (
     variant_choices,
     write_decoy_file,
 )
-from harness.decoys.similarity import question_embeddings, ranked_neighbours
+from vqa_harness_plugins.generators.decoys.similarity import question_embeddings, ranked_neighbours
 from harness.errors import DataError
 
 SIM = {frozenset(p): v for p, v in {("cat", "kitten"): 0.95, ("red", "dark red"): 0.93, ("dog", "puppy"): 0.92,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_decoys_generate import fake_wup
 
-from harness.decoys import DecoyConfig, QARecord, generate_decoys
-from harness.session import Session
+from vqa_harness_plugins.generators.decoys import DecoyConfig, QARecord, generate_decoys
+from harness.data.session import Session
 from harness.testing import make_host
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites"))
@@ -50,7 +50,7 @@ def test_only_the_kept_records_get_decoys_and_exactly_their_full_run_decoys(n, n
 @pytest.fixture
 def spy(monkeypatch):
     """Records the `only` argument of every generation."""
-    import vqa_harness_plugins.datasets.decoys.mc as mc
+    import vqa_harness_plugins.datasets.multiple_choice.mc as mc
 
     calls = []
     real = mc.generate_decoys

@@ -19,7 +19,7 @@ TOY = "toyvqa-mc:images=40"
 @pytest.fixture(scope="module")
 def toy_examples():
     from harness.errors import ResourceError
-    from vqa_harness_plugins.datasets.decoys import ToyVQAMC
+    from vqa_harness_plugins.datasets.multiple_choice import ToyVQAMC
 
     try:
         return ToyVQAMC(images=40, decoys="iou+qou").load("val")
@@ -102,7 +102,7 @@ def test_wrong_number_of_scores_fails_the_example_with_the_plugin_name(tmp_path:
 
 
 def test_mlp_models_train_on_decoy_sets(toy_examples) -> None:
-    from vqa_harness_plugins.datasets.decoys import ToyVQAMC
+    from vqa_harness_plugins.datasets.multiple_choice import ToyVQAMC
     from vqa_harness_plugins.models.mlp import MLPA, MLPIQA
 
     data = ToyVQAMC(images=40, decoys="orig")
@@ -150,7 +150,7 @@ def _visual7w(tmp_path: Path, *, decoy_equal: bool = False) -> Path:
 
 
 def test_visual7w_loader_normalizes_and_reads_released_decoys(tmp_path: Path) -> None:
-    from vqa_harness_plugins.datasets.decoys import Visual7W
+    from vqa_harness_plugins.datasets.multiple_choice import Visual7W
 
     path = _visual7w(tmp_path)
     exs = Visual7W(file=str(path)).load("train")
@@ -174,7 +174,7 @@ def test_visual7w_loader_normalizes_and_reads_released_decoys(tmp_path: Path) ->
 
 
 def test_visual_genome_split_is_50_20_30_by_image_and_seeded() -> None:
-    from vqa_harness_plugins.datasets.decoys import split_images
+    from vqa_harness_plugins.datasets.multiple_choice import split_images
 
     ids = [str(i) for i in range(1000)]
     split = split_images(ids, 0)
@@ -187,7 +187,7 @@ def test_visual_genome_split_is_50_20_30_by_image_and_seeded() -> None:
 def test_cli_generate_writes_released_shape(tmp_path: Path, toy_examples, monkeypatch) -> None:
     from click.testing import CliRunner
 
-    import harness.decoys.generate as gen
+    import vqa_harness_plugins.generators.decoys.generate as gen
     from vqa_harness_plugins.probes.decoys.command import decoys
 
     # WordNet is exercised elsewhere; a cheap stand-in keeps this CLI test fast.

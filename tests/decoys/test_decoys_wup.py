@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from harness.decoys.wup import WupScorer, sequence_wup
+from vqa_harness_plugins.generators.decoys.wup import WupScorer, sequence_wup
 
 
 @pytest.fixture(scope="module")
 def wn():
     from harness.errors import ResourceError
-    from harness.resources import wordnet
+    from vqa_harness_plugins.nlp import wordnet
 
     try:
         return wordnet()

@@ -86,8 +86,9 @@ def test_third_party_extractor_feeds_an_mlp_through_a_run(tmp_path: Path) -> Non
     # Another extractor (or options) gives another model fingerprint: no stale cache hits.
     from vqa_harness_plugins.models.mlp import MLPIA
 
-    a, b = MLPIA(image_features="mean-color"), MLPIA(image_features="mean-color:scale=2")
-    a.feature_resolver = b.feature_resolver = functools.partial(resolve_features, host=host)
+    resolver = functools.partial(resolve_features, host=host)
+    a = MLPIA(feature_resolver=resolver, image_features="mean-color")
+    b = MLPIA(feature_resolver=resolver, image_features="mean-color:scale=2")
     assert a.fingerprint() != b.fingerprint()
 
 

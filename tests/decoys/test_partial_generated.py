@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import DataError
-from harness.session import Session
+from harness.data.session import Session
 from harness.testing import make_host
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites"))
@@ -36,9 +36,9 @@ def _one_empty(module, monkeypatch):
 
 @pytest.mark.parametrize("spec,split,writer,module", [
     ("visual7w:decoys=iou,decoy_file=", "test", lambda root: write_visual7w(root, 40, released=False),
-     "vqa_harness_plugins.datasets.decoys.visual7w"),
+     "vqa_harness_plugins.datasets.multiple_choice.visual7w"),
     ("vqa2-mc:decoys=iou+qou", "val", lambda root: write_vqa(root, version=2, split="val", n_images=20, seed=0),
-     "vqa_harness_plugins.datasets.decoys.vqa_mc"),
+     "vqa_harness_plugins.datasets.multiple_choice.vqa_mc"),
 ])
 def test_a_question_without_generated_decoys_is_kept_with_its_target_only(tmp_path, fresh_cache, monkeypatch,
                                                                           spec, split, writer, module):

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from harness.decoys import eq2_rule
+from vqa_harness_plugins.generators.decoys import eq2_rule
 from harness.types import BLANK_IMAGE, Example
 
 IMAGES = 200
@@ -17,7 +17,7 @@ IMAGES = 200
 @pytest.fixture(scope="module")
 def toy_sets():
     from harness.errors import ResourceError
-    from vqa_harness_plugins.datasets.decoys import ToyVQAMC
+    from vqa_harness_plugins.datasets.multiple_choice import ToyVQAMC
 
     try:
         return {v: (ToyVQAMC(images=IMAGES, decoys=v).load("train"), ToyVQAMC(images=IMAGES, decoys=v).load("val"))
@@ -74,7 +74,7 @@ def test_object_detector_recovers_every_toy_scene() -> None:
 
 
 def _mc(variant: str, decoys: dict[str, list[str]]) -> Example:
-    from harness.decoys import variant_choices
+    from vqa_harness_plugins.generators.decoys import variant_choices
 
     return Example(id="q", question="?", choices=variant_choices("t", decoys, variant, key="q"), label="t",
                    meta={"mc_target": "t", "mc_variant": variant, "decoys": decoys})

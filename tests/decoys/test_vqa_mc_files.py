@@ -25,7 +25,7 @@ def v1_without_choices(tmp_path) -> Path:
 
 
 def test_the_multiple_choice_file_is_required_for_orig_and_all_only(tmp_path):
-    from vqa_harness_plugins.datasets.decoys.vqa_mc import VQA1MC, VQA2MC
+    from vqa_harness_plugins.datasets.multiple_choice.vqa_mc import VQA1MC, VQA2MC
 
     mc = tmp_path / "vqa1" / "MultipleChoice_mscoco_val2014_questions.json"
     assert mc in VQA1MC(data_dir=tmp_path).expected_files("val")
@@ -41,7 +41,7 @@ def test_status_calls_decoys_vqa1_not_ready_without_it(v1_without_choices):
 
 
 def test_a_load_without_it_names_the_file(v1_without_choices, fresh_cache):
-    from vqa_harness_plugins.datasets.decoys.vqa_mc import VQA1MC
+    from vqa_harness_plugins.datasets.multiple_choice.vqa_mc import VQA1MC
 
     with pytest.raises(DataError) as err:
         VQA1MC(data_dir=v1_without_choices).load("val")

@@ -132,7 +132,7 @@ def test_spearman_matches_scipy_and_known_values():
 
 
 def test_imported_human_rows_get_their_own_table_3(run_dir):
-    from harness.runstore import read_results
+    from harness.rundir import read_results
     from vqa_harness_leaderboard import tables_of
 
     rows = read_results(run_dir / "results.jsonl")

@@ -72,7 +72,7 @@ def test_s_o_is_exactly_s_t_times_s_e(cheap_run):
 
 
 def test_s_e_is_the_metric_on_the_correctly_answered_examples(cheap_run):
-    from harness.metrics.nlg import nlg_scores
+    from vqa_harness_plugins.metrics.nlg import nlg_scores
 
     folder = cheap_run.rundir.path / "artifacts" / "nle"
     (stem,) = [p.name[: -len(".meta.json")] for p in folder.glob("*.meta.json")]
@@ -87,7 +87,7 @@ def test_s_e_is_the_metric_on_the_correctly_answered_examples(cheap_run):
 
 
 def test_gt_row_scores_each_reference_against_the_others(cheap_run):
-    from harness.metrics.nlg import nlg_scores
+    from vqa_harness_plugins.metrics.nlg import nlg_scores
     from vqa_harness_plugins.probes.e_vil.scoring import gt_pairs
 
     gt = _rows(cheap_run, "gt")
@@ -125,13 +125,13 @@ def test_empty_and_non_string_explanations_are_scored_empty_and_counted(host, tm
 
 
 def test_full_bundle_names_the_combined_score_without_spice(host, tmp_path):
-    from harness.metrics.nlg import spice_status
+    from vqa_harness_plugins.metrics.nlg import spice_status
 
     if spice_status()[0]:
         pytest.skip("SPICE models are installed here")
     import shutil
 
-    from harness.resources.bertscore import bertscore_status
+    from vqa_harness_plugins.nlp.bertscore import bertscore_status
 
     if shutil.which("java") is None or not bertscore_status().present:
         pytest.skip("needs java and the local BERTScore model")

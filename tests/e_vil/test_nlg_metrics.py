@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from harness.errors import ResourceError
-from harness.metrics import nlg
-from harness.metrics.nlg import (
+from vqa_harness_plugins.metrics import nlg
+from vqa_harness_plugins.metrics.nlg import (
     e_vil_score,
     harmonic_mean,
     nlg_scores,
@@ -24,7 +24,7 @@ REFS = [["a man rides a horse", "the man is on a horse"], ["the dog runs in a pa
 def _need_java_and_bertscore() -> None:
     import shutil
 
-    from harness.resources.bertscore import bertscore_status
+    from vqa_harness_plugins.nlp.bertscore import bertscore_status
 
     if shutil.which("java") is None:
         pytest.skip("java is not installed (apt-get install default-jre-headless)")
@@ -85,7 +85,7 @@ def test_meteor_equals_direct_call(bundle, coco_inputs):
 def test_bertscore_equals_direct_call(bundle):
     import bert_score
 
-    from harness.resources import bertscore_model
+    from vqa_harness_plugins.nlp import bertscore_model
 
     model, layers = bertscore_model()
     keep = [i for i, p in enumerate(PREDS) if p]
@@ -138,7 +138,7 @@ def test_missing_java_is_a_one_line_resource_error(monkeypatch):
 def test_local_evaluate_module_gives_the_bundle_scores():
     import evaluate
 
-    from harness.metrics import evaluate_module_path
+    from vqa_harness_plugins.metrics import evaluate_module_path
 
     module = evaluate.load(evaluate_module_path("nle_scores"))
     metrics = ["bleu1", "bleu4", "rouge_l", "cider"]
@@ -152,7 +152,7 @@ BERTSCORE_SCRIPT = """
 import json, random, sys
 import torch
 torch.set_num_threads(int(sys.argv[1]))
-from harness.metrics.nlg import nlg_scores
+from vqa_harness_plugins.metrics.nlg import nlg_scores
 rng = random.Random(0)
 words = "the a man woman dog cat red blue bike street sofa window riding sleeps runs near on under".split()
 text = lambda: " ".join(rng.choice(words) for _ in range(rng.randint(3, 20)))

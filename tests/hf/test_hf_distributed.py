@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.plugins import PluginHost
+from harness.host import PluginHost
 from harness.testing import run_in_process
 
 pytest.importorskip("transformers")

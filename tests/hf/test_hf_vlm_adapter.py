@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.cache import PredictionCache
-from harness.runner import Runner
+from harness.cache.predictions import PredictionCache
+from harness.run.predictor import Predictor
 from vqa_harness_plugins.models.hf.prompts import build_prompt, clean_answer, task_of
 
 
@@ -57,7 +57,7 @@ def test_llava_loglik_closed_answers_and_batch_invariance(tiny_llava, toy_exampl
     runs = {}
     for bs in (1, 8):  # the 1/3/8 sweep is in test_hf_vqa_adapter.py; chat models are slower
         cache = PredictionCache(tmp_path / f"c{bs}.sqlite")
-        runner = Runner(model, cache=cache, batch_size=bs, progress=False)
+        runner = Predictor(model, cache=cache, batch_size=bs, progress=False)
         runs[bs] = (runner.predict(examples, "answer"), runner.predict(examples, "score_choices"))
         cache.close()
     for answers, choices in runs.values():

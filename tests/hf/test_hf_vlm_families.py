@@ -22,9 +22,9 @@ import vlm_families_a as a
 import vlm_families_b as b
 from helpers_hf import build_llava
 
-from harness.cache import PredictionCache
-from harness.plugins import PluginHost
-from harness.runner import Runner
+from harness.cache.predictions import PredictionCache
+from harness.host import PluginHost
+from harness.run.predictor import Predictor
 from harness.testing import run_in_process
 from vqa_harness_plugins.models.hf.families import FAMILIES, has_torchvision
 from vqa_harness_plugins.models.hf.prompts import ENTAILMENT_LABELS, task_of
@@ -76,7 +76,7 @@ def test_family_capabilities_and_batch_invariance(family, folders, tmp_path_fact
     runs = {}
     for size in (1, 4):  # batches of 4 mix prompts of different lengths: left padding at work
         cache = PredictionCache(tmp_path / f"{size}.sqlite")
-        runner = Runner(model, cache=cache, batch_size=size, progress=False)
+        runner = Predictor(model, cache=cache, batch_size=size, progress=False)
         runs[size] = [runner.predict(examples, "answer"), runner.predict(examples, "score_choices"),
                       runner.predict(examples[:4], "explain", answers=["red", "yes", "2", "circle"])]
         cache.close()

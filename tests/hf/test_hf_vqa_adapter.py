@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from helpers_hf import ANSWERS
 
-from harness.cache import PredictionCache
+from harness.cache.predictions import PredictionCache
 from harness.errors import ResourceError, UsageError
-from harness.runner import Runner
+from harness.run.predictor import Predictor
 
 pytest.importorskip("transformers")
 
@@ -26,7 +26,7 @@ def _model(path: Path, **options):
 
 def _predict(model, examples, capability, batch_size, tmp_path, answers=None):
     cache = PredictionCache(tmp_path / f"cache-{capability}-{batch_size}.sqlite")
-    runner = Runner(model, cache=cache, batch_size=batch_size, progress=False)
+    runner = Predictor(model, cache=cache, batch_size=batch_size, progress=False)
     preds = runner.predict(examples, capability, answers=answers)
     cache.close()
     return preds, runner.stats
@@ -161,7 +161,7 @@ def test_oom_backoff_halves_and_reports():
 def test_harness_run_vqa_accuracy_on_tiny_vilt(tiny_vilt, tmp_path):
     """`harness run --model hf-vqa:path=<tiny ViLT> --suite vqa-accuracy --limit 20`, offline."""
     from harness.cli import main
-    from harness.plugins import reset_host
+    from harness.host import reset_host
 
     reset_host(None)
     code = main(["run", "--model", f"hf-vqa:path={tiny_vilt}", "--suite", "vqa-accuracy", "--limit", "20",

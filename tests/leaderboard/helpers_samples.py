@@ -11,8 +11,8 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
-from harness.names import SCHEMA_VERSION
-from harness.runstore import atomic_write_json, write_jsonl
+from harness.project import SCHEMA_VERSION
+from harness.fileio import atomic_write_json, write_jsonl
 
 __all__ = ["SAMPLE_NOTE", "write_sample_runs"]
 
@@ -135,8 +135,8 @@ def _tags(row: dict) -> dict[str, str]:
 def _write_tables(path: Path, rows: list[dict]) -> None:
     """tables.json as a run writes it: the probes' layouts and the rows' tags."""
     from harness.layouts import RowTags
-    from harness.plugins import get_host
-    from harness.runstore import RunDir
+    from harness.host import get_host
+    from harness.rundir import RunDir
 
     probes = get_host().probes
     layouts = {r["probe"]: list(probes[r["probe"]].layouts()) for r in rows if r["probe"] in probes}

@@ -9,7 +9,7 @@ from helpers_samples import write_sample_runs
 
 from harness.cli import main
 from harness.report import headline_rows
-from harness.runstore import write_jsonl
+from harness.fileio import write_jsonl
 from harness.types import ResultRow
 from vqa_harness_leaderboard.cards import EVIDENCE, build_cards, card_markdown, verdict
 
@@ -70,7 +70,7 @@ def test_nothing_is_invented_for_absent_evidence() -> None:
 
 
 def test_headline_numbers_are_a_few_per_probe() -> None:
-    from harness.plugins import PluginHost
+    from harness.host import PluginHost
 
     probes = PluginHost(blocked=frozenset()).probes
     shown = headline_rows(ROWS, {e.name: e.obj.headline for e in probes})

@@ -247,7 +247,7 @@ def test_global_rules_are_shortened_and_linked_in_full(runs: Path, tmp_path: Pat
 
 def test_docs_sections_linked_from_tables_exist() -> None:
     from vqa_harness_leaderboard.cards import EVIDENCE
-    from vqa_harness_leaderboard.names import DOC_SECTIONS, slug
+    from vqa_harness_leaderboard.labels import DOC_SECTIONS, slug
 
     docs = Path(__file__).resolve().parents[2] / "docs"
     for target in [*DOC_SECTIONS.values(), *(e.docs for e in EVIDENCE)]:

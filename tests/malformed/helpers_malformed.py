@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from harness.api import Model, Suite, Task
 from harness.cli import main
-from harness.names import ENTRY_POINT_GROUP
+from harness.project import ENTRY_POINT_GROUP
 from harness.testing import hookimpl, make_host, use_host
 from harness.types import Answer, Example
 

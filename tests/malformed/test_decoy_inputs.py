@@ -86,7 +86,7 @@ def test_unreadable_visual7w(capsys, tmp_path, body, needles):
 
 
 def test_visual7w_policies_count_what_they_accept(tmp_path):
-    from vqa_harness_plugins.datasets.decoys import Visual7W
+    from vqa_harness_plugins.datasets.multiple_choice import Visual7W
 
     data = _v7w()
     data["images"][1]["qa_pairs"][0].update(qa_id=0)
@@ -169,7 +169,7 @@ def test_the_decoy_file_is_a_folder(capsys, tmp_path):
 
 
 def test_fixtures_are_valid(tmp_path):
-    from vqa_harness_plugins.datasets.decoys import Visual7W
+    from vqa_harness_plugins.datasets.multiple_choice import Visual7W
 
     f = write(tmp_path / "v7w.json", json.dumps(_v7w()))
     assert len(Visual7W(file=str(f)).load("train")) == 4

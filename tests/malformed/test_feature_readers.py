@@ -1,6 +1,6 @@
 """Malformed feature files for the counter-examples probe (`features=FILE`, also the
 explainer's `neighbour_features`) and the attention models' grids (`grid=FILE`): both go
-through the `precomputed` extractor's checked reader (`harness.feature_files`), so every
+through the `precomputed` extractor's checked reader (`vqa_harness_plugins.models.features.files`), so every
 case is one line naming the file and the array, image id or row; never a numpy or zipfile
 message without the file."""
 
@@ -75,7 +75,7 @@ COUNTER_CASES = [
 
 @pytest.mark.parametrize("name, make, needles", COUNTER_CASES, ids=[c[0] for c in COUNTER_CASES])
 def test_counterexample_feature_files(tmp_path, name, make, needles):
-    from vqa_harness_plugins.probes.balanced.features import load_feature_file
+    from vqa_harness_plugins.models.features.candidates import load_feature_file
 
     folder = tmp_path / "feats"
     folder.mkdir()
@@ -89,7 +89,7 @@ def test_counterexample_feature_files(tmp_path, name, make, needles):
 
 
 def test_counterexample_ids_json_with_integers_and_either_sidecar_name(tmp_path):
-    from vqa_harness_plugins.probes.balanced.features import load_feature_file
+    from vqa_harness_plugins.models.features.candidates import load_feature_file
 
     path = _npy(tmp_path / "f.npy", GOOD_FEATS, [10, 11, 12])  # integer ids are accepted as ids
     assert sorted(load_feature_file(path)) == ["10", "11", "12"]
@@ -158,7 +158,7 @@ def test_grid_files_are_refused_before_any_work(capsys, tmp_path, name, make, ne
     ("string grid", {"img0": np.full((2, 2), "a")}, ["image id 'img0'", "expected a numeric array"]),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_grid_members_are_checked_when_read(tmp_path, name, arrays, needles):
-    from vqa_harness_plugins.models.grid import GridFeatures
+    from vqa_harness_plugins.models.grid_features import GridFeatures
 
     path = _npz(tmp_path / "g.npz", **arrays)
     with pytest.raises(HarnessError) as err:
@@ -170,7 +170,7 @@ def test_grid_members_are_checked_when_read(tmp_path, name, arrays, needles):
 
 
 def test_a_nan_row_of_a_memory_mapped_grid_names_the_row(tmp_path):
-    from vqa_harness_plugins.models.grid import GridFeatures
+    from vqa_harness_plugins.models.grid_features import GridFeatures
 
     arr = np.ones((3, 4, 5), np.float32)
     arr[1, 2, 3] = np.inf

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers_malformed import run_cli, write
 
-from harness.names import SCHEMA_VERSION
+from harness.project import SCHEMA_VERSION
 
 
 def _row(model: str = "m1", **over) -> dict:

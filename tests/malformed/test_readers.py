@@ -1,4 +1,4 @@
-"""The validation layer itself (harness.validation, harness.jsonio, Option bounds): every
+"""The validation layer itself (vqa_harness_plugins.validation, harness.jsonio, Option bounds): every
 class of bad input gives the same one-line message with or without orjson."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from helpers_malformed import write
 from harness.errors import DataError, UsageError
 from harness.jsonio import jsonl_records, read_json
 from harness.options import Configurable, Option
-from harness.validation import (
+from vqa_harness_plugins.validation import (
     Field,
     Tally,
     check_id,

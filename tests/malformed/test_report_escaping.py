@@ -9,7 +9,7 @@ from pathlib import Path
 
 from helpers_malformed import run_cli, write
 
-from harness.names import SCHEMA_VERSION
+from harness.project import SCHEMA_VERSION
 
 EVIL = "<script>alert(1)</script>"
 

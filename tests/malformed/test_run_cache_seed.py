@@ -56,7 +56,7 @@ def test_an_empty_or_valid_cache_file_is_used(capsys, tmp_path):
 
 
 def test_prediction_cache_errors_directly(tmp_path):
-    from harness.cache import PredictionCache
+    from harness.cache.predictions import PredictionCache
 
     with pytest.raises(DataError, match="not an SQLite prediction cache"):
         PredictionCache(write(tmp_path / "x.sqlite", "hello" * 100))

@@ -152,7 +152,7 @@ def test_render_report_escapes_every_user_field():
 
 
 def test_paths_in_writable_check_leave_nothing_behind(tmp_path):
-    from harness.validation import check_writable_folder
+    from vqa_harness_plugins.validation import check_writable_folder
 
     target = tmp_path / "a" / "b" / "c"
     check_writable_folder(target)

@@ -13,7 +13,6 @@ from harness.errors import DataError
 from harness.metrics import (
     LENIENT_METRIC_NAME,
     METRIC_NAME,
-    evaluate_module_path,
     normalize_answer,
     vqa_accuracy,
     vqa_accuracy_batch,
@@ -21,8 +20,9 @@ from harness.metrics import (
     vqa_accuracy_lenient_batch,
 )
 from harness.metrics.vqa import CONTRACTIONS, process_digit_article, process_punctuation
+from vqa_harness_plugins.metrics import evaluate_module_path
 
-# --- a literal, independent transcription of DESIGN.md §4.1 ----------------------------
+# --- a literal, independent transcription of docs/metrics.md -------------------------------
 
 REF_PUNCT = [";", "/", "[", "]", '"', "{", "}", "(", ")", "=", "+", "\\", "_", "-",
              ">", "<", "@", "`", ",", "?", "!"]

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from harness.errors import DataError, UsageError
-from harness.plugins import PluginHost
+from harness.host import PluginHost
 from harness.types import Example
 from vqa_harness_plugins import baselines
 from vqa_harness_plugins.models.answers import OUT_OF_VOCAB

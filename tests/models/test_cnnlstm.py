@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import DataError, UsageError
-from harness.plugins import PluginHost
+from harness.host import PluginHost
 from harness.types import BLANK_IMAGE, Example
 from vqa_harness_plugins import baselines
 from vqa_harness_plugins.models.cnnlstm import CNNLSTMModel, decode_images

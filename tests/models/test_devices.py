@@ -20,7 +20,7 @@ from vqa_harness_plugins.models.training import MODEL_VERSION
 
 
 def test_the_runs_device_reaches_fit(tmp_path, fresh_cache, monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.run
+    import harness.run.plan
 
     seen: list[tuple[str, str]] = []
     fit_now = QOnlyModel._fit_now
@@ -30,7 +30,7 @@ def test_the_runs_device_reaches_fit(tmp_path, fresh_cache, monkeypatch: pytest.
         self.device = "cpu"  # recorded; no GPU here, so the network is trained (and used) on the CPU
         return fit_now(self, rows, seed, key)
 
-    monkeypatch.setattr(harness.run, "resolve_device", lambda device: "cuda:1")
+    monkeypatch.setattr(harness.run.plan, "resolve_device", lambda device: "cuda:1")
     monkeypatch.setattr(QOnlyModel, "_fit_now", spy)
     manifest = run_tiny(tmp_path)
     assert manifest["device"] == "cuda:1"

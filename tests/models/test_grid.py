@@ -13,7 +13,7 @@ from harness.errors import DataError, UsageError
 from harness.types import BLANK_IMAGE, Example
 from vqa_harness_plugins.datasets.toyvqa.render import render
 from vqa_harness_plugins.datasets.toyvqa.world import COLORS, NOUNS, SIZES, Obj, Scene
-from vqa_harness_plugins.models.grid import GridFeatures
+from vqa_harness_plugins.models.grid_features import GridFeatures
 
 
 def _ex(image_id: str, image: str = "") -> Example:

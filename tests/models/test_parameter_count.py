@@ -8,7 +8,7 @@ import pytest
 from helpers_grid import scenes, write_grids
 from helpers_run import run_tiny, tiny
 
-from harness.session import LazyExamples
+from harness.data.session import LazyExamples
 from vqa_harness_plugins.models import weight_cache
 from vqa_harness_plugins.models.coattention import HieCoAttModel
 from vqa_harness_plugins.models.qonly import QOnlyModel

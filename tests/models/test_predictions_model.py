@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from harness.errors import DataError, HarnessError, UsageError
-from harness.plugins import PluginHost
-from harness.suite_dump import dump_suite, suite_data
+from harness.host import PluginHost
+from harness.suites.write import dump_suite, suite_data
 from harness.testing import run_in_process
 from harness.types import Example
 from vqa_harness_plugins.models.predictions import ChangedInput, MissingAnswer, PredictionsModel
@@ -93,7 +93,7 @@ def test_an_official_results_file_scores_like_the_model_that_wrote_it(setup, qon
 
 def test_missing_answers_are_counted_model_errors_never_silent(setup, qonly_run, tmp_path):
     from harness.metrics import vqa_accuracy_batch
-    from harness.session import Session
+    from harness.data.session import Session
 
     host, root, suite = setup
     _, results = qonly_run
@@ -214,7 +214,7 @@ def test_bad_paths_and_bytes(tmp_path):
 
 def test_the_cli_reports_a_bad_file_in_one_line_before_any_work(setup, tmp_path, capsys):
     from harness.cli import main
-    from harness.plugins import reset_host
+    from harness.host import reset_host
 
     _, root, suite = setup
     bad = tmp_path / "r.json"
@@ -241,7 +241,7 @@ def test_the_e_vil_toy_suite_accepts_answers_with_explanations_from_a_file(tmp_p
         part["options"] = {**part.get("options", {}), "images": 40}
     task["probe_options"] = {"nle": {"metrics": "bleu1,rouge_l,cider", "tokenize": "simple", "gt": False}}
     data["name"] = "e-vil-toy-small"
-    from harness.suite_files import parse_suite
+    from harness.suites.read import parse_suite
 
     suite_file = tmp_path / "evil.yaml"
     suite_file.write_text(dump_suite(parse_suite(data, host), host))

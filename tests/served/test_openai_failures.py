@@ -20,7 +20,7 @@ from helpers_served import Proxy, Server, free_port
 
 from harness.cli import main
 from harness.errors import ExitCode, StopRun
-from harness.plugins import PluginHost
+from harness.host import PluginHost
 from harness.testing import run_in_process
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.plugins import PluginHost
+from harness.host import PluginHost
 from harness.testing import run_in_process
 
 DECOY_SUITE = """\

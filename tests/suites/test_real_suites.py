@@ -102,6 +102,7 @@ def test_vqa2_suite_scores_the_official_way(world, host, tmp_path):
     root, annotations = world
     out = _run(host, tmp_path, "prior", "vqa2", root)
     rows = _rows(out)
+    assert out.announced == []  # a labelled split has its rows: no evaluation-server file to point at
     # Hand computation: the prior answers the most common train answer.
     train = Counter(normalize_answer(a["multiple_choice_answer"]) for a in annotations["v2/train"])
     prior = min(train, key=lambda a: (-train[a], a))
@@ -125,6 +126,8 @@ def test_vqa2_test_dev_writes_the_evaluation_server_file(world, host, tmp_path):
                          split="test-dev")
     assert not [r for r in out.rows if r.metric.startswith("vqa_accuracy")]
     (path,) = (out.rundir.path / "artifacts" / "accuracy").glob("results_official.json")
+    assert ("evaluation-server results file", str(path)) in out.announced  # once, though two tasks share it
+    assert len(out.announced) == len(set(out.announced))
     results = json.loads(path.read_text())
     assert len(results) == 12 and all(r["answer"] == "red" and isinstance(r["question_id"], int) for r in results)
     report = (out.rundir.path / "report.md").read_text()

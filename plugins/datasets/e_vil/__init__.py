@@ -20,7 +20,7 @@ from harness.api import DatasetPlugin, Option
 from harness.digest import digest
 from harness.errors import UsageError
 from harness.types import Example
-from harness.validation import answers_option, duplicates_option
+from vqa_harness_plugins.validation import answers_option, duplicates_option
 
 from ._common import base_split, split_file, take_half
 from .loaders import ESNLIVE_LABELS, read_esnlive, read_vcr, read_vqax

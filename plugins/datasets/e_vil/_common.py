@@ -8,7 +8,7 @@ from typing import Sequence
 
 from harness.errors import DataError, UsageError
 from harness.types import Example
-from harness.validation import fail
+from vqa_harness_plugins.validation import fail
 
 __all__ = ["HALF_SUFFIXES", "split_file", "base_split", "take_half", "data_error"]
 
@@ -49,5 +49,5 @@ def take_half(examples: Sequence[Example], half: str, seed: int) -> list[Example
 
 
 def data_error(path: Path, row: object, field: str, problem: str) -> DataError:
-    """A one-line DataError naming the file, the row and the field (`harness.validation.fail`)."""
+    """A one-line DataError naming the file, the row and the field (`vqa_harness_plugins.validation.fail`)."""
     return fail(path, f"row {row}", problem, field)

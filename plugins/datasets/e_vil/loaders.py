@@ -1,7 +1,7 @@
 """Readers for the e-ViL files: e-SNLI-VE CSV, VQA-X JSON, VCR jsonl (pure Python).
 
 Each returns `harness.types.Example`s and raises a one-line DataError naming the file, the
-row and the field on malformed input (`harness.validation`): missing column or field, a
+row and the field on malformed input (`vqa_harness_plugins.validation`): missing column or field, a
 wrong type (`"answers": "yes"` is not a list; `answer_label: true` is not an index),
 unknown label, empty text, non-UTF-8 bytes, a VCR object index out of range. Repeated ids
 (pairID, VQA-X question-id keys, VCR annot_id) and answer counts other than the format's
@@ -16,8 +16,9 @@ from typing import Any, MutableMapping
 
 from harness.errors import DataError
 from harness.jsonio import jsonl_records, read_json
+from harness.metrics import answer_type, question_type
 from harness.types import Example
-from harness.validation import (
+from vqa_harness_plugins.validation import (
     Field,
     Tally,
     check_id_text,
@@ -98,7 +99,6 @@ def read_vqax(path: Path, images: Path | None, *, duplicates: str = "error", ans
     first occurrence. A question id used twice as a key (which JSON readers silently resolve
     to one entry) follows `duplicates` (keep-first keeps the first entry); answer counts
     other than 10 follow `answers`."""
-    from harness.metrics import answer_type, question_type
 
     data = read_json(path, "VQA-X JSON; see docs/e-vil.md", duplicate_keys="record")
     if not isinstance(data, dict):

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from harness.cache.locks import build_lock
 from harness.digest import digest_bytes
 from harness.errors import DataError, UsageError
-from harness.locks import build_lock
 from harness.paths import cache_dir
 from harness.seeding import seeded_random
 from harness.types import Example

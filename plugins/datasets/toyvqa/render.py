@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PIL import Image, ImageDraw
+
 from .world import BACKGROUND, COLORS, GRID, Obj, Scene
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,8 +98,6 @@ def _draw(draw: "ImageDraw.ImageDraw", obj: Obj, size: int) -> None:
 
 def render(scene: Scene, size: int) -> "Image.Image":
     """The scene as a `size` x `size` RGB image."""
-    from PIL import Image, ImageDraw
-
     img = Image.new("RGB", (size, size), BACKGROUND)
     draw = ImageDraw.Draw(img)
     for obj in scene.objects:

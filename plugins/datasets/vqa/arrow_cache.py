@@ -33,7 +33,7 @@ MARKER = "COMPLETE.json"
 
 def example_features() -> "datasets.Features":
     """Arrow schema of `Example.to_row()` (explicit, so empty lists keep their type)."""
-    import datasets
+    import datasets  # heavy: the datasets library takes about 0.5 s; only Arrow tables need it
 
     text = datasets.Value("string")
     texts = datasets.Sequence(text)
@@ -47,7 +47,7 @@ def example_features() -> "datasets.Features":
 def _arrow_table(columns: Mapping[str, list]) -> "Any":
     """A pyarrow table with the Example schema, built column by column in C (about 10x
     faster than `datasets.Dataset.from_dict`, which encodes every nested value in Python)."""
-    import pyarrow as pa
+    import pyarrow as pa  # heavy: Arrow is loaded only where tables are built
 
     text, texts = pa.string(), pa.list_(pa.string())
     lists = ("answers", "choices", "explanations")
@@ -72,7 +72,7 @@ def cache_key(name: str, split: str, config: Mapping[str, Any], sources: Sequenc
 def cached_dataset(key: str, build: Callable[[], tuple[dict[str, list], dict[str, Any]]]
                    ) -> tuple["datasets.Dataset", dict[str, Any]]:
     """The cached Arrow dataset for `key`, or `build()` (columns, summary) saved first."""
-    import datasets
+    import datasets  # heavy: the datasets library takes about 0.5 s; only Arrow tables need it
 
     folder = cache_dir("vqa-official") / key
     if (folder / MARKER).is_file():

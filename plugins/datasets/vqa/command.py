@@ -6,6 +6,9 @@ from pathlib import Path
 
 import click
 
+from vqa_harness_plugins.datasets.vqa import export_toy_vqa2
+from vqa_harness_plugins.validation import check_writable_folder
+
 __all__ = ["export"]
 
 
@@ -28,9 +31,6 @@ def export() -> None:
 def toy_vqa2(variant: str, out: Path, seed: int, images: int, size: int, splits: tuple[str, ...],
              no_images: bool) -> None:
     """Write toyvqa in the official VQA v2 format; read it back with `--data-dir OUT` and vqa2."""
-    from harness.validation import check_writable_folder
-    from vqa_harness_plugins.datasets.vqa import export_toy_vqa2
-
     check_writable_folder(out)
     result = export_toy_vqa2(out, variant=variant, seed=seed, images=images, size=size,
                              splits=splits or ("train", "val"), copy_images=not no_images)

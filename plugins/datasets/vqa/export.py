@@ -27,6 +27,7 @@ from typing import Mapping, Sequence
 
 from harness.errors import DataError
 from harness.types import Example
+from vqa_harness_plugins.datasets.toyvqa import ToyVQA
 
 from .loaders import IMAGE_FOLDERS, SPLIT_TAGS
 from .official import image_path
@@ -103,8 +104,6 @@ def export_toy_vqa2(out: Path, *, variant: str = "balanced", seed: int = 0, imag
                     size: int = 64, splits: Sequence[str] = ("train", "val"),
                     copy_images: bool = True) -> ExportResult:
     """Export toyvqa (`variant`, `seed`, `images`, `size`) in the official v2 format."""
-    from vqa_harness_plugins.datasets.toyvqa import ToyVQA
-
     toy = ToyVQA(variant=variant, seed=seed, images=images, size=size)
     files: list[Path] = []
     id_map: dict[str, dict[str, int]] = {}

@@ -14,9 +14,15 @@ from pathlib import Path
 from typing import ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
+from harness.data.session import to_examples
+from harness.digest import digest
+from harness.digest import digest as _digest
 from harness.errors import UsageError
 from harness.seeding import seeded_random
 from harness.types import Example
+from vqa_harness_plugins.datasets.toyvqa import GENERATOR_VERSION, ToyVQA
+
+from .loaders import VQA2
 
 __all__ = ["ToyVQAHalf", "VQA2Half", "keep_pair_fraction"]
 
@@ -51,8 +57,6 @@ class ToyVQAHalf(DatasetPlugin):
 
     def examples(self, split: str) -> list[Example]:
         """The kept examples of `split`."""
-        from vqa_harness_plugins.datasets.toyvqa import ToyVQA
-
         toy = ToyVQA(variant="balanced", seed=self.config["seed"], images=self.config["images"],
                      size=self.config["size"])
         return keep_pair_fraction(toy.examples(split), float(self.config["fraction"]),
@@ -64,9 +68,6 @@ class ToyVQAHalf(DatasetPlugin):
 
     def fingerprint(self, split: str) -> str:
         """Changes with the options and the toy generator version."""
-        from harness.digest import digest as _digest
-        from vqa_harness_plugins.datasets.toyvqa import GENERATOR_VERSION
-
         return _digest({"dataset": self.name, "split": split, "config": self.config,
                         "generator": GENERATOR_VERSION})
 
@@ -87,8 +88,6 @@ class VQA2Half(DatasetPlugin):
     }
 
     def _vqa2(self) -> DatasetPlugin:
-        from .loaders import VQA2
-
         return VQA2(data_dir=self.data_dir, root=self.config["root"], images=self.config["images"])
 
     def expected_files(self, split: str) -> list[Path]:
@@ -99,13 +98,9 @@ class VQA2Half(DatasetPlugin):
 
     def load(self, split: str) -> list[Example]:  # type: ignore[override]
         """The kept questions of VQA v2 `split` (both questions of every kept pair)."""
-        from harness.session import to_examples
-
         examples = to_examples(self._vqa2().load(split))
         return keep_pair_fraction(examples, float(self.config["fraction"]), int(self.config["pair_seed"]))
 
     def fingerprint(self, split: str) -> str:
-        from harness.digest import digest
-
         return digest({"dataset": self.name, "split": split, "config": self.config,
                        "vqa2": self._vqa2().fingerprint(split)})

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
 from harness.errors import UsageError
-from harness.validation import Tally, answers_option, duplicates_option
+from harness.paths import cache_dir
+from vqa_harness_plugins.validation import Tally, answers_option, duplicates_option, fail
 
 from .arrow_cache import cache_key, cached_dataset, read_summary
 from .official import (
@@ -115,7 +116,6 @@ class OfficialVQA(DatasetPlugin):
         """Counts from parsing `split` (questions, pairs used, pairs with unknown ids)."""
         key = cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
                         self.source_files(split))
-        from harness.paths import cache_dir
 
         summary = read_summary(cache_dir("vqa-official") / key)
         if not summary:
@@ -212,7 +212,6 @@ class VQA1(OfficialVQA):
         path = self.mc_questions_file(split)
         if not path.is_file():
             return []
-        from harness.validation import fail
 
         tally = self._tally(path)
         mc = parse_questions(read_json(path), path, with_choices=True, tally=tally)

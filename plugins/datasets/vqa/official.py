@@ -1,8 +1,8 @@
-"""Parsing the official VQA v1/v2 JSON files into Example columns (DESIGN.md §4.2).
+"""Parsing the official VQA v1/v2 JSON files into Example columns (docs/datasets.md).
 
 Every check raises a one-line `DataError` naming the file, the record and the field
 (`...questions.json: questions[12]: field 'question_id': expected an integer id, got str
-'12'`; `harness.validation`), never a traceback. Pairs whose question ids are unknown are
+'12'`; `vqa_harness_plugins.validation`), never a traceback. Pairs whose question ids are unknown are
 not an error: they are counted in the load summary (and shown by the pair probe).
 """
 
@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from harness.errors import DataError
 from harness.jsonio import read_json
 from harness.metrics import question_type as official_question_type
-from harness.validation import (
+from vqa_harness_plugins.validation import (
     Field,
     Tally,
     check_id,
@@ -36,7 +36,7 @@ COLUMNS = ("id", "question", "image_id", "image", "answers", "answer_type", "que
 SHOWN_UNKNOWN = 10
 #: Human answers per annotation, and VQA v1 multiple choices per question.
 N_ANSWERS, N_CHOICES = 10, 18
-#: Record formats (harness.validation schemas): ids are integers in [0, 2^53 - 1].
+#: Record formats (vqa_harness_plugins.validation schemas): ids are integers in [0, 2^53 - 1].
 QUESTION = {"question_id": Field("id"), "image_id": Field("id"), "question": Field("str")}
 ANNOTATION = {"question_id": Field("id"), "image_id": Field("id", required=False), "answers": Field("list"),
               "multiple_choice_answer": Field("str"), "answer_type": Field("str"), "question_type": Field("str")}

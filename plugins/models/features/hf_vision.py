@@ -12,10 +12,14 @@ from __future__ import annotations
 from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
+from PIL import Image
 
 from harness.api import FeatureExtractor, Option
 from harness.errors import ResourceError
+from harness.images import load_image
 from harness.types import BLANK_IMAGE, Example
+from vqa_harness_plugins.models.hf.base import _first_line
+from vqa_harness_plugins.models.hf.loading import resolve_source, weights_digest
 
 from .toy import l2
 
@@ -37,7 +41,6 @@ class HFVisionFeatures(FeatureExtractor):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        from vqa_harness_plugins.models.hf.loading import resolve_source
 
         self.source = resolve_source(f"feature extractor {self.name!r}", self.config["path"], self.config["revision"],
                                      download=bool(self.config["download"]))
@@ -46,16 +49,15 @@ class HFVisionFeatures(FeatureExtractor):
         self._processor: Any = None
 
     def fingerprint_extra(self) -> Any:
-        from vqa_harness_plugins.models.hf.loading import weights_digest
-
         return weights_digest(self.source)
 
     def _load(self) -> None:
         if self._net is not None:
             return
-        from transformers import AutoImageProcessor, AutoModel
-
-        from vqa_harness_plugins.models.hf.base import _first_line
+        from transformers import (  # heavy: imported on use
+            AutoImageProcessor,
+            AutoModel,
+        )  # heavy: transformers takes seconds; only the Hugging Face models need it
 
         folder = str(self.source.folder)
         try:
@@ -65,7 +67,7 @@ class HFVisionFeatures(FeatureExtractor):
             raise ResourceError(f"feature extractor 'hf-vision': could not load {folder}: {_first_line(exc)}") from None
 
     def _vectors(self, images: Sequence[Any]) -> np.ndarray:
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         self._load()
         pixels = self._processor(images=list(images), return_tensors="pt")
@@ -83,10 +85,6 @@ class HFVisionFeatures(FeatureExtractor):
         return vec.reshape(len(images), -1).float().cpu().numpy()
 
     def encode(self, items: Sequence[Example]) -> np.ndarray:
-        from PIL import Image
-
-        from harness.images import load_image
-
         todo = list(dict.fromkeys(ex.image for ex in items if ex.image != BLANK_IMAGE and ex.image not in self._memo))
         bs = max(1, int(self.config["batch_size"]))
         for i in range(0, len(todo), bs):

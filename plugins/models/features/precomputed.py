@@ -14,8 +14,16 @@ import numpy as np
 
 from harness.api import FeatureExtractor, Option
 from harness.errors import DataError, UsageError
-from harness.feature_files import check_array_file, ids_sidecar, load_npy, npz_array, numeric, open_npz, read_ids
 from harness.types import BLANK_IMAGE, Example
+from vqa_harness_plugins.models.features.files import (
+    check_array_file,
+    ids_sidecar,
+    load_npy,
+    npz_array,
+    numeric,
+    open_npz,
+    read_ids,
+)
 
 from .toy import l2
 
@@ -25,7 +33,7 @@ __all__ = ["PrecomputedFeatures", "read_feature_file"]
 def read_feature_file(path: Path) -> dict[str, np.ndarray]:
     """{image id: l2-normalized float32 vector} from a .npz, or a .npy + .ids.json.
 
-    Read through the checked feature-file reader (`harness.feature_files`): pickled content
+    Read through the checked feature-file reader (`vqa_harness_plugins.models.features.files`): pickled content
     is never loaded; a file that is not a valid archive/array, an object or non-numeric
     array, a vector that is not 1-D (or one row), non-finite values, vectors of different
     lengths, and a bad or repeated id list are one-line DataErrors naming the file and the

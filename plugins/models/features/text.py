@@ -8,6 +8,8 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from harness.api import FeatureExtractor, Option
+from harness.errors import ResourceError
+from vqa_harness_plugins.generators.decoys.similarity import question_embeddings, question_tokens
 
 from .toy import l2
 
@@ -19,7 +21,6 @@ def hashed_bow(text: str, dim: int) -> np.ndarray:
 
     Tokens as the decoy generator's (lower case, integers 0-10 spelled out, as in Chao et
     al. supplementary A.1)."""
-    from harness.decoys.similarity import question_tokens
 
     toks = question_tokens(text)
     grams = toks + [f"{a} {b}" for a, b in zip(toks, toks[1:])]
@@ -60,9 +61,6 @@ class SentenceFeatures(FeatureExtractor):
         self._memo: dict[str, np.ndarray] = {}
 
     def encode(self, items: Sequence[str]) -> np.ndarray:
-        from harness.decoys.similarity import question_embeddings
-        from harness.errors import ResourceError
-
         todo = sorted({t for t in items if t not in self._memo})
         if todo:
             try:

@@ -22,9 +22,21 @@ from functools import lru_cache
 from typing import ClassVar, Sequence
 
 import numpy as np
+from PIL import Image
 
 from harness.api import FeatureExtractor
-from harness.types import Example
+from harness.images import load_image
+from harness.types import BLANK_IMAGE, Example
+from vqa_harness_plugins.datasets.toyvqa.render import SCALE, render, rgb
+from vqa_harness_plugins.datasets.toyvqa.world import (
+    BACKGROUND,
+    COLORS,
+    GRID,
+    NOUNS,
+    SIZES,
+    Obj,
+    Scene,
+)
 
 __all__ = ["ToyObjectFeatures", "ToyPixelFeatures", "toy_object_features", "toy_pixel_features", "detect_objects",
            "OBJECT_FEATURES", "l2"]
@@ -41,8 +53,6 @@ def l2(vec: np.ndarray) -> np.ndarray:
 
 def toy_pixel_features(path: str) -> np.ndarray:
     """8x8 RGB pixels + 4x4x4 colour histogram of the image, l2-normalized (256 values)."""
-    from harness.images import load_image
-
     im = load_image(path)
     small = np.asarray(im.resize((8, 8)), dtype=np.float32).reshape(-1) / 255.0
     px = np.asarray(im, dtype=np.int64).reshape(-1, 3) // 64
@@ -52,15 +62,11 @@ def toy_pixel_features(path: str) -> np.ndarray:
 
 
 def _vocab():
-    from vqa_harness_plugins.datasets.toyvqa.world import COLORS, NOUNS, SIZES
-
     return NOUNS, tuple(COLORS), SIZES
 
 
 def _mask_code(mask: np.ndarray) -> np.ndarray:
     """The bounding box of a boolean mask, resized to MASK x MASK (nearest), flattened."""
-    from PIL import Image
-
     ys, xs = np.nonzero(mask)
     crop = mask[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
     im = Image.fromarray(crop.astype(np.uint8) * 255).resize((MASK, MASK), Image.NEAREST)
@@ -70,9 +76,6 @@ def _mask_code(mask: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=8)
 def _references(size: int) -> dict[str, list[tuple[str, np.ndarray]]]:
     """Per size word, the (noun, mask code) of every glyph drawn by toyvqa's renderer."""
-    from vqa_harness_plugins.datasets.toyvqa.render import render
-    from vqa_harness_plugins.datasets.toyvqa.world import BACKGROUND, Obj, Scene
-
     nouns, _, sizes = _vocab()
     out: dict[str, list[tuple[str, np.ndarray]]] = {}
     for s in sizes:
@@ -87,9 +90,6 @@ def _references(size: int) -> dict[str, list[tuple[str, np.ndarray]]]:
 
 def detect_objects(pixels: np.ndarray) -> list[tuple[str, str, str, int]]:
     """(noun, color, size, cell) for every object found in a toyvqa image (H x W x 3 uint8)."""
-    from vqa_harness_plugins.datasets.toyvqa.render import SCALE, rgb
-    from vqa_harness_plugins.datasets.toyvqa.world import BACKGROUND, GRID
-
     _, colors, _ = _vocab()
     palette = np.array([rgb(c) for c in colors], dtype=np.int64)
     side = pixels.shape[0]
@@ -131,9 +131,6 @@ OBJECT_FEATURES = _layout()[3]
 
 def toy_object_features(path: str) -> np.ndarray:
     """Object-presence and per-noun count features of a toyvqa image (see the module doc)."""
-    from harness.images import load_image
-    from harness.types import BLANK_IMAGE
-
     ncs, nc, counts, width = _layout()
     vec = np.zeros(width, dtype=np.float32)
     if path == BLANK_IMAGE:

@@ -45,7 +45,7 @@ COMMON_OPTIONS = {
     "trust_remote_code": Option(False, "run the model repository's own Python code (only if you trust it)"),
 }
 
-# One loaded model per process: `harness.distributed` and repeated instantiation with the
+# One loaded model per process: `harness.run.distributed` and repeated instantiation with the
 # same options (e.g. a second model spec in one CLI call) reuse the weights.
 _LOADED: dict[tuple, tuple[Any, Any]] = {}
 
@@ -129,7 +129,7 @@ class HFModelBase(Model):
 
     def fingerprint_extra(self) -> Any:
         """Weights identity, numeric regime (device/dtype/autocast) and library version."""
-        import transformers
+        import transformers  # heavy: imported on use
 
         return {
             "weights": weights_digest(self.source),
@@ -158,7 +158,7 @@ class HFModelBase(Model):
         CUDA; `bucket` batches by question length. An example whose image fails to decode gets
         an error prediction naming its path; the others in its batch are unaffected.
         """
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         self._require_loaded()
         if capability not in self.capabilities():
@@ -191,7 +191,7 @@ class HFModelBase(Model):
         self._require_loaded()
         prepared = self._prepare(batch, capability, extras, threads=int(self.config["num_workers"]))
         prepared.raise_first_error()
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         with torch.inference_mode():  # the runner already does this; direct callers may not
             return self._forward(prepared, capability, batch, extras)

@@ -13,6 +13,8 @@ Everything not in the table is shared by all families (docs/hf-models.md):
 
 from __future__ import annotations
 
+import inspect
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,11 +103,11 @@ def load_processor(folder: str, model_type: str | None, trust_remote_code: bool)
     """The folder's processor; for a `video` family without torchvision, the processor
     assembled from its image processor, tokenizer, chat template and options, without the
     video part (images only; the harness never sends videos)."""
-    from transformers import AutoProcessor
+    from transformers import AutoProcessor  # heavy: transformers takes seconds to import
 
     if not family_of(model_type).video or has_torchvision():
         return AutoProcessor.from_pretrained(folder, trust_remote_code=trust_remote_code)
-    from transformers import AutoImageProcessor, AutoTokenizer
+    from transformers import AutoImageProcessor, AutoTokenizer  # heavy: transformers, as above
 
     path = Path(folder)
     cls = _processor_class(path, model_type)
@@ -118,9 +120,6 @@ def load_processor(folder: str, model_type: str | None, trust_remote_code: bool)
 def _processor_options(folder: Path, cls: type) -> dict[str, Any]:
     """The processor's own saved options (image_seq_len, num_image_tokens, ...) that its
     __init__ takes, and its chat template (chat_template.jinja or .json)."""
-    import inspect
-    import json
-
     accepted = set(inspect.signature(cls.__init__).parameters) - {"self", "image_processor", "tokenizer",
                                                                   "video_processor"}
     saved: dict[str, Any] = {}
@@ -136,10 +135,8 @@ def _processor_options(folder: Path, cls: type) -> dict[str, Any]:
 
 
 def _processor_class(folder: Path, model_type: str | None) -> type:
-    import json
-
-    import transformers
-    from transformers.models.auto.processing_auto import PROCESSOR_MAPPING_NAMES
+    import transformers  # heavy: transformers takes seconds to import
+    from transformers.models.auto.processing_auto import PROCESSOR_MAPPING_NAMES  # heavy, as above
 
     name = None
     config = folder / "processor_config.json"

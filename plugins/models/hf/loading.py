@@ -62,7 +62,7 @@ def resolve_source(owner: str, path: str, revision: str = "", *, download: bool 
         return ModelSource(local.resolve())
     if local.exists() or path.startswith((".", "/", "~")) or path.count("/") > 1:
         raise UsageError(f"{owner}: model folder {path} does not exist")
-    from huggingface_hub import snapshot_download
+    from huggingface_hub import snapshot_download  # heavy: optional, Hugging Face models only
 
     try:
         folder = snapshot_download(path, revision=revision or None, local_files_only=True)
@@ -122,7 +122,7 @@ def weights_digest(source: ModelSource) -> dict[str, Any]:
 
 def torch_dtype(name: str, device: str) -> Any:
     """The torch dtype to load weights in; "auto" keeps float32 on CPU (bf16 is slow there)."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     if name == "auto":
         return torch.float32 if not device.startswith("cuda") else "auto"

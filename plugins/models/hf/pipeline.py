@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -117,7 +118,7 @@ def stream(
     bucket: bool = False,
 ) -> Iterator[tuple[list[int], Prepared]]:
     """Yield (indices into `examples`, prepared batch) with decoding in DataLoader workers."""
-    from torch.utils.data import DataLoader
+    from torch.utils.data import DataLoader  # heavy: torch, imported where it is used
 
     def collate(items: list[tuple[int, Example]]) -> tuple[list[int], Prepared]:
         return [i for i, _ in items], prepare([ex for _, ex in items])
@@ -147,7 +148,7 @@ def to_device(inputs: dict[str, Any], device: str) -> dict[str, Any]:
 
 def autocast(device: str, enabled: bool) -> contextlib.AbstractContextManager:
     """bf16 autocast on CUDA when enabled (and supported); a no-op elsewhere."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     if enabled and device.startswith("cuda") and torch.cuda.is_bf16_supported():
         return torch.autocast("cuda", dtype=torch.bfloat16)
@@ -156,7 +157,7 @@ def autocast(device: str, enabled: bool) -> contextlib.AbstractContextManager:
 
 def is_oom(exc: BaseException) -> bool:
     """True for CUDA out-of-memory (the typed error, or the message older builds raise)."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     oom_type = getattr(torch.cuda, "OutOfMemoryError", None)
     if oom_type is not None and isinstance(exc, oom_type):
@@ -202,9 +203,7 @@ class Backoff:
 
 
 def _free_cuda() -> None:
-    import gc
-
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     gc.collect()
     if torch.cuda.is_available():

@@ -40,7 +40,7 @@ class HFVLMModel(HFModelBase):
     }
 
     def _auto_classes(self) -> Sequence[Any]:
-        import transformers
+        import transformers  # heavy: imported on use
 
         return [transformers.AutoModelForImageTextToText]
 
@@ -165,7 +165,7 @@ class HFVLMModel(HFModelBase):
 
     def _span_logprobs(self, inputs: Any, spans: Sequence[tuple[int, int]]) -> list[float]:
         """Sum of log P(token t | tokens < t) over t in [start, stop) for each row."""
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         inputs = {k: v.to(self.device, non_blocking=True) if hasattr(v, "to") else v for k, v in inputs.items()}
         with self._autocast():

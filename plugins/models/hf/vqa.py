@@ -68,7 +68,7 @@ class HFVQAModel(HFModelBase):
         return caps if self.kind == "generator" else caps - {"explain"}
 
     def _auto_classes(self) -> Sequence[Any]:
-        import transformers
+        import transformers  # heavy: imported on use
 
         classes = [transformers.AutoModelForVisualQuestionAnswering]
         if self.kind == "generator":
@@ -183,7 +183,7 @@ class HFVQAModel(HFModelBase):
         return getattr(self.tokenizer, "padding_side", "right") == "left"
 
     def _encode_question(self, inputs: dict[str, Any]) -> tuple[Any, Any]:
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         net = self.net
         image_embeds = net.vision_model(pixel_values=inputs["pixel_values"])[0]
@@ -194,7 +194,7 @@ class HFVQAModel(HFModelBase):
         return question, inputs["attention_mask"]
 
     def _generate(self, inputs: dict[str, Any], max_new_tokens: int) -> list[str]:
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         settings = dict(max_new_tokens=int(max_new_tokens), num_beams=int(self.config["num_beams"]), do_sample=False)
         with self._autocast():
@@ -216,7 +216,7 @@ class HFVQAModel(HFModelBase):
         return texts
 
     def _choice_logliks(self, inputs: dict[str, Any], batch: Sequence[Example]) -> list[list[float]]:
-        import torch
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
         if not self.blip_like:
             raise PluginError(f"model {self.name!r}: score_choices supports BLIP-style generators only "
@@ -279,7 +279,7 @@ def _length_groups(question: Any, mask: Any, left_padded: bool) -> list[tuple[li
 
 def torch_index(rows: list[int], device: Any) -> Any:
     """A LongTensor of row indices on `device`."""
-    import torch
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     return torch.tensor(rows, dtype=torch.long, device=device)
 

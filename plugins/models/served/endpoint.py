@@ -90,7 +90,7 @@ class Endpoint:
         with self._lock:
             if self._client is None:
                 try:
-                    import openai
+                    import openai  # optional (the `openai` extra): a cached re-run does not need it
                 except ImportError:
                     raise StopRun(f"{self.owner}: the `openai` package is not installed "
                                   "(pip install 'vqa-harness[openai]')", ExitCode.USAGE) from None
@@ -154,7 +154,7 @@ class Endpoint:
     # ---------------------------------------------------------------- requests
     def chat(self, **params: Any) -> Any:
         """`chat.completions.create` with the retry rules of the module docstring."""
-        import openai
+        import openai  # optional (the `openai` extra), present once client() has succeeded
 
         client = self.client()
         last = ""

@@ -27,6 +27,8 @@ import re
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
+from PIL import Image
+
 from harness.images import load_image
 
 from ..hf.prompts import ENTAILMENT_LABELS, build_prompt, clean_answer
@@ -57,8 +59,6 @@ _MIME = {"jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
 
 
 def _resized(im: Any, longest: int) -> Any:
-    from PIL import Image
-
     w, h = im.size
     if longest <= 0 or max(w, h) <= longest:
         return im

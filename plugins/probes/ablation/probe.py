@@ -29,9 +29,13 @@ from typing import ClassVar, Mapping
 import numpy as np
 
 from harness.api import Layout, Option, Probe, ProbeContext
+from harness.metrics import normalize_answer, vqa_accuracy_batch
+from harness.perexample import write_scores
+from harness.stats import bootstrap_ci, wilson_interval
 from harness.types import BLANK_IMAGE, Example, Prediction, ResultRow
 
 from .derange import image_derangement
+from .tables import ABLATION_LAYOUTS
 
 __all__ = ["ImageAblationProbe", "CONDITIONS", "answers_changed", "paired_drop"]
 
@@ -41,8 +45,6 @@ CONDITIONS = ("real", "blank", "swap", "no-question")
 
 def answers_changed(first: Sequence[str], second: Sequence[str]) -> np.ndarray:
     """1.0 where two answers differ after the official VQA answer normalization, else 0.0."""
-    from harness.metrics import normalize_answer
-
     def norm(a: str) -> str:
         return normalize_answer((a or "").strip().lower())
 
@@ -51,8 +53,6 @@ def answers_changed(first: Sequence[str], second: Sequence[str]) -> np.ndarray:
 
 def paired_drop(real: np.ndarray, other: np.ndarray, *, seed: int, n_boot: int = 1000) -> tuple[float, float, float]:
     """(mean(real - other), low, high): the drop and its paired percentile-bootstrap interval."""
-    from harness.stats import bootstrap_ci
-
     diff = np.asarray(real, dtype=np.float64) - np.asarray(other, dtype=np.float64)
     low, high = bootstrap_ci(diff, seed=seed, n_boot=n_boot)
     return float(diff.mean()), low, high
@@ -61,7 +61,6 @@ def paired_drop(real: np.ndarray, other: np.ndarray, *, seed: int, n_boot: int =
 def _scores(examples: Sequence[Example], preds: Sequence[Prediction]) -> dict[str, tuple[list[int], np.ndarray]]:
     """metric -> (item indices, per-item scores): VQA accuracy where the example has human
     answers, label accuracy where it has only a label; model errors score 0."""
-    from harness.metrics import vqa_accuracy_batch
 
     out: dict[str, tuple[list[int], np.ndarray]] = {}
     vqa = [i for i, ex in enumerate(examples) if ex.answers]
@@ -127,8 +126,6 @@ class ImageAblationProbe(Probe):
 
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
-        from .tables import ABLATION_LAYOUTS
-
         return ABLATION_LAYOUTS
 
 
@@ -142,9 +139,6 @@ def _unchangeable(cond: str, inputs: frozenset[str] | None) -> str:
 
 def _real_rows(ctx: ProbeContext, examples: list[Example], real_scores) -> list[ResultRow]:
     """Accuracy with the real image over every question (a failed prediction scores 0)."""
-    from harness.perexample import write_scores
-    from harness.stats import bootstrap_ci
-
     rows = []
     for metric, (items, values) in real_scores.items():
         rows.append(ctx.row(metric, float(values.mean()), len(values), ci=bootstrap_ci(values, seed=ctx.seed),
@@ -157,8 +151,6 @@ def _condition_rows(ctx: ProbeContext, cond: str, examples: list[Example], index
                     preds: Mapping[str, list[Prediction]], real_scores) -> list[ResultRow]:
     """Accuracy, drop and answer change of one condition, on the questions the model answered
     both with the real input and in the condition (failed predictions are left out, counted)."""
-    from harness.perexample import write_scores
-    from harness.stats import bootstrap_ci, wilson_interval
 
     keep = [j for j, i in enumerate(index) if preds["real"][i].ok and preds[cond][j].ok]
     if len(keep) < len(index):

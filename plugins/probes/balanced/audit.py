@@ -14,6 +14,8 @@ from dataclasses import replace
 from typing import ClassVar, Mapping
 
 from harness.api import Layout, Option, Probe, ProbeContext
+from harness.errors import UsageError
+from harness.stats import bootstrap_ci
 from harness.types import ResultRow
 
 from .metrics import (
@@ -23,6 +25,7 @@ from .metrics import (
     predictive_prefixes,
     prior_accuracies,
 )
+from .tables import AUDIT_LAYOUTS
 
 __all__ = ["LanguagePriorAudit"]
 
@@ -41,8 +44,6 @@ class LanguagePriorAudit(Probe):
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
-        from harness.stats import bootstrap_ci
-
         examples = [ex for ex in ctx.examples if canonical_answer(ex)]
         if not examples:
             for m in ("audit/answer_entropy", "audit/prior_accuracy", "audit/qtype_prior_accuracy"):
@@ -91,8 +92,6 @@ class LanguagePriorAudit(Probe):
 
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
-        from .tables import AUDIT_LAYOUTS
-
         return AUDIT_LAYOUTS
 
 
@@ -110,7 +109,6 @@ def _compare(ctx: ProbeContext, other: str, weighted: float) -> list[ResultRow]:
         return []
     spec, sep, split = other.rpartition("/")
     if not sep or not spec:
-        from harness.errors import UsageError
 
         raise UsageError(f"language-prior: compare_to={other!r} must be DATASET/SPLIT, e.g. vqa1/val")
     ref = [ex for ex in ctx.examples_of(spec, split) if canonical_answer(ex) and ex.question_type]

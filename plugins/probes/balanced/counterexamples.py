@@ -39,9 +39,11 @@ import numpy as np
 from harness.api import Layout, Option, Probe, ProbeContext
 from harness.errors import UsageError
 from harness.metrics import normalize_answer
+from harness.metrics.canonical import canonical_answer
+from harness.perexample import write_scores
+from harness.stats import wilson_interval
 from harness.types import CANDIDATE_IMAGES, Example, ResultRow
-
-from .features import (
+from vqa_harness_plugins.models.features.candidates import (
     BUILTIN,
     builtin_features,
     load_feature_file,
@@ -49,8 +51,9 @@ from .features import (
     question_rng,
     rank,
 )
+
 from .metrics import recall_at_k
-from .tables import trained_condition
+from .tables import COUNTEREXAMPLE_LAYOUTS, trained_condition
 
 __all__ = ["CounterExampleProbe", "RANKERS", "select_questions", "model_scores", "image_independent"]
 
@@ -111,8 +114,6 @@ class CounterExampleProbe(Probe):
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         ctx.tag("trained", trained_condition(ctx.train))
-        from harness.perexample import write_scores
-        from harness.stats import wilson_interval
 
         k = int(self.config["k"])
         if k < 2:
@@ -263,7 +264,6 @@ class CounterExampleProbe(Probe):
             preds = ctx.predict(originals, "answer", variant="counterexample-original")
             answers = [p.answer or "" for p in preds]
         else:
-            from harness.metrics.canonical import canonical_answer
 
             answers = [canonical_answer(ex) for ex in originals]
         image_of = _image_paths(examples)
@@ -292,8 +292,6 @@ class CounterExampleProbe(Probe):
 
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
-        from .tables import COUNTEREXAMPLE_LAYOUTS
-
         return COUNTEREXAMPLE_LAYOUTS
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from harness.api import Layout, Probe, ProbeContext
+from harness.perexample import write_scores
+from harness.stats import bootstrap_ci, wilson_interval
 from harness.types import ResultRow
 
 from .metrics import find_pairs, pair_outcomes
-from .tables import trained_condition
+from .tables import PAIR_LAYOUTS, trained_condition
 
 __all__ = ["PairProbe", "PAIR_METRICS"]
 
@@ -36,7 +38,6 @@ class PairProbe(Probe):
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         ctx.tag("trained", trained_condition(ctx.train))
-        from harness.stats import bootstrap_ci, wilson_interval
 
         if not ctx.labelled:
             for m in PAIR_METRICS:
@@ -62,7 +63,6 @@ class PairProbe(Probe):
         both = sum(o.both_correct for o in outcomes)
         same = sum(o.identical for o in outcomes)
         strict = np.array([o.strict_accuracy for o in outcomes])
-        from harness.perexample import write_scores
 
         write_scores(ctx, [f"{ctx.examples[i].id}|{ctx.examples[j].id}" for i, j in ok],
                      {"pair/both_correct": [float(o.both_correct) for o in outcomes],
@@ -87,8 +87,6 @@ class PairProbe(Probe):
 
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
-        from .tables import PAIR_LAYOUTS
-
         return PAIR_LAYOUTS
 
 

@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import click
+
+from harness.data.session import Session
+from harness.fileio import atomic_write_text
+from harness.host import get_host
+from vqa_harness_plugins.generators.counterfactual import (
+    Perturbation,
+    Perturber,
+    colors_in,
+    perturb_many,
+    resolve_kinds,
+    skip_reasons,
+)
 
 __all__ = ["perturb"]
 
@@ -33,18 +46,6 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
     counterfactual question, replaced word and replacement (empty for deletions).
     Skipped questions (per kind, by reason) and rejected candidates (quality mode, by
     reason) are counted on standard error."""
-    import time
-
-    from harness.counterfactual import (
-        Perturbation,
-        Perturber,
-        colors_in,
-        perturb_many,
-        resolve_kinds,
-        skip_reasons,
-    )
-    from harness.plugins import get_host
-    from harness.session import Session
 
     t_start = time.perf_counter()
     kinds = resolve_kinds(kind)
@@ -73,7 +74,6 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
     if out is None:
         sys.stdout.write(text)
     else:
-        from harness.runstore import atomic_write_text
 
         out.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(out, text)

@@ -12,6 +12,9 @@ from typing import Sequence
 
 import numpy as np
 
+from harness.metrics import normalize_answer, vqa_accuracy_batch
+from harness.stats import bootstrap_ci, resample_blocks, wilson_interval
+
 __all__ = ["Pair", "KindSummary", "Rule", "summarize_kind", "global_rules", "paired_reduction_ci"]
 
 
@@ -60,15 +63,12 @@ class Rule:
 
 def changed(a: str, b: str) -> bool:
     """Whether two answers differ after the official VQA normalization."""
-    from harness.metrics import normalize_answer
-
     return normalize_answer(a.strip().lower()) != normalize_answer(b.strip().lower())
 
 
 def paired_reduction_ci(acc: np.ndarray, acc_cf: np.ndarray, *, seed: int, n_boot: int = 1000) -> tuple[float, float] | None:
     """Percentile bootstrap interval of (mean acc - mean acc*) / mean acc, resampling
     questions (pairs stay together); None when a resample has acc_Q = 0 too often."""
-    from harness.stats import resample_blocks
 
     base, cf = np.empty(n_boot), np.empty(n_boot)
     # Blocks of resamples (the same stream as one n_boot x n draw): memory stays bounded
@@ -87,8 +87,6 @@ def paired_reduction_ci(acc: np.ndarray, acc_cf: np.ndarray, *, seed: int, n_boo
 def summarize_kind(pairs: Sequence[Pair], *, seed: int) -> KindSummary:
     """Answer-change rate (Wilson CI) and, when every pair has human answers, acc_Q,
     acc*_Q (bootstrap CIs) and the relative reduction (acc_Q - acc*_Q) / acc_Q."""
-    from harness.metrics import vqa_accuracy_batch
-    from harness.stats import bootstrap_ci, wilson_interval
 
     n = len(pairs)
     k = sum(changed(p.answer, p.cf_answer) for p in pairs)
@@ -111,7 +109,6 @@ def summarize_kind(pairs: Sequence[Pair], *, seed: int) -> KindSummary:
 def global_rules(pairs: Sequence[Pair], *, min_support: int = 5) -> tuple[list[Rule], list[Rule]]:
     """(concept rules "X -> *", substitution rules "X -> Y") with at least `min_support`
     questions each, most robust first (highest unchanged rate, then larger n, then name)."""
-    from harness.stats import wilson_interval
 
     by_concept: dict[str, list[bool]] = defaultdict(list)
     by_pair: dict[tuple[str, str], list[bool]] = defaultdict(list)

@@ -17,9 +17,23 @@ from dataclasses import asdict, replace
 from typing import ClassVar, Mapping, TextIO
 
 from harness.api import Layout, Option, Probe, ProbeContext
+from harness.fileio import atomic_writer
+from harness.perexample import write_scores
+from harness.rundir import safe_name
+from harness.stats import wilson_interval
 from harness.types import ResultRow
+from vqa_harness_plugins.generators.counterfactual import (
+    Perturbation,
+    Perturber,
+    colors_in,
+    perturb_many,
+    resolve_kinds,
+)
+from vqa_harness_plugins.nlp.wordstats import _versions
 
 from .metrics import KindSummary, Pair, Rule, changed, global_rules, summarize_kind
+from .report import most_telling, render
+from .tables import COUNTERFACTUAL_LAYOUTS
 
 __all__ = ["CounterfactualProbe"]
 
@@ -43,15 +57,6 @@ class CounterfactualProbe(Probe):
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
-        from harness.counterfactual import (
-            Perturbation,
-            Perturber,
-            colors_in,
-            perturb_many,
-            resolve_kinds,
-        )
-        from harness.runstore import atomic_writer, safe_name
-
         kinds = resolve_kinds(str(self.config["kinds"]))
         mode = str(self.config["mode"])
         examples = ctx.examples
@@ -60,10 +65,9 @@ class CounterfactualProbe(Probe):
         perturber = Perturber(common_colors=common, seed=ctx.seed, kinds=kinds, mode=mode)
         ctx.tag("generator", mode)
         ctx.use_resource("counterfactual-generator", mode)
-        ctx.use_resource("wordnet", "WordNet 3.0 (harness.resources.wordnet_index)")
-        ctx.use_resource("pos-tagger", "averaged perceptron, Penn tags (harness.resources.pos_tag)")
+        ctx.use_resource("wordnet", "WordNet 3.0 (vqa_harness_plugins.nlp.wordnet_index)")
+        ctx.use_resource("pos-tagger", "averaged perceptron, Penn tags (vqa_harness_plugins.nlp.pos_tag)")
         if mode == "quality":
-            from harness.resources.wordstats import _versions
 
             ctx.use_resource("word-statistics", ", ".join(f"{k} {v}" for k, v in sorted(_versions().items())))
         # The quality mode reads the human answers as context for word senses.
@@ -91,7 +95,6 @@ class CounterfactualProbe(Probe):
         path = ctx.artifact(f"local_explanations-{safe_name(ctx.dataset)}-{ctx.split}.jsonl")
         with atomic_writer(path) as local:
             summaries = self._kinds(ctx, kinds, examples, results, preds, mode, rows, local)
-        from .report import render
 
         ctx.report(render(kinds, counts, len(examples), summaries, common, path, top=int(self.config["top"]),
                           mode=mode, rejected=rejected))
@@ -102,9 +105,6 @@ class CounterfactualProbe(Probe):
                ) -> dict[str, tuple[KindSummary, list[Pair], list[Rule], list[Rule]]]:
         """Rows of every kind (appended to `rows`); local explanations written to `local`;
         per kind its summary, the report's most telling pairs and the global rules."""
-        from harness.counterfactual import Perturbation
-
-        from .report import most_telling
 
         summaries: dict[str, tuple[KindSummary, list[Pair], list[Rule], list[Rule]]] = {}
         total = len(examples)
@@ -112,7 +112,6 @@ class CounterfactualProbe(Probe):
             idx = [i for i, r in enumerate(results) if isinstance(r[kind.id], Perturbation)]
             rows.append(ctx.row("applicable", len(idx), total, variant=kind.id, unit="count", higher_is_better=None))
             if total:
-                from harness.stats import wilson_interval
 
                 rows.append(ctx.row("coverage", len(idx) / total, total, variant=kind.id,  # model-free
                                     ci=wilson_interval(len(idx), total), higher_is_better=None))
@@ -157,8 +156,6 @@ class CounterfactualProbe(Probe):
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         """Stoikou Table 2 (colors), Table 3 (WordNet kinds) and the global rules."""
-        from .tables import COUNTERFACTUAL_LAYOUTS
-
         return COUNTERFACTUAL_LAYOUTS
 
 
@@ -187,8 +184,6 @@ def _kind_rows(ctx: ProbeContext, kind: str, s: KindSummary, labelled: bool) -> 
 
 def _write_per_example(ctx: ProbeContext, kind: str, pairs: list[Pair], s: KindSummary) -> None:
     """Per-question answer change (and accuracies) of one kind, for `harness compare`."""
-    from harness.perexample import write_scores
-
     scores = {"answer_change_rate": [float(changed(p.answer, p.cf_answer)) for p in pairs]}
     if s.per_pair_acc:
         scores["acc_q"] = [a for a, _ in s.per_pair_acc]

@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from harness.counterfactual import Kind, skip_reasons
+from vqa_harness_plugins.generators.counterfactual import Kind, skip_reasons
 
 from .metrics import KindSummary, Pair, Rule, changed
 

@@ -6,7 +6,7 @@ answers)."""
 from __future__ import annotations
 
 from harness.api import Layout
-from harness.counterfactual import KINDS
+from vqa_harness_plugins.generators.counterfactual import KINDS
 
 __all__ = ["COUNTERFACTUAL_LAYOUTS"]
 

@@ -4,7 +4,7 @@ See docs/decoys.md."""
 
 from __future__ import annotations
 
-from harness.decoys import VARIANTS
+from vqa_harness_plugins.generators.decoys import VARIANTS
 
 from .probe import ABLATIONS, DecoyAuditProbe, DecoyProbe, mc_variant_examples, pick_scores
 from .suites import REAL_DECOY_SUITES, decoy_suite

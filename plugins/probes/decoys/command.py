@@ -7,6 +7,18 @@ from pathlib import Path
 
 import click
 
+from harness.data.session import Session
+from harness.devices import resolve_device
+from harness.errors import UsageError
+from harness.host import get_host
+from harness.types import Example
+from vqa_harness_plugins.generators.decoys import (
+    DecoyConfig,
+    QARecord,
+    generate_decoys,
+    write_decoy_file,
+)
+
 __all__ = ["decoys", "dataset_records"]
 
 
@@ -18,8 +30,6 @@ def decoys() -> None:
 def dataset_records(plugin, split: str):
     """The triplets of a dataset split: the decoy datasets' own (target and original decoys
     in meta), else any dataset's examples with `label` as target and `choices` as decoys."""
-    from harness.decoys import QARecord
-    from harness.types import Example
 
     if hasattr(plugin, "base_examples"):
         examples = plugin.base_examples(split)
@@ -52,12 +62,6 @@ def dataset_records(plugin, split: str):
 def generate(dataset: str, split: str, out: Path, data_dir: Path | None, seed: int, top_n: int, embedding: str,
              device: str, stats_path: Path | None) -> None:
     """Write {qa_id: {IoU_decoys, QoU_decoys}} for DATASET/SPLIT to OUT."""
-    from harness.decoys import DecoyConfig, generate_decoys, write_decoy_file
-    from harness.errors import UsageError
-    from harness.plugins import get_host
-    from harness.runner import resolve_device
-    from harness.session import Session
-
     session = Session(get_host(), data_dir=data_dir)
     plugin = session.dataset(dataset)
     if split not in plugin.splits:

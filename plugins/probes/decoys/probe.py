@@ -1,4 +1,4 @@
-"""Multiple-choice decoy probes (Chao et al. 2018; DESIGN.md §4.3).
+"""Multiple-choice decoy probes (Chao et al. 2018; docs/decoys.md).
 
 `decoys`: accuracy of the picked candidate on each decoy set (Orig, IoU, QoU, IoU+QoU,
 All), built from the example's meta (`mc_target`, `decoys`). The pick is the argmax of the
@@ -23,15 +23,21 @@ from typing import ClassVar, Mapping, Sequence
 import numpy as np
 
 from harness.api import Layout, Option, Probe, ProbeContext
-from harness.decoys import (
+from harness.errors import UsageError
+from harness.metrics import normalize_answer, vqa_accuracy
+from harness.perexample import write_scores
+from harness.specs import parse_spec
+from harness.stats import bootstrap_ci
+from harness.types import BLANK_IMAGE, Example, ResultRow
+from vqa_harness_plugins.generators.decoys import (
     VARIANTS,
     eq2_rule,
     neutrality,
     normalize_for_match,
     variant_choices,
 )
-from harness.specs import parse_spec
-from harness.types import BLANK_IMAGE, Example, ResultRow
+
+from .tables import AUDIT_LAYOUTS, DECOY_LAYOUTS
 
 __all__ = ["DecoyProbe", "DecoyAuditProbe", "ABLATIONS", "mc_variant_examples", "pick_scores"]
 
@@ -45,7 +51,6 @@ def _variants(option: str) -> list[str]:
     names = [v.strip() for v in option.split(",") if v.strip()]
     bad = [v for v in names if v not in VARIANTS]
     if bad:
-        from harness.errors import UsageError
 
         raise UsageError(f"probe decoys: unknown variant(s) {', '.join(bad)}; variants: {', '.join(VARIANTS)}")
     return names
@@ -96,7 +101,6 @@ def _hit(ex: Example, picked: str | None) -> float:
     if picked is None:
         return 0.0
     if ex.meta.get("mc_scoring") == "vqa" and ex.answers:
-        from harness.metrics import vqa_accuracy
 
         return float(vqa_accuracy(picked, list(ex.answers)))
     return 1.0 if normalize_for_match(picked) == normalize_for_match(ex.meta["mc_target"]) else 0.0
@@ -116,7 +120,6 @@ def pick_scores(ctx: ProbeContext, examples: list[Example], variant: str) -> tup
             picked = ex.choices[int(np.argmax(p.choice_scores))] if p.ok and p.choice_scores else None
             scores.append(_hit(ex, picked))
         return np.array(scores), -1, sum(1 for p in preds if not p.ok)
-    from harness.metrics import normalize_answer
 
     preds = ctx.predict(examples, "answer", variant=variant, show_choices=True)
     scores, unmatched = [], 0
@@ -175,8 +178,6 @@ class DecoyProbe(Probe):
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
-        from harness.stats import bootstrap_ci
-
         rows: list[ResultRow] = []
         ctx.tag("base", _base_dataset(ctx.dataset))  # Table 3 is split by it (tables.py)
         # A model that reads only some inputs (MLP-A, -QA, -IA) is itself an ablation.
@@ -210,7 +211,6 @@ class DecoyProbe(Probe):
                 if errors:
                     ctx.report(f"decoys={variant} [{label}]: {errors} example(s) failed in the model, scored 0.")
             if per_example:
-                from harness.perexample import write_scores
 
                 write_scores(ctx, [ex.id for ex in examples], per_example, variant=variant)
             # Model-free reference rows (the same for every model).
@@ -222,8 +222,6 @@ class DecoyProbe(Probe):
 
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
-        from .tables import DECOY_LAYOUTS
-
         return DECOY_LAYOUTS
 
 
@@ -273,8 +271,6 @@ class DecoyAuditProbe(Probe):
 
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
-        from .tables import AUDIT_LAYOUTS
-
         return AUDIT_LAYOUTS
 
 

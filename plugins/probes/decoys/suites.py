@@ -12,7 +12,7 @@ as Orig plus generated sets), `decoys-vqa2` (VQA v2 val: generated IoU, QoU, IoU
 from __future__ import annotations
 
 from harness.api import Suite, Task
-from harness.decoys import VARIANT_LABELS, VARIANTS
+from vqa_harness_plugins.generators.decoys import VARIANT_LABELS, VARIANTS
 
 __all__ = ["decoy_suite", "REAL_DECOY_SUITES"]
 

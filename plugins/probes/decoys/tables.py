@@ -7,7 +7,7 @@ Table 3 per dataset gathers every decoy set (the columns).
 from __future__ import annotations
 
 from harness.api import Layout
-from harness.decoys import VARIANT_LABELS, VARIANTS
+from vqa_harness_plugins.generators.decoys import VARIANT_LABELS, VARIANTS
 
 __all__ = ["DECOY_LAYOUTS", "AUDIT_LAYOUTS"]
 

@@ -1,4 +1,4 @@
-"""The `nle` probe and the `e-vil` suites (Kayser et al. 2021; DESIGN.md §4.4).
+"""The `nle` probe and the `e-vil` suites (Kayser et al. 2021; docs/e-vil.md).
 
 For each task: the model answers (or picks a choice), S_T is computed, the model explains
 its own answer for the correctly answered examples, and every automatic metric gives S_E
@@ -15,8 +15,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from harness.api import Layout, Option, Probe, ProbeContext, Suite, Task
-from harness.runstore import atomic_write_json, safe_name, write_jsonl
+from harness.errors import UsageError
+from harness.fileio import atomic_write_json, write_jsonl
+from harness.perexample import write_scores
+from harness.rundir import safe_name
+from harness.stats import bootstrap_ci
 from harness.types import ResultRow
+from vqa_harness_plugins.metrics.nlg import METRIC_LABELS, METRICS, e_vil_score, nlg_scores
 
 from .scoring import CORRECT_RULES, gt_pairs, task_scores
 from .tables import EVIL_LAYOUTS, GT_VARIANT, task_label
@@ -47,9 +52,6 @@ class NLEProbe(Probe):
     }
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
-        from harness.metrics.nlg import METRICS, e_vil_score, nlg_scores
-        from harness.stats import bootstrap_ci
-
         metrics = _metric_list(self.config["metrics"], METRICS)
         ctx.tag("task", task_label(ctx.dataset, ctx.split))
         examples = ctx.examples
@@ -59,7 +61,6 @@ class NLEProbe(Probe):
         answers = _answers(ctx)
         ts = task_scores(examples, answers, self.config["correct"])
         rows = [ctx.row("s_t", ts.s_t, len(examples), ci=bootstrap_ci(ts.values, seed=ctx.seed))]
-        from harness.perexample import write_scores  # per-example S_T for `harness compare`
 
         write_scores(ctx, [ex.id for ex in examples], {"s_t": ts.values})
         idx = [i for i in np.flatnonzero(ts.correct) if examples[i].explanations]
@@ -112,8 +113,6 @@ class NLEProbe(Probe):
 
 
 def _metric_list(spec: str, known: Sequence[str]) -> tuple[str, ...]:
-    from harness.errors import UsageError
-
     if spec.strip() in ("", "all"):
         return tuple(known)
     chosen = tuple(m.strip() for m in spec.split(",") if m.strip())
@@ -162,8 +161,6 @@ def _gt_rows(ctx, examples, kw, e_vil_score, nlg_scores) -> list[ResultRow]:
 
 
 def _report(ctx, ts, n_correct, scores, combined, unavailable, empty, errors, no_refs) -> None:
-    from harness.metrics.nlg import METRIC_LABELS
-
     lines = [f"S_T ({ts.kind}) = {100 * ts.s_t:.2f} over {len(ts.values)} examples; "
              f"{n_correct} answered correctly (S_E is their mean score)."]
     lines += ["", "| metric | S_E | S_O = S_T·S_E |", "|---|---|---|"]

@@ -15,8 +15,18 @@ from pathlib import Path
 import click
 
 from harness.errors import DataError, UsageError
+from harness.fileio import atomic_write_json, write_jsonl
 from harness.jsonio import jsonl_records, read_json
-from harness.validation import Field, check_record, check_writable_folder
+from harness.types import ResultRow
+from vqa_harness_plugins.probes.e_vil.human import (
+    SHORTCOMINGS,
+    draw_sample,
+    read_ratings,
+    render_markdown,
+    summarize,
+    write_sample_csv,
+)
+from vqa_harness_plugins.validation import Field, check_record, check_writable_folder
 
 __all__ = ["nle"]
 
@@ -85,8 +95,6 @@ def _records(path: Path) -> list[dict]:
               help="CSV to write (default: artifacts/nle/<task>.sample.csv in the run; no other path inside the run).")
 def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> None:
     """Write the annotation sample: seeded shuffle, first N correctly answered, unique images."""
-    from vqa_harness_plugins.probes.e_vil.human import draw_sample, write_sample_csv
-
     path, meta = _task(run, task)
     out = _check_out(out, run, path.with_name(path.name[: -len(".jsonl")] + ".sample.csv"))
     records = _records(path)
@@ -109,9 +117,6 @@ def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> 
               help="Also add the human rows (variant 'human') to the run's results.jsonl.")
 def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | None, append_results: bool) -> None:
     """Read filled annotation CSVs; print human S_E / S_O, shortcomings and correlations."""
-    from harness.runstore import atomic_write_json, write_jsonl
-    from vqa_harness_plugins.probes.e_vil.human import read_ratings, render_markdown, summarize
-
     path, meta = _task(run, task)
     out = _check_out(out, run, path.with_name(path.name[: -len(".jsonl")] + ".human.json"), filled)
     records = _records(path)
@@ -136,7 +141,6 @@ def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | N
 def _result_rows(path: Path) -> list:
     """The run's result rows; a bad line is one line naming the file and the row (the file
     is rewritten with the human rows added, so nothing in it may be dropped silently)."""
-    from harness.types import ResultRow
 
     rows = []
     for row, item in jsonl_records(path, "the run's results", allow_empty=True):
@@ -154,9 +158,6 @@ RESULT = {"metric": Field("text"), "value": Field("number"), "n": Field("int"), 
 
 def human_rows(meta: dict, summary) -> list:
     """Result rows (variant "human") for the human scores, shortcomings and correlations."""
-    from harness.types import ResultRow
-    from vqa_harness_plugins.probes.e_vil.human import SHORTCOMINGS
-
     def row(metric, value, n, unit, hib=True):
         return ResultRow(run_id=meta.get("run_id", ""), model=meta.get("model", ""), suite=meta.get("suite", ""),
                          dataset=meta["dataset"], split=meta["split"], probe="nle", variant="human",

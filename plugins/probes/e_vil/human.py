@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import math
 import random
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -25,7 +26,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from harness.errors import DataError
-from harness.validation import csv_rows
+from vqa_harness_plugins.metrics.nlg import METRIC_LABELS, METRICS, e_vil_score
+from vqa_harness_plugins.validation import csv_rows
 
 __all__ = [
     "RATINGS", "SHORTCOMINGS", "SAMPLE_COLUMNS", "Rating", "HumanSummary",
@@ -144,7 +146,6 @@ def _rating(path, row_no, row, known_ids, seen) -> Rating:
 def summarize(records: Sequence[Mapping[str, Any]], ratings: Sequence[Rating], s_t: float) -> HumanSummary:
     """Human S_E (mean over explanations of the mean rating), S_O = S_T * S_E, Table 5 shares
     and Table 6 correlations against the per-example automatic scores in `records`."""
-    from harness.metrics.nlg import e_vil_score
 
     by_item: dict[str, list[float]] = {}
     for r in ratings:
@@ -178,8 +179,6 @@ def summarize(records: Sequence[Mapping[str, Any]], ratings: Sequence[Rating], s
 
 
 def _metric_order(m: str) -> tuple[int, str]:
-    from harness.metrics.nlg import METRICS
-
     return (METRICS.index(m) if m in METRICS else len(METRICS), m)
 
 
@@ -189,9 +188,8 @@ def _metric_order(m: str) -> tuple[int, str]:
 def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
     """(rho, two-sided p) from `scipy.stats.spearmanr` (average ranks, t approximation);
     nan for constant input."""
-    import warnings
 
-    from scipy.stats import spearmanr
+    from scipy.stats import spearmanr  # heavy: scipy, imported where it is used
 
     a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if len(a) != len(b) or len(a) < 3:
@@ -209,8 +207,6 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
 
 def render_markdown(summary: HumanSummary, title: str) -> str:
     """Human S_E / S_O, the shortcomings (Table 5) and correlations (Table 6) as markdown."""
-    from harness.metrics.nlg import METRIC_LABELS
-
     s = summary
     lines = [f"## Human evaluation: {title}", "",
              f"{s.n_items} explanations, {s.n_ratings} ratings by {s.annotators} annotators "

@@ -22,6 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from harness.errors import UsageError
+from harness.metrics import normalize_answer, vqa_accuracy_batch
 from harness.types import Example
 
 __all__ = ["CORRECT_RULES", "TaskScores", "task_scores", "gt_pairs"]
@@ -44,8 +45,6 @@ class TaskScores:
 
 def task_scores(examples: Sequence[Example], answers: Sequence[str | None], rule: str = "any") -> TaskScores:
     """S_T per example and the correct flags; `None` answers (model errors) score 0."""
-    from harness.metrics import vqa_accuracy_batch
-
     if rule not in CORRECT_RULES:
         raise UsageError(f"nle: correct={rule!r}; expected one of {', '.join(CORRECT_RULES)}")
     if any(ex.answers for ex in examples):
@@ -70,8 +69,6 @@ def task_scores(examples: Sequence[Example], answers: Sequence[str | None], rule
 
 
 def _norm(text: str) -> str:
-    from harness.metrics import normalize_answer
-
     return " ".join(normalize_answer(text).lower().split())
 
 

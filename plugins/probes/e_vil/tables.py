@@ -5,7 +5,7 @@ paper prints them. Rows carry the tag `task` ("VQA-X (test)"), set by the probe.
 from __future__ import annotations
 
 from harness.api import Layout
-from harness.metrics.nlg import METRIC_LABELS, METRICS
+from vqa_harness_plugins.metrics.nlg import METRIC_LABELS, METRICS
 
 __all__ = ["EVIL_LAYOUTS", "task_label", "GT_VARIANT"]
 

@@ -1,0 +1,189 @@
+"""Content-addressed artifacts: model-independent work computed once, shared by every model
+and run (toy data as Arrow, decoy sets, perturbations, image features, reference scores).
+
+An artifact is identified by its *kind* (a folder name, e.g. "toyvqa-arrow") and a digest
+of everything it depends on: the caller's key (dataset fingerprint, options, a version
+constant of the code that builds it) plus the harness version. A changed input, option or
+code version gives another key, so a stale artifact is never read; old ones stay until
+`harness cache clear`. Entries are written to a temporary folder and renamed into place,
+so concurrent runs and interrupted writes never leave a half-written artifact.
+
+    store = ArtifactStore()
+    rows = store.json("decoy-variants", {"dataset": fp, "variant": "iou"}, build=lambda: ...)
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from .. import __version__
+from ..digest import digest
+from ..errors import DataError
+from ..fileio import atomic_folder
+from ..paths import cache_dir
+from ..types import Example
+from .locks import build_lock
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..types import Example
+
+__all__ = ["ArtifactStore", "KindStatus", "cache_status", "clear_cache"]
+
+#: The files of one artifact entry live in <root>/<kind>/<key>/; COMPLETE marks a finished write.
+COMPLETE = ".complete"
+
+
+@dataclass(frozen=True)
+class KindStatus:
+    """What `harness cache status` shows per kind."""
+
+    kind: str
+    entries: int
+    bytes: int
+    path: Path
+
+
+class ArtifactStore:
+    """Artifacts under `root` (default: `$VQA_HARNESS_CACHE/artifacts`)."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = Path(root) if root is not None else cache_dir("artifacts")
+
+    # ------------------------------------------------------------------ keys
+    def key(self, kind: str, key: Any) -> str:
+        return digest({"kind": kind, "key": key, "harness": __version__})
+
+    def folder(self, kind: str, key: Any) -> Path:
+        """The entry's folder (it exists only once the entry is complete)."""
+        return self.root / _safe(kind) / self.key(kind, key)
+
+    def has(self, kind: str, key: Any) -> bool:
+        return (self.folder(kind, key) / COMPLETE).is_file()
+
+    # --------------------------------------------------------------- entries
+    def entry(self, kind: str, key: Any, build: Callable[[Path], None]) -> Path:
+        """The folder of a complete entry; `build(tmp_folder)` writes its files when absent
+        (one process at a time: a concurrent builder waits, then finds the entry)."""
+        final = self.folder(kind, key)
+        if not (final / COMPLETE).is_file():
+            with build_lock(final):
+                if not (final / COMPLETE).is_file():
+                    _write_entry(final, build)
+        return final
+
+    def json(self, kind: str, key: Any, build: Callable[[], Any]) -> Any:
+        """A JSON value, computed by `build()` once per key."""
+        path = self.folder(kind, key) / "value.json"
+
+        def write(folder: Path) -> None:
+            (folder / "value.json").write_text(json.dumps(build(), ensure_ascii=False, sort_keys=True),
+                                               encoding="utf-8")
+
+        # Read back what was written: the same value (key order, types) as every later read.
+        return self._value(path, write, lambda: json.loads(path.read_text(encoding="utf-8")), (OSError, ValueError))
+
+    def examples(self, kind: str, key: Any, build: Callable[[], list["Example"]]) -> list["Example"]:
+        """A list of Examples (JSON lines of `Example.to_row`), built once per key."""
+        path = self.folder(kind, key) / "examples.jsonl"
+        built: list[list[Example]] = []
+
+        def write(folder: Path) -> None:
+            built.append(build())
+            with (folder / "examples.jsonl").open("w", encoding="utf-8") as fh:
+                for ex in built[0]:
+                    fh.write(json.dumps(ex.to_row(), ensure_ascii=False) + "\n")
+
+        def read() -> list[Example]:
+            if built:
+                return built[0]
+            with path.open(encoding="utf-8") as fh:
+                return [Example.from_row(json.loads(line)) for line in fh if line.strip()]
+
+        return self._value(path, write, read, (OSError, ValueError, KeyError))
+
+    def arrays(self, kind: str, key: Any, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """Named numpy arrays (an .npz without pickles), computed by `build()` once per key."""
+        import numpy as np  # heavy: numpy is loaded only where arrays are computed
+
+        path = self.folder(kind, key) / "arrays.npz"
+        built: list[dict[str, Any]] = []
+
+        def write(folder: Path) -> None:
+            built.append({name: np.asarray(arr) for name, arr in build().items()})
+            np.savez(folder / "arrays.npz", **built[0])
+
+        def read() -> dict[str, Any]:
+            if built:
+                return built[0]
+            with np.load(path, allow_pickle=False) as data:
+                return {name: data[name] for name in data.files}
+
+        return self._value(path, write, read, (OSError, ValueError))
+
+    def _value(self, path: Path, write: Callable[[Path], None], read: Callable[[], Any],
+               damaged: tuple[type[Exception], ...]) -> Any:
+        """`read()` of a complete entry; a damaged one is removed and rebuilt. Building and
+        removing hold the entry's lock, so concurrent processes compute it once and never
+        remove an entry another one has just rebuilt."""
+        folder = path.parent
+        for _ in range(3):
+            if (folder / COMPLETE).is_file():
+                try:
+                    return read()
+                except damaged:
+                    pass
+            with build_lock(folder):
+                if (folder / COMPLETE).is_file():
+                    try:
+                        return read()  # complete and readable now (another process rebuilt it)
+                    except damaged:
+                        shutil.rmtree(folder, ignore_errors=True)
+                _write_entry(folder, write)
+        raise DataError(f"{folder}: this cache entry cannot be read back after rebuilding it; "
+                        "check the disk or run `harness cache clear`")
+
+
+def _write_entry(final: Path, build: Callable[[Path], None]) -> None:
+    """Build into a temporary folder beside `final` and rename it into place (a stale entry
+    without its marker, left by a builder that died without the lock, is replaced)."""
+    with atomic_folder(final) as tmp:
+        build(tmp)
+        (tmp / COMPLETE).write_text("", encoding="utf-8")
+
+
+def _safe(kind: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in kind) or "_"
+
+
+def _size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def cache_status(root: Path | None = None) -> list[KindStatus]:
+    """Per kind of the harness cache: complete entries and bytes on disk. The prediction
+    cache and trained weights are listed as kinds `predictions` and `models`."""
+    base = Path(root) if root is not None else cache_dir()
+    out = []
+    arts = base / "artifacts"
+    if arts.is_dir():
+        for kind in sorted(p for p in arts.iterdir() if p.is_dir()):
+            entries = [e for e in kind.iterdir() if (e / COMPLETE).is_file()]
+            out.append(KindStatus(kind.name, len(entries), _size(kind), kind))
+    for name in sorted(p.name for p in base.iterdir() if p.is_dir() and p.name != "artifacts") if base.is_dir() else ():
+        folder = base / name
+        out.append(KindStatus(name, sum(1 for _ in folder.iterdir()), _size(folder), folder))
+    return out
+
+
+def clear_cache(kinds: list[str] | None = None, root: Path | None = None) -> list[KindStatus]:
+    """Remove the given kinds (all when None); returns what was removed."""
+    removed = []
+    for status in cache_status(root):
+        if kinds is None or status.kind in kinds:
+            shutil.rmtree(status.path, ignore_errors=True)
+            removed.append(status)
+    return removed

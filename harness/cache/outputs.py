@@ -1,0 +1,119 @@
+"""Probe outputs as content-addressed artifacts: what makes a re-run near-instant.
+
+A probe's output on a task — its result rows, report sections, unavailable metrics,
+resources, row tags, and the prediction and artifact files it wrote — is a pure function of
+the model's outputs (its fingerprint), the task's data (the dataset fingerprint, split,
+`--limit`, training data), the probe's options, the seed and the code (a digest of the
+source of the harness and of the plugins involved). A run that finds an entry for exactly
+that key restores it instead of running the probe: no data is loaded and no prediction is
+read. Anything that could change a number changes the key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..digest import source_digest
+from ..types import ResultRow
+from .artifacts import ArtifactStore
+
+__all__ = ["ProbeOutput", "ProbeOutputCache", "KIND"]
+
+KIND = "probe-outputs"
+#: Stands for the run folder's path inside stored report text.
+RUN_TOKEN = "<<run-folder>>"
+
+
+@dataclass
+class ProbeOutput:
+    """Everything one (task, probe) produced, as the run folder needs it."""
+
+    rows: list[ResultRow]
+    sections: list[str] = field(default_factory=list)
+    missing: list[tuple[str, str]] = field(default_factory=list)
+    resources: dict[str, Any] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
+    #: Files the probe wrote, relative to the run folder.
+    files: list[str] = field(default_factory=list)
+    #: Other data the probe read: "spec/split" -> fingerprint, checked again before reuse.
+    reads: dict[str, str] = field(default_factory=dict)
+
+
+class ProbeOutputCache:
+    """Stores and restores `ProbeOutput`s in the artifact store."""
+
+    def __init__(self, store: ArtifactStore | None = None) -> None:
+        self.store = store or ArtifactStore()
+
+    @staticmethod
+    def key(*, model_fingerprint: str, probe: str, probe_class: type, options: dict[str, Any], dataset: str,
+            dataset_fingerprint: str, split: str, limit: int | None, train: str, train_fingerprint: str,
+            labelled: bool, seed: int, modules: Sequence[str]) -> dict[str, Any]:
+        """The identity of one probe output (see the module docstring)."""
+        return {"model": model_fingerprint, "probe": probe,
+                "probe_class": f"{probe_class.__module__}.{probe_class.__qualname__}", "options": options,
+                "dataset": dataset, "dataset_fp": dataset_fingerprint, "split": split, "limit": limit,
+                "train": train, "train_fp": train_fingerprint, "labelled": labelled, "seed": seed,
+                "code": source_digest(modules)}
+
+    def get(self, key: dict[str, Any], run_dir: Path, *, run_id: str, model: str, suite: str,
+            fingerprint: Callable[[str, str], str]) -> ProbeOutput | None:
+        """Restore an entry into `run_dir` (files linked or copied); None when absent, or when
+        data the probe read besides its task (`fingerprint(spec, split)`) has changed."""
+        if not self.store.has(KIND, key):
+            return None
+        folder = self.store.folder(KIND, key)
+        try:
+            reads = json.loads((folder / "output.json").read_text(encoding="utf-8")).get("reads", {})
+            if any(fingerprint(*name.rsplit("/", 1)) != fp for name, fp in reads.items()):
+                return None
+        except Exception:  # unreadable entry, or a dataset that cannot say its fingerprint now
+            return None
+        try:
+            text = (folder / "output.json").read_text(encoding="utf-8")
+            data = json.loads(text.replace(json.dumps(RUN_TOKEN)[1:-1], json.dumps(str(run_dir))[1:-1]))
+            rows = [ResultRow.from_json({**r, "run_id": run_id, "model": model, "suite": suite}) for r in data["rows"]]
+            for rel in data["files"]:
+                _place(folder / "files" / rel, Path(run_dir) / rel)
+        except (OSError, ValueError, KeyError, TypeError):
+            shutil.rmtree(folder, ignore_errors=True)  # damaged: the probe runs again
+            return None
+        return ProbeOutput(rows, list(data["sections"]), [tuple(m) for m in data["missing"]],
+                           dict(data["resources"]), dict(data["tags"]), list(data["files"]), dict(data["reads"]))
+
+    def put(self, key: dict[str, Any], run_dir: Path, output: ProbeOutput) -> None:
+        """Store an output; its files are copied from `run_dir`."""
+        def write(folder: Path) -> None:
+            for rel in output.files:
+                target = folder / "files" / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(Path(run_dir) / rel, target)
+            rows = [{k: v for k, v in r.to_json().items() if k not in ("run_id", "model", "suite")}
+                    for r in output.rows]
+            text = json.dumps({
+                "rows": rows, "sections": output.sections, "missing": [list(m) for m in output.missing],
+                "resources": output.resources, "tags": output.tags, "files": output.files,
+                "reads": output.reads,
+            }, ensure_ascii=False, default=str)
+            # Report text may name files of this run: stored with a placeholder for the folder.
+            text = text.replace(json.dumps(str(run_dir))[1:-1], json.dumps(RUN_TOKEN)[1:-1])
+            (folder / "output.json").write_text(text, encoding="utf-8")
+
+        self.store.entry(KIND, key, write)
+
+
+def _place(source: Path, target: Path) -> None:
+    """Hard-link `source` to `target` (copy across file systems); the run folder then holds
+    the same bytes as a run that computed them."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        target.unlink()
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)

@@ -1,0 +1,125 @@
+"""Prediction cache: model fingerprint x hash of the exact model input -> prediction.
+
+SQLite (stdlib) gives atomic, durable batches: each batch of predictions is one
+transaction, so a run killed at any point keeps every batch that finished, and a resumed
+or repeated run calls the model only for the rest. Failed examples are not cached (a
+re-run retries them). Several processes may share one cache file (WAL mode). A file that
+is not an SQLite database is one DataError line naming it, a path that cannot be opened a
+UsageError (both raised when the cache is opened, before a run creates its folder).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from ..errors import DataError, UsageError
+from ..paths import cache_dir
+from ..types import Prediction
+
+__all__ = ["PredictionCache", "default_cache_path"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS predictions (
+    fingerprint TEXT NOT NULL,
+    input_key   TEXT NOT NULL,
+    payload     TEXT NOT NULL,
+    PRIMARY KEY (fingerprint, input_key)
+) WITHOUT ROWID;
+"""
+
+
+def _reason(exc: BaseException) -> str:
+    return " ".join(str(getattr(exc, "strerror", None) or exc).split())
+
+
+def default_cache_path() -> Path:
+    return cache_dir("predictions") / "predictions.sqlite"
+
+
+class PredictionCache:
+    """Durable key-value store of predictions; safe to share between processes."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path) if path else default_cache_path()
+        self._lock = threading.Lock()
+        try:
+            if self.path.parent.exists() and not self.path.parent.is_dir():
+                raise NotADirectoryError(f"{self.path.parent} is a file")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
+        except (OSError, sqlite3.Error) as exc:
+            raise UsageError(f"prediction cache {self.path} cannot be opened ({_reason(exc)}); "
+                             "pass --cache a writable file path") from None
+        try:
+            self._init_schema()
+        except sqlite3.DatabaseError as exc:  # not SQLite, corrupt, a folder, read-only
+            self._conn.close()
+            if isinstance(exc, sqlite3.OperationalError) and "not a database" not in str(exc):
+                raise UsageError(f"prediction cache {self.path} cannot be opened ({_reason(exc)}); "
+                                 "pass --cache a writable file path") from None
+            raise DataError(f"{self.path}: not an SQLite prediction cache ({_reason(exc)}); pass --cache "
+                            "a new file name or an existing cache written by the harness") from None
+
+    def _init_schema(self) -> None:
+        # Several processes (torchrun ranks) may open a new cache file at the same moment;
+        # switching to WAL takes an exclusive lock that SQLite does not wait for, so retry.
+        for attempt in range(50):
+            try:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._conn.executescript(_SCHEMA)
+                self._conn.commit()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 49:
+                    raise
+                time.sleep(0.05 * (1 + attempt % 5))
+
+    def get_many(self, fingerprint: str, keys: Iterable[str]) -> dict[str, Prediction]:
+        """Cached predictions for `keys` (missing keys are absent); example_id is blank."""
+        keys = list(dict.fromkeys(keys))
+        found: dict[str, Prediction] = {}
+        with self._lock:
+            for start in range(0, len(keys), 900):  # SQLite's host-parameter limit
+                chunk = keys[start : start + 900]
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    f"SELECT input_key, payload FROM predictions WHERE fingerprint=? AND input_key IN ({marks})",
+                    [fingerprint, *chunk],
+                ).fetchall()
+                for key, payload in rows:
+                    found[key] = Prediction.from_json({"example_id": "", **json.loads(payload)})
+        return found
+
+    def put_many(self, fingerprint: str, items: Mapping[str, Prediction]) -> None:
+        """Store successful predictions in one transaction (errors are never cached)."""
+        rows = []
+        for key, pred in items.items():
+            if not pred.ok:
+                continue
+            payload = pred.to_json()
+            payload.pop("example_id", None)
+            rows.append((fingerprint, key, json.dumps(payload, sort_keys=True)))
+        if not rows:
+            return
+        with self._lock, self._conn:
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO predictions (fingerprint, input_key, payload) VALUES (?, ?, ?)", rows
+            )
+
+    def count(self, fingerprint: str | None = None) -> int:
+        with self._lock:
+            if fingerprint is None:
+                return self._conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0]
+            return self._conn.execute(
+                "SELECT COUNT(*) FROM predictions WHERE fingerprint=?", (fingerprint,)
+            ).fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

@@ -1,0 +1,159 @@
+"""Per-process state of a run: the plugin host, data folder, loaded datasets.
+
+A dataset's `load` returns Examples or a memory-mapped Arrow table (`datasets.Dataset`,
+what the official VQA loaders keep in the harness cache). `--limit` slices the table
+before any row becomes an Example, and reaches a plugin whose `load` takes a `limit`
+argument (the decoy datasets: decoys are generated for the kept questions only); the rest of a split is converted once, as a whole,
+because the probes need random access to all of it (complementary pairs look up their
+partner, counter-examples look for the nearest images, decoys for similar questions), so
+streaming row by row would only move the same memory elsewhere. A split is loaded only
+when a probe or a training needs it (`LazyExamples`).
+"""
+
+from __future__ import annotations
+
+import gc
+import inspect
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from ..api import DatasetPlugin
+from ..digest import digest
+from ..errors import DataError, UsageError
+from ..host import PluginHost
+from ..specs import parse_spec
+from ..types import Example
+
+__all__ = ["Session", "LazyExamples", "to_examples", "takes_limit", "missing_files", "data_hint"]
+
+
+def data_hint(data_dir: Path | None) -> str:
+    """What to do about missing files: check or set --data-dir, and the status command."""
+    where = f"--data-dir {data_dir}" if data_dir is not None else "--data-dir DIR"
+    return (f"{'check' if data_dir is not None else 'set'} {where}; `harness data status {where}` lists every "
+            "file each dataset needs and where it is released")
+
+
+def takes_limit(plugin: DatasetPlugin) -> bool:
+    """Whether the plugin's `load` accepts `limit=` (the first N examples of the split,
+    heavy per-example work done for those only; harness.api.DatasetPlugin)."""
+    try:
+        params = inspect.signature(plugin.load).parameters
+    except (TypeError, ValueError):
+        return False
+    return "limit" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+class LazyExamples(Sequence[Example]):
+    """A dataset split's Examples, loaded on first use; `fingerprint` identifies the content
+    without loading it (a fully cached re-run never loads the data)."""
+
+    def __init__(self, fingerprint: str, load: Callable[[], list[Example]]) -> None:
+        self.fingerprint = fingerprint
+        self._load = load
+        self._items: list[Example] | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._items is not None
+
+    def items(self) -> list[Example]:
+        if self._items is None:
+            self._items = self._load()
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self.items())
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self.items()[index]
+
+    def __iter__(self) -> Iterator[Example]:
+        return iter(self.items())
+
+
+@dataclass
+class Session:
+    host: PluginHost
+    data_dir: Path | None = None
+    limit: int | None = None
+    _loaded: dict[tuple[str, str, bool], list[Example]] = field(default_factory=dict)
+    _plugins: dict[str, DatasetPlugin] = field(default_factory=dict)
+
+    def dataset(self, spec: str) -> DatasetPlugin:
+        """The dataset plugin of 'name:key=value' (one instance per spec: what it read while
+        loading, e.g. its `summary`, is kept)."""
+        if spec not in self._plugins:
+            name, options = parse_spec(spec)
+            cls = self.host.datasets[name]
+            self._plugins[spec] = cls(data_dir=self.data_dir, **options)
+        return self._plugins[spec]
+
+    def load(self, spec: str, split: str, *, limit: bool = False) -> list[Example]:
+        """Examples of `spec`/`split` (memoized); `limit=True` applies `--limit`."""
+        key = (spec, split, limit)
+        if key in self._loaded:
+            return self._loaded[key]
+        plugin = self.dataset(spec)
+        if split not in plugin.splits:
+            raise UsageError(f"dataset {plugin.name!r} has no split {split!r}; splits: {', '.join(plugin.splits)}")
+        missing = [p for p in plugin.expected_files(split) if not Path(p).exists()]
+        if missing:
+            shown = "; ".join(str(p) for p in missing[:6])
+            raise DataError(
+                f"dataset {plugin.name!r} split {split!r}: missing file(s): {shown}"
+                + (f" (+{len(missing) - 6} more)" if len(missing) > 6 else "")
+                + f" ({data_hint(self.data_dir)})"
+            )
+        cap = self.limit if limit and self.limit is not None else None
+        rows = plugin.load(split, limit=cap) if cap is not None and takes_limit(plugin) else plugin.load(split)
+        if len(rows) == 0:  # loaders say which file is empty; this catches any other plugin
+            files = ", ".join(str(p) for p in plugin.expected_files(split)[:3]) or "no file"
+            raise DataError(f"dataset {plugin.name!r} split {split!r}: no examples (read from {files}); "
+                            "a dataset split needs at least one")
+        if isinstance(rows, list):
+            examples = rows if cap is None else rows[:cap]
+        else:
+            # An Arrow table is memory-mapped: only the rows kept become Python objects.
+            if cap is not None and cap < len(rows):
+                rows = rows.select(range(cap))
+            examples = to_examples(rows)
+        self._loaded[key] = examples
+        return examples
+
+    def lazy(self, spec: str, split: str, *, limit: bool = False) -> LazyExamples:
+        """`load` deferred until the examples are used; the fingerprint covers `--limit`."""
+        fp = self.fingerprint(spec, split)
+        if limit and self.limit is not None:
+            fp = digest({"dataset": fp, "limit": self.limit})
+        return LazyExamples(fp, lambda: self.load(spec, split, limit=limit))
+
+    def labelled(self, spec: str, split: str) -> bool:
+        return self.dataset(spec).is_labelled(split)
+
+    def fingerprint(self, spec: str, split: str) -> str:
+        return self.dataset(spec).fingerprint(split)
+
+
+def missing_files(session: Session, spec: str, split: str) -> list[Path]:
+    """Files `spec`/`split` needs that are not on disk."""
+    return [Path(p) for p in session.dataset(spec).expected_files(split) if not Path(p).exists()]
+
+
+def to_examples(dataset: Any) -> list[Example]:
+    """Arrow rows -> Examples, column-wise and with the cyclic GC paused (214k VQA v2 val
+    questions: the GC's repeated scans of the growing list dominated the conversion)."""
+    if isinstance(dataset, list):
+        return dataset
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if hasattr(dataset, "to_dict"):
+            columns = dataset.to_dict()
+            names = list(columns)
+            return [Example.from_row(dict(zip(names, values))) for values in zip(*columns.values())]
+        return [Example.from_row(r) for r in dataset]
+    finally:
+        if enabled:
+            gc.enable()

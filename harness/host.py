@@ -1,0 +1,179 @@
+"""Plugin loading: entry points, block list, validation, collection into registries.
+
+Check at registration, contain at run time: a plugin that fails to import or register is
+recorded (name, distribution, message) and the rest keep working; `harness plugins` shows
+the failures.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import click
+import pluggy
+
+from . import hookspecs
+from .api import DatasetPlugin, FeatureExtractor, Model, Probe, Publisher, Suite
+from .errors import PluginError
+from .project import BLOCK_ENV, ENTRY_POINT_GROUP, NAME
+from .registry import Registry
+
+__all__ = ["PluginHost", "PluginFailure", "LoadedPlugin", "get_host", "reset_host"]
+
+
+@dataclass(frozen=True)
+class PluginFailure:
+    plugin: str
+    distribution: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"plugin {self.plugin!r} ({self.distribution}) failed: {self.message}"
+
+
+@dataclass(frozen=True)
+class LoadedPlugin:
+    name: str
+    distribution: str
+    module: str
+
+
+@dataclass
+class PluginHost:
+    """A pluggy manager plus the registries it fills."""
+
+    load_entry_points: bool = True
+    extra_plugins: Iterable[tuple[str, Any]] = ()
+    blocked: frozenset[str] | None = None
+
+    pm: pluggy.PluginManager = field(init=False)
+    models: Registry[type[Model]] = field(init=False)
+    datasets: Registry[type[DatasetPlugin]] = field(init=False)
+    probes: Registry[type[Probe]] = field(init=False)
+    suites: Registry[Suite] = field(init=False)
+    features: Registry[type[FeatureExtractor]] = field(init=False)
+    publishers: Registry[type[Publisher]] = field(init=False)
+    commands: Registry[Any] = field(init=False)
+    failures: list[PluginFailure] = field(init=False, default_factory=list)
+    loaded: list[LoadedPlugin] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.pm = pluggy.PluginManager(NAME)
+        self.pm.add_hookspecs(hookspecs)
+        self.models = Registry("model")
+        self.datasets = Registry("dataset")
+        self.probes = Registry("probe")
+        self.suites = Registry("suite")
+        self.features = Registry("feature extractor")
+        self.publishers = Registry("publisher")
+        self.commands = Registry("command")
+        if self.blocked is None:
+            raw = os.environ.get(BLOCK_ENV, "")
+            self.blocked = frozenset(x.strip() for x in raw.split(",") if x.strip())
+        self._dists: dict[str, str] = {}
+        if self.load_entry_points:
+            self._load_entry_points()
+        for name, obj in self.extra_plugins:
+            self._register(name, obj, "(in-process)")
+        self._collect()
+
+    # -------------------------------------------------------------- loading
+    def _load_entry_points(self) -> None:
+        for ep in sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            dist = _dist_label(ep)
+            dist_name = ep.dist.name if getattr(ep, "dist", None) else ""
+            if ep.name in self.blocked or dist_name in self.blocked:
+                continue
+            try:
+                obj = ep.load()
+            except Exception as exc:  # contain: report and keep going
+                self.failures.append(PluginFailure(ep.name, dist, f"import error: {_one_line(exc)}"))
+                continue
+            self._register(ep.name, obj, dist)
+
+    def _register(self, name: str, obj: Any, dist: str) -> None:
+        if name in self.blocked:
+            return
+        try:
+            self.pm.register(obj, name=name)
+        except Exception as exc:  # pluggy validates hookimpl signatures here
+            self.failures.append(PluginFailure(name, dist, _one_line(exc)))
+            return
+        try:
+            self.pm.check_pending()  # a misspelt hook fails at start-up, naming the plugin
+        except pluggy.PluginValidationError as exc:
+            self.pm.unregister(obj)
+            self.failures.append(PluginFailure(name, dist, _one_line(exc)))
+            return
+        self._dists[name] = dist
+        self.loaded.append(LoadedPlugin(name, dist, getattr(obj, "__name__", type(obj).__name__)))
+
+    # ----------------------------------------------------------- collection
+    def _collect(self) -> None:
+        targets: list[tuple[str, Registry[Any], Callable[[Any], str], Callable[[Any], bool], str]] = [
+            ("register_datasets", self.datasets, _name, _subclass(DatasetPlugin), "a subclass of harness.api.DatasetPlugin"),
+            ("register_models", self.models, _name, _subclass(Model), "a subclass of harness.api.Model"),
+            ("register_probes", self.probes, _name, _subclass(Probe), "a subclass of harness.api.Probe"),
+            ("register_suites", self.suites, _name, lambda o: isinstance(o, Suite), "a harness.api.Suite"),
+            ("register_features", self.features, _name, _subclass(FeatureExtractor),
+             "a subclass of harness.api.FeatureExtractor"),
+            ("register_publishers", self.publishers, _name, _subclass(Publisher), "a subclass of harness.api.Publisher"),
+            ("register_commands", self.commands, _name, _is_command, "a click command"),
+        ]
+        for hook_name, registry, name_of, accepts, what in targets:
+            caller = getattr(self.pm.hook, hook_name)
+            for impl in caller.get_hookimpls():
+                plugin = impl.plugin_name
+                dist = self._dists.get(plugin, "(unknown)")
+
+                def register(obj: Any, _p=plugin, _d=dist, _r=registry, _n=name_of, _a=accepts, _w=what) -> None:
+                    if not _a(obj):
+                        raise PluginError(f"plugin {_p!r} ({_d}) registered {obj!r}, which is not {_w}")
+                    _r.add(_n(obj), obj, plugin=_p, distribution=_d)
+
+                try:
+                    impl.function(register=register)
+                except Exception as exc:  # contain a plugin that breaks while registering
+                    self.failures.append(PluginFailure(plugin, dist, f"{hook_name}: {_one_line(exc)}"))
+
+
+def _name(obj: Any) -> str:
+    return obj.name
+
+
+def _subclass(base: type) -> Callable[[Any], bool]:
+    return lambda obj: isinstance(obj, type) and issubclass(obj, base)
+
+
+def _is_command(obj: Any) -> bool:
+    return isinstance(obj, click.Command)
+
+
+def _dist_label(ep: md.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return f"{dist.name} {dist.version}" if dist is not None else "(unknown distribution)"
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+_HOST: PluginHost | None = None
+
+
+def get_host() -> PluginHost:
+    """The process-wide host (entry points loaded once, lazily)."""
+    global _HOST
+    if _HOST is None:
+        _HOST = PluginHost()
+    return _HOST
+
+
+def reset_host(host: PluginHost | None = None) -> None:
+    """Replace the process-wide host (tests and `harness.testing`)."""
+    global _HOST
+    _HOST = host

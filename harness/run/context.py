@@ -1,0 +1,180 @@
+"""`TaskContext`: the harness's implementation of `harness.api.ProbeContext` for one task
+and probe. It holds the predictor, the session and the probe's files in the run folder;
+probes see only the protocol's attributes and methods."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from ..api import FeatureExtractor, Model, Task
+from ..cache.artifacts import ArtifactStore
+from ..data.session import Session, missing_files
+from ..digest import source_digest
+from ..errors import UsageError
+from ..features import resolve_features
+from ..fileio import write_jsonl
+from ..rundir import ProbeFiles
+from ..types import Example, Prediction, ResultRow
+from .predictor import Predictor
+
+__all__ = ["TaskContext"]
+
+
+@dataclass
+class TaskContext:
+    """Created by the harness for one (task, probe); see `harness.api.ProbeContext`."""
+
+    run_id: str
+    suite: str
+    model_spec: str
+    probe: str
+    task: Task
+    examples: list[Example]
+    labelled: bool
+    seed: int
+    options: Mapping[str, Any]
+    session: Session
+    files: ProbeFiles
+    model: Model | None = None
+    predictor: Predictor | None = None
+    train: str = ""
+    device: str = "cpu"
+    #: Identity of the task's (limited) data and of the probe's code, for `memo`.
+    data_fingerprint: str = ""
+    probe_module: str = ""
+    report_sections: list[str] = field(default_factory=list)
+    missing: list[tuple[str, str]] = field(default_factory=list)
+    resources: dict[str, Any] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
+    #: Files handed out or written (predictions, artifacts), for the probe-output cache.
+    touched: list[Path] = field(default_factory=list)
+    #: Other data the probe read ("spec/split" -> fingerprint), for the probe-output cache.
+    reads: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def dataset(self) -> str:
+        return self.task.dataset
+
+    @property
+    def split(self) -> str:
+        return self.task.split
+
+    @property
+    def label(self) -> str:
+        return self.task.label
+
+    @property
+    def model_inputs(self) -> frozenset[str] | None:
+        return None if self.model is None else type(self.model).inputs
+
+    # ------------------------------------------------------------------ data
+    def train_examples(self) -> tuple[list[Example], str] | None:
+        source = self.task.train_source(self.session.dataset(self.dataset).splits)
+        if source is None:
+            return None
+        if missing_files(self.session, *source):  # e.g. a pretrained model, test files only
+            return None
+        return self.examples_of(*source), f"{source[0]}/{source[1]}"
+
+    def examples_of(self, dataset: str, split: str) -> list[Example]:
+        self.reads[f"{dataset}/{split}"] = self.session.fingerprint(dataset, split)
+        return self.session.load(dataset, split)
+
+    def dataset_summary(self) -> Mapping[str, Any]:
+        return self.session.dataset(self.dataset).summary(self.split)
+
+    def memo(self, name: str, key: Any, build: Callable[[], Any]) -> Any:
+        """A model-independent JSON value computed once and shared by every model and run:
+        keyed by the probe, `name`, `key`, the task's data, split and training data, and the
+        probe's code."""
+        source = self.task.train_source(self.session.dataset(self.dataset).splits)
+        train = self.session.fingerprint(*source) if source is not None else ""
+        full = {"probe": self.probe, "name": name, "key": key, "data": self.data_fingerprint, "train": train,
+                "dataset": self.dataset, "split": self.split, "code": source_digest([self.probe_module])}
+        return ArtifactStore().json("probe-memo", full, build)
+
+    # ----------------------------------------------------------- predictions
+    def predict(
+        self,
+        examples: Sequence[Example],
+        capability: str,
+        *,
+        variant: str = "",
+        answers: Sequence[str] | None = None,
+        show_choices: bool = False,
+    ) -> list[Prediction]:
+        """Model predictions (cached) for `examples`; also saved in the run directory.
+
+        For `answer`, open-ended questions (those with human answers) reach the model
+        without their multiple-choice candidates unless `show_choices` (a multiple-choice
+        probe asking for an open answer to match): a dataset's MC view (VQA v1's 18
+        choices, toyvqa's decoys) must not leak the answer space into an open-ended score.
+        Closed-set examples (labels, no human answers: e-SNLI-VE, VCR) keep their choices.
+        """
+        if self.predictor is None:
+            raise UsageError(f"probe {self.probe!r} needs a model")
+        if capability == "answer" and not show_choices:
+            examples = [ex.with_(choices=()) if ex.choices and ex.answers else ex for ex in examples]
+        label = f"{self.dataset}/{self.split} {self.probe}{'/' + variant if variant else ''}"
+        preds = self.predictor.predict(examples, capability, answers=answers, desc=label)
+        path = self.files.predictions(variant or capability)
+        write_jsonl(path, (p.to_json() for p in preds))
+        self.touched.append(path)
+        return preds
+
+    def has(self, capability: str) -> bool:
+        return self.model is not None and capability in self.model.capabilities()
+
+    def features(self, spec: str, modality: str) -> FeatureExtractor:
+        return resolve_features(spec, modality, owner=f"probe {self.probe!r}", host=self.session.host)
+
+    # ----------------------------------------------------------------- output
+    def row(
+        self,
+        metric: str,
+        value: float,
+        n: int,
+        *,
+        ci: tuple[float, float] | None = None,
+        variant: str = "",
+        higher_is_better: bool | None = True,
+        unit: str = "fraction",
+        dataset: str | None = None,
+    ) -> ResultRow:
+        """A result row for this run/task/probe."""
+        return ResultRow(
+            run_id=self.run_id,
+            model=self.model_spec,
+            suite=self.suite,
+            dataset=dataset or self.dataset,
+            split=self.split,
+            probe=self.probe,
+            variant=variant,
+            metric=metric,
+            value=float(value),
+            n=int(n),
+            ci_low=None if ci is None else float(ci[0]),
+            ci_high=None if ci is None else float(ci[1]),
+            higher_is_better=higher_is_better,
+            unit=unit,
+            train=self.train,
+        )
+
+    def tag(self, name: str, value: str) -> None:
+        self.tags[str(name)] = str(value)
+
+    def report(self, markdown: str) -> None:
+        self.report_sections.append(markdown.rstrip() + "\n")
+
+    def metric_unavailable(self, metric: str, reason: str) -> None:
+        self.missing.append((metric, reason))
+
+    def artifact(self, name: str) -> Path:
+        path = self.files.artifact(name)
+        self.touched.append(path)
+        return path
+
+    def use_resource(self, name: str, value: Any) -> None:
+        self.resources[name] = value

@@ -1,0 +1,127 @@
+"""Multi-process runs on torch.distributed (torchrun), with results identical to one process.
+
+    torchrun --nproc_per_node=2 -m harness.cli run --model hf-vqa:path=... --suite vqa-accuracy
+
+Every rank runs the suite's probes (they are deterministic), but its runner (`ShardPredictor`)
+sends to the model only the rank's share of each prediction request: the distinct inputs of
+the request, dealt round-robin. Each rank writes its predictions into the prediction cache as
+usual, then the ranks exchange them (`all_gather_object`, gloo: works across nodes even when
+they do not share a cache file) so that every probe sees every prediction. Finally rank 0
+replays the run through the ordinary `harness.run.execute.execute_run`; every prediction is then a
+cache hit (failed examples are retried), and rank 0 alone writes the run directory and the
+leaderboard. Other ranks write nothing but predictions.
+
+`accelerate launch -m harness.cli run ...` works too: it sets the same environment
+variables (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from ..errors import UsageError
+from ..host import PluginHost
+from ..types import Example, Prediction
+from .config import RunConfig
+from .execute import execute_run
+from .predictor import Predictor
+from .tasks import RunOutcome
+
+__all__ = ["world", "ShardPredictor", "run_distributed"]
+
+
+def world() -> tuple[int, int, int]:
+    """(rank, world size, local rank) from the launcher's environment; (0, 1, 0) without one."""
+    return (int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1")),
+            int(os.environ.get("LOCAL_RANK", "0")))
+
+
+class ShardPredictor(Predictor):
+    """A Predictor that computes only this rank's share of each request, then gathers the rest."""
+    def __init__(self, *args: Any, rank: int, world_size: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rank, self.world_size = rank, world_size
+
+    def predict(self, examples: Sequence[Example], capability: str, *, answers: Sequence[str] | None = None,
+                desc: str = "") -> list[Prediction]:
+        """Same contract as Predictor.predict; collective: every rank must make the same calls."""
+        import torch.distributed as dist  # heavy: imported on use
+
+        if capability not in self.model.capabilities():
+            raise UsageError(f"model {self.model.name!r} has no {capability!r} capability")
+        extras = list(answers) if answers is not None else [""] * len(examples)
+        keys = [self.model.input_key(ex, capability, extra) for ex, extra in zip(examples, extras)]
+        first: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            first.setdefault(key, i)
+        mine = list(first)[self.rank :: self.world_size]
+        owned = self.cache.get_many(self.fingerprint, mine)
+        self.stats.cache_hits += len(owned)
+        todo = [first[k] for k in mine if k not in owned]
+        if todo:
+            owned.update(self._run_missing(examples, extras, keys, todo, capability, desc))
+        shards: list[dict[str, Prediction] | None] = [None] * self.world_size
+        dist.all_gather_object(shards, owned)
+        results: dict[str, Prediction] = {}
+        for shard in shards:
+            results.update(shard or {})
+        if self.rank == 0:
+            # Rank 0 scores from its cache; with one cache per node it lacks the others' rows.
+            self.cache.put_many(self.fingerprint, {k: p for k, p in results.items() if k not in owned})
+        return [Prediction(**{**results[k].__dict__, "example_id": ex.id}) for ex, k in zip(examples, keys)]
+
+
+@contextlib.contextmanager
+def _process_group(timeout_hours: float) -> Iterator[None]:
+    import torch.distributed as dist  # heavy: imported on use
+
+    created = False
+    if not dist.is_initialized():
+        # Only Python objects are exchanged, so gloo is right on CPU and GPU nodes alike.
+        dist.init_process_group("gloo", timeout=datetime.timedelta(hours=timeout_hours))
+        created = True
+    try:
+        yield
+    finally:
+        if created:
+            dist.destroy_process_group()
+
+
+def run_distributed(config: RunConfig, host: PluginHost, *, timeout_hours: float = 12.0) -> RunOutcome | None:
+    """Run `config` sharded over the launcher's ranks.
+
+    Returns rank 0's RunOutcome (None on other ranks). With WORLD_SIZE=1 this is a plain run.
+    """
+    rank, size, local_rank = world()
+    if size == 1:
+        return execute_run(config, host)
+    device = config.device
+    if device in ("auto", "cuda"):
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
+
+        if torch.cuda.is_available():
+            device = f"cuda:{local_rank % torch.cuda.device_count()}"
+        elif device == "auto":
+            device = "cpu"
+    with _process_group(timeout_hours):
+        import torch.distributed as dist  # heavy: imported on use
+
+        def shard_predictor(model: Any, **kwargs: Any) -> ShardPredictor:
+            kwargs["progress"] = kwargs.get("progress", True) and rank == 0
+            return ShardPredictor(model, rank=rank, world_size=size, **kwargs)
+
+        with tempfile.TemporaryDirectory(prefix=f"harness-rank{rank}-") as scratch:
+            # Phase 1: all ranks, scratch run directories (deleted), real prediction cache.
+            sharded = replace(config, out=Path(scratch), device=device, resume=False, reuse_outputs=False)
+            execute_run(sharded, host, predictor_factory=shard_predictor)
+        dist.barrier()
+        if rank != 0:
+            return None
+        # Phase 2: rank 0 replays the run; every successful prediction is a cache hit.
+        return execute_run(replace(config, device=device), host)

@@ -1,0 +1,70 @@
+"""`harness run` with several models: each through the suite (in processes side by side,
+sharded over torchrun ranks, or one after the other), a summary per model, then the
+leaderboard."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from ..errors import ExitCode
+from ..host import PluginHost
+from ..publish import publish
+from ..specs import parse_spec
+from .config import RunConfig
+from .distributed import run_distributed, world
+from .execute import execute_run
+from .parallel import default_jobs, expected_cost, run_parallel
+from .tasks import RunOutcome
+
+__all__ = ["run_models"]
+
+
+def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, leaderboard: Path | None,
+               echo: Callable[[str], None], warn: Callable[[str], None], jobs: int | None = 1) -> ExitCode:
+    """The one entry point of `harness run`, in one process or under torchrun: each model
+    through the suite (sharded over the launcher's ranks when WORLD_SIZE > 1; several models
+    at once in `jobs` processes, None = harness.run.parallel.default_jobs), a summary per model
+    with skips and failures, then the leaderboard (rank 0). The worst exit code."""
+    rank, size, _ = world()
+    worst = ExitCode.OK
+    repeated = sorted({spec for spec in models if models.count(spec) > 1})
+    if repeated:  # the same run twice: the second would only re-read the first one's cache
+        warn(f"warning: model(s) given more than once run once: {', '.join(repeated)}")
+        models = list(dict.fromkeys(models))
+    configs = [replace(base, model=spec) for spec in models]
+    jobs = 1 if size > 1 else min(jobs or default_jobs(len(models), base.device), len(models))
+    if jobs > 1:
+        cost = [expected_cost(host.models.get(parse_spec(spec)[0]).obj) for spec in models]
+        outcomes: Iterable[RunOutcome | None] = run_parallel(configs, host, jobs, cost=cost, execute=execute_run,
+                                                             started=echo)
+    else:
+        outcomes = (run_distributed(c, host) if size > 1 else execute_run(c, host) for c in configs)
+    for spec, outcome in zip(models, outcomes):
+        if outcome is None:  # ranks other than 0 only predict
+            continue
+        worst = max(worst, _summary(spec, base.suite, outcome, size, echo, warn))
+    if leaderboard is not None and rank == 0:
+        if len(host.publishers):
+            written = publish(host, [base.out], leaderboard, progress=warn)
+            echo(f"leaderboard: {len(written)} files in {leaderboard}/")
+        else:
+            warn("no leaderboard: no publisher plugin is installed (run folders are complete)")
+    return worst
+
+
+def _summary(spec: str, suite: str, outcome: RunOutcome, size: int, echo: Callable[[str], None],
+             warn: Callable[[str], None]) -> ExitCode:
+    """The lines a model's run ends with: rows, announced files, skips, failures."""
+    echo(f"{spec} on {suite}: {len(outcome.rows)} result rows -> {outcome.rundir.path}"
+         f" (model calls {outcome.model_calls}" + (f", world size {size})" if size > 1 else ")"))
+    for what, path in outcome.announced:
+        echo(f"  {what}: {path}")
+    for task, probe, reason in outcome.skipped:
+        warn(f"  skipped {probe} on {task}: {reason}")
+    for f in outcome.probe_failures:
+        warn(f"  probe {f.probe} (plugin {f.plugin}) failed on {f.task}: {f.message}")
+    if outcome.example_errors:
+        warn(f"  {outcome.example_errors} example(s) failed in the model; see {outcome.rundir.path / 'report.md'}")
+    return outcome.exit_code

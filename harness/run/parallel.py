@@ -1,0 +1,135 @@
+"""Several models of one `harness run` at once, one process per model (`--jobs`).
+
+Each model's run is independent (its own run folder, its own fit and predictions), so
+models run in worker processes, as many at a time as `--jobs` allows. Workers are forked
+from the command's process, so they share its plugin host (plugins registered in-process,
+as `harness.testing` does, included) and run the ordinary `harness.run.execute.execute_run`:
+results are those of a sequential run. Model-independent work both need (toy data, decoy
+sets, perturbations) is built once: the cache's builders hold a lock while they build
+(harness.cache.locks), so the second worker waits for the first and reads what it wrote.
+
+Models that train on images start first, then other trainable ones: they usually take
+longest, and the machine stays busy while they train. Outcomes are handed back in
+the order the models were given. An expected failure (HarnessError) of one model lets the
+models already running finish (their outcomes are still handed back), starts no other,
+and is raised once they have. A model is handed to a process only when one is free.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Iterator, Sequence
+
+from ..devices import has_nvidia_driver
+from ..errors import HarnessError, PluginError
+from ..host import PluginHost
+from .config import RunConfig
+from .tasks import RunOutcome
+
+__all__ = ["default_jobs", "expected_cost", "run_parallel"]
+
+
+def default_jobs(n_models: int, device: str) -> int:
+    """`--jobs auto`: one process per model up to the machine's cores; one at a time on a
+    GPU (models would compete for its memory: `--device cuda...`, or `auto` on a machine
+    with an NVIDIA driver, checked without importing torch, which must not touch CUDA
+    before the workers fork) or where processes cannot be forked."""
+    gpu = device.startswith("cuda") or (device == "auto" and has_nvidia_driver())
+    if n_models < 2 or gpu or not _can_fork():
+        return 1
+    return max(1, min(n_models, _cores()))
+
+
+def expected_cost(model_class: type) -> int:
+    """A rank of how long a model's run takes: 2 trains on images, 1 trains, 0 neither."""
+    trains = "fit" in model_class.capabilities()
+    return int(trains) + int(trains and bool(getattr(model_class, "uses_images", False)))
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _can_fork() -> bool:
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+# The host and the run function reach the forked workers through these module globals
+# (inherited by fork, never pickled).
+_HOST: PluginHost | None = None
+_EXECUTE: Callable[[RunConfig, PluginHost], RunOutcome] | None = None
+
+
+def _work(config: RunConfig) -> RunOutcome:
+    assert _HOST is not None and _EXECUTE is not None
+    # Several processes' progress bars (runner, training) would overwrite each other.
+    os.environ["TQDM_DISABLE"] = "1"
+    return _EXECUTE(config, _HOST)
+
+
+def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
+                 cost: Sequence[int], execute: Callable[[RunConfig, PluginHost], RunOutcome],
+                 started: Callable[[str], None]) -> Iterator[RunOutcome]:
+    """Outcomes of `execute(config, host)` for every config, in the given order, computed
+    by up to `jobs` forked processes, the highest `cost` (an expected-cost rank) first.
+
+    A model is handed to the pool only when a process is free, so after a failure or an
+    interrupt nothing queued starts. A worker that dies (killed, out of memory) is a
+    PluginError naming the model; Ctrl-C interrupts the running models, which record
+    their state (`--resume` continues them)."""
+    global _HOST, _EXECUTE
+    _HOST, _EXECUTE = host, execute
+    waiting = sorted(range(len(configs)), key=lambda i: -cost[i])  # stable: the given order on ties
+    running: dict[Future, int] = {}
+    outcomes: dict[int, RunOutcome] = {}
+    failure: HarnessError | None = None
+    shown = 0
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
+    try:
+        started(f"running {len(configs)} models in {jobs} processes (--jobs {jobs})")
+        while waiting or running:
+            while waiting and failure is None and len(running) < jobs:
+                i = waiting.pop(0)
+                running[pool.submit(_work, configs[i])] = i
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                i = running.pop(future)
+                try:
+                    outcomes[i] = future.result()
+                except HarnessError as exc:
+                    failure = failure or exc
+                except BrokenProcessPool:
+                    model = configs[i].model
+                    raise PluginError(f"the process running model {model!r} ended abruptly (killed, out of "
+                                      "memory?); what it computed is saved: re-run with --resume") from None
+            # Hand back, in the given order, every outcome whose turn has come.
+            while shown < len(configs) and (shown in outcomes or (failure is not None and shown in waiting)):
+                if shown in outcomes:
+                    yield outcomes.pop(shown)
+                shown += 1
+        for i in sorted(outcomes):  # after a failure: the models that finished
+            yield outcomes[i]
+        if failure is not None:
+            raise failure
+    except KeyboardInterrupt:
+        # The terminal sent SIGINT to the workers too; a lone SIGINT to this process is passed on,
+        # so every running model records that it was interrupted.
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            try:
+                os.kill(proc.pid, signal.SIGINT)
+            except OSError:
+                pass
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        _HOST = _EXECUTE = None

@@ -1,0 +1,85 @@
+"""A run's first stage: every name resolved and every input checked before any work starts
+(usage errors before any computation, missing files before any model loads)."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from ..api import Model, Suite, Task
+from ..data.check import TRAINED_ON, check_data, check_trained_on
+from ..data.session import Session
+from ..devices import resolve_device
+from ..errors import UsageError
+from ..features import resolve_features
+from ..host import PluginHost
+from ..registry import Entry
+from ..specs import format_spec, parse_spec
+from ..suites import resolve_suite
+from ..suites.read import check_feeds
+from .config import RunConfig
+
+__all__ = ["RunPlan", "plan_run"]
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What `plan_run` resolved: the suite, the model, the tasks that can run and the device."""
+
+    suite: Suite
+    model: Model
+    model_entry: Entry[type[Model]]
+    #: The model as rows and folders name it (options given, canonical order).
+    model_spec: str
+    #: The training data a pretrained model declares (`trained_on=`, else the class's).
+    trained_on: str
+    tasks: tuple[Task, ...]
+    #: Tasks of a partial suite whose files are missing, as (task, "*", reason).
+    skipped: tuple[tuple[str, str, str], ...]
+    session: Session
+    device: str
+
+
+def plan_run(config: RunConfig, host: PluginHost) -> RunPlan:
+    """Resolve `config` against the registered plugins; UsageError / DataError otherwise."""
+    suite = resolve_suite(host, config.suite)
+    model_name, options = parse_spec(config.model)
+    entry = host.models.get(model_name)
+    declared = options.pop(TRAINED_ON, None)
+    if declared is not None:
+        check_trained_on(declared, suite, host)
+    if "feature_resolver" in options:  # the harness's own constructor argument, not an option
+        raise UsageError(f"model {model_name!r} does not accept option(s) feature_resolver")
+    model: Model = entry.obj(feature_resolver=functools.partial(resolve_features, host=host), **options)
+    if declared is not None and model.trainable:
+        raise UsageError(f"model {model_name!r} is trained by the harness on each task's train split; "
+                         f"`{TRAINED_ON}=` declares the training data of a pretrained model")
+    shown: dict[str, Any] = {k: model.config[k] for k in options}
+    if declared is not None:
+        shown[TRAINED_ON] = declared
+    tasks = [_with_split(t, config.split) for t in suite.tasks]
+    session = Session(host, data_dir=config.data_dir, limit=config.limit)
+    _validate(tasks, host, session)
+    check_feeds(suite, host)  # suite files are checked on load; registered ones here
+    runnable, skipped = check_data(suite, tasks, session, trainable=model.trainable)
+    return RunPlan(suite, model, entry, format_spec(model_name, shown),
+                   declared if declared is not None else type(model).trained_on, tuple(runnable), tuple(skipped),
+                   session, resolve_device(config.device))
+
+
+def _with_split(task: Task, split: str | None) -> Task:
+    if split is None or split == task.split:
+        return task
+    return Task(task.dataset, split, task.probes, task.train, task.label, task.probe_options)
+
+
+def _validate(tasks: list[Task], host: PluginHost, session: Session) -> None:
+    for task in tasks:
+        plugin = session.dataset(task.dataset)  # unknown dataset / bad option -> UsageError
+        if task.split not in plugin.splits:
+            raise UsageError(
+                f"dataset {plugin.name!r} has no split {task.split!r}; splits: {', '.join(plugin.splits)}"
+            )
+        for probe in task.probes:
+            host.probes.get(probe)  # unknown probe -> UsageError with near matches

@@ -1,0 +1,264 @@
+"""The predictor: batches examples through a model capability, with cache and containment.
+
+- Only inputs missing from the prediction cache reach the model; each finished batch is
+  committed to the cache at once, so an interrupted run loses nothing.
+- A batch that raises is retried one example at a time; an example that still raises is
+  recorded as an error naming the model plugin, and the run continues.
+- Outputs are checked against the contract (one output per example, one score per choice).
+- A model that raises `StopRun` (endpoint gone, budget spent) is not contained: the run stops.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from ..api import Model
+from ..cache.predictions import PredictionCache
+from ..devices import model_threads
+from ..errors import HarnessError, StopRun, UsageError
+from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
+
+__all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING"]
+
+#: Capabilities that take one answer per example besides the examples.
+ANSWER_TAKING = ("explain", "score_images")
+
+
+@dataclass
+class PredictorStats:
+    """What the runner did (tests assert on `model_calls`; the report shows the rest)."""
+
+    model_calls: int = 0  # examples sent to the model
+    cache_hits: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    #: Seconds spent in fits the harness deferred until a prediction needed them.
+    fit_seconds: float = 0.0
+    error_examples: list[tuple[str, str]] = field(default_factory=list)
+
+
+class Predictor:
+    """Runs one model over lists of examples, one capability at a time."""
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        cache: PredictionCache,
+        batch_size: int = 32,
+        device: str = "cpu",
+        progress: bool = True,
+        plugin_label: str | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise UsageError("--batch-size must be at least 1")
+        self.model = model
+        self.cache = cache
+        self.batch_size = batch_size
+        self.device = device
+        self.progress = progress and not os.environ.get("TQDM_DISABLE")
+        self.plugin_label = plugin_label or model.name
+        self.stats = PredictorStats()
+        self._fingerprint: str | None = None
+        self._pending_fit: Callable[[], None] | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            self._fingerprint = self.model.fingerprint()
+        return self._fingerprint
+
+    def refresh_fingerprint(self) -> None:
+        """Call after `fit`: trained weights change the fingerprint."""
+        self._fingerprint = None
+        self._pending_fit = None
+
+    def defer_fit(self, fit: Callable[[], None], fingerprint: str) -> None:
+        """Use `fingerprint` for the fitted model now, and call `fit` only before the first
+        prediction that is not cached (see `Model.fit_key`)."""
+        self._fingerprint, self._pending_fit = fingerprint, fit
+
+    def ensure_fitted(self) -> None:
+        """Run a deferred `fit` (once)."""
+        if self._pending_fit is not None:
+            fit, self._pending_fit = self._pending_fit, None
+            start = time.perf_counter()
+            fit()
+            self.stats.fit_seconds += time.perf_counter() - start
+
+    def predict(
+        self,
+        examples: Sequence[Example],
+        capability: str,
+        *,
+        answers: Sequence[str] | None = None,
+        desc: str = "",
+    ) -> list[Prediction]:
+        """One prediction per example, in order; cached inputs are not sent to the model."""
+        if capability not in self.model.capabilities():
+            raise UsageError(f"model {self.model.name!r} has no {capability!r} capability")
+        if capability in ANSWER_TAKING and (answers is None or len(answers) != len(examples)):
+            raise HarnessError(f"{capability} needs one answer per example (to justify / to explain)")
+        extras = list(answers) if answers is not None else [""] * len(examples)
+        keys = [self.model.input_key(ex, capability, extra) for ex, extra in zip(examples, extras)]
+        cached = self.cache.get_many(self.fingerprint, keys)
+        self.stats.cache_hits += sum(1 for k in keys if k in cached)
+        # Distinct missing inputs, in order (duplicates are computed once).
+        todo: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            if key not in cached and key not in todo:
+                todo[key] = i
+        results: dict[str, Prediction] = dict(cached)
+        if todo:
+            results.update(self._run_missing(examples, extras, keys, list(todo.values()), capability, desc))
+        out = []
+        for ex, key in zip(examples, keys):
+            pred = results[key]
+            out.append(Prediction(**{**pred.__dict__, "example_id": ex.id}))
+        return out
+
+    # ------------------------------------------------------------------ internals
+    def _run_missing(self, examples, extras, keys, indices, capability, desc) -> dict[str, Prediction]:
+        import torch  # heavy: torch takes seconds to import; only code that computes needs it
+
+        with model_threads(self.model):
+            self.ensure_fitted()
+
+        bar = None
+        if self.progress:
+            from tqdm.auto import tqdm  # heavy: tqdm takes about 40 ms; only progress bars need it
+
+            bar = tqdm(total=len(indices), desc=desc or capability, unit="ex", dynamic_ncols=True, leave=False,
+                       disable=None)  # None: no bar when stderr is not a terminal
+        done: dict[str, Prediction] = {}
+        start = time.perf_counter()
+        try:
+            stream = getattr(self.model, "predict_stream", None)
+            if callable(stream):
+                # The model runs its own DataLoader (workers decode while the model computes);
+                # each yielded batch is committed at once, like the plain path.
+                indices = self._run_stream(stream, examples, extras, keys, indices, capability, done, bar)
+            with torch.inference_mode(), model_threads(self.model):
+                for b in range(0, len(indices), self.batch_size):
+                    idx = indices[b : b + self.batch_size]
+                    batch = [examples[i] for i in idx]
+                    batch_extras = [extras[i] for i in idx]
+                    preds = self._call_contained(batch, batch_extras, capability)
+                    fresh = {keys[i]: p for i, p in zip(idx, preds)}
+                    self.cache.put_many(self.fingerprint, fresh)  # durable before moving on
+                    done.update(fresh)
+                    if bar is not None:
+                        bar.update(len(idx))
+        finally:
+            self.stats.seconds += time.perf_counter() - start
+            if bar is not None:
+                bar.close()
+        return done
+
+    def _run_stream(self, stream, examples, extras, keys, indices, capability, done, bar) -> list[int]:
+        """Feed `indices` through the model's `predict_stream`; returns the indices left over
+        (all of them if the stream itself broke, so the plain batched path retries them)."""
+        subset = [examples[i] for i in indices]
+        sub_extras = [extras[i] for i in indices] if capability in ANSWER_TAKING else None
+        try:
+            for positions, preds in stream(subset, capability, answers=sub_extras, batch_size=self.batch_size):
+                fresh = {}
+                for pos, pred in zip(positions, preds):
+                    i = indices[pos]
+                    if pred.error is None:
+                        self.stats.model_calls += 1
+                    else:
+                        self._count_error(examples[i], pred.error)
+                    fresh[keys[i]] = pred
+                self.cache.put_many(self.fingerprint, fresh)
+                done.update(fresh)
+                if bar is not None:
+                    bar.update(len(positions))
+        except (KeyboardInterrupt, SystemExit, StopRun):
+            raise
+        except Exception:
+            pass  # fall back to the plain path for whatever is not done
+        return [i for i in indices if keys[i] not in done]
+
+    def _count_error(self, example: Example, error: str) -> None:
+        self.stats.errors += 1
+        if len(self.stats.error_examples) < 50:
+            self.stats.error_examples.append((example.id, error))
+
+    def _call_contained(self, batch, extras, capability) -> list[Prediction]:
+        try:
+            return self._call(batch, extras, capability)
+        except (KeyboardInterrupt, SystemExit, StopRun):
+            raise
+        except Exception:
+            if len(batch) == 1:
+                return [self._failed(batch[0], capability)]
+        # Isolate the failing example(s): retry one at a time.
+        out = []
+        for ex, extra in zip(batch, extras):
+            try:
+                out.extend(self._call([ex], [extra], capability))
+            except (KeyboardInterrupt, SystemExit, StopRun):
+                raise
+            except Exception:
+                out.append(self._failed(ex, capability))
+        return out
+
+    def _failed(self, example: Example, capability: str) -> Prediction:
+        exc = sys.exc_info()[1]
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        error = f"plugin {self.plugin_label}: {type(exc).__name__}: {message}".rstrip(": ")
+        self._count_error(example, error)
+        return Prediction(example_id=example.id, capability=capability, error=error)
+
+    def _call(self, batch: list[Example], extras: list[str], capability: str) -> list[Prediction]:
+        self.stats.model_calls += len(batch)
+        name = self.model.name
+        if capability == "answer":
+            raw = list(self.model.answer(batch))
+            _check_len(name, capability, raw, batch)
+            preds = []
+            for ex, value in zip(batch, raw):
+                ans = as_answer(value)
+                scores = {str(k): float(v) for k, v in ans.scores.items()} if ans.scores else None
+                preds.append(Prediction(ex.id, capability, answer=str(ans.text), answer_scores=scores))
+            return preds
+        if capability in ("score_choices", "score_images"):
+            if capability == "score_choices":
+                raw, what = list(self.model.score_choices(batch)), "choices"
+            else:
+                raw, what = list(self.model.score_images(batch, extras)), "candidate images"
+            _check_len(name, capability, raw, batch)
+            preds = []
+            for ex, scores in zip(batch, raw):
+                scores = [float(s) for s in scores]
+                wanted = len(ex.choices) if capability == "score_choices" else len(ex.meta.get(CANDIDATE_IMAGES, ()))
+                if len(scores) != wanted:
+                    raise ValueError(
+                        f"{capability} returned {len(scores)} scores for {wanted} {what} (example {ex.id})"
+                    )
+                if any(math.isnan(s) for s in scores):
+                    raise ValueError(f"{capability} returned NaN (example {ex.id})")
+                preds.append(Prediction(ex.id, capability, choice_scores=tuple(scores)))
+            return preds
+        if capability == "explain":
+            raw = list(self.model.explain(batch, extras))
+            _check_len(name, capability, raw, batch)
+            # A non-string explanation is scored as empty (and counted by the probe).
+            return [
+                Prediction(ex.id, capability, answer=extra, explanation=e if isinstance(e, str) else "")
+                for ex, extra, e in zip(batch, extras, raw)
+            ]
+        raise UsageError(f"unknown capability {capability!r}")
+
+
+def _check_len(model: str, capability: str, raw: list[Any], batch: list[Example]) -> None:
+    if len(raw) != len(batch):
+        raise ValueError(f"{capability} returned {len(raw)} outputs for a batch of {len(batch)}")
+
+

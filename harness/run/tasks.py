@@ -1,0 +1,267 @@
+"""A run's middle stage, task by task: load data when needed, fit a trainable model, run or
+restore each probe inside a containment boundary, and gather what it produced.
+
+`harness.run.execute` drives it; nothing here writes the run folder's summary files
+(results.jsonl, manifest, report), which the driver rewrites after each task. The model
+object is never changed: what the run learns (the training data of the fitted model) is
+kept here.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ..api import Model, Probe, Task
+from ..cache.artifacts import ArtifactStore
+from ..cache.outputs import ProbeOutput, ProbeOutputCache
+from ..data.session import LazyExamples
+from ..devices import model_threads
+from ..digest import digest
+from ..errors import DataError, ExitCode, HarnessError, StopRun
+from ..host import PluginHost
+from ..images import missing_images
+from ..layouts import RowTags
+from ..rundir import RunDir
+from ..types import ResultRow
+from .config import RunConfig
+from .context import TaskContext
+from .plan import RunPlan
+from .predictor import Predictor
+
+__all__ = ["ProbeFailure", "RunOutcome", "TaskRunner", "capability_gap", "check_images"]
+
+
+@dataclass
+class ProbeFailure:
+    task: str
+    probe: str
+    plugin: str
+    message: str
+
+
+@dataclass
+class RunOutcome:
+    rundir: RunDir
+    rows: list[ResultRow]
+    exit_code: ExitCode
+    example_errors: int = 0
+    probe_failures: list[ProbeFailure] = field(default_factory=list)
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    model_calls: int = 0
+    #: Files that stand in for a probe's rows where it computed none (`Probe.announce`):
+    #: (what it is, path).
+    announced: list[tuple[str, str]] = field(default_factory=list)
+
+
+def capability_gap(probe: type[Probe], model: Model) -> str:
+    """Why `model` cannot serve `probe` ("" when it can)."""
+    caps = model.capabilities()
+    lacking = [c for c in probe.requires if c not in caps]
+    if lacking:
+        return f"model {model.name!r} lacks {', '.join(lacking)}"
+    if probe.requires_any and not any(c in caps for c in probe.requires_any):
+        return f"model {model.name!r} has none of {', '.join(probe.requires_any)}"
+    return ""
+
+
+def check_images(task_name: str, examples: Sequence[Any]) -> None:
+    """Missing image files are reported (count and first paths) before the model starts."""
+    count, first = missing_images([ex.image for ex in examples])
+    if count:
+        raise DataError(
+            f"{task_name}: {count} image file(s) missing on disk, e.g. {', '.join(first)} "
+            "(this model needs images; set --data-dir to the folder that holds them)"
+        )
+
+
+class TaskRunner:
+    """The state of one model's run through its plan's tasks."""
+
+    def __init__(self, config: RunConfig, host: PluginHost, plan: RunPlan, rundir: RunDir,
+                 predictor: Predictor) -> None:
+        self.config, self.host, self.plan, self.rundir, self.predictor = config, host, plan, rundir, predictor
+        self.model, self.session = plan.model, plan.session
+        self.outcome = RunOutcome(rundir, [], ExitCode.OK, skipped=list(plan.skipped))
+        self.sections: list[str] = []
+        self.missing: list[tuple[str, str, str]] = []
+        self.resources: dict[str, Any] = {}
+        self.row_tags: dict[tuple[str, str, str, str], RowTags] = {}
+        self.reused = 0
+        #: Seconds per probe (and per fit), for the manifest: where a run spends its time.
+        self.timings: list[dict[str, Any]] = []
+        self.outputs = ProbeOutputCache(ArtifactStore(config.outputs_root)) if config.reuse_outputs else None
+        #: What the model is trained on now: the declared data, or the last fit's.
+        self.trained_on = plan.trained_on
+        self._fitted_on: str | None = None
+        self._train_fp = ""
+        self._done: dict[str, str] = {}
+        #: "<dataset spec>/<split>" -> what its lenient policies accepted (manifest `data_counts`).
+        self.data_counts: dict[str, dict[str, Any]] = {}
+        #: "<dataset spec>/<split>" -> fingerprint of the examples trained on or scored
+        #: (manifest `data`): two runs whose rows differ can be told apart by their data.
+        self.data_digests: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ tasks
+    def task(self, task: Task) -> None:
+        examples = self.session.lazy(task.dataset, task.split, limit=True)
+        if self.model.trainable:
+            source = task.train_source(self.session.dataset(task.dataset).splits)
+            if source is None:
+                self.outcome.skipped.append((task.title, "*", f"model {self.model.name} needs training data and "
+                                                              "the task has none"))
+                return
+            label = f"{source[0]}/{source[1]}"
+            train = self.session.lazy(*source)
+            if self._fitted_on != label:
+                self._fit(train, label)
+            self.data_digests.setdefault(label, train.fingerprint)
+            self._note_counts(*source)
+        self.data_digests.setdefault(f"{task.dataset}/{task.split}", examples.fingerprint)
+        self._note_counts(task.dataset, task.split)
+        for probe_name in task.probes:
+            start, seconds = time.perf_counter(), self.predictor.stats.seconds
+            self._probe(task, probe_name, examples)
+            self.timings.append({"task": task.title, "probe": probe_name,
+                                 "seconds": round(time.perf_counter() - start, 3),
+                                 "model_seconds": round(self.predictor.stats.seconds - seconds, 3)})
+
+    def _note_counts(self, spec: str, split: str) -> None:
+        """Record what a dataset's `duplicates=keep-first` / `answers=lenient` accepted (the
+        non-zero counts of its `summary(split)`), so the manifest and report.md show them.
+        Only datasets with such a policy are asked: with the defaults nothing is accepted."""
+        key = f"{spec}/{split}"
+        plugin = self.session.dataset(spec)
+        config = getattr(plugin, "config", {}) or {}
+        if key in self.data_counts or (config.get("duplicates") != "keep-first" and config.get("answers") != "lenient"):
+            return
+        try:
+            summary = dict(plugin.summary(split))
+        except HarnessError:
+            raise
+        except Exception:  # metadata only: a plugin bug here must not end the run
+            return
+        counts = {k: v for k, v in summary.items()
+                  if k.startswith(("duplicate_", "answer_count_mismatches")) and v}
+        if counts:
+            policies = {k: config[k] for k in ("duplicates", "answers") if k in config}
+            self.data_counts[key] = {**policies, **({"expected_answers": summary["expected_answers"]}
+                                                    if summary.get("expected_answers") else {}), **counts}
+
+    def _fit(self, train: LazyExamples, label: str) -> None:
+        """Fit the model on `train`, or defer it until a prediction needs it (`fit_key`)."""
+        start = time.perf_counter()
+        try:
+            seed, model = self.config.seed, self.model
+            key = model.fit_key(train.fingerprint, seed)
+            self.predictor.refresh_fingerprint()
+            if key is None:
+                with model_threads(model):
+                    model.fit(train, seed=seed)
+                self.predictor.refresh_fingerprint()
+            else:
+                fingerprint = digest({"model": model.name,
+                                      "class": f"{type(model).__module__}.{type(model).__qualname__}",
+                                      "config": model.fingerprint_config(), "fit": key})
+                self.predictor.defer_fit(lambda: model.fit(train, seed=seed), fingerprint)
+            self.trained_on = self._fitted_on = label
+            self._train_fp = train.fingerprint
+        finally:
+            self.timings.append({"fit": label, "seconds": round(time.perf_counter() - start, 3)})
+
+    # ----------------------------------------------------------------- probes
+    def _probe(self, task: Task, probe_name: str, examples: LazyExamples) -> None:
+        entry = self.host.probes.get(probe_name)
+        probe_cls: type[Probe] = entry.obj
+        reason = capability_gap(probe_cls, self.model)
+        if reason:
+            self.outcome.skipped.append((task.title, probe_name, reason))
+            return
+        probe = probe_cls(**dict(task.probe_options.get(probe_name, {})))
+        if not self.model.trainable:
+            # Tasks that differ only in their training data are one task for a model the
+            # harness does not train (e.g. Goyal's UB and BB for a pretrained model).
+            same = digest([task.dataset, task.split, probe_name, probe.config])
+            if same in self._done:
+                self.outcome.skipped.append((task.title, probe_name, f"same data and options as {self._done[same]} "
+                                             "(the model is not trained here, so the train source does not matter)"))
+                return
+            self._done[same] = task.title
+        key = self._output_key(task, probe_name, probe_cls, probe, examples)
+        if key is not None:
+            found = self.outputs.get(key, self.rundir.path, run_id=self.rundir.run_id, model=self.plan.model_spec,
+                                     suite=self.plan.suite.name, fingerprint=self.session.fingerprint)
+            if found is not None:
+                self.reused += 1
+                self._gather(task, probe_cls, found)
+                return
+        output, clean = self._run_contained(task, probe_name, entry.plugin, probe, examples)
+        self._gather(task, probe_cls, output)
+        if key is not None and clean:  # only a clean output is shared: failed examples are retried
+            self.outputs.put(key, self.rundir.path, output)
+
+    def _output_key(self, task: Task, probe_name: str, probe_cls: type[Probe], probe: Probe,
+                    examples: LazyExamples) -> dict[str, Any] | None:
+        """The probe output's cache key (None when outputs are not reused)."""
+        if self.outputs is None:
+            return None
+        model_free = probe_cls.model_free  # a dataset audit gives the same output whatever the model
+        return self.outputs.key(
+            model_fingerprint="(model-free)" if model_free else self.predictor.fingerprint, probe=probe_name,
+            probe_class=probe_cls, options=probe.config, dataset=task.dataset,
+            dataset_fingerprint=examples.fingerprint, split=task.split, limit=self.config.limit,
+            train=self.trained_on, train_fingerprint=self._train_fp if self.model.trainable else "",
+            labelled=self.session.labelled(task.dataset, task.split), seed=self.config.seed,
+            modules=[probe_cls.__module__, type(self.model).__module__,
+                     type(self.session.dataset(task.dataset)).__module__])
+
+    def _run_contained(self, task: Task, probe_name: str, plugin: str, probe: Probe,
+                       examples: LazyExamples) -> tuple[ProbeOutput, bool]:
+        """Run the probe; a failure is recorded (and its traceback kept), not raised. Returns
+        the output and whether it is clean (no failure, no failed example)."""
+        if self.model.uses_images and not examples.loaded:
+            check_images(task.title, examples)
+        files = self.rundir.probe_files(task, probe_name)
+        ctx = TaskContext(
+            run_id=self.rundir.run_id, suite=self.plan.suite.name, model_spec=self.plan.model_spec, probe=probe_name,
+            task=task, examples=examples.items(), labelled=self.session.labelled(task.dataset, task.split),
+            seed=self.config.seed, options=probe.config, session=self.session, files=files, model=self.model,
+            predictor=self.predictor, train=self.trained_on, device=self.plan.device,
+            data_fingerprint=examples.fingerprint, probe_module=type(probe).__module__,
+        )
+        errors_before = self.predictor.stats.errors
+        failed = False
+        try:
+            rows = probe.run(ctx)
+        except (KeyboardInterrupt, SystemExit, StopRun):  # StopRun: the model cannot go on at all
+            raise
+        except HarnessError as exc:
+            self.outcome.probe_failures.append(ProbeFailure(task.title, probe_name, plugin, str(exc)))
+            rows, failed = [], True
+        except Exception as exc:  # contain: the probe is reported, the run goes on
+            detail = "".join(traceback.format_exception(exc))
+            files.artifact("traceback.txt").write_text(detail, encoding="utf-8")
+            self.outcome.probe_failures.append(
+                ProbeFailure(task.title, probe_name, plugin, f"{type(exc).__name__}: {exc}"))
+            rows, failed = [], True
+        output = ProbeOutput(list(rows), list(ctx.report_sections), list(ctx.missing), dict(ctx.resources),
+                             dict(ctx.tags), self.rundir.relative(ctx.touched), dict(ctx.reads))
+        return output, not failed and self.predictor.stats.errors == errors_before
+
+    def _gather(self, task: Task, probe_cls: type[Probe], out: ProbeOutput) -> None:
+        probe_name = probe_cls.name
+        self.outcome.rows.extend(out.rows)
+        self.sections.extend(f"### {task.title} — {probe_name}\n\n{s}" for s in out.sections)
+        self.missing.extend((task.title, m, r) for m, r in out.missing)
+        self.resources.update(out.resources)
+        if out.tags:
+            tag = RowTags(probe_name, task.dataset, task.split, self.trained_on, dict(out.tags))
+            self.row_tags[tag.key()] = tag
+        if not out.rows:  # the files that stand in for the rows the probe could not compute
+            for rel in out.files:
+                what = probe_cls.announce.get(rel.rsplit("/", 1)[-1])
+                found = (what, str(self.rundir.path / rel))
+                if what and found not in self.outcome.announced:
+                    self.outcome.announced.append(found)

@@ -1,0 +1,148 @@
+"""The run folder `runs/<run-id>/` (docs/architecture.md, "The run folder").
+
+    manifest.json            argv, versions, git commit, seed, device, resources, status
+    predictions/<dataset>/<split>/<probe>/<variant>.jsonl
+    artifacts/<probe>/...    probe outputs (local explanations, decoy sets, samples)
+
+Where a probe's files go is decided in one place, `RunDir.probe_files`.
+    results.jsonl            one ResultRow per line (the leaderboard reads these)
+    tables.json              the probes' table layouts and row tags (data, harness.layouts)
+    report.md                headline numbers, tables, examples, failures
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from .fileio import atomic_write_json, atomic_write_text, write_jsonl
+from .types import ResultRow, Task
+
+__all__ = ["RunDir", "ProbeFiles", "safe_name", "read_results", "TABLES_FILE"]
+
+#: The table layouts and row tags of a run (written by the run, read by the leaderboard).
+TABLES_FILE = "tables.json"
+
+
+def safe_name(text: str) -> str:
+    """A file-system-safe version of a model spec or dataset spec."""
+    return re.sub(r"[^A-Za-z0-9._=-]+", "_", text).strip("_") or "_"
+
+
+def read_results(path: Path) -> list[ResultRow]:
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                rows.append(ResultRow.from_json(json.loads(line)))
+    return rows
+
+
+class RunDir:
+    """One run's folder."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.run_id = self.path.name
+
+    @classmethod
+    def create(cls, out_root: Path, model_spec: str, suite: str) -> "RunDir":
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        base = f"{stamp}-{safe_name(model_spec)}-{safe_name(suite)}"
+        out_root = Path(out_root)
+        out_root.mkdir(parents=True, exist_ok=True)
+        for i in range(1000):
+            path = out_root / (base if i == 0 else f"{base}-{i}")
+            try:
+                path.mkdir()
+                return cls(path)
+            except FileExistsError:
+                continue
+        raise RuntimeError("could not create a run directory")
+
+    @classmethod
+    def find_resumable(cls, out_root: Path, config_digest: str) -> "RunDir | None":
+        """The newest run with the same configuration that did not complete."""
+        out_root = Path(out_root)
+        if not out_root.is_dir():
+            return None
+        for path in sorted(out_root.iterdir(), reverse=True):
+            manifest = path / "manifest.json"
+            if not manifest.is_file():
+                continue
+            try:
+                data = json.loads(manifest.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                continue
+            if data.get("config_digest") == config_digest and data.get("status") != "complete":
+                return cls(path)
+        return None
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / "manifest.json"
+
+    def read_manifest(self) -> dict[str, Any]:
+        if self.manifest_path.is_file():
+            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        return {}
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        atomic_write_json(self.manifest_path, manifest)
+
+    def probe_files(self, task: Task, probe: str) -> "ProbeFiles":
+        """Where `probe`'s files on `task` go: the one place that decides it. Keyed today by
+        the task's dataset and split (predictions) and by the probe alone (artifacts)."""
+        return ProbeFiles(self.path / "predictions" / safe_name(task.dataset) / safe_name(task.split) / safe_name(probe),
+                          self.path / "artifacts" / safe_name(probe))
+
+    def relative(self, paths: Iterable[Path]) -> list[str]:
+        """Paths inside the run folder that exist, relative to it (sorted, unique)."""
+        root = self.path.resolve()
+        out = set()
+        for path in map(Path, paths):
+            if path.is_file():
+                try:
+                    out.add(path.resolve().relative_to(root).as_posix())
+                except ValueError:
+                    continue
+        return sorted(out)
+
+    def write_results(self, rows: list[ResultRow]) -> None:
+        write_jsonl(self.path / "results.jsonl", (r.to_json() for r in rows))
+
+    def write_tables(self, layouts: dict[str, list[Any]], tags: list[Any],
+                     headlines: dict[str, list[list[str]]] | None = None) -> None:
+        """`tables.json`: probe -> layouts, the row tags probes attached (harness.layouts), and
+        each probe's headline metrics (`Probe.headline`)."""
+        atomic_write_json(self.path / TABLES_FILE, {
+            "schema_version": 1,
+            "layouts": {probe: [lay.to_json() for lay in found] for probe, found in sorted(layouts.items())},
+            "tags": [t.to_json() for t in tags],
+            "headlines": dict(sorted((headlines or {}).items())),
+        })
+
+    def write_report(self, markdown: str) -> None:
+        atomic_write_text(self.path / "report.md", markdown)
+
+
+@dataclass(frozen=True)
+class ProbeFiles:
+    """The folders of one probe's files on one task (made by `RunDir.probe_files`)."""
+
+    predictions_folder: Path
+    artifacts_folder: Path
+
+    def predictions(self, variant: str) -> Path:
+        """The JSON-lines file of the predictions of one variant."""
+        return self.predictions_folder / f"{safe_name(variant or 'default')}.jsonl"
+
+    def artifact(self, name: str) -> Path:
+        """A path for an extra output file (its folder is created)."""
+        path = self.artifacts_folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path

@@ -1,0 +1,332 @@
+"""Suites from a file (`harness run --suite PATH.yaml`) and suites as files (`harness show suite`).
+
+A suite file is YAML (`.yaml`, `.yml`, or any other existing file) or TOML (`.toml`) holding
+one mapping (docs/suites.md):
+
+    name: my-goyal                 # required: letters, digits, . _ + -
+    description: ...               # optional
+    toy: false                     # optional: runs on embedded data only
+    partial: false                 # optional: run the tasks whose files exist, skip the rest
+    tasks:                         # required, at least one
+      - label: UB                  # optional: the task's name in tables
+        dataset: vqa2              # required: a registered dataset ("name:key=value" works too)
+        options: {root: vqa2}      # optional: dataset options
+        split: val                 # required: one of the dataset's splits
+        probes: [balanced-accuracy, pairs]        # required: registered probes
+        probe_options: {pairs: {}}                # optional: options per probe of the task
+        train: {dataset: vqa1, options: {}, split: train}   # optional: training data
+
+Everything is checked on load, before any data or model is touched: a wrong type, an
+unknown key, an empty task list, a missing required field, an unknown dataset / probe /
+option / split, and a probe that the dataset cannot feed are one-line usage errors (exit 2)
+naming the file, the task (`tasks[2]`, counted from 0) and the field. "Cannot feed" is a
+static rule: a probe's `needs` (Example fields it cannot do without) must be among the
+dataset's `provides` (the fields its examples can fill); undeclared on either side means no
+check. `harness.suites.write.dump_suite` writes any suite in exactly this format.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from ..errors import HarnessError, PluginError, UsageError
+from ..fileio import decode_text, describe, read_bytes
+from ..host import PluginHost
+from ..registry import did_you_mean
+from ..specs import parse_spec
+from ..types import Suite, Task
+from .format import NAME_PATTERN, SCALARS, TASK_KEYS, TRAIN_KEYS, option_text, top_keys
+from .registered import TOY_SUITE, registered_suite
+from .write import suite_data
+
+__all__ = ["load_suite_file", "parse_suite", "feed_gap", "check_feeds"]
+
+# ---------------------------------------------------------------------------- reading
+
+
+def load_suite_file(path: Path | str, host: PluginHost) -> Suite:
+    """The suite a file describes, checked against the registered plugins (UsageError)."""
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"suite file {path} not found (a suite is a registered name, see `harness list suites`, "
+                         "or a .yaml/.toml file, see docs/suites.md)")
+    try:
+        text = decode_text(read_bytes(path), path)
+    except HarnessError as exc:
+        raise UsageError(str(exc)) from None
+    return parse_suite(_parse_text(text, path), host, source=str(path))
+
+
+def _toml() -> Any:
+    """tomllib (Python >= 3.11), else its backport tomli (a dependency on Python 3.10)."""
+    try:
+        import tomllib  # the standard library's TOML reader from Python 3.11
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # its backport on Python 3.10
+    return tomllib
+
+
+def _parse_text(text: str, path: Path) -> Any:
+    if path.suffix.lower() == ".toml":
+        tomllib = _toml()
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise UsageError(f"{path}: not valid TOML ({' '.join(str(exc).split())})") from None
+
+    try:
+        return yaml.load(text, Loader=_strict_loader())  # a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1} column {mark.column + 1}: " if mark is not None else ""
+        problem = " ".join(str(exc.problem or exc.context or "").split())
+        raise UsageError(f"{path}: {where}not valid YAML ({problem})") from None
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from None
+
+
+@functools.cache
+def _strict_loader() -> type:
+    """A SafeLoader that refuses a key repeated in one mapping (YAML would keep the last);
+    built on first use, so PyYAML is imported only for suite files."""
+
+    class StrictLoader(yaml.SafeLoader):
+        pass
+
+    def construct_mapping(loader, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            if isinstance(key, SCALARS) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark)
+            seen.add(key)
+        return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    return StrictLoader
+
+
+# ---------------------------------------------------------------------------- checking
+
+
+class _Where:
+    """Builds the one-line errors: `<file>: <record>: field '<name>': <problem>`."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def error(self, record: str, field: str | None, problem: str) -> UsageError:
+        parts = [self.source] + ([record] if record else []) + ([f"field {field!r}"] if field else [])
+        return UsageError(": ".join(parts + [" ".join(problem.split())]))
+
+
+def _kind(value: Any) -> str:
+    return describe(value)
+
+
+def parse_suite(data: Any, host: PluginHost, *, source: str = "<suite>") -> Suite:
+    """A Suite from parsed suite-file data (see the module docstring); UsageError naming
+    `source`, the task and the field for anything wrong."""
+    where = _Where(source)
+    if not isinstance(data, dict):
+        raise where.error("", None, f"expected a mapping with name, description and tasks, got {_kind(data)}")
+    _check_keys(data, top_keys(), where, "")
+    for key in ("name", "tasks"):
+        if key not in data:
+            raise where.error("", key, "missing (required)")
+    name = data["name"]
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        raise where.error("", "name", f"expected a name of letters, digits and . _ + - (no spaces), got {_kind(name)}")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise where.error("", "description", f"expected a string, got {_kind(description)}")
+    flags = {}
+    for key in top_keys()[2:-1]:
+        if key in data:
+            if not isinstance(data[key], bool):
+                raise where.error("", key, f"expected true or false, got {_kind(data[key])}")
+            flags[key] = data[key]
+    tasks = data["tasks"]
+    if not isinstance(tasks, list):
+        raise where.error("", "tasks", f"expected a list of tasks, got {_kind(tasks)}")
+    if not tasks:
+        raise where.error("", "tasks", "empty: a suite needs at least one task")
+    parsed = tuple(_task(item, i, host, where) for i, item in enumerate(tasks))
+    suite = Suite(name=name, description=description, tasks=parsed, **flags)
+    _check_name(suite, host, where)
+    return suite
+
+
+def _check_keys(mapping: Mapping[str, Any], allowed: tuple[str, ...], where: _Where, record: str,
+                prefix: str = "") -> None:
+    for key in mapping:
+        if key not in allowed:
+            shown = str(key)
+            hint = did_you_mean(shown, list(allowed))
+            raise where.error(record, prefix + shown, f"unknown key; keys: {', '.join(allowed)}{hint}")
+
+
+def _task(item: Any, index: int, host: PluginHost, where: _Where) -> Task:
+    record = f"tasks[{index}]"
+    if not isinstance(item, dict):
+        raise where.error(record, None, f"expected a mapping (dataset, split, probes, ...), got {_kind(item)}")
+    _check_keys(item, TASK_KEYS, where, record)
+    for key in ("dataset", "split", "probes"):
+        if key not in item:
+            raise where.error(record, key, "missing (required)")
+    dataset_cls, spec = _dataset(item, host, where, record, "")
+    split = _split(item["split"], dataset_cls, where, record, "split")
+    probes = item["probes"]
+    if not isinstance(probes, list) or not probes:
+        raise where.error(record, "probes", f"expected a non-empty list of probe names, got {_kind(probes)}")
+    classes = {}
+    for j, probe in enumerate(probes):
+        if not isinstance(probe, str):
+            raise where.error(record, f"probes[{j}]", f"expected a probe name, got {_kind(probe)}")
+        if probe in classes:
+            raise where.error(record, f"probes[{j}]", f"probe {probe!r} is listed twice")
+        if probe not in host.probes:
+            raise where.error(record, f"probes[{j}]", f"unknown probe {probe!r}{did_you_mean(probe, host.probes.names())}")
+        classes[probe] = host.probes[probe]
+        gap = feed_gap(dataset_cls, classes[probe])
+        if gap:
+            raise where.error(record, f"probes[{j}]", gap)
+    probe_options = _probe_options(item.get("probe_options", {}), classes, where, record)
+    train = None
+    if "train" in item:
+        train = _train(item["train"], host, where, record)
+    label = item.get("label", "")
+    if not isinstance(label, str):
+        raise where.error(record, "label", f"expected a string, got {_kind(label)}")
+    return Task(spec, split, tuple(probes), train, label, probe_options)
+
+
+def _dataset(item: Mapping[str, Any], host: PluginHost, where: _Where, record: str, prefix: str) -> tuple[type, str]:
+    """(dataset class, spec text) from `dataset` and `options`, the options checked."""
+    value = item["dataset"]
+    if not isinstance(value, str) or not value.strip():
+        raise where.error(record, prefix + "dataset", f"expected a dataset name, got {_kind(value)}")
+    try:
+        name, inline = parse_spec(value)
+    except UsageError as exc:
+        raise where.error(record, prefix + "dataset", str(exc)) from None
+    if name not in host.datasets:
+        raise where.error(record, prefix + "dataset",
+                          f"unknown dataset {name!r}{did_you_mean(name, host.datasets.names())}")
+    cls = host.datasets[name]
+    options = item.get("options", {})
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise where.error(record, prefix + "options", f"expected a mapping of dataset options, got {_kind(options)}")
+    merged = dict(inline)
+    for key, raw in options.items():
+        field = f"{prefix}options.{key}"
+        if not isinstance(raw, SCALARS):
+            raise where.error(record, field, f"expected a string, number or true/false, got {_kind(raw)}")
+        if key in inline:
+            raise where.error(record, field, f"also given in the dataset spec {value!r}")
+        merged[str(key)] = option_text(raw)
+    try:
+        cls(data_dir=None, **merged)  # checks names, types and ranges; reads nothing
+    except UsageError as exc:
+        raise where.error(record, prefix + "options", str(exc)) from None
+    for key, text in merged.items():
+        if "," in text and "'" in text:
+            raise where.error(record, f"{prefix}options.{key}", "a value cannot hold both a comma and a quote")
+    body = ",".join(f"{k}='{v}'" if "," in v else f"{k}={v}" for k, v in merged.items())
+    return cls, f"{name}:{body}" if body else name
+
+
+def _split(value: Any, cls: type, where: _Where, record: str, field: str) -> str:
+    if not isinstance(value, str):
+        raise where.error(record, field, f"expected a split name, got {_kind(value)}")
+    if value not in cls.splits:
+        raise where.error(record, field, f"dataset {cls.name!r} has no split {value!r}; splits: {', '.join(cls.splits)}")
+    return value
+
+
+def _train(value: Any, host: PluginHost, where: _Where, record: str) -> tuple[str, str]:
+    if not isinstance(value, dict):
+        raise where.error(record, "train", f"expected a mapping with dataset, options and split, got {_kind(value)}")
+    _check_keys(value, TRAIN_KEYS, where, record, "train.")
+    for key in ("dataset", "split"):
+        if key not in value:
+            raise where.error(record, f"train.{key}", "missing (required)")
+    cls, spec = _dataset(value, host, where, record, "train.")
+    return spec, _split(value["split"], cls, where, record, "train.split")
+
+
+def _probe_options(value: Any, classes: Mapping[str, type], where: _Where, record: str) -> dict[str, dict[str, Any]]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise where.error(record, "probe_options", f"expected a mapping probe -> options, got {_kind(value)}")
+    out: dict[str, dict[str, Any]] = {}
+    for probe, options in value.items():
+        field = f"probe_options.{probe}"
+        if probe not in classes:
+            raise where.error(record, field, f"{probe!r} is not among the task's probes ({', '.join(classes)})")
+        if options is None:
+            options = {}
+        if not isinstance(options, dict):
+            raise where.error(record, field, f"expected a mapping of probe options, got {_kind(options)}")
+        for key, raw in options.items():
+            if not isinstance(raw, SCALARS):
+                raise where.error(record, f"{field}.{key}", f"expected a string, number or true/false, got {_kind(raw)}")
+        try:
+            instance = classes[probe](**{str(k): option_text(v) for k, v in options.items()})
+        except UsageError as exc:
+            raise where.error(record, field, str(exc)) from None
+        if options:
+            out[probe] = {str(k): instance.config[str(k)] for k in options}
+    return out
+
+
+def feed_gap(dataset_cls: type, probe_cls: type) -> str:
+    """Why the dataset cannot feed the probe ("" when it can or either side is undeclared)."""
+    provides = getattr(dataset_cls, "provides", None)
+    needs = tuple(getattr(probe_cls, "needs", ()) or ())
+    if provides is None or not needs:
+        return ""
+    lacking = [n for n in needs if n not in provides]
+    if not lacking:
+        return ""
+    return (f"probe {probe_cls.name!r} needs {', '.join(lacking)}, which dataset {dataset_cls.name!r} does not "
+            f"provide (it provides {', '.join(sorted(provides)) or 'nothing'})")
+
+
+def check_feeds(suite: Suite, host: PluginHost) -> None:
+    """The "cannot feed" rule for registered suites (suite files pass it on load): a task
+    pairing a probe with a dataset that lacks a field the probe needs is a plugin bug, one
+    PluginError line naming the suite and its plugin. `toy` checks every toy suite."""
+    if suite.name in host.suites:
+        owners = [host.suites.get(suite.name)]
+    elif suite.name == TOY_SUITE:
+        owners = [entry for entry in host.suites if entry.obj.toy]
+    else:
+        return
+    for entry in owners:
+        for i, task in enumerate(entry.obj.tasks):
+            dataset_cls = host.datasets.get(parse_spec(task.dataset)[0]).obj
+            for probe in task.probes:
+                gap = feed_gap(dataset_cls, host.probes.get(probe).obj)
+                if gap:
+                    raise PluginError(f"suite {entry.name!r} (plugin {entry.plugin!r}), tasks[{i}] "
+                                      f"({task.dataset}/{task.split}): {gap}")
+
+
+def _check_name(suite: Suite, host: PluginHost, where: _Where) -> None:
+    """A file may reuse a registered suite's name only for the same tasks (results of
+    different tasks under one name would mix in the leaderboard)."""
+    registered = registered_suite(host, suite.name)
+    if registered is None:
+        return
+    if suite_data(registered, host)["tasks"] != suite_data(suite, host)["tasks"]:
+        raise where.error("", "name", f"{suite.name!r} is a registered suite with other tasks; give this suite "
+                                      "a name of its own (results are grouped by suite name)")

@@ -1,0 +1,101 @@
+"""The leaderboard publisher: run folders -> markdown, CSV, JSON and the static site.
+
+    collect (runs.py)  ->  tables (tables.py, pure)  ->  files (this module, site.py)
+
+Reads only run folders: each run's `results.jsonl`, `manifest.json` and `tables.json`
+(layouts and row tags written by the run), so a leaderboard built on any machine, with or
+without the plugins installed, lays out the same tables. Output is deterministic: the same
+runs give byte-identical files (no timestamps, stable ordering, charts redrawn only when
+their rows change). By default the latest run per (model, suite) is used.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields
+from pathlib import Path
+
+from harness.api import Publisher
+from harness.report import md_code
+from harness.types import ResultRow
+
+from .failures import failed_by_model, mark_failed_rows, runs_table
+from .files import write_public
+from .runs import collect
+from .site import write_site
+from .tables import Table, TagIndex, build_tables, render_markdown
+
+__all__ = ["LeaderboardPublisher", "build_leaderboard", "tables_of"]
+
+
+def tables_of(inputs: Iterable[Path], *, latest_only: bool = True) -> dict[str, list[Table]]:
+    """suite -> tables of the runs under `inputs`, as the leaderboard lays them out."""
+    found = collect(inputs, latest_only=latest_only)
+    return build_tables(found.rows, found.layouts, TagIndex(found.tags))
+
+
+def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = True,
+                      progress: Callable[[str], None] | None = None) -> list[Path]:
+    """Write index.md, <suite>.md, results.csv, results.json, problems.txt and the static
+    site (index.html, models/*.html, charts/*.svg, run-reports/*.html, full/*.html) under
+    `out`; `progress` hears about skipped rows."""
+
+    out = Path(out)
+    inputs = [Path(p) for p in inputs]
+    found = collect(inputs, latest_only=latest_only)
+    rows = sorted(found.rows, key=lambda r: (r.suite, r.probe, r.model, r.train, r.dataset, r.split, r.variant,
+                                             r.metric, r.run_id))
+    problems = found.problems
+    if problems and progress is not None:
+        progress(f"{len(problems)} result row(s) or file(s) skipped, e.g. {problems[0]} (all in {out / 'problems.txt'})")
+    tag_index = TagIndex(found.tags)
+    tables = build_tables(rows, found.layouts, tag_index)
+    failed = failed_by_model(found.runs, rows)
+    tables = {suite: [mark_failed_rows(t, failed.get(suite, {})) for t in ts] for suite, ts in tables.items()}
+    written: list[Path] = []
+    index = ["# vqa-harness leaderboard\n",
+             "Fractions are shown as percentages; brackets hold 95% intervals.\n"]
+    if not rows:
+        index.append("\nNo runs found yet: run `harness run --model M --suite S` first.\n")
+    for suite, suite_tables in tables.items():
+        body = "\n".join(render_markdown(t) for t in suite_tables)
+        path = out / f"{suite}.md"
+        write_public(path, f"# Suite {md_code(suite)}\n\n{body}")
+        written.append(path)
+        index.append(f"\n## Suite {md_code(suite)}\n\n{body}")
+    if rows:
+        index.append("\n## Runs\n\n" + render_markdown(runs_table(found.runs, rows)))
+    if problems:
+        index.append(f"\n{len(problems)} result row(s) were skipped; see problems.txt.\n")
+    write_public(out / "index.md", "".join(index))
+    written.append(out / "index.md")
+    written += _write_data(rows, problems, out)
+    written += write_site(rows, problems, tables, found.runs, out, [str(p) for p in inputs], found.layouts, tag_index)
+    return written
+
+
+def _write_data(rows: Sequence[ResultRow], problems: Sequence[str], out: Path) -> list[Path]:
+    header = [f.name for f in fields(ResultRow)]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=header, lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow(r.to_json())
+    write_public(out / "results.csv", buf.getvalue())
+    write_public(out / "results.json", json.dumps([r.to_json() for r in rows], indent=1, sort_keys=True) + "\n")
+    write_public(out / "problems.txt", "".join(p + "\n" for p in problems))
+    return [out / "results.csv", out / "results.json", out / "problems.txt"]
+
+
+class LeaderboardPublisher(Publisher):
+    """The built-in leaderboard (docs/leaderboard.md)."""
+
+    name = "leaderboard"
+    description = "markdown, CSV, JSON tables and a static HTML site with charts"
+
+    def publish(self, inputs: Sequence[Path], out: Path, *, latest_only: bool = True,
+                progress: Callable[[str], None] | None = None) -> list[Path]:
+        return build_leaderboard(inputs, out, latest_only=latest_only, progress=progress)

@@ -1,0 +1,199 @@
+"""`visual7w`: the Visual7W telling release (`dataset_v7w_telling.json`).
+
+Layout: {"images": [{"image_id", "filename", "split", "qa_pairs": [{"qa_id", "image_id",
+"question", "answer", "multiple_choices", "type"}]}]}. Answers are normalized as the
+release expects (lower case, trailing period stripped). `decoys=` selects the candidates;
+IoU/QoU decoys come from the authors' released decoy file (`decoy_file=`, per qa_id
+`IoU_decoys` / `QoU_decoys`) or, without one, from the generator (cached).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, ClassVar, Mapping
+
+from harness.api import DatasetPlugin, Option
+from harness.errors import DataError, UsageError
+from harness.jsonio import read_json
+from harness.types import Example
+from vqa_harness_plugins.generators.decoys import normalize_release, read_decoy_file
+from vqa_harness_plugins.validation import (
+    Field,
+    Tally,
+    answers_option,
+    check_choice,
+    check_list,
+    check_nonempty,
+    check_record,
+    describe,
+    duplicates_option,
+)
+
+from .mc import MC_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
+
+__all__ = ["Visual7W", "released_sets", "IMAGE", "QA_PAIR", "ORIG_DECOYS"]
+
+#: Original decoys per telling question (4 candidates with the target).
+ORIG_DECOYS = 3
+#: Record formats of the telling file (vqa_harness_plugins.validation schemas).
+IMAGE = {"image_id": Field("key"), "split": Field("str"), "qa_pairs": Field("list"),
+         "filename": Field("str", required=False)}
+QA_PAIR = {"qa_id": Field("key"), "question": Field("text"), "answer": Field("text"),
+           "multiple_choices": Field("str-list", required=False), "type": Field("str", required=False),
+           "image_id": Field("key", required=False)}
+
+
+def released_sets(path: Path, examples_by_id: Mapping[str, Example], all_ids: set[str], *,
+                  duplicates: str = "error") -> dict[str, dict[str, list[str]]]:
+    """Read a released decoy file; DataError (count, examples) for qa_ids with no question
+    and for decoys equal to their target (a repeated qa_id key follows `duplicates`)."""
+    data = read_decoy_file(path, duplicates=duplicates)
+    orphans = [q for q in data if q not in all_ids]
+    if orphans:
+        raise DataError(f"{path}: {len(orphans)} qa_id(s) have no question in the dataset "
+                        f"(e.g. {', '.join(orphans[:5])})")
+    equal = []
+    sets = {}
+    for qa_id, entry in data.items():
+        ex = examples_by_id.get(qa_id)
+        iou = [normalize_release(d) for d in entry["IoU_decoys"]]
+        qou = [normalize_release(d) for d in entry["QoU_decoys"]]
+        if ex is not None and normalize_release(ex.meta["mc_target"]) in iou + qou:
+            equal.append(qa_id)
+        sets[qa_id] = {"iou": iou, "qou": qou}
+    if equal:
+        raise DataError(f"{path}: {len(equal)} qa_id(s) list the target as a decoy (e.g. {', '.join(equal[:5])})")
+    return sets
+
+
+#: Where `decoy_file=auto` looks for the authors' released decoys (relative to --data-dir).
+AUTO_DECOYS = "visual7w/decoys.json"
+
+
+def released_file(option: str, resolve: Callable[[str], Path], auto: str) -> Path | None:
+    """The released decoy file an option names: "" -> none (generate), "auto" -> `auto` if
+    that file exists, else the named file (which must exist: it is an expected file)."""
+    if not option:
+        return None
+    if option == "auto":
+        path = resolve(auto)
+        return path if path.is_file() else None
+    return resolve(option)
+
+
+class Visual7W(DatasetPlugin):
+    """Visual7W telling: 4 candidates per question (target + 3 human decoys)."""
+
+    name = "visual7w"
+    description = "Visual7W telling QA (multiple choice; Orig, IoU, QoU, IoU+QoU, All decoy sets)"
+    release = ("Visual7W telling (dataset_v7w_telling.json, images) — https://ai.stanford.edu/~yukez/visual7w/; "
+               "Chao et al.'s IoU/QoU decoys — http://www.teds.usc.edu/website_vqa/")
+    provides = frozenset({"choices", "label", "question_type"})
+    splits: ClassVar[tuple[str, ...]] = ("train", "val", "test")
+    options: ClassVar[Mapping[str, Option]] = {
+        "file": Option("visual7w/dataset_v7w_telling.json", "telling JSON (relative to --data-dir)"),
+        "images": Option("visual7w/images", "image folder (relative to --data-dir)"),
+        "decoy_file": Option("auto", "released decoy JSON (per qa_id IoU_decoys, QoU_decoys); auto: "
+                                     "visual7w/decoys.json when present, else generated; empty: generate"),
+        "duplicates": duplicates_option("qa_id"),
+        "answers": answers_option("3 original decoys (multiple_choices) per question"),
+        **MC_OPTIONS,
+    }
+
+    def _path(self, value: str) -> Path:
+        p = Path(value)
+        return p if p.is_absolute() else (self.data_dir or Path.cwd()) / p
+
+    def decoy_file(self) -> Path | None:
+        """The released decoy file used (None: decoys are generated)."""
+        return released_file(self.config["decoy_file"], self._path, AUTO_DECOYS)
+
+    def image_folders(self) -> list[Path]:
+        return [self._path(self.config["images"])]
+
+    def expected_files(self, split: str) -> list[Path]:
+        files = [self._path(self.config["file"])]
+        if self.config["decoy_file"] not in ("", "auto"):
+            files.append(self._path(self.config["decoy_file"]))
+        return files
+
+    def all_examples(self) -> dict[str, list[Example]]:
+        """Every split's examples (MC fields in meta), parsed and checked; the load summary
+        (repeated qa_ids and decoy counts accepted by the policies) is kept for `summary()`."""
+        path = self._path(self.config["file"])
+        data = read_json(path, "Visual7W telling file; see docs/decoys.md")
+        if not isinstance(data, dict) or "images" not in data:
+            raise DataError(f"{path}: expected {{\"images\": [...]}} (Visual7W telling format), got {describe(data)}")
+        images = check_list(data["images"], path, "", "images")
+        check_nonempty(images, path, "images", "the 'images' list is empty")
+        tally = Tally(path, id_name="qa_id", duplicates=self.config["duplicates"], answers=self.config["answers"],
+                      expected=ORIG_DECOYS, answers_field="multiple_choices")
+        out: dict[str, list[Example]] = {s: [] for s in self.splits}
+        mismatched: list[str] = []
+        folder = self._path(self.config["images"])
+        for i, img in enumerate(images):
+            where = f"images[{i}]"
+            check_record(img, IMAGE, path, where)
+            image_id, filename = str(img["image_id"]).strip(), img.get("filename", "")
+            split = check_choice(img["split"], self.splits, path, where, "split")
+            for j, qa in enumerate(img["qa_pairs"]):
+                row = f"{where}.qa_pairs[{j}]"
+                check_record(qa, QA_PAIR, path, row)
+                qa_id = str(qa["qa_id"]).strip()
+                if not tally.seen(qa_id, row):
+                    continue
+                mc = qa.get("multiple_choices", [])
+                tally.count_ok(len(mc), qa_id, row)
+                if "image_id" in qa and str(qa["image_id"]).strip() != image_id:
+                    mismatched.append(qa_id)
+                target = normalize_release(qa["answer"])
+                out[split].append(Example(
+                    id=qa_id, question=qa["question"].strip(), image_id=image_id,
+                    image=str(folder / filename) if filename else "",
+                    question_type=qa.get("type", ""), label=target,
+                    meta={"mc_target": target, "decoys": {"orig": [normalize_release(d) for d in mc]},
+                          "type": qa.get("type", "")},
+                ))
+        if mismatched:
+            raise DataError(f"{path}: {len(mismatched)} qa_pair(s) name an image_id other than their image's "
+                            f"(unknown image ids; e.g. qa_id {', '.join(mismatched[:5])})")
+        self._load_summary = {"file": str(path), **tally.summary()}
+        return out
+
+    def summary(self, split: str) -> dict[str, Any]:
+        """Counts from reading the file: repeated qa_ids (duplicates=keep-first) and
+        questions with other than 3 original decoys (answers=lenient)."""
+        if not hasattr(self, "_load_summary"):
+            self.all_examples()
+        found = self.decoy_file()
+        return {"dataset": self.name, "split": split, **self._load_summary,
+                "decoy_source": f"released:{found}" if found else "generated"}
+
+    def load(self, split: str, limit: int | None = None) -> list[Example]:  # type: ignore[override]
+        """The split with the `decoys=` candidates; with `limit` (`--limit`) its first `limit`
+        questions, whose decoys are generated from the whole split as in a full run."""
+        if split not in self.splits:
+            raise UsageError(f"dataset 'visual7w' has no split {split!r}; splits: {', '.join(self.splits)}")
+        every = self.all_examples()
+        examples = every[split]
+        check_nonempty(examples, self._path(self.config["file"]), f"questions in split {split!r}",
+                       "no image of the file has this split")
+        source = f"{self.config['file']} ({split})"
+        kept = examples if limit is None else examples[:limit]
+        check_orig_decoys(kept, source)
+        released = self.decoy_file()
+        if released is not None:
+            all_ids = {ex.id for exs in every.values() for ex in exs}
+            sets = released_sets(released, {e.id: e for e in kept}, all_ids,
+                                 duplicates=self.config["duplicates"])
+        elif self.config["decoys"] == "orig":
+            sets = {}
+        else:
+            key = {"dataset": "visual7w", "file": str(self._path(self.config["file"])), "split": split,
+                   "size": self._path(self.config["file"]).stat().st_size}
+            sets = generated_decoys(examples, decoy_config(self.config), key=key, source=source, limit=limit)
+        # Generated sets may leave a question without a valid decoy (every candidate too close
+        # to its target): the probes leave it out and count it. Released files must be complete.
+        return attach_decoys(kept, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),
+                             scoring="target", source=source,
+                             allow_partial=released is None and self.config["decoys"] != "orig")
