@@ -31,7 +31,7 @@ from .sizes import SizedModel, Sizes
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-__all__ = ["MCBModel", "count_sketch", "compact_bilinear"]
+__all__ = ["MCBModel", "count_sketch", "compact_bilinear", "circular_convolution"]
 
 
 class MCBModel(SizedModel, GridAnswerModel):
@@ -81,14 +81,56 @@ def compact_bilinear(sx: "torch.Tensor", sy: "torch.Tensor") -> "torch.Tensor":
 
     Computed in float64 and returned in the inputs' dtype: the square root's slope near 0
     turns float32 rounding (which differs with the batch shape) into differences of 5e-5
-    in the answer log-probabilities; in float64 they stay under 1e-6."""
-    import torch  # heavy: torch takes seconds to import; only code that computes needs it
-    import torch.nn.functional as F  # heavy: imported on use
+    in the answer log-probabilities; in float64 they stay under 1e-6. On the CPU the FFTs are
+    numpy's (`circular_convolution`), whose bits do not depend on the CPU model."""
+    import torch.nn.functional as F  # heavy: torch takes seconds to import; imported on use
 
-    d = sx.shape[-1]
-    x, y = sx.double(), sy.double()
-    z = torch.fft.irfft(torch.fft.rfft(x, dim=-1) * torch.fft.rfft(y, dim=-1), n=d, dim=-1)
-    return F.normalize(torch.sign(z) * exact_sqrt(z.abs() + 1e-12), dim=-1).to(sx.dtype)
+    z = circular_convolution(sx.double(), sy.double())
+    return F.normalize(z.sign() * exact_sqrt(z.abs() + 1e-12), dim=-1).to(sx.dtype)
+
+
+def circular_convolution(x: "torch.Tensor", y: "torch.Tensor") -> "torch.Tensor":
+    """z[..., k] = sum_j x[..., j] * y[..., (k - j) mod d], differentiable in x and y.
+
+    On CUDA through torch.fft. On the CPU through numpy's FFT (pocketfft, compiled without
+    run-time CPU dispatch): torch's CPU FFT is MKL's, whose last bits differ between Intel
+    and AMD CPUs even under MKL_CBWR=COMPATIBLE (measured: MCB trained to other weights on
+    the two machines; docs/models.md, "Machine-independent numerics")."""
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+
+    if x.device.type != "cpu":
+        d = x.shape[-1]
+        return torch.fft.irfft(torch.fft.rfft(x, dim=-1) * torch.fft.rfft(y, dim=-1), n=d, dim=-1)
+    return _numpy_convolution().apply(x, y)
+
+
+@functools.cache
+def _numpy_convolution() -> type:
+    import numpy as np  # imported with torch, on use
+    import torch  # heavy: torch takes seconds to import; only code that computes needs it
+
+    def convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.fft.irfft(np.fft.rfft(a, axis=-1) * np.fft.rfft(b, axis=-1), n=a.shape[-1], axis=-1)
+
+    def correlate(g: np.ndarray, b: np.ndarray) -> np.ndarray:
+        # d/dx of sum_k g[k] z[k] with z = x (*) b: sum_k g[k] b[(k - j) mod d], a correlation.
+        return np.fft.irfft(np.fft.rfft(g, axis=-1) * np.conj(np.fft.rfft(b, axis=-1)), n=g.shape[-1], axis=-1)
+
+    class NumpyCircularConvolution(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):  # type: ignore[override]
+            ctx.save_for_backward(x, y)
+            return torch.from_numpy(convolve(x.detach().numpy(), y.detach().numpy()))
+
+        @staticmethod
+        def backward(ctx, grad):  # type: ignore[override]
+            x, y = ctx.saved_tensors
+            g = grad.detach().contiguous().numpy()
+            gx = torch.from_numpy(correlate(g, y.detach().numpy())) if ctx.needs_input_grad[0] else None
+            gy = torch.from_numpy(correlate(g, x.detach().numpy())) if ctx.needs_input_grad[1] else None
+            return gx, gy
+
+    return NumpyCircularConvolution
 
 
 @functools.cache

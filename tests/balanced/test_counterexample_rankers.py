@@ -213,3 +213,19 @@ def test_recall_hits_per_question_are_written_and_compared(tmp_path, features, c
                  "--n-boot", "500"]) == 0
     out = capsys.readouterr().out
     assert any("| model " in ln and "counterexample/recall@5" in ln for ln in out.splitlines())
+
+
+def test_model_scores_that_differ_only_in_the_last_bits_rank_the_same():
+    """Another CPU model may compute a score one unit in the last place apart: the model
+    rankers compare scores to 6 significant digits, so the ranking does not move."""
+    import random
+
+    from vqa_harness_plugins.probes.balanced.counterexamples import significant
+    from vqa_harness_plugins.probes.balanced.features import rank
+
+    here = {"a": 0.30000001192092896, "b": 0.3000000417232513, "c": 0.1, "d": float("-inf")}
+    there = {**here, "a": 0.3000000417232513, "b": 0.30000001192092896}  # the near-tie flipped
+    assert sorted(here, key=here.get) != sorted(there, key=there.get)
+    assert (rank(list(here), significant(here), random.Random(3))
+            == rank(list(there), significant(there), random.Random(3)))
+    assert significant({"x": 0.123456789})["x"] == 0.123457

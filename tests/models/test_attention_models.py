@@ -13,7 +13,12 @@ from helpers_grid import COLORS, multiple_choice, scenes, write_grids
 from harness.errors import DataError, UsageError
 from harness.types import BLANK_IMAGE
 from vqa_harness_plugins.models.coattention import HieCoAttMC, HieCoAttModel
-from vqa_harness_plugins.models.mcb import MCBModel, compact_bilinear, count_sketch
+from vqa_harness_plugins.models.mcb import (
+    MCBModel,
+    circular_convolution,
+    compact_bilinear,
+    count_sketch,
+)
 from vqa_harness_plugins.models.spatial_attention import SpatialAttentionMC
 
 TINY = {"hidden": 16, "embed": 8, "batch_size": 32, "threads": 1, "lr": 0.02}
@@ -95,6 +100,24 @@ def test_choice_models_learn_are_seeded_and_batch_invariant(cls, data, fresh_cac
 def test_choice_model_needs_candidates(data, fresh_cache) -> None:
     with pytest.raises(DataError, match="no training example has `choices`"):
         SpatialAttentionMC(**CHOICE[SpatialAttentionMC], grid=data["grid"]).fit(data["train"], seed=0)
+
+
+def test_the_cpu_circular_convolution_matches_torch_fft_with_its_gradients() -> None:
+    """On the CPU the convolution runs through numpy's FFT (machine-independent bits); values
+    and both gradients agree with torch.fft's and pass a finite-difference check."""
+    import torch
+
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 2, 16, dtype=torch.float64, generator=gen, requires_grad=True)
+    y = torch.randn(3, 2, 16, dtype=torch.float64, generator=gen, requires_grad=True)
+    z = circular_convolution(x, y)
+    reference = torch.fft.irfft(torch.fft.rfft(x, dim=-1) * torch.fft.rfft(y, dim=-1), n=16, dim=-1)
+    assert torch.allclose(z, reference, atol=1e-12)
+    grad = torch.randn(3, 2, 16, dtype=torch.float64, generator=gen)
+    gx, gy = torch.autograd.grad(z, (x, y), grad)
+    rx, ry = torch.autograd.grad(reference, (x, y), grad)
+    assert torch.allclose(gx, rx, atol=1e-12) and torch.allclose(gy, ry, atol=1e-12)
+    assert torch.autograd.gradcheck(circular_convolution, (x, y))
 
 
 def test_count_sketch_and_compact_bilinear_follow_the_definition() -> None:

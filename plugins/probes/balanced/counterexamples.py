@@ -22,7 +22,8 @@ top 5:
 Per-question hits (1 when I' is in the top 5) of each ranker go to the run's per-example
 scores (harness.perexample), so `harness compare` tests two models' Recall@5 on the same
 questions (exact McNemar and paired bootstrap). Ties are broken by a seeded shuffle, never by
-candidate position. Questions are sampled
+candidate position; the two model rankers compare scores to 6 significant digits
+(`significant`), so a difference in the last bits between machines reorders nothing. Questions are sampled
 (seeded) down to `max_questions`, because the Model ranker costs K model calls each. The
 report also gives each ranker's Recall@5 on the questions whose complement is among the
 K-1 nearest images (Goyal's I' in I_NN) and on the others (where Distance cannot hit).
@@ -55,7 +56,7 @@ from vqa_harness_plugins.models.features.candidates import (
 from .metrics import recall_at_k
 from .tables import COUNTEREXAMPLE_LAYOUTS, trained_condition
 
-__all__ = ["CounterExampleProbe", "RANKERS", "select_questions", "model_scores", "image_independent"]
+__all__ = ["CounterExampleProbe", "RANKERS", "select_questions", "model_scores", "image_independent", "significant"]
 
 RANKERS = ("random", "distance", "model", "trained")
 TOP = 5
@@ -83,6 +84,14 @@ def model_scores(answer: str, scores: Mapping[str, float] | None) -> float:
     target = normalize_answer(answer)
     hits = [float(v) for k, v in scores.items() if normalize_answer(k) == target]
     return max(hits) if hits else float("-inf")
+
+
+def significant(key: Mapping[str, float], digits: int = 6) -> dict[str, float]:
+    """A ranking key with each model score rounded to `digits` significant digits (the
+    precision `SAME_SCORE` stands for): scores that agree that far tie and the seeded shuffle
+    orders them, so a difference in the last bits (another CPU model, another batch shape)
+    cannot reorder candidate images. Infinite scores (absent answers) stay as they are."""
+    return {c: float(f"{v:.{digits}g}") if math.isfinite(v) else v for c, v in key.items()}
 
 
 def image_independent(blocks: Sequence[Sequence[float]]) -> bool:
@@ -236,7 +245,7 @@ class CounterExampleProbe(Probe):
                                           f"candidate image of all {len(keys)} questions (its answer scores do not "
                                           "depend on the image), so the ranking would be the random tie-break")
             return None
-        out = [rank(cands, key, question_rng(ctx.seed, f"model/{ex.id}"))
+        out = [rank(cands, significant(key), question_rng(ctx.seed, f"model/{ex.id}"))
                for ex, cands, key in zip(originals, cand_sets, keys)]
         if failed:
             ctx.report(f"Model ranker: {failed} question(s) had a failed model call (failed candidates rank first).")
@@ -280,7 +289,7 @@ class CounterExampleProbe(Probe):
                 key = {c: 0.0 for c in shown}
             else:
                 key = {c: -float(v) for c, v in zip(shown, pred.choice_scores)}
-            out.append(rank(shown, key, question_rng(ctx.seed, f"trained/{ex.id}")))
+            out.append(rank(shown, significant(key), question_rng(ctx.seed, f"trained/{ex.id}")))
         if failed == len(out):
             ctx.metric_unavailable(metric, f"every score_images call failed ({failed}); see the model errors")
             return None
