@@ -221,7 +221,7 @@ def test_model_scores_that_differ_only_in_the_last_bits_rank_the_same():
     import random
 
     from vqa_harness_plugins.probes.balanced.counterexamples import significant
-    from vqa_harness_plugins.probes.balanced.features import rank
+    from vqa_harness_plugins.models.features.candidates import rank
 
     here = {"a": 0.30000001192092896, "b": 0.3000000417232513, "c": 0.1, "d": float("-inf")}
     there = {**here, "a": 0.3000000417232513, "b": 0.30000001192092896}  # the near-tie flipped
