@@ -63,7 +63,6 @@ from throughput import build_model  # noqa: E402  (benchmarks/throughput.py, on 
 
 
 def _images(folder: Path, count: int, size: int) -> list[str]:
-
     rng = np.random.default_rng(0)
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -75,7 +74,6 @@ def _images(folder: Path, count: int, size: int) -> list[str]:
 
 
 def _questions(paths: list[str], n: int, words: int) -> list:
-
     rand = random.Random(0)
     return [Example(id=str(i), question="what " + " ".join(f"w{rand.randrange(words)}" for _ in range(rand.randrange(3, 10)))
                     + " ?", image=paths[i % len(paths)], image_id=str(i % len(paths)),
@@ -99,20 +97,16 @@ def _harness(model, examples: list, batch_size: int, scratch: Path) -> tuple[flo
 
 
 def _sync() -> None:
-
     if torch.cuda.is_available():
         torch.cuda.synchronize()
 
 
 def _autocast(device: str):
-
     return torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.startswith("cuda"))
 
 
 # ------------------------------------------------------------------------------ ViLT
 def vilt(args: argparse.Namespace, root: Path) -> dict:
-
-
     size = 128 if args.tiny else 384
     folder = root / "vilt"
     folder.mkdir()
@@ -183,8 +177,6 @@ def _llava_parts(tiny: bool, folder: Path):
 
 
 def llava(args: argparse.Namespace, root: Path) -> dict:
-
-
     folder = root / "llava"
     folder.mkdir()
     config, processor = _llava_parts(args.tiny, folder)

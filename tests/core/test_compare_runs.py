@@ -90,3 +90,39 @@ def test_the_command_line_exit_codes(tmp_path):
     differ = subprocess.run([sys.executable, str(SCRIPT), str(before), str(after)], capture_output=True, text=True)
     assert (same.returncode, differ.returncode) == (0, 1)
     assert "identical" in same.stdout and "1 only before" in differ.stdout
+
+
+def _manifest(folder: Path, **fields) -> None:
+    base = {"seed": 0, "device": "cpu", "numerics": {"MKL_CBWR": "COMPATIBLE"},
+            "environment": {"python": "3.11.7", "cpu": {"model": "AMD EPYC", "vendor": "AuthenticAMD"},
+                            "packages": {"torch": "2.13.0+cpu", "pillow": "13.0.0"}},
+            "data": {"toyvqa:variant=balanced/train": "abc"}}
+    for key, value in fields.items():
+        base[key] = value
+    (folder / "manifest.json").write_text(json.dumps(base), encoding="utf-8")
+
+
+def test_rows_that_differ_are_explained_by_what_the_manifests_record(tmp_path, capsys):
+    before = _run(tmp_path / "before", "20260101-000000-qonly-toy", ROWS)
+    after = _run(tmp_path / "after", "20260102-000000-qonly-toy", [ROWS[0], ("qonly", ROWS[1][1], 0.71)])
+    _manifest(before)
+    _manifest(after, device="cuda", data={"toyvqa:variant=balanced/train": "abd"},
+              environment={"python": "3.11.7", "cpu": {"model": "Intel Xeon", "vendor": "GenuineIntel"},
+                           "packages": {"torch": "2.13.0+cpu", "pillow": "12.3.0"}})
+    assert _script().main([str(tmp_path / "before"), str(tmp_path / "after")]) == 1
+    out = capsys.readouterr().out
+    assert "why qonly on toy may differ" in out
+    for line in ("device: 'cpu' -> 'cuda'", "environment.packages.pillow: '13.0.0' -> '12.3.0'",
+                 "environment.cpu.vendor: 'AuthenticAMD' -> 'GenuineIntel'",
+                 "data.toyvqa:variant=balanced/train: 'abc' -> 'abd'"):
+        assert line in out
+    assert "environment.packages.torch" not in out and "seed" not in out  # only what differs
+
+
+def test_identical_manifests_are_said_to_explain_nothing(tmp_path, capsys):
+    before = _run(tmp_path / "before", "20260101-000000-qonly-toy", ROWS)
+    after = _run(tmp_path / "after", "20260102-000000-qonly-toy", [ROWS[0], ("qonly", ROWS[1][1], 0.71)])
+    _manifest(before)
+    _manifest(after)
+    assert _script().main([str(tmp_path / "before"), str(tmp_path / "after")]) == 1
+    assert "the manifests record nothing different" in capsys.readouterr().out
