@@ -34,22 +34,22 @@ def _distributions() -> dict[str, str]:
 
 
 def _cpu() -> dict[str, Any]:
-    model, vendor, flags = platform.processor() or platform.machine(), "", set()
+    found: dict[str, str] = {}
+    flags: set[str] = set()
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
+            for line in fh:  # the first processor's block is enough
                 key, _, value = line.partition(":")
                 key = key.strip()
-                if key == "model name" and not vendor:
-                    model = value.strip()
-                elif key == "vendor_id" and not vendor:
-                    vendor = value.strip()
+                if key in ("model name", "vendor_id"):
+                    found.setdefault(key, value.strip())
                 elif key == "flags":
                     flags = set(value.split())
                     break
     except OSError:  # not Linux: the platform module's answer stands
         pass
-    return {"model": model, "vendor": vendor, "machine": platform.machine(), "cores": os.cpu_count(),
+    return {"model": found.get("model name") or platform.processor() or platform.machine(),
+            "vendor": found.get("vendor_id", ""), "machine": platform.machine(), "cores": os.cpu_count(),
             "simd": [f for f in SIMD_FLAGS if f in flags]}
 
 
