@@ -5,9 +5,11 @@
 RUNS_FOLDER holds the run folders of the README's command 1 (results/runs after
 `harness run --model prior --model qonly --model cnn-lstm --model retrieval-explainer
 --suite toy`). Prints the markdown block; with --write, replaces the block between the
-`<!-- figures:start -->` and `<!-- figures:end -->` markers of README.md. The toy
-benchmark is deterministic for a seed on every machine (pinned numerics, harness/__init__.py),
-so the block is the same wherever the job runs.
+`<!-- figures:start -->` and `<!-- figures:end -->` markers of README.md. The figures are
+the same on any x86-64 machine with the locked install (constraints.txt): training runs on one
+thread with machine-independent kernels (docs/models.md, "Machine-independent numerics");
+cnn-lstm's BB cell was computed identically on an AMD EPYC and an Intel Xeon
+(docs/benchmarks.md). fresh-walk (../shared/tools/fresh-walk.sh) regenerates and compares it.
 """
 
 from __future__ import annotations
