@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -35,11 +34,8 @@ from harness.host import PluginHost
 from harness.run.predictor import Predictor
 from vqa_harness_plugins.models.hf.prompts import build_prompt, task_of
 from vqa_harness_plugins.models.served import OpenAIModel
-from vqa_harness_plugins.models.served.messages import _encoded, image_data_url, user_message
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "served")]
-from helpers_served import Server, build_llava  # noqa: E402  (the tests' server helpers, on the path above)
+from vqa_harness_plugins.models.served.local_server import LocalServer, tiny_llava
+from vqa_harness_plugins.models.served.messages import clear_image_cache, image_data_url, user_message
 
 
 def _examples(n: int) -> list:
@@ -61,7 +57,7 @@ def _request(ex, settings: dict) -> dict:
 
 
 async def _plain(base_url: str, examples: list, settings: dict, concurrency: int) -> float:
-    _encoded.cache_clear()
+    clear_image_cache()
     client = AsyncOpenAI(base_url=base_url, api_key="EMPTY", max_retries=0, timeout=120)
     gate = asyncio.Semaphore(concurrency)
 
@@ -79,7 +75,7 @@ async def _plain(base_url: str, examples: list, settings: dict, concurrency: int
 
 
 def _harness(spec_options: dict, examples: list, cache_path: Path) -> tuple[float, dict]:
-    _encoded.cache_clear()
+    clear_image_cache()
     model = OpenAIModel(**spec_options)
     model.setup("cpu")
     cache = PredictionCache(cache_path)
@@ -102,8 +98,8 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        folder = build_llava(root / "llava", "yes")
-        server = Server(folder, root / "serve.log").start().wait_ready()
+        folder = tiny_llava(root / "llava", "yes")
+        server = LocalServer(folder, root / "serve.log").start().wait_ready()
         try:
             examples = _examples(args.n)
             settings = {"model": str(folder), "max_tokens": args.max_tokens}

@@ -90,4 +90,6 @@ def new_manifest(config: Any, host: Any, model_spec: str, model_entry: Any, suit
         "world_size": int(os.environ.get("WORLD_SIZE", "1")),
         "status": "running",
         "resources": {},
+        # The model usage (requests, tokens) of the attempts this run resumes: the run adds its own.
+        **({"usage_before_resume": dict(previous["usage"])} if previous.get("usage") else {}),
     }

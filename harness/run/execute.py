@@ -108,7 +108,8 @@ def _write_summary(run: TaskRunner, manifest: dict[str, Any], headlines: dict[st
                           "deferred_fit_seconds": round(stats.fit_seconds, 3),
                           "probe_outputs_reused": run.reused},
                 "timings": run.timings, "data": dict(sorted(run.data_digests.items())),
-                **({"data_counts": run.data_counts} if run.data_counts else {}), **_usage(run.plan.model)}
+                **({"data_counts": run.data_counts} if run.data_counts else {}),
+                **_usage(run.plan.model, manifest.get("usage_before_resume") or {})}
     if status != "running":
         manifest["finished"] = now()
     run.rundir.write_results(run.outcome.rows)
@@ -118,10 +119,17 @@ def _write_summary(run: TaskRunner, manifest: dict[str, Any], headlines: dict[st
                                           headlines))
 
 
-def _usage(model: Model) -> dict[str, Any]:
-    """{"usage": model.usage()} when the model reports any (requests, tokens), else {}."""
+def _usage(model: Model, before: dict[str, Any]) -> dict[str, Any]:
+    """{"usage": ...} when the model reports any (requests, tokens), else {}: this process's
+    `model.usage()` added to `before`, the usage of the attempts a resumed run continues
+    (numbers add up; any other value is this process's)."""
     try:
         usage = dict(model.usage() or {})
     except Exception:  # metadata only: a plugin bug here must not end the run
-        return {}
-    return {"usage": usage} if usage else {}
+        usage = {}
+    total = dict(before)
+    for key, value in usage.items():
+        earlier = total.get(key)
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (earlier, value))
+        total[key] = earlier + value if numbers else value
+    return {"usage": total} if total else {}

@@ -181,8 +181,11 @@ class Predictor:
                     bar.update(len(positions))
         except (KeyboardInterrupt, SystemExit, StopRun):
             raise
-        except Exception:
-            pass  # fall back to the plain path for whatever is not done
+        except Exception as exc:  # fall back to the plain path for whatever is not done; say so
+            left = sum(1 for i in indices if keys[i] not in done)
+            message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            print(f"warning: plugin {self.plugin_label}: predict_stream failed ({type(exc).__name__}: {message}); "
+                  f"{left} example(s) go through the batched path", file=sys.stderr)
         return [i for i in indices if keys[i] not in done]
 
     def _count_error(self, example: Example, error: str) -> None:

@@ -10,17 +10,17 @@ pytest.importorskip("openai")
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
-from helpers_served import Server, build_llava  # noqa: E402
+from vqa_harness_plugins.models.served.local_server import LocalServer, tiny_llava  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Server]:
+def servers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, LocalServer]:
     """{"yes": a LLaVA that always writes "yes", "B": one that always writes "B"}, served."""
     root = tmp_path_factory.mktemp("served")
     started = {}
     for says in ("yes", "B"):
-        folder = build_llava(root / f"llava-says-{says}", says)
-        started[says] = Server(folder, root / f"serve-{says}.log").start()
+        folder = tiny_llava(root / f"llava-says-{says}", says)
+        started[says] = LocalServer(folder, root / f"serve-{says}.log").start()
     try:
         for server in started.values():
             server.wait_ready()

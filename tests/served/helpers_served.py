@@ -1,5 +1,6 @@
-"""A real `transformers serve` on localhost with tiny local VLMs, and a small HTTP proxy in
-front of it that counts, holds or fails requests (429/503, dropped connections) on cue.
+"""A small HTTP proxy in front of a real `transformers serve` (started by
+`vqa_harness_plugins.models.served.local_server`) that counts, holds or fails requests
+(429/503, dropped connections) on cue.
 
 Nothing here is a mock of the endpoint: every answer comes from `transformers serve`
 running a checkpoint the tests build; the proxy only forwards bytes, or answers with an
@@ -11,110 +12,12 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
-import os
-import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Callable
-
-CHAT_TEMPLATE = (
-    "{% for m in messages %}{{ m['role'].upper() }}: {% for c in m['content'] %}{% if c['type'] == 'image' %}"
-    "<image> {% else %}{{ c['text'] }}{% endif %}{% endfor %} {% endfor %}{% if add_generation_prompt %}ASSISTANT:{% endif %}"
-)
-WORDS = ["what", "color", "is", "the", "how", "many", "are", "there", "?", "a", "of", "shape", "in", "image",
-         "yes", "no", "red", "blue", "green", "circle", "square", "A", "B", "C", "D", "answer", "because"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def build_llava(folder: Path, says: str) -> Path:
-    """A 2-layer LLaVA that always writes `says`: the word is the vocabulary's first token and
-    the final norm is zeroed, so every logit is 0 and greedy decoding picks token 0."""
-    import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import (
-        CLIPImageProcessor,
-        CLIPVisionConfig,
-        LlamaConfig,
-        LlavaConfig,
-        LlavaForConditionalGeneration,
-        LlavaProcessor,
-        PreTrainedTokenizerFast,
-    )
-
-    torch.manual_seed(0)
-    words = [says, "<pad>", "<unk>", "<s>", "</s>", "<image>", "USER", ":", "ASSISTANT", ".",
-             *[w for w in WORDS if w != says]]
-    ids = {w: i for i, w in enumerate(words)}
-    backend = Tokenizer(models.WordLevel(ids, unk_token="<unk>"))
-    backend.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation()])
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="<unk>", pad_token="<pad>", bos_token="<s>",
-                                        eos_token="</s>", extra_special_tokens={"image_token": "<image>"})
-    ip = CLIPImageProcessor(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
-    LlavaProcessor(image_processor=ip, tokenizer=tokenizer, patch_size=16, vision_feature_select_strategy="default",
-                   chat_template=CHAT_TEMPLATE, num_additional_image_tokens=1).save_pretrained(folder)
-    vision = CLIPVisionConfig(hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=2,
-                              image_size=32, patch_size=16, projection_dim=32)
-    text = LlamaConfig(vocab_size=len(words), hidden_size=32, intermediate_size=48, num_hidden_layers=2,
-                       num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=256,
-                       pad_token_id=ids["<pad>"], bos_token_id=ids["<s>"], eos_token_id=ids["</s>"])
-    config = LlavaConfig(vision_config=vision, text_config=text, image_token_index=ids["<image>"],
-                         vision_feature_layer=-1, vision_feature_select_strategy="default")
-    net = LlavaForConditionalGeneration(config).eval()
-    with torch.no_grad():
-        net.model.language_model.norm.weight.zero_()
-    net.save_pretrained(folder)
-    return folder
-
-
-class Server:
-    """`transformers serve FOLDER` on a free localhost port (the model pinned), CPU only."""
-
-    def __init__(self, folder: Path, log: Path, port: int | None = None) -> None:
-        self.folder, self.log, self.port = folder, log, port or free_port()
-        self.proc: subprocess.Popen | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def start(self) -> "Server":
-        env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1", "TQDM_DISABLE": "1"}
-        cli = Path(sys.executable).with_name("transformers")
-        cmd = [str(cli), "serve", str(self.folder), "--host", "127.0.0.1", "--port", str(self.port),
-               "--device", "cpu", "--log-level", "warning"]
-        with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        return self
-
-    def wait_ready(self, seconds: float = 120.0) -> "Server":
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if self.proc is not None and self.proc.poll() is not None:
-                raise RuntimeError(f"transformers serve exited: {self.log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1):
-                    return self
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError(f"transformers serve did not start within {seconds} s: {self.log.read_text()[-2000:]}")
-
-    def kill(self) -> None:
-        """SIGKILL the server (no clean shutdown: as a crash would)."""
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=30)
 
 
 @dataclass

@@ -16,12 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers_served import Proxy, Server, free_port
+from helpers_served import Proxy
 
 from harness.cli import main
 from harness.errors import ExitCode, StopRun
 from harness.host import PluginHost
 from harness.testing import run_in_process
+from vqa_harness_plugins.models.served.local_server import LocalServer, free_port
 
 
 def _spec(base_url: str, folder, **extra) -> str:
@@ -149,12 +150,12 @@ def test_killed_harness_resumes_without_resending_an_answered_request(servers, p
 
 
 def test_killed_server_stops_the_run_and_a_restarted_one_finishes_it(servers, tmp_path):
-    server = Server(servers["yes"].folder, tmp_path / "serve.log").start().wait_ready()
+    server = LocalServer(servers["yes"].folder, tmp_path / "serve.log").start().wait_ready()
     proxy = Proxy(f"127.0.0.1:{server.port}")
     proxy.on_answer = lambda n: threading.Thread(target=server.kill).start() if n == 4 else None
     host = PluginHost(blocked=frozenset())
     spec = _spec(proxy.base_url, server.folder, max_retries=1)
-    restarted = Server(server.folder, tmp_path / "serve2.log", port=server.port)
+    restarted = LocalServer(server.folder, tmp_path / "serve2.log", port=server.port)
     try:
         with pytest.raises(StopRun, match=rf"endpoint {proxy.base_url}: unreachable") as stop:
             run_in_process(host, model=spec, suite="vqa-accuracy", tmp_path=tmp_path, limit=6)

@@ -7,22 +7,29 @@ decides, so every attempt is counted and the rules below hold on every client ve
   `max_retries` times, waiting `Retry-After` / `retry-after-ms` when the server sends one
   (at most `MAX_RETRY_AFTER` seconds), else 0.5 s doubling up to 8 s, with jitter so that
   many workers do not come back at once.
-- Connections still refused after every retry, 429s after every retry, 401/403, and a
-  model the endpoint does not serve stop the run (`StopRun`, one line naming the endpoint);
-  5xx, timeouts and other 4xx after every retry fail that example only (not cached, so a
-  re-run asks again).
+- Connections still refused after every retry, 429s after every retry, 401/403, a model the
+  endpoint does not serve, and `SAME_4XX_STOP` identical 4xx answers in a row (a parameter
+  the server refuses fails every request alike) stop the run (`StopRun`, one line naming the
+  endpoint and what the server said); 5xx, timeouts and other 4xx after every retry fail
+  that example only (not cached, so a re-run asks again).
 - The API key is read from the environment variable named by `api_key_env` when the client
   is built and is never stored in the options, the fingerprint, a log or a message.
 - Usage: answered requests, attempts, retries by cause, prompt and completion tokens.
-  A budget (`budget_requests`, `budget_tokens`) is checked before each request is sent: a
-  request is sent only if, with every request in flight, it cannot take the run past the
-  budget (a token budget counts each request at its worst case: `max_tokens` plus the
-  largest prompt seen so far; until the first answer, one request at a time).
+- Budgets (`budget_requests`, `budget_tokens`) are checked before each example's request is
+  sent (`acquire`, a `Ticket`): it is sent only if, with every request in flight, its worst
+  case cannot take the run past the budget. A token budget needs the server's `usage`
+  (a response without it stops the run) and an estimate of the prompt the server will count,
+  which it cannot know exactly (`_estimate`): the worst-case prompt is the text's UTF-8
+  bytes plus the largest of (the largest prompt counted so far, the most tokens per image
+  pixel seen so far x this image's pixels), scaled up by the worst underestimate seen. Until
+  the first answer nothing is known about the image: one request is sent alone. So the
+  total can pass the budget only by what the server counted beyond the reservations of the
+  requests in flight; the stop message says by how much (docs/served-models.md).
 """
 
 from __future__ import annotations
 
-import email.utils
+import math
 import os
 import random
 import threading
@@ -32,19 +39,43 @@ from typing import Any
 
 from harness.errors import ExitCode, StopRun
 
-__all__ = ["Endpoint", "Usage", "RequestFailed", "BudgetWait", "retry_after", "MAX_RETRY_AFTER"]
+from .replies import MAX_RETRY_AFTER, error_message, innermost_reason, retry_after
 
-#: The longest server-requested wait honoured (seconds); longer ones wait this long.
-MAX_RETRY_AFTER = 120.0
+__all__ = ["Endpoint", "Usage", "Ticket", "RequestFailed", "BudgetWait", "retry_after", "MAX_RETRY_AFTER",
+           "SAME_4XX_STOP"]
+
 _BASE_DELAY, _MAX_DELAY = 0.5, 8.0
+
+#: Identical 4xx answers in a row (no answer between them) that stop the run: a request
+#: parameter the server refuses fails every example the same way.
+SAME_4XX_STOP = 5
+
+#: Words of a 4xx message that point at the request's generation parameters (hosted
+#: reasoning models refuse max_tokens and temperature): the stop message then says what to pass.
+_PARAMETER_WORDS = ("max_tokens", "max_completion_tokens", "temperature", "top_p", "logprobs", "unsupported")
 
 
 class RequestFailed(Exception):
     """One example's request failed for good (after retries): an error for that example only."""
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(self, message: str, status: int | None = None, detail: str = "") -> None:
         super().__init__(message)
-        self.status = status
+        self.status, self.detail = status, detail
+
+
+@dataclass
+class Ticket:
+    """One example's place under the budget: the tokens reserved for its request (its worst
+    case), the text bytes and image pixels the estimate was made from, and what the server
+    counted for its answers. Released once, when the example is done (`Endpoint.release`)."""
+
+    reserved: int = 0
+    estimate: int = 0  # the prompt estimate, unscaled (0: made before any answer, a guess)
+    text_bytes: int = 0
+    pixels: int = 0
+    prompt: int = 0
+    completion: int = 0
+    released: bool = False
 
 
 @dataclass
@@ -57,11 +88,18 @@ class Usage:
     failed: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    without_usage: int = 0  # answers whose response carried no token counts
+    underestimates: int = 0  # requests the server counted more tokens for than were reserved
     largest_prompt: int = 0
+    prompt_per_pixel: float = 0.0  # the most prompt tokens per image pixel seen
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"requests": self.requests, "attempts": self.attempts, "failed_requests": self.failed,
                                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+        if self.without_usage:
+            out["responses_without_usage"] = self.without_usage
+        if self.underestimates:
+            out["budget_underestimates"] = self.underestimates
         out.update({f"retries_{cause}": n for cause, n in sorted(self.retries.items())})
         return out
 
@@ -78,6 +116,8 @@ class Endpoint:
         self._lock = threading.Lock()
         self._inflight = 0
         self._reserved_tokens = 0
+        self._margin = 1.0  # the worst ratio of counted to estimated prompt tokens seen (>= 1)
+        self._last_4xx: tuple[Any, int] = (None, 0)  # ((status, message), times in a row)
         self._stopped: StopRun | None = None
         self._served: list[str] | None = None
         self._secret = ""
@@ -109,51 +149,84 @@ class Endpoint:
         return text.replace(self._secret, "***") if self._secret else text
 
     # ------------------------------------------------------------------ budget
-    def acquire(self, max_tokens: int) -> int:
-        """Reserve room for one request under the budget; returns the tokens reserved.
-        Raises StopRun (exit code PARTIAL) when the request could exceed the budget."""
+    def acquire(self, max_tokens: int, text: str = "", pixels: int = 0) -> Ticket:
+        """Reserve room under the budget for one example's request (prompt `text`, an image of
+        `pixels`, at most `max_tokens` generated). Raises BudgetWait when only requests in
+        flight can tell whether it fits, StopRun (exit code PARTIAL) when it cannot fit."""
         with self._lock:
             if self._stopped is not None:
                 raise self._stopped
             u = self.usage
             if self.budget_requests and u.requests + self._inflight + 1 > self.budget_requests:
                 self._stop(f"budget of {self.budget_requests} requests reached ({u.requests} answered)", ExitCode.PARTIAL)
-            tokens = 0
+            ticket = Ticket(text_bytes=len(text.encode("utf-8")), pixels=max(0, int(pixels)))
             if self.budget_tokens:
                 if u.largest_prompt == 0 and self._inflight:
-                    # No prompt size known yet: wait for the first answer before sending more.
-                    raise BudgetWait()
-                tokens = max_tokens + u.largest_prompt
+                    raise BudgetWait()  # nothing known about the prompts yet: one request alone
+                known = u.largest_prompt > 0
+                prompt = self._estimate(ticket)
+                ticket.estimate = prompt if known else 0
+                ticket.reserved = int(max_tokens) + math.ceil(prompt * self._margin)
                 used = u.prompt_tokens + u.completion_tokens
-                if used + self._reserved_tokens + tokens > self.budget_tokens:
+                if used + self._reserved_tokens + ticket.reserved > self.budget_tokens:
                     if self._inflight:
                         raise BudgetWait()  # in-flight requests may use less than reserved
-                    self._stop(f"budget of {self.budget_tokens} tokens reached ({used} used; the next request may "
-                               f"need {tokens})", ExitCode.PARTIAL)
+                    self._stop(self._budget_spent(used, ticket.reserved), ExitCode.PARTIAL)
             self._inflight += 1
-            self._reserved_tokens += tokens
-            return tokens
+            self._reserved_tokens += ticket.reserved
+            return ticket
 
-    def release(self, reserved: int) -> None:
+    def _estimate(self, ticket: Ticket) -> int:
+        """The prompt tokens the server may count for this request (lock held): one per UTF-8
+        byte of the text (a byte-level or byte-fallback tokenizer never counts more), plus the
+        larger of the largest prompt counted so far (a fixed-size image encoder, the chat
+        template) and the most tokens per pixel seen x this image's pixels (dynamic-resolution
+        encoders); the caller scales it by the worst underestimate seen. Before any answer the
+        image counts 0: nothing is known about it."""
+        u = self.usage
+        return ticket.text_bytes + max(u.largest_prompt, math.ceil(u.prompt_per_pixel * ticket.pixels))
+
+    def _budget_spent(self, used: int, need: int) -> str:
+        u = self.usage
+        if used <= self.budget_tokens:
+            return f"budget of {self.budget_tokens} tokens reached ({used} used; the next request may need {need})"
+        first = " (the first request, sent before any prompt size was known)" if u.requests <= 1 else ""
+        return (f"budget of {self.budget_tokens} tokens exceeded by {used - self.budget_tokens}: {used} used; the "
+                f"server counted more tokens than reserved for {u.underestimates} request(s){first}")
+
+    def release(self, ticket: Ticket) -> None:
+        """The example is done (answered, failed or abandoned): free its reservation. Idempotent."""
         with self._lock:
+            if ticket.released:
+                return
+            ticket.released = True
             self._inflight -= 1
-            self._reserved_tokens -= reserved
+            self._reserved_tokens -= ticket.reserved
+            if self.budget_tokens and ticket.prompt + ticket.completion > ticket.reserved:
+                self.usage.underestimates += 1
+            if ticket.estimate and ticket.prompt > ticket.estimate:  # scale later estimates by this miss
+                self._margin = max(self._margin, ticket.prompt / ticket.estimate)
 
-    def _stop(self, reason: str, code: ExitCode = ExitCode.RESOURCE) -> None:
+    def _halt(self, reason: str, code: ExitCode = ExitCode.RESOURCE) -> StopRun:
         """Stop every worker (lock held): the first reason is the one reported."""
         if self._stopped is None:
             tail = (" (answered requests are cached: re-run with a larger budget to go on)"
                     if code == ExitCode.PARTIAL else " (answered requests are cached; re-run to go on)")
             self._stopped = StopRun(f"{self.owner}: endpoint {self.base_url}: {self.scrub(reason)}{tail}", code)
-        raise self._stopped
+        return self._stopped
+
+    def _stop(self, reason: str, code: ExitCode = ExitCode.RESOURCE) -> None:
+        raise self._halt(reason, code)
 
     def stop(self, reason: str, code: ExitCode = ExitCode.RESOURCE) -> None:
         with self._lock:
             self._stop(reason, code)
 
     # ---------------------------------------------------------------- requests
-    def chat(self, **params: Any) -> Any:
-        """`chat.completions.create` with the retry rules of the module docstring."""
+    def chat(self, ticket: Ticket | None = None, *, tolerate: str = "", **params: Any) -> Any:
+        """`chat.completions.create` with the retry rules of the module docstring; the tokens
+        the server counts are added to `ticket`. A 400/422 whose message mentions `tolerate`
+        is not counted towards `SAME_4XX_STOP` (the caller asks again without that parameter)."""
         import openai  # optional (the `openai` extra), present once client() has succeeded
 
         client = self.client()
@@ -179,13 +252,16 @@ class Endpoint:
                     if status == 429:
                         self.stop(f"still rate-limited after {attempt + 1} tries ({last}); lower concurrency")
                     self._failed()
-                    raise RequestFailed(f"endpoint {self.base_url}: {last} after {attempt + 1} tries", status) from None
+                    raise RequestFailed(f"endpoint {self.base_url}: {last} after {attempt + 1} tries", status,
+                                        detail) from None
                 self._check_model(status, detail)
                 self._failed()
-                raise RequestFailed(f"endpoint {self.base_url}: HTTP {status}: {detail}", status) from None
+                if not (tolerate and status in (400, 422) and tolerate in detail.lower()):
+                    self._refused(status, detail)
+                raise RequestFailed(f"endpoint {self.base_url}: HTTP {status}: {detail}", status, detail) from None
             except openai.APIConnectionError as exc:
                 timeout = isinstance(exc, openai.APITimeoutError)
-                last = "timed out" if timeout else _reason(exc)
+                last = "timed out" if timeout else innermost_reason(exc)
                 if attempt < self.max_retries:
                     self._wait("timeout" if timeout else "connection", attempt, None)
                     continue
@@ -194,20 +270,52 @@ class Endpoint:
                     raise RequestFailed(f"endpoint {self.base_url}: no answer within {self.timeout:g} s "
                                         f"after {attempt + 1} tries") from None
                 self.stop(f"unreachable ({last}) after {attempt + 1} tries; is the server running there?")
-            self._account(response)
+            except openai.APIError as exc:  # a response the client cannot read (not the API's shape)
+                self._failed()
+                raise RequestFailed(f"endpoint {self.base_url}: unreadable response "
+                                    f"({type(exc).__name__}: {self._detail(exc)})") from None
+            self._account(response, ticket)
             return response
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
-    def _account(self, response: Any) -> None:
+    def _account(self, response: Any, ticket: Ticket | None) -> None:
+        """Count an answer. Under a token budget, an answer without token counts stops the run
+        once it is handed over (the budget cannot be kept without them)."""
         usage = getattr(response, "usage", None)
-        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
-        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        raw_prompt, raw_completion = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+        counted = isinstance(raw_prompt, int) and isinstance(raw_completion, int)
+        prompt, completion = (int(raw_prompt), int(raw_completion)) if counted else (0, 0)
         with self._lock:
             u = self.usage
             u.requests += 1
             u.prompt_tokens += prompt
             u.completion_tokens += completion
+            self._last_4xx = (None, 0)
+            if not counted:
+                u.without_usage += 1
+                if self.budget_tokens:
+                    self._halt(f"the response carries no token usage, so budget_tokens={self.budget_tokens} cannot "
+                               "be kept; use budget_requests instead", ExitCode.USAGE)
+                return
             u.largest_prompt = max(u.largest_prompt, prompt, 1)
+            if ticket is not None:
+                ticket.prompt += prompt
+                ticket.completion += completion
+                if ticket.pixels:
+                    u.prompt_per_pixel = max(u.prompt_per_pixel, prompt / ticket.pixels)
+
+    def _refused(self, status: int, detail: str) -> None:
+        """A 4xx that failed one example: `SAME_4XX_STOP` identical ones in a row stop the run."""
+        with self._lock:
+            key, count = self._last_4xx
+            count = count + 1 if key == (status, detail) else 1
+            self._last_4xx = ((status, detail), count)
+            if count >= SAME_4XX_STOP:
+                hint = ""
+                if any(word in detail.lower() for word in _PARAMETER_WORDS):
+                    hint = ("; a reasoning model? pass token_param=max_completion_tokens,temperature=-1,top_p=-1,"
+                            "logprobs=off and a larger max_tokens (docs/served-models.md)")
+                self._stop(f"HTTP {status} on {count} requests in a row, each saying: {detail}{hint}", ExitCode.USAGE)
 
     def _failed(self) -> None:
         with self._lock:
@@ -243,14 +351,7 @@ class Endpoint:
         return self._served
 
     def _detail(self, exc: Any) -> str:
-        body = getattr(exc, "body", None)
-        text = ""
-        if isinstance(body, dict):
-            inner = body.get("error", body)
-            text = str(inner.get("message") or inner.get("detail") or "") if isinstance(inner, dict) else str(inner)
-        text = text or str(getattr(exc, "message", "") or exc)
-        first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-        return self.scrub(first[:300])
+        return self.scrub(error_message(exc))
 
     def _key_source(self) -> str:
         return f" from ${self.api_key_env}" if self.api_key_env else " (no api_key_env set)"
@@ -258,36 +359,3 @@ class Endpoint:
 
 class BudgetWait(Exception):
     """The budget cannot tell yet: reserve again once a request in flight is done."""
-
-
-def retry_after(headers: Any) -> float | None:
-    """Seconds the server asked to wait (`retry-after-ms`, `retry-after` in seconds or as an
-    HTTP date), capped at MAX_RETRY_AFTER; None when it did not ask."""
-    if not headers:
-        return None
-    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        raw = headers.get(name)
-        if raw is None:
-            continue
-        try:
-            return max(0.0, min(float(raw) / scale, MAX_RETRY_AFTER))
-        except ValueError:
-            pass
-        if name == "retry-after":
-            try:
-                when = email.utils.parsedate_to_datetime(raw).timestamp()
-            except (TypeError, ValueError):
-                return None
-            return max(0.0, min(when - time.time(), MAX_RETRY_AFTER))
-    return None
-
-
-def _reason(exc: BaseException) -> str:
-    """The innermost cause's message ("Connection refused"), one line."""
-    for _ in range(10):  # bounded: a cycle of causes must not hang the error path
-        inner = exc.__cause__ or exc.__context__
-        if inner is None:
-            break
-        exc = inner
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text[:200]

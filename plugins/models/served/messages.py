@@ -24,12 +24,13 @@ import io
 import math
 import os
 import re
-from functools import lru_cache
+import threading
+from collections import OrderedDict
 from typing import Any, Mapping, Sequence
 
 from PIL import Image
 
-from harness.images import load_image
+from harness.images import BLANK_IMAGE, load_image
 
 from ..hf.prompts import ENTAILMENT_LABELS, build_prompt, clean_answer
 
@@ -38,6 +39,10 @@ __all__ = [
     "LETTER_FLOOR",
     "CHOICE_PROMPT",
     "image_data_url",
+    "clear_image_cache",
+    "image_cache_size",
+    "sent_pixels",
+    "ENCODED_CACHE_BYTES",
     "user_message",
     "choice_prompt",
     "closed_from_logprobs",
@@ -55,6 +60,10 @@ LETTER_FLOOR = -1e9
 #: The lettered multiple-choice prompt (LLaVA-1.5's wording for multiple-choice benchmarks).
 CHOICE_PROMPT = "{question}\n{options}\nAnswer with the option's letter from the given choices directly."
 
+#: Bound of the cache of encoded images (total length of the data URLs, bytes;
+#: VQA_HARNESS_ENCODED_CACHE_MB).
+ENCODED_CACHE_BYTES = int(os.environ.get("VQA_HARNESS_ENCODED_CACHE_MB", "256")) * 2**20
+
 _MIME = {"jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
 
 
@@ -66,8 +75,48 @@ def _resized(im: Any, longest: int) -> Any:
     return im.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.BICUBIC)
 
 
-@lru_cache(maxsize=512)
-def _encoded(path: str, stamp: int, fmt: str, quality: int, longest: int) -> str:
+class _Encodings:
+    """Data URLs of recently sent images, least recently used first out, bounded by the
+    total length of the URLs (`ENCODED_CACHE_BYTES`): a count bound lets a few large images
+    hold gigabytes. Shared by the request threads."""
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[tuple, str] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> str | None:
+        with self._lock:
+            url = self._items.get(key)
+            if url is not None:
+                self._items.move_to_end(key)
+            return url
+
+    def put(self, key: tuple, url: str) -> None:
+        with self._lock:
+            if key in self._items or len(url) > ENCODED_CACHE_BYTES:
+                return
+            self._items[key] = url
+            self._bytes += len(url)
+            while self._bytes > ENCODED_CACHE_BYTES:
+                _, dropped = self._items.popitem(last=False)
+                self._bytes -= len(dropped)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0
+
+    def size(self) -> tuple[int, int]:
+        """(entries, bytes) held."""
+        with self._lock:
+            return len(self._items), self._bytes
+
+
+_ENCODINGS = _Encodings()
+
+
+def _encode(path: str, fmt: str, quality: int, longest: int) -> str:
     im = _resized(load_image(path), longest)
     buf = io.BytesIO()
     if fmt == "png":
@@ -81,13 +130,46 @@ def image_data_url(path: str, fmt: str = "jpeg", quality: int = 95, longest: int
     """The image at `path` as a data URL: RGB, longest side at most `longest` (0: as is),
     encoded as `fmt` (jpeg/webp at `quality`, png lossless). Raises DataError naming the path.
 
-    Encodings are cached per (path, modification time, settings): toy and VQA questions share
-    images, and a probe's variants ask about the same image several times."""
+    Encodings are cached per (path, modification time, settings), at most
+    `ENCODED_CACHE_BYTES` in all: toy and VQA questions share images, and a probe's variants
+    ask about the same image several times."""
     try:
         stamp = os.stat(path).st_mtime_ns
     except OSError:
         stamp = 0  # the blank-image sentinel, or a missing file (load_image names it)
-    return _encoded(path, stamp, fmt, quality, longest)
+    key = (path, stamp, fmt, quality, longest)
+    url = _ENCODINGS.get(key)
+    if url is None:
+        url = _encode(path, fmt, quality, longest)
+        _ENCODINGS.put(key, url)
+    return url
+
+
+def clear_image_cache() -> None:
+    """Forget every cached encoding (benchmarks start each round cold)."""
+    _ENCODINGS.clear()
+
+
+def image_cache_size() -> tuple[int, int]:
+    """(entries, bytes) of cached encodings."""
+    return _ENCODINGS.size()
+
+
+def sent_pixels(path: str, longest: int = 0) -> int:
+    """Pixels of the image `image_data_url(path, longest=longest)` sends, from the file's
+    header (no decoding); 0 when the file cannot be read (its request then fails anyway)."""
+    if path == BLANK_IMAGE:
+        w, h = load_image(path).size  # the gray image load_image makes for the sentinel
+    else:
+        try:
+            with Image.open(path) as im:
+                w, h = im.size
+        except Exception:  # unreadable: the example fails when its image is encoded
+            return 0
+    if longest > 0 and max(w, h) > longest:
+        scale = longest / max(w, h)
+        w, h = max(1, round(w * scale)), max(1, round(h * scale))
+    return int(w) * int(h)
 
 
 def user_message(image_url: str, text: str) -> list[dict[str, Any]]:

@@ -15,11 +15,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Iterator, Mapping, Sequence
 
 from harness.api import Model, Option
-from harness.errors import DataError, ExitCode, StopRun, UsageError
+from harness.errors import ExitCode, StopRun, UsageError
 from harness.types import Answer, Example, Prediction
 
 from ..hf.prompts import ENTAILMENT_LABELS, build_prompt, clean_answer, task_of
-from .endpoint import BudgetWait, Endpoint, RequestFailed
+from .endpoint import BudgetWait, Endpoint, RequestFailed, Ticket
 from .messages import (
     choice_prompt,
     closed_from_logprobs,
@@ -28,6 +28,7 @@ from .messages import (
     letters_from_logprobs,
     letters_from_text,
     prompt_table,
+    sent_pixels,
     user_message,
 )
 
@@ -57,10 +58,14 @@ class OpenAIModel(Model):
         "timeout": Option(120.0, "seconds to wait for one answer", min=1, max=3600, fingerprint=False),
         "max_retries": Option(5, "retries of one request (429, 5xx, dropped connections)", min=0, max=100,
                               fingerprint=False),
-        "max_tokens": Option(10, "answer length limit (tokens); also multiple choice", min=1, max=4096),
-        "explain_max_tokens": Option(40, "explanation length limit (tokens)", min=1, max=4096),
-        "temperature": Option(0.0, "sampling temperature (0: greedy)", min=0, max=2),
-        "top_p": Option(1.0, "nucleus sampling mass", min=0, max=1),
+        "max_tokens": Option(10, "answer length limit (tokens); also multiple choice", min=1, max=65536),
+        "explain_max_tokens": Option(40, "explanation length limit (tokens)", min=1, max=65536),
+        "token_param": Option("max_tokens", "the request field that carries the length limit: max_tokens, or "
+                                            "max_completion_tokens (hosted reasoning models accept only that one)",
+                              ("max_tokens", "max_completion_tokens")),
+        "temperature": Option(0.0, "sampling temperature (0: greedy; -1: not sent, the server's default, which "
+                                   "is all hosted reasoning models accept)", min=-1, max=2),
+        "top_p": Option(1.0, "nucleus sampling mass (-1: not sent)", min=-1, max=1),
         "seed": Option(-1, "sampling seed sent to the server (-1: none sent)", min=-1, max=2**31 - 1),
         "logprobs": Option("auto", "closed answers and multiple choice from log-probabilities: auto (when the "
                                    "server returns them), on (required), off (never asked)", ("auto", "on", "off")),
@@ -83,6 +88,9 @@ class OpenAIModel(Model):
         if not model:
             raise UsageError(f"model {self.name!r}: option model=... is required (the name the endpoint serves)")
         c = self.config
+        for key in ("temperature", "top_p"):
+            if -1 < float(c[key]) < 0:
+                raise UsageError(f"model {self.name!r}: option {key}={c[key]} is out of range (-1: not sent, or >= 0)")
         self.endpoint = Endpoint(f"model {self.name!r}", base, model, api_key_env=c["api_key_env"],
                                  timeout=c["timeout"], max_retries=c["max_retries"],
                                  budget_requests=c["budget_requests"], budget_tokens=c["budget_tokens"])
@@ -115,6 +123,8 @@ class OpenAIModel(Model):
         found: dict[int, Prediction] = {}
         for idx, preds in self.predict_stream(batch, capability, answers=extras):
             found.update(zip(idx, preds))
+        if len(found) < len(batch):  # pragma: no cover - predict_stream yields every example or raises
+            raise RequestFailed(f"plugin {self.name}: {len(batch) - len(found)} example(s) got no answer")
         out = [found[i] for i in range(len(batch))]
         failed = next((p for p in out if p.error), None)
         if failed is not None:
@@ -133,8 +143,9 @@ class OpenAIModel(Model):
         extras = list(answers) if answers is not None else [""] * len(examples)
         width = int(self.config["concurrency"])
         tokens = int(self.config["explain_max_tokens" if capability == "explain" else "max_tokens"])
+        longest = int(self.config["image_max_side"])
         pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="openai")
-        pending: dict[Future, tuple[int, int]] = {}
+        pending: dict[Future, tuple[int, Ticket]] = {}
         stop: StopRun | None = None
         todo = iter(range(len(examples)))
         nxt = next(todo, None)
@@ -142,14 +153,19 @@ class OpenAIModel(Model):
         def fill() -> None:
             nonlocal nxt, stop
             while stop is None and nxt is not None and len(pending) < width:
+                ex = examples[nxt]
                 try:
-                    reserved = self.endpoint.acquire(tokens)
+                    ticket = self.endpoint.acquire(tokens, self._prompt_text(ex, capability, extras[nxt]),
+                                                   sent_pixels(ex.image, longest))
                 except BudgetWait:
                     return
                 except StopRun as exc:
                     stop = exc
                     return
-                pending[pool.submit(self._one, examples[nxt], capability, extras[nxt])] = (nxt, reserved)
+                fut = pool.submit(self._one, ex, capability, extras[nxt], ticket)
+                # Freed however the request ends, even if this generator is abandoned meanwhile.
+                fut.add_done_callback(lambda _f, t=ticket: self.endpoint.release(t))
+                pending[fut] = (nxt, ticket)
                 nxt = next(todo, None)
 
         try:
@@ -158,8 +174,8 @@ class OpenAIModel(Model):
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 finished = []
                 for fut in done:
-                    i, reserved = pending.pop(fut)
-                    self.endpoint.release(reserved)
+                    i, ticket = pending.pop(fut)
+                    self.endpoint.release(ticket)  # before fill(): done callbacks may not have run yet
                     try:
                         finished.append(([i], [fut.result()]))
                     except StopRun as exc:
@@ -171,26 +187,41 @@ class OpenAIModel(Model):
         if stop is not None:
             raise stop
 
-    def _one(self, ex: Example, capability: str, extra: str) -> Prediction:
-        """One example's request and its reading; failures of this example become its error."""
+    def _prompt_text(self, ex: Example, capability: str, extra: str) -> str:
+        """The text `_one` sends for this example (what the budget estimate counts)."""
+        if capability == "answer":
+            return build_prompt(task_of(ex.question, dict(ex.meta), tuple(ex.choices)), ex.question)
+        if capability == "score_choices":
+            try:
+                return choice_prompt(ex.question, ex.choices)
+            except ValueError:  # too many choices: `_one` records the error and sends nothing
+                return ""
+        return build_prompt("explain", ex.question, extra)
+
+    def _one(self, ex: Example, capability: str, extra: str, ticket: Ticket) -> Prediction:
+        """One example's request and its reading. Any failure becomes this example's error
+        (only StopRun ends the run): nothing a worker raises may leave the runner guessing."""
         try:
             url = image_data_url(ex.image, self.config["image_format"], int(self.config["image_quality"]),
                                  int(self.config["image_max_side"]))
             if capability == "answer":
-                return self._answer(ex, url)
+                return self._answer(ex, url, ticket)
             if capability == "score_choices":
-                return Prediction(ex.id, capability, choice_scores=tuple(self._choices(ex, url)))
-            text = self._content(self._ask(url, build_prompt("explain", ex.question, extra),
-                                           int(self.config["explain_max_tokens"]), logprobs=False))
+                return Prediction(ex.id, capability, choice_scores=tuple(self._choices(ex, url, ticket)))
+            text = self._content(self._ask(url, self._prompt_text(ex, capability, extra),
+                                           int(self.config["explain_max_tokens"]), ticket, logprobs=False))
             return Prediction(ex.id, capability, answer=extra, explanation=text.strip())
-        except (RequestFailed, DataError, ValueError) as exc:
+        except StopRun:
+            raise
+        except Exception as exc:
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            return Prediction(ex.id, capability, error=f"plugin {self.name}: {type(exc).__name__}: {message}")
+            error = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+            return Prediction(ex.id, capability, error=f"plugin {self.name}: {error}")
 
-    def _answer(self, ex: Example, url: str) -> Prediction:
+    def _answer(self, ex: Example, url: str, ticket: Ticket) -> Prediction:
         kind = task_of(ex.question, dict(ex.meta), tuple(ex.choices))
         labels = _LABELS.get(kind)
-        response = self._ask(url, build_prompt(kind, ex.question), int(self.config["max_tokens"]),
+        response = self._ask(url, build_prompt(kind, ex.question), int(self.config["max_tokens"]), ticket,
                              logprobs=labels is not None)
         text = self._content(response)
         if labels is None:
@@ -204,10 +235,10 @@ class OpenAIModel(Model):
         self._count("closed_by_generation")
         return Prediction(ex.id, "answer", answer=closed_from_text(text, kind))
 
-    def _choices(self, ex: Example, url: str) -> list[float]:
+    def _choices(self, ex: Example, url: str, ticket: Ticket) -> list[float]:
         if not ex.choices:
             return []
-        response = self._ask(url, choice_prompt(ex.question, ex.choices), int(self.config["max_tokens"]),
+        response = self._ask(url, choice_prompt(ex.question, ex.choices), int(self.config["max_tokens"]), ticket,
                              logprobs=True)
         first = self._first_token(response)
         scores = letters_from_logprobs(first, len(ex.choices)) if first is not None else None
@@ -222,23 +253,26 @@ class OpenAIModel(Model):
         return [0.0] * len(ex.choices)
 
     # ----------------------------------------------------------------- requests
-    def _ask(self, url: str, text: str, max_tokens: int, *, logprobs: bool) -> Any:
+    def _ask(self, url: str, text: str, max_tokens: int, ticket: Ticket, *, logprobs: bool) -> Any:
         c = self.config
-        params: dict[str, Any] = {"messages": user_message(url, text), "max_tokens": max_tokens,
-                                  "temperature": float(c["temperature"]), "top_p": float(c["top_p"])}
+        params: dict[str, Any] = {"messages": user_message(url, text), c["token_param"]: max_tokens}
+        for key in ("temperature", "top_p"):  # -1: not sent (the server's default)
+            if float(c[key]) >= 0:
+                params[key] = float(c[key])
         if int(c["seed"]) >= 0:
             params["seed"] = int(c["seed"])
         asked = logprobs and self._ask_logprobs
         if asked:
             params.update(logprobs=True, top_logprobs=int(c["top_logprobs"]))
+        auto = asked and c["logprobs"] == "auto"
         try:
-            return self.endpoint.chat(**params)
+            return self.endpoint.chat(ticket, tolerate="logprob" if auto else "", **params)
         except RequestFailed as exc:
-            if not (asked and c["logprobs"] == "auto" and exc.status in (400, 422) and "logprob" in str(exc).lower()):
+            if not (auto and exc.status in (400, 422) and "logprob" in exc.detail.lower()):
                 raise
             self._ask_logprobs = False  # this endpoint refuses them: ask without from now on
             params.pop("logprobs"), params.pop("top_logprobs")
-            return self.endpoint.chat(**params)
+            return self.endpoint.chat(ticket, **params)
 
     def _first_token(self, response: Any) -> Any:
         """The first generated token's log-probability record, or None when none came back."""
@@ -273,7 +307,8 @@ class OpenAIModel(Model):
         c = self.usage()
         lines = [f"Endpoint `{self.endpoint.base_url}`, model `{self.config['model']}`: {c['requests']} answered "
                  f"requests ({c['attempts']} sent), {c['prompt_tokens']} prompt and {c['completion_tokens']} "
-                 "completion tokens in this run."]
+                 "completion tokens in this process (the manifest's `usage` adds the attempts a resumed run "
+                 "continues)."]
         if c.get("closed_by_logprobs") or c.get("closed_by_generation"):
             lines.append(f"Yes/no and entailment answers: {c.get('closed_by_logprobs', 0)} from log-probabilities, "
                          f"{c.get('closed_by_generation', 0)} from generated text.")
