@@ -233,7 +233,9 @@ class Endpoint:
         last = ""
         for attempt in range(self.max_retries + 1):
             with self._lock:
-                if self._stopped is not None:
+                # A spent budget (PARTIAL) still sends what was reserved before it was spent;
+                # any other stop (endpoint gone, key refused, ...) sends nothing more.
+                if self._stopped is not None and self._stopped.exit_code != ExitCode.PARTIAL:
                     raise self._stopped
                 self.usage.attempts += 1
             try:
