@@ -58,6 +58,8 @@ def test_classifier_answers_scores_and_choice_logits(tiny_vilt, toy_examples):
         assert s[1] == pytest.approx(float(row[ANSWERS.index("blue")]), abs=1e-5)  # normalized match
         assert s[2] == OUT_OF_LABELS
     assert model.notes["choices_outside_labels"] == 4
+    assert "4 of 12 candidate answers scored by this process are not among the labels" in model.report_notes()
+    assert _model(tiny_vilt).report_notes() == ""  # nothing scored, nothing to say
     with pytest.raises(UsageError):
         model.explain(batch, ["red"] * 4)
 

@@ -5,7 +5,7 @@ Classifiers (a logit per answer in `config.id2label`):
   heads such as ViLT's, softmax otherwise) as `Answer.scores`; ties go to the lower label id.
 - `score_choices`: the logit of each candidate's label (exact label, else the VQA-normalized
   form); a candidate outside the label space scores OUT_OF_LABELS and is counted in
-  `notes["choices_outside_labels"]`.
+  `notes["choices_outside_labels"]`, which the run's report states (`report_notes`).
 Generators (BLIP: vision encoder -> question encoder -> answer decoder):
 - `answer`: decoding (greedy by default) with the question padding masked out in the
   decoder's cross-attention (transformers' own `generate` attends to padding, which makes
@@ -101,6 +101,18 @@ class HFVQAModel(HFModelBase):
     def fingerprint_extra(self) -> Any:
         extra = super().fingerprint_extra()
         return {**extra, "kind": self.kind}
+
+    def report_notes(self) -> str:
+        """How many multiple-choice candidates were outside a classifier's label space (they
+        score OUT_OF_LABELS, so the model can never pick them): the report says it."""
+        outside = self.notes.get("choices_outside_labels", 0)
+        if not outside:
+            return ""
+        scored = self.notes.get("choices_scored", 0)
+        return (f"- Multiple choice (classifier, {len(self.labels)} answer labels): {outside} of {scored} candidate "
+                f"answers scored by this process are not among the labels, neither exactly nor after VQA "
+                f"normalization; each scored {OUT_OF_LABELS:g}, below every candidate the model knows, so it "
+                "can never be chosen over one (cached predictions are not counted).")
 
     # ---------------------------------------------------------- capabilities
     def answer(self, batch: Sequence[Example]) -> list[Answer]:
