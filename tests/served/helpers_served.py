@@ -34,7 +34,8 @@ class Proxy:
     """Forwards localhost HTTP to `upstream` (host:port). `script` gives, per chat request in
     arrival order, a status to answer instead ((429, {"Retry-After": "1"})) or None to forward.
     `on_answer(count)` is called after each forwarded 200; `hold` (an Event, when set) stops
-    forwarding chat requests until cleared. A dead upstream drops the client's connection."""
+    forwarding chat requests until `released` is set (then they go on, or are dropped when
+    `drop_held`). A dead upstream drops the client's connection."""
 
     upstream: str
     script: list = field(default_factory=list)
@@ -42,6 +43,8 @@ class Proxy:
     seen: list[Seen] = field(default_factory=list)
     hold: threading.Event = field(default_factory=threading.Event)
     released: threading.Event = field(default_factory=threading.Event)
+    #: When `released` is set: drop the held requests (their client died) instead of forwarding them.
+    drop_held: bool = False
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -92,7 +95,10 @@ class Proxy:
                         return self._reply(status, json.dumps({"error": {"message": f"scripted {status}"}}).encode(),
                                            headers)
                     if proxy.hold.is_set():
-                        proxy.released.wait(120)  # held until the test lets go (or the client dies)
+                        proxy.released.wait(120)  # held until the test lets go
+                        if proxy.drop_held:  # the client that sent it is gone: it never reaches the server
+                            self.close_connection = True
+                            return
                 with proxy.lock:
                     proxy.forwarding += 1
                 try:

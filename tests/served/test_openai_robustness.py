@@ -19,8 +19,7 @@ from harness.host import PluginHost
 from harness.run.predictor import Predictor
 from harness.testing import run_in_process
 from harness.types import Example, Prediction
-from vqa_harness_plugins.models.served import messages
-from vqa_harness_plugins.models.served.endpoint import SAME_4XX_STOP
+from vqa_harness_plugins.models.served import endpoint, messages
 
 
 @pytest.fixture
@@ -100,6 +99,7 @@ def _reasoning(request, n: int) -> tuple[int, dict]:
 
 
 def test_identical_4xx_stop_the_run_and_token_param_gets_through(fake, tmp_path):
+    stop_after = getattr(endpoint, "SAME_4XX_STOP", 5)
     fake.reply = _reasoning
     host = PluginHost(blocked=frozenset())
     with pytest.raises(StopRun) as stop:
@@ -107,16 +107,16 @@ def test_identical_4xx_stop_the_run_and_token_param_gets_through(fake, tmp_path)
                        limit=10)
     message = str(stop.value)
     assert stop.value.exit_code == ExitCode.USAGE and "\n" not in message
-    assert f"endpoint {fake.base_url}: HTTP 400 on {SAME_4XX_STOP} requests in a row, each saying: {REFUSAL}" in message
+    assert f"endpoint {fake.base_url}: HTTP 400 on {stop_after} requests in a row, each saying: {REFUSAL}" in message
     assert "token_param=max_completion_tokens" in message
-    assert len(fake.requests) == SAME_4XX_STOP  # not one failed request per example
+    assert len(fake.requests) == stop_after  # not one failed request per example
     assert _manifest(tmp_path)["status"] == "stopped"
 
     spec = _spec(fake.base_url, token_param="max_completion_tokens", temperature=-1, top_p=-1, logprobs="off",
                  max_tokens=64)
     out = run_in_process(host, model=spec, suite="vqa-accuracy", tmp_path=tmp_path / "ok", limit=10)
     assert out.exit_code == 0 and out.model_calls == 20
-    sent = fake.requests[SAME_4XX_STOP:]
+    sent = fake.requests[stop_after:]
     assert all(r.body["max_completion_tokens"] == 64 and "max_tokens" not in r.body for r in sent)
     assert not [r for r in sent if {"temperature", "top_p", "logprobs"} & r.body.keys()]
 
