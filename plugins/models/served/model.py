@@ -75,7 +75,9 @@ class OpenAIModel(Model):
         "image_max_side": Option(0, "longest image side sent, in pixels (0: as stored)", min=0, max=16384),
         "budget_requests": Option(0, "stop before this run answers more requests (0: no budget)", min=0,
                                   max=10**12, fingerprint=False),
-        "budget_tokens": Option(0, "stop before this run uses more prompt+completion tokens (0: no budget)", min=0,
+        "budget_tokens": Option(0, "stop before this process uses more prompt+completion tokens, each request "
+                                   "reserved at an estimated worst case (docs/served-models.md says how far the "
+                                   "estimate can miss); needs the server's usage counts (0: no budget)", min=0,
                                 max=10**15, fingerprint=False),
     }
 
