@@ -106,7 +106,12 @@ def test_options_and_fingerprint():
     # Where the server runs, how it is reached and how hard it is pushed do not change answers.
     assert a.fingerprint() == b.fingerprint()
     for changed in ({"model": "n"}, {"max_tokens": 11}, {"image_format": "png"}, {"logprobs": "off"},
-                    {"model_revision": "2026-01"}, {"temperature": 0.5}):
+                    {"model_revision": "2026-01"}, {"temperature": 0.5}, {"temperature": -1},
+                    {"token_param": "max_completion_tokens"}):
         other = OpenAIModel(**{"base_url": "http://127.0.0.1:1/v1", "model": "m", **changed})
         assert other.fingerprint() != a.fingerprint(), changed
+    # The default length field leaves the fingerprint as it was before the option existed.
+    assert "token_param" not in a.fingerprint_config()
+    with pytest.raises(UsageError, match=r"option temperature=-0.5 is out of range \(-1: not sent, or >= 0\)"):
+        OpenAIModel(base_url="http://127.0.0.1:1/v1", model="m", temperature=-0.5)
     assert a.capabilities() == {"answer", "score_choices", "explain"}

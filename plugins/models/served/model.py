@@ -104,6 +104,14 @@ class OpenAIModel(Model):
         """Nothing to load: the endpoint is contacted only for predictions not in the cache."""
         self.device = device
 
+    def fingerprint_config(self) -> dict[str, Any]:
+        """The options that change outputs; `token_param` only when it is not the default, so
+        the fingerprints (and cached predictions) of runs made before it existed stay valid."""
+        config = super().fingerprint_config()
+        if config.get("token_param") == "max_tokens":
+            del config["token_param"]
+        return config
+
     def fingerprint_extra(self) -> Any:
         """The prompts and the answer-reading protocol (options are covered already)."""
         return {"prompts": dict(prompt_table()), "protocol": PROTOCOL}
@@ -157,8 +165,11 @@ class OpenAIModel(Model):
             while stop is None and nxt is not None and len(pending) < width:
                 ex = examples[nxt]
                 try:
-                    ticket = self.endpoint.acquire(tokens, self._prompt_text(ex, capability, extras[nxt]),
-                                                   sent_pixels(ex.image, longest))
+                    text = self._prompt_text(ex, capability, extras[nxt])
+                except Exception:  # a question the prompt builders refuse: `_one` records its error
+                    text = ""
+                try:
+                    ticket = self.endpoint.acquire(tokens, text, sent_pixels(ex.image, longest))
                 except BudgetWait:
                     return
                 except StopRun as exc:
