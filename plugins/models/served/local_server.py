@@ -45,9 +45,12 @@ def tiny_llava(folder: Path, says: str) -> Path:
     """A 2-layer LLaVA saved into `folder` that always writes `says`: the word is the
     vocabulary's first token and the final norm is zeroed, so every logit is 0 and greedy
     decoding picks token 0. Random weights, built from configs (nothing is downloaded)."""
-    try:  # optional (the hf extra), heavy: only building the model needs them
+    try:
+        # optional (the hf extra) and heavy (seconds to import): only building the model needs them
         import torch
+        # optional (the hf extra), as above
         from tokenizers import Tokenizer, models, pre_tokenizers
+        # optional (the hf extra), as above
         from transformers import (
             CLIPImageProcessor,
             CLIPVisionConfig,
