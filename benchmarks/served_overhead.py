@@ -2,8 +2,8 @@
 
     python benchmarks/served_overhead.py [--n 96] [--concurrency 8] [--rounds 3]
 
-Starts `transformers serve` on a free localhost port with a tiny random LLaVA built here (no
-download), then sends the same `--n` toy questions (`answer` requests: image data URL + the
+Starts `transformers serve` on a free localhost port with a tiny random LLaVA (no download;
+both from `vqa_harness_plugins.models.served.local_server`, as the tests do), then sends the same `--n` toy questions (`answer` requests: image data URL + the
 task prompt, as `hf-vlm` words it) three ways, alternating, `--rounds` times:
 
 - plain: `openai.AsyncOpenAI`, an asyncio.Semaphore of `--concurrency`, no cache, no retries
