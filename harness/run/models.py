@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from .. import PINS_IN_EFFECT
 from ..errors import ExitCode
 from ..host import PluginHost
 from ..publish import publish
@@ -29,6 +30,9 @@ def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lead
     with skips and failures, then the leaderboard (rank 0). The worst exit code."""
     rank, size, _ = world()
     worst = ExitCode.OK
+    if not PINS_IN_EFFECT:
+        warn("warning: torch was imported before harness, so the pinned numerics (harness.NUMERICS_ENV) "
+             "did not apply: trained models may differ in the last bits from other machines (import harness first)")
     repeated = sorted({spec for spec in models if models.count(spec) > 1})
     if repeated:  # the same run twice: the second would only re-read the first one's cache
         warn(f"warning: model(s) given more than once run once: {', '.join(repeated)}")
