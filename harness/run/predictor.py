@@ -20,10 +20,11 @@ from typing import Any, Callable, Sequence
 from ..api import Model
 from ..cache.predictions import PredictionCache
 from ..devices import model_threads
-from ..errors import HarnessError, StopRun, UsageError
+from ..errors import FitError, HarnessError, StopRun, UsageError
+from ..fileio import storage_error
 from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 
-__all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING"]
+__all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING", "guarded_fit"]
 
 #: Capabilities that take one answer per example besides the examples.
 ANSWER_TAKING = ("explain", "score_images")
@@ -84,12 +85,15 @@ class Predictor:
         self._fingerprint, self._pending_fit = fingerprint, fit
 
     def ensure_fitted(self) -> None:
-        """Run a deferred `fit` (once)."""
+        """Run a deferred `fit` (once). A fit that fails ends the run (FitError): every later
+        prediction would come from an untrained model, scored as if it were the real one."""
         if self._pending_fit is not None:
             fit, self._pending_fit = self._pending_fit, None
             start = time.perf_counter()
-            fit()
-            self.stats.fit_seconds += time.perf_counter() - start
+            try:
+                guarded_fit(fit, self.plugin_label)
+            finally:
+                self.stats.fit_seconds += time.perf_counter() - start
 
     def predict(
         self,
@@ -255,6 +259,23 @@ class Predictor:
                 for ex, extra, e in zip(batch, extras, raw)
             ]
         raise UsageError(f"unknown capability {capability!r}")
+
+
+def guarded_fit(fit: Callable[[], None], label: str) -> None:
+    """Call `fit`; its failure is one line that ends the run: FitError naming the model plugin
+    (`label`), or StorageError when the disk could not take the weights."""
+    try:
+        fit()
+    except (KeyboardInterrupt, SystemExit, StopRun):
+        raise
+    except HarnessError as exc:
+        raise FitError(f"model {label} could not be trained: {exc}", exc.exit_code) from exc
+    except Exception as exc:
+        known = storage_error(exc)
+        if known is not None:
+            raise known from exc
+        raise FitError(f"model {label} could not be trained: {type(exc).__name__}: "
+                       f"{' '.join(str(exc).split())}") from exc
 
 
 def _check_len(model: str, capability: str, raw: list[Any], batch: list[Example]) -> None:
