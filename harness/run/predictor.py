@@ -269,12 +269,12 @@ def guarded_fit(fit: Callable[[], None], label: str) -> None:
     except (KeyboardInterrupt, SystemExit, StopRun):
         raise
     except HarnessError as exc:
-        raise FitError(f"model {label} could not be trained: {exc}", exc.exit_code) from exc
+        raise FitError(f"plugin {label}: the model could not be trained: {exc}", exc.exit_code) from exc
     except Exception as exc:
         known = storage_error(exc)
         if known is not None:
             raise known from exc
-        raise FitError(f"model {label} could not be trained: {type(exc).__name__}: "
+        raise FitError(f"plugin {label}: the model could not be trained: {type(exc).__name__}: "
                        f"{' '.join(str(exc).split())}") from exc
 
 
