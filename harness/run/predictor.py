@@ -6,6 +6,8 @@
   recorded as an error naming the model plugin, and the run continues.
 - Outputs are checked against the contract (one output per example, one score per choice).
 - A model that raises `StopRun` (endpoint gone, budget spent) is not contained: the run stops.
+- An output larger than one prediction may hold (`oversize`: 100,000 characters of text,
+  100,000 answer scores) is a failed example, not a cache entry or a line of a predictions file.
 """
 
 from __future__ import annotations
@@ -24,10 +26,15 @@ from ..errors import FitError, HarnessError, StopRun, UsageError
 from ..fileio import storage_error
 from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 
-__all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING", "guarded_fit"]
+__all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING", "guarded_fit", "oversize", "MAX_TEXT", "MAX_SCORES"]
 
 #: Capabilities that take one answer per example besides the examples.
 ANSWER_TAKING = ("explain", "score_images")
+#: Characters of one answer or explanation (a VQA answer is a few words, an explanation a
+#: sentence or two; a long generation fits many times over).
+MAX_TEXT = 100_000
+#: Entries of one answer-score distribution (VQA classifiers score about 3,000 answers).
+MAX_SCORES = 100_000
 
 
 @dataclass
@@ -174,6 +181,10 @@ class Predictor:
                 fresh = {}
                 for pos, pred in zip(positions, preds):
                     i = indices[pos]
+                    problem = oversize(pred) if pred.error is None else ""
+                    if problem:
+                        pred = Prediction(pred.example_id, capability,
+                                          error=f"plugin {self.plugin_label}: ValueError: {problem}")
                     if pred.error is None:
                         self.stats.model_calls += 1
                     else:
@@ -230,7 +241,7 @@ class Predictor:
             for ex, value in zip(batch, raw):
                 ans = as_answer(value)
                 scores = {str(k): float(v) for k, v in ans.scores.items()} if ans.scores else None
-                preds.append(Prediction(ex.id, capability, answer=str(ans.text), answer_scores=scores))
+                preds.append(_kept(Prediction(ex.id, capability, answer=str(ans.text), answer_scores=scores)))
             return preds
         if capability in ("score_choices", "score_images"):
             if capability == "score_choices":
@@ -255,10 +266,31 @@ class Predictor:
             _check_len(name, capability, raw, batch)
             # A non-string explanation is scored as empty (and counted by the probe).
             return [
-                Prediction(ex.id, capability, answer=extra, explanation=e if isinstance(e, str) else "")
+                _kept(Prediction(ex.id, capability, answer=extra, explanation=e if isinstance(e, str) else ""))
                 for ex, extra, e in zip(batch, extras, raw)
             ]
         raise UsageError(f"unknown capability {capability!r}")
+
+
+def oversize(pred: Prediction) -> str:
+    """Why `pred` is too large to keep as one prediction ("" when it is not)."""
+    for name, text in (("answer", pred.answer), ("explanation", pred.explanation)):
+        if text is not None and len(text) > MAX_TEXT:
+            return (f"{name} of {len(text):,} characters is longer than one prediction may hold ({MAX_TEXT:,}; "
+                    f"example {pred.example_id})")
+    scores = pred.answer_scores or {}
+    if len(scores) > MAX_SCORES or sum(len(k) for k in scores) > MAX_TEXT * 10:
+        return (f"answer scores of {len(scores):,} answers are more than one prediction may hold ({MAX_SCORES:,}; "
+                f"example {pred.example_id})")
+    return ""
+
+
+def _kept(pred: Prediction) -> Prediction:
+    """`pred`, or a ValueError (a failed example: contained and reported) when `oversize`."""
+    problem = oversize(pred)
+    if problem:
+        raise ValueError(problem)
+    return pred
 
 
 def guarded_fit(fit: Callable[[], None], label: str) -> None:
