@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..api import Model
 from ..cache.predictions import PredictionCache
 from ..cache.watch import CacheWatch
-from ..errors import ExitCode, HarnessError, StopRun, Stopped
+from ..errors import ExitCode, HarnessError, StopRun, Stopped, StorageError
 from ..fileio import storage_error
 from ..host import PluginHost
 from ..manifest import new_manifest, now
@@ -77,14 +77,14 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     except KeyboardInterrupt as exc:  # Ctrl-C, or a signal (harness.errors.Stopped)
         status = exc.status if isinstance(exc, Stopped) else "interrupted"
         raise
-    except StopRun as exc:  # the model cannot go on (endpoint gone, budget spent), the disk is full
-        status, error = exc.status, str(exc)
-        raise
-    except Exception as exc:  # bad input found mid-run (HarnessError) also keeps what was computed
-        known = watch.lost() or storage_error(exc, rundir.path)
-        if known is not None:  # the cause, not what it broke
-            error = str(known)
+    except Exception as exc:  # bad input found mid-run (HarnessError) also keeps what was computed;
+        # StopRun: the model cannot go on (endpoint gone, budget spent, not trainable), the disk is full
+        known = None if isinstance(exc, StorageError) else (
+            watch.lost() or (None if isinstance(exc, StopRun) else storage_error(exc, rundir.path)))
+        if known is not None:  # the cause (a deleted cache, a full disk), not what it broke
+            status, error = known.status, str(known)
             raise known from exc
+        status = exc.status if isinstance(exc, StopRun) else "failed"
         error = str(exc) if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
         raise
     finally:
