@@ -139,9 +139,10 @@ def test_one_writer_per_run_folder(tmp_path):
     release = tmp_path / "release"
     resumed = _start(tmp_path, "--model", "wait", "--resume", release=release)
     _wait_for(lambda: len(_markers(tmp_path)) == 1, "the resumed model to run", resumed)
-    assert RunDir(run).writer() == resumed.pid
     before = (run / "manifest.json").read_bytes()
-    second = _start(tmp_path, "--model", "wait", "--resume")
+    go = tmp_path / "go"  # the second one would not wait (it is not meant to run at all)
+    go.write_text("")
+    second = _start(tmp_path, "--model", "wait", "--resume", release=go)
     out, err = second.communicate(timeout=TIMEOUT)
     assert second.returncode == 2
     assert err.strip().splitlines() == [f"error: run folder {run} is being written by another harness process "
@@ -149,6 +150,7 @@ def test_one_writer_per_run_folder(tmp_path):
                                         "for it to finish or stop it, then re-run"]
     assert (run / "manifest.json").read_bytes() == before
     assert len(list((tmp_path / "runs").iterdir())) == 1
+    assert RunDir(run).writer() == resumed.pid
     release.write_text("")
     resumed.communicate(timeout=TIMEOUT)
     assert resumed.returncode == 0

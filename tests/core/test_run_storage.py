@@ -19,7 +19,7 @@ import pytest
 from helpers_core import core_plugins
 
 from harness.api import Model
-from harness.errors import ExitCode, FitError, StorageError
+from harness.errors import ExitCode, HarnessError
 from harness.hookspecs import hookimpl
 from harness.testing import make_host, run_in_process
 from harness.types import Answer
@@ -71,9 +71,10 @@ def _manifest(tmp_path: Path) -> dict:
 
 
 def test_a_cache_deleted_mid_run_fails_the_run(tmp_path, fresh_cache):
-    with pytest.raises(StorageError, match=r"the cache .* was deleted or replaced during the run") as info:
+    with pytest.raises(HarnessError, match=r"the cache .* was deleted or replaced during the run") as info:
         run_in_process(_host(), model="cache-deleter", suite="tiny-suite", tmp_path=tmp_path, cache_path=None)
-    assert "\n" not in str(info.value) and info.value.exit_code == ExitCode.RESOURCE
+    assert type(info.value).__name__ == "StorageError" and info.value.exit_code == ExitCode.RESOURCE
+    assert "\n" not in str(info.value)
     manifest = _manifest(tmp_path)
     assert manifest["status"] == "failed" and "deleted or replaced" in manifest["error"]
     (run,) = (tmp_path / "runs").iterdir()
@@ -85,8 +86,9 @@ def test_a_cache_deleted_mid_run_fails_the_run(tmp_path, fresh_cache):
 
 
 def test_a_model_that_cannot_be_trained_fails_the_run_instead_of_scoring_zero(tmp_path):
-    with pytest.raises(FitError) as info:
+    with pytest.raises(HarnessError) as info:
         run_in_process(_host(), model="untrainable", suite="tiny-suite", tmp_path=tmp_path)
+    assert type(info.value).__name__ == "FitError" and info.value.exit_code == ExitCode.PLUGIN
     assert str(info.value) == ("plugin storage-models:untrainable: the model could not be trained: "
                                "FileNotFoundError: [Errno 2] No such file "
                                "or directory: '/cache/models/untrainable/weights.pt'")
