@@ -119,9 +119,10 @@ def _open_rundir(config: RunConfig, host: PluginHost, plan: RunPlan) -> tuple[Ru
 def _finish(run: TaskRunner, manifest: dict[str, Any], headlines: dict[str, list[list[str]]], *, status: str,
             error: str) -> None:
     """The run's last write: results.jsonl, the manifest with its status (and error), report.md;
-    then the folder is released. When the disk is full (the error that ended the run, or this
-    write) the writer's reserve is given back and the manifest is written first, so that it
-    says how the run ended; a write that fails on a full disk is one StorageError line."""
+    then the folder is released. A write the disk refuses (full, read-only) gives back the
+    writer's reserve and writes the manifest alone, so that it still says how the run ended
+    (`failed`); the files before it stay as they were (atomic writes), and it is one
+    StorageError line unless the run already ends with an error of its own."""
     try:
         run.predictor.cache.close()
         run.outcome.example_errors = run.predictor.stats.errors
