@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import io
 import json
 import os
@@ -21,9 +22,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence, TextIO
 
-from .errors import DataError, UsageError
+from .errors import DataError, StorageError, UsageError
 
-__all__ = ["fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_writable_folder", "atomic_path",
+__all__ = ["fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_writable_folder", "storage_error", "atomic_path",
            "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
 
 
@@ -159,6 +160,26 @@ def check_writable_folder(folder: Path | str, what: str = "output folder") -> No
                 p.rmdir()
             except OSError:
                 pass
+
+
+#: Errors of the disk the harness writes to, not of the input it reads.
+_STORAGE_ERRNOS = {errno.ENOSPC: "disk full", errno.EDQUOT: "disk quota exceeded", errno.EROFS: "read-only"}
+
+
+def storage_error(exc: BaseException, folder: Path | str | None = None) -> StorageError | None:
+    """The one-line StorageError for an OSError that says the disk cannot take what the run
+    writes (disk full, quota exceeded, a read-only file system; a permission refused inside
+    `folder`), else None. Nothing is half-written (every writer here is atomic)."""
+    if not isinstance(exc, OSError) or exc.errno is None:
+        return None
+    where = Path(exc.filename) if isinstance(exc.filename, (str, os.PathLike)) else Path(folder or ".")
+    inside = folder is not None and (where == Path(folder) or Path(folder) in where.parents)
+    if exc.errno not in _STORAGE_ERRNOS and not (exc.errno in (errno.EACCES, errno.EPERM) and inside):
+        return None
+    what = _STORAGE_ERRNOS.get(exc.errno, "permission denied")
+    return StorageError(f"cannot write {where}: {exc.strerror or what} ({what}); what was computed before is kept "
+                        "(the prediction cache, the run folder's last complete write); make room or make it "
+                        "writable, then re-run with --resume")
 
 
 # ------------------------------------------------------------------ writing files

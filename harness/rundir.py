@@ -4,28 +4,41 @@
     predictions/<dataset>/<split>/<probe>/<variant>.jsonl
     artifacts/<probe>/...    probe outputs (local explanations, decoy sets, samples)
 
-Where a probe's files go is decided in one place, `RunDir.probe_files`.
     results.jsonl            one ResultRow per line (the leaderboard reads these)
     tables.json              the probes' table layouts and row tags (data, harness.layouts)
     report.md                headline numbers, tables, examples, failures
+    .writer                  the lock of the one process writing the run (`RunDir.claim`)
+
+Where a probe's files go is decided in one place, `RunDir.probe_files`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
+from .errors import UsageError
 from .fileio import atomic_write_json, atomic_write_text, write_jsonl
 from .types import ResultRow, Task
 
-__all__ = ["RunDir", "ProbeFiles", "safe_name", "read_results", "TABLES_FILE"]
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: a second writer is not detected
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["RunDir", "ProbeFiles", "safe_name", "read_results", "TABLES_FILE", "WRITER_FILE"]
 
 #: The table layouts and row tags of a run (written by the run, read by the leaderboard).
 TABLES_FILE = "tables.json"
+#: The writer's lock: its pid while it runs, and space kept for the last manifest (`claim`).
+WRITER_FILE = ".writer"
+#: Bytes the writer keeps allocated, freed to mark the manifest when the disk is full.
+RESERVE_BYTES = 512 * 1024
 
 
 def safe_name(text: str) -> str:
@@ -48,6 +61,74 @@ class RunDir:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.run_id = self.path.name
+        self._writer: int | None = None  # the lock's file descriptor while this process writes
+
+    # ------------------------------------------------------------------ one writer
+    def claim(self) -> None:
+        """Become the one process writing this run folder: an advisory lock on `.writer`,
+        held until `release` (the OS drops it when the process dies, so a killed run never
+        blocks the next one). A folder another process holds, or one that cannot be written
+        (read-only), is one UsageError line. The file also keeps RESERVE_BYTES allocated:
+        `free_reserve` gives them back so the manifest can still be marked on a full disk."""
+        path = self.path / WRITER_FILE
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise UsageError(f"run folder {self.path} cannot be written ({exc.strerror or exc}); make it "
+                             "writable, or run without --resume to start a new run elsewhere (--out)") from None
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                pid = self.writer()
+                raise UsageError(f"run folder {self.path} is being written by another harness process"
+                                 f"{f' (pid {pid})' if pid else ''}; one process writes a run folder at a time: "
+                                 "wait for it to finish or stop it, then re-run") from None
+        head = f"{os.getpid()}\n".encode()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, head, 0)
+        try:
+            os.posix_fallocate(fd, len(head), RESERVE_BYTES)
+        except (OSError, AttributeError):  # already full, or a file system without it: no reserve
+            pass
+        self._writer = fd
+
+    def free_reserve(self) -> None:
+        """Give back the space `claim` kept (the disk is full: the manifest comes first)."""
+        if self._writer is not None:
+            os.ftruncate(self._writer, len(f"{os.getpid()}\n"))
+
+    def release(self) -> None:
+        """Stop being this folder's writer (its pid and reserve are removed; the file stays,
+        since removing a lock file races with the next process opening it)."""
+        if self._writer is not None:
+            fd, self._writer = self._writer, None
+            try:
+                os.ftruncate(fd, 0)
+            except OSError:
+                pass
+            os.close(fd)  # closing drops the lock
+
+    def writer(self) -> int | None:
+        """The pid of the process writing this run now (0 when it cannot be read), or None
+        when no process is writing it (finished, stopped, or killed)."""
+        if fcntl is None:
+            return None
+        try:
+            fd = os.open(self.path / WRITER_FILE, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:  # no lock file: written before locks, or never started
+            return None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                head = os.pread(fd, 32, 0).split(b"\n", 1)[0]
+                return int(head) if head.isdigit() else 0
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        finally:
+            os.close(fd)
 
     @classmethod
     def create(cls, out_root: Path, model_spec: str, suite: str) -> "RunDir":

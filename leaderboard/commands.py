@@ -11,6 +11,7 @@ import click
 
 from harness.errors import DataError
 from harness.fileio import atomic_write_text
+from harness.rundir import RunDir
 
 from .compare import compare_runs, comparisons_json, render_comparisons
 from .runreport import render_run_markdown, write_run_report
@@ -55,11 +56,20 @@ def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed
     and the exact McNemar p-value for per-question correctness (docs/compare.md)."""
 
     a, b = load_run(run_a), load_run(run_b)
-    for info in (a, b):  # a run none of whose rows could be read: say why, not "no metric in both"
-        if info.problems and not info.rows:
+    for which, info in (("A", a), ("B", b)):
+        writer = RunDir(info.path).writer()
+        if writer is not None:  # its rows and per-question files are still changing
+            raise DataError(f"run {which} ({info.path}) is still being written (process {writer or '?'}); compare "
+                            "it once that run has ended")
+        if info.problems and not info.rows:  # none of its rows could be read: say why, not "no metric in both"
             more = len(info.problems) - 1
             raise DataError(info.problems[0] + (f" (and {more} more problem(s))" if more else ""))
     found, notes = compare_runs(a, b, seed=seed, n_boot=n_boot, probes=probes)
+    for which, info in (("B", b), ("A", a)):
+        status = info.manifest.get("status", "complete")
+        if status != "complete":  # a run that ended early has only some of its suite's rows
+            notes.insert(0, f"run {which} did not complete (status {status}): only the metrics it computed "
+                            "are compared")
     for note in notes:
         click.echo(f"note: {note}", err=True)
     if not found:

@@ -75,6 +75,15 @@ def compare_runs(a: RunInfo, b: RunInfo, *, seed: int = 0, n_boot: int = 10_000,
         notes += list(dict.fromkeys(f"run {which}: {reason} (no 'better' on its answer changes)"
                                     for task, reason in odd.items() if task[1] in compared))
     with_scores = {c.a.probe for c in found}
+    for which, index, side in (("A", index_a, 0), ("B", index_b, 1)):
+        # A metric whose probe has per-question scores in this run, but not this metric: its
+        # file is gone (deleted, or the run was copied without it), so it is left out.
+        for m, c in zip(matched, results):
+            row = (m.a, m.b)[side]
+            if c is None and row.probe in with_scores and index.get(row) is None:
+                notes.append(f"run {which}: the per-question scores of {row.probe} {row.metric}"
+                             f"{f' ({row.variant})' if row.variant else ''} on {row.dataset}/{row.split} are "
+                             "missing (artifacts/<probe>/per_example/ file deleted?); that metric is not compared")
     lacking = sorted(without - with_scores)
     if lacking:
         notes.append("no per-question scores in both runs for probe(s) " + ", ".join(lacking)

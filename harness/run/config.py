@@ -34,7 +34,8 @@ class RunConfig:
     out: Path = DEFAULT_RUNS
     #: Continue the newest incomplete run with the same configuration.
     resume: bool = False
-    #: A prediction cache file of the run's own (default: the harness cache's).
+    #: A prediction cache file of the run's own (default: the harness cache's); the probe
+    #: outputs computed with it are kept beside it (`PredictionCache.outputs_root`).
     cache_path: Path | None = None
     #: Restore probe outputs from the cache when their key matches (harness.cache.outputs).
     reuse_outputs: bool = True
@@ -50,9 +51,3 @@ class RunConfig:
         return digest({"model": model_spec, "suite": self.suite, "suite_file": suite_file_digest(self.suite),
                        "data_dir": str(self.data_dir or ""), "split": self.split, "limit": self.limit,
                        "seed": self.seed}, 16)
-
-    @property
-    def outputs_root(self) -> Path | None:
-        """Where probe outputs are kept: beside a prediction cache of the run's own (they
-        depend on its predictions), else in the harness cache (None)."""
-        return Path(self.cache_path).parent / "artifacts" if self.cache_path else None

@@ -13,6 +13,7 @@ from ..errors import ExitCode
 from ..host import PluginHost
 from ..publish import publish
 from ..specs import parse_spec
+from . import signals
 from .config import RunConfig
 from .distributed import run_distributed, world
 from .execute import execute_run
@@ -27,7 +28,16 @@ def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lead
     """The one entry point of `harness run`, in one process or under torchrun: each model
     through the suite (sharded over the launcher's ranks when WORLD_SIZE > 1; several models
     at once in `jobs` processes, None = harness.run.parallel.default_jobs), a summary per model
-    with skips and failures, then the leaderboard (rank 0). The worst exit code."""
+    with skips and failures, then the leaderboard (rank 0). The worst exit code.
+
+    SIGINT and SIGTERM stop it like Ctrl-C (harness.run.signals): the running models record
+    it, worker processes exit, and `harness.errors.Stopped` is raised."""
+    with signals.stop_on_signals():
+        return _run_models(models, base, host, leaderboard=leaderboard, echo=echo, warn=warn, jobs=jobs)
+
+
+def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, leaderboard: Path | None,
+                echo: Callable[[str], None], warn: Callable[[str], None], jobs: int | None) -> ExitCode:
     rank, size, _ = world()
     worst = ExitCode.OK
     if not PINS_IN_EFFECT:

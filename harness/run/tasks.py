@@ -12,15 +12,18 @@ from __future__ import annotations
 import time
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Sequence
 
 from ..api import Model, Probe, Task
 from ..cache.artifacts import ArtifactStore
 from ..cache.outputs import ProbeOutput, ProbeOutputCache
+from ..cache.watch import CacheWatch
 from ..data.session import LazyExamples
 from ..devices import model_threads
 from ..digest import digest
 from ..errors import DataError, ExitCode, HarnessError, StopRun
+from ..fileio import atomic_write_text, storage_error
 from ..host import PluginHost
 from ..images import missing_images
 from ..layouts import RowTags
@@ -29,7 +32,7 @@ from ..types import ResultRow
 from .config import RunConfig
 from .context import TaskContext
 from .plan import RunPlan
-from .predictor import Predictor
+from .predictor import Predictor, guarded_fit
 
 __all__ = ["ProbeFailure", "RunOutcome", "TaskRunner", "capability_gap", "check_images"]
 
@@ -81,8 +84,11 @@ class TaskRunner:
     """The state of one model's run through its plan's tasks."""
 
     def __init__(self, config: RunConfig, host: PluginHost, plan: RunPlan, rundir: RunDir,
-                 predictor: Predictor) -> None:
+                 predictor: Predictor, *, outputs_root: Path | None = None, watch: CacheWatch | None = None) -> None:
+        """`outputs_root`: the probe-output store (None: the harness cache's); `watch`: the
+        caches checked after every probe (a probe run on a deleted cache is not gathered)."""
         self.config, self.host, self.plan, self.rundir, self.predictor = config, host, plan, rundir, predictor
+        self.watch = watch
         self.model, self.session = plan.model, plan.session
         self.outcome = RunOutcome(rundir, [], ExitCode.OK, skipped=list(plan.skipped))
         self.sections: list[str] = []
@@ -92,7 +98,7 @@ class TaskRunner:
         self.reused = 0
         #: Seconds per probe (and per fit), for the manifest: where a run spends its time.
         self.timings: list[dict[str, Any]] = []
-        self.outputs = ProbeOutputCache(ArtifactStore(config.outputs_root)) if config.reuse_outputs else None
+        self.outputs = ProbeOutputCache(ArtifactStore(outputs_root)) if config.reuse_outputs else None
         #: What the model is trained on now: the declared data, or the last fit's.
         self.trained_on = plan.trained_on
         self._fitted_on: str | None = None
@@ -159,7 +165,7 @@ class TaskRunner:
             self.predictor.refresh_fingerprint()
             if key is None:
                 with model_threads(model):
-                    model.fit(train, seed=seed)
+                    guarded_fit(lambda: model.fit(train, seed=seed), self.predictor.plugin_label)
                 self.predictor.refresh_fingerprint()
             else:
                 fingerprint = digest({"model": model.name,
@@ -198,6 +204,8 @@ class TaskRunner:
                 self._gather(task, probe_cls, found)
                 return
         output, clean = self._run_contained(task, probe_name, entry.plugin, probe, examples)
+        if self.watch is not None:
+            self.watch.check()
         self._gather(task, probe_cls, output)
         if key is not None and clean:  # only a clean output is shared: failed examples are retried
             self.outputs.put(key, self.rundir.path, output)
@@ -241,8 +249,11 @@ class TaskRunner:
             self.outcome.probe_failures.append(ProbeFailure(task.title, probe_name, plugin, str(exc)))
             rows, failed = [], True
         except Exception as exc:  # contain: the probe is reported, the run goes on
+            known = storage_error(exc, self.rundir.path)
+            if known is not None:  # the disk, not the probe: the run cannot go on
+                raise known from exc
             detail = "".join(traceback.format_exception(exc))
-            files.artifact("traceback.txt").write_text(detail, encoding="utf-8")
+            atomic_write_text(files.artifact("traceback.txt"), detail)
             self.outcome.probe_failures.append(
                 ProbeFailure(task.title, probe_name, plugin, f"{type(exc).__name__}: {exc}"))
             rows, failed = [], True
