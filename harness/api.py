@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol, Sequence
 
 from .digest import digest
+from .display import ChartSpec, Degenerate, Display, Evidence
 from .layouts import Layout
 from .options import Configurable, Option
 from .types import (
@@ -32,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import datasets
 
 __all__ = ["Option", "Configurable", "DatasetPlugin", "FeatureExtractor", "FeatureResolver", "Model", "Probe",
-           "ProbeContext", "Layout", "Publisher", "Task", "Suite"]
+           "ProbeContext", "Layout", "Display", "Evidence", "ChartSpec", "Degenerate", "Publisher", "Task", "Suite"]
 
 
 # ---------------------------------------------------------------------------- datasets
@@ -364,6 +365,13 @@ class Probe(Configurable):
         folder for the leaderboard). Empty: the generic layout (rows = model and training
         data, columns = data/metric)."""
         return ()
+
+    @classmethod
+    def display(cls) -> Display:
+        """How the leaderboard names and shows this probe (data, written into every run folder
+        with the layouts): readable title and metric names, docs link, why some metrics have
+        no interval, image-reliance evidence, charts (harness.display)."""
+        return Display()
 
 
 # -------------------------------------------------------------------------- publishers

@@ -44,13 +44,14 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     run = TaskRunner(config, host, plan, rundir, predictor)
     layouts = {name: list(host.probes[name].layouts()) for t in plan.tasks for name in t.probes}
     headlines = {name: [list(h) for h in host.probes[name].headline] for name in layouts}
+    displays = {name: host.probes[name].display() for name in layouts}
     plan.model.setup(plan.device)
     status = "failed"
     try:
         for task in plan.tasks:
             run.task(task)
             _note_parameters(manifest, plan.model, run.trained_on)
-            rundir.write_tables(layouts, list(run.row_tags.values()), headlines)
+            rundir.write_tables(layouts, list(run.row_tags.values()), headlines, displays)
             _write_summary(run, manifest, headlines, status="running")
         notes = plan.model.report_notes()
         if notes:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.api import Layout, Probe, ProbeContext
+from harness.api import Display, Layout, Probe, ProbeContext
 from harness.perexample import write_scores
 from harness.stats import bootstrap_ci, wilson_interval
 from harness.types import ResultRow
 
 from .metrics import find_pairs, pair_outcomes
 from .tables import PAIR_LAYOUTS, trained_condition
+from .display import PAIR_DISPLAY
 
 __all__ = ["PairProbe", "PAIR_METRICS"]
 
@@ -88,6 +89,10 @@ class PairProbe(Probe):
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return PAIR_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return PAIR_DISPLAY
 
 
 def _report_load_summary(ctx: ProbeContext) -> None:

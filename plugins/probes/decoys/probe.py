@@ -22,7 +22,7 @@ from typing import ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from harness.api import Layout, Option, Probe, ProbeContext
+from harness.api import Display, Layout, Option, Probe, ProbeContext
 from harness.errors import UsageError
 from harness.metrics import normalize_answer, vqa_accuracy
 from harness.perexample import write_scores
@@ -37,6 +37,7 @@ from vqa_harness_plugins.generators.decoys import (
     variant_choices,
 )
 
+from .display import AUDIT_DISPLAY, DECOY_DISPLAY
 from .tables import AUDIT_LAYOUTS, DECOY_LAYOUTS
 
 __all__ = ["DecoyProbe", "DecoyAuditProbe", "ABLATIONS", "mc_variant_examples", "pick_scores"]
@@ -224,6 +225,10 @@ class DecoyProbe(Probe):
     def layouts(cls) -> tuple[Layout, ...]:
         return DECOY_LAYOUTS
 
+    @classmethod
+    def display(cls) -> Display:
+        return DECOY_DISPLAY
+
 
 def _base_dataset(spec: str) -> str:
     """The dataset spec without its decoy-set option (one Table 3 per base dataset)."""
@@ -272,6 +277,10 @@ class DecoyAuditProbe(Probe):
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return AUDIT_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return AUDIT_DISPLAY
 
 
 def _generation_rows(ctx: ProbeContext) -> list[ResultRow]:
