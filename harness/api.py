@@ -386,3 +386,8 @@ class Publisher(Configurable):
                 progress: Callable[[str], None] | None = None) -> list[Path]:  # pragma: no cover
         """Write the output for the runs found in `inputs` into `out`; the paths written."""
         raise NotImplementedError
+
+    def summary(self) -> str:
+        """After `publish` on this instance: text for the terminal at the end of `harness run`
+        (the answer at a glance and where the output is); '' for none."""
+        return ""

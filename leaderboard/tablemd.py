@@ -26,6 +26,6 @@ def render_markdown(table: Table) -> str:
 
 
 def _md(text: str) -> str:
-    """Escape what markdown renderers would read as markup or raw HTML in a cell."""
-    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("\n", " "))
+    """Escape what markdown renderers would read as markup or raw HTML in a cell: a '<' could
+    open a tag; a '>' alone opens nothing, so "X -> Y" stays as written."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
