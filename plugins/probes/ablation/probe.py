@@ -37,6 +37,7 @@ from harness.types import BLANK_IMAGE, Example, Prediction, ResultRow
 from .derange import image_derangement
 from .tables import ABLATION_LAYOUTS
 from .display import ABLATION_DISPLAY
+from .examples import show_ablation
 
 __all__ = ["ImageAblationProbe", "CONDITIONS", "answers_changed", "paired_drop"]
 
@@ -123,6 +124,7 @@ class ImageAblationProbe(Probe):
             if cond in preds:
                 rows += _condition_rows(ctx, cond, examples, variants[cond][0], variants[cond][1], preds, real_scores)
         _report(ctx, examples, plan, self.config["swap_within"], preds, variants)
+        show_ablation(ctx, examples, plan.donor, preds, variants["swap"][0])
         return rows
 
     @classmethod

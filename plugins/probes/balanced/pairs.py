@@ -18,6 +18,7 @@ from harness.types import ResultRow
 from .metrics import find_pairs, pair_outcomes
 from .tables import PAIR_LAYOUTS, trained_condition
 from .display import PAIR_DISPLAY
+from .examples import show_pairs
 
 __all__ = ["PairProbe", "PAIR_METRICS"]
 
@@ -83,6 +84,7 @@ class PairProbe(Probe):
         if failed:
             notes.append(f"{failed} pair(s) skipped because the model failed on one of the questions.")
         _report_examples(ctx, ok, preds, outcomes)
+        show_pairs(ctx, ok, preds, outcomes)
         ctx.report(" ".join(notes))
         return rows
 
