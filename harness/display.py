@@ -211,10 +211,15 @@ class Display:
     degenerate: tuple[Degenerate, ...] = ()
 
     def metric_name(self, metric: str) -> str:
-        """The readable name of `metric` ('' when the probe names none)."""
+        """The readable name of `metric` ('' when the probe names none); a name given for a
+        prefix ("vqa_accuracy/answer_type=*") is followed by the rest of the id (": yes/no")."""
         if metric in self.metric_names:
             return self.metric_names[metric]
-        return next((v for k, v in self.metric_names.items() if k.endswith("*") and matches_metric(k, metric)), "")
+        for key, name in self.metric_names.items():
+            if key.endswith("*") and matches_metric(key, metric):
+                rest = metric[len(key) - 1:]
+                return f"{name}: {rest}" if rest else name
+        return ""
 
     def interval_reason(self, metric: str) -> str:
         """Why rows of `metric` have no interval ('' when the probe says nothing)."""

@@ -148,12 +148,16 @@ def row_label(evidence: Evidence, row: ResultRow, rows: Sequence[ResultRow], tag
     `row` apart: "Complementary pairs answered differently (train B_half)"."""
     if len(rows) < 2:
         return evidence.label
-    fields = dict(evidence.context) or {"variant": "{}", "train": "trained on {}", "data": "{}"}
     parts = []
-    for name, template in fields.items():
-        if len({field_value(r, name, tags) for r in rows}) > 1:
-            value = field_value(row, name, tags)
-            parts.append(template.format(_value_label(evidence, name, value) if value else "-"))
+    # The fields the evidence names (tags such as Goyal's train condition), else the defaults
+    # (when those tags are absent, e.g. a run written before them).
+    for fields in (dict(evidence.context), {"variant": "{}", "train": "trained on {}", "data": "{}"}):
+        for name, template in fields.items():
+            if len({field_value(r, name, tags) for r in rows}) > 1:
+                value = field_value(row, name, tags)
+                parts.append(template.format(_value_label(evidence, name, value) if value else "-"))
+        if parts:
+            break
     if not parts and len({r.suite for r in rows}) > 1:
         parts.append(f"suite {row.suite}")
     if not parts and len({r.run_id for r in rows}) > 1:
@@ -164,16 +168,18 @@ def row_label(evidence: Evidence, row: ResultRow, rows: Sequence[ResultRow], tag
     return f"{evidence.label[:-1]}; {said})" if evidence.label.endswith(")") else f"{evidence.label} ({said})"
 
 
-def card_markdown(card: Card, names: Names | None = None, tags: TagIndex | None = None) -> str:
-    """The card as a markdown section (for `harness report`)."""
+def card_markdown(card: Card, names: Names | None = None, tags: TagIndex | None = None,
+                  skipped: Mapping[str, str] | None = None) -> str:
+    """The card as a markdown section (for `harness report`); `skipped`: probe -> why the run
+    skipped it (said on its evidence's "not measured" line)."""
     from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     body = []
     for line in card.lines:
         if not line.rows:
-            body.append([line.evidence.label, "not measured", "",
-                         f"no row in this model's runs ({line.evidence.suites or 'its probe: ' + line.declared.probe})",
-                         ""])
+            why = (skipped or {}).get(line.declared.probe) or \
+                f"no row in this model's runs ({line.evidence.suites or 'its probe: ' + line.declared.probe})"
+            body.append([line.evidence.label, "not measured", "", why, ""])
             continue
         for r in line.rows:
             value, ci = value_text(r, names)

@@ -18,6 +18,7 @@ one flat table with every column and the metric ids, for scripts.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -162,7 +163,8 @@ def render_comparisons(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alph
     names = _names(a, b)
     variants = {p: {v: label for lay in found_l for v, label in (lay.labels.get("variant") or {}).items()}
                 for p, found_l in {**b.layouts, **a.layouts}.items()}
-    text = summary_line(a, b, found, alpha) + "\n\n" + _head(a, b, alpha) + "\n"
+    head = _head(a, b, alpha) if wide else "\n".join(textwrap.fill(p, width) for p in _head(a, b, alpha).splitlines())
+    text = summary_line(a, b, found, alpha) + "\n\n" + head.rstrip("\n") + "\n\n"
     groups: dict[tuple[str, str], list[list[str]]] = {}
     flat = []
     for c, probes in unique_comparisons(found):
