@@ -162,7 +162,9 @@ def svgs_of(chart: Chart) -> list[str]:
                 _bars(ax, panel, limits[panel.axis])
             else:
                 _points(ax, panel, limits[panel.axis])
-            ax.set_title("\n".join(textwrap.wrap(panel.title, 44)) or chart.title, loc="left")
+            # The title spans the figure (not only the axes, which tick labels narrow), wrapped to it.
+            fig.suptitle("\n".join(textwrap.wrap(panel.title or chart.title, 46)), x=0.02, ha="left",
+                         fontsize=FONT_PT + 1)
             ax.set_axisbelow(True)
             buf = io.StringIO()
             description = f"panel {i + 1}: {len(panel.series)} series"

@@ -11,7 +11,7 @@ from harness.types import ResultRow
 __all__ = ["Chart", "Panel", "Series", "RENDER_VERSION"]
 
 #: Bump when the drawing code changes, so stored hashes no longer match and charts redraw.
-RENDER_VERSION = "7"
+RENDER_VERSION = "8"
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,9 @@ def examples_html(runs: Sequence[RunInfo], page_dir: Path | None, *, names: Name
     if not found:
         return ""
     names = names or Names()
+    # The direct evidence first (the ablation's images), as the probes order their evidence.
+    rank = {p: min(e.order for e in d.evidence) for p, d in names.displays.items() if d.evidence}
+    found = sorted(found, key=lambda f: (rank.get(f[1].probe, 10_000), f[1].probe))
     parts = [f"<{heading}>Examples, with the images the model saw</{heading}>",
              '<p class="muted">A few examples per probe, as the probes recorded them; thumbnails are the data\'s own '
              "image files (not copied into the site: a file not on this machine is named instead); click one for "

@@ -183,6 +183,10 @@ def legend(table: RelianceTable) -> list[str]:
     lines = ["Values: fractions in %, accuracy drops in points; [95% interval]. A column's cells come from "
              "the probes' rows (the model's card lists all of them)."]
     lines += [f"{MARKS[m][0]} {MARKS[m][1]}" for m in table.marks_used()]
+    untested = [c.evidence.header for c in table.columns if not c.evidence.more]
+    if untested:
+        lines.append(f"No mark in {', '.join(untested)}: neither end of it alone says the image is used (read it "
+                     "beside the other columns), so no model is tested against another there.")
     if table.unmeasured:
         lines.append(f"No image-reliance evidence yet for {', '.join(table.unmeasured)}: none of their runs has a "
                      "probe that measures it (the columns' suites do).")

@@ -15,9 +15,8 @@ from .texttable import render_text_table
 __all__ = ["reliance_markdown", "reliance_html", "reliance_text", "TITLE", "INTRO"]
 
 TITLE = "Does it use the image?"
-INTRO = ("One row per model: the evidence its runs hold that it uses the image (drops when the image is grayed out "
-         "or swapped, answers that change, complementary pairs, decoys that need the image), each with its 95% "
-         "interval, and each tested against the model with the most image use in its column on the same questions.")
+INTRO = ("A row per model: what its runs measured of its use of the image, each value with its 95% interval and its "
+         "paired test against the model with the most image use in the column (same questions).")
 
 
 def _of(cell: Cell) -> str:
@@ -74,12 +73,13 @@ def reliance_html(table: RelianceTable, model_links: Mapping[str, str] | None = 
                    if cell.mark else "")
             of = f'<small class="of">{esc(_of(cell))}</small>' if cell.of > 1 else ""
             # One span: on a phone the cell is a grid of its label and this span.
+            # The value and its interval never break apart; the mark goes to a second line only
+            # when the table would not fit the screen otherwise.
             tds.append(f'<td data-label="{label}" class="{cls}" data-sort="{esc(cell.value())}"><span class="cell">'
-                       f'<span class="val">{esc(cell.value())}</span><small class="ci">{esc(cell.interval())}</small>'
-                       f"{sig}{of}</span></td>")
+                       f'<span class="vci"><span class="val">{esc(cell.value())}</span><small class="ci">'
+                       f"{esc(cell.interval())}</small></span> {sig}{of}</span></td>")
         body.append(f'<tr data-model="{esc(model)}">' + "".join(tds) + "</tr>")
-    where = _where(table)
-    notes = "".join(f"<li>{esc(n)}</li>" for n in ([where] if where else []) + legend(table))
+    notes = "".join(f"<li>{esc(n)}</li>" for n in legend(table))  # the data are in the headers
     return (f'<div class="table-block reliance-block"><p class="explain">{esc(INTRO)}</p>'
             '<div class="scroll"><table class="lb reliance" id="reliance-table" aria-label="Does it use the image?">'
             f"<thead><tr>{''.join(head)}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
@@ -91,7 +91,7 @@ def reliance_text(table: RelianceTable, width: int) -> str:
     headers = ["model", "verdict"] + [c.evidence.header for c in table.columns]
     rows = []
     for model, said, cells in zip(table.models, table.verdicts, table.cells):
-        line = [model, said.replace(" ", "\n", 1) if len(said) > 14 else said]
+        line = [model, "\n".join(textwrap.wrap(said, 14))]
         for cell in cells:
             if cell.row is None:
                 line.append("-")

@@ -200,7 +200,7 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
     if layout.extremes:
         # Per model its k most and k least (by the first value), each with its rank column.
         kept, cut, unranked = keep_extremes(body, layout.extremes)
-        at = len(layout.rows)
+        at = 1  # right after the model: which of its rows this is
         body = [(b[0][:at] + [rank] + b[0][at:], b[1], b[2], b[3][:at] + [None] + b[3][at:],
                  b[4][:at] + [""] + b[4][at:]) for b, rank in kept]
         headers.insert(at, layout.names.get("rank") or RANK_HEADER)
@@ -224,7 +224,8 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
                  note=note, description=layout.description, reference=layout.reference,
                  probe=rows[0].probe, spec=", ".join(v for v in split.values() if v), directions=tuple(directions),
                  cells=tuple(tuple(b[3]) for b in body), layout_id=layout.id, cut=cut,
-                 folded=tuple(i for i in all_rows if i not in keep_rows), short_headers=tuple(short), shared=spec,
+                 folded=tuple(i + (1 if layout.extremes and i >= 1 else 0) for i in all_rows if i not in keep_rows),
+                 short_headers=tuple(short), shared=spec,
                  hints=tuple(tuple(b[4]) for b in body) if inapplicable else ())
 
 

@@ -4,16 +4,16 @@
 from __future__ import annotations
 
 from harness.api import ChartSpec, Display, Evidence
-from vqa_harness_plugins.probes.accuracy import ACCURACY_NAMES
+from vqa_harness_plugins.probes.accuracy import ACCURACY_NAMES, ANSWER_TYPE_CATEGORIES
 
-from .tables import ANSWER_TYPES, GOYAL_COLUMNS
+from .tables import GOYAL_COLUMNS
 
 __all__ = ["BALANCED_DISPLAY", "PAIR_DISPLAY", "AUDIT_DISPLAY", "COUNTEREXAMPLE_DISPLAY"]
 
 DOCS = "balanced-vqa.md#probes-and-metrics"
 _CONDITION_NAMES = {"UU": "train U → test U", "UB": "train U → test B", "B_half B": "train B_half → test B",
                     "BB": "train B → test B"}
-_TYPES = {"vqa_accuracy": "overall", **{f"vqa_accuracy/answer_type={key}": key for _, key in ANSWER_TYPES}}
+_TYPES = ANSWER_TYPE_CATEGORIES
 
 BALANCED_DISPLAY = Display(
     title="Balanced VQA accuracy (Goyal Tables 1, 3)", docs=DOCS, metric_names=ACCURACY_NAMES,
