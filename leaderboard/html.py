@@ -106,12 +106,14 @@ def table_head(table: Table, docs: Callable[[str], str | None] | None = None) ->
     if table.spec:
         parts.append(f'<div class="spec"><code>{esc(table.spec)}</code></div>')
     line = table.explanation
+    href = docs(table.probe) if docs is not None and table.probe else None
     if line or table.reference:
         ref = ""
         if table.reference:
-            href = docs(table.probe) if docs is not None else None
             ref = (f' <span class="ref">Reproduces: <a href="{esc(href)}">{esc(table.reference)}</a></span>' if href
                    else f' <span class="ref">Reproduces: {esc(table.reference)}</span>')
+        elif href:  # the probe's docs (its own declaration), even without a paper table
+            ref = f' <span class="ref"><a href="{esc(href)}">Docs</a></span>'
         parts.append(f'<p class="explain">{esc(line)}{ref}</p>')
     return "".join(parts)
 

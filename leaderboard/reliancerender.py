@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from harness.report import md_cell
 
@@ -50,14 +50,18 @@ def reliance_markdown(table: RelianceTable) -> str:
     return text + "".join(f"- {md_cell(n)}\n" for n in notes)
 
 
-def reliance_html(table: RelianceTable, model_links: Mapping[str, str] | None = None) -> str:
+def reliance_html(table: RelianceTable, model_links: Mapping[str, str] | None = None,
+                  docs: Callable[[str], str | None] | None = None) -> str:
     """The table as HTML: marks are text in the cells, the legend is under the table; on a
-    narrow screen each model's row becomes a block of labelled lines (site.css)."""
+    narrow screen each model's row becomes a block of labelled lines (site.css). A column's
+    header links to its probe's docs (`docs`: probe -> link)."""
     links = model_links or {}
     head = ['<th scope="col">model</th>', '<th scope="col">verdict</th>']
     for col, data in zip(table.columns, table.data):
         on = f'<small class="on">{esc(data)}</small>' if data else ""
-        head.append(f'<th scope="col" title="{esc(col.evidence.reading)}">{esc(col.evidence.header)}{on}</th>')
+        href = docs(col.probe) if docs is not None else None
+        name = f'<a href="{esc(href)}">{esc(col.evidence.header)}</a>' if href else esc(col.evidence.header)
+        head.append(f'<th scope="col" title="{esc(col.evidence.reading)}">{name}{on}</th>')
     body = []
     for model, said, cells in zip(table.models, table.verdicts, table.cells):
         name = f'<a href="{esc(links[model])}">{esc(model)}</a>' if model in links else esc(model)

@@ -318,7 +318,7 @@ def write_site(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mappi
                              links={m.model: model_href(m.model) for m in infos}) if infos else ""
     found = reliance if reliance is not None else \
         reliance_table(rows, displays, index=index, tags=tags, models=[m.model for m in infos])
-    reliance = reliance_html(found, {m.model: model_href(m.model) for m in infos}) if found is not None else ""
+    reliance = reliance_html(found, {m.model: model_href(m.model) for m in infos}, docs) if found is not None else ""
     atomic_write_text(out / "index.html", render_index(rows, problems, tables, charts, runs, inputs,
                                                        _suite_descriptions(run_infos), cards=card_blocks,
                                                        models_html=models_html, reliance=reliance, full=full,
