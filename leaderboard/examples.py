@@ -42,7 +42,7 @@ def picture_html(picture: Picture, page_dir: Path | None) -> str:
                 f"{label}</figure>")
     src = os.path.relpath(path.resolve(), Path(page_dir).resolve()) if page_dir is not None else str(path.resolve())
     return (f'<figure class="thumb"><a href="{esc(src)}"><img src="{esc(src)}" alt="{esc(picture.label)}" '
-            f'width="{THUMB_PX}" loading="lazy"></a>{label}</figure>')
+            f'width="{THUMB_PX}" loading="eager"></a>{label}</figure>')
 
 
 def _example_html(shown, page_dir: Path | None) -> str:

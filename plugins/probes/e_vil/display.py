@@ -15,8 +15,8 @@ __all__ = ["EVIL_DISPLAY"]
 _SE_ORDER = ("e_vil_score", "e_vil_score_no_spice", "bertscore_f1", "meteor", "rouge_l")
 _NAMES = {"s_t": "S_T (task score)", "n_correct": "correctly answered examples",
           "empty_explanations": "empty explanations",
-          **{f"s_e/{m}": f"S_E ({METRIC_LABELS.get(m, m)})" for m in (*METRICS, "e_vil_score", "e_vil_score_no_spice")},
-          **{f"s_o/{m}": f"S_O ({METRIC_LABELS.get(m, m)})" for m in (*METRICS, "e_vil_score", "e_vil_score_no_spice")},
+          **{f"s_e/{m}": f"S_E, {METRIC_LABELS.get(m, m)}" for m in (*METRICS, "e_vil_score", "e_vil_score_no_spice")},
+          **{f"s_o/{m}": f"S_O, {METRIC_LABELS.get(m, m)}" for m in (*METRICS, "e_vil_score", "e_vil_score_no_spice")},
           "s_e/human": "S_E (human)", "s_o/human": "S_O (human)"}
 _CORPUS = ("a corpus-level score of the explanations (the NLG metrics score the whole set at once), so the "
            "probe gives no interval")
