@@ -15,7 +15,7 @@ from harness.display import Display
 from harness.layouts import Layout
 
 __all__ = ["readable_spec", "looks_like_spec", "direction_mark", "direction_text", "slug", "DOCS_URL_ENV",
-           "Names", "metric_name"]
+           "Names"]
 
 #: Where the docs are published (e.g. a repository's docs/ URL); else the site carries its own
 #: copy of the pages it links to (docspages.py).
@@ -110,8 +110,3 @@ class Names:
         """Why rows of `metric` have no interval, as the probe says ('' when it says nothing)."""
         found = self.displays.get(probe)
         return found.interval_reason(metric) if found is not None else ""
-
-
-def metric_name(metric: str, labels: Mapping[str, str] | None = None) -> str:
-    """A readable name for a metric id from a layout's labels, else the id."""
-    return (labels or {}).get(metric) or metric

@@ -24,7 +24,7 @@ from harness.display import Display
 from harness.types import ResultRow
 
 from .cards import Card, Declared, build_cards, declared_evidence, scale, verdict
-from .labels import Names, readable_spec
+from .labels import readable_spec
 from .paired import ScoreIndex, compare_many
 from .significance import p_short
 from .tabletypes import TagIndex, field_value
@@ -194,8 +194,3 @@ def legend(table: RelianceTable) -> list[str]:
         lines.append("(1 of n): the model has n rows of this evidence (training conditions, data); the cell shows "
                      "the one the probe prefers, the card all of them.")
     return lines
-
-
-def column_header(declared: Declared, names: Names | None = None) -> str:
-    """The column's header: the evidence's short name."""
-    return declared.evidence.header
