@@ -125,15 +125,19 @@ def unique_comparisons(found: Sequence[Comparison]) -> list[tuple[Comparison, li
     """Each comparison once: the same numbers of one metric from several probes (accuracy,
     balanced-accuracy and the ablation's real image share predictions) become one, with the
     probes that measured it."""
-    out: dict[tuple, tuple[Comparison, list[str]]] = {}
+    out: list[tuple[Comparison, list[str]]] = []
+    seen: dict[tuple, int] = {}
     for c in found:
         t = c.test
         key = (c.a.dataset, c.a.split, c.a.train, c.b.train, c.a.metric, t.n, t.mean_a, t.mean_b, t.low, t.high)
-        if key in out:
-            out[key][1].append(c.a.probe)
+        k = seen.get(key)
+        # Only another probe's same numbers merge: one probe's variants stay apart even when equal.
+        if k is not None and c.a.probe not in out[k][1]:
+            out[k][1].append(c.a.probe)
         else:
-            out[key] = (c, [c.a.probe])
-    return list(out.values())
+            seen[key] = len(out)
+            out.append((c, [c.a.probe]))
+    return out
 
 
 def summary_line(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alpha: float = 0.05) -> str:
@@ -164,7 +168,8 @@ def render_comparisons(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alph
     variants = {p: {v: label for lay in found_l for v, label in (lay.labels.get("variant") or {}).items()}
                 for p, found_l in {**b.layouts, **a.layouts}.items()}
     head = _head(a, b, alpha) if wide else "\n".join(textwrap.fill(p, width) for p in _head(a, b, alpha).splitlines())
-    text = summary_line(a, b, found, alpha) + "\n\n" + head.rstrip("\n") + "\n\n"
+    line = summary_line(a, b, found, alpha)
+    text = (line if wide else textwrap.fill(line, width)) + "\n\n" + head.rstrip("\n") + "\n\n"
     groups: dict[tuple[str, str], list[list[str]]] = {}
     flat = []
     for c, probes in unique_comparisons(found):
@@ -179,9 +184,10 @@ def render_comparisons(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alph
         nums = [n, _fmt(t.mean_a, pct), _fmt(t.mean_b, pct), diff, p_short(t.p, n_boot), mcn, _better(c, alpha)]
         flat.append([f"{c.a.dataset}/{c.a.split}", train or "-", " = ".join(probes), c.a.variant or "-", c.a.metric,
                      name, *nums])
-        label = name + (f" · {cond}" if cond else "")
+        label = "\n".join(textwrap.wrap(name + (f" · {cond}" if cond else ""), 34))
+        probe = "\n".join(textwrap.wrap(" = ".join(probes), 24))  # the ids `--probe` takes
         groups.setdefault((readable_spec(f"{c.a.dataset}/{c.a.split}"), readable_spec(train) if train else "-"),
-                          []).append([label, " = ".join(names.probe(p) for p in probes), *nums])
+                          []).append([label, probe, *nums])
     if wide:
         return text + tabulate(flat, headers=["data", "trained on", "probe", "variant", "metric", "name", "n", "A",
                                               "B", "A - B [95% CI]", "p (bootstrap)", "p (McNemar)", "better"],
