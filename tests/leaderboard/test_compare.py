@@ -190,7 +190,7 @@ def test_cli_fits_the_terminal_names_metrics_once_and_refuses_unknown_probes(run
     # One line per metric in each block of columns (no metric repeated), the answer type named.
     blocks = sum(1 for ln in table if ln.startswith("metric "))
     assert blocks >= 1 and sum(1 for ln in table if ln.startswith("VQA accuracy  ")) == blocks
-    assert "VQA accuracy by answer type:" in text and "\nyes/no " in text  # the type named (wrapped)
+    assert "VQA accuracy by answer type:" in text and "\nyes/no" in text  # the type named (wrapped)
     assert main(["compare", str(runs["a"]), str(runs["b"]), "--probe", "acuracy"]) == 2
     err = capsys.readouterr().err
     assert "--probe 'acuracy'" in err and "did you mean: accuracy" in err and "Traceback" not in err
