@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol, Sequence
 
 from .digest import digest
+from .display import ChartSpec, Degenerate, Display, Evidence
 from .layouts import Layout
 from .options import Configurable, Option
 from .types import (
@@ -32,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import datasets
 
 __all__ = ["Option", "Configurable", "DatasetPlugin", "FeatureExtractor", "FeatureResolver", "Model", "Probe",
-           "ProbeContext", "Layout", "Publisher", "Task", "Suite"]
+           "ProbeContext", "Layout", "Display", "Evidence", "ChartSpec", "Degenerate", "Publisher", "Task", "Suite"]
 
 
 # ---------------------------------------------------------------------------- datasets
@@ -365,6 +366,13 @@ class Probe(Configurable):
         data, columns = data/metric)."""
         return ()
 
+    @classmethod
+    def display(cls) -> Display:
+        """How the leaderboard names and shows this probe (data, written into every run folder
+        with the layouts): readable title and metric names, docs link, why some metrics have
+        no interval, image-reliance evidence, charts (harness.display)."""
+        return Display()
+
 
 # -------------------------------------------------------------------------- publishers
 
@@ -378,3 +386,8 @@ class Publisher(Configurable):
                 progress: Callable[[str], None] | None = None) -> list[Path]:  # pragma: no cover
         """Write the output for the runs found in `inputs` into `out`; the paths written."""
         raise NotImplementedError
+
+    def summary(self) -> str:
+        """After `publish` on this instance: text for the terminal at the end of `harness run`
+        (the answer at a glance and where the output is); '' for none."""
+        return ""

@@ -31,11 +31,13 @@ def check_output_folder(out: Path) -> None:
 
 
 def publish(host: PluginHost, inputs: Sequence[Path], out: Path, *, latest_only: bool = True,
-            progress: Callable[[str], None] | None = None, require_runs: bool = False) -> list[Path]:
+            progress: Callable[[str], None] | None = None, require_runs: bool = False,
+            summary: Callable[[str], None] | None = None) -> list[Path]:
     """Call every registered publisher; UsageError when none is installed. `progress` hears
-    what a publisher wants the user to see (skipped rows). With `require_runs`, inputs that
-    hold no run folder (`results.jsonl` in it or in a folder in it) are one DataError line
-    instead of an empty leaderboard."""
+    what a publisher wants the user to see (skipped rows); `summary` hears each publisher's
+    closing text (`Publisher.summary`: the answer at a glance, where the output is). With
+    `require_runs`, inputs that hold no run folder (`results.jsonl` in it or in a folder in
+    it) are one DataError line instead of an empty leaderboard."""
     if not len(host.publishers):
         raise UsageError("no publisher is installed (the leaderboard plugin is missing or blocked); "
                          "run folders are complete without it")
@@ -48,8 +50,12 @@ def publish(host: PluginHost, inputs: Sequence[Path], out: Path, *, latest_only:
                         "`harness run` writes them); nothing published")
     written: list[Path] = []
     for entry in host.publishers:
-        written += entry.obj().publish([Path(p) for p in inputs], Path(out), latest_only=latest_only,
-                                       progress=progress)
+        publisher = entry.obj()
+        written += publisher.publish([Path(p) for p in inputs], Path(out), latest_only=latest_only,
+                                     progress=progress)
+        text = publisher.summary() if summary is not None else ""
+        if text:
+            summary(text)
     return written
 
 

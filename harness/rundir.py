@@ -197,14 +197,17 @@ class RunDir:
         write_jsonl(self.path / "results.jsonl", (r.to_json() for r in rows))
 
     def write_tables(self, layouts: dict[str, list[Any]], tags: list[Any],
-                     headlines: dict[str, list[list[str]]] | None = None) -> None:
-        """`tables.json`: probe -> layouts, the row tags probes attached (harness.layouts), and
-        each probe's headline metrics (`Probe.headline`)."""
+                     headlines: dict[str, list[list[str]]] | None = None,
+                     displays: dict[str, Any] | None = None) -> None:
+        """`tables.json`: probe -> layouts, the row tags probes attached (harness.layouts),
+        each probe's headline metrics (`Probe.headline`) and how the leaderboard shows it
+        (`Probe.display()`, harness.display)."""
         atomic_write_json(self.path / TABLES_FILE, {
             "schema_version": 1,
             "layouts": {probe: [lay.to_json() for lay in found] for probe, found in sorted(layouts.items())},
             "tags": [t.to_json() for t in tags],
             "headlines": dict(sorted((headlines or {}).items())),
+            "displays": {probe: d.to_json() for probe, d in sorted((displays or {}).items())},
         })
 
     def write_report(self, markdown: str) -> None:

@@ -52,6 +52,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
                                   plugin_label=f"{plan.model_entry.plugin}:{plan.model_entry.name}")
     layouts = {name: list(host.probes[name].layouts()) for t in plan.tasks for name in t.probes}
     headlines = {name: [list(h) for h in host.probes[name].headline] for name in layouts}
+    displays = {name: host.probes[name].display() for name in layouts}
     with signals.deferred():  # a signal waits until the manifest can record it
         try:
             rundir, manifest = _open_rundir(config, host, plan)
@@ -67,7 +68,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
             run.task(task)
             watch.check()
             _note_parameters(manifest, plan.model, run.trained_on)
-            rundir.write_tables(layouts, list(run.row_tags.values()), headlines)
+            rundir.write_tables(layouts, list(run.row_tags.values()), headlines, displays)
             _write_summary(run, _progress_manifest(run, manifest, "running"), headlines)
         notes = plan.model.report_notes()
         if notes:

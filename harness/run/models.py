@@ -61,8 +61,11 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
         worst = max(worst, _summary(spec, base.suite, outcome, size, echo, warn))
     if leaderboard is not None and rank == 0:
         if len(host.publishers):
-            written = publish(host, [base.out], leaderboard, progress=warn)
+            closing: list[str] = []
+            written = publish(host, [base.out], leaderboard, progress=warn, summary=closing.append)
             echo(f"leaderboard: {len(written)} files in {leaderboard}/")
+            for text in closing:  # the answer at a glance (the publisher's table) and where it is
+                echo("\n" + text.rstrip("\n"))
         else:
             warn("no leaderboard: no publisher plugin is installed (run folders are complete)")
     return worst

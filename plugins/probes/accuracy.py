@@ -14,14 +14,22 @@ import json
 
 import numpy as np
 
-from harness.api import Layout, Probe, ProbeContext, Suite, Task
+from harness.api import ChartSpec, Display, Layout, Probe, ProbeContext, Suite, Task
 from harness.fileio import atomic_write_text
 from harness.metrics import accuracy_breakdown, vqa_accuracy_batch, vqa_accuracy_lenient_batch
 from harness.perexample import write_scores
 from harness.stats import bootstrap_ci
 from harness.types import ResultRow
 
-__all__ = ["AccuracyProbe", "ACCURACY_SUITE", "ACCURACY_LAYOUTS"]
+__all__ = ["AccuracyProbe", "ACCURACY_SUITE", "ACCURACY_LAYOUTS", "ACCURACY_NAMES", "ANSWER_TYPE_CATEGORIES"]
+
+#: Readable names of the accuracy metrics (the leaderboard, `harness compare`).
+ACCURACY_NAMES = {"vqa_accuracy": "VQA accuracy", "vqa_accuracy_lenient": "VQA accuracy (lenient)",
+                  "label_accuracy": "label accuracy", "vqa_accuracy/answer_type=*": "VQA accuracy by answer type",
+                  "vqa_accuracy/question_type=*": "VQA accuracy by question type"}
+#: The answer-type chart's categories (metric -> label), in order.
+ANSWER_TYPE_CATEGORIES = {"vqa_accuracy": "overall", "vqa_accuracy/answer_type=yes/no": "yes/no",
+                          "vqa_accuracy/answer_type=number": "number", "vqa_accuracy/answer_type=other": "other"}
 
 
 class AccuracyProbe(Probe):
@@ -79,6 +87,13 @@ class AccuracyProbe(Probe):
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return ACCURACY_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return Display(title="Accuracy", docs="metrics.md", metric_names=ACCURACY_NAMES, charts=(
+            ChartSpec("answer-types", "VQA accuracy by answer type, per test data", axis="VQA accuracy (%)",
+                      metrics=tuple(ANSWER_TYPE_CATEGORIES), where={"variant": ("",)}, panels=("model",),
+                      categories="metric", series="data", labels={"metric": ANSWER_TYPE_CATEGORIES}),))
 
 
 ANSWER_TYPE_COLUMNS = (("vqa_accuracy", "All"), ("vqa_accuracy/answer_type=yes/no", "Yes/No"),

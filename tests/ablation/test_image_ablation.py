@@ -261,7 +261,7 @@ def test_accuracy_under_an_ablated_input_has_no_better_direction(box_runs, capsy
         assert rows[(cond, "vqa_accuracy")].higher_is_better is None
         assert rows[(cond, "vqa_accuracy_drop")].higher_is_better is True
     qonly, cnn = (box_runs[k].rundir.path for k in ("qonly", "cnn-lstm"))
-    assert main(["compare", str(qonly), str(cnn), "--n-boot", "500", "--probe", "image-ablation"]) == 0
+    assert main(["compare", str(qonly), str(cnn), "--n-boot", "500", "--probe", "image-ablation", "--wide"]) == 0
     lines = capsys.readouterr().out.splitlines()
 
     def better(variant: str, metric: str) -> str:

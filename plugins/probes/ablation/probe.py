@@ -28,7 +28,7 @@ from typing import ClassVar, Mapping
 
 import numpy as np
 
-from harness.api import Layout, Option, Probe, ProbeContext
+from harness.api import Display, Layout, Option, Probe, ProbeContext
 from harness.metrics import normalize_answer, vqa_accuracy_batch
 from harness.perexample import write_scores
 from harness.stats import bootstrap_ci, wilson_interval
@@ -36,6 +36,8 @@ from harness.types import BLANK_IMAGE, Example, Prediction, ResultRow
 
 from .derange import image_derangement
 from .tables import ABLATION_LAYOUTS
+from .display import ABLATION_DISPLAY
+from .examples import show_ablation
 
 __all__ = ["ImageAblationProbe", "CONDITIONS", "answers_changed", "paired_drop"]
 
@@ -122,11 +124,16 @@ class ImageAblationProbe(Probe):
             if cond in preds:
                 rows += _condition_rows(ctx, cond, examples, variants[cond][0], variants[cond][1], preds, real_scores)
         _report(ctx, examples, plan, self.config["swap_within"], preds, variants)
+        show_ablation(ctx, examples, plan.donor, preds, variants["swap"][0])
         return rows
 
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return ABLATION_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return ABLATION_DISPLAY
 
 
 def _unchangeable(cond: str, inputs: frozenset[str] | None) -> str:

@@ -38,7 +38,7 @@ from typing import ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from harness.api import Layout, Option, Probe, ProbeContext
+from harness.api import Display, Layout, Option, Probe, ProbeContext
 from harness.errors import UsageError
 from harness.metrics import normalize_answer
 from harness.metrics.canonical import canonical_answer
@@ -54,6 +54,7 @@ from vqa_harness_plugins.models.features.candidates import (
     rank,
 )
 
+from .display import COUNTEREXAMPLE_DISPLAY
 from .metrics import recall_at_k
 from .tables import COUNTEREXAMPLE_LAYOUTS, trained_condition
 
@@ -304,6 +305,10 @@ class CounterExampleProbe(Probe):
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return COUNTEREXAMPLE_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return COUNTEREXAMPLE_DISPLAY
 
 
 def _not_applicable(ctx: ProbeContext, ranker: str, reason: str) -> None:

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import asdict, replace
 from typing import ClassVar, Mapping, TextIO
 
-from harness.api import Layout, Option, Probe, ProbeContext
+from harness.api import Display, Layout, Option, Probe, ProbeContext
 from harness.fileio import atomic_writer
 from harness.perexample import write_scores
 from harness.rundir import safe_name
@@ -31,6 +31,7 @@ from vqa_harness_plugins.generators.counterfactual import (
 )
 from vqa_harness_plugins.nlp.wordstats import _versions
 
+from .display import COUNTERFACTUAL_DISPLAY
 from .metrics import KindSummary, Pair, Rule, changed, global_rules, summarize_kind
 from .report import most_telling, render
 from .tables import COUNTERFACTUAL_LAYOUTS
@@ -157,6 +158,10 @@ class CounterfactualProbe(Probe):
     def layouts(cls) -> tuple[Layout, ...]:
         """Stoikou Table 2 (colors), Table 3 (WordNet kinds) and the global rules."""
         return COUNTERFACTUAL_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return COUNTERFACTUAL_DISPLAY
 
 
 def _kind_rows(ctx: ProbeContext, kind: str, s: KindSummary, labelled: bool) -> list[ResultRow]:
