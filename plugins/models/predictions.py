@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 from harness.api import Model, Option
 from harness.digest import digest, digest_bytes
 from harness.errors import DataError, UsageError
-from harness.jsonio import jsonl_records, read_json
+from harness.jsonio import parse_json, parse_jsonl
 from harness.types import Example
 from vqa_harness_plugins.validation import (
     Field,
@@ -45,6 +45,8 @@ __all__ = ["PredictionsModel", "Entry", "read_predictions", "FORMATS", "SHOWN"]
 FORMATS = ("auto", "vqa", "jsonl")
 #: Ids shown in the notes per kind of problem.
 SHOWN = 10
+#: What the file is, in messages about it.
+HINT = "results file for --model predictions:path=FILE"
 
 VQA_RECORD = {"question_id": Field("id"), "answer": Field("str"), "explanation": Field("str", required=False),
               "question": Field("str", required=False)}
@@ -71,8 +73,13 @@ class ChangedInput(ValueError):
 
 def read_predictions(path: Path, fmt: str = "auto", duplicates: str = "error") -> tuple[dict[str, Entry], str, str]:
     """(example id -> Entry, the format read, SHA-256 of the file); one-line DataError for a
-    missing, non-UTF-8, malformed or empty file, a wrong type or a repeated id."""
-    blob = read_bytes(path, "results file for --model predictions:path=FILE")
+    missing, non-UTF-8, malformed or empty file, a wrong type, a repeated id or a key twice
+    in one record.
+
+    The file is read once: the hash and the answers come from the same bytes, so a file
+    replaced while the run starts can never store its answers under another file's
+    fingerprint (and a FIFO is read once, not waited on a second time)."""
+    blob = read_bytes(path, HINT)
     sha = digest_bytes(blob)
     text = decode_text(blob, path)
     stripped = text.lstrip()
@@ -83,22 +90,22 @@ def read_predictions(path: Path, fmt: str = "auto", duplicates: str = "error") -
         if not fmt:
             raise DataError(f"{path}: neither a JSON list (official VQA results) nor JSON lines "
                             f"(starts with {stripped[:10]!r})")
-    entries = _read_vqa(path, text, duplicates) if fmt == "vqa" else _read_jsonl(path, duplicates)
+    entries = _read_vqa(path, blob, duplicates) if fmt == "vqa" else _read_jsonl(path, text, duplicates)
     if not entries:
         raise DataError(f"{path}: no answers in the file")
     return entries, fmt, sha
 
 
-def _read_vqa(path: Path, text: str, duplicates: str) -> dict[str, Entry]:
-    data = read_json(path, "results file for --model predictions:path=FILE")
+def _read_vqa(path: Path, blob: bytes, duplicates: str) -> dict[str, Entry]:
+    data = parse_json(blob, path, HINT, duplicate_keys="error")
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a list of {{\"question_id\", \"answer\"}} (official VQA results format), "
                         f"got {describe(data)}")
     return _collect(path, ((f"[{i}]", item) for i, item in enumerate(data)), VQA_RECORD, "question_id", duplicates)
 
 
-def _read_jsonl(path: Path, duplicates: str) -> dict[str, Entry]:
-    records = jsonl_records(path, "results file for --model predictions:path=FILE")
+def _read_jsonl(path: Path, text: str, duplicates: str) -> dict[str, Entry]:
+    records = parse_jsonl(text, path, HINT, duplicate_keys="error")
     return _collect(path, ((f"row {line}", item) for line, item in records), JSONL_RECORD, "id", duplicates)
 
 
