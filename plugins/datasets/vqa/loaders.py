@@ -107,19 +107,20 @@ class OfficialVQA(DatasetPlugin):
 
     def load(self, split: str) -> "datasets.Dataset":
         """The split as an Arrow `datasets.Dataset` (parsed once, then cached)."""
-        key = cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
-                        self.source_files(split))
-        table, _ = cached_dataset(key, lambda: self._parse(split))
+        table, _ = cached_dataset(self._key(split), lambda: self._parse(split), recheck=lambda: self._key(split))
         return table
+
+    def _key(self, split: str) -> str:
+        """The parsed split's cache key: loader version, options, the source files' stat."""
+        return cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
+                         self.source_files(split))
 
     def summary(self, split: str) -> dict[str, Any]:
         """Counts from parsing `split` (questions, pairs used, pairs with unknown ids)."""
-        key = cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
-                        self.source_files(split))
-
+        key = self._key(split)
         summary = read_summary(cache_dir("vqa-official") / key)
         if not summary:
-            _, summary = cached_dataset(key, lambda: self._parse(split))
+            _, summary = cached_dataset(key, lambda: self._parse(split), recheck=lambda: self._key(split))
         return summary
 
     def _pairs(self, split: str, questions: Mapping[int, Any]) -> tuple[dict[int, int], dict[str, Any]]:
