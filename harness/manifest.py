@@ -12,6 +12,7 @@ from typing import Any
 
 from . import __version__
 from .digest import digest_bytes
+from .project import MANIFEST_SCHEMA_VERSION
 from .provenance import environment, numerics
 
 __all__ = ["new_manifest", "now", "package_version", "suite_file_digest"]
@@ -57,6 +58,7 @@ def new_manifest(config: Any, host: Any, model_spec: str, model_entry: Any, suit
     dists = sorted({p.distribution for p in host.loaded})
     resumed = bool(previous)
     return {
+        "schema_version": MANIFEST_SCHEMA_VERSION,
         "run_id": run_id,
         "argv": list(config.argv),
         "model": model_spec,

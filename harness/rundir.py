@@ -19,7 +19,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
+from .errors import DataError
 from .fileio import atomic_write_json, atomic_write_text, write_jsonl
+from .project import MANIFEST_SCHEMA_VERSION, TABLES_SCHEMA_VERSION, schema_problem
 from .types import ResultRow, Task
 
 __all__ = ["RunDir", "ProbeFiles", "safe_name", "read_results", "TABLES_FILE"]
@@ -78,6 +80,8 @@ class RunDir:
                 data = json.loads(manifest.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError):
                 continue
+            if schema_problem(data, (MANIFEST_SCHEMA_VERSION,), ""):
+                continue  # written by another version: not one to continue
             if data.get("config_digest") == config_digest and data.get("status") != "complete":
                 return cls(path)
         return None
@@ -87,8 +91,13 @@ class RunDir:
         return self.path / "manifest.json"
 
     def read_manifest(self) -> dict[str, Any]:
+        """The manifest ({} when there is none); DataError for one of an unknown schema."""
         if self.manifest_path.is_file():
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            problem = schema_problem(data, (MANIFEST_SCHEMA_VERSION,), str(self.manifest_path))
+            if problem:
+                raise DataError(problem)
+            return data
         return {}
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
@@ -120,7 +129,7 @@ class RunDir:
         """`tables.json`: probe -> layouts, the row tags probes attached (harness.layouts), and
         each probe's headline metrics (`Probe.headline`)."""
         atomic_write_json(self.path / TABLES_FILE, {
-            "schema_version": 1,
+            "schema_version": TABLES_SCHEMA_VERSION,
             "layouts": {probe: [lay.to_json() for lay in found] for probe, found in sorted(layouts.items())},
             "tags": [t.to_json() for t in tags],
             "headlines": dict(sorted((headlines or {}).items())),
