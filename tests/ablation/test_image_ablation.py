@@ -233,8 +233,8 @@ def test_the_cnn_lstm_shows_a_clear_drop(box_runs) -> None:
         assert rows[(cond, "answer_change_rate")].value >= 0.4
     # The swap kept the question type and never reused a question's own image.
     outcome = box_runs["cnn-lstm"]
-    swap = [json.loads(line) for line in (outcome.rundir.path / "predictions" / "boxes" / "val" / "image-ablation"
-                                          / "swap.jsonl").read_text().splitlines()]
+    swap = [json.loads(line) for line in (outcome.rundir.path / "predictions" / "boxes" / "val" / "default"
+                                          / "image-ablation" / "swap.jsonl").read_text().splitlines()]
     assert len(swap) == 40
     assert "40 of 40 questions got the image of another question of the same question type" in \
         (outcome.rundir.path / "report.md").read_text()
