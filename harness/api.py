@@ -59,6 +59,10 @@ class DatasetPlugin(Configurable):
     #: "explanations", "pair_id", ...); None: not declared. A suite file pairing it with a
     #: probe that `needs` a field outside this set is refused on load (docs/suites.md).
     provides: ClassVar[frozenset[str] | None] = None
+    #: `meta` keys the dataset computes from an input: {"question": ("template",), "image":
+    #: ("scene",)}. A modality ablation removes them with the input (harness.inputs), as it
+    #: removes `question_type` with the question and `image_id` with the image.
+    derived_meta: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     def __init__(self, data_dir: Path | None = None, **options: Any) -> None:
         super().__init__(**options)
@@ -291,6 +295,11 @@ class ProbeContext(Protocol):
 
     def dataset_summary(self) -> Mapping[str, Any]:
         """The task dataset's `DatasetPlugin.summary` for this split."""
+
+    def ablate(self, examples: Sequence[Example], remove: "str | Sequence[str]") -> list[Example]:
+        """`examples` without an input ("image", "question" or both) and everything the
+        dataset derived from it (harness.inputs: `question_type` with the question, `image_id`
+        with the image, the dataset's `derived_meta`)."""
 
     def has(self, capability: str) -> bool:
         """Whether the model has `capability` ("answer", "score_choices", "explain", "score_images")."""

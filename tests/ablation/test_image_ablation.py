@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from harness.inputs import remove_inputs
 from harness.perexample import read_scores
 from harness.testing import dataset_plugin, make_host, run_in_process, use_host
 from harness.types import BLANK_IMAGE, Example, Prediction, ResultRow
@@ -100,6 +101,9 @@ class FakeContext:
 
     def tag(self, name: str, value: str) -> None:  # pragma: no cover - unused
         pass
+
+    def ablate(self, examples, remove):
+        return remove_inputs(examples, remove)
 
 
 def test_rows_and_intervals_by_hand(tmp_path: Path) -> None:

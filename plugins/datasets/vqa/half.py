@@ -20,7 +20,7 @@ from harness.digest import digest as _digest
 from harness.errors import UsageError
 from harness.seeding import seeded_random
 from harness.types import Example
-from vqa_harness_plugins.datasets.toyvqa import GENERATOR_VERSION, ToyVQA
+from vqa_harness_plugins.datasets.toyvqa import GENERATOR_VERSION, TOY_DERIVED_META, ToyVQA
 
 from .loaders import VQA2
 
@@ -46,6 +46,8 @@ class ToyVQAHalf(DatasetPlugin):
     description = "toyvqa balanced with a seeded fraction (default half) of its complementary pairs"
     release = "embedded: generated on first use (nothing to download)"
     provides = frozenset({"answers", "answer_type", "question_type", "label", "choices", "explanations", "pair_id"})
+    #: The toy generator's question- and image-derived meta (removed by ablations).
+    derived_meta = TOY_DERIVED_META
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     options: ClassVar[Mapping[str, Option]] = {
         "seed": Option(0, "toyvqa generation seed", min=0),

@@ -1,9 +1,11 @@
 """Probe `image-ablation`: does an open-ended answer depend on the image? (docs/image-ablation.md)
 
-The same questions are asked four times: with the real image, with a constant gray image
-(`harness.types.BLANK_IMAGE`), with the image of another question (a seeded derangement,
-by default within the same question type, never another question on the same image), and
-with the question emptied (real image). Rows, per condition:
+The same questions are asked four times: with the real image, with the image removed (a
+constant gray image, `harness.types.BLANK_IMAGE`, and no image id), with the image of another
+question (a seeded derangement, by default within the same question type, never another
+question on the same image), and with the question removed (real image; the question type
+and whatever the dataset derived from the question go with it: `harness.inputs`). Rows, per
+condition:
 
 - `vqa_accuracy` (official per-question VQA accuracy; `label_accuracy` for closed-set
   data) with a 95% bootstrap interval;
@@ -32,7 +34,7 @@ from harness.api import Layout, Option, Probe, ProbeContext
 from harness.metrics import normalize_answer, vqa_accuracy_batch
 from harness.perexample import write_scores
 from harness.stats import bootstrap_ci, wilson_interval
-from harness.types import BLANK_IMAGE, Example, Prediction, ResultRow
+from harness.types import Example, Prediction, ResultRow
 
 from .derange import image_derangement
 from .tables import ABLATION_LAYOUTS
@@ -98,10 +100,12 @@ class ImageAblationProbe(Probe):
         everyone = list(range(len(examples)))
         variants: dict[str, tuple[list[int], list[Example]]] = {
             "real": (everyone, examples),
-            "blank": (everyone, [ex.with_(image=BLANK_IMAGE) for ex in examples]),
+            # Removals as the harness defines them: the input and what the dataset derived
+            # from it (image id; question type), never the input alone (harness.inputs).
+            "blank": (everyone, ctx.ablate(examples, "image")),
             "swap": (swapped, [examples[i].with_(image=examples[plan.donor[i]].image,
                                                  image_id=examples[plan.donor[i]].image_id) for i in swapped]),
-            "no-question": (everyone, [ex.with_(question="") for ex in examples]),
+            "no-question": (everyone, ctx.ablate(examples, "question")),
         }
         preds: dict[str, list[Prediction]] = {}
         for cond, (_, shown) in variants.items():
