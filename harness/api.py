@@ -218,6 +218,13 @@ class Model(Configurable):
         (the default): `fit` is called at once."""
         return None
 
+    def check_example_ids(self, ids: "frozenset[str]") -> None:
+        """Optional: called once before the first task, with the id of every example of the
+        splits the run evaluates (whole splits, whatever `--limit`), for a model whose answers
+        are tied to ids (a results file): it raises `DataError` for ids it holds that the data
+        does not have, as the official VQA evaluation refuses them. Only a model that overrides
+        it makes the run load those splits for it."""
+
     def parameter_count(self) -> int | None:
         """Number of parameters when known (leaderboard metadata, recorded in the manifest per
         training data after each task), else None. Must not load or train anything."""

@@ -43,6 +43,8 @@ __all__ = ["PredictionsModel", "Entry", "read_predictions", "FORMATS", "SHOWN"]
 
 #: `format=` values: auto (by the first character: "[" official JSON, "{" JSON lines).
 FORMATS = ("auto", "vqa", "jsonl")
+#: `unknown=` values: ids of the file outside the evaluated data.
+UNKNOWN = ("error", "count")
 #: Ids shown in the notes per kind of problem.
 SHOWN = 10
 #: What the file is, in messages about it.
@@ -148,6 +150,9 @@ class PredictionsModel(Model):
         "format": Option("auto", "auto (by the first character), vqa (official JSON list) or jsonl",
                          choices=FORMATS),
         "duplicates": duplicates_option("question_id / id"),
+        "unknown": Option("error", "ids in the file that the evaluated data does not have: error (as the official "
+                                   "evaluation's loadRes) or count (left out, counted in the report's model notes)",
+                          choices=UNKNOWN, fingerprint=False),
     }
     capabilities = _Capabilities()  # type: ignore[assignment]
 
@@ -162,6 +167,8 @@ class PredictionsModel(Model):
         self._first: dict[str, tuple[str, str, str]] = {}
         self._problems: dict[str, dict[str, None]] = {k: {} for k in PROBLEMS}
         self._answered: set[str] = set()
+        #: Ids of the file the evaluated data does not have (`check_example_ids`).
+        self.unknown: list[str] = []
 
     # ------------------------------------------------------------------ contract
     def fingerprint_extra(self) -> Any:
@@ -173,6 +180,18 @@ class PredictionsModel(Model):
 
         self._first.setdefault(example.id, (example.question, example.image_id, example.image))
         return digest({"id": example.id, "input": super().input_key(example, capability, extra)})
+
+    def check_example_ids(self, ids: frozenset[str]) -> None:
+        """The file's ids outside the evaluated splits: an error by default (one line naming
+        the file and the first id), or counted (`unknown=count`). Missing ids stay model
+        errors, example by example."""
+        self.unknown = [k for k in self.entries if k not in ids]
+        if self.unknown and self.config["unknown"] == "error":
+            n = len(self.unknown)
+            raise DataError(f"{self.path}: id {self.unknown[0]} is not an example of the data this run evaluates "
+                            f"({n} such id{'s' if n > 1 else ''} in the file; the official evaluation refuses "
+                            "them): a results file for other data? `predictions:...,unknown=count` scores the "
+                            "file anyway and counts them")
 
     def answer(self, batch: Sequence[Example]) -> list[str]:
         return [self._lookup(ex).answer for ex in batch]
@@ -216,6 +235,10 @@ class PredictionsModel(Model):
         could not serve, with counts and the first ids."""
         lines = [f"Results file `{self.path}` ({self.format}, {len(self.entries)} answers, {self.explained} with "
                  f"an explanation, sha256 {self.sha256[:16]}): {len(self._answered)} of its answers used."]
+        if self.unknown:
+            shown = ", ".join(self.unknown[:SHOWN]) + (" ..." if len(self.unknown) > SHOWN else "")
+            lines.append(f"- **{len(self.unknown)} id(s) in the file that the evaluated data does not have** "
+                         f"(first: {shown}); accepted by `unknown=count` and left out.")
         for kind, ids in self._problems.items():
             if ids:
                 shown = ", ".join(list(ids)[:SHOWN]) + (" ..." if len(ids) > SHOWN else "")
