@@ -31,7 +31,7 @@ from typing import ClassVar, Mapping
 import numpy as np
 
 from harness.api import Layout, Option, Probe, ProbeContext
-from harness.metrics import normalize_answer, vqa_accuracy_batch
+from harness.metrics import normalize_answer, reference_label, split_by_metric, switched_note, vqa_accuracy_batch
 from harness.perexample import write_scores
 from harness.stats import bootstrap_ci, wilson_interval
 from harness.types import Example, Prediction, ResultRow
@@ -65,15 +65,14 @@ def _scores(examples: Sequence[Example], preds: Sequence[Prediction]) -> dict[st
     answers, label accuracy where it has only a label; model errors score 0."""
 
     out: dict[str, tuple[list[int], np.ndarray]] = {}
-    vqa = [i for i, ex in enumerate(examples) if ex.answers]
+    vqa, label, _ = split_by_metric(examples)  # the stated rule (harness.metrics.rule)
     if vqa:
         values = vqa_accuracy_batch([preds[i].answer or "" for i in vqa], [examples[i].answers for i in vqa])
         out["vqa_accuracy"] = (vqa, np.where([not preds[i].ok for i in vqa], 0.0, values))
-    label = [i for i, ex in enumerate(examples) if not ex.answers and ex.label]
     if label:
         out["label_accuracy"] = (label, np.array([
-            float(preds[i].ok and (preds[i].answer or "").strip().lower() == examples[i].label.strip().lower())
-            for i in label]))
+            float(preds[i].ok and (preds[i].answer or "").strip().lower()
+                  == reference_label(examples[i]).strip().lower()) for i in label]))
     return out
 
 
@@ -117,6 +116,9 @@ class ImageAblationProbe(Probe):
                                        "image (every question type has its questions on one image)")
             else:
                 preds[cond] = ctx.predict(shown, "answer", variant="" if cond == "real" else cond)
+        note = switched_note(split_by_metric(examples)[2], len(examples))
+        if note:
+            ctx.report(note)
         real_scores = _scores(examples, preds["real"])
         if not real_scores:
             ctx.metric_unavailable("vqa_accuracy", "no example has human answers or a label")

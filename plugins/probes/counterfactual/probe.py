@@ -176,7 +176,8 @@ def _kind_rows(ctx: ProbeContext, kind: str, s: KindSummary, labelled: bool) -> 
         else:
             ctx.metric_unavailable(f"{kind}/acc_reduction", "acc_Q is 0 on the applicable questions")
     elif labelled:
-        ctx.metric_unavailable(f"{kind}/acc_q", "some applicable questions have no human answers")
+        ctx.metric_unavailable(f"{kind}/acc_q", "some applicable questions have no or fewer than 4 human answers "
+                                                "(VQA accuracy cannot reach 1 there; docs/metrics.md)")
     else:
         ctx.metric_unavailable(f"{kind}/acc_q", "split has no ground-truth answers (answer-change rate only)")
     return rows
