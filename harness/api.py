@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol, Sequence
 
 from .digest import digest
+from .inputs import ANSWER_FACTORS
 from .layouts import Layout
 from .options import Configurable, Option
 from .types import (
@@ -31,7 +32,7 @@ from .types import (
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
 
-__all__ = ["Option", "Configurable", "DatasetPlugin", "FeatureExtractor", "FeatureResolver", "Model", "Probe",
+__all__ = ["ANSWER_FACTORS", "Option", "Configurable", "DatasetPlugin", "FeatureExtractor", "FeatureResolver", "Model", "Probe",
            "ProbeContext", "Layout", "Publisher", "Task", "Suite"]
 
 
@@ -59,10 +60,12 @@ class DatasetPlugin(Configurable):
     #: "explanations", "pair_id", ...); None: not declared. A suite file pairing it with a
     #: probe that `needs` a field outside this set is refused on load (docs/suites.md).
     provides: ClassVar[frozenset[str] | None] = None
-    #: `meta` keys the dataset computes from an input: {"question": ("template",), "image":
-    #: ("scene",)}. A modality ablation removes them with the input (harness.inputs), as it
-    #: removes `question_type` with the question and `image_id` with the image.
+    #: `meta` keys computed from an input ({"question": ("template",)}): ablations remove them
+    #: with it, as `question_type` with the question and `image_id` with the image (harness.inputs).
     derived_meta: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    #: The `ANSWER_FACTORS` that decide the answers ({"color", "object"}: easy-VQA); rows of a
+    #: probe assuming otherwise (`Probe.assumes`) lose their better direction, and the run says so.
+    answers_depend_on: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, data_dir: Path | None = None, **options: Any) -> None:
         super().__init__(**options)
@@ -219,11 +222,9 @@ class Model(Configurable):
         return None
 
     def check_example_ids(self, ids: "frozenset[str]") -> None:
-        """Optional: called once before the first task, with the id of every example of the
-        splits the run evaluates (whole splits, whatever `--limit`), for a model whose answers
-        are tied to ids (a results file): it raises `DataError` for ids it holds that the data
-        does not have, as the official VQA evaluation refuses them. Only a model that overrides
-        it makes the run load those splits for it."""
+        """Optional, for answers tied to ids (a results file): before any work, the id of every
+        example of the evaluated splits (whatever `--limit`); raise `DataError` for ids the
+        data does not have. Only an override makes the run load the splits for it."""
 
     def parameter_count(self) -> int | None:
         """Number of parameters when known (leaderboard metadata, recorded in the manifest per
@@ -304,9 +305,8 @@ class ProbeContext(Protocol):
         """The task dataset's `DatasetPlugin.summary` for this split."""
 
     def ablate(self, examples: Sequence[Example], remove: "str | Sequence[str]") -> list[Example]:
-        """`examples` without an input ("image", "question" or both) and everything the
-        dataset derived from it (harness.inputs: `question_type` with the question, `image_id`
-        with the image, the dataset's `derived_meta`)."""
+        """`examples` without an input ("image", "question" or both) and what the dataset
+        derived from it (harness.inputs: question type, image id, `derived_meta`)."""
 
     def has(self, capability: str) -> bool:
         """Whether the model has `capability` ("answer", "score_choices", "explain", "score_images")."""
@@ -370,6 +370,10 @@ class Probe(Configurable):
     #: answers): file name (`ctx.artifact(name)`) -> what it is ("evaluation-server results
     #: file"); `harness run` prints the path of each one written on a task without rows.
     announce: ClassVar[Mapping[str, str]] = {}
+    #: Row variant -> the `ANSWER_FACTORS` entry its rows assume does not decide the answers
+    #: ({"color_min_common": "color"}: a near colour keeps the answer); on a dataset declaring
+    #: it (`answers_depend_on`) the run says so and those rows lose their better direction.
+    assumes: ClassVar[Mapping[str, str]] = {}
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -21,7 +21,16 @@ from typing import Iterable, Mapping, Sequence
 
 from .types import BLANK_IMAGE, Example
 
-__all__ = ["ABLATABLE", "REMOVED_FIELDS", "remove_input", "remove_inputs"]
+__all__ = ["ABLATABLE", "ANSWER_FACTORS", "REMOVED_FIELDS", "remove_input", "remove_inputs"]
+
+#: What can decide a dataset's answers (`DatasetPlugin.answers_depend_on`) and what a probe
+#: may assume does not (`Probe.assumes`, harness.run.assumptions), with what each means.
+ANSWER_FACTORS: Mapping[str, str] = {
+    "color": "the exact colour named in the question",
+    "object": "the exact object or shape named by a noun of the question",
+    "count": "the exact number named in the question",
+    "position": "the exact position or spatial relation named in the question",
+}
 
 #: The inputs an ablation can remove.
 ABLATABLE = ("image", "question")

@@ -274,4 +274,4 @@ class Suite:
     partial: bool = False
     #: SHA-256 of the suite file's bytes this suite was parsed from ("" for a registered
     #: suite): the run's identity and manifest use it, never a second read of the file.
-    file_sha256: str = ""
+    file_sha256: str = field(default="", compare=False)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from ..api import Model, Probe, Task
@@ -26,6 +26,8 @@ from ..images import missing_images
 from ..layouts import RowTags
 from ..rundir import RunDir
 from ..types import ResultRow
+from .assumptions import TAG as ASSUMPTIONS_TAG
+from .assumptions import explain, neutralize, unmet_assumptions
 from .config import RunConfig
 from .context import TaskContext
 from .plan import RunPlan
@@ -54,6 +56,8 @@ class RunOutcome:
     #: Files that stand in for a probe's rows where it computed none (`Probe.announce`):
     #: (what it is, path).
     announced: list[tuple[str, str]] = field(default_factory=list)
+    #: Lines the terminal shows after the run (a probe's assumption the dataset does not meet).
+    warnings: list[str] = field(default_factory=list)
 
 
 def capability_gap(probe: type[Probe], model: Model) -> str:
@@ -252,6 +256,14 @@ class TaskRunner:
 
     def _gather(self, task: Task, probe_cls: type[Probe], out: ProbeOutput) -> None:
         probe_name = probe_cls.name
+        dataset = self.session.dataset(task.dataset)
+        unmet = unmet_assumptions(probe_cls, dataset)
+        if unmet:  # the rows stay, without a better direction; the run says why
+            out = replace(out, rows=neutralize(out.rows, unmet),
+                          tags={**out.tags, ASSUMPTIONS_TAG: ",".join(sorted(unmet))})
+            line = explain(probe_name, dataset, unmet)
+            self.sections.append(f"### {task.title} — {probe_name}: assumptions not met\n\n{line}.\n")
+            self.outcome.warnings.append(f"{task.title}: {line}")
         self.outcome.rows.extend(out.rows)
         self.sections.extend(f"### {task.title} — {probe_name}\n\n{s}" for s in out.sections)
         self.missing.extend((task.title, m, r) for m, r in out.missing)

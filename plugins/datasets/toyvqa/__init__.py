@@ -21,6 +21,7 @@ from .build import (
     DEFAULT_IMAGES,
     DEFAULT_SIZE,
     GENERATOR_VERSION,
+    TOY_ANSWER_FACTORS,
     TOY_DERIVED_META,
     VARIANTS,
     ToySplit,
@@ -37,6 +38,7 @@ __all__ = [
     "Scene",
     "GENERATOR_VERSION",
     "TOY_DERIVED_META",
+    "TOY_ANSWER_FACTORS",
     "NOUNS",
     "NOUN_SENSES",
     "COLORS",
@@ -58,6 +60,8 @@ class ToyVQA(DatasetPlugin):
     #: What the generator computed from the question (its family, referent and template) and
     #: from the image pair (the edit): removed with the input by an ablation (harness.inputs).
     derived_meta = TOY_DERIVED_META
+    #: Answers are decided by the exact colour and shape named (harness.run.assumptions).
+    answers_depend_on = TOY_ANSWER_FACTORS
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     options: ClassVar[Mapping[str, Option]] = {
         "variant": Option("unbalanced", "unbalanced (VQA v1-like priors) or balanced "
