@@ -64,7 +64,8 @@ def dataset_provenance(plugin: Any, entry: Any, splits: Iterable[str]) -> dict[s
     under = sorted({str(p) for p in files if data_dir is not None and _inside(p, Path(data_dir))})
     return {
         "name": getattr(plugin, "name", ""),
-        "plugin": f"{entry.plugin} ({entry.distribution})",
+        "plugin": entry.plugin,
+        "plugin_distribution": entry.distribution,
         "description": getattr(plugin, "description", "") or "",
         "release": getattr(plugin, "release", "") or "",
         "files_from": shipped + (["--data-dir"] if under else []) + (

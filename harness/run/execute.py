@@ -108,7 +108,8 @@ def _write_summary(run: TaskRunner, manifest: dict[str, Any], headlines: dict[st
                           "deferred_fit_seconds": round(stats.fit_seconds, 3),
                           "probe_outputs_reused": run.reused},
                 "timings": run.timings, "data": dict(sorted(run.data_digests.items())),
-                **({"data_counts": run.data_counts} if run.data_counts else {}), **_usage(run.plan.model)}
+                **({"data_counts": run.data_counts} if run.data_counts else {}),
+                **({"datasets": dict(sorted(run.datasets.items()))} if run.datasets else {}), **_usage(run.plan.model)}
     if status != "running":
         manifest["finished"] = now()
     run.rundir.write_results(run.outcome.rows)

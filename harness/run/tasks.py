@@ -9,14 +9,16 @@ kept here.
 
 from __future__ import annotations
 
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..api import Model, Probe, Task
 from ..cache.artifacts import ArtifactStore
 from ..cache.outputs import ProbeOutput, ProbeOutputCache
+from ..data.origin import dataset_provenance
 from ..data.session import LazyExamples
 from ..devices import model_threads
 from ..digest import digest
@@ -107,6 +109,8 @@ class TaskRunner:
         #: "<dataset spec>/<split>" -> fingerprint of the examples trained on or scored
         #: (manifest `data`): two runs whose rows differ can be told apart by their data.
         self.data_digests: dict[str, str] = {}
+        #: dataset spec -> what it is and where its files came from (manifest `datasets`).
+        self.datasets: dict[str, dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ tasks
     def task(self, task: Task) -> None:
@@ -123,14 +127,28 @@ class TaskRunner:
                 self._fit(train, label)
             self.data_digests.setdefault(label, train.fingerprint)
             self._note_counts(*source)
+            self._note_dataset(*source)
         self.data_digests.setdefault(f"{task.dataset}/{task.split}", examples.fingerprint)
         self._note_counts(task.dataset, task.split)
+        self._note_dataset(task.dataset, task.split)
         for probe_name in task.probes:
             start, seconds = time.perf_counter(), self.predictor.stats.seconds
             self._probe(task, probe_name, examples)
             self.timings.append({"task": task.title, "probe": probe_name,
                                  "seconds": round(time.perf_counter() - start, 3),
                                  "model_seconds": round(self.predictor.stats.seconds - seconds, 3)})
+
+    def _note_dataset(self, spec: str, split: str) -> None:
+        """The manifest's `datasets`: per dataset spec, its plugin and distribution, description,
+        release, the splits used and where their files came from (the distribution that ships
+        them, or --data-dir; harness.data.origin). Nothing is loaded."""
+        known = self.datasets.get(spec)
+        splits = sorted({*(known["splits"] if known else ()), split})
+        if known and known["splits"] == splits:
+            return
+        plugin = self.session.dataset(spec)
+        entry = self.host.datasets.get(plugin.name)
+        self.datasets[spec] = {**dataset_provenance(plugin, entry, splits), "splits": splits}
 
     def _note_counts(self, spec: str, split: str) -> None:
         """Record what a dataset's `duplicates=keep-first` / `answers=lenient` accepted (the
@@ -161,19 +179,36 @@ class TaskRunner:
             seed, model = self.config.seed, self.model
             key = model.fit_key(train.fingerprint, seed)
             self.predictor.refresh_fingerprint()
+            fit = self._announced(lambda: model.fit(train, seed=seed), label)
             if key is None:
                 with model_threads(model):
-                    model.fit(train, seed=seed)
+                    fit()
                 self.predictor.refresh_fingerprint()
             else:
                 fingerprint = digest({"model": model.name,
                                       "class": f"{type(model).__module__}.{type(model).__qualname__}",
                                       "config": model.fingerprint_config(), "fit": key})
-                self.predictor.defer_fit(lambda: model.fit(train, seed=seed), fingerprint)
+                self.predictor.defer_fit(fit, fingerprint)
             self.trained_on = self._fitted_on = label
             self._train_fp = train.fingerprint
         finally:
             self.timings.append({"fit": label, "seconds": round(time.perf_counter() - start, 3)})
+
+    def _announced(self, fit: Callable[[], None], label: str) -> Callable[[], None]:
+        """`fit` with a line on stderr before and after (with `progress`): training can take
+        minutes inside a probe (a deferred fit runs at the first prediction it needs), and a
+        progress bar shows only on a terminal."""
+        if not self.config.progress:
+            return fit
+        name = self.plan.model_spec
+
+        def run() -> None:
+            print(f"{name}: training on {label} (or loading its cached weights)...", file=sys.stderr, flush=True)
+            start = time.perf_counter()
+            fit()
+            print(f"{name}: trained on {label} in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+
+        return run
 
     # ----------------------------------------------------------------- probes
     def _probe(self, task: Task, probe_name: str, examples: LazyExamples) -> None:
