@@ -195,18 +195,18 @@ class TaskRunner:
             self.timings.append({"fit": label, "seconds": round(time.perf_counter() - start, 3)})
 
     def _announced(self, fit: Callable[[], None], label: str) -> Callable[[], None]:
-        """`fit` with a line on stderr before and after (with `progress`): training can take
+        """`fit` with a line on stdout before and after (with `progress`): training can take
         minutes inside a probe (a deferred fit runs at the first prediction it needs), and a
-        progress bar shows only on a terminal."""
+        progress bar shows only on a terminal. Not stderr: that is for the one-line errors."""
         if not self.config.progress:
             return fit
         name = self.plan.model_spec
 
         def run() -> None:
-            print(f"{name}: training on {label} (or loading its cached weights)...", file=sys.stderr, flush=True)
+            print(f"{name}: training on {label} (or loading its cached weights)...", file=sys.stdout, flush=True)
             start = time.perf_counter()
             fit()
-            print(f"{name}: trained on {label} in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+            print(f"{name}: trained on {label} in {time.perf_counter() - start:.1f} s", file=sys.stdout, flush=True)
 
         return run
 

@@ -144,6 +144,6 @@ def test_manifest_names_the_distribution_a_dataset_was_read_from(tmp_path) -> No
 def test_training_is_announced_in_the_terminal(tmp_path, capsys) -> None:
     host = make_host(Plugin(), builtins=True, names=["shipped-plugin"])
     run_in_process(host, model="prior", suite="shipped-suite", tmp_path=tmp_path, progress=True)
-    err = capsys.readouterr().err
-    assert "prior: training on shipped/train (or loading its cached weights)..." in err
-    assert re.search(r"prior: trained on shipped/train in \d+\.\d s", err)
+    out = capsys.readouterr().out
+    assert "prior: training on shipped/train (or loading its cached weights)..." in out
+    assert re.search(r"prior: trained on shipped/train in \d+\.\d s", out)
