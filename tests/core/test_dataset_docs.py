@@ -141,9 +141,14 @@ def test_manifest_names_the_distribution_a_dataset_was_read_from(tmp_path) -> No
     assert recorded["description"] == "files from a package" and recorded["splits"] == ["train", "val"]
 
 
-def test_training_is_announced_in_the_terminal(tmp_path, capsys) -> None:
+def test_training_is_announced_in_the_terminal(tmp_path, capsys, monkeypatch, fresh_cache) -> None:
     host = make_host(Plugin(), builtins=True, names=["shipped-plugin"])
     run_in_process(host, model="prior", suite="shipped-suite", tmp_path=tmp_path, progress=True)
     out = capsys.readouterr().out
     assert "prior: training on shipped/train (or loading its cached weights)..." in out
     assert re.search(r"prior: trained on shipped/train in \d+\.\d s", out)
+    # A torch model off a terminal (no progress bar there) prints a line per epoch.
+    monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    run_in_process(host, model="qonly:epochs=2", suite="shipped-suite", tmp_path=tmp_path / "q", progress=True)
+    out = capsys.readouterr().out
+    assert re.search(r"train qonly: epoch 1/2, loss \d+\.\d{3}\n.*train qonly: epoch 2/2", out, re.S), out
