@@ -32,8 +32,8 @@ from .types import (
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
 
-__all__ = ["ANSWER_FACTORS", "Option", "Configurable", "DatasetPlugin", "FeatureExtractor", "FeatureResolver", "Model", "Probe",
-           "ProbeContext", "Layout", "Publisher", "Task", "Suite"]
+__all__ = ["ANSWER_FACTORS", "Option", "Configurable", "DatasetPlugin", "FeatureExtractor", "FeatureResolver",
+           "Model", "Probe", "ProbeContext", "Layout", "Publisher", "Task", "Suite"]
 
 
 # ---------------------------------------------------------------------------- datasets

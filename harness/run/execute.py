@@ -75,7 +75,8 @@ def execute_run(config: RunConfig, host: PluginHost, *,
 def _open_rundir(config: RunConfig, host: PluginHost, plan: RunPlan) -> tuple[RunDir, dict[str, Any]]:
     """The run folder (the incomplete one `--resume` continues, else a new one) and the
     manifest of the run starting now, written into it."""
-    rundir = RunDir.find_resumable(config.out, config.digest(plan.model_spec, plan.suite.file_sha256)) if config.resume else None
+    identity = config.digest(plan.model_spec, plan.suite.file_sha256)
+    rundir = RunDir.find_resumable(config.out, identity) if config.resume else None
     previous = rundir.read_manifest() if rundir is not None else {}
     if rundir is None:
         rundir = RunDir.create(config.out, plan.model_spec, plan.suite.name)
