@@ -102,8 +102,9 @@ class ImageAblationProbe(Probe):
             # Removals as the harness defines them: the input and what the dataset derived
             # from it (image id; question type), never the input alone (harness.inputs).
             "blank": (everyone, ctx.ablate(examples, "image")),
-            "swap": (swapped, [examples[i].with_(image=examples[plan.donor[i]].image,
-                                                 image_id=examples[plan.donor[i]].image_id) for i in swapped]),
+            # Another question's image: the own image's derived meta goes with it (harness.inputs).
+            "swap": (swapped, [ex.with_(image=examples[plan.donor[i]].image, image_id=examples[plan.donor[i]].image_id)
+                               for i, ex in zip(swapped, ctx.ablate([examples[i] for i in swapped], "image"))]),
             "no-question": (everyone, ctx.ablate(examples, "question")),
         }
         preds: dict[str, list[Prediction]] = {}
