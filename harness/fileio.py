@@ -17,7 +17,9 @@ import errno
 import io
 import json
 import os
+import select
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence, TextIO
@@ -63,10 +65,18 @@ def describe(value: Any) -> str:
 # ------------------------------------------------------------------ reading files
 
 
+#: Seconds a FIFO (named pipe) given as an input file may take to send its first bytes.
+FIFO_WAIT_SECONDS = 30.0
+
+
 def read_bytes(path: Path | str, hint: str = "") -> bytes:
-    """The file's bytes; a missing file, a folder or an unreadable file is one line."""
+    """The file's bytes, in one read; a missing file, a folder or an unreadable file is one
+    line. A FIFO (named pipe) is read once, to its end, when a writer sends something within
+    `FIFO_WAIT_SECONDS`; else one line, never a wait without end."""
     path = Path(path)
     try:
+        if stat.S_ISFIFO(os.stat(path).st_mode):
+            return _read_fifo(path, hint)
         return path.read_bytes()
     except FileNotFoundError:
         raise DataError(f"missing file: {path}" + (f" ({hint})" if hint else "")) from None
@@ -74,6 +84,20 @@ def read_bytes(path: Path | str, hint: str = "") -> bytes:
         raise DataError(f"{path}: is a folder, expected a file" + (f" ({hint})" if hint else "")) from None
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _read_fifo(path: Path, hint: str) -> bytes:
+    """Open without waiting for a writer (O_NONBLOCK), wait a bounded time for its first
+    bytes, then read to the end (until the writer closes)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb", buffering=0) as fh:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        if not poller.poll(FIFO_WAIT_SECONDS * 1000):
+            raise DataError(f"{path}: a named pipe (FIFO) that no writer sent anything to within "
+                            f"{FIFO_WAIT_SECONDS:.0f} s" + (f" ({hint})" if hint else ""))
+        os.set_blocking(fd, True)
+        return fh.read()
 
 
 def decode_text(blob: bytes, path: Path | str) -> str:

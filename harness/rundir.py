@@ -1,15 +1,18 @@
 """The run folder `runs/<run-id>/` (docs/architecture.md, "The run folder").
 
     manifest.json            argv, versions, git commit, seed, device, resources, status
-    predictions/<dataset>/<split>/<probe>/<variant>.jsonl
-    artifacts/<probe>/...    probe outputs (local explanations, decoy sets, samples)
-
+    predictions/<dataset>/<split>/<task>/<probe>/<variant>.jsonl
+    artifacts/<probe>/<dataset>/<split>/<task>/...   probe outputs (local explanations,
+                             decoy sets, samples, per-example scores)
     results.jsonl            one ResultRow per line (the leaderboard reads these)
     tables.json              the probes' table layouts and row tags (data, harness.layouts)
     report.md                headline numbers, tables, examples, failures
     .writer                  the lock of the one process writing the run (`RunDir.claim`)
 
-Where a probe's files go is decided in one place, `RunDir.probe_files`.
+Where a probe's files go is decided in one place, `RunDir.probe_files`: keyed by the whole
+task (`task_folder`: its training data, label and probe options besides dataset and split),
+so two tasks of a suite never write the same file (Goyal's UB, B_half B and BB all test on
+VQA v2 val).
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import UsageError
+from .digest import digest
+from .errors import DataError, UsageError
 from .fileio import atomic_write_json, atomic_write_text, write_jsonl
+from .project import MANIFEST_SCHEMA_VERSION, TABLES_SCHEMA_VERSION, schema_problem
 from .types import ResultRow, Task
 
 try:
@@ -31,10 +36,14 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: a second writer is not detected
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["RunDir", "ProbeFiles", "safe_name", "read_results", "TABLES_FILE", "WRITER_FILE"]
+__all__ = ["RunDir", "ProbeFiles", "safe_name", "read_results", "task_folder", "TABLES_FILE", "DEFAULT_TASK",
+           "WRITER_FILE"]
 
 #: The table layouts and row tags of a run (written by the run, read by the leaderboard).
 TABLES_FILE = "tables.json"
+#: The task folder of a task that is only its dataset and split (no training data, label
+#: or probe options of its own).
+DEFAULT_TASK = "default"
 #: The writer's lock: its pid while it runs, and space kept for the last manifest (`claim`).
 WRITER_FILE = ".writer"
 #: Bytes the writer keeps allocated, freed to mark the manifest when the disk is full.
@@ -44,6 +53,18 @@ RESERVE_BYTES = 512 * 1024
 def safe_name(text: str) -> str:
     """A file-system-safe version of a model spec or dataset spec."""
     return re.sub(r"[^A-Za-z0-9._=-]+", "_", text).strip("_") or "_"
+
+
+def task_folder(task: Task) -> str:
+    """The folder naming `task` among the tasks on its dataset and split: `DEFAULT_TASK`
+    for a bare task, else its label (or its training data) and a digest of everything that
+    makes it a task of its own (training data, label, probe options): "UB-3f2a9c1e"."""
+    if task.train is None and not task.label and not task.probe_options:
+        return DEFAULT_TASK
+    readable = task.label or (f"train={task.train[0]}/{task.train[1]}" if task.train else "options")
+    ident = digest({"train": list(task.train) if task.train else None, "label": task.label,
+                    "probe_options": {k: dict(v) for k, v in task.probe_options.items()}}, 8)
+    return f"{safe_name(readable)[:48]}-{ident}"
 
 
 def read_results(path: Path) -> list[ResultRow]:
@@ -159,6 +180,8 @@ class RunDir:
                 data = json.loads(manifest.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError):
                 continue
+            if schema_problem(data, (MANIFEST_SCHEMA_VERSION,), ""):
+                continue  # written by another version: not one to continue
             if data.get("config_digest") == config_digest and data.get("status") != "complete":
                 return cls(path)
         return None
@@ -168,18 +191,24 @@ class RunDir:
         return self.path / "manifest.json"
 
     def read_manifest(self) -> dict[str, Any]:
+        """The manifest ({} when there is none); DataError for one of an unknown schema."""
         if self.manifest_path.is_file():
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            problem = schema_problem(data, (MANIFEST_SCHEMA_VERSION,), str(self.manifest_path))
+            if problem:
+                raise DataError(problem)
+            return data
         return {}
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         atomic_write_json(self.manifest_path, manifest)
 
     def probe_files(self, task: Task, probe: str) -> "ProbeFiles":
-        """Where `probe`'s files on `task` go: the one place that decides it. Keyed today by
-        the task's dataset and split (predictions) and by the probe alone (artifacts)."""
-        return ProbeFiles(self.path / "predictions" / safe_name(task.dataset) / safe_name(task.split) / safe_name(probe),
-                          self.path / "artifacts" / safe_name(probe))
+        """Where `probe`'s files on `task` go: the one place that decides it, keyed by the
+        whole task (dataset, split and `task_folder`) and the probe."""
+        where = (safe_name(task.dataset), safe_name(task.split), task_folder(task))
+        return ProbeFiles(self.path.joinpath("predictions", *where, safe_name(probe)),
+                          self.path.joinpath("artifacts", safe_name(probe), *where))
 
     def relative(self, paths: Iterable[Path]) -> list[str]:
         """Paths inside the run folder that exist, relative to it (sorted, unique)."""
@@ -203,7 +232,7 @@ class RunDir:
         each probe's headline metrics (`Probe.headline`) and how the leaderboard shows it
         (`Probe.display()`, harness.display)."""
         atomic_write_json(self.path / TABLES_FILE, {
-            "schema_version": 1,
+            "schema_version": TABLES_SCHEMA_VERSION,
             "layouts": {probe: [lay.to_json() for lay in found] for probe, found in sorted(layouts.items())},
             "tags": [t.to_json() for t in tags],
             "headlines": dict(sorted((headlines or {}).items())),

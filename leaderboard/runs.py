@@ -20,7 +20,7 @@ from harness.display import Display, parse_displays
 from harness.errors import DataError, UsageError
 from harness.fileio import decode_text
 from harness.layouts import Layout, RowTags, parse_tables
-from harness.project import READABLE_SCHEMA_VERSIONS
+from harness.project import MANIFEST_SCHEMA_VERSION, READABLE_SCHEMA_VERSIONS, schema_problem
 from harness.rundir import TABLES_FILE
 from harness.types import UNITS, ResultRow
 
@@ -172,6 +172,9 @@ def load_run(path: Path) -> RunInfo:
     manifest = _read_json(path / "manifest.json") if (path / "manifest.json").is_file() else {}
     if not isinstance(manifest, dict):
         raise DataError(f"{path / 'manifest.json'}: expected a JSON object")
+    unknown = schema_problem(manifest, (MANIFEST_SCHEMA_VERSION,), str(path / "manifest.json"))
+    if unknown:  # a newer format: refused (the run is skipped with this line), never read as if known
+        raise DataError(unknown)
     rows, problems = read_rows(path / "results.jsonl") if (path / "results.jsonl").is_file() else ([], [])
     layouts: dict[str, list[Layout]] = {}
     tags: list[RowTags] = []

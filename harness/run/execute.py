@@ -96,7 +96,8 @@ def execute_run(config: RunConfig, host: PluginHost, *,
 def _open_rundir(config: RunConfig, host: PluginHost, plan: RunPlan) -> tuple[RunDir, dict[str, Any]]:
     """The run folder (the incomplete one `--resume` continues, else a new one), claimed by
     this process, and the manifest of the run starting now, written into it."""
-    rundir = RunDir.find_resumable(config.out, config.digest(plan.model_spec)) if config.resume else None
+    identity = config.digest(plan.model_spec, plan.suite.file_sha256)
+    rundir = RunDir.find_resumable(config.out, identity) if config.resume else None
     fresh = rundir is None
     if rundir is None:
         rundir = RunDir.create(config.out, plan.model_spec, plan.suite.name)
@@ -179,7 +180,8 @@ def _progress_manifest(run: TaskRunner, manifest: dict[str, Any], status: str) -
                           "deferred_fit_seconds": round(stats.fit_seconds, 3),
                           "probe_outputs_reused": run.reused},
                 "timings": run.timings, "data": dict(sorted(run.data_digests.items())),
-                **({"data_counts": run.data_counts} if run.data_counts else {}), **_usage(run.plan.model)}
+                **({"data_counts": run.data_counts} if run.data_counts else {}),
+                **({"datasets": dict(sorted(run.datasets.items()))} if run.datasets else {}), **_usage(run.plan.model)}
     return manifest
 
 

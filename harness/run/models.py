@@ -78,6 +78,8 @@ def _summary(spec: str, suite: str, outcome: RunOutcome, size: int, echo: Callab
          f" (model calls {outcome.model_calls}" + (f", world size {size})" if size > 1 else ")"))
     for what, path in outcome.announced:
         echo(f"  {what}: {path}")
+    for line in outcome.warnings:
+        warn(f"  warning: {line}")
     for task, probe, reason in outcome.skipped:
         warn(f"  skipped {probe} on {task}: {reason}")
     for f in outcome.probe_failures:

@@ -27,12 +27,14 @@ check. `harness.suites.write.dump_suite` writes any suite in exactly this format
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from pathlib import Path
 from typing import Any, Mapping
 
 import yaml
 
+from ..digest import digest_bytes
 from ..errors import HarnessError, PluginError, UsageError
 from ..fileio import decode_text, describe, read_bytes
 from ..host import PluginHost
@@ -67,7 +69,10 @@ def load_suite_file(path: Path | str, host: PluginHost) -> Suite:
         text = decode_text(blob, path)
     except HarnessError as exc:
         raise UsageError(str(exc)) from None
-    return parse_suite(_parse_text(text, path), host, source=str(path))
+    suite = parse_suite(_parse_text(text, path), host, source=str(path))
+    # Hashed from the bytes parsed: a file edited while the run starts cannot give the run
+    # the identity of one version and the tasks of another.
+    return dataclasses.replace(suite, file_sha256=digest_bytes(blob))
 
 
 def _toml() -> Any:

@@ -52,7 +52,7 @@ def test_an_answer_too_large_for_a_prediction_is_a_failed_example_not_a_cache_en
     finally:
         cache.close()
     lines = [json.loads(line) for line in
-             (out.rundir.path / "predictions" / "tiny" / "val" / "accuracy" / "answer.jsonl").read_text().splitlines()]
+             next((out.rundir.path / "predictions" / "tiny" / "val").rglob("accuracy/answer.jsonl")).read_text().splitlines()]
     (bad,) = [p for p in lines if p["example_id"] == "q1"]
     assert bad["error"] == ("plugin verbose-model:verbose: ValueError: answer of 100,001 characters is longer than one "
                             "prediction may hold (100,000; example q1)")

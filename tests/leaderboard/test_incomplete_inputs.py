@@ -78,7 +78,7 @@ def test_compare_says_when_a_run_did_not_complete(run, tmp_path, capsys):
 
 def test_compare_names_a_metric_whose_per_question_file_was_deleted(run, tmp_path, capsys):
     other = _copy(run, tmp_path, "deleted")
-    files = sorted((other / "artifacts" / "accuracy" / "per_example").glob("*.json"))
+    files = sorted((other / "artifacts" / "accuracy").rglob("per_example/*.json"))
     assert len(files) >= 2  # the probe keeps per-question scores of other metrics
     gone = json.loads(files[0].read_text())
     files[0].unlink()

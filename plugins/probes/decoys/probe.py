@@ -5,9 +5,9 @@ All), built from the example's meta (`mc_target`, `decoys`). The pick is the arg
 model's `score_choices` when it has it; otherwise its open answer matched to a candidate
 under `harness.metrics.normalize_answer` (an unmatched answer scores 0 and the unmatched
 rate is reported; never a random pick). Modality ablations for any model: the image
-blanked (harness.types.BLANK_IMAGE) and/or the question emptied give rows QA / IA / A
-next to the full IQA input (skipped for models that are themselves an ablation, i.e.
-declare `inputs`, like MLP-A). Also model-free reference rows per variant: Random
+and/or the question removed (harness.inputs: a gray image and no image id; no question and
+no question type) give rows QA / IA / A next to the full IQA input (skipped for models
+that are themselves an ablation, i.e. declare `inputs`, like MLP-A). Also model-free reference rows per variant: Random
 (the expected accuracy of a uniform pick) and the Eq. 2 answer-frequency rule counted on
 the task's training split.
 
@@ -28,7 +28,7 @@ from harness.metrics import normalize_answer, vqa_accuracy
 from harness.perexample import write_scores
 from harness.specs import parse_spec
 from harness.stats import bootstrap_ci
-from harness.types import BLANK_IMAGE, Example, ResultRow
+from harness.types import Example, ResultRow
 from vqa_harness_plugins.generators.decoys import (
     VARIANTS,
     eq2_rule,
@@ -204,8 +204,8 @@ class DecoyProbe(Probe):
             for label, (blank_image, blank_question) in ABLATIONS.items():
                 if label != "IQA" and not ablate:
                     continue
-                shown = [ex.with_(image=BLANK_IMAGE if blank_image else ex.image,
-                                  question="" if blank_question else ex.question) for ex in examples]
+                removed = [what for what, gone in (("image", blank_image), ("question", blank_question)) if gone]
+                shown = ctx.ablate(examples, removed) if removed else examples  # input and what derives from it
                 tag = variant if label == "IQA" else f"{variant}/{label}"
                 scores, unmatched, errors = pick_scores(ctx, shown, tag, picks.setdefault(label, []))
                 metric = METRIC if label == "IQA" else f"{METRIC}/{label}"

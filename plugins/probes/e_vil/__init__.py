@@ -4,7 +4,7 @@ For each task: the model answers (or picks a choice), S_T is computed, the model
 its own answer for the correctly answered examples, and every automatic metric gives S_E
 and S_O = S_T * S_E; also the combined e-ViL score and, where examples carry several
 references (VQA-X, toyvqa), the reference ("GT") row: each reference scored against the
-others. Per-example scores go to `artifacts/nle/<task>.jsonl` for `harness nle sample` /
+others. Per-example scores go to `artifacts/nle/.../<task>.jsonl` for `harness nle sample` /
 `harness nle import` (human evaluation). See docs/e-vil.md.
 """
 
