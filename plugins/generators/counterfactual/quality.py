@@ -51,6 +51,7 @@ __all__ = [
     "LEVEL_DROP",
     "MEANING_SHIFTED",
     "MIN_HYPERNYM_DEPTH",
+    "OBJECTLESS_FRAMES",
     "QualityChoice",
     "QualityLexicon",
     "Slot",
@@ -99,6 +100,9 @@ _PERSON = frozenset({"person"})
 _ANY_PLACE = Slot()
 #: WordNet verb frame "Somebody ----s to INFINITIVE".
 INFINITIVE_FRAME = 28
+#: WordNet verb frames without a direct object (wninput(5WN)): "Something ----s", "It is ----ing",
+#: "Something ----s Adjective/Noun", "Somebody ----s PP", "Somebody ----s to INFINITIVE", ...
+OBJECTLESS_FRAMES = frozenset({1, 2, 3, 4, 6, 7, 12, 13, 22, 23, 26, 27, 28, 29, 32, 33, 34, 35})
 #: WordNet verb frames with a direct object ("Somebody ----s something", ...; wninput(5WN)).
 TRANSITIVE_FRAMES = frozenset({5, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 24, 25, 30, 31})
 
@@ -165,6 +169,11 @@ class QualityLexicon:
     def transitive_senses(self, lemma: str, senses: list[int]) -> list[int]:
         """The verb senses in which `lemma` takes a direct object (WordNet frames)."""
         return [s for s in senses if self.wn.frames(s, lemma) & TRANSITIVE_FRAMES]
+
+    def intransitive_senses(self, lemma: str, senses: list[int]) -> list[int]:
+        """The verb senses in which `lemma` has a frame without a direct object (a sense
+        WordNet lists no frame for is kept)."""
+        return [s for s in senses if not self.wn.frames(s, lemma) or self.wn.frames(s, lemma) & OBJECTLESS_FRAMES]
 
     # ----------------------------------------------------------------- helpers
     def _groups(self, pos: str, relation: str, sense: int) -> tuple[list[list[int]], str]:
