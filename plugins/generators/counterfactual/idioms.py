@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 from .text import Token
 
-__all__ = ["MAX_WORDS", "fixed_spans", "splits"]
+__all__ = ["MAX_WORDS", "fixed_spans", "plural_word", "splits"]
 
 #: The longest expression looked up, in words ("time of day", "black and white").
 MAX_WORDS = 4
@@ -54,3 +54,14 @@ def splits(spans: Sequence[tuple[int, int]], first: int, last: int) -> bool:
         if overlaps and not (first <= a and b <= last):
             return True
     return False
+
+
+def plural_word(wn: Any, word: str) -> bool:
+    """Whether a plural noun is also a word of its own with a meaning its singular lacks
+    (glasses: spectacles; pants, shorts, clothes), so the singular's senses may be wrong:
+    "Does she have glasses?" -> "shot glasses". The quality mode skips it (`ambiguous`)."""
+    low = word.lower()
+    own = [s for s in wn.synsets(low, "n") if low in (n.lower() for n in wn.lemma_names(s))]
+    bases = [b for b in wn.morphy(low, "n") if b != low]
+    singular = {s for b in bases for s in wn.synsets(b, "n")}
+    return bool(bases) and any(s not in singular for s in own)

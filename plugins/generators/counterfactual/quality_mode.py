@@ -55,7 +55,7 @@ from vqa_harness_plugins.nlp import sense_vectors, word_stats
 
 from .colors import UNAMBIGUOUS_COLORS
 from .deletion import add_deletions
-from .idioms import fixed_spans, splits
+from .idioms import fixed_spans, plural_word, splits
 from .fit import (
     REGISTER_DROP,
     Selection,
@@ -75,9 +75,9 @@ from .phrases import PARTICLES, noun_runs
 from .quality import FREQUENCY_FLOOR, QualityLexicon, Slot
 from .senses import SenseChooser, content_bases
 from .tagging import retag
-from .text import FUNCTION_WORDS, Token, match_case
+from .text import FUNCTION_WORDS, Token, match_case, replace_span
 
-__all__ = ["QualityMode", "replace_span"]
+__all__ = ["QualityMode", "replace_span"]  # replace_span: text.py, kept importable here
 
 _BE_FORMS = frozenset("is are was were be been being am 's get gets got".split())
 _OBJECT_START = ("DT", "PRP$", "PRP", "NN", "NNS", "NNP", "CD", "JJ", "PDT")
@@ -165,8 +165,7 @@ class QualityMode:
                    usable: list, rej: Counter) -> None:
         found: list[Perturbation] = []
         add_deletions(self, kind, question, tokens, tags, found, rej)
-        # listed noun compounds ("train station") are rule 16's (deletion.py): only other fixed
-        # expressions are kept whole here ("all fours", "black and white", "time of day")
+        # noun compounds ("train station") are rule 16's (deletion.py); other fixed expressions stay whole
         fixed = [(a, b) for a, b in self._fixed if not all(g in ("NN", "NNS", "JJ") for g in tags[a:b + 1])]
         for pert in found:
             end = tokens[pert.position].start + len(pert.replaced)
@@ -239,6 +238,9 @@ class QualityMode:
                     continue
                 else:
                     allow_multi = False  # "turned on" -> "changed state on" is not English
+            if lemma is None and kind.pos == "n" and tag == "NNS" and plural_word(self.wn, tok.text):
+                rej["ambiguous"] += 1  # "Does she have glasses?": spectacles, or two drinking glasses?
+                continue
             if lemma is None:
                 lemma = self.p.lexicon.lemma(tok.text, kind.pos, tag in ("NNS", "VBZ", "VBD", "VBN", "VBG"))
                 if lemma is None:
@@ -288,6 +290,9 @@ class QualityMode:
                 return None
         own = set(lemma.lower().split("_"))
         sense, overlap = self.senses.choose(lemma, senses, lambda: ctx() - own)
+        if not self.senses.confident(lemma, senses, sense):
+            rej["ambiguous"] += 1  # the context overrode the first sense for a rarely used one
+            return None
         choice = self.lex.choose(lemma, kind.pos, kind.relation, sense, self._slot(kind, tokens, tags, lemma, first,
                                                                                     last, transitive))
         rej.update(dict(choice.rejected))
@@ -393,15 +398,3 @@ class QualityMode:
         if found is None:
             found = self._context[text] = frozenset(content_bases(text, self.wn))
         return found
-
-
-def replace_span(question: str, tokens: Sequence[Token], first: int, last: int, new: str) -> str:
-    """`question` with tokens first..last replaced by `new`; an indefinite article right
-    before them follows the new first letter (a horse -> an animal), by spelling."""
-    out = question[:tokens[first].start] + new + question[tokens[last].end:]
-    if first > 0 and tokens[first - 1].text.lower() in ("a", "an") and tokens[first - 1].end < tokens[first].start:
-        art = tokens[first - 1]
-        want = "an" if new[:1].lower() in "aeiou" else "a"
-        if art.text.lower() != want:
-            out = out[:art.start] + match_case(art.text, want) + out[art.end:]
-    return out
