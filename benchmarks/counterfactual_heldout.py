@@ -119,11 +119,17 @@ def main() -> None:
     parser.add_argument("--sample-seed", type=int, default=2424)
     parser.add_argument("--rows", type=int, default=20, help="rows per kind on a sheet")
     parser.add_argument("--seed", type=int, default=0, help="the generator's seed")
+    parser.add_argument("--reasons", action="store_true", help="also the quality mode's skip reasons per kind")
     args = parser.parse_args()
     print(f"uptime: {os.popen('uptime').read().strip()}")
     for half in (HALVES if args.half == "both" else (args.half,)):
         runs = run_half(args.data_dir, half, args.seed)
         coverage_table(half, runs)
+        if args.reasons:
+            for kind in KINDS:
+                counts = runs["quality"][2][kind.id]
+                print(f"  {kind.id} skipped: " + ", ".join(f"{r} {n}" for r, n in sorted(counts.items())
+                                                         if r != "applied"))
         if args.sheets:
             write_sheet(half, runs, args.sheets, args.sample_seed, args.rows)
 

@@ -108,8 +108,16 @@ def main() -> None:
                     words |= set().union(*(content_bases(a, wn) for a in s["answers"]))
                 sense, _ = chooser.choose(s["lemma"], pool, words - set(s["lemma"].split("_")))
                 picks.append(wn.name(sense))
-            marker = "  <- shipped" if weight == chooser.prior_weight == 0.2 and not with_answers else ""
-            print(f"static embedding Lesk, {label}, prior weight {weight}: {accuracy(sites, picks)}{marker}")
+            shipped = weight == chooser.prior_weight == 0.2 and not with_answers
+            print(f"static embedding Lesk, {label}, prior weight {weight}: {accuracy(sites, picks)}"
+                  f"{'  <- shipped' if shipped else ''}")
+            for s, pool, pick in zip(sites, pools, picks) if shipped else ():
+                first = wn.name(pool[0])
+                if pick != first:
+                    right = (first in s["gold"], pick in s["gold"])
+                    verdict = {(False, True): "win", (True, False): "loss", (True, True): "both right"}.get(
+                        right, "both wrong")
+                    print(f"    {verdict}: {s['question']} [{s['lemma']}] {first} -> {pick}")
     if args.contextual:
         contextual(sites, wn, pools, SenseChooser(wn, vectors))
 

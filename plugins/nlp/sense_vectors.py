@@ -85,6 +85,7 @@ class SenseVectors:
         self.matrix = np.frombuffer(blob, dtype=np.float16).reshape(-1, DIMENSIONS)  # float32 per lookup
         self._word_row = {w: i for i, w in enumerate(words)}
         self._sense_row = {s: len(words) + i for i, s in enumerate(senses)}
+        self._pairs: dict[tuple[int, int], float] = {}
         if len(words) + len(senses) != len(self.matrix):
             raise ResourceError("the sense-vector index is damaged: rows and keys disagree")
 
@@ -98,12 +99,19 @@ class SenseVectors:
 
     def similarities(self, senses: Sequence[int], rows: Sequence[int]) -> list[float] | None:
         """Per sense, the highest cosine similarity between its vector and one of the word
-        rows; None when a sense has no vector or there are no words."""
+        rows; None when a sense has no vector or there are no words. Each (sense, word)
+        similarity is computed once per process (questions repeat their words)."""
         if not rows or any(s not in self._sense_row for s in senses):
             return None
-        m, f32 = self.matrix, self._np.float32
-        sims = m[[self._sense_row[s] for s in senses]].astype(f32) @ m[list(rows)].astype(f32).T
-        return [float(x) for x in sims.max(axis=1)]
+        pairs = self._pairs
+        missing = [(s, r) for s in senses for r in rows if (s, r) not in pairs]
+        if missing:
+            m, f32 = self.matrix, self._np.float32
+            left = m[[self._sense_row[s] for s, _ in missing]].astype(f32)
+            right = m[[r for _, r in missing]].astype(f32)
+            for pair, value in zip(missing, (left * right).sum(axis=1).tolist()):
+                pairs[pair] = value
+        return [max(pairs[(s, r)] for r in rows) for s in senses]
 
 
 def _versions(model_folder: str) -> dict[str, str]:

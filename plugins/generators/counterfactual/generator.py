@@ -32,6 +32,7 @@ from harness.errors import UsageError
 from vqa_harness_plugins.nlp import pos_tag, wordnet_index
 
 from .colors import BASIC_COLORS, UNAMBIGUOUS_COLORS, ColorSpace, named_colors, readable_names
+from .idioms import fixed_spans
 from .inflect import NOUN_TAGS, VERB_TAGS, Inflector
 from .kinds import KINDS, Kind
 from .lexical import EXCLUDED_VERBS, Lexicon
@@ -120,6 +121,7 @@ class Perturber:
             self.color_words = readable_names(lambda w: bool(wn.morphy(w, "n") or wn.morphy(w, "a")))
             self.pools["uncommon"] = tuple(c for c in self.pools["uncommon"] if c in self.color_words)
             self.quality = QualityMode(self)
+            fixed_spans(wn, [])  # builds the index of fixed expressions at start-up, not in the first question
 
     # ------------------------------------------------------------------ public
     def perturb(self, question: str, context: Sequence[str] = ()) -> dict[str, Perturbation | str]:

@@ -29,13 +29,29 @@ MAX_WORDS = 4
 _POS = ("n", "v", "a", "r")
 
 
+_FIRST_WORDS: dict[int, frozenset[str]] = {}
+
+
+def _first_words(wn: Any) -> frozenset[str]:
+    """The first words of WordNet's multi-word lemmas and exception forms: morphy only
+    changes the end of a form, so a run whose first word is not among them is no lemma."""
+    found = _FIRST_WORDS.get(id(wn))
+    if found is None:
+        names = [lemma for pos in _POS for lemma in wn.lemmas(pos)]
+        names += [form for pos in _POS for form in wn.exceptions.get(pos, {})]
+        found = _FIRST_WORDS[id(wn)] = frozenset(
+            name.split(joiner)[0] for name in names for joiner in ("_", "-") if joiner in name)
+    return found
+
+
 def fixed_spans(wn: Any, tokens: Sequence[Token]) -> list[tuple[int, int]]:
     """(first, last) token indices of every run of two or more adjacent words that is a
     WordNet multi-word lemma (any part of speech, any inflection morphy undoes)."""
     words = [t.text.lower() for t in tokens]
+    starts = _first_words(wn)
     out = []
     for a in range(len(words)):
-        if not words[a].isalpha():
+        if not words[a].isalpha() or words[a] not in starts:
             continue
         for b in range(a + 1, min(len(words), a + MAX_WORDS)):
             if not words[b].isalpha() or tokens[b].start - tokens[b - 1].end > 1:

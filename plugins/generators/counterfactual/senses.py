@@ -47,6 +47,7 @@ _SMOOTHING = 0.5
 #: Least (smoothed) SemCor share of a sense the context chose over the first one before a
 #: substitution builds on it (tune half: picture -> painting.n.01 has 25%, mental picture 23%).
 OVERRIDE_SHARE = 0.3
+_MEMO_SIZE = 100_000
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
 #: Words too general to count as evidence of a sense (they occur in thousands of glosses).
 _GENERIC = frozenset(
@@ -78,6 +79,7 @@ class SenseChooser:
         self.wn, self.vectors, self.prior_weight = wn, vectors, prior_weight
         self._candidates: dict[tuple[str, tuple[int, ...]], list[int]] = {}
         self._priors: dict[tuple[str, tuple[int, ...]], list[float]] = {}
+        self._chosen: dict[tuple[str, tuple[int, ...], tuple[str, ...]], tuple[int, float]] = {}
 
     def candidates(self, lemma: str, senses: Sequence[int]) -> list[int]:
         """The senses that compete: the first, and those with a SemCor count for `lemma`."""
@@ -119,7 +121,16 @@ class SenseChooser:
         pool = self.candidates(lemma, senses)
         if len(pool) == 1:
             return pool[0], 0.0
-        words = sorted(set(context() if callable(context) else context))
+        words = tuple(sorted(set(context() if callable(context) else context)))
+        key = (lemma, tuple(pool), words)
+        found = self._chosen.get(key)
+        if found is None:  # the noun kinds ask the same question three times
+            if len(self._chosen) > _MEMO_SIZE:
+                self._chosen.clear()
+            found = self._chosen[key] = self._choose(lemma, pool, words)
+        return found
+
+    def _choose(self, lemma: str, pool: list[int], words: tuple[str, ...]) -> tuple[int, float]:
         fits = self.vectors.similarities(pool, self.vectors.word_rows(words))
         if fits is None:
             return pool[0], 0.0
