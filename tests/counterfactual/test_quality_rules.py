@@ -82,7 +82,8 @@ def test_hyponyms_of_abstract_and_top_concepts(modes):
 
 def test_hyponyms_and_siblings_are_at_most_thirty_times_rarer(modes):
     assert _text(modes[0].perturb("What is the boy doing?")["hyponym_noun"]) == "What is the sonny doing?"
-    assert _quality(modes, "What is the boy doing?", "hyponym_noun") == "What is the lad doing?"
+    # not "sonny" (34 times rarer); "lad" went with issue 24 (a hyponym is read in its first sense)
+    assert _quality(modes, "What is the boy doing?", "hyponym_noun") == "What is the ball boy doing?"
 
 
 def test_siblings_of_abstract_nouns_and_cousins(modes):

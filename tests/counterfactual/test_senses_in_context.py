@@ -123,3 +123,20 @@ def test_verbs_keep_their_frame(modes):
     # a participle before a noun is an adjective, not a verb: not "a well formed room"
     assert quality(modes, "Is this a well organized room?", "synonym_verb") == "no_site"
     assert quality(modes, "Is this an organized event?", "synonym_verb") == "no_site"
+
+
+def test_plurals_with_a_meaning_of_their_own(modes):
+    wn = modes[1].wn
+    assert plural_word(wn, "glasses") and plural_word(wn, "stairs")
+    # a rarely used own meaning does not count: men (the work force), windows (the software)
+    assert not plural_word(wn, "men") and not plural_word(wn, "windows")
+    assert quality(modes, "What are the men doing?", "hypernym_noun") == "What are the persons doing?"
+
+
+def test_hyponyms_are_read_in_their_first_sense(modes):
+    # frame.n.02 (a film frame) is the second sense of "frame": a reader sees a picture frame
+    assert "frame" not in quality(modes, "Is this an old photo?", "hyponym_noun")
+
+
+def test_phrasal_replacements_never_go_before_a_preposition(modes):
+    assert "cutting through" not in quality(modes, "Should someone be crossing at the crosswalk?", "synonym_verb")

@@ -72,12 +72,22 @@ def splits(spans: Sequence[tuple[int, int]], first: int, last: int) -> bool:
     return False
 
 
+#: A plural's own meaning counts when SemCor uses it this often relative to its singular
+#: (glasses: spectacles 4 uses, glass 39), and at least PLURAL_MIN times.
+PLURAL_SHARE = 0.1
+PLURAL_MIN = 3
+
+
 def plural_word(wn: Any, word: str) -> bool:
-    """Whether a plural noun is also a word of its own with a meaning its singular lacks
-    (glasses: spectacles; pants, shorts, clothes), so the singular's senses may be wrong:
-    "Does she have glasses?" -> "shot glasses". The quality mode skips it (`ambiguous`)."""
+    """Whether a plural noun is also a word of its own with a meaning its singular lacks and
+    SemCor uses (glasses: spectacles; stairs, arms: weapons), so the singular's senses may
+    be wrong: "Does she have glasses?" -> "shot glasses". Rarely used own meanings do not
+    count (men: the work force, 35 uses against man's 1,218; windows: the software, 0).
+    The quality mode skips such a word (`ambiguous`)."""
     low = word.lower()
     own = [s for s in wn.synsets(low, "n") if low in (n.lower() for n in wn.lemma_names(s))]
     bases = [b for b in wn.morphy(low, "n") if b != low]
     singular = {s for b in bases for s in wn.synsets(b, "n")}
-    return bool(bases) and any(s not in singular for s in own)
+    extra = sum(wn.count(s, low) for s in own if s not in singular)
+    base_uses = sum(wn.count(s, b) for b in bases for s in wn.synsets(b, "n"))
+    return bool(bases) and extra >= PLURAL_MIN and extra >= PLURAL_SHARE * base_uses

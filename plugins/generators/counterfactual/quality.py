@@ -19,7 +19,8 @@ a kind of their head; verbs: verb + particle; adjectives: one word), `sense_mism
 not among Y's DOMINANT_SENSES, Y mostly another part of speech or MEANING_SHIFTED; a
 polysemous Y never counted in T; a hypernym lemma of levels.MANY_SENSES read in an earlier
 sense), `number`, `verb_frame`, `register` (fit.REGISTER_DROP, HYPERNYM_DROP, LEVEL_DROP),
-`selection`, `synonym`, `coordination`, `agreement`, `proper_noun`; hypernym levels beyond
+`selection`, `synonym`, `coordination`, `agreement`, `proper_noun`; a hyponym lemma not in
+its first sense (`sense_mismatch`: photo -> "frame", issue 24); hypernym levels beyond
 the basic level (levels.py) as `basic_level`. Before any candidate: `ambiguous` (a
 synonym's sense below fit.SENSE_SHARE; a polysemous noun without sense counts, or with
 too few: levels.thin_evidence), `abstract` (hyponyms and siblings of abstract senses).
@@ -257,6 +258,9 @@ class QualityLexicon:
                 if low in banned or banned.intersection(low.split()) and not (
                         relation == "hyponym" and low.split()[-1] in banned):
                     continue  # "sit" -> "sit down" is no change; "game" -> "card game" is a hyponym
+                if relation == "hyponym" and synset not in self.senses(name, pos)[:1]:
+                    rejected["sense_mismatch"] += 1  # photo -> "frame" (a film frame is its second sense)
+                    continue
                 if name[:1].isupper():
                     rejected["proper_noun"] += 1  # someone -> "Jew", Chinese -> "Taiwanese"
                     continue

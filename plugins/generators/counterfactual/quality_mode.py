@@ -305,7 +305,7 @@ class QualityMode:
         if {w.lower() for w in words} & {t.text.lower() for t in tokens} - set(lemma.lower().split("_")):
             rej["in_question"] += 1  # "to the left or right" -> "to the right or right"
             return None
-        if len(words) > 1 and kind.pos == "v" and (not allow_multi or after in _OBJECT_START):
+        if len(words) > 1 and kind.pos == "v" and (not allow_multi or after in _OBJECT_START + ("IN",)):
             rej["phrasal"] += 1
             return None
         head_tag = tags[last] if kind.pos == "n" else tags[first]
