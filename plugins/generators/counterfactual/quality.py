@@ -19,8 +19,7 @@ a kind of their head; verbs: verb + particle; adjectives: one word), `sense_mism
 not among Y's DOMINANT_SENSES, Y mostly another part of speech or MEANING_SHIFTED; a
 polysemous Y never counted in T; a hypernym lemma of levels.MANY_SENSES read in an earlier
 sense), `number`, `verb_frame`, `register` (fit.REGISTER_DROP, HYPERNYM_DROP, LEVEL_DROP),
-`selection`, `synonym`, `coordination`, `agreement`, `proper_noun`; a hyponym lemma not in
-its first sense (`sense_mismatch`: photo -> "frame", issue 24); hypernym levels beyond
+`selection`, `synonym`, `coordination`, `agreement`, `proper_noun`; hypernym levels beyond
 the basic level (levels.py) as `basic_level`. Before any candidate: `ambiguous` (a
 synonym's sense below fit.SENSE_SHARE; a polysemous noun without sense counts, or with
 too few: levels.thin_evidence), `abstract` (hyponyms and siblings of abstract senses).
@@ -88,7 +87,7 @@ LEVEL_DROP = {"hyponym": 1.5, "sibling": 2.0}
 #: physical entity 1, object/abstraction's children 2, whole/event 3, artifact/act 4).
 MIN_HYPERNYM_DEPTH = 5
 #: A replacement must be read in the shared sense: that sense is among its first N senses.
-DOMINANT_SENSES = {"n": 2, "v": 1, "a": 1}
+DOMINANT_SENSES = {"n": 2, "v": 1, "a": 1}  # hyponyms: their first (issue 24: photo -> "frame")
 #: Words whose dominant meaning today is not the one WordNet's (1960s) sense counts make
 #: dominant, so a reader takes them in another, often offensive, sense ("Is it a gay
 #: day?" for "Is it a sunny day?"); never a replacement.
@@ -97,12 +96,9 @@ MEANING_SHIFTED = frozenset({"gay", "queer", "fag", "faggot", "dyke", "cock", "p
 #: WordNet verb frames without an object: "Something ----s", "Somebody ----s",
 #: "Something is ----ing PP", "Somebody ----s PP".
 INTRANSITIVE_FRAMES = frozenset({1, 2, 4, 22})
-_PERSON = frozenset({"person"})
-_ANY_PLACE = Slot()
-#: WordNet verb frame "Somebody ----s to INFINITIVE".
-INFINITIVE_FRAME = 28
-#: WordNet verb frames without a direct object (wninput(5WN)): "Something ----s", "It is ----ing",
-#: "Something ----s Adjective/Noun", "Somebody ----s PP", "Somebody ----s to INFINITIVE", ...
+_PERSON, _ANY_PLACE = frozenset({"person"}), Slot()
+INFINITIVE_FRAME = 28  # WordNet verb frame "Somebody ----s to INFINITIVE"
+#: WordNet verb frames without a direct object (wninput(5WN)): "Something ----s", "Somebody ----s PP", ...
 OBJECTLESS_FRAMES = frozenset({1, 2, 3, 4, 6, 7, 12, 13, 22, 23, 26, 27, 28, 29, 32, 33, 34, 35})
 #: WordNet verb frames with a direct object ("Somebody ----s something", ...; wninput(5WN)).
 TRANSITIVE_FRAMES = frozenset({5, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 24, 25, 30, 31})
