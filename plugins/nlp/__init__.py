@@ -63,12 +63,12 @@ def install(target: Path | None = None, *, allow_download: bool = False) -> list
         install_tagger(target, allow_download=allow_download),
         bertscore_status(target),
     ]
-    if results[-1].present and results[0].present:
+    if target is None and results[-1].present and results[0].present:
         try:
             sense_vectors()  # built once here, so the first counterfactual run does not pay for it
         except ResourceError:
             pass  # reported by the status line below
-        results.append(sense_vectors_status())
+    results.append(sense_vectors_status(target))
     # Later code in this process (and `nltk.pos_tag` / `nltk.corpus.wordnet`) finds them.
     ensure_nltk_path(target)
     return results
@@ -76,4 +76,4 @@ def install(target: Path | None = None, *, allow_download: bool = False) -> list
 
 def status(target: Path | None = None) -> list[ResourceStatus]:
     """What is present and where, for WordNet, the POS tagger and the BERTScore model."""
-    return [wordnet_status(target), tagger_status(target), bertscore_status(target), sense_vectors_status()]
+    return [wordnet_status(target), tagger_status(target), bertscore_status(target), sense_vectors_status(target)]

@@ -164,9 +164,9 @@ def encode(texts: Sequence[str], model_folder: str) -> bytes:
     return out.astype(np.float16).tobytes()
 
 
-def _cache_path(model_folder: str) -> Path:
+def _cache_path(model_folder: str, target: Path | str | None = None) -> Path:
     key = digest({"version": FORMAT_VERSION, "min_zipf": MIN_ZIPF, "dims": DIMENSIONS,
-                  "index": index_path(wordnet_folder(None)).name, **_versions(model_folder)})[:16]
+                  "index": index_path(wordnet_folder(target)).name, **_versions(model_folder)})[:16]
     return cache_dir("resources") / f"sense-vectors-{key}.marshal"
 
 
@@ -195,12 +195,17 @@ def sense_vectors() -> SenseVectors:
     return found
 
 
-def sense_vectors_status() -> ResourceStatus:
-    """Whether the index is built (it is built on first use when the model is present)."""
+def sense_vectors_status(target: Path | str | None = None) -> ResourceStatus:
+    """Whether the index can be had for the WordNet of `target`: present when WordNet and the
+    model are (it is built on first use, or by `harness resources install`); `source` says
+    whether it is built yet."""
     model = bertscore_status()
     if not model.present:
         return ResourceStatus(NAME, False, "", "", f"needs the BERTScore model: {model.detail}")
-    path = _cache_path(bertscore_model()[0])
+    try:
+        path = _cache_path(bertscore_model()[0], target)
+    except ResourceError as exc:  # no WordNet: nothing to build from
+        return ResourceStatus(NAME, False, "", "", f"needs WordNet: {exc}")
     if path.is_file():
         return ResourceStatus(NAME, True, str(path), f"{model.source}; {os.path.getsize(path) >> 20} MiB")
-    return ResourceStatus(NAME, False, str(path), "", "built on first use or by `harness resources install`")
+    return ResourceStatus(NAME, True, str(path), f"{model.source}; not built yet: built on first use (about 10 s)")
