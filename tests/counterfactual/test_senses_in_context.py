@@ -140,3 +140,9 @@ def test_hyponyms_are_read_in_their_first_sense(modes):
 
 def test_phrasal_replacements_never_go_before_a_preposition(modes):
     assert "cutting through" not in quality(modes, "Should someone be crossing at the crosswalk?", "synonym_verb")
+
+
+def test_deletions_keep_which_with_its_noun_and_no_dangling_demonstrative(modes):
+    assert quality(modes, "Which hand holds a fork?", "deletion_noun") == "deletion_parse"
+    assert quality(modes, "What kind of floor is in this room?", "deletion_noun") == "What is in this room?"
+    assert quality(modes, "Is this meal healthy?", "deletion_noun") == "Is this healthy?"  # a be-question keeps it
