@@ -37,7 +37,7 @@ from vqa_harness_plugins.generators.counterfactual import (
 from vqa_harness_plugins.generators.counterfactual.fit import verb_tag
 from vqa_harness_plugins.generators.counterfactual.quality import FREQUENCY_FLOOR
 from vqa_harness_plugins.generators.counterfactual.validity import invalid_reason
-from vqa_harness_plugins.nlp import pos_tag, word_stats, wordnet_index
+from vqa_harness_plugins.nlp import pos_tag, word_stats
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
