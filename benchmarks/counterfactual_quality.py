@@ -12,9 +12,8 @@ human answers as sense context), per kind and mode:
   the quality mode uses after its verb-form check, fit.verb_tag);
 - rows that are not valid for their kind in WordNet / the color space
   (vqa_harness_plugins.generators.counterfactual.validity; expected: 0);
-- word senses: accuracy of the quality mode's sense choice against the most frequent sense
-  on WordNet's own example sentences (leave-one-out), and how often the context changes
-  the sense on VQA-X;
+- word senses: how often the context changes the sense on VQA-X (their accuracy on the tune
+  half's hand-labelled senses: benchmarks/counterfactual_senses.py);
 - `--sample FILE`: a blind sample for judging by hand: per kind 20 quality rows and 10
   paper rows, shuffled together, without their mode (the key is written to FILE.key.json).
 """
@@ -37,9 +36,8 @@ from vqa_harness_plugins.generators.counterfactual import (
 )
 from vqa_harness_plugins.generators.counterfactual.fit import verb_tag
 from vqa_harness_plugins.generators.counterfactual.quality import FREQUENCY_FLOOR
-from vqa_harness_plugins.generators.counterfactual.senses import SenseChooser, content_bases
 from vqa_harness_plugins.generators.counterfactual.validity import invalid_reason
-from vqa_harness_plugins.nlp import pos_tag, word_stats, wordnet_index
+from vqa_harness_plugins.nlp import pos_tag, word_stats
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -99,40 +97,6 @@ def surface_checks(p, rows):
                 examples[kind.id].append(f"{pert.replaced} -> {pert.replacement} (lemminflect: "
                                          f"{stats.inflect(head, tag)})")
     return table, examples
-
-
-def wsd_on_wordnet_examples() -> dict[str, tuple[int, float, float]]:
-    """pos -> (n, accuracy of the most frequent sense, accuracy of the quality rule) on the
-    example sentences of common polysemous lemmas (Zipf >= 4.5), leave-one-out."""
-
-    wn, stats = wordnet_index(), word_stats()
-    chooser = SenseChooser(wn, stats.known_zipf)
-    out = {}
-    for pos in ("n", "v", "a"):
-        n = mfs = rule = 0
-        for lemma in wn.lemmas(pos):
-            if "_" in lemma or stats.zipf(lemma) < 4.5:
-                continue
-            senses = [s for s in wn.synsets(lemma, pos) if lemma in (x.lower() for x in wn.lemma_names(s))]
-            pool = chooser.candidates(lemma, senses)
-            if len(pool) < 2:
-                continue
-            for gold in pool:
-                for example in wn.examples(gold):
-                    if lemma not in example.lower():
-                        continue
-                    context = content_bases(example, wn) - {lemma}
-                    chooser._signature.pop(gold, None)
-                    saved = wn._gloss[gold]
-                    wn._gloss[gold] = saved.replace(f'"{example}"', "")  # leave this example out
-                    pick, _ = chooser.choose(lemma, senses, context)
-                    wn._gloss[gold] = saved
-                    chooser._signature.pop(gold, None)
-                    n += 1
-                    mfs += pool[0] == gold
-                    rule += pick == gold
-        out[pos] = (n, mfs / max(n, 1), rule / max(n, 1))
-    return out
 
 
 def sense_changes(p, rows) -> tuple[Counter, Counter, list[str]]:
@@ -203,9 +167,6 @@ def main() -> None:
     print("rejected candidates (quality), by reason:")
     for kind in KINDS:
         print(f"  {kind.id}: {dict(sorted(modes['quality'][3][kind.id].items()))}")
-    print("word senses on WordNet's example sentences (leave-one-out): pos, n, most frequent sense, quality rule")
-    for pos, (n, mfs, rule) in wsd_on_wordnet_examples().items():
-        print(f"  {pos}: {n} sentences, MFS {100 * mfs:.1f}%, quality rule {100 * rule:.1f}%")
     subst, changed, shown = sense_changes(modes["quality"][0], modes["quality"][1])
     print("quality substitutions whose sense is not the most frequent one (context changed it):")
     for kind_id in subst:

@@ -6,8 +6,8 @@ Questions: the 1,459 real VQA v2 questions of VQA-X val (`vqaX_val.json`), each 
 10 human answers (the quality mode's sense context). Printed, each against a baseline
 measured in the same process:
 
-1. resource loading after first use: the prebuilt WordNet index, tagger weights and word
-   statistics (harness cache) vs. what the harness loaded before, NLTK's
+1. resource loading after first use: the prebuilt WordNet index, tagger weights, word
+   statistics and sense vectors (harness cache) vs. what the harness loaded before, NLTK's
    `WordNetCorpusReader` and `PerceptronTagger` (import of nltk included);
 2. start-up of `harness perturb --dataset vqa-x` in a fresh process, per mode: wall time
    of the whole command minus its perturbation and writing time (both printed by the
@@ -44,6 +44,7 @@ from vqa_harness_plugins.generators.counterfactual import (
 from vqa_harness_plugins.nlp import (
     perceptron,
     pos_tag,
+    sense_vectors,
     word_stats,
     wordnet,
     wordnet_index,
@@ -86,8 +87,10 @@ def time_loading() -> None:
     """Fast loaders (from the harness cache) vs NLTK's reader and tagger, same process."""
     word_stats()  # first use builds the caches once
     perceptron.fast_tagger()
+    sense_vectors()
     index_module = sys.modules["vqa_harness_plugins.nlp.wordnet_index"]
-    for module in (index_module, perceptron, wordstats):  # forget the in-process copies
+    vectors_module = sys.modules["vqa_harness_plugins.nlp.sense_vectors"]
+    for module in (index_module, perceptron, wordstats, vectors_module):  # forget the in-process copies
         module._LOADED.clear()
         getattr(module, "_FOUND", {}).clear()
     c_start = time.process_time()
@@ -100,14 +103,17 @@ def time_loading() -> None:
     t0 = time.perf_counter()
     word_stats()
     t_stats = time.perf_counter() - t0
-    fast, fast_cpu = t_wn + t_tag + t_stats, time.process_time() - c_start
+    t0 = time.perf_counter()
+    sense_vectors()
+    t_vec = time.perf_counter() - t0
+    fast, fast_cpu = t_wn + t_tag + t_stats + t_vec, time.process_time() - c_start
     t0, c0 = time.perf_counter(), time.process_time()
 
     wordnet()
     nltk_tagger()
     slow, slow_cpu = time.perf_counter() - t0, time.process_time() - c0
     print(f"resources after first use: WordNet index {t_wn:.2f} s, tagger {t_tag:.2f} s, word statistics "
-          f"{t_stats:.2f} s; total {fast:.2f} s wall, {fast_cpu:.2f} s CPU")
+          f"{t_stats:.2f} s, sense vectors {t_vec:.2f} s; total {fast:.2f} s wall, {fast_cpu:.2f} s CPU")
     print(f"baseline NLTK (import + WordNetCorpusReader + PerceptronTagger): {slow:.2f} s wall, {slow_cpu:.2f} s "
           f"CPU; ratio {slow_cpu / fast_cpu:.1f}x faster in CPU time (target well under a second: "
           f"{'met' if fast < 1 else 'met in CPU time' if fast_cpu < 1 else 'NOT met'})")
@@ -161,7 +167,27 @@ def throughput(questions: list[str], answers: list[tuple[str, ...]] | None, seed
               f"{wall:.2f} s wall, {len(questions) / wall:,.0f}/s wall); {applied:,} counterfactuals; "
               f"ratio to tagging {rates[mode] / base:.2f} (target >= 1,000/s: "
               f"{'met' if rates[mode] >= 1000 else 'NOT met'})")
+    # the cost of the embedding Lesk (issue 24): the same quality mode with the sense vectors
+    # switched off (every polysemous word keeps its most frequent sense)
+    tagger._memo.clear()
+    perturber = Perturber(common_colors=colors_in(vocabulary), seed=seed, mode="quality")
+    perturber.quality.senses.vectors = _NoVectors()
+    c0 = time.process_time()
+    perturb_many(perturber, questions, answers)
+    mfs = len(questions) / (time.process_time() - c0)
+    print(f"{label}: quality without sense vectors (most frequent senses): {mfs:10,.0f} questions per CPU second; "
+          f"the embedding Lesk costs {100 * (1 - rates['quality'] / mfs):.0f}% of that rate")
     return min(rates.values())
+
+
+class _NoVectors:
+    """Sense vectors that know no word: SenseChooser keeps the first sense."""
+
+    def word_rows(self, words):
+        return []
+
+    def similarities(self, senses, rows):
+        return None
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ and range over the seeds found, per model and cell, and which comparisons surviv
 
 Reads every complete run folder under the folders given (manifest.json, results.jsonl): the
 latest run per (model, suite, seed). A cell is one result row's key without the seed:
-(suite, probe, dataset, variant, metric, train). Prints, per cell and model, the values in %
+(suite, probe, dataset, split, variant, metric, train). Prints, per cell and model, the values in %
 over the seeds, and, for every pair of models scored on the same cell with at least 3 seeds
 each, whether their ranges overlap ("survives": the worse model's best seed is below the
 better model's worst seed). Nothing is computed here that the runs did not compute.
@@ -20,7 +20,7 @@ import sys
 from itertools import combinations
 from pathlib import Path
 
-CELL = ("suite", "probe", "dataset", "variant", "metric", "train")
+CELL = ("suite", "probe", "dataset", "split", "variant", "metric", "train")
 
 
 def runs(roots: list[Path]) -> dict[tuple[str, str, int], list[dict]]:
@@ -29,7 +29,11 @@ def runs(roots: list[Path]) -> dict[tuple[str, str, int], list[dict]]:
     for root in roots:
         for folder in sorted(p for p in root.rglob("manifest.json")):
             run = folder.parent
-            manifest = json.loads(folder.read_text(encoding="utf-8"))
+            try:
+                manifest = json.loads(folder.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                print(f"skipped {run}: unreadable manifest ({exc})", file=sys.stderr)
+                continue
             if manifest.get("status") != "complete" or not (run / "results.jsonl").is_file():
                 continue
             key = (manifest["model"], manifest["suite"], int(manifest.get("seed", 0)))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "NUMERICS_ENV"]
+__all__ = ["__version__", "NUMERICS_ENV", "PINS_IN_EFFECT"]
 
 #: Reproducible float arithmetic on any x86-64 machine and thread count. MKL's COMPATIBLE
 #: branch: the only conditional-numerical-reproducibility branch that MKL honours on AMD as
@@ -19,3 +20,9 @@ __all__ = ["__version__", "NUMERICS_ENV"]
 NUMERICS_ENV = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
 for _name, _value in NUMERICS_ENV.items():
     os.environ.setdefault(_name, _value)
+
+#: False when torch was imported before this package (a notebook, a script that imported torch
+#: first): then the pins above came too late for this process (torch and MKL read them when
+#: they load), whatever the environment now says. Recorded in every run's manifest
+#: (`numerics.pins_in_effect`); `harness run` warns.
+PINS_IN_EFFECT = "torch" not in sys.modules

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
+from .context import FeatureExtractor, FeatureResolver, ProbeContext
 from .digest import digest
+from .display import ChartSpec, Degenerate, Display, Evidence
+from .inputs import ANSWER_FACTORS
 from .layouts import Layout
 from .options import Configurable, Option
 from .types import (
@@ -22,7 +25,6 @@ from .types import (
     CAPABILITIES,
     Answer,
     Example,
-    Prediction,
     ResultRow,
     Suite,
     Task,
@@ -31,8 +33,9 @@ from .types import (
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
 
-__all__ = ["Option", "Configurable", "DatasetPlugin", "FeatureExtractor", "FeatureResolver", "Model", "Probe",
-           "ProbeContext", "Layout", "Publisher", "Task", "Suite"]
+__all__ = ["ANSWER_FACTORS", "Option", "Configurable", "DatasetPlugin", "FeatureExtractor", "FeatureResolver",
+           "Model", "Probe", "ProbeContext", "Layout", "Display", "Evidence", "ChartSpec", "Degenerate", "Publisher",
+           "Task", "Suite"]
 
 
 # ---------------------------------------------------------------------------- datasets
@@ -59,6 +62,12 @@ class DatasetPlugin(Configurable):
     #: "explanations", "pair_id", ...); None: not declared. A suite file pairing it with a
     #: probe that `needs` a field outside this set is refused on load (docs/suites.md).
     provides: ClassVar[frozenset[str] | None] = None
+    #: `meta` keys computed from an input ({"question": ("template",)}): ablations remove them
+    #: with it, as `question_type` with the question and `image_id` with the image (harness.inputs).
+    derived_meta: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    #: The `ANSWER_FACTORS` that decide the answers ({"color", "object"}: easy-VQA); rows of a
+    #: probe assuming otherwise (`Probe.assumes`) lose their better direction, and the run says so.
+    answers_depend_on: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, data_dir: Path | None = None, **options: Any) -> None:
         super().__init__(**options)
@@ -97,46 +106,6 @@ class DatasetPlugin(Configurable):
             except OSError:
                 stamps.append([str(path), None, None])
         return digest({"dataset": self.name, "split": split, "config": self.config, "files": stamps})
-
-
-# -------------------------------------------------------------------- feature extractors
-
-
-class FeatureExtractor(Configurable):
-    """Turns images or texts into fixed-width vectors for feature-based models (the MLP probes).
-
-    `modality` is "image" or "text". An image extractor's `encode` gets Examples (`image`
-    path, `image_id`) and should return the zero vector for a blanked image
-    (`harness.types.BLANK_IMAGE`); a text extractor's gets strings. `encode` returns a
-    float32 array [N, D] (D fixed per instance). `check` raises `DataError` (count and
-    examples) for inputs it cannot encode, before a model trains. Override
-    `fingerprint_extra` when outputs depend on more than the options (e.g. a file's hash).
-    """
-
-    kind = "feature extractor"
-    modality: ClassVar[str] = "image"
-    #: True when `encode` opens `example.image` files (the run then checks they exist first).
-    reads_image_files: ClassVar[bool] = True
-
-    def encode(self, items: Sequence[Any]) -> Any:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def check(self, items: Sequence[Any]) -> None:
-        """DataError for items `encode` cannot handle (default: none)."""
-
-    def fingerprint_extra(self) -> Any:
-        return None
-
-    def fingerprint(self) -> str:
-        """Changes whenever the vectors could change."""
-        return digest({"features": self.name, "config": self.fingerprint_config(), "extra": self.fingerprint_extra()})
-
-
-class FeatureResolver(Protocol):
-    """Resolves a feature-extractor spec (`NAME[:key=value]` or a .npz/.npy path) to an
-    instance encoding `modality` ("image" or "text"); errors name `owner`."""
-
-    def __call__(self, spec: str, modality: str, *, owner: str) -> FeatureExtractor: ...
 
 
 # ------------------------------------------------------------------------------ models
@@ -214,6 +183,11 @@ class Model(Configurable):
         (the default): `fit` is called at once."""
         return None
 
+    def check_example_ids(self, ids: "frozenset[str]") -> None:
+        """Optional, for answers tied to ids (a results file): before any work, the id of every
+        example of the evaluated splits (whatever `--limit`); raise `DataError` for ids the
+        data does not have. Only an override makes the run load the splits for it."""
+
     def parameter_count(self) -> int | None:
         """Number of parameters when known (leaderboard metadata, recorded in the manifest per
         training data after each task), else None. Must not load or train anything."""
@@ -255,81 +229,6 @@ class Model(Configurable):
 # ------------------------------------------------------------------------------ probes
 
 
-class ProbeContext(Protocol):
-    """Everything a probe may use while it runs one task (the harness implements it).
-
-    Attributes describe the task; methods get predictions and write output. Probes should
-    not reach for anything else, so the runner, caching and data loading can change freely.
-    """
-
-    run_id: str
-    suite: str
-    model_spec: str
-    probe: str
-    dataset: str
-    split: str
-    #: The suite task's label (e.g. Goyal's "UB"), "" when it has none.
-    label: str
-    #: What the model was trained on ("toyvqa:variant=unbalanced/train"), "" if untrained.
-    train: str
-    examples: list[Example]
-    labelled: bool
-    seed: int
-    options: Mapping[str, Any]
-    #: torch device of the run ("cpu", "cuda", "cuda:1"), for probes that compute on it.
-    device: str
-    #: The model's `inputs` (None: all of them, or no model).
-    model_inputs: frozenset[str] | None
-
-    def train_examples(self) -> "tuple[list[Example], str] | None":
-        """The task's training data and its label: the task's `train` source, else the
-        dataset's `train` split when the task evaluates another split; None otherwise, and
-        when its files are not on disk (a model the harness does not train needs none)."""
-
-    def examples_of(self, dataset: str, split: str) -> list[Example]:
-        """Examples of another dataset spec / split (loaded once per run)."""
-
-    def dataset_summary(self) -> Mapping[str, Any]:
-        """The task dataset's `DatasetPlugin.summary` for this split."""
-
-    def has(self, capability: str) -> bool:
-        """Whether the model has `capability` ("answer", "score_choices", "explain", "score_images")."""
-
-    def predict(self, examples: Sequence[Example], capability: str, *, variant: str = "",
-                answers: Sequence[str] | None = None, show_choices: bool = False) -> list[Prediction]:
-        """Model predictions (cached) for `examples`, also saved in the run directory.
-        `answers`: the answer per example that `explain` justifies / `score_images` explains."""
-
-    def features(self, spec: str, modality: str) -> FeatureExtractor:
-        """A registered feature extractor from its spec."""
-
-    def memo(self, name: str, key: Any, build: Callable[[], Any]) -> Any:
-        """A model-independent JSON value (decoy sets, perturbations, reference scores)
-        computed once by `build()` and shared by every model and run: keyed by the probe,
-        `name`, `key`, the task's data and the probe's code (harness.cache.artifacts)."""
-
-    def row(self, metric: str, value: float, n: int, *, ci: tuple[float, float] | None = None,
-            variant: str = "", higher_is_better: bool | None = True, unit: str = "fraction",
-            dataset: str | None = None) -> ResultRow:
-        """A result row of this run, task and probe (`higher_is_better=None`: no better
-        direction, for model-free rows, counts, chance levels and ablated-input accuracies)."""
-
-    def tag(self, name: str, value: str) -> None:
-        """Attach a tag to every row of this task and probe (tables group by tags)."""
-
-    def report(self, markdown: str) -> None:
-        """Add a markdown section to the run report."""
-
-    def metric_unavailable(self, metric: str, reason: str) -> None:
-        """A metric that could not be computed: absent from the rows, reason in the report."""
-
-    def artifact(self, name: str) -> Path:
-        """A path inside the run directory for this probe's extra outputs."""
-
-    def use_resource(self, name: str, value: Any) -> None:
-        """Record a resource (e.g. the BERTScore model path) in the manifest."""
-
-
 class Probe(Configurable):
     """Builds dataset variants, asks the context for predictions, returns result rows.
 
@@ -354,6 +253,10 @@ class Probe(Configurable):
     #: answers): file name (`ctx.artifact(name)`) -> what it is ("evaluation-server results
     #: file"); `harness run` prints the path of each one written on a task without rows.
     announce: ClassVar[Mapping[str, str]] = {}
+    #: Row variant -> the `ANSWER_FACTORS` entry its rows assume does not decide the answers
+    #: ({"color_min_common": "color"}: a near colour keeps the answer); on a dataset declaring
+    #: it (`answers_depend_on`) the run says so and those rows lose their better direction.
+    assumes: ClassVar[Mapping[str, str]] = {}
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -364,6 +267,13 @@ class Probe(Configurable):
         folder for the leaderboard). Empty: the generic layout (rows = model and training
         data, columns = data/metric)."""
         return ()
+
+    @classmethod
+    def display(cls) -> Display:
+        """How the leaderboard names and shows this probe (data, written into every run folder
+        with the layouts): readable title and metric names, docs link, why some metrics have
+        no interval, image-reliance evidence, charts (harness.display)."""
+        return Display()
 
 
 # -------------------------------------------------------------------------- publishers
@@ -378,3 +288,8 @@ class Publisher(Configurable):
                 progress: Callable[[str], None] | None = None) -> list[Path]:  # pragma: no cover
         """Write the output for the runs found in `inputs` into `out`; the paths written."""
         raise NotImplementedError
+
+    def summary(self) -> str:
+        """After `publish` on this instance: text for the terminal at the end of `harness run`
+        (the answer at a glance and where the output is); '' for none."""
+        return ""

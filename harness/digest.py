@@ -10,7 +10,10 @@ import hashlib
 import importlib.util
 import inspect
 import json
+import os
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Iterable
 
 __all__ = ["digest", "digest_bytes", "digest_stream", "source_digest", "class_source_digest", "DIGEST_LENGTH"]
@@ -50,40 +53,88 @@ _SOURCE_MEMO: dict[str, str] = {}
 def source_digest(modules: Iterable[str]) -> str:
     """Digest of the Python source of the top-level packages of `modules`, plus the harness
     itself: any code change in them changes it (memoized per process; ~200 files, a few ms).
-    Used to key cached outputs that depend on code, such as probe outputs."""
+    Used to key cached outputs that depend on code, such as probe outputs.
+
+    A module that cannot be found by name, such as `__main__` of a script or a notebook
+    (its `__spec__` is None), is digested from what the process holds: its file when it
+    has one, else the source of the classes and functions it defines (never memoized:
+    a notebook cell can redefine them)."""
 
     tops = sorted({m.split(".")[0] for m in modules} | {"harness"})
     parts = []
     for top in tops:
-        if top not in _SOURCE_MEMO:
+        if top in _SOURCE_MEMO:
+            parts.append((top, _SOURCE_MEMO[top]))
+            continue
+        try:
             spec = importlib.util.find_spec(top)
-            roots = list(spec.submodule_search_locations or []) if spec else []
-            files = [(Path(spec.origin).name, Path(spec.origin))] if spec and spec.origin and not roots else []
-            for root in roots:
-                files += [(p.relative_to(root).as_posix(), p) for p in sorted(Path(root).rglob("*.py"))]
-            h = hashlib.sha256()
-            for name, path in files:
-                h.update(name.encode())
-                h.update(path.read_bytes())
-            _SOURCE_MEMO[top] = h.hexdigest()[:DIGEST_LENGTH]
+        except (ImportError, ValueError):  # ValueError: `__main__.__spec__ is None` (a script, a notebook)
+            spec = None
+        if spec is None and top in sys.modules:
+            parts.append((top, _loaded_module_digest(sys.modules[top])))
+            continue
+        roots = list(spec.submodule_search_locations or []) if spec else []
+        files = [(Path(spec.origin).name, Path(spec.origin))] if spec and spec.origin and not roots else []
+        for root in roots:
+            files += [(p.relative_to(root).as_posix(), p) for p in sorted(Path(root).rglob("*.py"))]
+        h = hashlib.sha256()
+        for name, path in files:
+            h.update(name.encode())
+            h.update(path.read_bytes())
+        _SOURCE_MEMO[top] = h.hexdigest()[:DIGEST_LENGTH]
         parts.append((top, _SOURCE_MEMO[top]))
     return digest(parts)
 
 
+def _loaded_module_digest(module: ModuleType) -> str:
+    """A module without a findable spec: its file's bytes, else the source of the classes
+    and functions it defines (a notebook keeps cell sources for `inspect`); an object
+    whose source is nowhere counts by its identity, so its outputs are never reused by
+    another process or a redefinition."""
+    path = getattr(module, "__file__", None)
+    if path:
+        try:
+            return digest_bytes(Path(path).read_bytes(), DIGEST_LENGTH)
+        except OSError:
+            pass  # a file that is gone: digested like a notebook below
+    found = []
+    for key, obj in sorted(vars(module).items()):
+        if (inspect.isclass(obj) or inspect.isfunction(obj)) and getattr(obj, "__module__", None) == module.__name__:
+            try:
+                found.append((key, inspect.getsource(obj)))
+            except (OSError, TypeError):
+                found.append((key, f"(no source) {id(obj)} {os.getpid()}"))
+    return digest({"module": module.__name__, "definitions": found})
+
+
 def class_source_digest(cls: type) -> str:
     """Digest of the source files defining `cls` and its base classes (the code a fitted
-    model's state depends on); builtins and classes without a source file are skipped."""
+    model's state depends on); builtins are skipped, and a class defined where no file
+    holds it (a notebook cell) counts by its source text, else by its identity."""
 
-    files = []
+    files: list[str] = []
+    texts: list[str] = []
     for klass in cls.__mro__:
+        if klass.__module__ == "builtins":
+            continue
         try:
             path = inspect.getsourcefile(klass)
-        except TypeError:
+        except (OSError, TypeError):  # no file: `__main__` of a notebook or an interactive session
+            path = None
+        if path and Path(path).is_file():
+            if path not in files:
+                files.append(path)
             continue
-        if path and path not in files:
-            files.append(path)
+        if getattr(sys.modules.get(klass.__module__), "__file__", None):
+            continue  # compiled code (an extension module): its version is in the manifest
+        try:
+            texts.append(inspect.getsource(klass))
+        except (OSError, TypeError):
+            texts.append(f"(no source) {klass.__qualname__} {id(klass)} {os.getpid()}")
     h = hashlib.sha256()
     for path in files:
         with open(path, "rb") as fh:
             h.update(fh.read())
+    for text in texts:
+        h.update(text.encode())
     return h.hexdigest()[:DIGEST_LENGTH]

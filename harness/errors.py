@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import enum
+import signal
 
-__all__ = ["ExitCode", "HarnessError", "UsageError", "DataError", "PluginError", "ResourceError", "StopRun"]
+__all__ = ["ExitCode", "HarnessError", "UsageError", "DataError", "PluginError", "ResourceError", "StopRun",
+           "StorageError", "FitError", "Stopped"]
 
 
 class ExitCode(enum.IntEnum):
@@ -57,6 +59,51 @@ class StopRun(HarnessError):
     the run stops with this one line, keeping every prediction already cached (`--resume`
     continues). `exit_code` is chosen by the raiser (e.g. PARTIAL for a spent budget)."""
 
+    #: The manifest status of a run this ends.
+    status = "stopped"
+
     def __init__(self, message: str, exit_code: ExitCode = ExitCode.RESOURCE) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+class StorageError(StopRun):
+    """The run folder or a cache cannot be written (disk full, read-only) or was deleted while
+    the run used it: the run ends `failed` with this one line; what was written before stays
+    (every file is replaced atomically, harness.fileio)."""
+
+    status = "failed"
+
+
+class FitError(StopRun):
+    """A model could not be trained: every later prediction would come from an untrained
+    model, so the run ends `failed` instead of scoring one."""
+
+    status = "failed"
+
+    def __init__(self, message: str, exit_code: ExitCode = ExitCode.PLUGIN) -> None:
+        super().__init__(message, exit_code)
+
+
+class Stopped(KeyboardInterrupt):
+    """A run stopped by a signal: SIGINT (Ctrl-C) or SIGTERM (`kill`, a job scheduler, a
+    container stop), handled alike (harness.run.signals). A KeyboardInterrupt, so everything
+    that lets Ctrl-C through lets it through."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = int(signum)
+
+    @property
+    def status(self) -> str:
+        """The manifest status of a run it stops: `terminated` (SIGTERM) or `interrupted`."""
+        return "terminated" if self.signum == signal.SIGTERM else "interrupted"
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal number, as a shell reports a process the signal ended."""
+        return 128 + self.signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name

@@ -13,17 +13,20 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import io
 import json
 import os
+import select
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence, TextIO
 
-from .errors import DataError, UsageError
+from .errors import DataError, StorageError, UsageError
 
-__all__ = ["fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_writable_folder", "atomic_path",
+__all__ = ["fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_writable_folder", "storage_error", "atomic_path",
            "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
 
 
@@ -62,10 +65,18 @@ def describe(value: Any) -> str:
 # ------------------------------------------------------------------ reading files
 
 
+#: Seconds a FIFO (named pipe) given as an input file may take to send its first bytes.
+FIFO_WAIT_SECONDS = 30.0
+
+
 def read_bytes(path: Path | str, hint: str = "") -> bytes:
-    """The file's bytes; a missing file, a folder or an unreadable file is one line."""
+    """The file's bytes, in one read; a missing file, a folder or an unreadable file is one
+    line. A FIFO (named pipe) is read once, to its end, when a writer sends something within
+    `FIFO_WAIT_SECONDS`; else one line, never a wait without end."""
     path = Path(path)
     try:
+        if stat.S_ISFIFO(os.stat(path).st_mode):
+            return _read_fifo(path, hint)
         return path.read_bytes()
     except FileNotFoundError:
         raise DataError(f"missing file: {path}" + (f" ({hint})" if hint else "")) from None
@@ -73,6 +84,20 @@ def read_bytes(path: Path | str, hint: str = "") -> bytes:
         raise DataError(f"{path}: is a folder, expected a file" + (f" ({hint})" if hint else "")) from None
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _read_fifo(path: Path, hint: str) -> bytes:
+    """Open without waiting for a writer (O_NONBLOCK), wait a bounded time for its first
+    bytes, then read to the end (until the writer closes)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb", buffering=0) as fh:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        if not poller.poll(FIFO_WAIT_SECONDS * 1000):
+            raise DataError(f"{path}: a named pipe (FIFO) that no writer sent anything to within "
+                            f"{FIFO_WAIT_SECONDS:.0f} s" + (f" ({hint})" if hint else ""))
+        os.set_blocking(fd, True)
+        return fh.read()
 
 
 def decode_text(blob: bytes, path: Path | str) -> str:
@@ -159,6 +184,26 @@ def check_writable_folder(folder: Path | str, what: str = "output folder") -> No
                 p.rmdir()
             except OSError:
                 pass
+
+
+#: Errors of the disk the harness writes to, not of the input it reads.
+_STORAGE_ERRNOS = {errno.ENOSPC: "disk full", errno.EDQUOT: "disk quota exceeded", errno.EROFS: "read-only"}
+
+
+def storage_error(exc: BaseException, folder: Path | str | None = None) -> StorageError | None:
+    """The one-line StorageError for an OSError that says the disk cannot take what the run
+    writes (disk full, quota exceeded, a read-only file system; a permission refused inside
+    `folder`), else None. Nothing is half-written (every writer here is atomic)."""
+    if not isinstance(exc, OSError) or exc.errno is None:
+        return None
+    where = Path(exc.filename) if isinstance(exc.filename, (str, os.PathLike)) else Path(folder or ".")
+    inside = folder is not None and (where == Path(folder) or Path(folder) in where.parents)
+    if exc.errno not in _STORAGE_ERRNOS and not (exc.errno in (errno.EACCES, errno.EPERM) and inside):
+        return None
+    what = _STORAGE_ERRNOS.get(exc.errno, "permission denied")
+    return StorageError(f"cannot write {where}: {exc.strerror or what} ({what}); what was computed before is kept "
+                        "(the prediction cache, the run folder's last complete write); make room or make it "
+                        "writable, then re-run with --resume")
 
 
 # ------------------------------------------------------------------ writing files

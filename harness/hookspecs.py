@@ -4,7 +4,7 @@ Every hook receives a `register` callback (as in simonw/llm). Call it once per t
 plugin provides; the core names it, detects duplicates (the error names both plugins) and
 remembers which plugin and distribution supplied it. Hooks return nothing.
 
-A plugin is any module or object with functions decorated by `harness.hookimpl`, exposed
+A plugin is any module or object with functions decorated by `harness.hookspecs.hookimpl`, exposed
 through the entry-point group `vqa_harness` (see docs/plugins.md).
 """
 

@@ -18,7 +18,7 @@ import pluggy
 from . import hookspecs
 from .api import DatasetPlugin, FeatureExtractor, Model, Probe, Publisher, Suite
 from .errors import PluginError
-from .project import BLOCK_ENV, ENTRY_POINT_GROUP, NAME
+from .project import BLOCK_ENV, DISTRIBUTION, ENTRY_POINT_GROUP, NAME
 from .registry import Registry
 
 __all__ = ["PluginHost", "PluginFailure", "LoadedPlugin", "get_host", "reset_host"]
@@ -74,6 +74,8 @@ class PluginHost:
             raw = os.environ.get(BLOCK_ENV, "")
             self.blocked = frozenset(x.strip() for x in raw.split(",") if x.strip())
         self._dists: dict[str, str] = {}
+        #: Plugins of the harness's own distribution: registered first, so their names win.
+        self._builtin: set[str] = set()
         if self.load_entry_points:
             self._load_entry_points()
         for name, obj in self.extra_plugins:
@@ -92,6 +94,8 @@ class PluginHost:
             except Exception as exc:  # contain: report and keep going
                 self.failures.append(PluginFailure(ep.name, dist, f"import error: {_one_line(exc)}"))
                 continue
+            if dist_name == DISTRIBUTION:
+                self._builtin.add(ep.name)
             self._register(ep.name, obj, dist)
 
     def _register(self, name: str, obj: Any, dist: str) -> None:
@@ -125,23 +129,50 @@ class PluginHost:
         ]
         for hook_name, registry, name_of, accepts, what in targets:
             caller = getattr(self.pm.hook, hook_name)
-            for impl in caller.get_hookimpls():
+            # Built-ins first: a third-party plugin cannot take a built-in name (it is refused,
+            # the built-in kept); otherwise in loading order.
+            impls = sorted(caller.get_hookimpls(), key=lambda i: i.plugin_name not in self._builtin)
+            for impl in impls:
                 plugin = impl.plugin_name
                 dist = self._dists.get(plugin, "(unknown)")
+                self._call_register(impl, hook_name, plugin, dist, registry, name_of, accepts, what)
 
-                def register(obj: Any, _p=plugin, _d=dist, _r=registry, _n=name_of, _a=accepts, _w=what) -> None:
-                    if not _a(obj):
-                        raise PluginError(f"plugin {_p!r} ({_d}) registered {obj!r}, which is not {_w}")
-                    _r.add(_n(obj), obj, plugin=_p, distribution=_d)
+    def _call_register(self, impl: Any, hook_name: str, plugin: str, dist: str, registry: Registry[Any],
+                       name_of: Callable[[Any], str], accepts: Callable[[Any], bool], what: str) -> None:
+        """Call one plugin's `register_*` hook with its `register` callback: an object of the
+        wrong kind ends the hook (a failure naming the plugin); a name already taken refuses
+        that object only (a failure naming both plugins, built-in or not)."""
 
-                try:
-                    impl.function(register=register)
-                except Exception as exc:  # contain a plugin that breaks while registering
-                    self.failures.append(PluginFailure(plugin, dist, f"{hook_name}: {_one_line(exc)}"))
+        def register(obj: Any) -> None:
+            if not accepts(obj):
+                raise PluginError(f"plugin {plugin!r} ({dist}) registered {obj!r}, which is not {what}")
+            try:
+                registry.add(name_of(obj), obj, plugin=plugin, distribution=dist)
+            except PluginError as exc:  # a duplicate name: this object is refused, the plugin's others kept
+                first = registry.get(name_of(obj)) if name_of(obj) in registry else None
+                kept = (f"; the built-in {registry.kind} is kept" if first is not None
+                        and first.plugin in self._builtin else "")
+                self.failures.append(PluginFailure(plugin, dist, f"{hook_name}: {exc}{kept}"))
+
+        try:
+            returned = impl.function(register=register)
+        except Exception as exc:  # contain a plugin that breaks while registering
+            self.failures.append(PluginFailure(plugin, dist, f"{hook_name}: {_one_line(exc)}"))
+            return
+        if returned is not None:  # e.g. `return [MyModel]`: a hook registers through the callback only
+            self.failures.append(PluginFailure(plugin, dist, (
+                f"{hook_name} returned {_shown(returned)} instead of calling register(...) for each; "
+                "nothing from the returned value is registered")))
 
 
 def _name(obj: Any) -> str:
     return obj.name
+
+
+def _shown(value: Any) -> str:
+    """A returned value as a failure line names it (kind and size, not its repr)."""
+    size = f" of {len(value)} item(s)" if isinstance(value, (list, tuple, set, dict)) else ""
+    return f"a {type(value).__name__}{size}"
 
 
 def _subclass(base: type) -> Callable[[Any], bool]:

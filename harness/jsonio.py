@@ -19,7 +19,8 @@ from typing import Any, Iterator
 from .errors import DataError
 from .fileio import decode_text, read_bytes
 
-__all__ = ["read_json", "loads_strict", "jsonl_records", "JSONObject", "DUPLICATE_KEYS"]
+__all__ = ["read_json", "parse_json", "loads_strict", "jsonl_records", "parse_jsonl", "JSONObject",
+           "DUPLICATE_KEYS"]
 
 #: `read_json(duplicate_keys=...)`: "ignore" (fast; the last value wins, as in json.loads),
 #: "error" (DataError naming the key) or "record" (objects are `JSONObject`s keeping the
@@ -145,7 +146,14 @@ def read_json(path: Path | str, hint: str = "", *, duplicate_keys: str = "ignore
     if duplicate_keys not in _HOOKS:
         raise ValueError(f"duplicate_keys must be one of {', '.join(DUPLICATE_KEYS)}")
     path = Path(path)
-    blob = read_bytes(path, hint)
+    return parse_json(read_bytes(path, hint), path, hint, duplicate_keys=duplicate_keys)
+
+
+def parse_json(blob: bytes, path: Path | str, hint: str = "", *, duplicate_keys: str = "ignore") -> Any:
+    """`read_json` on bytes already read (from `path`, which messages name): a caller that
+    also hashes the file parses the very bytes it hashed, never a second read."""
+    if duplicate_keys not in _HOOKS:
+        raise ValueError(f"duplicate_keys must be one of {', '.join(DUPLICATE_KEYS)}")
     if duplicate_keys == "ignore":
         try:
             import orjson  # a declared dependency: faster for the 100+ MB annotation files
@@ -167,21 +175,32 @@ def read_json(path: Path | str, hint: str = "", *, duplicate_keys: str = "ignore
         raise DataError(f"{path}: {describe_json_error(exc, text)}") from None
 
 
-def jsonl_records(path: Path | str, hint: str = "", *, allow_empty: bool = False) -> Iterator[tuple[int, Any]]:
+def jsonl_records(path: Path | str, hint: str = "", *, allow_empty: bool = False,
+                  duplicate_keys: str = "ignore") -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for every non-blank line of a JSON-lines file; a bad line
     is a one-line DataError naming the file and the row (a last line without its newline
     that does not parse is reported as truncated). A file without any line is an error
     unless `allow_empty`."""
     path = Path(path)
-    text = decode_text(read_bytes(path, hint), path)
+    return parse_jsonl(decode_text(read_bytes(path, hint), path), path, hint, allow_empty=allow_empty,
+                       duplicate_keys=duplicate_keys)
+
+
+def parse_jsonl(text: str, path: Path | str, hint: str = "", *, allow_empty: bool = False,
+                duplicate_keys: str = "ignore") -> Iterator[tuple[int, Any]]:
+    """`jsonl_records` on text already read from `path` (see `parse_json`)."""
     if not allow_empty and not text.strip():
         raise DataError(f"{path}: empty file (expected JSON lines)" + (f"; {hint}" if hint else ""))
+    return _jsonl_rows(text, path, duplicate_keys)
+
+
+def _jsonl_rows(text: str, path: Path | str, duplicate_keys: str) -> Iterator[tuple[int, Any]]:
     lines = text.split("\n")
     for row, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            yield row, loads_strict(line)
+            yield row, loads_strict(line, duplicate_keys=duplicate_keys)
         except (ValueError, RecursionError) as exc:
             if row == len(lines) and not text.endswith("\n") and isinstance(exc, json.JSONDecodeError):
                 raise DataError(f"{path}: row {row}: truncated JSON line (the file ends mid-line; "

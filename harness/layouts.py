@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping
 
+from .project import TABLES_SCHEMA_VERSION, schema_problem
+
 __all__ = ["Layout", "FORMATS", "RowTags", "parse_tables"]
 
 #: Cell formats: percentages with 2 decimals and the 95% interval, 1 decimal, a number with
@@ -113,6 +115,9 @@ def parse_tables(data: Any, where: str) -> tuple[dict[str, list[Layout]], list[R
     naming `where` and the entry at fault for a malformed file."""
     if not isinstance(data, dict):
         raise ValueError(f"{where}: expected a JSON object")
+    problem = schema_problem(data, (TABLES_SCHEMA_VERSION,), where)
+    if problem:
+        raise ValueError(problem)
     layouts: dict[str, list[Layout]] = {}
     try:
         for probe, found in dict(data.get("layouts") or {}).items():

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import __version__
 from .digest import digest_bytes
+from .project import MANIFEST_SCHEMA_VERSION
 from .provenance import environment, numerics
 
 __all__ = ["new_manifest", "now", "package_version", "suite_file_digest"]
@@ -57,21 +58,22 @@ def new_manifest(config: Any, host: Any, model_spec: str, model_entry: Any, suit
     dists = sorted({p.distribution for p in host.loaded})
     resumed = bool(previous)
     return {
+        "schema_version": MANIFEST_SCHEMA_VERSION,
         "run_id": run_id,
         "argv": list(config.argv),
         "model": model_spec,
         "model_plugin": f"{model_entry.plugin} ({model_entry.distribution})",
         "suite": suite.name,
         "suite_description": suite.description,
-        "suite_file": ({"path": str(Path(config.suite).resolve()), "sha256": suite_file_digest(config.suite)}
-                       if suite_file_digest(config.suite) else None),
+        "suite_file": ({"path": str(Path(config.suite).resolve()), "sha256": suite.file_sha256}
+                       if suite.file_sha256 else None),
         "seed": config.seed,
         "device": device,
         "batch_size": config.batch_size,
         "split": config.split,
         "limit": config.limit,
         "data_dir": str(config.data_dir) if config.data_dir else None,
-        "config_digest": config.digest(model_spec),
+        "config_digest": config.digest(model_spec, suite.file_sha256),
         "versions": {
             "vqa-harness": __version__,
             "python": platform.python_version(),

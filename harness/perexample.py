@@ -4,7 +4,7 @@ A result row is a mean over questions (or pairs); two models evaluated on the sa
 questions can only be compared properly with the per-question values behind that mean
 (paired bootstrap, McNemar). A probe writes them next to its rows with `write_scores`:
 
-    artifacts/<probe>/per_example/<stem>.json
+    artifacts/<probe>/<dataset>/<split>/<task>/per_example/<stem>.json   (harness.rundir)
     {"format": 1, "probe": "accuracy", "dataset": "toyvqa:variant=balanced", "split": "val",
      "train": "toyvqa:variant=balanced/train", "variant": "",
      "ids": ["q1", "q2", ...], "scores": {"vqa_accuracy": [1.0, 0.3, ...], ...}}
@@ -106,7 +106,7 @@ def read_scores(run_dir: Path) -> tuple[list[ExampleScores], list[str]]:
     root = Path(run_dir) / "artifacts"
     if not root.is_dir():
         return found, problems
-    for path in sorted(root.glob(f"*/{PER_EXAMPLE_DIR}/*.json")):
+    for path in sorted(p for p in root.rglob("*.json") if p.parent.name == PER_EXAMPLE_DIR):
         try:
             found.append(_parse(json.loads(path.read_text(encoding="utf-8")), str(path)))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 NAME = "vqa_harness"
 ENTRY_POINT_GROUP = NAME
+#: The distribution that ships the built-in plugins: its names win over any other plugin's.
+DISTRIBUTION = "vqa-harness"
 #: Comma-separated plugin names (entry-point names or distribution names) to skip.
 BLOCK_ENV = "VQA_HARNESS_BLOCK_PLUGINS"
 #: Folder for the user cache (toy data, trained weights, predictions); see harness/paths.py.
@@ -16,5 +18,21 @@ CACHE_ENV = "VQA_HARNESS_CACHE"
 SCHEMA_VERSION = 2
 #: Versions this harness reads (1: the same rows, `higher_is_better` always true or false).
 READABLE_SCHEMA_VERSIONS = (1, 2)
+#: Version of `manifest.json` (a manifest without the field is version 1, written before it).
+MANIFEST_SCHEMA_VERSION = 1
+#: Version of `tables.json` (harness/layouts.py).
+TABLES_SCHEMA_VERSION = 1
 
-__all__ = ["NAME", "ENTRY_POINT_GROUP", "BLOCK_ENV", "CACHE_ENV", "SCHEMA_VERSION", "READABLE_SCHEMA_VERSIONS"]
+
+def schema_problem(data: object, readable: tuple[int, ...], what: str) -> str:
+    """Why a run-folder file (a parsed JSON object) with `schema_version` cannot be read by
+    this harness ("" when it can; a missing field is version 1)."""
+    version = data.get("schema_version", 1) if isinstance(data, dict) else 1
+    if isinstance(version, int) and not isinstance(version, bool) and version in readable:
+        return ""
+    shown = " and ".join(map(str, readable))
+    return (f"{what}: unknown schema_version {version!r} (this vqa-harness reads {shown}; written by a newer "
+            "vqa-harness?)")
+
+__all__ = ["NAME", "ENTRY_POINT_GROUP", "DISTRIBUTION", "BLOCK_ENV", "CACHE_ENV", "SCHEMA_VERSION",
+           "READABLE_SCHEMA_VERSIONS", "MANIFEST_SCHEMA_VERSION", "TABLES_SCHEMA_VERSION", "schema_problem"]

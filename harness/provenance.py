@@ -15,7 +15,7 @@ import platform
 import sys
 from typing import Any, Mapping
 
-from . import NUMERICS_ENV
+from . import NUMERICS_ENV, PINS_IN_EFFECT
 
 __all__ = ["environment", "numerics", "torch_numerics", "differences", "SIMD_FLAGS", "EXPLAINING"]
 
@@ -53,10 +53,13 @@ def _cpu() -> dict[str, Any]:
             "simd": [f for f in SIMD_FLAGS if f in flags]}
 
 
-def numerics() -> dict[str, str]:
+def numerics() -> dict[str, Any]:
     """The manifest's `numerics`: the float-arithmetic settings in force (`NUMERICS_ENV`, which
     harness/__init__.py pins unless the user set them, and the thread counts)."""
-    return {k: os.environ.get(k, "") for k in (*NUMERICS_ENV, "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    found: dict[str, Any] = {k: os.environ.get(k, "") for k in (*NUMERICS_ENV, "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    if not PINS_IN_EFFECT:  # torch was loaded before the harness set them: they did not apply
+        found["pins_in_effect"] = False
+    return found
 
 
 def environment() -> dict[str, Any]:

@@ -1,36 +1,70 @@
 """The run folder `runs/<run-id>/` (docs/architecture.md, "The run folder").
 
     manifest.json            argv, versions, git commit, seed, device, resources, status
-    predictions/<dataset>/<split>/<probe>/<variant>.jsonl
-    artifacts/<probe>/...    probe outputs (local explanations, decoy sets, samples)
-
-Where a probe's files go is decided in one place, `RunDir.probe_files`.
+    predictions/<dataset>/<split>/<task>/<probe>/<variant>.jsonl
+    artifacts/<probe>/<dataset>/<split>/<task>/...   probe outputs (local explanations,
+                             decoy sets, samples, per-example scores)
     results.jsonl            one ResultRow per line (the leaderboard reads these)
     tables.json              the probes' table layouts and row tags (data, harness.layouts)
     report.md                headline numbers, tables, examples, failures
+    .writer                  the lock of the one process writing the run (`RunDir.claim`)
+
+Where a probe's files go is decided in one place, `RunDir.probe_files`: keyed by the whole
+task (`task_folder`: its training data, label and probe options besides dataset and split),
+so two tasks of a suite never write the same file (Goyal's UB, B_half B and BB all test on
+VQA v2 val).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
+from .digest import digest
+from .errors import DataError, UsageError
 from .fileio import atomic_write_json, atomic_write_text, write_jsonl
+from .project import MANIFEST_SCHEMA_VERSION, TABLES_SCHEMA_VERSION, schema_problem
 from .types import ResultRow, Task
 
-__all__ = ["RunDir", "ProbeFiles", "safe_name", "read_results", "TABLES_FILE"]
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: a second writer is not detected
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["RunDir", "ProbeFiles", "safe_name", "read_results", "task_folder", "TABLES_FILE", "DEFAULT_TASK",
+           "WRITER_FILE"]
 
 #: The table layouts and row tags of a run (written by the run, read by the leaderboard).
 TABLES_FILE = "tables.json"
+#: The task folder of a task that is only its dataset and split (no training data, label
+#: or probe options of its own).
+DEFAULT_TASK = "default"
+#: The writer's lock: its pid while it runs, and space kept for the last manifest (`claim`).
+WRITER_FILE = ".writer"
+#: Bytes the writer keeps allocated, freed to mark the manifest when the disk is full.
+RESERVE_BYTES = 512 * 1024
 
 
 def safe_name(text: str) -> str:
     """A file-system-safe version of a model spec or dataset spec."""
     return re.sub(r"[^A-Za-z0-9._=-]+", "_", text).strip("_") or "_"
+
+
+def task_folder(task: Task) -> str:
+    """The folder naming `task` among the tasks on its dataset and split: `DEFAULT_TASK`
+    for a bare task, else its label (or its training data) and a digest of everything that
+    makes it a task of its own (training data, label, probe options): "UB-3f2a9c1e"."""
+    if task.train is None and not task.label and not task.probe_options:
+        return DEFAULT_TASK
+    readable = task.label or (f"train={task.train[0]}/{task.train[1]}" if task.train else "options")
+    ident = digest({"train": list(task.train) if task.train else None, "label": task.label,
+                    "probe_options": {k: dict(v) for k, v in task.probe_options.items()}}, 8)
+    return f"{safe_name(readable)[:48]}-{ident}"
 
 
 def read_results(path: Path) -> list[ResultRow]:
@@ -48,6 +82,74 @@ class RunDir:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.run_id = self.path.name
+        self._writer: int | None = None  # the lock's file descriptor while this process writes
+
+    # ------------------------------------------------------------------ one writer
+    def claim(self) -> None:
+        """Become the one process writing this run folder: an advisory lock on `.writer`,
+        held until `release` (the OS drops it when the process dies, so a killed run never
+        blocks the next one). A folder another process holds, or one that cannot be written
+        (read-only), is one UsageError line. The file also keeps RESERVE_BYTES allocated:
+        `free_reserve` gives them back so the manifest can still be marked on a full disk."""
+        path = self.path / WRITER_FILE
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise UsageError(f"run folder {self.path} cannot be written ({exc.strerror or exc}); make it "
+                             "writable, or run without --resume to start a new run elsewhere (--out)") from None
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                pid = self.writer()
+                raise UsageError(f"run folder {self.path} is being written by another harness process"
+                                 f"{f' (pid {pid})' if pid else ''}; one process writes a run folder at a time: "
+                                 "wait for it to finish or stop it, then re-run") from None
+        head = f"{os.getpid()}\n".encode()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, head, 0)
+        try:
+            os.posix_fallocate(fd, len(head), RESERVE_BYTES)
+        except (OSError, AttributeError):  # already full, or a file system without it: no reserve
+            pass
+        self._writer = fd
+
+    def free_reserve(self) -> None:
+        """Give back the space `claim` kept (the disk is full: the manifest comes first)."""
+        if self._writer is not None:
+            os.ftruncate(self._writer, len(f"{os.getpid()}\n"))
+
+    def release(self) -> None:
+        """Stop being this folder's writer (its pid and reserve are removed; the file stays,
+        since removing a lock file races with the next process opening it)."""
+        if self._writer is not None:
+            fd, self._writer = self._writer, None
+            try:
+                os.ftruncate(fd, 0)
+            except OSError:
+                pass
+            os.close(fd)  # closing drops the lock
+
+    def writer(self) -> int | None:
+        """The pid of the process writing this run now (0 when it cannot be read), or None
+        when no process is writing it (finished, stopped, or killed)."""
+        if fcntl is None:
+            return None
+        try:
+            fd = os.open(self.path / WRITER_FILE, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:  # no lock file: written before locks, or never started
+            return None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                head = os.pread(fd, 32, 0).split(b"\n", 1)[0]
+                return int(head) if head.isdigit() else 0
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        finally:
+            os.close(fd)
 
     @classmethod
     def create(cls, out_root: Path, model_spec: str, suite: str) -> "RunDir":
@@ -78,6 +180,8 @@ class RunDir:
                 data = json.loads(manifest.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError):
                 continue
+            if schema_problem(data, (MANIFEST_SCHEMA_VERSION,), ""):
+                continue  # written by another version: not one to continue
             if data.get("config_digest") == config_digest and data.get("status") != "complete":
                 return cls(path)
         return None
@@ -87,18 +191,24 @@ class RunDir:
         return self.path / "manifest.json"
 
     def read_manifest(self) -> dict[str, Any]:
+        """The manifest ({} when there is none); DataError for one of an unknown schema."""
         if self.manifest_path.is_file():
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            problem = schema_problem(data, (MANIFEST_SCHEMA_VERSION,), str(self.manifest_path))
+            if problem:
+                raise DataError(problem)
+            return data
         return {}
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         atomic_write_json(self.manifest_path, manifest)
 
     def probe_files(self, task: Task, probe: str) -> "ProbeFiles":
-        """Where `probe`'s files on `task` go: the one place that decides it. Keyed today by
-        the task's dataset and split (predictions) and by the probe alone (artifacts)."""
-        return ProbeFiles(self.path / "predictions" / safe_name(task.dataset) / safe_name(task.split) / safe_name(probe),
-                          self.path / "artifacts" / safe_name(probe))
+        """Where `probe`'s files on `task` go: the one place that decides it, keyed by the
+        whole task (dataset, split and `task_folder`) and the probe."""
+        where = (safe_name(task.dataset), safe_name(task.split), task_folder(task))
+        return ProbeFiles(self.path.joinpath("predictions", *where, safe_name(probe)),
+                          self.path.joinpath("artifacts", safe_name(probe), *where))
 
     def relative(self, paths: Iterable[Path]) -> list[str]:
         """Paths inside the run folder that exist, relative to it (sorted, unique)."""
@@ -116,14 +226,17 @@ class RunDir:
         write_jsonl(self.path / "results.jsonl", (r.to_json() for r in rows))
 
     def write_tables(self, layouts: dict[str, list[Any]], tags: list[Any],
-                     headlines: dict[str, list[list[str]]] | None = None) -> None:
-        """`tables.json`: probe -> layouts, the row tags probes attached (harness.layouts), and
-        each probe's headline metrics (`Probe.headline`)."""
+                     headlines: dict[str, list[list[str]]] | None = None,
+                     displays: dict[str, Any] | None = None) -> None:
+        """`tables.json`: probe -> layouts, the row tags probes attached (harness.layouts),
+        each probe's headline metrics (`Probe.headline`) and how the leaderboard shows it
+        (`Probe.display()`, harness.display)."""
         atomic_write_json(self.path / TABLES_FILE, {
-            "schema_version": 1,
+            "schema_version": TABLES_SCHEMA_VERSION,
             "layouts": {probe: [lay.to_json() for lay in found] for probe, found in sorted(layouts.items())},
             "tags": [t.to_json() for t in tags],
             "headlines": dict(sorted((headlines or {}).items())),
+            "displays": {probe: d.to_json() for probe, d in sorted((displays or {}).items())},
         })
 
     def write_report(self, markdown: str) -> None:

@@ -272,3 +272,6 @@ class Suite:
     #: Run the tasks whose files are present and skip the others (one line each); fail only
     #: when none is present (e-ViL's independent datasets). False: every file is required.
     partial: bool = False
+    #: SHA-256 of the suite file's bytes this suite was parsed from ("" for a registered
+    #: suite): the run's identity and manifest use it, never a second read of the file.
+    file_sha256: str = field(default="", compare=False)

@@ -1,92 +1,57 @@
 """The image-reliance card: one screen per model with the evidence that it uses the image.
 
-The card is a view of result rows (nothing else): `EVIDENCE` below, as data, says which
-rows of which probe answer which question. For each model it gathers, across suites and
-runs, every matching row with its interval and the run it came from; evidence no run of the
-model has is listed as not measured (with the suite that would measure it), never filled in.
-Each row has its own label: the evidence name, and when the model has several rows of it,
-what tells them apart (the training condition, the perturbation's color set, the data).
-Only the image ablations are a direct test of image use (`Evidence.direct`): the verdict
-line reads them alone. Color Maximal perturbs the question, not the image: it tells whether
-the model reads the question's color word, and is shown as context, never as image evidence.
-Pure: rows in, `Card` records out (site.py and runreport.py render them).
+The card is a view of result rows and of what the probes declare (`Display.evidence`,
+harness.display, read from the run folders): which rows of which probe answer which
+question, how to read them, which suites measure them. The leaderboard names no probe or
+metric itself, so a third-party probe's evidence gets its card line like a built-in one.
+For each model it gathers, across suites and runs, every matching row with its interval and
+the run it came from; evidence no run of the model has is listed as not measured (with the
+suites that would measure it), never filled in. Each row has its own label: the evidence
+name, and when the model has several rows of it, what tells them apart (the fields the
+evidence names in `context`, else the variant, the training data, the data). Only "direct"
+evidence (the image removed or swapped) enters the verdict line; "context" evidence (e.g. a
+question perturbation) is shown, never read as image evidence.
+Pure: rows in, `Card` records out (site.py, reliance.py and runreport.py render them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from harness.display import Display, Evidence
 from harness.report import md_cell, md_code
 from harness.types import ResultRow
 
-from .charts import condition
-from .labels import readable_spec
+from .labels import Names, readable_spec
+from .tabletypes import TagIndex, field_value
 
-__all__ = ["Evidence", "EVIDENCE", "CardLine", "Card", "build_cards", "card_markdown", "verdict", "row_label"]
+__all__ = ["Declared", "CardLine", "Card", "declared_evidence", "build_cards", "card_markdown", "verdict",
+           "row_label", "value_text", "context", "significant"]
 
 
 @dataclass(frozen=True)
-class Evidence:
-    """Which rows answer one question about image use, and how to read them."""
+class Declared:
+    """A piece of evidence and the probe that declares it."""
 
-    id: str
-    label: str
-    #: The probe and metric names (the first metric present wins), and the variant
-    #: (exact, or a prefix ending in "*").
     probe: str
-    metrics: tuple[str, ...]
-    variant: str
-    #: How to read the number (one line) and where it comes from.
-    reading: str
-    source: str
-    #: The suite(s) that measure it, named when the evidence is absent.
-    suites: str
-    docs: str
-    #: A direct test of image use (the image removed or swapped): the verdict reads these only.
-    direct: bool = False
+    evidence: Evidence
 
-
-EVIDENCE: tuple[Evidence, ...] = (
-    Evidence("ablation-blank", "Accuracy drop, gray image", "image-ablation",
-             ("vqa_accuracy_drop", "label_accuracy_drop"), "blank",
-             "points lost when the image is replaced by gray; > 0: the answers need the image",
-             "image-ablation probe", "toy (image-ablation-toy), real VQA suites", "image-ablation.md#rows", True),
-    Evidence("ablation-swap", "Accuracy drop, another question's image", "image-ablation",
-             ("vqa_accuracy_drop", "label_accuracy_drop"), "swap",
-             "points lost with the image of another question of the same type; > 0: the answers follow the image",
-             "image-ablation probe", "toy (image-ablation-toy), real VQA suites", "image-ablation.md#rows", True),
-    Evidence("ablation-swap-change", "Answers changed, another question's image", "image-ablation",
-             ("answer_change_rate",), "swap",
-             "share of answers that change when the image is swapped; 0: the image is ignored",
-             "image-ablation probe", "toy (image-ablation-toy), real VQA suites", "image-ablation.md#rows"),
-    Evidence("pairs-different", "Complementary pairs answered differently", "pairs", ("pair/different",), "",
-             "same question, two images with different answers: share answered differently; higher = "
-             "the image is used", "Goyal et al. 2017, §4", "balanced-vqa", "balanced-vqa.md#probes-and-metrics"),
-    Evidence("decoys-with", "IoU+QoU accuracy with the image", "decoys", ("mc_accuracy",), "iou+qou",
-             "multiple choice where neither the question nor the image alone suffices; compare with the "
-             "next line", "Chao et al. 2018, Table 3", "decoys", "decoys.md#probes-and-suite"),
-    Evidence("decoys-without", "IoU+QoU accuracy without the image", "decoys", ("mc_accuracy/QA",), "iou+qou",
-             "the same model with the image blanked; far below the line above = the image is used",
-             "Chao et al. 2018, Table 3 (generic ablation)", "decoys", "decoys.md#probes-and-suite"),
-    Evidence("color-max", "Answers changed by Color Maximal (question perturbation)", "counterfactual",
-             ("answer_change_rate",), "color_max_*",
-             "context, not image evidence: the color word in the QUESTION is replaced by the most distant color "
-             "(the image is unchanged); a share above 0 says the model reads that word, which a question-only "
-             "model does too", "Stoikou et al. 2023, Table 2", "counterfactual",
-             "counterfactual.md#metrics-result-rows-variant--kind-id"),
-    Evidence("nle-se", "S_E of explanations", "nle", ("s_e/e_vil_score", "s_e/e_vil_score_no_spice"), "",
-             "automatic explanation score over correctly answered examples (x100, higher is better)",
-             "Kayser et al. 2021, Table 3", "e-vil-toy, e-vil", "e-vil.md#scores"),
-)
+    @property
+    def key(self) -> str:
+        return f"{self.probe}/{self.evidence.id}"
 
 
 @dataclass(frozen=True)
 class CardLine:
     """One piece of evidence of one model: the rows found (empty: not measured)."""
 
-    evidence: Evidence
+    declared: Declared
     rows: tuple[ResultRow, ...]
+
+    @property
+    def evidence(self) -> Evidence:
+        return self.declared.evidence
 
 
 @dataclass(frozen=True)
@@ -99,79 +64,101 @@ class Card:
         return sum(1 for line in self.lines if line.rows)
 
 
-def _variant_ok(ev: Evidence, variant: str) -> bool:
-    if ev.variant.endswith("*"):
-        return variant.startswith(ev.variant[:-1])
-    return variant == ev.variant
+def declared_evidence(displays: Mapping[str, Display]) -> list[Declared]:
+    """Every probe's evidence, in display order (`Evidence.order`, then probe and id)."""
+    found = [Declared(probe, ev) for probe, d in displays.items() for ev in d.evidence]
+    return sorted(found, key=lambda d: (d.evidence.order, d.probe, d.evidence.id))
 
 
-def _matching(ev: Evidence, rows: Sequence[ResultRow]) -> tuple[ResultRow, ...]:
-    mine = [r for r in rows if r.probe == ev.probe and _variant_ok(ev, r.variant) and r.metric in ev.metrics]
-    for metric in ev.metrics:  # the first metric present wins
+def matching(declared: Declared, rows: Sequence[ResultRow]) -> tuple[ResultRow, ...]:
+    """The rows of one model that are this evidence (the first metric present wins)."""
+    ev = declared.evidence
+    mine = [r for r in rows if r.probe == declared.probe and ev.variant_ok(r.variant) and r.metric in ev.metrics]
+    for metric in ev.metrics:
         found = [r for r in mine if r.metric == metric]
         if found:
             return tuple(sorted(found, key=lambda r: (r.suite, r.dataset, r.split, r.train, r.variant, r.run_id)))
     return ()
 
 
-def build_cards(rows: Iterable[ResultRow], models: Sequence[str] | None = None) -> list[Card]:
+def build_cards(rows: Iterable[ResultRow], displays: Mapping[str, Display], models: Sequence[str] | None = None
+                ) -> list[Card]:
     """One card per model (all models of `rows`, or `models` in that order)."""
     by_model: dict[str, list[ResultRow]] = {}
     for r in rows:
         by_model.setdefault(r.model, []).append(r)
     names = list(models) if models is not None else sorted(by_model)
-    return [Card(m, tuple(CardLine(ev, _matching(ev, by_model.get(m, []))) for ev in EVIDENCE)) for m in names]
+    evidence = declared_evidence(displays)
+    return [Card(m, tuple(CardLine(d, matching(d, by_model.get(m, []))) for d in evidence)) for m in names]
 
 
-def value_text(row: ResultRow) -> tuple[str, str]:
-    """(value, interval) as the card prints them: fractions in % (drops in points), scores x100."""
-    scale = 100.0 if row.unit in ("fraction", "score") else 1.0
-    value = f"{scale * row.value:.1f}"
+def scale(row: ResultRow) -> float:
+    """Fractions and [0, 1] scores are printed x100 (%, points, score x100)."""
+    return 100.0 if row.unit in ("fraction", "score") else 1.0
+
+
+def value_text(row: ResultRow, names: Names | None = None) -> tuple[str, str]:
+    """(value, interval) as the card prints them: fractions in % (drops in points), scores x100;
+    a row without an interval says why (the probe's reason)."""
+    k = scale(row)
+    value = f"{k * row.value:.1f}"
     if row.ci_low is None or row.ci_high is None:
-        return value, "no interval (corpus-level score)" if row.unit == "score" else "no interval"
-    return value, f"[{scale * row.ci_low:.1f}, {scale * row.ci_high:.1f}]"
+        why = names.no_interval(row.metric, row.probe) if names is not None else ""
+        return value, f"no interval: {why}" if why else "no interval (the probe gives none)"
+    return value, f"[{k * row.ci_low:.1f}, {k * row.ci_high:.1f}]"
 
 
 def context(row: ResultRow) -> str:
-    """Where a row was measured: data, variant and training data, shortly."""
-    parts = [readable_spec(f"{row.dataset}/{row.split}")]
-    if row.variant and not row.variant.startswith(("blank", "swap", "iou+qou")) and row.probe != "pairs":
-        parts.append(row.variant)
-    text = "; ".join(parts)
+    """Where a row was measured: data and training data, shortly."""
+    text = readable_spec(f"{row.dataset}/{row.split}")
     return text + (f" · trained on {readable_spec(row.train)}" if row.train else "")
 
 
+def significant(evidence: Evidence, row: ResultRow) -> bool:
+    """Whether the row's 95% interval excludes 0 on the side that says "uses the image"."""
+    if row.ci_low is None or row.ci_high is None:
+        return False
+    return row.ci_low > 0 if evidence.more == "higher" else row.ci_high < 0 if evidence.more == "lower" else False
+
+
 def verdict(card: Card) -> str:
-    """One line from the image ablations (the only direct test: `Evidence.direct`), or ''
-    without them; question perturbations and the other evidence never enter it."""
-    drops = [r for line in card.lines if line.evidence.direct for r in line.rows]
-    if not drops:
+    """One line from the direct evidence (the image removed or swapped), or '' without it;
+    support and context evidence never enter it."""
+    direct = [line for line in card.lines if line.evidence.direct and line.rows]
+    if not direct:
         return ""
-    if any(r.ci_low is not None and r.ci_low > 0 for r in drops):
-        return "uses the image: accuracy falls significantly without it"
-    return "no measurable use of the image: removing or swapping it does not lower accuracy"
+    said = [line.evidence.header for line in direct if any(significant(line.evidence, r) for r in line.rows)]
+    if said:
+        return f"uses the image: {' and '.join(said)} significantly above 0 (95% interval)"
+    tested = " / ".join(line.evidence.header for line in direct)
+    return f"no measurable use of the image: {tested} not significantly above 0"
 
 
-def _condition(train: str) -> str:
-    """A training set as a Goyal condition ('U', 'B', 'B_half') where it is one, else shortly."""
-    found = {"unbalanced": "U", "balanced": "B", "balanced half": "B_half"}.get(condition(train))
-    return f"train {found}" if found else f"trained on {readable_spec(train)}"
+def _value_label(evidence: Evidence, name: str, value: str) -> str:
+    found = (evidence.labels.get(name) or {}).get(value)
+    if found is not None:
+        return found
+    if name == "variant" and evidence.variant.endswith("*"):
+        return value[len(evidence.variant) - 1:].replace("_", " ")
+    return readable_spec(value) if name in ("train", "dataset", "data") else value
 
 
-def row_label(evidence: Evidence, row: ResultRow, rows: Sequence[ResultRow]) -> str:
+def row_label(evidence: Evidence, row: ResultRow, rows: Sequence[ResultRow], tags: TagIndex | None = None) -> str:
     """The evidence name, and when `rows` (the model's rows of it) hold several, what sets
     `row` apart: "Complementary pairs answered differently (train B_half)"."""
     if len(rows) < 2:
         return evidence.label
     parts = []
-    if len({r.variant for r in rows}) > 1:
-        prefix = evidence.variant[:-1] if evidence.variant.endswith("*") else ""
-        parts.append(row.variant[len(prefix):].replace("_", " ") + (" colors" if row.probe == "counterfactual" else ""))
-    if len({r.train for r in rows}) > 1:
-        parts.append(_condition(row.train) if row.train else "not trained")
-    if len({(r.dataset, r.split) for r in rows}) > 1:
-        parts.append(readable_spec(f"{row.dataset}/{row.split}"))
-    if len({r.suite for r in rows}) > 1 and not parts:
+    # The fields the evidence names (tags such as Goyal's train condition), else the defaults
+    # (when those tags are absent, e.g. a run written before them).
+    for fields in (dict(evidence.context), {"variant": "{}", "train": "trained on {}", "data": "{}"}):
+        for name, template in fields.items():
+            if len({field_value(r, name, tags) for r in rows}) > 1:
+                value = field_value(row, name, tags)
+                parts.append(template.format(_value_label(evidence, name, value) if value else "-"))
+        if parts:
+            break
+    if not parts and len({r.suite for r in rows}) > 1:
         parts.append(f"suite {row.suite}")
     if not parts and len({r.run_id for r in rows}) > 1:
         parts.append(f"run {row.run_id}")
@@ -181,24 +168,30 @@ def row_label(evidence: Evidence, row: ResultRow, rows: Sequence[ResultRow]) -> 
     return f"{evidence.label[:-1]}; {said})" if evidence.label.endswith(")") else f"{evidence.label} ({said})"
 
 
-def card_markdown(card: Card) -> str:
-    """The card as a markdown section (for `harness report`)."""
+def card_markdown(card: Card, names: Names | None = None, tags: TagIndex | None = None,
+                  skipped: Mapping[str, str] | None = None) -> str:
+    """The card as a markdown section (for `harness report`); `skipped`: probe -> why the run
+    skipped it (said on its evidence's "not measured" line)."""
     from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     body = []
     for line in card.lines:
         if not line.rows:
-            body.append([line.evidence.label, "not measured", "", f"no row in this model's runs ({line.evidence.suites})", ""])
+            why = (skipped or {}).get(line.declared.probe) or \
+                f"no row in this model's runs ({line.evidence.suites or 'its probe: ' + line.declared.probe})"
+            body.append([line.evidence.label, "not measured", "", why, ""])
             continue
         for r in line.rows:
-            value, ci = value_text(r)
-            body.append([row_label(line.evidence, r, line.rows), value, ci, context(r), r.run_id])
+            value, ci = value_text(r, names)
+            body.append([row_label(line.evidence, r, line.rows, tags), value, ci, context(r), r.run_id])
     head = f"## Image reliance: {md_code(card.model)}\n\n"
     said = verdict(card)
     if said:
         head += f"**{said}.**\n\n"
     head += ("Each line: a measurement of this model that tells whether it uses the image (values in %, "
-             "drops in points, S_E x100; 95% intervals).\n\n")
+             "drops in points, scores x100; 95% intervals).\n\n")
+    if not body:
+        return head + "No probe of these runs declares image-reliance evidence.\n"
     body = [[md_cell(c) for c in row] for row in body]  # dataset names, run ids: user text
     return head + tabulate(body, headers=["evidence", "value", "95% CI", "measured on", "run"], tablefmt="github",
                            disable_numparse=True) + "\n"

@@ -11,12 +11,12 @@ from harness.types import ResultRow
 __all__ = ["Chart", "Panel", "Series", "RENDER_VERSION"]
 
 #: Bump when the drawing code changes, so stored hashes no longer match and charts redraw.
-RENDER_VERSION = "6"
+RENDER_VERSION = "8"
 
 
 @dataclass(frozen=True)
 class Series:
-    """One line (or the bars of an hbar panel): a value (or None) per category, with intervals."""
+    """One series: a value (or None) per category, with intervals."""
 
     label: str
     values: tuple[float | None, ...]
@@ -26,14 +26,16 @@ class Series:
 
 @dataclass(frozen=True)
 class Panel:
-    """One small multiple: `style` "lines" (categories along x) or "hbar" (down y, one series)."""
+    """One small multiple: `style` "points" (categories along x, a marker per series, no line
+    across categories) or "bars" (categories down y, one series); `references` are the labels
+    of model-free series or bars (drawn gray)."""
 
     title: str
-    ylabel: str
+    axis: str
     categories: tuple[str, ...]
     series: tuple[Series, ...]
-    xlabel: str = ""
-    style: str = "lines"
+    style: str = "points"
+    references: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -44,16 +46,13 @@ class Chart:
     title: str
     panels: tuple[Panel, ...]
     inputs: tuple[ResultRow, ...]
-    #: Series labels drawn as model-free references (gray, dashed).
-    references: tuple[str, ...] = ()
-    columns: int = 3
 
     def digest(self) -> str:
         """SHA-256 (full length) of the input rows, the drawn data and the renderer version."""
         # Run ids are left out: a re-run with the same numbers does not redraw (nor import matplotlib).
         rows = [{k: v for k, v in r.to_json().items() if k != "run_id"} for r in self.inputs]
-        return digest({"version": RENDER_VERSION, "rows": rows, "panels": repr(self.panels),
-                       "refs": self.references, "cols": self.columns}, length=64)
+        return digest({"version": RENDER_VERSION, "rows": rows, "panels": repr(self.panels), "title": self.title},
+                      length=64)
 
     @property
     def max_series(self) -> int:

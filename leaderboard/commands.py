@@ -11,10 +11,12 @@ import click
 
 from harness.errors import DataError
 from harness.fileio import atomic_write_text
+from harness.rundir import RunDir
 
-from .compare import compare_runs, comparisons_json, render_comparisons
+from .compare import check_probes, compare_runs, comparisons_json, render_comparisons
 from .runreport import render_run_markdown, write_run_report
 from .runs import load_run
+from .texttable import terminal_width
 
 __all__ = ["report", "compare"]
 
@@ -49,22 +51,35 @@ def report(run: Path, out: Path | None, to_stdout: bool, evidence: tuple[Path, .
 @click.option("--seed", default=0, show_default=True, help="Seed of the bootstrap resamples.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the comparisons as JSON to this file.")
-def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed: int, json_out: Path | None) -> None:
+@click.option("--wide", is_flag=True, help="One flat table with every column and the metric ids (for scripts), "
+                                          "instead of tables that fit the terminal.")
+def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed: int, json_out: Path | None,
+            wide: bool) -> None:
     """Test whether the models of RUN_A and RUN_B (two runs/<run-id> folders) differ on the same
     questions: per metric, the difference A - B, its paired-bootstrap 95% interval and p-value,
     and the exact McNemar p-value for per-question correctness (docs/compare.md)."""
 
     a, b = load_run(run_a), load_run(run_b)
-    for info in (a, b):  # a run none of whose rows could be read: say why, not "no metric in both"
-        if info.problems and not info.rows:
+    for which, info in (("A", a), ("B", b)):
+        writer = RunDir(info.path).writer()
+        if writer is not None:  # its rows and per-question files are still changing
+            raise DataError(f"run {which} ({info.path}) is still being written (process {writer or '?'}); compare "
+                            "it once that run has ended")
+        if info.problems and not info.rows:  # none of its rows could be read: say why, not "no metric in both"
             more = len(info.problems) - 1
             raise DataError(info.problems[0] + (f" (and {more} more problem(s))" if more else ""))
+    check_probes(a, b, probes)
     found, notes = compare_runs(a, b, seed=seed, n_boot=n_boot, probes=probes)
+    for which, info in (("B", b), ("A", a)):
+        status = info.manifest.get("status", "complete")
+        if status != "complete":  # a run that ended early has only some of its suite's rows
+            notes.insert(0, f"run {which} did not complete (status {status}): only the metrics it computed "
+                            "are compared")
     for note in notes:
         click.echo(f"note: {note}", err=True)
     if not found:
         raise DataError(f"no metric has per-question scores in both {run_a} and {run_b} "
                         "(artifacts/<probe>/per_example/*.json; see docs/compare.md)")
-    click.echo(render_comparisons(a, b, found), nl=False)
+    click.echo(render_comparisons(a, b, found, width=terminal_width(), wide=wide, n_boot=n_boot), nl=False)
     if json_out is not None:
         atomic_write_text(json_out, comparisons_json(a, b, found, seed=seed, n_boot=n_boot))

@@ -7,22 +7,34 @@ correctness (0/1). Rows are matched on (probe, dataset, split, variant, metric) 
 training data; when the two models were trained on different data (a pretrained model
 against a fitted one), a metric whose task appears once in each run is still matched and the
 two training sets are printed.
+
+The text starts with one line ("A better on N metrics, worse on M, no difference on K"),
+then one table per data and training set with readable metric names (the probes' own,
+`Display.metric_names`), wrapped to the terminal's width; the same numbers measured by two
+probes (accuracy and balanced-accuracy share predictions) are shown once. `--wide` prints
+one flat table with every column and the metric ids, for scripts.
 """
 
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from harness.errors import UsageError
+from harness.registry import did_you_mean
 from harness.types import ResultRow
 
 from .degenerate import degenerate_tasks, neutralize
+from .labels import Names, readable_spec
 from .paired import Comparison, ScoreIndex, compare_many, row_key
 from .runs import RunInfo
-from .significance import p_cell
+from .significance import p_short
+from .texttable import render_text_table
 
-__all__ = ["compare_runs", "render_comparisons", "comparisons_json", "match_rows", "Matched"]
+__all__ = ["compare_runs", "render_comparisons", "comparisons_json", "match_rows", "Matched", "check_probes",
+           "summary_line", "unique_comparisons"]
 
 
 @dataclass(frozen=True)
@@ -57,13 +69,26 @@ def match_rows(rows_a: Sequence[ResultRow], rows_b: Sequence[ResultRow]) -> list
     return out
 
 
+def check_probes(a: RunInfo, b: RunInfo, probes: Sequence[str]) -> None:
+    """UsageError naming a `--probe` that neither run has, with the near matches."""
+    known = sorted({r.probe for r in (*a.rows, *b.rows)})
+    for probe in probes:
+        if probe not in known:
+            raise UsageError(f"--probe {probe!r}: no row of the two runs comes from it{did_you_mean(probe, known)}")
+
+
+def _names(a: RunInfo, b: RunInfo) -> Names:
+    return Names({**b.displays, **a.displays}, {**b.layouts, **a.layouts})
+
+
 def compare_runs(a: RunInfo, b: RunInfo, *, seed: int = 0, n_boot: int = 10_000,
                  probes: Sequence[str] = ()) -> tuple[list[Comparison], list[str]]:
     """Paired comparisons of every metric with per-question scores in both runs, and notes
-    (problems reading score files, metrics without per-question scores)."""
+    (problems reading score files, probes without per-question scores)."""
     index_a, index_b = ScoreIndex([a]), ScoreIndex([b])
-    # Degenerate values (a model that changed no answer under any perturbation) have no direction.
-    odd_a, odd_b = degenerate_tasks(a.rows), degenerate_tasks(b.rows)
+    # Degenerate values (the probes' `Display.degenerate`) have no better direction.
+    displays = {**b.displays, **a.displays}
+    odd_a, odd_b = degenerate_tasks(a.rows, displays), degenerate_tasks(b.rows, displays)
     rows_a, rows_b = neutralize(a.rows, odd_a), neutralize(b.rows, odd_b)
     matched = [m for m in match_rows(rows_a, rows_b) if not probes or m.a.probe in probes]
     results = compare_many(index_a, [(m.a, m.b) for m in matched], seed=seed, n_boot=n_boot, other=index_b)
@@ -72,51 +97,118 @@ def compare_runs(a: RunInfo, b: RunInfo, *, seed: int = 0, n_boot: int = 10_000,
     notes = index_a.problems + index_b.problems
     compared = {c.a.probe for c in found}
     for which, odd in (("A", odd_a), ("B", odd_b)):
-        notes += list(dict.fromkeys(f"run {which}: {reason} (no 'better' on its answer changes)"
-                                    for task, reason in odd.items() if task[1] in compared))
+        notes += list(dict.fromkeys(f"run {which}: {reason} (no 'better' on those rows)"
+                                    for task, (_, reason) in odd.items() if task[1] in compared))
     with_scores = {c.a.probe for c in found}
+    for which, index, side in (("A", index_a, 0), ("B", index_b, 1)):
+        # A metric whose probe has per-question scores in this run, but not this metric: its
+        # file is gone (deleted, or the run was copied without it), so it is left out.
+        for m, c in zip(matched, results):
+            row = (m.a, m.b)[side]
+            if c is None and row.probe in with_scores and index.get(row) is None:
+                notes.append(f"run {which}: the per-question scores of {row.probe} {row.metric}"
+                             f"{f' ({row.variant})' if row.variant else ''} on {row.dataset}/{row.split} are "
+                             "missing (artifacts/<probe>/per_example/ file deleted?); that metric is not compared")
     lacking = sorted(without - with_scores)
     if lacking:
-        notes.append("no per-question scores in both runs for probe(s) " + ", ".join(lacking)
-                     + " (runs written before per-example scores, or probes that do not write them)")
+        names = _names(a, b)
+        notes.append("not compared, no per-question scores in both runs: " + ", ".join(names.probe(p) for p in lacking)
+                     + " (a probe that writes none, such as a model-free audit, or a run older than them)")
     return found, notes
-
-
-def _pct(row: ResultRow) -> bool:
-    return row.unit == "fraction"
 
 
 def _fmt(value: float, pct: bool) -> str:
     return f"{100 * value:.2f}" if pct else f"{value:.4f}"
 
 
-def render_comparisons(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alpha: float = 0.05) -> str:
-    """The comparisons as a plain-text table (fractions in %)."""
+def _better(c: Comparison, alpha: float) -> str:
+    """'A', 'B', '' (no significant difference) or '-' (the metric has no better direction)."""
+    hib = c.a.higher_is_better if c.a.higher_is_better == c.b.higher_is_better else None
+    if hib is None:
+        return "-"
+    if c.test.p < alpha and c.test.diff != 0:
+        return "A" if (c.test.diff > 0) == hib else "B"
+    return ""
+
+
+def unique_comparisons(found: Sequence[Comparison]) -> list[tuple[Comparison, list[str]]]:
+    """Each comparison once: the same numbers of one metric from several probes (accuracy,
+    balanced-accuracy and the ablation's real image share predictions) become one, with the
+    probes that measured it."""
+    out: list[tuple[Comparison, list[str]]] = []
+    seen: dict[tuple, int] = {}
+    for c in found:
+        t = c.test
+        key = (c.a.dataset, c.a.split, c.a.train, c.b.train, c.a.metric, t.n, t.mean_a, t.mean_b, t.low, t.high)
+        k = seen.get(key)
+        # Only another probe's same numbers merge: one probe's variants stay apart even when equal.
+        if k is not None and c.a.probe not in out[k][1]:
+            out[k][1].append(c.a.probe)
+        else:
+            seen[key] = len(out)
+            out.append((c, [c.a.probe]))
+    return out
+
+
+def summary_line(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alpha: float = 0.05) -> str:
+    """'A (cnn-lstm) better on 12 metrics, worse on 3, no difference on 20 (4 without a better direction)'."""
+    verdicts = [_better(c, alpha) for c, _ in unique_comparisons(found)]
+    model = a.manifest.get("model") or (a.rows[0].model if a.rows else "A")
+    line = (f"A ({model}) better on {verdicts.count('A')} metrics, worse on {verdicts.count('B')}, no difference on "
+            f"{verdicts.count('')}")
+    rest = verdicts.count("-")
+    return line + (f" ({rest} without a better direction)" if rest else "") + \
+        f": paired tests on the same questions, p < {alpha:g}."
+
+
+def _head(a: RunInfo, b: RunInfo, alpha: float) -> str:
+    return (f"A: {a.run_id} ({a.manifest.get('model', '-')})\nB: {b.run_id} ({b.manifest.get('model', '-')})\n"
+            f"Fractions in %; A - B with its paired-bootstrap 95% interval; p: two-sided (bootstrap; McNemar exact, "
+            f"with (only A right / only B right)); better: significant at {alpha:g} ('-': the metric has no "
+            f"better direction, e.g. accuracy with an ablated input).\n")
+
+
+def render_comparisons(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alpha: float = 0.05, *,
+                       width: int = 100, wide: bool = False, n_boot: int | None = None) -> str:
+    """The comparisons as text: the summary line, then a table per data and training set that
+    fits `width` columns (or, `wide`, one flat table with every column and the metric ids)."""
     from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
-    body = []
-    for c in found:
-        pct = _pct(c.a)
+    names = _names(a, b)
+    variants = {p: {v: label for lay in found_l for v, label in (lay.labels.get("variant") or {}).items()}
+                for p, found_l in {**b.layouts, **a.layouts}.items()}
+    head = _head(a, b, alpha) if wide else "\n".join(textwrap.fill(p, width) for p in _head(a, b, alpha).splitlines())
+    line = summary_line(a, b, found, alpha)
+    text = (line if wide else textwrap.fill(line, width)) + "\n\n" + head.rstrip("\n") + "\n\n"
+    groups: dict[tuple[str, str], list[list[str]]] = {}
+    flat = []
+    for c, probes in unique_comparisons(found):
+        pct = c.a.unit == "fraction"
         t = c.test
         train = c.a.train if c.a.train == c.b.train else f"{c.a.train or '-'} vs {c.b.train or '-'}"
-        better = ""
-        hib = c.a.higher_is_better if c.a.higher_is_better == c.b.higher_is_better else None
-        if hib is None:
-            better = "-"  # no better direction (model-free, count, chance, ablated input, degenerate)
-        elif t.p < alpha and t.diff != 0:
-            better = "A" if (t.diff > 0) == hib else "B"
-        body.append([f"{c.a.dataset}/{c.a.split}", train or "-", c.a.probe, c.a.variant or "-", c.a.metric,
-                     f"{t.n}" + ("" if t.n == c.n_a == c.n_b else f" of {c.n_a}/{c.n_b}"),
-                     _fmt(t.mean_a, pct), _fmt(t.mean_b, pct),
-                     f"{_fmt(t.diff, pct)} [{_fmt(t.low, pct)}, {_fmt(t.high, pct)}]", p_cell(t.p),
-                     "-" if c.mcnemar is None else f"{p_cell(c.mcnemar.p)} ({c.mcnemar.b}/{c.mcnemar.c})", better])
-    head = (f"A: {a.run_id} ({a.manifest.get('model', '-')})\nB: {b.run_id} ({b.manifest.get('model', '-')})\n"
-            f"Fractions in %; difference A - B with its paired-bootstrap 95% interval; p: two-sided; "
-            f"McNemar: exact, (only A right / only B right); better: significant at {alpha:g} "
-            f"('-': the metric has no better direction, e.g. accuracy with an ablated input).\n\n")
-    return head + tabulate(body, headers=["data", "trained on", "probe", "variant", "metric", "n", "A", "B",
-                                          "A - B [95% CI]", "p (bootstrap)", "p (McNemar)", "better"],
-                           tablefmt="github", disable_numparse=True) + "\n"
+        n = f"{t.n}" + ("" if t.n == c.n_a == c.n_b else f" of {c.n_a}/{c.n_b}")
+        diff = f"{_fmt(t.diff, pct)} [{_fmt(t.low, pct)}, {_fmt(t.high, pct)}]"
+        mcn = "-" if c.mcnemar is None else f"{p_short(c.mcnemar.p)} ({c.mcnemar.b}/{c.mcnemar.c})"
+        name = names.metric(c.a.metric, c.a.probe)
+        cond = (variants.get(c.a.probe) or {}).get(c.a.variant, c.a.variant)
+        nums = [n, _fmt(t.mean_a, pct), _fmt(t.mean_b, pct), diff, p_short(t.p, n_boot), mcn, _better(c, alpha)]
+        flat.append([f"{c.a.dataset}/{c.a.split}", train or "-", " = ".join(probes), c.a.variant or "-", c.a.metric,
+                     name, *nums])
+        label = "\n".join(textwrap.wrap(name + (f" · {cond}" if cond else ""), 34))
+        probe = "\n".join(textwrap.wrap(" = ".join(probes), 24))  # the ids `--probe` takes
+        groups.setdefault((readable_spec(f"{c.a.dataset}/{c.a.split}"), readable_spec(train) if train else "-"),
+                          []).append([label, probe, *nums])
+    if wide:
+        return text + tabulate(flat, headers=["data", "trained on", "probe", "variant", "metric", "name", "n", "A",
+                                              "B", "A - B [95% CI]", "p (bootstrap)", "p (McNemar)", "better"],
+                               tablefmt="github", disable_numparse=True) + "\n"
+    heads = ["metric", "probe", "n", "A", "B", "A - B [95% CI]", "p", "p McNemar (A/B)", "better"]
+    right = [False, False, True, True, True, False, True, False, False]
+    parts = []
+    for (data, train), body in groups.items():
+        parts.append(f"== {data} · trained on {train} ==\n"
+                     + render_text_table(heads, body, width=width, keep=1, header_width=28, right=right))
+    return text + "\n".join(parts)
 
 
 def _as_json(c: Comparison) -> dict:
@@ -130,6 +222,7 @@ def _as_json(c: Comparison) -> dict:
 
 
 def comparisons_json(a: RunInfo, b: RunInfo, found: Sequence[Comparison], *, seed: int, n_boot: int) -> str:
-    """The comparisons as a JSON document."""
+    """The comparisons as a JSON document (every one, probe by probe)."""
     return json.dumps({"a": a.run_id, "b": b.run_id, "seed": seed, "n_boot": n_boot,
+                       "summary": summary_line(a, b, found),
                        "comparisons": [_as_json(c) for c in found]}, indent=1) + "\n"

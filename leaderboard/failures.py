@@ -8,6 +8,9 @@ the site's model filter uses.
 
 from __future__ import annotations
 
+import html
+import re
+
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
@@ -16,7 +19,7 @@ from harness.types import ResultRow
 from .runs import RunInfo
 from .tables import Table
 
-__all__ = ["FAILED_HEADER", "example_errors", "failed_by_model", "mark_failed_rows", "runs_table"]
+__all__ = ["FAILED_HEADER", "example_errors", "failed_by_model", "mark_failed_rows", "runs_table", "skip_reasons"]
 
 #: Header of the column added to a table whose rows include a run with failed examples.
 FAILED_HEADER = "failed examples"
@@ -64,3 +67,21 @@ def mark_failed_rows(table: Table, failed: Mapping[str, int]) -> Table:
     note = "failed examples: examples on which the model raised an error in that run (scored as wrong; see the run report)."
     return replace(table, headers=(*table.headers, FAILED_HEADER), body=body,
                    note=f"{table.note} {note}".strip())
+
+
+_SKIP = re.compile(r"^- (?P<task>.+?): `(?P<probe>[^`]+)` — (?P<reason>.+)$")
+
+
+def skip_reasons(infos: Iterable[RunInfo]) -> dict[str, str]:
+    """probe -> why the runs skipped it (report.md "Probes skipped": the capability the model
+    lacks), for the cards' "not measured" lines."""
+    out: dict[str, str] = {}
+    for info in infos:
+        part = re.split(r"(?m)^## ", info.report_md)
+        body = next((p for p in part if p.startswith("Probes skipped")), "")
+        for line in body.splitlines():
+            m = _SKIP.match(line.strip())
+            if m:
+                reason = html.unescape(m.group("reason"))
+                out.setdefault(m.group("probe"), f"probe {m.group('probe')} skipped: {reason}")
+    return out

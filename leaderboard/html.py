@@ -106,12 +106,14 @@ def table_head(table: Table, docs: Callable[[str], str | None] | None = None) ->
     if table.spec:
         parts.append(f'<div class="spec"><code>{esc(table.spec)}</code></div>')
     line = table.explanation
+    href = docs(table.probe) if docs is not None and table.probe else None
     if line or table.reference:
         ref = ""
         if table.reference:
-            href = docs(table.probe) if docs is not None else None
             ref = (f' <span class="ref">Reproduces: <a href="{esc(href)}">{esc(table.reference)}</a></span>' if href
                    else f' <span class="ref">Reproduces: {esc(table.reference)}</span>')
+        elif href:  # the probe's docs (its own declaration), even without a paper table
+            ref = f' <span class="ref"><a href="{esc(href)}">Docs</a></span>'
         parts.append(f'<p class="explain">{esc(line)}{ref}</p>')
     return "".join(parts)
 
@@ -158,9 +160,10 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
     if table.cut:
         note += (f'<p class="note">{table.cut} more row(s) between the most and the least robust are left out '
                  "here (all rows: the full tables page and results.csv).</p>")
-    if any(k == "same" for m in table.marks for k, _ in m):
-        note += ('<p class="note">≈: not significantly different from the best (bold) of its column, paired '
-                 "bootstrap on the same questions, p ≥ 0.05 (hover for the difference and p).</p>")
+    if any(k in ("same", "best") for m in table.marks for k, _ in m):
+        note += ('<p class="note">Bold: significantly better than every other model of its column on the same '
+                 "questions (paired bootstrap, p < 0.05); ≈: not significantly different from the column's best "
+                 "value (p ≥ 0.05; hover for the difference and p).</p>")
     ident = f' id="{esc(table_id)}"' if table_id else ""
     label = f' aria-label="{esc(table.title)}"' if table.title else ""
     return (f'<div class="table-block">{table_head(table, docs)}<div class="scroll">'

@@ -1,40 +1,25 @@
-"""Readable names for what the leaderboard prints: dataset specs, directions, doc anchors.
+"""Readable names for what the leaderboard prints: dataset specs, directions, probe and metric
+names, doc links.
 
-Pure string functions (no plugin knowledge beyond the spec syntax `name:key=value,.../split`).
+Pure string functions (no plugin knowledge beyond the spec syntax `name:key=value,.../split`);
+probe and metric names come from the probes' own declarations in the run folders
+(`Probe.display()`, harness.display), through `Names`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-__all__ = ["readable_spec", "looks_like_spec", "direction_mark", "direction_text", "slug", "DOC_SECTIONS",
-           "DOCS_URL_ENV", "METRIC_NAMES", "metric_name"]
+from harness.display import Display
+from harness.layouts import Layout
 
-#: probe -> the docs page and section that explain its tables (docs/<page>#<anchor>).
-DOC_SECTIONS = {
-    "accuracy": "metrics.md", "balanced-accuracy": "balanced-vqa.md#probes-and-metrics",
-    "pairs": "balanced-vqa.md#probes-and-metrics", "language-prior": "balanced-vqa.md#probes-and-metrics",
-    "counter-examples": "balanced-vqa.md#probes-and-metrics", "decoys": "decoys.md#probes-and-suite",
-    "decoy-audit": "decoys.md#probes-and-suite", "counterfactual": "counterfactual.md#metrics-result-rows-variant--kind-id",
-    "nle": "e-vil.md#scores", "image-ablation": "image-ablation.md#rows",
-}
+__all__ = ["readable_spec", "looks_like_spec", "direction_mark", "direction_text", "slug", "DOCS_URL_ENV",
+           "Names"]
+
 #: Where the docs are published (e.g. a repository's docs/ URL); else the site carries its own
 #: copy of the pages it links to (docspages.py).
 DOCS_URL_ENV = "VQA_HARNESS_DOCS_URL"
-
-#: Readable names of metric ids that several probes share (a layout's column label, such as
-#: "All" or "acc.", is too short out of its table); other ids use their layout label.
-METRIC_NAMES = {
-    "vqa_accuracy": "VQA accuracy", "vqa_accuracy_lenient": "VQA accuracy (lenient)", "label_accuracy": "label accuracy",
-    "vqa_accuracy_drop": "VQA accuracy drop", "label_accuracy_drop": "label accuracy drop",
-    "answer_change_rate": "answers changed", "acc_reduction": "relative accuracy reduction",
-    "counterexample/recall@5": "Recall@5", "mc_accuracy": "MC accuracy (image + question)",
-    "mc_accuracy/QA": "MC accuracy, no image", "mc_accuracy/IA": "MC accuracy, no question",
-    "mc_accuracy/A": "MC accuracy, answers only", "random_accuracy": "Random (expected accuracy)",
-    "eq2_rule_accuracy": "Eq. 2 rule accuracy", "s_t": "S_T (task score)", "s_e/e_vil_score": "S_E (e-ViL score)",
-    "s_e/e_vil_score_no_spice": "S_E (e-ViL score without SPICE)",
-}
 
 _SPLITS = ("train", "val", "test", "test-dev", "dev", "dev-eval", "dev-fit", "val-eval", "val-fit")
 
@@ -90,6 +75,38 @@ def slug(heading: str) -> str:
     return text.replace(" ", "-")
 
 
-def metric_name(metric: str, labels: Mapping[str, str] | None = None) -> str:
-    """A readable name for a metric id: METRIC_NAMES, else the layout's label, else the id."""
-    return METRIC_NAMES.get(metric) or (labels or {}).get(metric) or metric
+class Names:
+    """Probe and metric names as the probes declare them (`Display`), else as their table
+    layouts label them, else the ids themselves."""
+
+    def __init__(self, displays: Mapping[str, Display] | None = None,
+                 layouts: Mapping[str, Sequence[Layout]] | None = None) -> None:
+        self.displays = dict(displays or {})
+        self._layout_labels: dict[str, dict[str, str]] = {}
+        for probe, found in (layouts or {}).items():
+            for layout in found:
+                for value, label in (layout.labels.get("metric") or {}).items():
+                    self._layout_labels.setdefault(probe, {}).setdefault(value, label)
+
+    def metric(self, metric: str, probe: str = "") -> str:
+        """The probe's name for `metric`, else another probe's, else its layout label, else the id."""
+        own = self.displays.get(probe)
+        found = own.metric_name(metric) if own is not None else ""
+        if not found:
+            found = next((n for d in self.displays.values() for n in [d.metric_name(metric)] if n), "")
+        return found or self._layout_labels.get(probe, {}).get(metric) or metric
+
+    def probe(self, probe: str) -> str:
+        """The probe's readable title, else its id."""
+        found = self.displays.get(probe)
+        return (found.title if found is not None else "") or probe
+
+    def docs(self, probe: str) -> str:
+        """Where the probe's docs are: 'page.md#anchor' (under docs/), a URL, or ''."""
+        found = self.displays.get(probe)
+        return found.docs if found is not None else ""
+
+    def no_interval(self, metric: str, probe: str) -> str:
+        """Why rows of `metric` have no interval, as the probe says ('' when it says nothing)."""
+        found = self.displays.get(probe)
+        return found.interval_reason(metric) if found is not None else ""

@@ -14,9 +14,11 @@ from harness.types import ResultRow
 
 from .cards import Card, context, row_label, value_text, verdict
 from .html import esc, page, table_html
-from .labels import readable_spec
+from .labels import Names, readable_spec
 from .runs import RunInfo
+from .sigmarks import ABOVE_NOTE
 from .tables import Table
+from .tabletypes import TagIndex
 
 __all__ = ["ModelInfo", "model_infos", "models_table", "card_html", "model_page", "MODEL_DIR", "model_href",
            "format_parameters"]
@@ -116,33 +118,42 @@ def _trained(names: Sequence[str], shown: int = 2) -> str:
     return text + (f"; +{len(names) - shown} more" if len(names) > shown else "")
 
 
-def card_html(card: Card, links: Mapping[str, str], *, heading: bool = True, href: str = "") -> str:
+def card_html(card: Card, links: Mapping[str, str], *, heading: bool = True, href: str = "",
+              names: Names | None = None, tags: TagIndex | None = None, skipped: Mapping[str, str] | None = None) -> str:
     """One image-reliance card: the verdict, then each piece of evidence (one line per row
-    found) with its interval, where it was measured and a link to the run it came from."""
+    found) with how to read it, its interval, where it was measured and a link to the run it
+    came from; evidence not measured says why (the probe was skipped: the capability the
+    model lacks; else the suites that measure it)."""
     trs = []
+    skipped = skipped or {}
     for line in card.lines:
         ev = line.evidence
-        label = f'<th scope="row" title="{esc(ev.reading)}">{esc(ev.label)}</th>'
+        reading = f'<small class="reading">{esc(ev.reading)}</small>' if ev.reading else ""
         if not line.rows:
-            trs.append(f'<tr class="absent">{label}<td class="num">–</td><td class="where">not '
-                       f"measured: no row in this model's runs ({esc(ev.suites)})</td></tr>")
+            why = skipped.get(line.declared.probe)
+            said = (f"not measured: {esc(why)}" if why else
+                    f"not measured: no row in this model's runs ({esc(ev.suites or 'probe ' + line.declared.probe)})")
+            trs.append(f'<tr class="absent"><th scope="row">{esc(ev.label)}{reading}</th><td class="num">–</td>'
+                       f'<td class="where">{said}</td></tr>')
             continue
         for r in line.rows:
-            value, ci = value_text(r)
-            ci_html = f'<small class="ci">{esc(ci)}</small>' if ci.startswith("[") else \
-                f'<small class="ci">{esc(ci)}</small>'
+            value, ci = value_text(r, names)
             run = (f'<a href="{esc(links[r.run_id])}" title="{esc(r.run_id)}">{esc(_run_label(r.run_id))}</a>'
                    if r.run_id in links else f'<span title="{esc(r.run_id)}">{esc(_run_label(r.run_id))}</span>')
-            head = f'<th scope="row" title="{esc(ev.reading)}">{esc(row_label(ev, r, line.rows))}</th>'
+            head = f'<th scope="row">{esc(row_label(ev, r, line.rows, tags))}{reading}</th>'
             trs.append(f'<tr data-model="{esc(card.model)}">{head}<td class="num" data-sort="{esc(value)}">'
-                       f"{esc(value)}{ci_html}</td><td class=\"where\">{esc(context(r))} · run {run}</td></tr>")
+                       f'{esc(value)}<small class="ci">{esc(ci)}</small></td>'
+                       f'<td class="where">{esc(context(r))} · run {run}</td></tr>')
     said = verdict(card)
     title = f'<a href="{esc(href)}">{esc(card.model)}</a>' if href else esc(card.model)
     head = f'<h3 class="card-title">{title}</h3>' if heading else ""
     summary = f'<p class="verdict">{esc(said)}</p>' if said else \
-        '<p class="verdict muted">no image ablation of this model yet (the image-ablation probe measures it)</p>'
-    explain = ('<p class="explain">Values in %, drops in points, S_E x100, 95% intervals in small type; hover an '
-               "evidence name for how to read it; the date links to the run it came from.</p>")
+        '<p class="verdict muted">no direct test of image use (an image ablation) for this model yet</p>'
+    explain = ('<p class="explain">Values in %, drops in points, scores x100, 95% intervals in small type; under each '
+               "evidence name, how to read it; the date links to the run it came from.</p>")
+    if not trs:
+        trs.append('<tr class="absent"><th scope="row">no evidence</th><td class="num">–</td><td class="where">no '
+                   "probe of these runs declares image-reliance evidence</td></tr>")
     table = ('<div class="scroll"><table class="lb card-table"><thead><tr><th>evidence</th><th>value</th>'
              "<th>measured on, run</th></tr></thead><tbody>" + "".join(trs) + "</tbody></table></div>")
     return (f'<article class="card" id="card-{esc(safe_name(card.model))}">{head}{summary}'
@@ -150,8 +161,10 @@ def card_html(card: Card, links: Mapping[str, str], *, heading: bool = True, hre
 
 
 def model_page(info: ModelInfo, card: Card, tables: Mapping[str, Sequence[Table]], run_links: Mapping[str, str],
-               docs: Callable[[str], str | None]) -> str:
-    """The model's page: metadata, its image-reliance card, every table row of it, its runs."""
+               docs: Callable[[str], str | None], *, names: Names | None = None, tags: TagIndex | None = None,
+               skipped: Mapping[str, str] | None = None, examples: str = "") -> str:
+    """The model's page: metadata, its image-reliance card, examples with their images, every
+    table row of it (without significance marks: they compare models, on the index), its runs."""
     links = {k: "../" + v for k, v in run_links.items()}
     facts = [("model", info.model), ("plugin", info.plugin), ("distribution", info.distribution),
              ("training data", "; ".join(info.trained_on) or "-"), ("parameters", info.parameters),
@@ -159,7 +172,10 @@ def model_page(info: ModelInfo, card: Card, tables: Mapping[str, Sequence[Table]
     parts = [f'<header class="top"><h1>Model <code>{esc(info.model)}</code></h1>'
              '<nav class="suites"><a href="../index.html">← leaderboard</a></nav></header><main>',
              '<dl class="manifest">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts) + "</dl>",
-             "<h2>Does it use the image?</h2>", card_html(card, links, heading=False)]
+             "<h2>Does it use the image?</h2>",
+             card_html(card, links, heading=False, names=names, tags=tags, skipped=skipped)]
+    if examples:
+        parts.append(examples)
     for suite, found in tables.items():
         mine = [t for t in (_only(t, info.model) for t in found) if t is not None]
         if mine:
@@ -178,5 +194,11 @@ def _only(table: Table, model: str) -> Table | None:
     if not any(any(c is not None for c in table.cells[i]) for i in keep):
         return None
     pick = lambda seq: tuple(seq[i] for i in keep if i < len(seq))  # noqa: E731
-    return replace(table, body=pick(table.body), cells=pick(table.cells), marks=pick(table.marks),
-                   hints=pick(table.hints), cut=0)
+    # Significance marks compare models: on a page of one model they would mark every cell.
+    return replace(table, body=pick(table.body), cells=pick(table.cells), marks=(),
+                   hints=pick(table.hints), cut=0, note=_without_test_notes(table.note))
+
+
+def _without_test_notes(note: str) -> str:
+    """The table note without the sentence about tests against the row above (not on this page)."""
+    return note.replace(ABOVE_NOTE, "").strip()

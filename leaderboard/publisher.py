@@ -24,8 +24,12 @@ from harness.types import ResultRow
 
 from .failures import failed_by_model, mark_failed_rows, runs_table
 from .files import write_public
-from .runs import collect
+from .paired import ScoreIndex
+from .reliance import RelianceTable, reliance_table
+from .reliancerender import reliance_markdown
+from .runs import Collected, collect
 from .site import write_site
+from .summary import terminal_summary
 from .tables import Table, TagIndex, build_tables, render_markdown
 
 __all__ = ["LeaderboardPublisher", "build_leaderboard", "tables_of"]
@@ -34,14 +38,16 @@ __all__ = ["LeaderboardPublisher", "build_leaderboard", "tables_of"]
 def tables_of(inputs: Iterable[Path], *, latest_only: bool = True) -> dict[str, list[Table]]:
     """suite -> tables of the runs under `inputs`, as the leaderboard lays them out."""
     found = collect(inputs, latest_only=latest_only)
-    return build_tables(found.rows, found.layouts, TagIndex(found.tags))
+    return build_tables(found.rows, found.layouts, TagIndex(found.tags), found.displays)
 
 
 def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = True,
-                      progress: Callable[[str], None] | None = None) -> list[Path]:
+                      progress: Callable[[str], None] | None = None,
+                      keep: Callable[[Collected, RelianceTable | None], None] | None = None) -> list[Path]:
     """Write index.md, <suite>.md, results.csv, results.json, problems.txt and the static
     site (index.html, models/*.html, charts/*.svg, run-reports/*.html, full/*.html) under
-    `out`; `progress` hears about skipped rows."""
+    `out`; `progress` hears about skipped rows, `keep` gets what was read and the reliance
+    table (for the terminal summary)."""
 
     out = Path(out)
     inputs = [Path(p) for p in inputs]
@@ -52,12 +58,18 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     if problems and progress is not None:
         progress(f"{len(problems)} result row(s) or file(s) skipped, e.g. {problems[0]} (all in {out / 'problems.txt'})")
     tag_index = TagIndex(found.tags)
-    tables = build_tables(rows, found.layouts, tag_index)
+    tables = build_tables(rows, found.layouts, tag_index, found.displays)
     failed = failed_by_model(found.runs, rows)
     tables = {suite: [mark_failed_rows(t, failed.get(suite, {})) for t in ts] for suite, ts in tables.items()}
+    shown = {r.run_id for r in rows}
+    reliance = reliance_table(rows, found.displays, index=ScoreIndex([i for i in found.runs if i.run_id in shown]),
+                              tags=tag_index, models=sorted({r.model for r in rows}))
     written: list[Path] = []
-    index = ["# vqa-harness leaderboard\n",
-             "Fractions are shown as percentages; brackets hold 95% intervals.\n"]
+    # The answer first: "Does it use the image?" opens index.md, as it opens index.html.
+    index = ["# vqa-harness leaderboard\n"]
+    if reliance is not None:
+        index.append("\n" + reliance_markdown(reliance))
+    index.append("\nIn the tables: fractions are shown as percentages; brackets hold 95% intervals.\n")
     if not rows:
         index.append("\nNo runs found yet: run `harness run --model M --suite S` first.\n")
     for suite, suite_tables in tables.items():
@@ -73,7 +85,10 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     write_public(out / "index.md", "".join(index))
     written.append(out / "index.md")
     written += _write_data(rows, problems, out)
-    written += write_site(rows, problems, tables, found.runs, out, [str(p) for p in inputs], found.layouts, tag_index)
+    written += write_site(rows, problems, tables, found.runs, out, [str(p) for p in inputs], found.layouts, tag_index,
+                          found.displays, reliance=reliance)
+    if keep is not None:
+        keep(found, reliance)
     return written
 
 
@@ -96,6 +111,17 @@ class LeaderboardPublisher(Publisher):
     name = "leaderboard"
     description = "markdown, CSV, JSON tables and a static HTML site with charts"
 
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
+        self._closing = ""
+
     def publish(self, inputs: Sequence[Path], out: Path, *, latest_only: bool = True,
                 progress: Callable[[str], None] | None = None) -> list[Path]:
-        return build_leaderboard(inputs, out, latest_only=latest_only, progress=progress)
+        def keep(found: Collected, reliance: RelianceTable | None) -> None:
+            self._closing = terminal_summary(found, reliance, Path(out))
+
+        return build_leaderboard(inputs, out, latest_only=latest_only, progress=progress, keep=keep)
+
+    def summary(self) -> str:
+        """The reliance table (else the headline rows of the latest runs) and the path of index.html."""
+        return self._closing

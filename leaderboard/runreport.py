@@ -22,10 +22,14 @@ from typing import Any
 from harness.report import escape_markdown, headline_rows, md_cell, md_code
 from harness.types import ResultRow
 
+from harness.display import Display
+
 from .cards import Card, build_cards, card_markdown
+from .examples import examples_html
+from .failures import skip_reasons
 from .files import write_public as atomic_write_text
 from .html import esc, inline_markdown, markdown_to_html, page, table_html
-from .labels import metric_name, readable_spec
+from .labels import Names, readable_spec
 from .modelpages import card_html
 from .runs import RunInfo, collect, load_run
 from .tables import Table, TagIndex, build_tables, format_cell, render_markdown
@@ -77,6 +81,10 @@ def _facts(info: RunInfo) -> list[tuple[str, str]]:
     return facts
 
 
+def _names(info: RunInfo, displays: Mapping[str, Display] | None = None) -> Names:
+    return Names({**info.displays, **(displays or {})}, info.layouts)
+
+
 def _labels(layouts: Mapping[str, Sequence], field: str) -> dict[str, dict[str, str]]:
     """probe -> {value: label} of a layout field ("metric", "variant"), as the tables name them."""
     out: dict[str, dict[str, str]] = {}
@@ -87,14 +95,17 @@ def _labels(layouts: Mapping[str, Sequence], field: str) -> dict[str, dict[str, 
     return out
 
 
-def _headline(rows: Sequence[ResultRow], headlines: dict[str, list], layouts: Mapping[str, Sequence]) -> Table:
-    """The few numbers that matter per probe, named as the tables name them (readable data
-    and training specs, metric names, conditions), the ids in results.jsonl."""
+def _headline(rows: Sequence[ResultRow], headlines: dict[str, list], layouts: Mapping[str, Sequence],
+              names: Names | None = None) -> Table:
+    """The few numbers that matter per probe, named as the probes name them (readable data
+    and training specs, probe and metric names, conditions), the ids in results.jsonl."""
     shown = headline_rows(rows, headlines)
-    metrics, variants = _labels(layouts, "metric"), _labels(layouts, "variant")
-    body = tuple((readable_spec(f"{r.dataset}/{r.split}"), readable_spec(r.train) if r.train else "-", r.probe,
-                  metric_name(r.metric, metrics.get(r.probe)), (variants.get(r.probe) or {}).get(r.variant, r.variant)
-                  or "-", format_cell(r), str(r.n)) for r in shown)
+    names = names or Names(layouts=layouts)
+    variants = _labels(layouts, "variant")
+    body = tuple((readable_spec(f"{r.dataset}/{r.split}"), readable_spec(r.train) if r.train else "-",
+                  names.probe(r.probe), names.metric(r.metric, r.probe),
+                  (variants.get(r.probe) or {}).get(r.variant, r.variant) or "-", format_cell(r), str(r.n))
+                 for r in shown)
     return Table("Headline numbers", ("data", "trained on", "probe", "metric", "condition", "value", "n"), body,
                  description=f"The few numbers that matter per probe ({len(shown)} of {len(rows)} rows; every row "
                              "is in the tables below and in results.jsonl, with the metric ids).")
@@ -164,22 +175,27 @@ def _examples(info: RunInfo) -> list[tuple[str, tuple[str, ...], list[tuple[str,
 
 
 def _tables(info: RunInfo) -> dict[str, list[Table]]:
-    return build_tables(list(info.rows), info.layouts, TagIndex({info.run_id: info.tags}))
+    return build_tables(list(info.rows), info.layouts, TagIndex({info.run_id: info.tags}), info.displays)
 
 
 # ------------------------------------------------------------------ renderers
 
 
-def reliance_card(info: RunInfo, evidence: Sequence[Path] = ()) -> Card:
+def reliance_card(info: RunInfo, evidence: Sequence[Path] = ()) -> tuple[Card, dict[str, Display], TagIndex]:
     """The image-reliance card of the run's model: this run's rows, plus the rows of the
-    latest runs of the same model (other suites) found under `evidence`."""
+    latest runs of the same model (other suites) found under `evidence`; with the displays
+    and row tags those runs declare."""
     model = str(info.manifest.get("model") or (info.rows[0].model if info.rows else "-"))
     rows = list(info.rows)
+    displays = dict(info.displays)
+    tags = {info.run_id: list(info.tags)}
     if evidence:
-
         suite = info.rows[0].suite if info.rows else info.manifest.get("suite")
-        rows += [r for r in collect(evidence).rows if r.model == model and r.suite != suite and r.run_id != info.run_id]
-    return build_cards(rows, [model])[0]
+        found = collect(evidence)
+        rows += [r for r in found.rows if r.model == model and r.suite != suite and r.run_id != info.run_id]
+        displays = {**found.displays, **displays}
+        tags.update(found.tags)
+    return build_cards(rows, displays, [model])[0], displays, TagIndex(tags)
 
 
 def render_run_markdown(info: RunInfo, *, evidence: Sequence[Path] = ()) -> str:
@@ -189,8 +205,10 @@ def render_run_markdown(info: RunInfo, *, evidence: Sequence[Path] = ()) -> str:
     out = [f"# Run {info.run_id}\n\n"]
     out += [f"- {k}: {md_cell(v)}\n" for k, v in _facts(info)]
     out.append("\nFractions are shown as percentages; brackets are 95% confidence intervals.\n")
-    out.append("\n" + card_markdown(reliance_card(info, evidence)))
-    head = _headline(info.rows, info.headlines, info.layouts)
+    card, displays, tags = reliance_card(info, evidence)
+    names = _names(info, displays)
+    out.append("\n" + card_markdown(card, names, tags, skip_reasons([info])))
+    head = _headline(info.rows, info.headlines, info.layouts, names)
     if head.body:
         out.append("\n" + render_markdown(head).replace("### ", "## ", 1))
     for suite, tables in _tables(info).items():
@@ -220,8 +238,10 @@ def render_run_markdown(info: RunInfo, *, evidence: Sequence[Path] = ()) -> str:
     return "".join(out)
 
 
-def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "", evidence: Sequence[Path] = ()) -> str:
-    """The run as a self-contained HTML page; artifact links are `link_base` + path in the run."""
+def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "", evidence: Sequence[Path] = (),
+                    page_dir: Path | None = None, displays: Mapping[str, Display] | None = None) -> str:
+    """The run as a self-contained HTML page; artifact links are `link_base` + path in the run,
+    example images are linked relative to `page_dir` (the folder the page is written to)."""
     models = sorted({r.model for r in info.rows})
     parts = [f'<header class="top"><h1>Run {esc(info.run_id)}</h1>']
     if back:
@@ -230,8 +250,14 @@ def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "", evide
     parts.append('<dl class="manifest">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _facts(info))
                  + "</dl>")
     parts.append('<p class="muted">Fractions are shown as percentages; small type: 95% confidence intervals.</p>')
-    parts.append("<h2>Does the model use the image?</h2>" + card_html(reliance_card(info, evidence), {}, heading=False))
-    head = _headline(info.rows, info.headlines, info.layouts)
+    card, found, tags = reliance_card(info, evidence)
+    names = _names(info, {**found, **(displays or {})})
+    parts.append("<h2>Does the model use the image?</h2>"
+                 + card_html(card, {}, heading=False, names=names, tags=tags, skipped=skip_reasons([info])))
+    shown = examples_html([info], page_dir, names=names)
+    if shown:
+        parts.append(shown)
+    head = _headline(info.rows, info.headlines, info.layouts, names)
     if head.body:  # the h2 is the heading: the table itself has no second title
         parts.append("<h2>Headline numbers</h2>" + table_html(replace(head, title=""), models=models))
     for suite, tables in _tables(info).items():
@@ -275,6 +301,6 @@ def write_run_report(run: Path, out: Path | None = None, *, evidence: Sequence[P
     base = os.path.relpath(info.path, out).replace(os.sep, "/")
     link_base = "" if base == "." else base + "/"
     html_path, md_path = out / "report.html", out / "report_full.md"
-    atomic_write_text(html_path, render_run_html(info, link_base=link_base, evidence=evidence))
+    atomic_write_text(html_path, render_run_html(info, link_base=link_base, evidence=evidence, page_dir=out))
     atomic_write_text(md_path, render_run_markdown(info, evidence=evidence))
     return [md_path, html_path]

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from harness.display import Display, parse_displays
 from harness.errors import DataError, UsageError
 from harness.fileio import decode_text
 from harness.layouts import Layout, RowTags, parse_tables
-from harness.project import READABLE_SCHEMA_VERSIONS
+from harness.project import MANIFEST_SCHEMA_VERSION, READABLE_SCHEMA_VERSIONS, schema_problem
 from harness.rundir import TABLES_FILE
 from harness.types import UNITS, ResultRow
 
@@ -147,6 +148,8 @@ class RunInfo:
     tags: tuple[RowTags, ...] = ()
     #: probe -> its headline (metric, variant) pairs (`Probe.headline`, from tables.json).
     headlines: dict[str, list] = field(default_factory=dict)
+    #: probe -> how the leaderboard shows it (`Probe.display()`, from tables.json).
+    displays: dict[str, Display] = field(default_factory=dict)
 
 
 def _read_json(path: Path) -> Any:
@@ -169,15 +172,25 @@ def load_run(path: Path) -> RunInfo:
     manifest = _read_json(path / "manifest.json") if (path / "manifest.json").is_file() else {}
     if not isinstance(manifest, dict):
         raise DataError(f"{path / 'manifest.json'}: expected a JSON object")
+    unknown = schema_problem(manifest, (MANIFEST_SCHEMA_VERSION,), str(path / "manifest.json"))
+    if unknown:  # a newer format: refused (the run is skipped with this line), never read as if known
+        raise DataError(unknown)
     rows, problems = read_rows(path / "results.jsonl") if (path / "results.jsonl").is_file() else ([], [])
     layouts: dict[str, list[Layout]] = {}
     tags: list[RowTags] = []
     headlines: dict[str, list] = {}
+    displays: dict[str, Display] = {}
     if (path / TABLES_FILE).is_file():
         try:
-            layouts, tags, headlines = parse_tables(_read_json(path / TABLES_FILE), str(path / TABLES_FILE))
+            data = _read_json(path / TABLES_FILE)
+            layouts, tags, headlines = parse_tables(data, str(path / TABLES_FILE))
         except (DataError, ValueError) as exc:
             problems.append(f"{exc} (generic table layout used)")
+        else:
+            try:
+                displays = parse_displays(data, str(path / TABLES_FILE))
+            except ValueError as exc:
+                problems.append(f"{exc} (shown without its names, evidence and charts)")
     report_path = path / "report.md"
     report = report_path.read_text(encoding="utf-8", errors="replace") if report_path.is_file() else ""
     tags += report_tags(report, rows, tags)  # "not applicable" of runs written before the n/a tags
@@ -185,7 +198,7 @@ def load_run(path: Path) -> RunInfo:
     artifacts = sorted(p.relative_to(path).as_posix() for p in art_root.rglob("*") if p.is_file()) \
         if art_root.is_dir() else []
     return RunInfo(path, str(manifest.get("run_id") or path.name), manifest, tuple(rows), tuple(problems),
-                   report, tuple(artifacts), layouts, tuple(tags), headlines)
+                   report, tuple(artifacts), layouts, tuple(tags), headlines, displays)
 
 
 @dataclass
@@ -197,11 +210,13 @@ class Collected:
     problems: list[str]
     layouts: dict[str, list[Layout]]
     tags: dict[str, list[RowTags]]
+    #: probe -> its display (the newest run that declares one wins).
+    displays: dict[str, Display] = field(default_factory=dict)
 
 
 def collect(inputs: Iterable[Path], *, latest_only: bool = True) -> Collected:
-    """Read every run folder under `inputs`. Layouts of a probe come from the newest run
-    that declares them."""
+    """Read every run folder under `inputs`. Layouts and displays of a probe come from the
+    newest run that declares them."""
     inputs = [Path(p) for p in inputs]
     runs: list[RunInfo] = []
     problems: list[str] = _results_not_files(inputs)
@@ -219,7 +234,9 @@ def collect(inputs: Iterable[Path], *, latest_only: bool = True) -> Collected:
             latest[key] = max(latest.get(key, ""), r.run_id)
         rows = [r for r in rows if latest[(r.model, r.suite)] == r.run_id]
     layouts: dict[str, list[Layout]] = {}
+    displays: dict[str, Display] = {}
     for info in sorted(runs, key=lambda i: i.run_id):
         layouts.update({probe: found for probe, found in info.layouts.items() if found})
+        displays.update(info.displays)
     tags = {info.run_id: list(info.tags) for info in runs}
-    return Collected(runs, rows, problems, layouts, tags)
+    return Collected(runs, rows, problems, layouts, tags, displays)

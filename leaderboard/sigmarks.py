@@ -3,10 +3,13 @@ and from the row above it?
 
 Within each value column of a table, cells are compared only with cells of the same
 quantity (probe, dataset, split, variant, metric: Goyal Table 3 mixes answer types in one
-column). The best cell of each group (by the rows' direction) is marked "best"; every other
-cell whose run has per-question scores for the same questions is tested against it with the
-paired bootstrap (significance.py) and marked "same" when p >= alpha, "differs" otherwise,
-with the difference, its interval and p in the mark's explanation. Cells without
+column). Every cell of a group whose run has per-question scores for the same questions is
+tested against the group's best cell (by the rows' direction) with the paired bootstrap
+(significance.py) and marked "same" when p >= alpha, "differs" otherwise, with the
+difference, its interval and p in the mark's explanation. The best is marked "best" (bold)
+only when every other cell of its group was tested and is significantly worse: bold is a
+test's verdict, never merely the largest number (two identical rankers, or a column with
+one model, have no bold cell). Cells without
 per-question scores get no mark (nothing is claimed about them), nor do cells whose row has
 no better direction (`higher_is_better` None: model-free rows, counts, chance levels,
 accuracies under an ablated input, degenerate values; docs/leaderboard.md).
@@ -107,15 +110,23 @@ def mark_table(table: Table, index: ScoreIndex, *, alpha: float = ALPHA, n_boot:
     # One batched test: comparisons over the same number of questions share their resamples.
     results = compare_many(index, [(c, other) for _, _, c, other in todo + above], n_boot=n_boot)
     tested: set[tuple[int, int]] = set()
+    # The best is bold only when a test says so: every other cell of its group was tested
+    # and is significantly worse. Otherwise no cell is bold (identical rankers, one model).
+    beaten: dict[tuple[int, int], bool] = {}
     for (i, j, cell, best), result in zip(todo, results):
+        key = (id(best), j)
         if result is None:
+            beaten[key] = False
             continue
+        worse = result.test.p < alpha and (result.test.diff < 0) == bool(best.higher_is_better)
+        beaten[key] = beaten.get(key, True) and worse
         marks[i][j] = ("same" if result.test.p >= alpha else "differs",
                        _said(result, f"vs the best ({_who(cell, best)})"))
-        tested.add((id(best), j))
+        tested.add(key)
     for best_i, j, best in bests:
-        if (id(best), j) in tested:
-            marks[best_i][j] = ("best", "best in its column; ≈ marks cells not significantly different")
+        if (id(best), j) in tested and beaten.get((id(best), j)):
+            marks[best_i][j] = ("best", "best in its column, significantly better than every other model (paired "
+                                        "bootstrap, p < 0.05)")
     found_above = False
     for (i, j, cell, prev), result in zip(above, results[len(todo):]):
         if result is None:

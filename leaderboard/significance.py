@@ -31,7 +31,7 @@ import numpy as np
 from harness.stats import resample_blocks
 
 __all__ = ["PairedTest", "McNemar", "paired_bootstrap", "paired_bootstrap_many", "resampled_means",
-           "mcnemar_exact", "is_binary", "p_text", "p_cell", "P_FLOOR"]
+           "mcnemar_exact", "is_binary", "p_text", "p_cell", "p_short", "P_FLOOR"]
 
 #: Resamples per comparison unless the caller says otherwise.
 N_BOOT = 10_000
@@ -47,6 +47,17 @@ def p_text(p: float) -> str:
 def p_cell(p: float) -> str:
     """A p-value for a table cell: '0.03125', or '< 1e-300' (never '0')."""
     return f"< {P_FLOOR:g}" if p < P_FLOOR else f"{p:.4g}"
+
+
+def p_short(p: float, n_boot: int | None = None) -> str:
+    """A p-value as a cell shows it: '0.41', '0.031', '2.0e-06'; at the bootstrap's floor
+    1 / (B + 1) it says what B resamples can say, '< 0.0005' for B = 2000 (never '9.999e-05');
+    below the smallest float '< 1e-300'."""
+    if n_boot is not None and p <= (1.0 / (n_boot + 1)) * (1 + 1e-9):
+        return f"< {1.0 / n_boot:.1g}"
+    if p < P_FLOOR:
+        return f"< {P_FLOOR:g}"
+    return f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
 
 
 @dataclass(frozen=True)

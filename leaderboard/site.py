@@ -3,11 +3,12 @@
 Layout under the output folder (all links relative, so it works from file:// and from any
 static server):
 
-    index.html                  image-reliance cards, models, one section per suite (tables,
-                                charts, all rows), runs
+    index.html                  "Does it use the image?" (one table across models), the cards,
+                                models, one section per suite (charts, tables, all rows), runs
     models/<model>.html         one page per model: metadata, its card, its table rows, its runs
     full/<suite>-<probe>-<id>.html  tables shortened on the index (global rules), in full
-    charts/<suite>-<id>.svg     matplotlib charts (+ .sha256: hash of their input rows)
+    charts/<suite>-<id>-<k>.svg matplotlib charts, one SVG per panel (+ <suite>-<id>.sha256: hash of
+                                their input rows)
     run-reports/<run-id>.html   each run's report (manifest, versions, seed, resources)
     docs/<page>.html            the docs sections the tables link to (docspages.py)
 """
@@ -24,14 +25,20 @@ from harness.layouts import Layout
 from harness.rundir import safe_name
 from harness.types import ResultRow
 
+from harness.display import Display
+
 from .cards import build_cards
 from .charts import derive_charts, write_charts
 from .docspages import DOCS_DIR, site_docs
-from .failures import FAILED_HEADER, example_errors
+from .examples import examples_html
+from .failures import FAILED_HEADER, example_errors, skip_reasons
 from .files import write_public as atomic_write_text
 from .html import esc, page, table_html
+from .labels import Names
 from .modelpages import card_html, model_href, model_infos, model_page, models_table
 from .paired import ScoreIndex
+from .reliance import RelianceTable, reliance_table
+from .reliancerender import TITLE, reliance_html
 from .runreport import render_run_html
 from .runs import RunInfo
 from .sigmarks import mark_tables
@@ -97,10 +104,12 @@ def _options(select_id: str, label: str, values: Sequence[str]) -> str:
     return f'<label>{esc(label)} <select id="{select_id}">{opts}</select></label>'
 
 
-def _figure(title: str, src: str, panels: int, series: int) -> str:
-    return (f'<figure class="chart" data-panels="{panels}" data-max-series="{series}"><div class="chart-scroll">'
-            f'<img src="{esc(src)}" alt="{esc(title)}" loading="eager"></div>'
-            f"<figcaption>{esc(title)}</figcaption></figure>")
+def _figure(title: str, srcs: Sequence[str], series: int) -> str:
+    """A chart: its panels side by side, wrapping onto new lines on a narrow screen."""
+    imgs = "".join(f'<img src="{esc(src)}" alt="{esc(title)}: panel {k + 1}" loading="eager">'
+                   for k, src in enumerate(srcs))
+    return (f'<figure class="chart" data-panels="{len(srcs)}" data-max-series="{series}"><div class="panels">{imgs}'
+            f"</div><figcaption>{esc(title)}</figcaption></figure>")
 
 
 def _suite_tables(suite: str, tables: Sequence[Table], models: Sequence[str], datasets: Sequence[str],
@@ -133,23 +142,23 @@ def _suite_tables(suite: str, tables: Sequence[Table], models: Sequence[str], da
 
 
 def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mapping[str, Sequence[Table]],
-                 charts: Mapping[str, Sequence[tuple[str, str, int, int]]], runs: Sequence[RunLink],
+                 charts: Mapping[str, Sequence[tuple[str, Sequence[str], int]]], runs: Sequence[RunLink],
                  inputs: Sequence[str], descriptions: Mapping[str, str] | None = None, *,
-                 cards: Sequence[str] = (), models_html: str = "",
+                 cards: Sequence[str] = (), models_html: str = "", reliance: str = "",
                  full: Mapping[tuple[str, str, str], str] | None = None, docs=None) -> str:
-    """The index page; `charts` maps suite -> [(title, relative svg path, panels, max series)]."""
+    """The index page, the answer first; `charts` maps suite -> [(title, svg paths, max series)]."""
     models = sorted({r.model for r in rows})
     datasets = sorted({r.dataset for r in rows})
     descriptions = descriptions or {}
     suites = sorted(set(tables) | {r.suite for r in rows})
     links = {r.run_id: r.href for r in runs}
     head = ['<header class="top"><h1>vqa-harness leaderboard</h1>']
-    nav = ['<a href="#reliance">image reliance</a>'] if cards else []
+    nav = ['<a href="#reliance">does it use the image?</a>'] if reliance or cards else []
     nav += ['<a href="#models">models</a>'] if models_html else []
     nav += [f'<a href="#{_anchor(s)}">{esc(s)}</a>' for s in suites]
     nav += ['<a href="#runs">runs</a>'] if runs else []
     nav += ['<a href="#problems">skipped rows</a>'] if problems else []
-    head.append(f'<nav class="suites">{"".join(nav)}</nav>')
+    head.append(f'<nav class="suites">{" ".join(nav)}</nav>')
     if rows:
         head.append('<div class="filters">' + _options("filter-model", "model", models)
                     + _options("filter-dataset", "dataset", datasets)
@@ -161,25 +170,24 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
         body.append(f'<p class="empty" id="empty">No results yet: no valid result rows were found in '
                     f'{esc(where)}. Run <code>harness run --model M --suite S</code>, then '
                     f'<code>harness leaderboard build</code>.</p>')
-    else:
-        body.append('<p class="muted">Fractions are shown as percentages; small type under a value (also on '
-                    'hover) is its 95% confidence interval. ↑ / ↓ in a header: higher / lower is better. Bold: the '
-                    'best of a column; ≈: not significantly different from it on the same questions; hover a value '
-                    "for its paired test against the row above. Click a column header to sort.</p>")
-        if not any(charts.values()):
-            body.append('<p class="muted">No charts: none of their rows exist, or matplotlib (the '
-                        '<code>plots</code> extra) is not installed.</p>')
     if problems:
         body.append(f'<p class="problems-banner"><a href="#problems">{len(problems)} result row(s) were skipped</a> '
                     "(unknown schema version, missing fields or bad JSON).</p>")
-    if cards:
-        body.append('<section class="suite" id="reliance"><h2>Does each model use the image?</h2>'
-                    '<p class="desc">The evidence each model\'s runs hold, across suites: accuracy when the image '
-                    "is removed or swapped (the direct test, which the verdict line reads), complementary pairs, "
-                    "decoys that need the image, explanation scores, and as context how answers react when the "
-                    "question's color word changes (a question perturbation, not image evidence). Nothing is "
-                    "shown for evidence no run measured.</p>"
-                    '<div class="cards">' + "".join(cards) + "</div></section>")
+    if reliance or cards:
+        section = [f'<section class="suite first" id="reliance"><h2>{esc(TITLE)}</h2>', reliance]
+        if cards:
+            section.append(f'<details class="cards-fold"><summary>The evidence per model ({len(cards)} cards: every '
+                           "row, how to read it, the run it came from)</summary><div class=\"cards\">"
+                           + "".join(cards) + "</div></details>")
+        body.append("".join(section) + "</section>")
+    if rows:
+        body.append('<p class="muted">In the tables below: fractions as percentages, the 95% interval in small type '
+                    "under each value. ↑ / ↓ in a header: higher / lower is better. Bold: significantly better than "
+                    "every other model of its column on the same questions (paired bootstrap, p < 0.05); ≈: not "
+                    "significantly different from the column's best value. Click a column header to sort.</p>")
+        if not any(charts.values()):
+            body.append('<p class="muted">No charts: none of their rows exist, or matplotlib (the '
+                        '<code>plots</code> extra) is not installed.</p>')
     if models_html:
         body.append(f'<section class="suite" id="models"><h2>Models</h2>{models_html}</section>')
     for suite in suites:
@@ -188,8 +196,8 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
         if descriptions.get(suite):
             body.append(f'<p class="desc">{esc(descriptions[suite])}</p>')
         # Charts first (the overview), then the paper tables (the numbers).
-        for title, src, panels, series in charts.get(suite, ()):
-            body.append(_figure(title, src, panels, series))
+        for title, srcs, series in charts.get(suite, ()):
+            body.append(_figure(title, srcs, series))
         body += _suite_tables(suite, tables.get(suite, ()), models, datasets, full or {}, docs)
         body.append(f"<details><summary>All {len(suite_rows)} result rows of <code>{esc(suite)}</code></summary>"
                     + table_html(_rows_table(suite_rows), models=models, datasets=datasets, links=links)
@@ -204,12 +212,13 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
     return page("vqa-harness leaderboard", "\n".join(head + body))
 
 
-def _run_link(info: RunInfo, out: Path) -> RunLink:
+def _run_link(info: RunInfo, out: Path, displays: Mapping[str, Display]) -> RunLink:
     run_dir = info.path
     reports = out / REPORT_DIR
     page_path = reports / f"{safe_name(info.run_id)}.html"
     base = os.path.relpath(Path(run_dir).resolve(), reports.resolve()).replace(os.sep, "/") + "/"
-    atomic_write_text(page_path, render_run_html(info, link_base=base, back="../index.html"))
+    atomic_write_text(page_path, render_run_html(info, link_base=base, back="../index.html", page_dir=reports,
+                                                 displays=displays))
     m = info.manifest
     resources = "; ".join(f"{k}: {v}" for k, v in sorted((m.get("resources") or {}).items())) or "-"
     return RunLink(info.run_id, str(m.get("model", "-")), str(m.get("suite", "-")), str(m.get("status", "-")),
@@ -227,7 +236,8 @@ def _prune(folder: Path, keep: set[Path], suffixes: tuple[str, ...]) -> None:
 
 
 def _full_pages(rows: Sequence[ResultRow], tables: Mapping[str, Sequence[Table]],
-                layouts: Mapping[str, Sequence[Layout]], tags: TagIndex, out: Path, docs) -> dict:
+                layouts: Mapping[str, Sequence[Layout]], tags: TagIndex, out: Path, docs,
+                displays: Mapping[str, Display]) -> dict:
     """Pages with the tables the index shortens (layouts with `extremes`), in full."""
     written: dict[tuple[str, str, str], str] = {}
     for suite, found in tables.items():
@@ -236,7 +246,7 @@ def _full_pages(rows: Sequence[ResultRow], tables: Mapping[str, Sequence[Table]]
             if layout is None:
                 continue
             full = build_tables([r for r in rows if r.suite == suite and r.probe == key[0]],
-                                {key[0]: [replace(layout, extremes=0)]}, tags).get(suite, [])
+                                {key[0]: [replace(layout, extremes=0)]}, tags, displays).get(suite, [])
             name = f"{FULL_DIR}/{safe_name(f'{suite}-{key[0]}-{key[1]}')}.html"
             parts = [f'<header class="top"><h1>{esc(layout.title.split(":")[0])} (all rows)</h1>'
                      '<nav class="suites"><a href="../index.html">← leaderboard</a></nav></header><main>']
@@ -248,56 +258,71 @@ def _full_pages(rows: Sequence[ResultRow], tables: Mapping[str, Sequence[Table]]
 
 def write_site(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mapping[str, Sequence[Table]],
                run_infos: Sequence[RunInfo], out: Path, inputs: Sequence[str],
-               layouts: Mapping[str, Sequence[Layout]] | None = None, tags: TagIndex | None = None) -> list[Path]:
+               layouts: Mapping[str, Sequence[Layout]] | None = None, tags: TagIndex | None = None,
+               displays: Mapping[str, Display] | None = None, reliance: RelianceTable | None = None) -> list[Path]:
     """Write index.html, the model pages, the charts and the run pages; returns the paths
-    written or kept."""
+    written or kept. `displays` (probe -> `Display`, from the run folders) name the probes'
+    evidence, charts, metrics and docs."""
     out = Path(out)
     layouts = layouts or {}
+    displays = displays or {}
+    tags = tags or TagIndex()
+    names = Names(displays, layouts)
     written: list[Path] = []
-    charts: dict[str, list[tuple[str, str, int, int]]] = {}
-
-    variant_labels: dict[str, dict[str, str]] = {}
-    for probe, found in layouts.items():
-        for lay in found:
-            variant_labels.setdefault(probe, {}).update(lay.labels.get("variant") or {})
+    charts: dict[str, list[tuple[str, list[str], int]]] = {}
     # matplotlib is the optional `plots` extra: without it the site is built without charts.
     drawable = importlib.util.find_spec("matplotlib") is not None
     for suite in sorted({r.suite for r in rows}) if drawable else ():
-        derived = derive_charts([r for r in rows if r.suite == suite], variant_labels)
+        derived = derive_charts([r for r in rows if r.suite == suite], displays, tags)
         paths = write_charts(derived, out / CHART_DIR, safe_name(suite))
         written += paths
-        charts[suite] = [(c.title, f"{CHART_DIR}/{p.name}", len(c.panels), c.max_series)
-                         for c, p in zip(derived, paths[::2])]
+        at = 0
+        charts[suite] = []
+        for chart in derived:
+            charts[suite].append((chart.title, [f"{CHART_DIR}/{p.name}" for p in paths[at:at + len(chart.panels)]],
+                                  chart.max_series))
+            at += len(chart.panels) + 1
     _prune(out / CHART_DIR, set(written), (".svg", ".sha256"))
     by_id = {info.run_id: info for info in run_infos}
-    runs = [_run_link(by_id[rid], out) for rid in sorted({r.run_id for r in rows}) if rid in by_id]
+    runs = [_run_link(by_id[rid], out, displays) for rid in sorted({r.run_id for r in rows}) if rid in by_id]
     pages = {out / r.href for r in runs}
     _prune(out / REPORT_DIR, pages, (".html",))
     written += sorted(pages)
-    docs, doc_pages = site_docs(out)
+    docs, doc_pages = site_docs(out, {probe: d.docs for probe, d in displays.items()})
     written += doc_pages
     _prune(out / DOCS_DIR, set(doc_pages), (".html",))
     used = [by_id[r.run_id] for r in runs]
-    tables = mark_tables(tables, ScoreIndex(used))
-    full = _full_pages(rows, tables, layouts, tags or TagIndex(), out, _up(docs))
+    index = ScoreIndex(used)
+    tables = mark_tables(tables, index)
+    full = _full_pages(rows, tables, layouts, tags, out, _up(docs), displays)
     written += [out / v for v in full.values()]
     _prune(out / FULL_DIR, {out / v for v in full.values()}, (".html",))
     links = {r.run_id: r.href for r in runs}
     infos = model_infos(rows, used)
-    cards = build_cards(rows, [m.model for m in infos])
-    card_blocks = [card_html(c, links, href=model_href(c.model)) for c in cards]
+    cards = build_cards(rows, displays, [m.model for m in infos])
+    runs_of = {m.model: [by_id[r] for r in m.runs if r in by_id] for m in infos}
+    skipped = {m: skip_reasons(found) for m, found in runs_of.items()}
+    card_blocks = [card_html(c, links, href=model_href(c.model), names=names, tags=tags, skipped=skipped[c.model])
+                   for c in cards]
     model_pages = set()
     for info, card in zip(infos, cards):
         path = out / model_href(info.model)
-        atomic_write_text(path, model_page(info, card, tables, links, _up(docs)))
+        atomic_write_text(path, model_page(info, card, tables, links, _up(docs), names=names, tags=tags,
+                                           skipped=skipped[info.model],
+                                           examples=examples_html(runs_of[info.model], path.parent, names=names,
+                                                                  per_file=2)))
         model_pages.add(path)
     _prune(out / "models", model_pages, (".html",))
     written += sorted(model_pages)
     models_html = table_html(models_table(infos), models=[m.model for m in infos],
                              links={m.model: model_href(m.model) for m in infos}) if infos else ""
+    found = reliance if reliance is not None else \
+        reliance_table(rows, displays, index=index, tags=tags, models=[m.model for m in infos])
+    reliance = reliance_html(found, {m.model: model_href(m.model) for m in infos}, docs) if found is not None else ""
     atomic_write_text(out / "index.html", render_index(rows, problems, tables, charts, runs, inputs,
                                                        _suite_descriptions(run_infos), cards=card_blocks,
-                                                       models_html=models_html, full=full, docs=docs))
+                                                       models_html=models_html, reliance=reliance, full=full,
+                                                       docs=docs))
     written.append(out / "index.html")
     return written
 

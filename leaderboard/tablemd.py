@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .tabletypes import Table
 
 __all__ = ["render_markdown"]
@@ -26,6 +28,7 @@ def render_markdown(table: Table) -> str:
 
 
 def _md(text: str) -> str:
-    """Escape what markdown renderers would read as markup or raw HTML in a cell."""
-    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("\n", " "))
+    """Escape what markdown renderers would read as markup or raw HTML in a cell: '<' and a
+    closing '>', but not the '>' of an arrow ("X -> Y" stays as written)."""
+    text = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    return re.sub(r"(?<![-=])>", "&gt;", text)

@@ -11,14 +11,17 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from harness.display import Display
 from harness.layouts import Layout
 from harness.types import ResultRow
 
 from .degenerate import degenerate_tasks, neutralize, note_degenerate
-from .labels import direction_mark, readable_spec
+from .extremes import RANK_HEADER, keep_extremes
+from .intervals import interval_note, missing_intervals
+from .labels import Names, direction_mark, readable_spec
 from .notapplicable import NA_TEXT, na_note, na_tag
 from .tablemd import render_markdown
-from .tabletypes import Table, TagIndex
+from .tabletypes import Table, TagIndex, field_value
 
 __all__ = ["Table", "TagIndex", "build_tables", "render_layout", "generic_tables", "format_cell",
            "render_markdown", "HIDDEN_MARKERS"]
@@ -27,16 +30,8 @@ __all__ = ["Table", "TagIndex", "build_tables", "render_layout", "generic_tables
 HIDDEN_MARKERS = ("question_type=",)
 
 
-_PLAIN_FIELDS = ("model", "train", "dataset", "split", "probe", "variant", "metric", "suite", "run_id", "unit")
-
-
 def _field(row: ResultRow, name: str, tags: TagIndex) -> str:
-    if name in _PLAIN_FIELDS:
-        return str(getattr(row, name))
-    if name == "data":
-        return f"{row.dataset}/{row.split}"
-    value = tags.get(row, name)
-    return value if value is not None else ""
+    return field_value(row, name, tags)
 
 
 def format_cell(row: ResultRow | None, fmt: str = "pct2") -> str:
@@ -50,10 +45,8 @@ def format_cell(row: ResultRow | None, fmt: str = "pct2") -> str:
         fmt = "num4"
     if fmt == "pct2":
         return f"{100 * row.value:.2f}" + (f" [{100 * row.ci_low:.2f}, {100 * row.ci_high:.2f}]" if ci else "")
-    if fmt == "pct1":
-        return f"{100 * row.value:.1f}"
-    if fmt == "x100":
-        return f"{100 * row.value:.1f}"
+    if fmt in ("pct1", "x100"):  # one decimal, x100 (fractions in %, scores as e-ViL prints them)
+        return f"{100 * row.value:.1f}" + (f" [{100 * row.ci_low:.1f}, {100 * row.ci_high:.1f}]" if ci else "")
     return f"{row.value:.4f}" + (f" [{row.ci_low:.4f}, {row.ci_high:.4f}]" if ci else "")
 
 
@@ -96,16 +89,27 @@ def _model_free(layout: Layout, row: ResultRow, tags: TagIndex) -> str | None:
     return None
 
 
-def render_layout(layout: Layout, rows: Sequence[ResultRow], tags: TagIndex) -> list["Table"]:
-    """The tables of one layout over `rows` (all probes' rows may be passed)."""
+def render_layout(layout: Layout, rows: Sequence[ResultRow], tags: TagIndex, names: Names | None = None
+                  ) -> list["Table"]:
+    """The tables of one layout over `rows` (all probes' rows may be passed); `names` gives
+    metrics the layout does not label their readable names, and the reasons for missing
+    intervals."""
+    names = names or Names()
     chosen = _select(layout, rows, tags)
+    if "metric" in (*layout.rows, *layout.columns):
+        known = layout.labels.get("metric") or {}
+        extra = {m: names.metric(m, r.probe) for r in chosen for m in [r.metric] if m not in known
+                 and not (layout.metric_prefix and m.startswith(layout.metric_prefix))}
+        extra = {m: extra[m] for m in sorted(extra) if extra[m] != m}
+        if extra:
+            layout = replace(layout, labels={**layout.labels, "metric": {**known, **extra}})
     groups: dict[tuple[str, ...], list[ResultRow]] = {}
     for r in chosen:
         groups.setdefault(tuple(_field(r, f, tags) for f in layout.split_by), []).append(r)
     tables = []
     split_labels = layout.labels.get(layout.split_by[0]) if len(layout.split_by) == 1 else None
     for key in sorted(groups, key=lambda k: (_rank(k[0], split_labels) if split_labels is not None else 0, k)):
-        table = _one_table(layout, groups[key], tags, dict(zip(layout.split_by, key)))
+        table = _one_table(layout, groups[key], tags, dict(zip(layout.split_by, key)), names)
         if table is not None:
             tables.append(table)
     return tables
@@ -116,7 +120,8 @@ def _rank(value: str, labels: Mapping[str, str] | None) -> int:
     return order.index(value) if value in order else len(order)
 
 
-def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dict[str, str]) -> "Table | None":
+def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dict[str, str],
+               names: Names) -> "Table | None":
     # Later runs win for the same cell (rows come sorted by run id).
     cells: dict[tuple[tuple[str, ...], tuple[str, ...]], ResultRow] = {}
     row_keys: list[tuple[str, ...]] = []
@@ -162,7 +167,7 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
 
     def col_header(ck: tuple[str, ...], used: Sequence[int]) -> str:
         return " ".join(_label(layout, layout.columns[i], ck[i]) for i in used
-                        if ck[i] or len(layout.columns) == 1) or "value"
+                        if ck[i] or len(layout.columns) == 1) or layout.names.get("value") or "value"
 
     headers += [col_header(ck, range(len(layout.columns))) for ck in cols]
     short += [col_header(ck, keep_cols) for ck in cols]
@@ -191,19 +196,18 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
         hints = [""] * len(lead) + why + ([""] if layout.n_column else [])
         body.append((lead, line, values, sources, hints))
     cut = 0
-    unranked: dict[str, None] = {}
-    if layout.extremes and len(body) > 2 * layout.extremes:
-        # Degenerate rows (no direction) are never "the most robust": ranked rows have one.
-        scored = [b for b in body if b[2] and b[2][0] is not None and b[2][0].higher_is_better is not None]
-        scored.sort(key=lambda b: (-b[2][0].value, -b[2][0].n))
-        keep = scored[: layout.extremes] + scored[-layout.extremes:]
-        cut = len(body) - len(keep)
-        ranked = {id(b) for b in scored}
-        unranked = dict.fromkeys(b[0][0] for b in body if b[2] and b[2][0] is not None and id(b) not in ranked)
-        body = [b for b in body if any(b is k for k in keep)]
+    unranked: list[str] = []
+    if layout.extremes:
+        # Per model its k most and k least (by the first value), each with its rank column.
+        kept, cut, unranked = keep_extremes(body, layout.extremes)
+        at = 1  # right after the model: which of its rows this is
+        body = [(b[0][:at] + [rank] + b[0][at:], b[1], b[2], b[3][:at] + [None] + b[3][at:],
+                 b[4][:at] + [""] + b[4][at:]) for b, rank in kept]
+        headers.insert(at, layout.names.get("rank") or RANK_HEADER)
+        short.insert(at, layout.names.get("rank") or RANK_HEADER)
     title = layout.title.format(**{k: _label(layout, k, v) for k, v in split.items()}) if split else layout.title
     title = title.replace(" on  ", " ").rstrip().removesuffix(" on")
-    lead_n = len(layout.rows) + (1 if layout.mean_column else 0)
+    lead_n = len(layout.rows) + (1 if layout.mean_column else 0) + (1 if layout.extremes else 0)
     directions = [""] * lead_n + [_direction([v for b in body for v in [b[2][j]] if v is not None])
                                   for j in range(len(cols))] + ([""] if layout.n_column else [])
     spec = "; ".join([", ".join(v for v in split.values() if v)] + folded).strip("; ")
@@ -215,11 +219,13 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
     note = " ".join(t for t in (layout.note, na_note(inapplicable)) if t)
     if unranked:  # degenerate rows (no direction) are left out of the most / least robust
         note += f" Not ranked (no better direction, see docs/leaderboard.md): {', '.join(unranked)}."
+    note = " ".join(t for t in (note, interval_note(body, names, layout)) if t)
     return Table(title=title, headers=tuple(headers), body=tuple(tuple(b[0] + b[1]) for b in body),
                  note=note, description=layout.description, reference=layout.reference,
                  probe=rows[0].probe, spec=", ".join(v for v in split.values() if v), directions=tuple(directions),
                  cells=tuple(tuple(b[3]) for b in body), layout_id=layout.id, cut=cut,
-                 folded=tuple(i for i in all_rows if i not in keep_rows), short_headers=tuple(short), shared=spec,
+                 folded=tuple(i + (1 if layout.extremes and i >= 1 else 0) for i in all_rows if i not in keep_rows),
+                 short_headers=tuple(short), shared=spec,
                  hints=tuple(tuple(b[4]) for b in body) if inapplicable else ())
 
 
@@ -261,8 +267,10 @@ def _header(layout: Layout, name: str) -> str:
     return layout.names.get(name) or {"train": "trained on", "data": "data"}.get(name, name)
 
 
-def generic_tables(probe: str, rows: Sequence[ResultRow]) -> list[Table]:
-    """One table per probe: rows = (model, trained on), columns = (data, variant, metric)."""
+def generic_tables(probe: str, rows: Sequence[ResultRow], names: Names | None = None) -> list[Table]:
+    """One table per probe: rows = (model, trained on), columns = (data, variant, metric),
+    named as the probe names them (`Display`)."""
+    names = names or Names()
     shown = [r for r in rows if not any(m in r.metric for m in HIDDEN_MARKERS)]
     if not shown:
         return []
@@ -281,23 +289,30 @@ def generic_tables(probe: str, rows: Sequence[ResultRow]) -> list[Table]:
     for data, variant, metric in columns:
         parts = [data] if len(datasets) > 1 else []
         parts += [variant] if len(variants) > 1 and variant else []
-        parts.append(metric)
+        parts.append(names.metric(metric, probe))
         headers.append(" ".join(parts))
     keys = sorted(index)
     body = tuple((model, train or "-", *(format_cell(index[(model, train)].get(c)) for c in columns))
                  for model, train in keys)
     cells = tuple((None, None, *(index[k].get(c) for c in columns)) for k in keys)
     directions = ("", "", *(_direction([index[k][c] for k in keys if c in index[k]]) for c in columns))
-    return [Table(title=f"Probe {probe}", headers=tuple(headers), body=body, probe=probe, directions=directions,
-                  cells=cells, spec=", ".join(sorted(datasets)))]
+    found = missing_intervals([c for k in keys for c in index[k].values()], names)
+    note = " ".join(f"No interval for {', '.join(labels)}: {reason}." for reason, labels in found.items())
+    return [Table(title=names.probe(probe) if names.probe(probe) != probe else f"Probe {probe}",
+                  headers=tuple(headers), body=body, probe=probe, directions=directions, cells=cells,
+                  spec=", ".join(sorted(datasets)), note=note)]
 
 
 def build_tables(rows: Sequence[ResultRow], layouts: Mapping[str, Sequence[Layout]],
-                 tags: TagIndex | None = None) -> dict[str, list[Table]]:
+                 tags: TagIndex | None = None, displays: Mapping[str, Display] | None = None
+                 ) -> dict[str, list[Table]]:
     """suite -> tables: each probe's layouts (from the run folders), else the generic pivot.
-    Degenerate values (degenerate.py) lose their direction here, and their table says why."""
+    Degenerate values (degenerate.py, the probes' `Display.degenerate`) lose their direction
+    here, and their table says why; metric names and interval reasons come from `displays`."""
     tags = tags or TagIndex()
-    degenerate = degenerate_tasks(rows)
+    displays = displays or {}
+    names = Names(displays, layouts)
+    degenerate = degenerate_tasks(rows, displays)
     by_suite_probe: dict[tuple[str, str], list[ResultRow]] = {}
     for r in neutralize(rows, degenerate):
         by_suite_probe.setdefault((r.suite, r.probe), []).append(r)
@@ -305,9 +320,9 @@ def build_tables(rows: Sequence[ResultRow], layouts: Mapping[str, Sequence[Layou
     for (suite, probe), group in sorted(by_suite_probe.items()):
         declared = layouts.get(probe)
         if declared:
-            tables = [t for layout in declared for t in render_layout(layout, group, tags)]
+            tables = [t for layout in declared for t in render_layout(layout, group, tags, names)]
         else:
-            tables = generic_tables(probe, group)
+            tables = generic_tables(probe, group, names)
         out.setdefault(suite, []).extend(note_degenerate(t, degenerate) for t in tables)
     return out
 

@@ -11,7 +11,10 @@ from harness.types import ResultRow
 
 from .labels import direction_text
 
-__all__ = ["Table", "TagIndex"]
+__all__ = ["Table", "TagIndex", "field_value", "PLAIN_FIELDS"]
+
+#: ResultRow attributes a layout, chart or evidence may name as a field (else "data" or a tag).
+PLAIN_FIELDS = ("model", "train", "dataset", "split", "probe", "variant", "metric", "suite", "run_id", "unit")
 
 
 @dataclass(frozen=True)
@@ -84,3 +87,13 @@ class TagIndex:
     def get(self, row: ResultRow, name: str) -> str | None:
         found = self._tags.get((row.run_id, row.probe, row.dataset, row.split, row.train))
         return None if found is None else found.get(name)
+
+
+def field_value(row: ResultRow, name: str, tags: TagIndex | None) -> str:
+    """A field of a row: a ResultRow attribute, "data" (dataset/split) or a row tag ('' if none)."""
+    if name in PLAIN_FIELDS:
+        return str(getattr(row, name))
+    if name == "data":
+        return f"{row.dataset}/{row.split}"
+    value = tags.get(row, name) if tags is not None else None
+    return value if value is not None else ""

@@ -10,7 +10,8 @@ the rows only in one side and the rows whose value, n or interval differ; for ea
 suite) whose rows differ, what its two manifests record differently among the things a number
 depends on (packages, CPU, numerics settings, data digests, seed, options, code version:
 `harness.provenance.differences`); then a one-line verdict. Exits 0 when identical, 1
-otherwise (also for a row repeated within one run). Used to check that a change left the main
+otherwise (also for a row repeated within one run); a side that is missing, holds no run or
+an unreadable results.jsonl is a one-line error. Used to check that a change left the main
 job's results unchanged, and to explain two machines' different numbers (docs/benchmarks.md).
 """
 
@@ -30,12 +31,19 @@ VALUES = ("value", "n", "ci_low", "ci_high", "unit", "higher_is_better")
 def rows_of(root: Path, folders_out: dict[tuple[str, str], Path] | None = None) -> dict[tuple, dict]:
     """The rows of the latest run per (model, suite) under `root`, keyed by `KEY`
     (`folders_out` receives each (model, suite)'s run folder)."""
+    if not root.is_dir():
+        raise SystemExit(f"error: {root}: no such folder")
     folders = [root] if (root / "results.jsonl").is_file() else sorted(p for p in root.iterdir()
                                                                         if (p / "results.jsonl").is_file())
+    if not folders:
+        raise SystemExit(f"error: {root}: no run folder (no results.jsonl) to compare")
     runs: list[tuple[str, Path, list[dict]]] = []
     for folder in folders:
-        lines = (folder / "results.jsonl").read_text(encoding="utf-8").splitlines()
-        rows = [json.loads(line) for line in lines if line.strip()]
+        try:
+            lines = (folder / "results.jsonl").read_text(encoding="utf-8").splitlines()
+            rows = [json.loads(line) for line in lines if line.strip()]
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise SystemExit(f"error: {folder / 'results.jsonl'}: unreadable ({exc})") from None
         runs.append((folder.name, folder, rows))
     latest: dict[tuple[str, str], str] = {}
     for name, _, rows in runs:

@@ -4,8 +4,9 @@
     python scripts/numerics_fingerprint.py [--epochs 15] [--previous] [--ops-only]
 
 Run it on two machines and compare the JSON lines: `ops` holds a digest per CPU op the toy
-trainers use (matrix products, convolutions, the LSTM, BatchNorm, Adam, ...) on fixed inputs
-under `reproducible_cpu(1)`; `training` trains `cnn-lstm` on the toy benchmark's balanced
+trainers use (32: matrix products, convolutions, the LSTM, BatchNorm, Adam per-tensor and
+fused, sqrt, ...; forward and backward) on fixed inputs under `reproducible_cpu(1)` (these are
+the 30 ops of docs/benchmarks.md, "Machine-independent numerics", plus the fused Adam and sqrt); `training` trains `cnn-lstm` on the toy benchmark's balanced
 train split (seed 0, `--epochs`, one thread, as the harness does) and digests the data, the
 weights and the val answers, with the official VQA accuracy (at 15 epochs: the README's BB
 cell for cnn-lstm). `--previous` reproduces the numerics before issue 27 (MKL_CBWR=AVX2,STRICT,
@@ -52,7 +53,7 @@ def _threads_only(threads: int) -> Iterator[None]:
 KERNELS: Callable[[int], Any] = _threads_only if PREVIOUS else reproducible_cpu
 
 
-def _adam(params: Any, lr: float) -> torch.optim.Optimizer:
+def _trainer_adam(params: Any, lr: float) -> torch.optim.Optimizer:
     return torch.optim.Adam(params, lr=lr) if PREVIOUS else adam(params, lr)
 
 
@@ -67,10 +68,10 @@ def digest(*tensors: torch.Tensor) -> str:
     h = hashlib.sha256()
     for t in tensors:
         h.update(t.detach().contiguous().cpu().numpy().tobytes())
-    return h.hexdigest()[:12]
+    return h.hexdigest()[:10]
 
 
-def _with_grads(fn: Callable[..., torch.Tensor], *inputs: torch.Tensor) -> str:
+def _grads(fn: Callable[..., torch.Tensor], *inputs: torch.Tensor) -> str:
     xs = [x.clone().requires_grad_(True) for x in inputs]
     y = fn(*xs)
     y.backward(det(*y.shape, salt=7))
@@ -84,33 +85,90 @@ def _lstm() -> str:
                                                batch_first=True, enforce_sorted=False)
     _, (h, _) = m(packed)
     h.sum().backward()
-    return digest(h, *[p.grad for p in m.parameters()])
+    return digest(h, *[q.grad for q in m.parameters()])
 
 
-def _adam_steps() -> str:
+def _embedding() -> str:
+    e = nn.Embedding(50, 64, padding_idx=0)
+    with torch.no_grad():
+        e.weight.copy_(det(50, 64))
+    y = e(torch.tensor([[1, 2, 3, 0], [4, 4, 4, 9]]))
+    y.backward(det(*y.shape, salt=8))
+    return digest(y, e.weight.grad)
+
+
+def _init() -> str:
+    torch.manual_seed(0)
+    return digest(nn.Linear(128, 128).weight, nn.Conv2d(16, 32, 3).weight, torch.randperm(1000), torch.rand(1000),
+                  torch.randn(1000))
+
+
+def _dropout() -> str:
+    torch.manual_seed(0)
+    return digest(F.dropout(torch.ones(64, 1000), 0.1, training=True))
+
+
+def _adam_steps(fused: bool | None) -> str:
+    torch.manual_seed(0)
     p = nn.Parameter(det(256, 256))
-    opt = _adam([p], 3e-3)
+    opt = torch.optim.Adam([p], lr=3e-3, fused=fused)
     for step in range(3):
         p.grad = det(256, 256, salt=step)
         opt.step()
     return digest(p)
 
 
+def _scatter() -> str:
+    t = torch.zeros(48, 100)
+    t.scatter_add_(1, torch.tensor([[1, 2, 3]] * 48), det(48, 3))
+    return digest(t / t.sum(1, keepdim=True))
+
+
+def _batch_norm(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return F.batch_norm(x, torch.zeros(16), torch.ones(16), w, b, training=True)
+
+
 def ops() -> dict[str, str]:
-    """A digest per op, forward and backward, on fixed inputs."""
+    """A digest per op the trainers use (forward and backward), on fixed inputs, one thread."""
+    probes: dict[str, Callable[[], str]] = {
+        "mm_small": lambda: digest(det(48, 128) @ det(128, 128, salt=1)),
+        "mm_large": lambda: digest(det(512, 600) @ det(600, 700, salt=1)),
+        "mm_tn": lambda: digest(det(600, 512).t() @ det(600, 700, salt=1)),
+        "addmm": lambda: digest(torch.addmm(det(700), det(512, 600), det(600, 700, salt=1))),
+        "bmm": lambda: digest(torch.bmm(det(8, 64, 96), det(8, 96, 80, salt=1))),
+        "linear_grad": lambda: _grads(lambda x, w: F.linear(x, w), det(48, 128), det(64, 128, salt=2)),
+        "conv_nchw": lambda: _grads(lambda x, w: F.conv2d(x, w, padding=1), det(20, 16, 16, 16),
+                                    det(32, 16, 3, 3, salt=3)),
+        "conv_cl": lambda: _grads(lambda x, w: F.conv2d(x.contiguous(memory_format=torch.channels_last), w, padding=1),
+                                  det(20, 3, 32, 32), det(16, 3, 3, 3, salt=3)),
+        "conv1x1": lambda: _grads(F.conv2d, det(20, 64, 4, 4), det(128, 64, 1, 1, salt=3), det(128, salt=4)),
+        "batchnorm": lambda: _grads(_batch_norm, det(20, 16, 8, 8), det(16, salt=5) + 1, det(16, salt=6)),
+        "avgpool": lambda: _grads(lambda x: F.avg_pool2d(x, 2), det(20, 16, 8, 8)),
+        "normalize": lambda: _grads(lambda x: F.normalize(x, dim=1), det(20, 64, 4, 4)),
+        "tanh": lambda: _grads(torch.tanh, det(1000, 37)),
+        "exp": lambda: _grads(torch.exp, det(1000, 37)),
+        "log_softmax": lambda: _grads(lambda x: F.log_softmax(x * 10, dim=1), det(100, 333)),
+        "sigmoid": lambda: _grads(torch.sigmoid, det(1000, 37)),
+        "relu_sum": lambda: _grads(lambda x: torch.relu(x).sum(1), det(100, 4096)),
+        "sum_big": lambda: digest(det(1_000_003).sum(), det(1000, 1001).sum(0), det(1000, 1001).sum(1),
+                                  det(1000, 1001).mean()),
+        "lstm": _lstm,
+        "embedding": _embedding,
+        "index_select": lambda: _grads(lambda x: x.index_select(0, torch.tensor([0, 2, 2, 1, 0, 3])), det(4, 64, 16)),
+        "init_rand": _init,
+        "dropout": _dropout,
+        "adam": lambda: _adam_steps(None),  # the per-tensor Adam (through torch's float32 sqrt)
+        "scatter_add": _scatter,
+        "mm_via_sum": lambda: digest((det(48, 128)[:, :, None] * det(128, 128, salt=1)[None]).sum(1)),
+        "mm_f64": lambda: digest(det(512, 600).double() @ det(600, 700, salt=1).double()),
+        "mv": lambda: digest(det(512, 600) @ det(600, salt=1)),
+        "dot": lambda: digest(torch.dot(det(100001), det(100001, salt=1))),
+        "mm_tiny": lambda: digest(det(2, 3) @ det(3, 4, salt=1), det(1, 128) @ det(128, 1, salt=1)),
+        "adam_fused": lambda: _adam_steps(True),
+        "sqrt": lambda: digest((det(256, 256, salt=2).abs()).sqrt()),
+    }
     with KERNELS(1):
-        return {
-            "matmul": digest(det(512, 600) @ det(600, 700, salt=1), det(48, 128) @ det(128, 128, salt=1)),
-            "bmm": digest(torch.bmm(det(8, 64, 96), det(8, 96, 80, salt=1))),
-            "linear": _with_grads(F.linear, det(48, 128), det(64, 128, salt=2)),
-            "conv2d": _with_grads(lambda x, w: F.conv2d(x, w, padding=1), det(20, 16, 16, 16), det(32, 16, 3, 3, salt=3)),
-            "batch_norm": _with_grads(lambda x: F.batch_norm(x, None, None, training=True), det(20, 16, 8, 8)),
-            "tanh_exp_sigmoid": digest(torch.tanh(det(1000, 37)), torch.exp(det(1000, 37)), torch.sigmoid(det(1000, 37))),
-            "log_softmax": _with_grads(lambda x: F.log_softmax(x * 10, dim=1), det(100, 333)),
-            "sqrt": digest(det(1000, 37).abs().sqrt()),
-            "lstm": _lstm(),
-            "adam": _adam_steps(),
-        }
+        return {name: probe() for name, probe in probes.items()}
 
 
 def train(epochs: int) -> dict[str, Any]:
@@ -124,7 +182,7 @@ def train(epochs: int) -> dict[str, Any]:
     data.update(decode_images(sorted({ex.image for ex in list(train_rows) + list(val)}), 32).numpy().tobytes())
     model = CNNLSTMModel(epochs=epochs)
     model._norm = normalizer()[1]
-    training.adam = _adam  # the trainer's optimizer (the previous numerics: per-tensor Adam)
+    training.adam = _trainer_adam  # the trainer's optimizer (the previous numerics: per-tensor Adam)
     start = time.perf_counter()
     with KERNELS(1):
         model._set_vocab(model._make_vocab(train_rows))

@@ -6,10 +6,11 @@ RUNS_FOLDER holds the run folders of the README's command 1 (results/runs after
 `harness run --model prior --model qonly --model cnn-lstm --model retrieval-explainer
 --suite toy`). Prints the markdown block; with --write, replaces the block between the
 `<!-- figures:start -->` and `<!-- figures:end -->` markers of README.md. The figures are
-the same on any x86-64 machine with the locked install (constraints.txt): training runs on one
-thread with machine-independent kernels (docs/models.md, "Machine-independent numerics");
-cnn-lstm's BB cell was computed identically on an AMD EPYC and an Intel Xeon
-(docs/benchmarks.md). fresh-walk (../shared/tools/fresh-walk.sh) regenerates and compares it.
+meant to be the same on any x86-64 machine with AVX2 and the locked install (constraints.txt):
+training runs on one thread with kernels chosen not to depend on the CPU model (docs/models.md,
+"Machine-independent numerics"). Measured: cnn-lstm's BB cell identical on an AMD EPYC and an
+Intel Xeon, and cnn-lstm's and qonly's rows identical on both in a shorter run
+(docs/benchmarks.md); the other cells were not re-run on the second CPU.
 """
 
 from __future__ import annotations

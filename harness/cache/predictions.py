@@ -5,7 +5,13 @@ transaction, so a run killed at any point keeps every batch that finished, and a
 or repeated run calls the model only for the rest. Failed examples are not cached (a
 re-run retries them). Several processes may share one cache file (WAL mode). A file that
 is not an SQLite database is one DataError line naming it, a path that cannot be opened a
-UsageError (both raised when the cache is opened, before a run creates its folder).
+UsageError (both raised when the cache is opened, before a run creates its folder); a disk
+that fills up (or turns read-only) during a run is a StorageError line, which ends the run.
+
+A cache file of the run's own (`harness run --cache FILE`) has its own store of probe outputs,
+`FILE.outputs/<id>/` (`outputs_root`): `<id>` is drawn when the file is created, so a new
+cache file, even under an old name, never restores outputs computed with another one. The
+default cache keeps them in the harness cache (`$VQA_HARNESS_CACHE/artifacts`).
 """
 
 from __future__ import annotations
@@ -14,10 +20,11 @@ import json
 import sqlite3
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from ..errors import DataError, UsageError
+from ..errors import DataError, StorageError, UsageError
 from ..paths import cache_dir
 from ..types import Prediction
 
@@ -29,6 +36,10 @@ CREATE TABLE IF NOT EXISTS predictions (
     input_key   TEXT NOT NULL,
     payload     TEXT NOT NULL,
     PRIMARY KEY (fingerprint, input_key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
 ) WITHOUT ROWID;
 """
 
@@ -45,6 +56,7 @@ class PredictionCache:
     """Durable key-value store of predictions; safe to share between processes."""
 
     def __init__(self, path: Path | None = None) -> None:
+        self.own = bool(path)  # a file of the run's own (--cache), not the harness cache's
         self.path = Path(path) if path else default_cache_path()
         self._lock = threading.Lock()
         try:
@@ -73,12 +85,22 @@ class PredictionCache:
                 self._conn.execute("PRAGMA journal_mode=WAL")
                 self._conn.execute("PRAGMA synchronous=NORMAL")
                 self._conn.executescript(_SCHEMA)
+                # The file's identity, drawn once (the first process to create the file wins).
+                self._conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('id', ?)", (uuid.uuid4().hex,))
                 self._conn.commit()
+                self.identity = self._conn.execute("SELECT value FROM meta WHERE key='id'").fetchone()[0]
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or attempt == 49:
                     raise
                 time.sleep(0.05 * (1 + attempt % 5))
+
+    @property
+    def outputs_root(self) -> Path | None:
+        """Where the probe outputs computed with this cache's predictions are kept: beside a
+        file of the run's own, `FILE.outputs/<id>` (see the module docstring); None for the
+        default cache (the harness cache's artifact store)."""
+        return self.path.with_name(self.path.name + ".outputs") / self.identity if self.own else None
 
     def get_many(self, fingerprint: str, keys: Iterable[str]) -> dict[str, Prediction]:
         """Cached predictions for `keys` (missing keys are absent); example_id is blank."""
@@ -107,10 +129,18 @@ class PredictionCache:
             rows.append((fingerprint, key, json.dumps(payload, sort_keys=True)))
         if not rows:
             return
-        with self._lock, self._conn:
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO predictions (fingerprint, input_key, payload) VALUES (?, ?, ?)", rows
-            )
+        try:
+            with self._lock, self._conn:
+                self._conn.executemany(
+                    "INSERT OR REPLACE INTO predictions (fingerprint, input_key, payload) VALUES (?, ?, ?)", rows
+                )
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if "full" in text or "readonly" in text or "disk i/o" in text:
+                raise StorageError(f"prediction cache {self.path} cannot be written ({_reason(exc)}); the "
+                                   "predictions of earlier batches are kept: make room, then re-run with "
+                                   "--resume") from None
+            raise
 
     def count(self, fingerprint: str | None = None) -> int:
         with self._lock:

@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from ..errors import ExitCode, HarnessError
+from ..errors import ExitCode, HarnessError, Stopped
 from ..host import get_host
 from ..registry import did_you_mean
 from .cache_cmd import cache
@@ -79,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     except HarnessError as exc:
         click.echo(f"error: {exc}", err=True)
         return int(exc.exit_code)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:  # click turns Ctrl-C (and Stopped) into Abort
+        if isinstance(exc.__context__, KeyboardInterrupt):
+            return _interrupted(exc.__context__)
         click.echo("aborted", err=True)
         return 130
     except click.ClickException as exc:  # bad command line: one line, as for every expected failure
@@ -89,14 +91,23 @@ def main(argv: list[str] | None = None) -> int:
         return ExitCode.USAGE
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo("interrupted: what was computed is saved; re-run with --resume to continue", err=True)
-        return 130
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
     except BrokenPipeError:
         return 0
     except SystemExit as exc:  # commands exit non-zero for partial runs
         return int(exc.code or 0) if not isinstance(exc.code, str) else 1
     return 0
+
+
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    """The one line for Ctrl-C, or a signal `harness run` stops on (harness.errors.Stopped),
+    and its exit code: 128 + the signal number."""
+    if isinstance(exc, Stopped) and exc.status == "terminated":
+        click.echo(f"terminated ({exc.name}): what was computed is saved; re-run with --resume to continue", err=True)
+        return exc.exit_code
+    click.echo("interrupted: what was computed is saved; re-run with --resume to continue", err=True)
+    return 130
 
 
 def _entry() -> None:  # pragma: no cover

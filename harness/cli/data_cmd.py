@@ -1,11 +1,14 @@
 """`harness data status [--data-dir D]`: which dataset files are there, which suites can run.
 
-Nothing is loaded or downloaded: the command asks each registered dataset for the files
-of each split (`DatasetPlugin.expected_files`) and its image folders
-(`DatasetPlugin.image_folders`), checks them on disk (stat and a directory scan), and
-prints where each dataset is officially released (`DatasetPlugin.release`). A suite is
-ready when every task's files are present; training files count only for models the
-harness trains (a pretrained model needs the evaluated split only).
+Nothing is downloaded: the command asks each registered dataset for the files of each
+split (`DatasetPlugin.expected_files`) and its image folders (`DatasetPlugin.image_folders`),
+checks them on disk (stat and a directory scan), and prints where each dataset is officially
+released (`DatasetPlugin.release`). "found" means the file exists; with `--check` each split
+whose files exist is also loaded (parsed and checked as a run would), and a file that does not
+parse (a truncated annotations file) is "unreadable", its split not ready. A suite is ready
+when every task's files are present; training files count only for models the harness trains
+(a pretrained model needs the evaluated split only), and a partial suite says how many tasks
+each kind of model can run.
 """
 
 from __future__ import annotations
@@ -43,12 +46,14 @@ def data() -> None:
 @data.command("status")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder with downloaded datasets, as given to `harness run --data-dir`.")
-def status(data_dir: Path | None) -> None:
+@click.option("--check", is_flag=True,
+              help="Also load every split whose files exist (parse and check them as a run would; slow on large data).")
+def status(data_dir: Path | None, check: bool) -> None:
     """For every dataset: files found and missing (exact paths), image folders with a count
     of image files, where it is released; then which suites can run now."""
 
     host = get_host()
-    for line in status_lines(host, data_dir):
+    for line in status_lines(host, data_dir, check=check):
         click.echo(line)
     for failure in host.failures:
         click.echo(f"warning: {failure}", err=True)
@@ -61,13 +66,15 @@ class _Files:
     name: str
     splits: dict[str, list[Path]] = field(default_factory=dict)
     problem: dict[str, str] = field(default_factory=dict)  # split -> why its files are unknown
+    broken: dict[str, str] = field(default_factory=dict)  # split -> why its files do not load (--check)
 
     def missing(self, split: str) -> list[Path]:
         return [p for p in self.splits.get(split, []) if not p.exists()]
 
 
-def status_lines(host: "PluginHost", data_dir: Path | None) -> list[str]:
-    """The report, line by line (the command prints it; tests compare lines)."""
+def status_lines(host: "PluginHost", data_dir: Path | None, *, check: bool = False) -> list[str]:
+    """The report, line by line (the command prints it; tests compare lines). `check`:
+    load every split whose files exist, so a file that does not parse is not "found"."""
     session = Session(host, data_dir=data_dir)
     lines = [f"data folder: {data_dir}" if data_dir is not None else
              "data folder: none given (--data-dir); paths are looked up as `harness run` without it would"]
@@ -75,6 +82,8 @@ def status_lines(host: "PluginHost", data_dir: Path | None) -> list[str]:
     for entry in host.datasets:
         plugin = session.dataset(entry.name)
         files = _dataset_files(plugin)
+        if check:
+            _check_loads(session, entry.name, plugin, files)
         known[entry.name] = files
         lines += [""] + _dataset_lines(entry.name, plugin, files)
     lines += ["", "suites (ready: every task's files are present; ready*: for pretrained models, the files "
@@ -86,8 +95,29 @@ def status_lines(host: "PluginHost", data_dir: Path | None) -> list[str]:
         except HarnessError as exc:
             lines.append(f"  unknown    {name}: {exc}")
             continue
-        lines.append("  " + _suite_line(suite, session, known))
+        lines.append("  " + _suite_line(suite, session, known, check))
     return lines
+
+
+def _check_loads(session: Session, spec: str, plugin: Any, files: _Files) -> None:
+    """Load each split whose files all exist; record why one does not load."""
+    for split in plugin.splits:
+        if split in files.problem or files.missing(split):
+            continue
+        reason = _load_problem(session, spec, split)
+        if reason:
+            files.broken[split] = reason
+
+
+def _load_problem(session: Session, spec: str, split: str) -> str:
+    """Why `spec`/`split` does not load ("" when it does)."""
+    try:
+        session.load(spec, split)
+    except HarnessError as exc:
+        return str(exc)
+    except Exception as exc:  # a plugin bug: reported as the split's problem, the command goes on
+        return f"plugin error: {type(exc).__name__}: {exc}"
+    return ""
 
 
 def _dataset_files(plugin: Any) -> _Files:
@@ -107,17 +137,20 @@ def _dataset_lines(name: str, plugin: Any, files: _Files) -> list[str]:
     for split, paths in files.splits.items():
         for p in paths:
             by_path.setdefault(p, []).append(split)
+    unreadable = {p for reason in files.broken.values() for p in by_path if str(p) in reason}
     for path, splits in by_path.items():
-        state = "found  " if path.exists() else "missing"
+        state = "missing" if not path.exists() else "unreadable" if path in unreadable else "found  "
         lines.append(f"  {state}  {path}  ({', '.join(splits)})")
     for problem in dict.fromkeys(files.problem.values()):
         splits = [s for s, p in files.problem.items() if p == problem]
         lines.append(f"  unknown  {problem}  ({', '.join(splits)})")
+    for split, reason in files.broken.items():
+        lines.append(f"  broken   {split}: {reason}")
     lines += _image_lines(plugin)
-    if not by_path and not files.problem:
+    if not by_path and not files.problem and not files.broken:
         lines.append("  no files needed: every split is ready")
         return lines
-    ready = [s for s in plugin.splits if s in files.splits and not files.missing(s)]
+    ready = [s for s in plugin.splits if s in files.splits and not files.missing(s) and s not in files.broken]
     not_ready = [s for s in plugin.splits if s not in ready]
     lines.append(f"  ready: {', '.join(ready) or 'none'}" + (f"; not ready: {', '.join(not_ready)}" if not_ready else ""))
     return lines
@@ -157,27 +190,31 @@ def count_images(folder: Path) -> int:
     return total
 
 
-def _needed(session: Any, known: dict[str, _Files], spec: str, split: str) -> tuple[list[Path], str]:
-    """(missing files, problem) of `spec`/`split`; default-option datasets come from `known`."""
+def _needed(session: Any, known: dict[str, _Files], spec: str, split: str, check: bool) -> tuple[list[Path], str]:
+    """(missing files, problem) of `spec`/`split`; default-option datasets come from `known`;
+    with `check`, a split that does not load has that as its problem."""
     name, options = parse_spec(spec)
     if not options and name in known:
         files = known[name]
-        return files.missing(split), files.problem.get(split, "")
+        return files.missing(split), files.problem.get(split, "") or files.broken.get(split, "")
     try:
         plugin = session.dataset(spec)
-        return [Path(p) for p in plugin.expected_files(split) if not Path(p).exists()], ""
+        missing = [Path(p) for p in plugin.expected_files(split) if not Path(p).exists()]
     except HarnessError as exc:
         return [], str(exc)
+    return missing, (_load_problem(session, spec, split) if check and not missing else "")
 
 
-def _suite_line(suite: "Suite", session: Any, known: dict[str, _Files]) -> str:
+def _suite_line(suite: "Suite", session: Any, known: dict[str, _Files], check: bool = False) -> str:
+    """One suite: ready (every model), ready* (pretrained models only), partial (how many
+    tasks pretrained and trainable models can run) or not ready, with the first reason."""
     eval_missing: list[Path] = []
     train_missing: list[Path] = []
     problems: list[str] = []
     train_problems: list[str] = []
-    runnable, skipped = [], []
+    runnable, skipped, trainable, untrained = [], [], 0, 0
     for task in suite.tasks:
-        missing, problem = _needed(session, known, task.dataset, task.split)
+        missing, problem = _needed(session, known, task.dataset, task.split, check)
         eval_missing += missing
         problems += [problem] if problem else []
         (skipped if missing or problem else runnable).append(f"{task.dataset}/{task.split}")
@@ -186,21 +223,27 @@ def _suite_line(suite: "Suite", session: Any, known: dict[str, _Files]) -> str:
         except HarnessError as exc:
             train_problems.append(str(exc))
             continue
-        if source is not None:
-            t_missing, t_problem = _needed(session, known, *source)
-            train_missing += t_missing
-            train_problems += [t_problem] if t_problem else []
+        if source is None:  # a model the harness trains skips a task without training data
+            untrained += 1
+            continue
+        t_missing, t_problem = _needed(session, known, *source, check)
+        train_missing += t_missing
+        train_problems += [t_problem] if t_problem else []
+        trainable += not (missing or problem or t_missing or t_problem)
     eval_missing = list(dict.fromkeys(eval_missing))
     train_missing = [p for p in dict.fromkeys(train_missing) if p not in eval_missing]
+    why_train = (f"{len(train_missing)} missing file(s), e.g. {_few(train_missing)}" if train_missing
+                 else train_problems[0] if train_problems else "")
+    why_trainable = why_train or f"training data, which {untrained} task(s) do not name"
     if not skipped:
-        if not train_missing and not train_problems:
+        if not why_train:
             return f"ready      {suite.name}"
-        why = (f"{len(train_missing)} missing file(s), e.g. {_few(train_missing)}" if train_missing
-               else train_problems[0])
-        return f"ready*     {suite.name}: trainable models need {why}"
+        return f"ready*     {suite.name}: trainable models need {why_train}"
     if getattr(suite, "partial", False) and runnable:
-        return (f"partial    {suite.name}: {len(runnable)} of {len(suite.tasks)} tasks can run; "
-                f"skipped: {', '.join(skipped)}")
+        counts = (f"{len(runnable)} of {len(suite.tasks)} tasks can run" if trainable == len(runnable) else
+                  f"{len(runnable)} of {len(suite.tasks)} tasks can run for pretrained models, {trainable} for "
+                  f"trainable models (they need {why_trainable})")
+        return f"partial    {suite.name}: {counts}; skipped: {', '.join(skipped)}"
     if eval_missing:
         return f"not ready  {suite.name}: {len(eval_missing)} file(s) missing, e.g. {_few(eval_missing)}"
     return f"not ready  {suite.name}: {problems[0]}"

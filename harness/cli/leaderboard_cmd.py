@@ -25,9 +25,10 @@ def leaderboard() -> None:
 @click.option("--all-runs", is_flag=True, help="Keep every run, not only the latest per (model, suite).")
 def build(runs: tuple[Path, ...], out: Path, all_runs: bool) -> None:
     """Build tables, charts and index.html from RUNS (run folders or folders of runs;
-    default: results/runs/)."""
+    default: results/runs/). No run folder among them is an error (exit 3), not an empty
+    leaderboard."""
 
     written = publish(get_host(), list(runs) or [DEFAULT_RUNS], out, latest_only=not all_runs,
-                      progress=lambda text: click.echo(f"warning: {text}", err=True))
+                      progress=lambda text: click.echo(f"warning: {text}", err=True), require_runs=True)
     for path in written:
         click.echo(str(path))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import click
 
 from ..data.check import suite_needs
@@ -44,8 +46,19 @@ def list_cmd(kind: str) -> None:
         rows.append([TOY_SUITE, "nothing (embedded)", "(core)", "every probe that exists on the embedded toy benchmark"])
     heads = {"models": "capabilities", "datasets": "splits", "probes": "needs", "suites": "needs",
              "features": "modality", "publishers": "", "commands": ""}
-    click.echo(tabulate(sorted(rows), headers=["name", heads[kind], "plugin", "description"], tablefmt="simple"))
+    click.echo(tabulate(sorted(rows), headers=["name", heads[kind], "plugin", "description"], tablefmt="simple",
+                        maxcolwidths=_widths(rows)))
     _warn(host)
+
+
+def _widths(rows: list[list[str]]) -> list[int | None]:
+    """Column widths that fit the terminal: the name and plugin columns as they are, the
+    needs / description columns wrapped into what is left (a suite's needs run to 200 characters)."""
+    width = shutil.get_terminal_size((100, 24)).columns
+    fixed = max((len(r[0]) for r in rows), default=4) + max((len(r[2]) for r in rows), default=6) + 8
+    rest = max(40, width - fixed)
+    extra = min(max((len(r[1]) for r in rows), default=1), max(16, rest // 3))
+    return [None, max(1, extra), None, max(20, rest - extra)]
 
 
 @click.command("plugins")

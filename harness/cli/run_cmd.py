@@ -39,7 +39,8 @@ __all__ = ["run"]
 @click.option("--jobs", default="auto", show_default=True, metavar="N|auto",
               help="Models run at once, one process each (auto: one per CPU core, 1 on a GPU).")
 @click.option("--cache", "cache_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Prediction cache file (default: user cache folder).")
+              help="Prediction cache file (default: user cache folder). The probe outputs computed with it "
+                   "are kept beside it, in FILE.outputs/, and belong to that file alone.")
 def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, resume,
         leaderboard_dir, no_leaderboard, jobs, cache_path) -> None:
     """Run models through a suite and write results/runs/<run-id>/ and the leaderboard.

@@ -17,6 +17,7 @@ from ..host import PluginHost
 from ..registry import did_you_mean
 from ..specs import parse_spec
 from ..types import Suite, Task
+from .origin import file_distribution
 from .session import Session, data_hint, missing_files
 
 __all__ = ["check_data", "check_trained_on", "runnable_instead", "suite_needs", "TRAINED_ON"]
@@ -125,17 +126,30 @@ _DATA_DIR = Path("/<data-dir>")
 
 def _tops(paths: Sequence[Path], *, folders: bool = False) -> list[str]:
     """The first component under --data-dir of each path ("vqa2/", or a top-level file
-    name unless `folders`); a path outside it (an absolute option) as it is."""
+    name unless `folders`); a path outside it (an absolute option) as it is; files an
+    installed distribution ships (a data package) are not listed: `_shipped` names them."""
     out = []
     for path in paths:
         try:
             parts = Path(path).relative_to(_DATA_DIR).parts
         except ValueError:
-            out.append(str(path))
+            if not file_distribution(path):
+                out.append(str(path))
             continue
         if parts:
             out.append(parts[0] + ("/" if folders or len(parts) > 1 else ""))
     return list(dict.fromkeys(out))
+
+
+def _shipped(paths: Sequence[Path]) -> list[str]:
+    """The distributions ("easy-vqa 1.0") that ship some of `paths` (outside --data-dir)."""
+    found = []
+    for path in paths:
+        try:
+            Path(path).relative_to(_DATA_DIR)
+        except ValueError:
+            found.append(file_distribution(path))
+    return sorted({d for d in found if d})
 
 
 def suite_needs(suite: Suite, host: PluginHost) -> str:
@@ -160,9 +174,12 @@ def suite_needs(suite: Suite, host: PluginHost) -> str:
     except Exception as exc:  # a plugin bug must not take `harness list suites` down
         return f"unknown (plugin error: {type(exc).__name__})"
     tops = _tops(files)
+    shipped = _shipped(files + images)
+    packaged = f"files shipped with {', '.join(shipped)}" if shipped else ""
     if not tops:
-        return "nothing (embedded)"
+        return f"nothing ({packaged})" if packaged else "nothing (embedded)"
     extra = [t for t in _tops(images, folders=True) if t not in tops]
     anyof = "any of " if suite.partial and len(tops) > 1 else ""
     return (f"--data-dir: {anyof}{', '.join(tops)}"
-            + (f" (+ {', '.join(extra)} images for image models)" if extra else ""))
+            + (f" (+ {', '.join(extra)} images for image models)" if extra else "")
+            + (f" (+ {packaged})" if packaged else ""))

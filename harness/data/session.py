@@ -107,7 +107,9 @@ class Session:
                 + f" ({data_hint(self.data_dir)})"
             )
         cap = self.limit if limit and self.limit is not None else None
+        before = plugin.fingerprint(split)
         rows = plugin.load(split, limit=cap) if cap is not None and takes_limit(plugin) else plugin.load(split)
+        self._check_unchanged(plugin, split, before)
         if len(rows) == 0:  # loaders say which file is empty; this catches any other plugin
             files = ", ".join(str(p) for p in plugin.expected_files(split)[:3]) or "no file"
             raise DataError(f"dataset {plugin.name!r} split {split!r}: no examples (read from {files}); "
@@ -123,11 +125,24 @@ class Session:
         return examples
 
     def lazy(self, spec: str, split: str, *, limit: bool = False) -> LazyExamples:
-        """`load` deferred until the examples are used; the fingerprint covers `--limit`."""
-        fp = self.fingerprint(spec, split)
-        if limit and self.limit is not None:
-            fp = digest({"dataset": fp, "limit": self.limit})
-        return LazyExamples(fp, lambda: self.load(spec, split, limit=limit))
+        """`load` deferred until the examples are used; the fingerprint covers `--limit`.
+        Files that changed between the fingerprint and the load are a DataError: what the
+        run computes is cached under the fingerprint, which must name what was read."""
+        base = self.fingerprint(spec, split)
+        fp = digest({"dataset": base, "limit": self.limit}) if limit and self.limit is not None else base
+
+        def load() -> list[Example]:
+            items = self.load(spec, split, limit=limit)
+            self._check_unchanged(self.dataset(spec), split, base)
+            return items
+
+        return LazyExamples(fp, load)
+
+    @staticmethod
+    def _check_unchanged(plugin: DatasetPlugin, split: str, fingerprint: str) -> None:
+        if plugin.fingerprint(split) != fingerprint:
+            raise DataError(f"dataset {plugin.name!r} split {split!r}: its files changed on disk while the run read "
+                            "them (replaced or still being written); run again once they are complete")
 
     def labelled(self, spec: str, split: str) -> bool:
         return self.dataset(spec).is_labelled(split)

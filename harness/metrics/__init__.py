@@ -15,6 +15,14 @@ from .qtypes import (
     human_answer_type,
     question_type,
 )
+from .rule import (
+    MIN_VQA_ANSWERS,
+    OFFICIAL_ANSWERS,
+    accuracy_metric,
+    reference_label,
+    split_by_metric,
+    switched_note,
+)
 from .vqa import (
     LENIENT_METRIC_NAME,
     METRIC_NAME,
@@ -30,6 +38,12 @@ __all__ = [
     "FALLBACK_QUESTION_TYPE",
     "LENIENT_METRIC_NAME",
     "METRIC_NAME",
+    "MIN_VQA_ANSWERS",
+    "OFFICIAL_ANSWERS",
+    "accuracy_metric",
+    "reference_label",
+    "split_by_metric",
+    "switched_note",
     "QUESTION_TYPES",
     "accuracy_breakdown",
     "answer_type",

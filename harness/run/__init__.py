@@ -8,7 +8,8 @@
 - `context`: what a probe sees of the run (`harness.api.ProbeContext`);
 - `predictor`: batches examples through a model capability, with the prediction cache;
 - `models`: several models of one command (`parallel`: side by side in processes;
-  `distributed`: sharded over torchrun ranks).
+  `distributed`: sharded over torchrun ranks);
+- `signals`: SIGINT and SIGTERM stop a run like Ctrl-C, worker processes included.
 """
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ class RunConfig:
     out: Path = DEFAULT_RUNS
     #: Continue the newest incomplete run with the same configuration.
     resume: bool = False
-    #: A prediction cache file of the run's own (default: the harness cache's).
+    #: A prediction cache file of the run's own (default: the harness cache's); the probe
+    #: outputs computed with it are kept beside it (`PredictionCache.outputs_root`).
     cache_path: Path | None = None
     #: Restore probe outputs from the cache when their key matches (harness.cache.outputs).
     reuse_outputs: bool = True
@@ -44,15 +45,11 @@ class RunConfig:
     def __post_init__(self) -> None:
         check_seed(self.seed)
 
-    def digest(self, model_spec: str) -> str:
+    def digest(self, model_spec: str, suite_sha256: str | None = None) -> str:
         """Identity of a run for --resume; batch size and device are excluded on purpose
-        (results must not depend on them)."""
-        return digest({"model": model_spec, "suite": self.suite, "suite_file": suite_file_digest(self.suite),
+        (results must not depend on them). `suite_sha256`: the suite file's hash from the
+        bytes the run parsed (`Suite.file_sha256`); None reads the file."""
+        sha = suite_file_digest(self.suite) if suite_sha256 is None else suite_sha256
+        return digest({"model": model_spec, "suite": self.suite, "suite_file": sha,
                        "data_dir": str(self.data_dir or ""), "split": self.split, "limit": self.limit,
                        "seed": self.seed}, 16)
-
-    @property
-    def outputs_root(self) -> Path | None:
-        """Where probe outputs are kept: beside a prediction cache of the run's own (they
-        depend on its predictions), else in the harness cache (None)."""
-        return Path(self.cache_path).parent / "artifacts" if self.cache_path else None

@@ -15,6 +15,7 @@ from ..digest import source_digest
 from ..errors import UsageError
 from ..features import resolve_features
 from ..fileio import write_jsonl
+from ..inputs import remove_inputs
 from ..rundir import ProbeFiles
 from ..types import Example, Prediction, ResultRow
 from .predictor import Predictor
@@ -84,6 +85,10 @@ class TaskContext:
 
     def dataset_summary(self) -> Mapping[str, Any]:
         return self.session.dataset(self.dataset).summary(self.split)
+
+    def ablate(self, examples: Sequence[Example], remove: str | Sequence[str]) -> list[Example]:
+        derived = getattr(self.session.dataset(self.dataset), "derived_meta", None) or {}
+        return remove_inputs(examples, remove, derived)
 
     def memo(self, name: str, key: Any, build: Callable[[], Any]) -> Any:
         """A model-independent JSON value computed once and shared by every model and run:

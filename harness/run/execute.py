@@ -9,16 +9,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 from typing import Any, Callable
 
 from ..api import Model
 from ..cache.predictions import PredictionCache
-from ..errors import ExitCode, StopRun
+from ..cache.watch import CacheWatch
+from ..errors import ExitCode, HarnessError, StopRun, Stopped, StorageError
+from ..fileio import storage_error
 from ..host import PluginHost
 from ..manifest import new_manifest, now
 from ..provenance import torch_numerics
 from ..report import render_report
 from ..rundir import RunDir
+from . import signals
 from .config import RunConfig
 from .plan import RunPlan, plan_run
 from .predictor import Predictor
@@ -34,55 +39,113 @@ def execute_run(config: RunConfig, host: PluginHost, *,
 
     `predictor_factory` builds the Predictor (harness.run.distributed passes a sharding one).
     Probe outputs found in the cache (harness.cache.outputs) are restored, not recomputed,
-    unless `config.reuse_outputs` is off; data is loaded only when something needs it."""
+    unless `config.reuse_outputs` is off; data is loaded only when something needs it.
+
+    The run folder has one writer (`RunDir.claim`). However the run ends, its manifest says
+    how: `complete`, `failed` (with `error`), `stopped` (the model cannot go on),
+    `interrupted` / `terminated` (a signal, harness.run.signals)."""
     plan = plan_run(config, host)
     cache = PredictionCache(config.cache_path)  # a bad --cache is one line before a run folder exists
-    rundir, manifest = _open_rundir(config, host, plan)
+    watch = CacheWatch(cache)  # a cache deleted during the run fails it (it must not complete)
     predictor = predictor_factory(plan.model, cache=cache, batch_size=config.batch_size, device=plan.device,
                                   progress=config.progress,
                                   plugin_label=f"{plan.model_entry.plugin}:{plan.model_entry.name}")
-    run = TaskRunner(config, host, plan, rundir, predictor)
     layouts = {name: list(host.probes[name].layouts()) for t in plan.tasks for name in t.probes}
     headlines = {name: [list(h) for h in host.probes[name].headline] for name in layouts}
-    plan.model.setup(plan.device)
-    status = "failed"
+    displays = {name: host.probes[name].display() for name in layouts}
+    with signals.deferred():  # a signal waits until the manifest can record it
+        try:
+            rundir, manifest = _open_rundir(config, host, plan)
+        except BaseException:
+            cache.close()
+            raise
+        run = TaskRunner(config, host, plan, rundir, predictor, outputs_root=cache.outputs_root, watch=watch)
+    status, error = "failed", ""
     try:
+        signals.raise_pending()
+        plan.model.setup(plan.device)
         for task in plan.tasks:
             run.task(task)
+            watch.check()
             _note_parameters(manifest, plan.model, run.trained_on)
-            rundir.write_tables(layouts, list(run.row_tags.values()), headlines)
-            _write_summary(run, manifest, headlines, status="running")
+            rundir.write_tables(layouts, list(run.row_tags.values()), headlines, displays)
+            _write_summary(run, _progress_manifest(run, manifest, "running"), headlines)
         notes = plan.model.report_notes()
         if notes:
             run.sections.append(f"### Model notes ({plan.model_entry.name})\n\n{notes}\n")
+        watch.check()
         status = "complete"
-    except KeyboardInterrupt:
-        status = "interrupted"
+    except KeyboardInterrupt as exc:  # Ctrl-C, or a signal (harness.errors.Stopped)
+        status = exc.status if isinstance(exc, Stopped) else "interrupted"
         raise
-    except StopRun:  # the model cannot go on (endpoint gone, budget spent): keep what is done
-        status = "stopped"
+    except Exception as exc:  # bad input found mid-run (HarnessError) also keeps what was computed;
+        # StopRun: the model cannot go on (endpoint gone, budget spent, not trainable), the disk is full
+        known = None if isinstance(exc, StorageError) else (
+            watch.lost() or (None if isinstance(exc, StopRun) else storage_error(exc, rundir.path)))
+        if known is not None:  # the cause (a deleted cache, a full disk), not what it broke
+            status, error = known.status, str(known)
+            raise known from exc
+        status = exc.status if isinstance(exc, StopRun) else "failed"
+        error = str(exc) if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
         raise
-    finally:  # bad input found mid-run (HarnessError) also keeps what was computed
-        cache.close()
-        run.outcome.example_errors = predictor.stats.errors
-        run.outcome.model_calls = predictor.stats.model_calls
-        if status == "complete" and (run.outcome.example_errors or run.outcome.probe_failures):
-            run.outcome.exit_code = ExitCode.PARTIAL
-        _write_summary(run, manifest, headlines, status=status)
+    finally:
+        _finish(run, manifest, headlines, status=status, error=error)
     return run.outcome
 
 
 def _open_rundir(config: RunConfig, host: PluginHost, plan: RunPlan) -> tuple[RunDir, dict[str, Any]]:
-    """The run folder (the incomplete one `--resume` continues, else a new one) and the
-    manifest of the run starting now, written into it."""
-    rundir = RunDir.find_resumable(config.out, config.digest(plan.model_spec)) if config.resume else None
-    previous = rundir.read_manifest() if rundir is not None else {}
+    """The run folder (the incomplete one `--resume` continues, else a new one), claimed by
+    this process, and the manifest of the run starting now, written into it."""
+    identity = config.digest(plan.model_spec, plan.suite.file_sha256)
+    rundir = RunDir.find_resumable(config.out, identity) if config.resume else None
+    fresh = rundir is None
     if rundir is None:
         rundir = RunDir.create(config.out, plan.model_spec, plan.suite.name)
-    manifest = new_manifest(config, host, plan.model_spec, plan.model_entry, plan.suite, plan.device, rundir.run_id,
-                            previous)
-    rundir.write_manifest(manifest)
+    try:
+        rundir.claim()
+        previous = {} if fresh else rundir.read_manifest()
+        manifest = new_manifest(config, host, plan.model_spec, plan.model_entry, plan.suite, plan.device,
+                                rundir.run_id, previous)
+        rundir.write_manifest(manifest)
+    except BaseException as exc:
+        rundir.release()
+        if fresh:  # nothing of it was written: no empty run folder is left behind
+            shutil.rmtree(rundir.path, ignore_errors=True)
+        known = storage_error(exc, rundir.path)
+        if known is not None:
+            raise known from None
+        raise
     return rundir, manifest
+
+
+def _finish(run: TaskRunner, manifest: dict[str, Any], headlines: dict[str, list[list[str]]], *, status: str,
+            error: str) -> None:
+    """The run's last write: results.jsonl, the manifest with its status (and error), report.md;
+    then the folder is released. A write the disk refuses (full, read-only) gives back the
+    writer's reserve and writes the manifest alone, so that it still says how the run ended
+    (`failed`); the files before it stay as they were (atomic writes), and it is one
+    StorageError line unless the run already ends with an error of its own."""
+    try:
+        run.predictor.cache.close()
+        run.outcome.example_errors = run.predictor.stats.errors
+        run.outcome.model_calls = run.predictor.stats.model_calls
+        if status == "complete" and (run.outcome.example_errors or run.outcome.probe_failures):
+            run.outcome.exit_code = ExitCode.PARTIAL
+        final = _progress_manifest(run, manifest, status)
+        final.update({"finished": now(), **({"error": error} if error else {})})
+        try:
+            _write_summary(run, final, headlines)
+        except OSError as exc:
+            known = storage_error(exc, run.rundir.path)
+            if known is None:
+                raise
+            run.rundir.free_reserve()
+            with contextlib.suppress(OSError):
+                run.rundir.write_manifest({**final, "status": "failed", "error": error or str(known)})
+            if not error:  # this write is what failed (else the run's own error is on its way)
+                raise known from None
+    finally:
+        run.rundir.release()
 
 
 def _note_parameters(manifest: dict[str, Any], model: Model, trained_on: str) -> None:
@@ -95,9 +158,18 @@ def _note_parameters(manifest: dict[str, Any], model: Model, trained_on: str) ->
         manifest.setdefault("parameter_count", {})[trained_on or "-"] = count
 
 
-def _write_summary(run: TaskRunner, manifest: dict[str, Any], headlines: dict[str, list[list[str]]], *,
-                   status: str) -> None:
+def _write_summary(run: TaskRunner, manifest: dict[str, Any], headlines: dict[str, list[list[str]]]) -> None:
     """Rewrite results.jsonl, the manifest and report.md with what the run has so far."""
+    stats = run.predictor.stats
+    run.rundir.write_results(run.outcome.rows)
+    run.rundir.write_manifest(manifest)
+    run.rundir.write_report(render_report(manifest, run.outcome.rows, run.sections, run.missing, run.outcome.skipped,
+                                          [vars(f) for f in run.outcome.probe_failures], stats.error_examples,
+                                          headlines))
+
+
+def _progress_manifest(run: TaskRunner, manifest: dict[str, Any], status: str) -> dict[str, Any]:
+    """The manifest with what the run has done so far."""
     stats = run.predictor.stats
     in_force = torch_numerics()
     environment = {**manifest.get("environment", {}), **({"torch": in_force} if in_force else {})}
@@ -109,14 +181,9 @@ def _write_summary(run: TaskRunner, manifest: dict[str, Any], headlines: dict[st
                           "probe_outputs_reused": run.reused},
                 "timings": run.timings, "data": dict(sorted(run.data_digests.items())),
                 **({"data_counts": run.data_counts} if run.data_counts else {}),
+                **({"datasets": dict(sorted(run.datasets.items()))} if run.datasets else {}),
                 **_usage(run.plan.model, manifest.get("usage_before_resume") or {})}
-    if status != "running":
-        manifest["finished"] = now()
-    run.rundir.write_results(run.outcome.rows)
-    run.rundir.write_manifest(manifest)
-    run.rundir.write_report(render_report(manifest, run.outcome.rows, run.sections, run.missing, run.outcome.skipped,
-                                          [vars(f) for f in run.outcome.probe_failures], stats.error_examples,
-                                          headlines))
+    return manifest
 
 
 def _usage(model: Model, before: dict[str, Any]) -> dict[str, Any]:

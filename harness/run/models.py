@@ -8,10 +8,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from .. import PINS_IN_EFFECT
 from ..errors import ExitCode
 from ..host import PluginHost
 from ..publish import publish
 from ..specs import parse_spec
+from . import signals
 from .config import RunConfig
 from .distributed import run_distributed, world
 from .execute import execute_run
@@ -26,9 +28,21 @@ def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lead
     """The one entry point of `harness run`, in one process or under torchrun: each model
     through the suite (sharded over the launcher's ranks when WORLD_SIZE > 1; several models
     at once in `jobs` processes, None = harness.run.parallel.default_jobs), a summary per model
-    with skips and failures, then the leaderboard (rank 0). The worst exit code."""
+    with skips and failures, then the leaderboard (rank 0). The worst exit code.
+
+    SIGINT and SIGTERM stop it like Ctrl-C (harness.run.signals): the running models record
+    it, worker processes exit, and `harness.errors.Stopped` is raised."""
+    with signals.stop_on_signals():
+        return _run_models(models, base, host, leaderboard=leaderboard, echo=echo, warn=warn, jobs=jobs)
+
+
+def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, leaderboard: Path | None,
+                echo: Callable[[str], None], warn: Callable[[str], None], jobs: int | None) -> ExitCode:
     rank, size, _ = world()
     worst = ExitCode.OK
+    if not PINS_IN_EFFECT:
+        warn("warning: torch was imported before harness, so the pinned numerics (harness.NUMERICS_ENV) "
+             "did not apply: trained models may differ in the last bits from other machines (import harness first)")
     repeated = sorted({spec for spec in models if models.count(spec) > 1})
     if repeated:  # the same run twice: the second would only re-read the first one's cache
         warn(f"warning: model(s) given more than once run once: {', '.join(repeated)}")
@@ -47,8 +61,11 @@ def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lead
         worst = max(worst, _summary(spec, base.suite, outcome, size, echo, warn))
     if leaderboard is not None and rank == 0:
         if len(host.publishers):
-            written = publish(host, [base.out], leaderboard, progress=warn)
+            closing: list[str] = []
+            written = publish(host, [base.out], leaderboard, progress=warn, summary=closing.append)
             echo(f"leaderboard: {len(written)} files in {leaderboard}/")
+            for text in closing:  # the answer at a glance (the publisher's table) and where it is
+                echo("\n" + text.rstrip("\n"))
         else:
             warn("no leaderboard: no publisher plugin is installed (run folders are complete)")
     return worst
@@ -61,6 +78,8 @@ def _summary(spec: str, suite: str, outcome: RunOutcome, size: int, echo: Callab
          f" (model calls {outcome.model_calls}" + (f", world size {size})" if size > 1 else ")"))
     for what, path in outcome.announced:
         echo(f"  {what}: {path}")
+    for line in outcome.warnings:
+        warn(f"  warning: {line}")
     for task, probe, reason in outcome.skipped:
         warn(f"  skipped {probe} on {task}: {reason}")
     for f in outcome.probe_failures:

@@ -13,6 +13,9 @@ longest, and the machine stays busy while they train. Outcomes are handed back i
 the order the models were given. An expected failure (HarnessError) of one model lets the
 models already running finish (their outcomes are still handed back), starts no other,
 and is raised once they have. A model is handed to a process only when one is free.
+
+A signal (Ctrl-C, SIGTERM) stops every running model, each recording it in its manifest,
+and waits for the workers to exit (harness.run.signals): no worker outlives the command.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator, Sequence
 
 from ..devices import has_nvidia_driver
-from ..errors import HarnessError, PluginError
+from ..errors import HarnessError, PluginError, Stopped
 from ..host import PluginHost
+from . import signals
 from .config import RunConfig
 from .tasks import RunOutcome
 
@@ -72,7 +76,8 @@ def _work(config: RunConfig) -> RunOutcome:
     assert _HOST is not None and _EXECUTE is not None
     # Several processes' progress bars (runner, training) would overwrite each other.
     os.environ["TQDM_DISABLE"] = "1"
-    return _EXECUTE(config, _HOST)
+    with signals.worker_run():
+        return _EXECUTE(config, _HOST)
 
 
 def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
@@ -83,8 +88,8 @@ def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
 
     A model is handed to the pool only when a process is free, so after a failure or an
     interrupt nothing queued starts. A worker that dies (killed, out of memory) is a
-    PluginError naming the model; Ctrl-C interrupts the running models, which record
-    their state (`--resume` continues them)."""
+    PluginError naming the model; a signal (Ctrl-C, SIGTERM) stops the running models, which
+    record their state (`--resume` continues them), and is raised once the workers have exited."""
     global _HOST, _EXECUTE
     _HOST, _EXECUTE = host, execute
     waiting = sorted(range(len(configs)), key=lambda i: -cost[i])  # stable: the given order on ties
@@ -92,7 +97,9 @@ def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
     outcomes: dict[int, RunOutcome] = {}
     failure: HarnessError | None = None
     shown = 0
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
+                               initializer=signals.worker_started)
+    stop: int | None = None
     try:
         started(f"running {len(configs)} models in {jobs} processes (--jobs {jobs})")
         while waiting or running:
@@ -121,15 +128,15 @@ def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
             yield outcomes[i]
         if failure is not None:
             raise failure
-    except KeyboardInterrupt:
-        # The terminal sent SIGINT to the workers too; a lone SIGINT to this process is passed on,
-        # so every running model records that it was interrupted.
-        for proc in list(getattr(pool, "_processes", {}).values()):
-            try:
-                os.kill(proc.pid, signal.SIGINT)
-            except OSError:
-                pass
+    except KeyboardInterrupt as exc:  # Stopped: this process was signalled, or a worker was
+        stop = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
         raise
     finally:
+        # However this generator ends (a signal may also arrive while the caller prints a
+        # summary), a signal received is passed on: each running model records it, and
+        # `shutdown` waits for every worker to exit.
+        stop = stop or signals.pending()
+        if stop is not None:
+            signals.forward(list(getattr(pool, "_processes", {}) or {}), stop)
         pool.shutdown(wait=True, cancel_futures=True)
         _HOST = _EXECUTE = None

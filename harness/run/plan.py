@@ -63,9 +63,21 @@ def plan_run(config: RunConfig, host: PluginHost) -> RunPlan:
     _validate(tasks, host, session)
     check_feeds(suite, host)  # suite files are checked on load; registered ones here
     runnable, skipped = check_data(suite, tasks, session, trainable=model.trainable)
+    _check_example_ids(model, runnable, session)
     return RunPlan(suite, model, entry, format_spec(model_name, shown),
                    declared if declared is not None else type(model).trained_on, tuple(runnable), tuple(skipped),
                    session, resolve_device(config.device))
+
+
+def _check_example_ids(model: Model, tasks: list[Task], session: Session) -> None:
+    """Hand a model that checks example ids (`Model.check_example_ids`, e.g. a results file)
+    the ids of every split the run evaluates, before any work; other models load nothing."""
+    if type(model).check_example_ids is Model.check_example_ids:
+        return
+    ids: set[str] = set()
+    for spec, split in dict.fromkeys((t.dataset, t.split) for t in tasks):
+        ids.update(ex.id for ex in session.load(spec, split))
+    model.check_example_ids(frozenset(ids))
 
 
 def _with_split(task: Task, split: str | None) -> Task:

@@ -6,6 +6,8 @@
   recorded as an error naming the model plugin, and the run continues.
 - Outputs are checked against the contract (one output per example, one score per choice).
 - A model that raises `StopRun` (endpoint gone, budget spent) is not contained: the run stops.
+- An output larger than one prediction may hold (`oversize`: 100,000 characters of text,
+  100,000 answer scores) is a failed example, not a cache entry or a line of a predictions file.
 """
 
 from __future__ import annotations
@@ -20,13 +22,19 @@ from typing import Any, Callable, Sequence
 from ..api import Model
 from ..cache.predictions import PredictionCache
 from ..devices import model_threads
-from ..errors import HarnessError, StopRun, UsageError
+from ..errors import FitError, HarnessError, StopRun, UsageError
+from ..fileio import storage_error
 from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 
-__all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING"]
+__all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING", "guarded_fit", "oversize", "MAX_TEXT", "MAX_SCORES"]
 
 #: Capabilities that take one answer per example besides the examples.
 ANSWER_TAKING = ("explain", "score_images")
+#: Characters of one answer or explanation (a VQA answer is a few words, an explanation a
+#: sentence or two; a long generation fits many times over).
+MAX_TEXT = 100_000
+#: Entries of one answer-score distribution (VQA classifiers score about 3,000 answers).
+MAX_SCORES = 100_000
 
 
 @dataclass
@@ -84,12 +92,15 @@ class Predictor:
         self._fingerprint, self._pending_fit = fingerprint, fit
 
     def ensure_fitted(self) -> None:
-        """Run a deferred `fit` (once)."""
+        """Run a deferred `fit` (once). A fit that fails ends the run (FitError): every later
+        prediction would come from an untrained model, scored as if it were the real one."""
         if self._pending_fit is not None:
             fit, self._pending_fit = self._pending_fit, None
             start = time.perf_counter()
-            fit()
-            self.stats.fit_seconds += time.perf_counter() - start
+            try:
+                guarded_fit(fit, self.plugin_label)
+            finally:
+                self.stats.fit_seconds += time.perf_counter() - start
 
     def predict(
         self,
@@ -170,6 +181,10 @@ class Predictor:
                 fresh = {}
                 for pos, pred in zip(positions, preds):
                     i = indices[pos]
+                    problem = oversize(pred) if pred.error is None else ""
+                    if problem:
+                        pred = Prediction(pred.example_id, capability,
+                                          error=f"plugin {self.plugin_label}: ValueError: {problem}")
                     if pred.error is None:
                         self.stats.model_calls += 1
                     else:
@@ -229,7 +244,7 @@ class Predictor:
             for ex, value in zip(batch, raw):
                 ans = as_answer(value)
                 scores = {str(k): float(v) for k, v in ans.scores.items()} if ans.scores else None
-                preds.append(Prediction(ex.id, capability, answer=str(ans.text), answer_scores=scores))
+                preds.append(_kept(Prediction(ex.id, capability, answer=str(ans.text), answer_scores=scores)))
             return preds
         if capability in ("score_choices", "score_images"):
             if capability == "score_choices":
@@ -254,10 +269,48 @@ class Predictor:
             _check_len(name, capability, raw, batch)
             # A non-string explanation is scored as empty (and counted by the probe).
             return [
-                Prediction(ex.id, capability, answer=extra, explanation=e if isinstance(e, str) else "")
+                _kept(Prediction(ex.id, capability, answer=extra, explanation=e if isinstance(e, str) else ""))
                 for ex, extra, e in zip(batch, extras, raw)
             ]
         raise UsageError(f"unknown capability {capability!r}")
+
+
+def oversize(pred: Prediction) -> str:
+    """Why `pred` is too large to keep as one prediction ("" when it is not)."""
+    for name, text in (("answer", pred.answer), ("explanation", pred.explanation)):
+        if text is not None and len(text) > MAX_TEXT:
+            return (f"{name} of {len(text):,} characters is longer than one prediction may hold ({MAX_TEXT:,}; "
+                    f"example {pred.example_id})")
+    scores = pred.answer_scores or {}
+    if len(scores) > MAX_SCORES or sum(len(k) for k in scores) > MAX_TEXT * 10:
+        return (f"answer scores of {len(scores):,} answers are more than one prediction may hold ({MAX_SCORES:,}; "
+                f"example {pred.example_id})")
+    return ""
+
+
+def _kept(pred: Prediction) -> Prediction:
+    """`pred`, or a ValueError (a failed example: contained and reported) when `oversize`."""
+    problem = oversize(pred)
+    if problem:
+        raise ValueError(problem)
+    return pred
+
+
+def guarded_fit(fit: Callable[[], None], label: str) -> None:
+    """Call `fit`; its failure is one line that ends the run: FitError naming the model plugin
+    (`label`), or StorageError when the disk could not take the weights."""
+    try:
+        fit()
+    except (KeyboardInterrupt, SystemExit, StopRun):
+        raise
+    except HarnessError as exc:
+        raise FitError(f"plugin {label}: the model could not be trained: {exc}", exc.exit_code) from exc
+    except Exception as exc:
+        known = storage_error(exc)
+        if known is not None:
+            raise known from exc
+        raise FitError(f"plugin {label}: the model could not be trained: {type(exc).__name__}: "
+                       f"{' '.join(str(exc).split())}") from exc
 
 
 def _check_len(model: str, capability: str, raw: list[Any], batch: list[Example]) -> None:

@@ -9,27 +9,34 @@ kept here.
 
 from __future__ import annotations
 
+import sys
 import time
 import traceback
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Sequence
 
 from ..api import Model, Probe, Task
 from ..cache.artifacts import ArtifactStore
 from ..cache.outputs import ProbeOutput, ProbeOutputCache
+from ..cache.watch import CacheWatch
+from ..data.origin import dataset_provenance
 from ..data.session import LazyExamples
 from ..devices import model_threads
 from ..digest import digest
 from ..errors import DataError, ExitCode, HarnessError, StopRun
+from ..fileio import atomic_write_text, storage_error
 from ..host import PluginHost
 from ..images import missing_images
 from ..layouts import RowTags
 from ..rundir import RunDir
 from ..types import ResultRow
+from .assumptions import TAG as ASSUMPTIONS_TAG
+from .assumptions import explain, neutralize, unmet_assumptions
 from .config import RunConfig
 from .context import TaskContext
 from .plan import RunPlan
-from .predictor import Predictor
+from .predictor import Predictor, guarded_fit
 
 __all__ = ["ProbeFailure", "RunOutcome", "TaskRunner", "capability_gap", "check_images"]
 
@@ -54,6 +61,8 @@ class RunOutcome:
     #: Files that stand in for a probe's rows where it computed none (`Probe.announce`):
     #: (what it is, path).
     announced: list[tuple[str, str]] = field(default_factory=list)
+    #: Lines the terminal shows after the run (a probe's assumption the dataset does not meet).
+    warnings: list[str] = field(default_factory=list)
 
 
 def capability_gap(probe: type[Probe], model: Model) -> str:
@@ -81,8 +90,11 @@ class TaskRunner:
     """The state of one model's run through its plan's tasks."""
 
     def __init__(self, config: RunConfig, host: PluginHost, plan: RunPlan, rundir: RunDir,
-                 predictor: Predictor) -> None:
+                 predictor: Predictor, *, outputs_root: Path | None = None, watch: CacheWatch | None = None) -> None:
+        """`outputs_root`: the probe-output store (None: the harness cache's); `watch`: the
+        caches checked after every probe (a probe run on a deleted cache is not gathered)."""
         self.config, self.host, self.plan, self.rundir, self.predictor = config, host, plan, rundir, predictor
+        self.watch = watch
         self.model, self.session = plan.model, plan.session
         self.outcome = RunOutcome(rundir, [], ExitCode.OK, skipped=list(plan.skipped))
         self.sections: list[str] = []
@@ -92,7 +104,7 @@ class TaskRunner:
         self.reused = 0
         #: Seconds per probe (and per fit), for the manifest: where a run spends its time.
         self.timings: list[dict[str, Any]] = []
-        self.outputs = ProbeOutputCache(ArtifactStore(config.outputs_root)) if config.reuse_outputs else None
+        self.outputs = ProbeOutputCache(ArtifactStore(outputs_root)) if config.reuse_outputs else None
         #: What the model is trained on now: the declared data, or the last fit's.
         self.trained_on = plan.trained_on
         self._fitted_on: str | None = None
@@ -103,6 +115,8 @@ class TaskRunner:
         #: "<dataset spec>/<split>" -> fingerprint of the examples trained on or scored
         #: (manifest `data`): two runs whose rows differ can be told apart by their data.
         self.data_digests: dict[str, str] = {}
+        #: dataset spec -> what it is and where its files came from (manifest `datasets`).
+        self.datasets: dict[str, dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ tasks
     def task(self, task: Task) -> None:
@@ -119,14 +133,28 @@ class TaskRunner:
                 self._fit(train, label)
             self.data_digests.setdefault(label, train.fingerprint)
             self._note_counts(*source)
+            self._note_dataset(*source)
         self.data_digests.setdefault(f"{task.dataset}/{task.split}", examples.fingerprint)
         self._note_counts(task.dataset, task.split)
+        self._note_dataset(task.dataset, task.split)
         for probe_name in task.probes:
             start, seconds = time.perf_counter(), self.predictor.stats.seconds
             self._probe(task, probe_name, examples)
             self.timings.append({"task": task.title, "probe": probe_name,
                                  "seconds": round(time.perf_counter() - start, 3),
                                  "model_seconds": round(self.predictor.stats.seconds - seconds, 3)})
+
+    def _note_dataset(self, spec: str, split: str) -> None:
+        """The manifest's `datasets`: per dataset spec, its plugin and distribution, description,
+        release, the splits used and where their files came from (the distribution that ships
+        them, or --data-dir; harness.data.origin). Nothing is loaded."""
+        known = self.datasets.get(spec)
+        splits = sorted({*(known["splits"] if known else ()), split})
+        if known and known["splits"] == splits:
+            return
+        plugin = self.session.dataset(spec)
+        entry = self.host.datasets.get(plugin.name)
+        self.datasets[spec] = {**dataset_provenance(plugin, entry, splits), "splits": splits}
 
     def _note_counts(self, spec: str, split: str) -> None:
         """Record what a dataset's `duplicates=keep-first` / `answers=lenient` accepted (the
@@ -157,19 +185,36 @@ class TaskRunner:
             seed, model = self.config.seed, self.model
             key = model.fit_key(train.fingerprint, seed)
             self.predictor.refresh_fingerprint()
+            fit = self._announced(lambda: model.fit(train, seed=seed), label)
             if key is None:
                 with model_threads(model):
-                    model.fit(train, seed=seed)
+                    guarded_fit(fit, self.predictor.plugin_label)
                 self.predictor.refresh_fingerprint()
             else:
                 fingerprint = digest({"model": model.name,
                                       "class": f"{type(model).__module__}.{type(model).__qualname__}",
                                       "config": model.fingerprint_config(), "fit": key})
-                self.predictor.defer_fit(lambda: model.fit(train, seed=seed), fingerprint)
+                self.predictor.defer_fit(fit, fingerprint)
             self.trained_on = self._fitted_on = label
             self._train_fp = train.fingerprint
         finally:
             self.timings.append({"fit": label, "seconds": round(time.perf_counter() - start, 3)})
+
+    def _announced(self, fit: Callable[[], None], label: str) -> Callable[[], None]:
+        """`fit` with a line on stdout before and after (with `progress`): training can take
+        minutes inside a probe (a deferred fit runs at the first prediction it needs), and a
+        progress bar shows only on a terminal. Not stderr: that is for the one-line errors."""
+        if not self.config.progress:
+            return fit
+        name = self.plan.model_spec
+
+        def run() -> None:
+            print(f"{name}: training on {label} (or loading its cached weights)...", file=sys.stdout, flush=True)
+            start = time.perf_counter()
+            fit()
+            print(f"{name}: trained on {label} in {time.perf_counter() - start:.1f} s", file=sys.stdout, flush=True)
+
+        return run
 
     # ----------------------------------------------------------------- probes
     def _probe(self, task: Task, probe_name: str, examples: LazyExamples) -> None:
@@ -198,6 +243,8 @@ class TaskRunner:
                 self._gather(task, probe_cls, found)
                 return
         output, clean = self._run_contained(task, probe_name, entry.plugin, probe, examples)
+        if self.watch is not None:
+            self.watch.check()
         self._gather(task, probe_cls, output)
         if key is not None and clean:  # only a clean output is shared: failed examples are retried
             self.outputs.put(key, self.rundir.path, output)
@@ -241,8 +288,11 @@ class TaskRunner:
             self.outcome.probe_failures.append(ProbeFailure(task.title, probe_name, plugin, str(exc)))
             rows, failed = [], True
         except Exception as exc:  # contain: the probe is reported, the run goes on
+            known = storage_error(exc, self.rundir.path)
+            if known is not None:  # the disk, not the probe: the run cannot go on
+                raise known from exc
             detail = "".join(traceback.format_exception(exc))
-            files.artifact("traceback.txt").write_text(detail, encoding="utf-8")
+            atomic_write_text(files.artifact("traceback.txt"), detail)
             self.outcome.probe_failures.append(
                 ProbeFailure(task.title, probe_name, plugin, f"{type(exc).__name__}: {exc}"))
             rows, failed = [], True
@@ -252,6 +302,14 @@ class TaskRunner:
 
     def _gather(self, task: Task, probe_cls: type[Probe], out: ProbeOutput) -> None:
         probe_name = probe_cls.name
+        dataset = self.session.dataset(task.dataset)
+        unmet = unmet_assumptions(probe_cls, dataset)
+        if unmet:  # the rows stay, without a better direction; the run says why
+            out = replace(out, rows=neutralize(out.rows, unmet),
+                          tags={**out.tags, ASSUMPTIONS_TAG: ",".join(sorted(unmet))})
+            line = explain(probe_name, dataset, unmet)
+            self.sections.append(f"### {task.title} — {probe_name}: assumptions not met\n\n{line}.\n")
+            self.outcome.warnings.append(f"{task.title}: {line}")
         self.outcome.rows.extend(out.rows)
         self.sections.extend(f"### {task.title} — {probe_name}\n\n{s}" for s in out.sections)
         self.missing.extend((task.title, m, r) for m, r in out.missing)

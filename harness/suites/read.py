@@ -27,12 +27,14 @@ check. `harness.suites.write.dump_suite` writes any suite in exactly this format
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from pathlib import Path
 from typing import Any, Mapping
 
 import yaml
 
+from ..digest import digest_bytes
 from ..errors import HarnessError, PluginError, UsageError
 from ..fileio import decode_text, describe, read_bytes
 from ..host import PluginHost
@@ -43,7 +45,12 @@ from .format import NAME_PATTERN, SCALARS, TASK_KEYS, TRAIN_KEYS, option_text, t
 from .registered import TOY_SUITE, registered_suite
 from .write import suite_data
 
-__all__ = ["load_suite_file", "parse_suite", "feed_gap", "check_feeds"]
+__all__ = ["load_suite_file", "parse_suite", "feed_gap", "check_feeds", "MAX_FILE_BYTES", "MAX_DESCRIPTION"]
+
+#: A suite file is a list of tasks: larger is a mistake (or worse), refused before parsing.
+MAX_FILE_BYTES = 1024 * 1024
+#: Characters of a suite's description, which every run's manifest copies.
+MAX_DESCRIPTION = 10_000
 
 # ---------------------------------------------------------------------------- reading
 
@@ -55,10 +62,17 @@ def load_suite_file(path: Path | str, host: PluginHost) -> Suite:
         raise UsageError(f"suite file {path} not found (a suite is a registered name, see `harness list suites`, "
                          "or a .yaml/.toml file, see docs/suites.md)")
     try:
-        text = decode_text(read_bytes(path), path)
+        blob = read_bytes(path)
+        if len(blob) > MAX_FILE_BYTES:
+            raise UsageError(f"{path}: {len(blob):,} bytes; a suite file is at most {MAX_FILE_BYTES:,} bytes "
+                             "(it lists tasks; data files are read from --data-dir)")
+        text = decode_text(blob, path)
     except HarnessError as exc:
         raise UsageError(str(exc)) from None
-    return parse_suite(_parse_text(text, path), host, source=str(path))
+    suite = parse_suite(_parse_text(text, path), host, source=str(path))
+    # Hashed from the bytes parsed: a file edited while the run starts cannot give the run
+    # the identity of one version and the tasks of another.
+    return dataclasses.replace(suite, file_sha256=digest_bytes(blob))
 
 
 def _toml() -> Any:
@@ -84,6 +98,8 @@ def _parse_text(text: str, path: Path) -> Any:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1} column {mark.column + 1}: " if mark is not None else ""
         problem = " ".join(str(exc.problem or exc.context or "").split())
+        if getattr(exc, "valid_yaml", False):
+            raise UsageError(f"{path}: {where}{problem}") from None
         raise UsageError(f"{path}: {where}not valid YAML ({problem})") from None
     except yaml.YAMLError as exc:
         raise UsageError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from None
@@ -91,8 +107,10 @@ def _parse_text(text: str, path: Path) -> Any:
 
 @functools.cache
 def _strict_loader() -> type:
-    """A SafeLoader that refuses a key repeated in one mapping (YAML would keep the last);
-    built on first use, so PyYAML is imported only for suite files."""
+    """A SafeLoader that refuses a key repeated in one mapping (YAML would keep the last) and a
+    list or mapping as a key (no name is a list), with the line; merge keys (`<<: *anchor`)
+    work as YAML defines them: the mapping's own keys win over merged ones, and only its own
+    keys count as repeated. Built on first use, so PyYAML is imported only for suite files."""
 
     class StrictLoader(yaml.SafeLoader):
         pass
@@ -100,11 +118,21 @@ def _strict_loader() -> type:
     def construct_mapping(loader, node, deep=False):
         seen = set()
         for key_node, _ in node.value:
-            key = loader.construct_object(key_node, deep=deep)
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<`: checked by flatten_mapping
+                continue
+            key = loader.construct_object(key_node, deep=True)
+            if isinstance(key, (list, dict, set)):  # valid YAML, but no key of a suite file
+                error = yaml.constructor.ConstructorError(
+                    None, None, f"a {'list' if isinstance(key, list) else 'mapping'} cannot be a key in a suite file "
+                    "(keys are names)",
+                    key_node.start_mark)
+                error.valid_yaml = True
+                raise error
             if isinstance(key, SCALARS) and key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark)
             seen.add(key)
+        loader.flatten_mapping(node)  # merge keys: a bad one is a ConstructorError with its line
         return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
 
     StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
@@ -145,6 +173,9 @@ def parse_suite(data: Any, host: PluginHost, *, source: str = "<suite>") -> Suit
     description = data.get("description", "")
     if not isinstance(description, str):
         raise where.error("", "description", f"expected a string, got {_kind(description)}")
+    if len(description) > MAX_DESCRIPTION:
+        raise where.error("", "description", f"{len(description):,} characters; at most {MAX_DESCRIPTION:,} "
+                                             "(every run's manifest copies it)")
     flags = {}
     for key in top_keys()[2:-1]:
         if key in data:

@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 from harness.api import Model, Option
 from harness.digest import digest, digest_bytes
 from harness.errors import DataError, UsageError
-from harness.jsonio import jsonl_records, read_json
+from harness.jsonio import parse_json, parse_jsonl
 from harness.types import Example
 from vqa_harness_plugins.validation import (
     Field,
@@ -43,8 +43,12 @@ __all__ = ["PredictionsModel", "Entry", "read_predictions", "FORMATS", "SHOWN"]
 
 #: `format=` values: auto (by the first character: "[" official JSON, "{" JSON lines).
 FORMATS = ("auto", "vqa", "jsonl")
+#: `unknown=` values: ids of the file outside the evaluated data.
+UNKNOWN = ("error", "count")
 #: Ids shown in the notes per kind of problem.
 SHOWN = 10
+#: What the file is, in messages about it.
+HINT = "results file for --model predictions:path=FILE"
 
 VQA_RECORD = {"question_id": Field("id"), "answer": Field("str"), "explanation": Field("str", required=False),
               "question": Field("str", required=False)}
@@ -71,8 +75,13 @@ class ChangedInput(ValueError):
 
 def read_predictions(path: Path, fmt: str = "auto", duplicates: str = "error") -> tuple[dict[str, Entry], str, str]:
     """(example id -> Entry, the format read, SHA-256 of the file); one-line DataError for a
-    missing, non-UTF-8, malformed or empty file, a wrong type or a repeated id."""
-    blob = read_bytes(path, "results file for --model predictions:path=FILE")
+    missing, non-UTF-8, malformed or empty file, a wrong type, a repeated id or a key twice
+    in one record.
+
+    The file is read once: the hash and the answers come from the same bytes, so a file
+    replaced while the run starts can never store its answers under another file's
+    fingerprint (and a FIFO is read once, not waited on a second time)."""
+    blob = read_bytes(path, HINT)
     sha = digest_bytes(blob)
     text = decode_text(blob, path)
     stripped = text.lstrip()
@@ -83,22 +92,22 @@ def read_predictions(path: Path, fmt: str = "auto", duplicates: str = "error") -
         if not fmt:
             raise DataError(f"{path}: neither a JSON list (official VQA results) nor JSON lines "
                             f"(starts with {stripped[:10]!r})")
-    entries = _read_vqa(path, text, duplicates) if fmt == "vqa" else _read_jsonl(path, duplicates)
+    entries = _read_vqa(path, blob, duplicates) if fmt == "vqa" else _read_jsonl(path, text, duplicates)
     if not entries:
         raise DataError(f"{path}: no answers in the file")
     return entries, fmt, sha
 
 
-def _read_vqa(path: Path, text: str, duplicates: str) -> dict[str, Entry]:
-    data = read_json(path, "results file for --model predictions:path=FILE")
+def _read_vqa(path: Path, blob: bytes, duplicates: str) -> dict[str, Entry]:
+    data = parse_json(blob, path, HINT, duplicate_keys="error")
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a list of {{\"question_id\", \"answer\"}} (official VQA results format), "
                         f"got {describe(data)}")
     return _collect(path, ((f"[{i}]", item) for i, item in enumerate(data)), VQA_RECORD, "question_id", duplicates)
 
 
-def _read_jsonl(path: Path, duplicates: str) -> dict[str, Entry]:
-    records = jsonl_records(path, "results file for --model predictions:path=FILE")
+def _read_jsonl(path: Path, text: str, duplicates: str) -> dict[str, Entry]:
+    records = parse_jsonl(text, path, HINT, duplicate_keys="error")
     return _collect(path, ((f"row {line}", item) for line, item in records), JSONL_RECORD, "id", duplicates)
 
 
@@ -141,6 +150,9 @@ class PredictionsModel(Model):
         "format": Option("auto", "auto (by the first character), vqa (official JSON list) or jsonl",
                          choices=FORMATS),
         "duplicates": duplicates_option("question_id / id"),
+        "unknown": Option("error", "ids in the file that the evaluated data does not have: error (as the official "
+                                   "evaluation's loadRes) or count (left out, counted in the report's model notes)",
+                          choices=UNKNOWN, fingerprint=False),
     }
     capabilities = _Capabilities()  # type: ignore[assignment]
 
@@ -155,6 +167,8 @@ class PredictionsModel(Model):
         self._first: dict[str, tuple[str, str, str]] = {}
         self._problems: dict[str, dict[str, None]] = {k: {} for k in PROBLEMS}
         self._answered: set[str] = set()
+        #: Ids of the file the evaluated data does not have (`check_example_ids`).
+        self.unknown: list[str] = []
 
     # ------------------------------------------------------------------ contract
     def fingerprint_extra(self) -> Any:
@@ -166,6 +180,18 @@ class PredictionsModel(Model):
 
         self._first.setdefault(example.id, (example.question, example.image_id, example.image))
         return digest({"id": example.id, "input": super().input_key(example, capability, extra)})
+
+    def check_example_ids(self, ids: frozenset[str]) -> None:
+        """The file's ids outside the evaluated splits: an error by default (one line naming
+        the file and the first id), or counted (`unknown=count`). Missing ids stay model
+        errors, example by example."""
+        self.unknown = [k for k in self.entries if k not in ids]
+        if self.unknown and self.config["unknown"] == "error":
+            n = len(self.unknown)
+            raise DataError(f"{self.path}: id {self.unknown[0]} is not an example of the data this run evaluates "
+                            f"({n} such id{'s' if n > 1 else ''} in the file; the official evaluation refuses "
+                            "them): a results file for other data? `predictions:...,unknown=count` scores the "
+                            "file anyway and counts them")
 
     def answer(self, batch: Sequence[Example]) -> list[str]:
         return [self._lookup(ex).answer for ex in batch]
@@ -209,6 +235,10 @@ class PredictionsModel(Model):
         could not serve, with counts and the first ids."""
         lines = [f"Results file `{self.path}` ({self.format}, {len(self.entries)} answers, {self.explained} with "
                  f"an explanation, sha256 {self.sha256[:16]}): {len(self._answered)} of its answers used."]
+        if self.unknown:
+            shown = ", ".join(self.unknown[:SHOWN]) + (" ..." if len(self.unknown) > SHOWN else "")
+            lines.append(f"- **{len(self.unknown)} id(s) in the file that the evaluated data does not have** "
+                         f"(first: {shown}); accepted by `unknown=count` and left out.")
         for kind, ids in self._problems.items():
             if ids:
                 shown = ", ".join(list(ids)[:SHOWN]) + (" ..." if len(ids) > SHOWN else "")

@@ -306,12 +306,8 @@ class TorchAnswerModel(Model):
         groups = self._train_groups([train[i] for i in keep.tolist()])
         gen = torch.Generator().manual_seed(seed)
         # The whole batch plan up front: the schedule needs the exact number of steps.
-        plan = [
-            [
-                sel for sel in _shuffled_batches(n, bs, groups, gen) if len(sel) >= 2
-            ]  # BatchNorm needs 2 rows
-            for _ in range(cfg["epochs"])
-        ]
+        plan = [[sel for sel in _shuffled_batches(n, bs, groups, gen) if len(sel) >= 2]  # BatchNorm: 2 rows
+                for _ in range(cfg["epochs"])]
         total = max(1, sum(map(len, plan)))
         warmup = max(1, total // 20)
         # True: TQDM_DISABLE set; None: tqdm hides the bar when stderr is not a terminal.
@@ -350,6 +346,8 @@ class TorchAnswerModel(Model):
                         sched.step()
                         bar.update(1)
                         bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}", refresh=False)
+                    if bar.disable and disable is None and batches:  # no bar off a terminal: a line per epoch
+                        print(f"train {self.name}: epoch {epoch + 1}/{len(plan)}, loss {loss.item():.3f}", flush=True)
         return net
 
     def fingerprint_extra(self) -> Any:

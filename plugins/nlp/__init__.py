@@ -23,6 +23,7 @@ from .bertscore import bertscore_model, bertscore_status
 from .tagger import install_tagger, pos_tag, tagger_status
 from .wordnet_corpus import install_wordnet, wordnet, wordnet_status
 from .wordnet_index import WordNetIndex, wordnet_index
+from .sense_vectors import SenseVectors, competing_senses, sense_vectors, sense_vectors_status
 from .wordstats import WordStats, word_stats
 
 __all__ = [
@@ -30,10 +31,14 @@ __all__ = [
     "PIP_PACKAGES",
     "ResourceError",
     "ResourceStatus",
+    "SenseVectors",
     "bertscore_model",
+    "competing_senses",
     "ensure_nltk_path",
     "install",
     "pos_tag",
+    "sense_vectors",
+    "sense_vectors_status",
     "status",
     "WordNetIndex",
     "WordStats",
@@ -58,6 +63,12 @@ def install(target: Path | None = None, *, allow_download: bool = False) -> list
         install_tagger(target, allow_download=allow_download),
         bertscore_status(target),
     ]
+    if target is None and results[-1].present and results[0].present:
+        try:
+            sense_vectors()  # built once here, so the first counterfactual run does not pay for it
+        except ResourceError:
+            pass  # reported by the status line below
+    results.append(sense_vectors_status(target))
     # Later code in this process (and `nltk.pos_tag` / `nltk.corpus.wordnet`) finds them.
     ensure_nltk_path(target)
     return results
@@ -65,4 +76,4 @@ def install(target: Path | None = None, *, allow_download: bool = False) -> list
 
 def status(target: Path | None = None) -> list[ResourceStatus]:
     """What is present and where, for WordNet, the POS tagger and the BERTScore model."""
-    return [wordnet_status(target), tagger_status(target), bertscore_status(target)]
+    return [wordnet_status(target), tagger_status(target), bertscore_status(target), sense_vectors_status(target)]

@@ -61,6 +61,10 @@ class WordStats:
             value = self._zipf[low] = zipf_frequency(low, "en")
         return value
 
+    def vocabulary(self, min_zipf: float = 0.0) -> list[str]:
+        """The prebuilt vocabulary's words with Zipf >= `min_zipf`, sorted."""
+        return sorted(w for w, z in self._zipf.items() if z >= min_zipf)
+
     def known_zipf(self, word: str, default: float = 0.0) -> float:
         """`zipf` for words of the prebuilt vocabulary, `default` for others (no lookup)."""
         return self._zipf.get(word.lower(), default)

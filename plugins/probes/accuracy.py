@@ -1,5 +1,10 @@
 """Accuracy probe: official VQA accuracy (docs/metrics.md) or label accuracy, with CIs.
 
+Which one an example gets is the stated rule of `harness.metrics.rule` (docs/metrics.md,
+"Which accuracy"): VQA accuracy with at least 4 human answers, else label accuracy against
+its label or most common answer (a dataset with one answer per question is never scored
+0.0 by a leave-one-out it cannot pass); the report says how many were switched.
+
 Per question the official per-question value (unrounded); overall, per answer type and
 per question type means with seeded bootstrap 95% intervals. The lenient variant (always
 normalizes, as lmms-eval does) is reported under its own name, `vqa_accuracy_lenient`.
@@ -14,14 +19,29 @@ import json
 
 import numpy as np
 
-from harness.api import Layout, Probe, ProbeContext, Suite, Task
+from harness.api import ChartSpec, Display, Layout, Probe, ProbeContext, Suite, Task
 from harness.fileio import atomic_write_text
-from harness.metrics import accuracy_breakdown, vqa_accuracy_batch, vqa_accuracy_lenient_batch
+from harness.metrics import (
+    accuracy_breakdown,
+    reference_label,
+    split_by_metric,
+    switched_note,
+    vqa_accuracy_batch,
+    vqa_accuracy_lenient_batch,
+)
 from harness.perexample import write_scores
 from harness.stats import bootstrap_ci
 from harness.types import ResultRow
 
-__all__ = ["AccuracyProbe", "ACCURACY_SUITE", "ACCURACY_LAYOUTS"]
+__all__ = ["AccuracyProbe", "ACCURACY_SUITE", "ACCURACY_LAYOUTS", "ACCURACY_NAMES", "ANSWER_TYPE_CATEGORIES"]
+
+#: Readable names of the accuracy metrics (the leaderboard, `harness compare`).
+ACCURACY_NAMES = {"vqa_accuracy": "VQA accuracy", "vqa_accuracy_lenient": "VQA accuracy (lenient)",
+                  "label_accuracy": "label accuracy", "vqa_accuracy/answer_type=*": "VQA accuracy by answer type",
+                  "vqa_accuracy/question_type=*": "VQA accuracy by question type"}
+#: The answer-type chart's categories (metric -> label), in order.
+ANSWER_TYPE_CATEGORIES = {"vqa_accuracy": "overall", "vqa_accuracy/answer_type=yes/no": "yes/no",
+                          "vqa_accuracy/answer_type=number": "number", "vqa_accuracy/answer_type=other": "other"}
 
 
 class AccuracyProbe(Probe):
@@ -44,7 +64,12 @@ class AccuracyProbe(Probe):
             ctx.metric_unavailable("vqa_accuracy", "split has no ground-truth answers")
             return []
         rows: list[ResultRow] = []
-        with_humans = [i for i, ex in enumerate(ctx.examples) if ex.answers]
+        with_humans, labelled_only, switched = split_by_metric(ctx.examples)
+        note = switched_note(switched, len(ctx.examples))
+        if note:
+            ctx.report(note)
+            if not with_humans:
+                ctx.metric_unavailable("vqa_accuracy", note)
         if with_humans:
             ex_h = [ctx.examples[i] for i in with_humans]
             pred_h = [answers[i] if preds[i].ok else None for i in with_humans]
@@ -63,11 +88,10 @@ class AccuracyProbe(Probe):
             lo, hi = bootstrap_ci(lenient, seed=ctx.seed)
             rows.append(ctx.row("vqa_accuracy_lenient", float(lenient.mean()), len(lenient), ci=(lo, hi)))
             _report_examples(ctx, ex_h, pred_h, per_q)
-        labelled_only = [i for i, ex in enumerate(ctx.examples) if not ex.answers and ex.label]
         if labelled_only:
             hits = np.array([
-                1.0 if preds[i].ok and answers[i].strip().lower() == ctx.examples[i].label.strip().lower() else 0.0
-                for i in labelled_only
+                1.0 if preds[i].ok and answers[i].strip().lower() == reference_label(ctx.examples[i]).strip().lower()
+                else 0.0 for i in labelled_only
             ])
             lo, hi = bootstrap_ci(hits, seed=ctx.seed)
             rows.append(ctx.row("label_accuracy", float(hits.mean()), len(hits), ci=(lo, hi)))
@@ -79,6 +103,13 @@ class AccuracyProbe(Probe):
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return ACCURACY_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return Display(title="Accuracy", docs="metrics.md", metric_names=ACCURACY_NAMES, charts=(
+            ChartSpec("answer-types", "VQA accuracy by answer type, per test data", axis="VQA accuracy (%)",
+                      metrics=tuple(ANSWER_TYPE_CATEGORIES), where={"variant": ("",)}, panels=("model",),
+                      categories="metric", series="data", labels={"metric": ANSWER_TYPE_CATEGORIES}),))
 
 
 ANSWER_TYPE_COLUMNS = (("vqa_accuracy", "All"), ("vqa_accuracy/answer_type=yes/no", "Yes/No"),

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from harness.inputs import remove_inputs
 from harness.perexample import read_scores
 from harness.testing import dataset_plugin, make_host, run_in_process, use_host
 from harness.types import BLANK_IMAGE, Example, Prediction, ResultRow
@@ -100,6 +101,9 @@ class FakeContext:
 
     def tag(self, name: str, value: str) -> None:  # pragma: no cover - unused
         pass
+
+    def ablate(self, examples, remove):
+        return remove_inputs(examples, remove)
 
 
 def test_rows_and_intervals_by_hand(tmp_path: Path) -> None:
@@ -233,8 +237,8 @@ def test_the_cnn_lstm_shows_a_clear_drop(box_runs) -> None:
         assert rows[(cond, "answer_change_rate")].value >= 0.4
     # The swap kept the question type and never reused a question's own image.
     outcome = box_runs["cnn-lstm"]
-    swap = [json.loads(line) for line in (outcome.rundir.path / "predictions" / "boxes" / "val" / "image-ablation"
-                                          / "swap.jsonl").read_text().splitlines()]
+    swap = [json.loads(line) for line in (outcome.rundir.path / "predictions" / "boxes" / "val" / "default"
+                                          / "image-ablation" / "swap.jsonl").read_text().splitlines()]
     assert len(swap) == 40
     assert "40 of 40 questions got the image of another question of the same question type" in \
         (outcome.rundir.path / "report.md").read_text()
@@ -261,7 +265,7 @@ def test_accuracy_under_an_ablated_input_has_no_better_direction(box_runs, capsy
         assert rows[(cond, "vqa_accuracy")].higher_is_better is None
         assert rows[(cond, "vqa_accuracy_drop")].higher_is_better is True
     qonly, cnn = (box_runs[k].rundir.path for k in ("qonly", "cnn-lstm"))
-    assert main(["compare", str(qonly), str(cnn), "--n-boot", "500", "--probe", "image-ablation"]) == 0
+    assert main(["compare", str(qonly), str(cnn), "--n-boot", "500", "--probe", "image-ablation", "--wide"]) == 0
     lines = capsys.readouterr().out.splitlines()
 
     def better(variant: str, metric: str) -> str:

@@ -210,7 +210,7 @@ def test_recall_hits_per_question_are_written_and_compared(tmp_path, features, c
     assert by["model"].mcnemar is not None and by["model"].test.n == 4
     assert by["distance"].test.diff == 0.0 and by["distance"].test.p == 1.0  # model-free ranker: same hits
     assert main(["compare", str(seer.rundir.path), str(contrary.rundir.path), "--probe", "counter-examples",
-                 "--n-boot", "500"]) == 0
+                 "--n-boot", "500", "--wide"]) == 0
     out = capsys.readouterr().out
     assert any("| model " in ln and "counterexample/recall@5" in ln for ln in out.splitlines())
 

@@ -126,3 +126,18 @@ def test_identical_manifests_are_said_to_explain_nothing(tmp_path, capsys):
     _manifest(after)
     assert _script().main([str(tmp_path / "before"), str(tmp_path / "after")]) == 1
     assert "the manifests record nothing different" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("case", ["missing", "empty", "bad line"])
+def test_a_side_with_nothing_to_compare_is_one_line(tmp_path, case):
+    good = _run(tmp_path / "good", "20260101-000000-qonly-toy", ROWS)
+    other = tmp_path / "other"
+    if case == "empty":
+        other.mkdir()
+    elif case == "bad line":
+        folder = other / "20260102-000000-qonly-toy"
+        folder.mkdir(parents=True)
+        (folder / "results.jsonl").write_text('{"model": "qonly"\n', encoding="utf-8")
+    done = subprocess.run([sys.executable, str(SCRIPT), str(good), str(other)], capture_output=True, text=True)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.stderr.strip().startswith("error: ") and len(done.stderr.strip().splitlines()) == 1

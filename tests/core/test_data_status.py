@@ -165,7 +165,8 @@ def test_builtin_vqa2_layout(tmp_path, capsys):
     reset_host(None)
 
 
-def test_list_suites_has_a_needs_column(capsys):
+def test_list_suites_has_a_needs_column(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # one line per suite (narrower terminals wrap the columns)
     with use_host(make_host(Plugin(), names=["test-data"])):
         assert main(["list", "suites"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -176,7 +177,8 @@ def test_list_suites_has_a_needs_column(capsys):
     assert "--data-dir: any of fd/, other/ (+ img/ images for image models)" in row["part"]
 
 
-def test_list_suites_needs_of_the_builtin_real_suites(capsys):
+def test_list_suites_needs_of_the_builtin_real_suites(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # one line per suite (narrower terminals wrap the columns)
     reset_host(None)
     assert main(["list", "suites"]) == 0
     row = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[2:] if line.strip()}

@@ -121,3 +121,22 @@ def test_readme_layout_says_how_tests_are_organised():
     tree = {p.name + ("/" if p.is_dir() else "") for p in (ROOT / "tests").iterdir()
             if p.name != "__pycache__" and (p.is_dir() or p.name.startswith("test_"))}
     assert sorted(tree - listed) == []
+
+
+def test_the_architecture_doc_shows_the_layer_contracts_of_pyproject():
+    """docs/architecture.md draws the engine's and the plugins' layers; each module named in
+    the import-linter contracts appears on the doc's line for its layer."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    import re
+
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    layers = {c["id"]: c["layers"] for c in contracts if c["id"] in ("engine-layers", "plugin-layers")}
+    assert set(layers) == {"engine-layers", "plugin-layers"}
+    doc_words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9.]*", doc))
+    missing = [name for layer in layers.values() for line in layer for name in re.split(r"\s*[|:]\s*", line)
+               if name not in doc_words and f"harness.{name}" not in doc_words and f"{name}/" not in doc]
+    assert missing == []

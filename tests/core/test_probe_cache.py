@@ -29,7 +29,7 @@ def test_a_rerun_restores_rows_reports_and_files(tmp_path):
     assert _stats(first)["probe_outputs_reused"] == 0 and _stats(again)["probe_outputs_reused"] == 1
     assert again.model_calls == 0 and EchoModel.calls == []
     assert _rows(first) == _rows(again) and {r.run_id for r in again.rows} == {again.rundir.run_id}
-    rel = "predictions/tiny/val/accuracy/answer.jsonl"
+    rel = "predictions/tiny/val/default/accuracy/answer.jsonl"
     assert (first.rundir.path / rel).read_bytes() == (again.rundir.path / rel).read_bytes()
     # Report text that names the run folder names the new one.
     report = (again.rundir.path / "report.md").read_text()

@@ -44,3 +44,18 @@ def test_other_data_gives_another_digest_and_differences_name_it(tmp_path):
     found = {field for field, _, _ in differences(a, b)}
     assert "data.tiny/val" in found
     assert not any(f.startswith("environment.packages") for f in found)  # same machine, same packages
+
+
+def test_torch_imported_before_harness_is_recorded_and_warned(tmp_path):
+    """A notebook that imports torch first gets no pinned numerics; the manifest says so."""
+    import subprocess
+    import sys
+
+    code = ("import torch, harness\n"
+            "from harness.provenance import numerics\n"
+            "print(harness.PINS_IN_EFFECT, numerics().get('pins_in_effect'))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"]
+    done = subprocess.run([sys.executable, "-c", "import harness; print(harness.PINS_IN_EFFECT)"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "True"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+from concurrent.futures import ALL_COMPLETED, wait
 from pathlib import Path
 
 import pytest
@@ -101,13 +102,23 @@ def test_an_expected_failure_lets_the_running_models_finish(tmp_path):
     assert manifest["status"] == "complete"
 
 
-def test_only_as_many_models_as_processes_are_handed_out_so_a_failure_starts_no_other(tmp_path):
+def test_only_as_many_models_as_processes_are_handed_out_so_a_failure_starts_no_other(tmp_path, monkeypatch):
+    # Which of `broken` and `red` ends first is up to the machine; if `red` did, its process
+    # would be free before the failure is known and `echo` would rightly start. The test pins
+    # the order it is about: the parent learns both outcomes at once (it waits for every
+    # running model), so a free process and a known failure come together.
+    import harness.run.parallel as parallel
+
+    monkeypatch.setattr(parallel, "wait", lambda running, return_when: wait(running, return_when=ALL_COMPLETED))
     host = _host()
     with pytest.raises(DataError, match="broken on purpose"):
         _run(host, ["broken", "red", "echo"], tmp_path, jobs=2)
     finished = _rows(tmp_path / "runs")
     assert "red" in finished  # running beside the failure: finished
     assert not any("echo" in p.name for p in (tmp_path / "runs").iterdir())  # never started
+    (broken,) = [p for p in (tmp_path / "runs").iterdir() if "broken" in p.name]
+    manifest = json.loads((broken / "manifest.json").read_text())  # marked, not left "running"
+    assert manifest["status"] == "failed" and manifest["error"] == "broken on purpose: /data/missing.json"
 
 
 def test_repeated_models_run_once(tmp_path):

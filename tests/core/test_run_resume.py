@@ -38,7 +38,7 @@ def test_run_writes_run_directory(tmp_path):
     assert overall["value"] == pytest.approx(0.75) and overall["n"] == 40
     assert overall["ci_low"] <= 0.75 <= overall["ci_high"]
     assert (run / "report.md").read_text().startswith("# Run ")
-    preds = (run / "predictions" / "tiny" / "val" / "accuracy" / "answer.jsonl").read_text().splitlines()
+    preds = (run / "predictions" / "tiny" / "val" / "default" / "accuracy" / "answer.jsonl").read_text().splitlines()
     assert len(preds) == 40
 
 

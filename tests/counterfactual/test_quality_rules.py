@@ -58,7 +58,7 @@ def test_frame_nouns_and_indefinite_pronouns_are_no_sites(modes):
 
 def test_hypernyms_are_about_as_frequent_as_the_word(modes):
     # representation is too rare for picture (register); what lies above it is no stand-in (rule 17)
-    assert _rejected(modes, "Where was this picture taken?", "hypernym_noun") == {"register": 1, "basic_level": 1}
+    assert _rejected(modes, "What is in the picture?", "hypernym_noun") == {"register": 1, "basic_level": 1}
     assert _quality(modes, "What is the man doing?", "hypernym_noun") == "What is the person doing?"  # not male
 
 
@@ -82,7 +82,8 @@ def test_hyponyms_of_abstract_and_top_concepts(modes):
 
 def test_hyponyms_and_siblings_are_at_most_thirty_times_rarer(modes):
     assert _text(modes[0].perturb("What is the boy doing?")["hyponym_noun"]) == "What is the sonny doing?"
-    assert _quality(modes, "What is the boy doing?", "hyponym_noun") == "What is the lad doing?"
+    # not "sonny" (34 times rarer); "lad" went with issue 24 (a hyponym is read in its first sense)
+    assert _quality(modes, "What is the boy doing?", "hyponym_noun") == "What is the ball boy doing?"
 
 
 def test_siblings_of_abstract_nouns_and_cousins(modes):

@@ -34,7 +34,7 @@ def run_dir(tmp_path_factory):
 
 
 def _records(run_dir):
-    (path,) = (run_dir / "artifacts" / "nle").glob("*.jsonl")
+    (path,) = (run_dir / "artifacts" / "nle").rglob("*.jsonl")
     return [json.loads(x) for x in path.read_text().splitlines()]
 
 
@@ -81,7 +81,7 @@ def test_round_trip_reports_human_scores_shortcomings_and_correlations(run_dir, 
     human = np.array([np.mean([RATINGS[LEVELS[lv]], RATINGS[LEVELS[lv]],
                                RATINGS[LEVELS[max(0, lv - 1) if k % 2 else lv]]])
                       for k, lv in enumerate(level)])
-    (summary_path,) = (run_dir / "artifacts" / "nle").glob("*.human.json")
+    (summary_path,) = (run_dir / "artifacts" / "nle").rglob("*.human.json")
     summary = json.loads(summary_path.read_text())
     assert summary["s_e"] == pytest.approx(human.mean(), abs=1e-12)
     assert summary["s_o"] == summary["s_t"] * summary["s_e"]

@@ -74,8 +74,8 @@ def test_s_o_is_exactly_s_t_times_s_e(cheap_run):
 def test_s_e_is_the_metric_on_the_correctly_answered_examples(cheap_run):
     from vqa_harness_plugins.metrics.nlg import nlg_scores
 
-    folder = cheap_run.rundir.path / "artifacts" / "nle"
-    (stem,) = [p.name[: -len(".meta.json")] for p in folder.glob("*.meta.json")]
+    (meta,) = (cheap_run.rundir.path / "artifacts" / "nle").rglob("*.meta.json")
+    folder, stem = meta.parent, meta.name[: -len(".meta.json")]
     records = [json.loads(x) for x in (folder / f"{stem}.jsonl").read_text().splitlines()]
     correct = [r for r in records if r["correct"]]
     assert correct and all(r["task_score"] > 0 for r in correct)  # rule "any": VQA accuracy > 0
@@ -116,7 +116,7 @@ def test_empty_and_non_string_explanations_are_scored_empty_and_counted(host, tm
     rows = _rows(out)
     n = int(rows["n_correct"].value)
     folder = out.rundir.path / "artifacts" / "nle"
-    (records,) = [[json.loads(x) for x in p.read_text().splitlines()] for p in folder.glob("*.jsonl")]
+    (records,) = [[json.loads(x) for x in p.read_text().splitlines()] for p in folder.rglob("*.jsonl")]
     correct = [r for r in records if r["correct"]]
     assert len(correct) == n and all(r["explanation"] == "" for r in correct if _bad(r["id"]) in (1, 2))
     assert 0 < rows["empty_explanations"].value == len([r for r in correct if _bad(r["id"]) in (1, 2)])

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from harness.project import SCHEMA_VERSION
 from harness.fileio import atomic_write_json, write_jsonl
+from helpers_ablation_samples import ABLATION_MODELS, ablation_rows, write_ablation_files
 
 __all__ = ["SAMPLE_NOTE", "write_sample_runs"]
 
@@ -97,6 +98,7 @@ def _evil(rng: random.Random, run_id: str, model: str) -> Iterator[dict]:
 
 
 SUITES = {
+    "image-ablation": (tuple(ABLATION_MODELS), ablation_rows),
     "balanced-vqa": (("prior", "qonly", "cnn-lstm"), _balanced),
     "decoys": (("mlp-a", "mlp-qa", "mlp-ia", "mlp-iqa"), _decoys),
     "counterfactual": (("qonly", "cnn-lstm"), _counterfactual),
@@ -133,7 +135,7 @@ def _tags(row: dict) -> dict[str, str]:
 
 
 def _write_tables(path: Path, rows: list[dict]) -> None:
-    """tables.json as a run writes it: the probes' layouts and the rows' tags."""
+    """tables.json as a run writes it: the probes' layouts, displays and the rows' tags."""
     from harness.layouts import RowTags
     from harness.host import get_host
     from harness.rundir import RunDir
@@ -147,7 +149,8 @@ def _write_tables(path: Path, rows: list[dict]) -> None:
             tag = RowTags(r["probe"], r["dataset"], r["split"], r["train"], found)
             tags[tag.key()] = tag
     headlines = {p: [list(h) for h in probes[p].headline] for p in layouts}
-    RunDir(path).write_tables(layouts, list(tags.values()), headlines)
+    displays = {p: probes[p].display() for p in layouts}
+    RunDir(path).write_tables(layouts, list(tags.values()), headlines, displays)
 
 
 def write_sample_runs(folder: Path, *, seed: int = 0, suites: tuple[str, ...] = tuple(SUITES)) -> list[Path]:
@@ -172,6 +175,8 @@ def write_sample_runs(folder: Path, *, seed: int = 0, suites: tuple[str, ...] = 
             })
             failing = suite == "decoys" and model == "mlp-a"
             (path / "report.md").write_text(_report(run_id, model, suite, failing), encoding="utf-8")
+            if suite == "image-ablation":
+                write_ablation_files(path, model, folder / "sample-images")
             if suite == "counterfactual":
                 art = path / "artifacts" / "counterfactual"
                 write_jsonl(art / "local_explanations-toyvqa-val.jsonl", [

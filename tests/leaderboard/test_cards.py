@@ -1,5 +1,6 @@
-"""The image-reliance card: which rows it gathers, what it leaves out, and how it reads; and
-`harness report` showing it (with other runs of the model), few headline numbers and skips."""
+"""The image-reliance card: which rows it gathers (as the built-in probes declare their
+evidence, `Probe.display()`), what it leaves out, and how it reads; and `harness report`
+showing it (with other runs of the model), few headline numbers and skips."""
 
 from __future__ import annotations
 
@@ -8,10 +9,18 @@ from pathlib import Path
 from helpers_samples import write_sample_runs
 
 from harness.cli import main
+from harness.host import get_host
+from harness.layouts import RowTags
 from harness.report import headline_rows
 from harness.fileio import write_jsonl
 from harness.types import ResultRow
-from vqa_harness_leaderboard.cards import EVIDENCE, build_cards, card_markdown, verdict
+from vqa_harness_leaderboard.cards import build_cards, card_markdown, declared_evidence, verdict
+from vqa_harness_leaderboard.labels import Names
+from vqa_harness_leaderboard.tabletypes import TagIndex
+
+#: What the built-in probes declare (a run writes the same into tables.json).
+DISPLAYS = {e.name: e.obj.display() for e in get_host().probes}
+EVIDENCE = [d.evidence for d in declared_evidence(DISPLAYS)]
 
 
 def _row(model: str, probe: str, metric: str, value: float, *, variant: str = "", run: str = "r1",
@@ -43,7 +52,7 @@ ROWS = [
 
 
 def test_card_gathers_each_piece_of_evidence_with_its_run() -> None:
-    (card,) = build_cards(ROWS, ["seer"])
+    (card,) = build_cards(ROWS, DISPLAYS, ["seer"])
     found = {line.evidence.id: line.rows for line in card.lines}
     assert [line.evidence.id for line in card.lines] == [e.id for e in EVIDENCE]
     assert [(r.metric, r.variant) for r in found["ablation-blank"]] == [("vqa_accuracy_drop", "blank")]
@@ -53,14 +62,14 @@ def test_card_gathers_each_piece_of_evidence_with_its_run() -> None:
     # S_E: the combined score, the model's own (not the references' GT row).
     assert [(r.metric, r.variant, r.value) for r in found["nle-se"]] == [("s_e/e_vil_score_no_spice", "", 0.86)]
     assert card.measured == len(EVIDENCE)
-    md = card_markdown(card)
+    md = card_markdown(card, Names(DISPLAYS))
     assert "| Accuracy drop, gray image" in md and "| 13.0 " in md and "[7.0, 19.0]" in md and "| r1 " in md
-    assert "no interval (corpus-level score)" in md and "r5" in md
-    assert verdict(card).startswith("uses the image")
+    assert "no interval: a corpus-level score" in md and "r5" in md  # the nle probe's own reason
+    assert verdict(card).startswith("uses the image: drop, gray image and drop, swapped image significantly above 0")
 
 
 def test_nothing_is_invented_for_absent_evidence() -> None:
-    blind, lonely = build_cards(ROWS, ["blind", "lonely"])
+    blind, lonely = build_cards(ROWS, DISPLAYS, ["blind", "lonely"])
     assert verdict(blind).startswith("no measurable use of the image")
     assert blind.measured == 2
     assert lonely.measured == 0 and verdict(lonely) == ""
@@ -121,19 +130,26 @@ def test_every_evidence_row_has_its_own_label_and_color_maximal_is_not_image_evi
     rows = [replace(ROWS[4], train=t) for t in (half, unbalanced, ROWS[4].train)]
     rows += [_row("seer", "counterfactual", "answer_change_rate", v, variant=k, run="r4")
              for k, v in (("color_max_common", 0.6), ("color_max_uncommon", 0.5))]
-    (card,) = build_cards(rows, ["seer"])
-    html = card_html(card, {})
-    labels = [lab for lab in __import__("re").findall(r'<th scope="row"[^>]*>([^<]*)</th>', html)]
+    (card,) = build_cards(rows, DISPLAYS, ["seer"])
+    # The pairs probe tags each task with its train condition (a run writes it into tables.json).
+    tags = TagIndex({"r2": [RowTags("pairs", r.dataset, r.split, r.train, {"trained": c})
+                            for r, c in zip(rows[:3], ("B_half", "U", "B"))]})
+    html = card_html(card, {}, tags=tags)
+    labels = [lab for lab in __import__("re").findall(r'<th scope="row"[^>]*>([^<]*)<', html)]
     assert "Complementary pairs answered differently (train B_half)" in labels
     assert "Complementary pairs answered differently (train U)" in labels
     assert "Complementary pairs answered differently (train B)" in labels
     assert "Answers changed by Color Maximal (question perturbation; common colors)" in labels
     assert "Answers changed by Color Maximal (question perturbation; uncommon colors)" in labels
-    assert "></th>" not in html  # no blank label cell
-    md = card_markdown(card)
+    assert '<th scope="row"></th>' not in html and '<th scope="row"><small' not in html  # no blank label
+    assert '<small class="reading">same question, two images' in html  # how to read it: on the card, not hover
+    md = card_markdown(card, tags=tags)
     assert "(train B_half)" in md and "(question perturbation; uncommon colors)" in md
+    # Without the tags, the rows are still told apart, by their training data.
+    assert "(trained on toyvqa-half, train)" in card_markdown(card)
     # One row alone keeps the plain name.
     ev = next(e for e in EVIDENCE if e.id == "pairs-different")
+    assert card.lines[[d.id for d in EVIDENCE].index("pairs-different")].rows
     assert row_label(ev, ROWS[4], [ROWS[4]]) == ev.label
     # The reading text does not suggest image use; the verdict never reads question perturbations.
     color = next(e for e in EVIDENCE if e.id == "color-max")
@@ -141,4 +157,4 @@ def test_every_evidence_row_has_its_own_label_and_color_maximal_is_not_image_evi
     assert not color.direct and {e.id for e in EVIDENCE if e.direct} == {"ablation-blank", "ablation-swap"}
     assert verdict(card) == ""  # answers change under Color Maximal, but no image ablation: no verdict
     blind = [r for r in ROWS if r.model == "blind"] + [replace(r, model="blind") for r in rows[3:]]
-    assert verdict(build_cards(blind, ["blind"])[0]).startswith("no measurable use of the image")
+    assert verdict(build_cards(blind, DISPLAYS, ["blind"])[0]).startswith("no measurable use of the image")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,7 @@ def test_mcnemar_p_never_underflows_to_zero() -> None:
     row = ResultRow("r", "m", "s", "d", "val", "accuracy", "", "label_accuracy", 1.0, 2000)
     test = paired_bootstrap(np.ones(2000), np.zeros(2000), n_boot=200)
     info = RunInfo(Path("x"), "r", {}, (), (), "", ())
-    line = render_comparisons(info, info, [Comparison(row, row, test, t, 2000, 2000)]).splitlines()[-1]
+    line = render_comparisons(info, info, [Comparison(row, row, test, t, 2000, 2000)], wide=True).splitlines()[-1]
     assert "< 1e-300 (2000/0)" in line and "| 0 " not in line
 
 
@@ -159,15 +160,40 @@ def test_cli_prints_the_comparison_and_writes_json(runs: dict[str, Path], tmp_pa
     from harness.cli import main
 
     out = tmp_path / "cmp.json"
-    assert main(["compare", str(runs["a"]), str(runs["b"]), "--n-boot", "2000", "--json", str(out)]) == 0
+    assert main(["compare", str(runs["a"]), str(runs["b"]), "--n-boot", "2000", "--json", str(out), "--wide"]) == 0
     text = capsys.readouterr().out
+    # One line first: the answer.
+    assert text.splitlines()[0].startswith("A (scripted-a) better on ") and ", worse on 0, " in text.splitlines()[0]
     line = next(ln for ln in text.splitlines() if "| vqa_accuracy " in ln)
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
-    assert cells[5:8] == ["100", "60.00", "40.00"] and cells[8].startswith("20.00 [")
-    assert cells[10] == "1.907e-06 (20/0)" and cells[11] == "A"  # A is significantly better
+    assert cells[5] == "VQA accuracy"  # the probe's own name beside the id
+    assert cells[6:9] == ["100", "60.00", "40.00"] and cells[9].startswith("20.00 [")
+    # The bootstrap's floor says what 2,000 resamples can say; McNemar is exact.
+    assert cells[10] == "< 0.0005" and cells[11] == "1.9e-06 (20/0)" and cells[12] == "A"
     data = json.loads(out.read_text())
     row = next(c for c in data["comparisons"] if c["metric"] == "vqa_accuracy")
     assert row["diff"] == pytest.approx(0.2) and math.isclose(row["mcnemar"]["p"], 2 * 0.5**20)
+
+
+def test_cli_fits_the_terminal_names_metrics_once_and_refuses_unknown_probes(runs: dict[str, Path], capsys,
+                                                                          monkeypatch) -> None:
+    from harness.cli import main
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["compare", str(runs["a"]), str(runs["b"]), "--n-boot", "2000"]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert lines[0].startswith("A (scripted-a) better on ")
+    table = lines[lines.index(next(ln for ln in lines if ln.startswith("== "))):]
+    assert max(len(ln) for ln in table) <= 80, max(table, key=len)  # wrapped into blocks, not 230 columns
+    assert "VQA accuracy" in text and "vqa_accuracy " not in text  # readable names, not ids
+    # One line per metric in each block of columns (no metric repeated), the answer type named.
+    blocks = sum(1 for ln in table if ln.startswith("metric "))
+    assert blocks >= 1 and sum(1 for ln in table if ln.startswith("VQA accuracy  ")) == blocks
+    assert "VQA accuracy by answer type:" in text and "\nyes/no" in text  # the type named (wrapped)
+    assert main(["compare", str(runs["a"]), str(runs["b"]), "--probe", "acuracy"]) == 2
+    err = capsys.readouterr().err
+    assert "--probe 'acuracy'" in err and "did you mean: accuracy" in err and "Traceback" not in err
 
 
 def test_cli_without_per_question_scores_is_one_line_error(runs: dict[str, Path], tmp_path: Path, capsys) -> None:

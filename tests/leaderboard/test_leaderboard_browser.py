@@ -90,7 +90,33 @@ Array.from(document.querySelectorAll('table.lb')).filter(t => {
 CHART_SCALE = ("Array.from(document.querySelectorAll('figure.chart img'))"
                ".map(i => [i.getAttribute('src'), i.getBoundingClientRect().width / i.naturalWidth])")
 
-CHART_SERIES = "Array.from(document.querySelectorAll('figure.chart')).map(f => [f.querySelector('img').getAttribute('src'), Number(f.dataset.panels), Number(f.dataset.maxSeries)])"
+CHART_SERIES = ("Array.from(document.querySelectorAll('figure.chart')).map(f => [Array.from(f.querySelectorAll('img'))"
+                ".map(i => i.getAttribute('src')), Number(f.dataset.panels), Number(f.dataset.maxSeries)])")
+
+#: The reliance table: its rows, where it ends, its marks (visible text), legend lines, the
+#: smallest type of its values, and its right edge.
+RELIANCE = """
+(() => {
+  const t = document.getElementById('reliance-table');
+  const r = t.getBoundingClientRect();
+  const sigs = Array.from(t.querySelectorAll('.sig')).map(s => s.textContent.trim());
+  const vals = Array.from(t.querySelectorAll('.val, td.verdict, tbody th'));
+  return {rows: t.tBodies[0].rows.length, bottom: r.bottom, right: r.right, marks: sigs.length,
+          glyphs: Array.from(new Set(sigs.map(s => s[0]))),
+          legend: t.closest('.table-block').querySelectorAll('ul.legend li').length,
+          minFont: Math.min(...vals.map(v => parseFloat(getComputedStyle(v).fontSize)))};
+})()
+"""
+
+#: Example thumbnails on a page: loaded images, gray stand-ins and files said to be missing.
+THUMBS = """
+(() => ({
+  loaded: Array.from(document.querySelectorAll('figure.thumb img')).filter(i => i.complete && i.naturalWidth > 0).length,
+  broken: Array.from(document.querySelectorAll('figure.thumb img')).filter(i => !(i.complete && i.naturalWidth > 0)).length,
+  gray: document.querySelectorAll('figure.thumb .gray').length,
+  missing: document.querySelectorAll('figure.thumb .missing').length,
+}))()
+"""
 
 
 def _svg_series(svg: Path) -> list[int]:
@@ -124,8 +150,9 @@ def _check_rendered(b: Browser, site: Path) -> None:
     assert len(state["tables"]) == expected_tables >= 8
     for t in state["tables"]:
         assert t["rows"] > 0 and t["height"] > 0, t
-    charts = sorted(p.name for p in (site / "charts").glob("*.svg"))
-    assert sorted(Path(c["src"]).name for c in state["charts"]) == charts and len(charts) == 4
+    charts = sorted(p.name for p in (site / "charts").glob("*.svg"))  # one SVG per panel
+    assert sorted(Path(c["src"]).name for c in state["charts"]) == charts and len(charts) >= 10
+    assert len({Path(c["src"]).name.rsplit("-", 1)[0] for c in state["charts"]}) == 5  # five charts
     for c in state["charts"]:
         assert c["ok"] and c["width"] > 100, c
 
@@ -178,15 +205,22 @@ def test_site_in_headless_chromium(browser: Browser, site: Path, tmp_path: Path)
     assert "probe-wide" in b.evaluate(OVERFLOW)["bad"] and "probe-wide" in b.evaluate(UNEXPLAINED)
     b.evaluate("document.getElementById('probe-wide').remove()")
     charts = b.evaluate(CHART_SERIES)
-    assert len(charts) == 4
-    for src, panels, series in charts:
-        per_panel = _svg_series(site / src)
-        assert len(per_panel) == panels and max(per_panel) == series <= 8, (src, per_panel)
-    # Cards: one per model, each with its evidence table.
+    assert len(charts) == 5
+    for srcs, panels, series in charts:
+        per_panel = [n for src in srcs for n in _svg_series(site / src)]
+        assert len(per_panel) == panels == len(srcs) and max(per_panel) == series <= 8, (srcs, per_panel)
+    # Chart text as drawn (>= 12.7 px): no panel is shrunk at 1280 px.
+    for src, scale in b.evaluate(CHART_SCALE):
+        assert scale >= 0.99, (src, scale)
+    # Cards: one per model, each with its evidence table (folded under the reliance table).
     assert b.evaluate("document.querySelectorAll('#reliance article.card').length") == \
         b.evaluate("document.querySelectorAll('#filter-model option').length") - 1
+    # The answer at a glance: the reliance table, marks as text, entirely above the fold at 1280 x 900.
+    fold = b.evaluate(RELIANCE)
+    assert fold["rows"] >= 4 and fold["bottom"] <= 900 and fold["marks"] >= 4, fold
+    assert {"▲", "≈", "▼"} <= set(fold["glyphs"]) and fold["legend"] >= 3, fold
 
-    shot = b.screenshot(tmp_path / "index-1280.png")
+    shot = b.screenshot(tmp_path / "index-1280.png", full_page=False)
     print(f"screenshot: {shot}")
     assert shot.stat().st_size > 10_000
     assert b.console_errors == []
@@ -196,10 +230,13 @@ def test_site_in_headless_chromium(browser: Browser, site: Path, tmp_path: Path)
     b.open((site / "index.html").resolve().as_uri())
     state = b.evaluate(OVERFLOW)
     assert state["vw"] == 420 and state["bad"] == [] and not state["pageScrolls"], state
-    # Charts keep their natural size (their text as drawn) and scroll in their own box.
+    # Chart panels reflow one under the other at their natural size (their text as drawn).
     for src, scale in b.evaluate(CHART_SCALE):
         assert scale >= 0.99, (src, scale)
-    print(f"screenshot: {b.screenshot(tmp_path / 'index-420.png')}")
+    # The reliance table becomes a block per model, inside the screen, its values in >= 12 px type.
+    fold = b.evaluate(RELIANCE)
+    assert fold["right"] <= 420 and fold["minFont"] >= 12, fold
+    print(f"screenshot: {b.screenshot(tmp_path / 'index-420.png', full_page=False)}")
     b.send("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
     assert b.console_errors == []
 
@@ -219,9 +256,12 @@ def test_site_in_headless_chromium(browser: Browser, site: Path, tmp_path: Path)
     # detail and example tables) and on a model page, at 1280 and at 420 px.
     _readable(b, site / href, tmp_path / "run")
 
-    # A model page: its card and its tables, each explained and boxed.
+    # A model page: its card, its examples with the images it saw, and its tables, each explained and boxed.
     b.open((site / "models" / "cnn-lstm.html").resolve().as_uri())
     assert b.evaluate("document.querySelectorAll('article.card').length") == 1
+    thumbs = b.evaluate(THUMBS)  # real and swapped image loaded from the data's files, gray drawn, one missing
+    assert thumbs["loaded"] >= 2 and thumbs["broken"] == 0 and thumbs["gray"] >= 1 and thumbs["missing"] >= 1, thumbs
+    assert not any((site / "models").glob("*.png"))  # nothing copied into the site
     _readable(b, site / "models" / "cnn-lstm.html", tmp_path / "model")
     assert b.console_errors == []
 

@@ -15,6 +15,7 @@ from helpers_samples import write_sample_runs
 from harness.testing import make_host, run_in_process, use_host
 from vqa_harness_leaderboard import build_leaderboard, collect, tables_of
 from vqa_harness_leaderboard.charts import derive_charts
+from vqa_harness_leaderboard.tabletypes import TagIndex
 
 CHART_IDS = {"answer-types", "decoy-ablations", "perturbations", "evil-scores", "image-ablation"}
 
@@ -50,23 +51,25 @@ def test_site_has_every_suite_table_and_chart(runs: Path, tmp_path: Path) -> Non
     # The markdown and data files are still written, and the site next to them.
     for name in ("index.md", "results.csv", "results.json", "problems.txt", "index.html"):
         assert out / name in written
-    assert set(tables) == {"vqa-accuracy", "balanced-vqa", "decoys", "counterfactual", "e-vil", "image-ablation-toy"}
+    assert set(tables) == {"vqa-accuracy", "balanced-vqa", "decoys", "counterfactual", "e-vil", "image-ablation-toy",
+                           "image-ablation"}
     html = (out / "index.html").read_text(encoding="utf-8")
     for suite, suite_tables in tables.items():
         assert (out / f"{suite}.md").is_file()
         assert f'id="suite-{suite}"' in html
         for i, _ in enumerate(suite_tables, 1):
             assert f'id="suite-{suite}-t{i}"' in html
-    # One chart per kind, each derived from its suite's rows, written as SVG and embedded.
+    # One chart per kind, each derived from its suite's rows (as its probe declares it), written
+    # as one SVG per panel and embedded.
     charts = sorted(p.name for p in (out / "charts").glob("*.svg"))
-    found = {cid for cid in CHART_IDS if any(name.endswith(f"-{cid}.svg") for name in charts)}
+    found = {cid for cid in CHART_IDS if any(re.search(rf"-{cid}-\d+\.svg$", name) for name in charts)}
     assert found == CHART_IDS
     for name in charts:
         assert f'src="charts/{name}"' in html
         svg = (out / "charts" / name).read_text()
         assert svg.lstrip().startswith("<?xml") and "<svg" in svg
         assert "<dc:date>" not in svg  # no timestamp: rebuilds are byte-identical
-        assert (out / "charts" / name.replace(".svg", ".sha256")).is_file()
+        assert (out / "charts" / (name.rsplit("-", 1)[0] + ".sha256")).is_file()
     # Every run that contributed rows links to its report page (relative link, page exists).
     for run_id in {r.run_id for r in collect([runs]).rows}:
         assert f'href="run-reports/{run_id}.html"' in html
@@ -116,7 +119,7 @@ def test_chart_redrawn_only_when_its_rows_change(tmp_path: Path) -> None:
     write_sample_runs(runs, suites=("decoys", "counterfactual"))
     out = tmp_path / "site"
     build_leaderboard([runs], out)
-    decoy_svg, cf_svg = out / "charts" / "decoys-decoy-ablations.svg", out / "charts" / "counterfactual-perturbations.svg"
+    decoy_svg, cf_svg = out / "charts" / "decoys-decoy-ablations-3.svg", out / "charts" / "counterfactual-perturbations-1.svg"
     before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (decoy_svg, cf_svg)}
     results = runs / "20250101-000000-mlp-iqa-decoys" / "results.jsonl"
     rows = [json.loads(line) for line in results.read_text().splitlines()]
@@ -129,12 +132,14 @@ def test_chart_redrawn_only_when_its_rows_change(tmp_path: Path) -> None:
 
 
 def test_charts_only_where_rows_exist(runs: Path) -> None:
-    rows = collect([runs]).rows
-    by_suite = {s: {c.id for c in derive_charts([r for r in rows if r.suite == s])} for s in {r.suite for r in rows}}
+    found = collect([runs])
+    rows, displays, tags = found.rows, found.displays, TagIndex(found.tags)
+    by_suite = {s: {c.id for c in derive_charts([r for r in rows if r.suite == s], displays, tags)}
+                for s in {r.suite for r in rows}}
     assert by_suite == {"vqa-accuracy": {"answer-types"}, "balanced-vqa": {"answer-types"},
                         "decoys": {"decoy-ablations"}, "counterfactual": {"perturbations"}, "e-vil": {"evil-scores"},
-                        "image-ablation-toy": {"image-ablation"}}
-    (chart,) = derive_charts([r for r in rows if r.suite == "decoys"])
+                        "image-ablation-toy": {"image-ablation"}, "image-ablation": {"image-ablation"}}
+    (chart,) = derive_charts([r for r in rows if r.suite == "decoys"], displays, tags)
     # Small multiples: one panel per model, each line an input, the model-free references last.
     panels = {p.title: p for p in chart.panels}
     assert sorted(panels) == sorted({r.model for r in rows if r.suite == "decoys"})
@@ -144,7 +149,8 @@ def test_charts_only_where_rows_exist(runs: Path) -> None:
     row = next(r for r in rows if r.suite == "decoys" and r.model == "mlp-a" and r.variant == "orig"
                and r.metric == "mc_accuracy")
     series = next(s for s in panels["mlp-a"].series if s.label == "image + question")
-    assert [s.label for s in panels["mlp-a"].series][-1] == "Random" and "Random" in chart.references
+    assert [s.label for s in panels["mlp-a"].series][-1] == "Random" and panels["mlp-a"].style == "points"
+    assert panels["mlp-a"].references == ("Random",)  # model-free, drawn gray
     assert [s.label for s in panels["mlp-iqa"].series][:2] == ["image + question", "no image"]
     assert series.values[0] == pytest.approx(100 * row.value)
 
@@ -167,7 +173,7 @@ def test_cli_build_writes_the_site(runs: Path, tmp_path: Path) -> None:
 
 
 def _blocks(html: str) -> list[str]:
-    return re.findall(r'<div class="table-block">(.*?)</table></div>', html, flags=re.S)
+    return re.findall(r'<div class="table-block[^"]*">(.*?)</table></div>', html, flags=re.S)
 
 
 def test_every_table_explains_itself_and_scrolls_in_its_own_box(runs: Path, tmp_path: Path) -> None:
@@ -203,13 +209,14 @@ def test_cards_model_pages_and_metadata(runs: Path, tmp_path: Path) -> None:
     prior = section[section.index('id="card-prior"'):]
     prior = prior[:prior.index("</article>")]
     assert "no measurable use of the image" in prior
-    assert re.search(r"Accuracy drop, gray image</th><td class=\"num\" data-sort=\"0.0\">0.0<small class=\"ci\">"
-                     r"\[0.0, 0.0\]</small>", prior)
+    assert re.search(r"Accuracy drop, gray image[^<]*<small class=\"reading\">[^<]*</small></th><td class=\"num\" "
+                     r"data-sort=\"0.0\">0.0<small class=\"ci\">\[0.0, 0.0\]</small>", prior)
     assert 'href="run-reports/' in prior
     # A model no run ablated: every line says not measured, no number invented.
     mlp = section[section.index('id="card-mlp-a"'):]
     mlp = mlp[:mlp.index("</article>")]
-    assert "no image ablation of this model yet" in mlp and "Accuracy drop, gray image</th><td class=\"num\">–" in mlp
+    assert "no direct test of image use (an image ablation) for this model yet" in mlp
+    assert re.search(r"Accuracy drop, gray image<small class=\"reading\">[^<]*</small></th><td class=\"num\">–", mlp)
     # The models table: plugin, distribution, training data, run date.
     models_html = html[html.index('id="models"'):html.index('id="suite-')]
     assert "<th" in models_html and ">baselines<" in models_html and "vqa-harness" in models_html
@@ -221,9 +228,10 @@ def test_rows_not_significantly_different_from_the_best_are_marked(runs: Path, t
     html = (out / "index.html").read_text(encoding="utf-8")
     block = next(b for b in _blocks(html) if "Accuracy on toyvqa (balanced), val" in b)
     marks = re.findall(r'data-sig="(best|same|differs)"', block)
-    # Two models with per-question scores on the same 50 questions: every column (All, each
-    # answer type, All lenient) has a best cell and a tested other cell.
-    assert marks.count("best") == 5 and len(marks) == 10
+    # Two models with per-question scores on the same 50 questions: in every column (All, each
+    # answer type, All lenient) the other cell is tested against the best, and the best is bold
+    # only where that test finds a significant difference.
+    assert marks.count("same") + marks.count("differs") == 5 and marks.count("best") == marks.count("differs")
     titles = re.findall(r'data-sig="(?:same|differs)"[^>]*title="([^"]*)"', block)
     for title in titles:
         assert re.search(r"vs the best \(q?t?y?p?e?-?prior\): [-+]\d+\.\d\d \[[-+][\d.]+, [-+][\d.]+\] points, "
@@ -238,19 +246,26 @@ def test_global_rules_are_shortened_and_linked_in_full(runs: Path, tmp_path: Pat
     full = out / "full" / "counterfactual-counterfactual-rules.html"
     assert 'href="full/counterfactual-counterfactual-rules.html"' in html
     page = full.read_text(encoding="utf-8")
-    # 2 models x 8 concepts per kind in full; 3 most and 3 least robust on the index.
+    # 2 models x 8 concepts per kind in full; per model its 3 most and 3 least robust on the
+    # index, each with its rank.
     first = _blocks(page)[0]
     assert first.count("<tr") == 1 + 16
     shown = next(b for b in _blocks(html) if "Counterfactual global rules" in b)
-    assert shown.count("<tr") == 1 + 6 and "10 more row(s)" in html
+    assert shown.count("<tr") == 1 + 12 and "4 more row(s)" in html
+    assert "rank (1 = most robust)" in shown and "answers unchanged (%)" in shown and ">value" not in shown
+    for model in ("cnn-lstm", "qonly"):
+        ranks = re.findall(rf"<td>{model}</td><td>([^<]*)</td>", shown)
+        assert ranks == ["1 of 8", "2 of 8", "3 of 8", "6 of 8", "7 of 8", "8 of 8"], (model, ranks)
 
 
 def test_docs_sections_linked_from_tables_exist() -> None:
-    from vqa_harness_leaderboard.cards import EVIDENCE
-    from vqa_harness_leaderboard.labels import DOC_SECTIONS, slug
+    from harness.host import get_host
+    from vqa_harness_leaderboard.labels import slug
 
     docs = Path(__file__).resolve().parents[2] / "docs"
-    for target in [*DOC_SECTIONS.values(), *(e.docs for e in EVIDENCE)]:
+    targets = [e.obj.display().docs for e in get_host().probes]
+    assert all(targets)  # every built-in probe says where its docs are
+    for target in targets:
         name, _, anchor = target.partition("#")
         text = (docs / name).read_text(encoding="utf-8")
         if anchor:

@@ -11,6 +11,10 @@ from harness.types import ResultRow
 from vqa_harness_leaderboard.notapplicable import na_tag, report_tags
 from vqa_harness_leaderboard.tables import TagIndex, build_tables, render_markdown
 from vqa_harness_plugins.probes.balanced.tables import COUNTEREXAMPLE_LAYOUTS
+from vqa_harness_plugins.probes.counterfactual.display import COUNTERFACTUAL_DISPLAY
+
+#: The counterfactual probe's declared rule (`Display.degenerate`): the leaderboard knows no probe.
+CF = {"counterfactual": COUNTERFACTUAL_DISPLAY}
 
 DATA = "toyvqa:variant=balanced"
 REASON = ("not applicable: the model's score for its answer is the same on every candidate image of all 300 "
@@ -160,11 +164,13 @@ def test_a_model_that_never_changes_its_answer_is_not_the_best_and_the_note_says
                  _cf("r1", "prior", kind, "acc_reduction", 0.0, False),
                  _cf("r2", "qonly", kind, "answer_change_rate", 0.2, kind.startswith("color_max")),
                  _cf("r2", "qonly", kind, "acc_reduction", 0.1, False)]
-    assert list(degenerate_tasks(rows)) == [("r1", "counterfactual", "toyvqa:variant=unbalanced", "val", "t/train")]
+    assert list(degenerate_tasks(rows, CF)) == [("r1", "counterfactual", "toyvqa:variant=unbalanced", "val", "t/train")]
     # One kind with no change is not degenerate (a robust model can keep every answer).
-    assert degenerate_tasks([r for r in rows if r.variant == "hypernym_noun"]) == {}
+    assert degenerate_tasks([r for r in rows if r.variant == "hypernym_noun"], CF) == {}
+    # Without the probe's declaration there is no rule: the leaderboard names no probe itself.
+    assert degenerate_tasks(rows, {}) == {}
     layouts: list[Layout] = list(COUNTERFACTUAL_LAYOUTS)
-    table = next(t for t in build_tables(rows, {"counterfactual": layouts})["cf"] if t.layout_id == "table-3")
+    table = next(t for t in build_tables(rows, {"counterfactual": layouts}, displays=CF)["cf"] if t.layout_id == "table-3")
     prior = next(i for i, r in enumerate(table.body) if r[0] == "prior")
     assert all(c is None or c.higher_is_better is None for c in table.cells[prior])
     assert "prior changed no answer under any of the 3 perturbation kinds" in table.note
@@ -201,7 +207,7 @@ def test_a_degenerate_model_is_never_the_most_robust_in_the_global_rules() -> No
     for concept, value in (("red", 0.9), ("blue", 0.8), ("box", 0.2), ("ring", 0.1), ("cube", 0.5), ("star", 0.4)):
         rows.append(_cf("r2", "qonly", "hypernym_noun", f"unchanged/concept={concept}", value, True))
         rows.append(_cf("r1", "prior", "hypernym_noun", f"unchanged/concept={concept}", 1.0, True))
-    tables = build_tables(rows, {"counterfactual": list(COUNTERFACTUAL_LAYOUTS)})["cf"]
+    tables = build_tables(rows, {"counterfactual": list(COUNTERFACTUAL_LAYOUTS)}, displays=CF)["cf"]
     rules = next(t for t in tables if t.layout_id == "rules")
     assert {r[0] for r in rules.body} == {"qonly"}  # prior's 100% unchanged is not "most robust"
     assert len(rules.body) == 6 and rules.cut == 6 and "Not ranked (no better direction, see docs/leaderboard.md): prior." in rules.note

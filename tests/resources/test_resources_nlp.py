@@ -135,7 +135,8 @@ def test_incomplete_copy_is_not_present_and_is_repaired(tmp_path: Path) -> None:
 def test_status_of_an_empty_target_says_how_to_fix(tmp_path: Path) -> None:
     target = tmp_path / "empty"
     found = {s.name: s for s in resources.status(target)}
-    assert set(found) == {"wordnet", "pos-tagger", "bertscore-model"}
+    assert set(found) == {"wordnet", "pos-tagger", "bertscore-model", "sense-vectors"}
+    assert not found["sense-vectors"].present and "WordNet" in found["sense-vectors"].detail
     for name in ("wordnet", "pos-tagger"):
         assert not found[name].present
         assert found[name].location.startswith(str(target))

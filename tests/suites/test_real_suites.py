@@ -125,7 +125,7 @@ def test_vqa2_test_dev_writes_the_evaluation_server_file(world, host, tmp_path):
     out = run_in_process(host, model="always-red", suite="vqa2", tmp_path=tmp_path, data_dir=root,
                          split="test-dev")
     assert not [r for r in out.rows if r.metric.startswith("vqa_accuracy")]
-    (path,) = (out.rundir.path / "artifacts" / "accuracy").glob("results_official.json")
+    (path,) = (out.rundir.path / "artifacts" / "accuracy").rglob("results_official.json")
     assert ("evaluation-server results file", str(path)) in out.announced  # once, though two tasks share it
     assert len(out.announced) == len(set(out.announced))
     results = json.loads(path.read_text())
@@ -146,7 +146,7 @@ def test_test_dev_names_the_server_file_and_warns_about_failures_and_limit(world
     assert code == 1  # examples failed in the model
     out = capsys.readouterr().out
     (run,) = (tmp_path / "runs").iterdir()
-    server = run / "artifacts" / "accuracy" / "results_official.json"
+    (server,) = (run / "artifacts" / "accuracy").rglob("results_official.json")
     assert f"  evaluation-server results file: {server}" in out.splitlines()
     results = json.loads(server.read_text())
     assert [r["answer"] for r in results] == ["", "", "red", "red", "red"]  # image 9000: questions 90000, 90001

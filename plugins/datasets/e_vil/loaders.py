@@ -212,7 +212,7 @@ def read_vcr(path: Path, images: Path | None, *, duplicates: str = "error", answ
     tally = Tally(path, id_name="annot_id", duplicates=duplicates, answers=answers, expected=VCR_CHOICES,
                   answers_field="answer_choices")
     out = []
-    for row, item in jsonl_records(path, "VCR jsonl; see docs/e-vil.md"):
+    for row, item in jsonl_records(path, "VCR jsonl; see docs/e-vil.md", duplicate_keys="error"):
         where = f"row {row}"
         check_record(item, VCR_ITEM, path, where)
         objects = item["objects"]

@@ -18,7 +18,7 @@ from harness.api import DatasetPlugin, Option
 from harness.cache.artifacts import ArtifactStore
 from harness.digest import digest
 from harness.types import Example
-from vqa_harness_plugins.datasets.toyvqa import ToyVQA
+from vqa_harness_plugins.datasets.toyvqa import TOY_ANSWER_FACTORS, TOY_DERIVED_META, ToyVQA
 from vqa_harness_plugins.datasets.toyvqa.build import DEFAULT_IMAGES
 from vqa_harness_plugins.generators.decoys import VARIANTS
 
@@ -48,6 +48,10 @@ class ToyVQAMC(DatasetPlugin):
     description = "toyvqa as multiple choice with generated IoU/QoU decoys (Chao 2018 on the toy world)"
     release = "embedded: generated on first use (nothing to download)"
     provides = frozenset({"answers", "answer_type", "question_type", "label", "choices"})
+    #: The toy generator's question- and image-derived meta (removed by ablations).
+    derived_meta = TOY_DERIVED_META
+    #: Answers are decided by the exact colour and shape named (harness.run.assumptions).
+    answers_depend_on = TOY_ANSWER_FACTORS
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     options: ClassVar[Mapping[str, Option]] = {
         "decoys": Option("orig", "candidate set in `choices`", choices=VARIANTS),

@@ -123,7 +123,8 @@ class VisualGenomeQA(DatasetPlugin):
         """Every split's examples, parsed and checked (repeated qa_ids follow `duplicates=`,
         counted in `summary()`)."""
         path = self._path(self.config["file"])
-        data = read_json(path, "Visual Genome question_answers.json; see docs/decoys.md")
+        data = read_json(path, "Visual Genome question_answers.json; see docs/decoys.md",
+                             duplicate_keys="error")
         if not isinstance(data, list):
             raise DataError(f"{path}: expected a list of images with `qas` (Visual Genome format), got {describe(data)}")
         check_nonempty(data, path, "images", "an empty list")

@@ -121,7 +121,7 @@ class Visual7W(DatasetPlugin):
         """Every split's examples (MC fields in meta), parsed and checked; the load summary
         (repeated qa_ids and decoy counts accepted by the policies) is kept for `summary()`."""
         path = self._path(self.config["file"])
-        data = read_json(path, "Visual7W telling file; see docs/decoys.md")
+        data = read_json(path, "Visual7W telling file; see docs/decoys.md", duplicate_keys="error")
         if not isinstance(data, dict) or "images" not in data:
             raise DataError(f"{path}: expected {{\"images\": [...]}} (Visual7W telling format), got {describe(data)}")
         images = check_list(data["images"], path, "", "images")

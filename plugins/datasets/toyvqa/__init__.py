@@ -21,6 +21,8 @@ from .build import (
     DEFAULT_IMAGES,
     DEFAULT_SIZE,
     GENERATOR_VERSION,
+    TOY_ANSWER_FACTORS,
+    TOY_DERIVED_META,
     VARIANTS,
     ToySplit,
     generate,
@@ -35,6 +37,8 @@ __all__ = [
     "ToySplit",
     "Scene",
     "GENERATOR_VERSION",
+    "TOY_DERIVED_META",
+    "TOY_ANSWER_FACTORS",
     "NOUNS",
     "NOUN_SENSES",
     "COLORS",
@@ -53,6 +57,11 @@ class ToyVQA(DatasetPlugin):
     description = "procedural toy VQA: balanced/unbalanced, 10 answers, explanations, MC"
     release = "embedded: generated on first use (nothing to download)"
     provides = frozenset({"answers", "answer_type", "question_type", "label", "choices", "explanations", "pair_id"})
+    #: What the generator computed from the question (its family, referent and template) and
+    #: from the image pair (the edit): removed with the input by an ablation (harness.inputs).
+    derived_meta = TOY_DERIVED_META
+    #: Answers are decided by the exact colour and shape named (harness.run.assumptions).
+    answers_depend_on = TOY_ANSWER_FACTORS
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     options: ClassVar[Mapping[str, Option]] = {
         "variant": Option("unbalanced", "unbalanced (VQA v1-like priors) or balanced "

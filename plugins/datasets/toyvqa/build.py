@@ -37,6 +37,8 @@ from .render import render, save_png
 from .world import Scene, sample_scene
 
 __all__ = [
+    "TOY_DERIVED_META",
+    "TOY_ANSWER_FACTORS",
     "GENERATOR_VERSION",
     "VARIANTS",
     "SPLITS",
@@ -48,6 +50,14 @@ __all__ = [
     "split_dir",
     "read_scenes",
 ]
+
+#: `meta` keys the toy generator computes from the question (its family, referent, template)
+#: and from the image (the edit that made a complementary image): a modality ablation
+#: removes them with the input (`DatasetPlugin.derived_meta`, harness.inputs).
+TOY_DERIVED_META = {"question": ("family", "referent", "template"), "image": ("edit",)}
+#: What decides a toy answer (`DatasetPlugin.answers_depend_on`): the exact colour and the
+#: exact shape a question names (a near colour or a WordNet parent is another object here).
+TOY_ANSWER_FACTORS = frozenset({"color", "object"})
 
 #: Bump whenever generated examples or pixels could change (it keys caches and fingerprints).
 GENERATOR_VERSION = "1"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from harness.digest import digest
+from harness.errors import DataError
 from harness.paths import cache_dir
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -69,9 +70,12 @@ def cache_key(name: str, split: str, config: Mapping[str, Any], sources: Sequenc
     return digest({"v": LOADER_VERSION, "name": name, "split": split, "config": dict(config), "files": stamps})
 
 
-def cached_dataset(key: str, build: Callable[[], tuple[dict[str, list], dict[str, Any]]]
-                   ) -> tuple["datasets.Dataset", dict[str, Any]]:
-    """The cached Arrow dataset for `key`, or `build()` (columns, summary) saved first."""
+def cached_dataset(key: str, build: Callable[[], tuple[dict[str, list], dict[str, Any]]],
+                   recheck: Callable[[], str] | None = None) -> tuple["datasets.Dataset", dict[str, Any]]:
+    """The cached Arrow dataset for `key`, or `build()` (columns, summary) saved first.
+
+    `recheck` recomputes the key after `build` (the files' stat): a file replaced while it
+    was parsed is a DataError, and its content is never stored under the old file's key."""
     import datasets  # heavy: the datasets library takes about 0.5 s; only Arrow tables need it
 
     folder = cache_dir("vqa-official") / key
@@ -83,6 +87,9 @@ def cached_dataset(key: str, build: Callable[[], tuple[dict[str, list], dict[str
     gc.disable()
     try:
         columns, summary = build()
+        if recheck is not None and recheck() != key:
+            raise DataError(f"{summary.get('dataset', 'dataset')} {summary.get('split', '')}: its files changed on "
+                            "disk while they were read (replaced or still being written); run again")
         table = datasets.Dataset(_arrow_table(columns))
         del columns
     finally:

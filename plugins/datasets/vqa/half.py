@@ -20,7 +20,7 @@ from harness.digest import digest as _digest
 from harness.errors import UsageError
 from harness.seeding import seeded_random
 from harness.types import Example
-from vqa_harness_plugins.datasets.toyvqa import GENERATOR_VERSION, ToyVQA
+from vqa_harness_plugins.datasets.toyvqa import GENERATOR_VERSION, TOY_ANSWER_FACTORS, TOY_DERIVED_META, ToyVQA
 
 from .loaders import VQA2
 
@@ -46,6 +46,10 @@ class ToyVQAHalf(DatasetPlugin):
     description = "toyvqa balanced with a seeded fraction (default half) of its complementary pairs"
     release = "embedded: generated on first use (nothing to download)"
     provides = frozenset({"answers", "answer_type", "question_type", "label", "choices", "explanations", "pair_id"})
+    #: The toy generator's question- and image-derived meta (removed by ablations).
+    derived_meta = TOY_DERIVED_META
+    #: Answers are decided by the exact colour and shape named (harness.run.assumptions).
+    answers_depend_on = TOY_ANSWER_FACTORS
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     options: ClassVar[Mapping[str, Option]] = {
         "seed": Option(0, "toyvqa generation seed", min=0),

@@ -107,19 +107,20 @@ class OfficialVQA(DatasetPlugin):
 
     def load(self, split: str) -> "datasets.Dataset":
         """The split as an Arrow `datasets.Dataset` (parsed once, then cached)."""
-        key = cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
-                        self.source_files(split))
-        table, _ = cached_dataset(key, lambda: self._parse(split))
+        table, _ = cached_dataset(self._key(split), lambda: self._parse(split), recheck=lambda: self._key(split))
         return table
+
+    def _key(self, split: str) -> str:
+        """The parsed split's cache key: loader version, options, the source files' stat."""
+        return cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
+                         self.source_files(split))
 
     def summary(self, split: str) -> dict[str, Any]:
         """Counts from parsing `split` (questions, pairs used, pairs with unknown ids)."""
-        key = cache_key(self.name, split, {**self.config, "images_root": str(self.images_root)},
-                        self.source_files(split))
-
+        key = self._key(split)
         summary = read_summary(cache_dir("vqa-official") / key)
         if not summary:
-            _, summary = cached_dataset(key, lambda: self._parse(split))
+            _, summary = cached_dataset(key, lambda: self._parse(split), recheck=lambda: self._key(split))
         return summary
 
     def _pairs(self, split: str, questions: Mapping[int, Any]) -> tuple[dict[int, int], dict[str, Any]]:
@@ -132,14 +133,16 @@ class OfficialVQA(DatasetPlugin):
     def _parse(self, split: str) -> tuple[dict[str, list], dict[str, Any]]:
         qpath = self.questions_file(split)
         qtally = self._tally(qpath)
-        questions = parse_questions(read_json(qpath), qpath, with_choices=True, tally=qtally)
+        # A key twice in one record is an error (json.loads would keep the last value silently).
+        questions = parse_questions(read_json(qpath, duplicate_keys="error"), qpath, with_choices=True,
+                                    tally=qtally)
         tallies = [qtally] + self._add_choices(split, questions)
         annotations = None
         apath = None
         if self.is_labelled(split):
             apath = self.annotations_file(split)
             atally = self._tally(apath, N_ANSWERS)
-            annotations = parse_annotations(read_json(apath), apath, tally=atally)
+            annotations = parse_annotations(read_json(apath, duplicate_keys="error"), apath, tally=atally)
             tallies.append(atally)
         partner, summary = self._pairs(split, questions)
         cols = build_columns(questions, annotations, partner, questions_path=qpath, annotations_path=apath,
@@ -187,7 +190,7 @@ class VQA2(OfficialVQA):
         if split not in ("train", "val"):
             return {}, {}
         path = self.pairs_file(split)
-        return parse_pairs(read_json(path), path, questions)
+        return parse_pairs(read_json(path, duplicate_keys="error"), path, questions)
 
 
 class VQA1(OfficialVQA):
@@ -214,7 +217,7 @@ class VQA1(OfficialVQA):
             return []
 
         tally = self._tally(path)
-        mc = parse_questions(read_json(path), path, with_choices=True, tally=tally)
+        mc = parse_questions(read_json(path, duplicate_keys="error"), path, with_choices=True, tally=tally)
         for qid, rec in mc.items():
             if qid not in questions:
                 raise fail(path, "questions", f"question_id {qid} is not in {self.questions_file(split)}",

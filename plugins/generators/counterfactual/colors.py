@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 __all__ = [
     "named_colors",
@@ -21,6 +21,8 @@ __all__ = [
     "ColorSpace",
     "BASIC_COLORS",
     "UNAMBIGUOUS_COLORS",
+    "LIGHTNESS_WORDS",
+    "readable_names",
 ]
 
 #: Berlin & Kay's 11 basic color terms (+ "grey"): the default "common" pool when a
@@ -43,6 +45,42 @@ def named_colors() -> dict[str, str]:
     from matplotlib.colors import CSS4_COLORS  # heavy: matplotlib, only for its color table
 
     return {name.lower(): hex_.upper() for name, hex_ in CSS4_COLORS.items()}
+
+
+#: Lightness words that begin CSS4 names and, before a colour name, make a colour name people
+#: use (the xkcd survey has "dark blue", "light green", "pale pink", "deep purple", "medium blue").
+LIGHTNESS_WORDS = ("dark", "light", "medium", "pale", "deep")
+
+
+def readable_names(is_word: Callable[[str], bool]) -> dict[str, str]:
+    """CSS4 name -> the name written as words ("darkslategray" -> "dark slate gray"), for the
+    CSS4 names that are colours in ordinary English: a name of the xkcd colour survey
+    (Munroe 2010: the names some 220,000 people gave to colours; matplotlib ships them as
+    XKCD_COLORS), or a lightness word (LIGHTNESS_WORDS) before one. Names no survey
+    participant used for a colour ("papayawhip", "gainsboro", "peru", "aliceblue",
+    "whitesmoke") are left out. CSS4's own gray/grey spelling is kept. Where the survey
+    writes a name both ways, the one-word form is kept when `is_word` knows it ("aquamarine",
+    "goldenrod"), else the spaced one ("dark blue", not the survey's "darkblue")."""
+    from matplotlib.colors import XKCD_COLORS  # heavy: matplotlib, only for its colour tables
+
+    variants: dict[str, list[str]] = {}
+    for key in sorted(XKCD_COLORS):
+        words = key.split(":", 1)[1]
+        variants.setdefault(words.replace(" ", "").replace("grey", "gray"), []).append(words)
+    survey = {squeezed: next((w for w in found if " " not in w and is_word(w)), max(found, key=lambda w: w.count(" ")))
+              for squeezed, found in variants.items()}
+    out: dict[str, str] = {}
+    for name in named_colors():
+        key = name.replace("grey", "gray")
+        found = survey.get(key)
+        if found is None:
+            for word in LIGHTNESS_WORDS:
+                if key.startswith(word) and key[len(word):] in survey:
+                    found = f"{word} {survey[key[len(word):]]}"
+                    break
+        if found is not None:
+            out[name] = found.replace("grey", "gray") if "gray" in name else found.replace("gray", "grey")
+    return out
 
 
 def _linear(channel: float) -> float:

@@ -165,6 +165,9 @@ def frame_noun(tokens: Sequence[Token], i: int) -> bool:
     if word in AXIS_NOUNS and i > 1 and tokens[i - 1].text.lower() == "the" and \
             tokens[i - 2].text.lower() in _SPATIAL_PREPOSITIONS:
         return True  # "bending to the left or right" -> "to the post or right"
+    if word in AXIS_NOUNS and i > 1 and tokens[i - 1].text.lower() in ("or", "and") and \
+            frame_noun(tokens, i - 2):
+        return True  # ... and its coordinated side: "to the left or right" -> not "left or post"
     return word in PRONOUN_NOUNS or (word in FRAME_NOUNS and i + 1 < len(tokens) and tokens[i + 1].text.lower() == "of")
 
 

@@ -31,7 +31,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from harness.errors import UsageError
 from vqa_harness_plugins.nlp import pos_tag, wordnet_index
 
-from .colors import BASIC_COLORS, UNAMBIGUOUS_COLORS, ColorSpace, named_colors
+from .colors import BASIC_COLORS, UNAMBIGUOUS_COLORS, ColorSpace, named_colors, readable_names
+from .idioms import fixed_spans
 from .inflect import NOUN_TAGS, VERB_TAGS, Inflector
 from .kinds import KINDS, Kind
 from .lexical import EXCLUDED_VERBS, Lexicon
@@ -57,7 +58,7 @@ DEFAULT_MODE = "quality"
 SKIP_REASONS = ("empty", "non_english", "no_site", "no_replacement", "inflection")
 #: Question-level and candidate-level reasons of the quality mode (quality_mode.py).
 QUALITY_SKIP_REASONS = (
-    "empty", "non_english", "no_site", "tag_mismatch", "compound_part", "bare_noun", "frame_noun", "no_replacement",
+    "empty", "non_english", "no_site", "tag_mismatch", "compound_part", "idiom", "bare_noun", "frame_noun", "no_replacement",
     "abstract", "ambiguous", "basic_level", "synonym", "coordination", "agreement", "multiword", "proper_noun",
     "rare_word", "register", "sense_mismatch", "number", "selection", "verb_frame", "phrasal", "inflection", "in_question",
     "color_in_question", "deletion_parse",
@@ -110,11 +111,17 @@ class Perturber:
         }
         self._color_choice: dict[tuple[str, str, bool, tuple[str, ...]], tuple[str, float] | None] = {}
         self.quality = None
+        self.color_words: dict[str, str] = {}
         if mode == "quality":
             # Common colors must read as colors: a color name the dataset uses that WordNet
             # knows only as a thing ("snow", "salmon" as a fish) is no replacement.
             self.pools["common"] = tuple(c for c in self.pools["common"] if wn.has_lemma(c, "a"))
+            # Uncommon colors a person writes: matplotlib's names as words, only those that are
+            # colours in ordinary English (colors.readable_names: "dark slate gray", no "papayawhip").
+            self.color_words = readable_names(lambda w: bool(wn.morphy(w, "n") or wn.morphy(w, "a")))
+            self.pools["uncommon"] = tuple(c for c in self.pools["uncommon"] if c in self.color_words)
             self.quality = QualityMode(self)
+            fixed_spans(wn, [])  # builds the index of fixed expressions at start-up, not in the first question
 
     # ------------------------------------------------------------------ public
     def perturb(self, question: str, context: Sequence[str] = ()) -> dict[str, Perturbation | str]:

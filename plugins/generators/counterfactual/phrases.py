@@ -257,7 +257,9 @@ def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_fir
        "Does this man like horseback riding?" -> "Does this man riding?" fails, and so does
        "Did this in the air to attain ...?";
     8. a question opened by "what/which/who are/were" keeps a subject right after the verb:
-       "What kind of flowers are in the vase?" -> "What are in the vase?" fails.
+       "What kind of flowers are in the vase?" -> "What are in the vase?" fails;
+    9. "which" keeps its noun ("Which holds a fork?" fails), and a demonstrative does not end
+       it after a preposition or verb unless it did before ("... is in this?" fails).
     (In 6, a demonstrative followed by a noun or adjective is a determiner, not a phrase:
     "Are these animals in a zoo?" -> "Are these animals?" fails.)"""
     words = [(t.text, tag) for t, tag in zip(tokens, tags) if t.text[:1].isalnum() or t.text.startswith("'")]
@@ -280,6 +282,11 @@ def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_fir
         phrases += sum(1 for k, (w, tag) in enumerate(words[1:], 1) if tag == "PRP" or (
             w.lower() in _PRONOUN_DT and tag == "DT" and (k + 1 == len(words) or words[k + 1][1] not in _MODIFIERS)))
         return phrases >= 2 or any(tag in _PREDICATES or tag == "EX" for _, tag in words[1:])
+    if words[0][0].lower() == "which" and (words[1][1].startswith("VB") or words[1][1] == "MD"):
+        return False  # "Which hand holds a fork?" -> "Which holds a fork?": which of what? (issue 24)
+    if last in _PRONOUN_DT and len(words) > 3 and words[-2][1] in ("IN", "RP", "VB", "VBG") and \
+            last != original_last.lower():
+        return False  # "What kind of floor is in this room?" -> "... is in this?" (issue 24)
     if words[0][0].lower() in ("what", "which", "who") and words[1][0].lower() in ("are", "were") and (
             len(words) < 3 or words[2][1] not in _DETERMINERS + _MODIFIERS + ("PRP", "EX")):
         return False  # "What are in the vase?": a plural verb with no plural subject left

@@ -51,6 +51,7 @@ __all__ = [
     "LEVEL_DROP",
     "MEANING_SHIFTED",
     "MIN_HYPERNYM_DEPTH",
+    "OBJECTLESS_FRAMES",
     "QualityChoice",
     "QualityLexicon",
     "Slot",
@@ -86,7 +87,7 @@ LEVEL_DROP = {"hyponym": 1.5, "sibling": 2.0}
 #: physical entity 1, object/abstraction's children 2, whole/event 3, artifact/act 4).
 MIN_HYPERNYM_DEPTH = 5
 #: A replacement must be read in the shared sense: that sense is among its first N senses.
-DOMINANT_SENSES = {"n": 2, "v": 1, "a": 1}
+DOMINANT_SENSES = {"n": 2, "v": 1, "a": 1}  # hyponyms: their first (issue 24: photo -> "frame")
 #: Words whose dominant meaning today is not the one WordNet's (1960s) sense counts make
 #: dominant, so a reader takes them in another, often offensive, sense ("Is it a gay
 #: day?" for "Is it a sunny day?"); never a replacement.
@@ -95,10 +96,10 @@ MEANING_SHIFTED = frozenset({"gay", "queer", "fag", "faggot", "dyke", "cock", "p
 #: WordNet verb frames without an object: "Something ----s", "Somebody ----s",
 #: "Something is ----ing PP", "Somebody ----s PP".
 INTRANSITIVE_FRAMES = frozenset({1, 2, 4, 22})
-_PERSON = frozenset({"person"})
-_ANY_PLACE = Slot()
-#: WordNet verb frame "Somebody ----s to INFINITIVE".
-INFINITIVE_FRAME = 28
+_PERSON, _ANY_PLACE = frozenset({"person"}), Slot()
+INFINITIVE_FRAME = 28  # WordNet verb frame "Somebody ----s to INFINITIVE"
+#: WordNet verb frames without a direct object (wninput(5WN)): "Something ----s", "Somebody ----s PP", ...
+OBJECTLESS_FRAMES = frozenset({1, 2, 3, 4, 6, 7, 12, 13, 22, 23, 26, 27, 28, 29, 32, 33, 34, 35})
 #: WordNet verb frames with a direct object ("Somebody ----s something", ...; wninput(5WN)).
 TRANSITIVE_FRAMES = frozenset({5, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 24, 25, 30, 31})
 
@@ -165,6 +166,11 @@ class QualityLexicon:
     def transitive_senses(self, lemma: str, senses: list[int]) -> list[int]:
         """The verb senses in which `lemma` takes a direct object (WordNet frames)."""
         return [s for s in senses if self.wn.frames(s, lemma) & TRANSITIVE_FRAMES]
+
+    def intransitive_senses(self, lemma: str, senses: list[int]) -> list[int]:
+        """The verb senses in which `lemma` has a frame without a direct object (a sense
+        WordNet lists no frame for is kept)."""
+        return [s for s in senses if not self.wn.frames(s, lemma) or self.wn.frames(s, lemma) & OBJECTLESS_FRAMES]
 
     # ----------------------------------------------------------------- helpers
     def _groups(self, pos: str, relation: str, sense: int) -> tuple[list[list[int]], str]:
@@ -248,6 +254,9 @@ class QualityLexicon:
                 if low in banned or banned.intersection(low.split()) and not (
                         relation == "hyponym" and low.split()[-1] in banned):
                     continue  # "sit" -> "sit down" is no change; "game" -> "card game" is a hyponym
+                if relation == "hyponym" and synset not in self.senses(name, pos)[:1]:
+                    rejected["sense_mismatch"] += 1  # photo -> "frame" (a film frame is its second sense)
+                    continue
                 if name[:1].isupper():
                     rejected["proper_noun"] += 1  # someone -> "Jew", Chinese -> "Taiwanese"
                     continue

@@ -16,7 +16,9 @@ the most frequent reason):
   ("traffic light", "tennis player", "mobile home") is a site as a whole, and its
   adjective is no adjective site;
 - `verb_frame`: a verb used with a direct object has no transitive sense in WordNet;
-  only its transitive senses compete otherwise ("Does the toilet match the wall?");
+  only its transitive senses compete otherwise ("Does the toilet match the wall?"); an
+  active verb with no object only its senses with a frame without one ("Is the cat laying
+  in his bed?" is not lay.v.01 "put");
 - `bare_noun`: a singular noun without a determiner, possessive, number, quantifier or
   wh-word ("Is it winter?" -> "Is it season?"): the replacement would need an article
   the question does not have; a sibling may replace it when both are count nouns or both
@@ -49,10 +51,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable, Sequence
 
-from vqa_harness_plugins.nlp import word_stats
+from vqa_harness_plugins.nlp import sense_vectors, word_stats
 
 from .colors import UNAMBIGUOUS_COLORS
 from .deletion import add_deletions
+from .idioms import fixed_spans, plural_word, splits
 from .fit import (
     REGISTER_DROP,
     Selection,
@@ -72,10 +75,11 @@ from .phrases import PARTICLES, noun_runs
 from .quality import FREQUENCY_FLOOR, QualityLexicon, Slot
 from .senses import SenseChooser, content_bases
 from .tagging import retag
-from .text import FUNCTION_WORDS, Token, match_case
+from .text import FUNCTION_WORDS, Token, match_case, replace_span
 
-__all__ = ["QualityMode", "replace_span"]
+__all__ = ["QualityMode", "replace_span"]  # replace_span: text.py, kept importable here
 
+_BE_FORMS = frozenset("is are was were be been being am 's get gets got".split())
 _OBJECT_START = ("DT", "PRP$", "PRP", "NN", "NNS", "NNP", "CD", "JJ", "PDT")
 
 
@@ -86,7 +90,7 @@ class QualityMode:
         self.wn = perturber.wn
         self.stats = word_stats()
         self.lex = QualityLexicon(self.wn, self.stats)
-        self.senses = SenseChooser(self.wn, self.stats.known_zipf)
+        self.senses = SenseChooser(self.wn, sense_vectors())
         self.selection = Selection(self.wn)
         self._context: dict[str, frozenset[str]] = {}
 
@@ -97,12 +101,13 @@ class QualityMode:
         found: list[frozenset[str]] = []
 
         def ctx() -> frozenset[str]:  # the sense context, computed once and only if needed
-            if not found:
-                found.append(self._bases(question) | frozenset().union(*(self._bases(c) for c in context)))
+            if not found:  # the question's words only: answers name the answer (senses.py)
+                found.append(self._bases(question))
             return found[0]
 
         self._sites: dict[tuple[str, str], list[bool]] = {}  # per question: site flags per kind class
         tags = retag(self.wn, self.tag_plausible, tokens, tags)  # tagging.py
+        self._fixed = fixed_spans(self.wn, tokens)  # idioms.py: "black tie", "all fours", "make sure"
         results: dict[str, Perturbation | str] = {}
         rejected: dict[str, Counter] = {}
         for kind in self.p.kinds:
@@ -144,18 +149,31 @@ class QualityMode:
             if not flags[i]:
                 continue
             low = tok.text.lower()
+            if any(a <= i <= b for a, b in self._fixed):
+                rej["idiom"] += 1  # "black tie event", "red light", "black and white"
+                continue
             found = self.p.color_choice(low, kind, present)
             if found is None:
                 rej["color_in_question" if self.p.color_choice(low, kind) else "no_replacement"] += 1
                 continue
             color, dist = found
-            new = match_case(tok.text, color)
+            new = match_case(tok.text, self.p.color_words.get(color, color))  # "dark slate gray"
             usable.append(Perturbation(kind.id, question, replace_span(question, tokens, i, i, new), i, tok.text,
                                        new, low, color, f"ΔE2000={dist:.2f}"))
 
     def _deletions(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
                    usable: list, rej: Counter) -> None:
-        add_deletions(self, kind, question, tokens, tags, usable, rej)
+        found: list[Perturbation] = []
+        add_deletions(self, kind, question, tokens, tags, found, rej)
+        # noun compounds ("train station") are rule 16's (deletion.py); other fixed expressions stay whole
+        fixed = [(a, b) for a, b in self._fixed if not all(g in ("NN", "NNS", "JJ") for g in tags[a:b + 1])]
+        for pert in found:
+            end = tokens[pert.position].start + len(pert.replaced)
+            last = max(j for j, t in enumerate(tokens) if t.end <= end)
+            if splits(fixed, pert.position, last):
+                rej["idiom"] += 1  # never part of a fixed expression ("on all fours" -> "on all")
+            else:
+                usable.append(pert)
 
     def _substitutions(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
                        ctx: Callable[[], frozenset[str]], usable: list, rej: Counter) -> None:
@@ -212,13 +230,17 @@ class QualityMode:
                     continue
                 base = self.p.lexicon.lemma(tok.text, "v", tag in ("VBZ", "VBD", "VBN", "VBG"))
                 phrasal = f"{base}_{tokens[i + 1].text.lower()}" if base else None
-                if phrasal and self.wn.has_lemma(phrasal, "v"):
+                particle_object = tags[i + 1] == "IN" and i + 2 < len(tags) and tags[i + 2] in _OBJECT_START
+                if phrasal and self.wn.has_lemma(phrasal, "v") and not particle_object:
                     lemma, last = phrasal, i + 1
                 elif tags[i + 1] == "RP":
                     rej["phrasal"] += 1  # a particle of a phrasal verb WordNet lacks ("backing up")
                     continue
                 else:
                     allow_multi = False  # "turned on" -> "changed state on" is not English
+            if lemma is None and kind.pos == "n" and tag == "NNS" and plural_word(self.wn, tok.text):
+                rej["ambiguous"] += 1  # "Does she have glasses?": spectacles, or two drinking glasses?
+                continue
             if lemma is None:
                 lemma = self.p.lexicon.lemma(tok.text, kind.pos, tag in ("NNS", "VBZ", "VBD", "VBN", "VBG"))
                 if lemma is None:
@@ -232,6 +254,13 @@ class QualityMode:
                     lemma == "go" and i + 1 < len(tokens) and tokens[i + 1].text.lower() == "to"
                     and i + 2 < len(tags) and tags[i + 2] == "VB")):
                 continue  # auxiliaries and "going to <verb>" are not content verbs: no candidate
+            # a colour before a noun is read as a colour (rule 6): "the yellow jacket" is a jacket
+            fixed = [(a, b) for a, b in self._fixed if tokens[a].text.lower() not in self.p.colors.colors]
+            if kind.pos == "v" and last == i and i + 1 < len(tokens) and tokens[i + 1].text.lower() in PARTICLES:
+                fixed = [(a, b) for a, b in fixed if (a, b) != (i, i + 1)]  # "laying in his bed": a preposition
+            if splits(fixed, first, last):
+                rej["idiom"] += 1  # "all fours" -> "all whole numbers", "make sure" -> "create sure"
+                continue
             after = tags[last + 1] if last + 1 < len(tags) else "."
             out = self._replace(kind, question, tokens, tags[:i] + [tag] + tags[i + 1:], ctx, first, last, lemma,
                                 allow_multi, after, rej)
@@ -252,8 +281,18 @@ class QualityMode:
             if not senses:
                 rej["verb_frame"] += 1
                 return None
+        elif kind.pos == "v" and after not in ("TO", "MD") and not (tags[first] in ("VBN", "VBD") and any(
+                t.text.lower() in _BE_FORMS for t in tokens[:first])):  # a passive has its object before it
+            # active, no object ("Is the cat laying in his bed?"): not lay.v.01 "put", which needs one
+            senses = self.lex.intransitive_senses(lemma, senses)
+            if not senses:
+                rej["verb_frame"] += 1
+                return None
         own = set(lemma.lower().split("_"))
         sense, overlap = self.senses.choose(lemma, senses, lambda: ctx() - own)
+        if not self.senses.confident(lemma, senses, sense):
+            rej["ambiguous"] += 1  # the context overrode the first sense for a rarely used one
+            return None
         choice = self.lex.choose(lemma, kind.pos, kind.relation, sense, self._slot(kind, tokens, tags, lemma, first,
                                                                                     last, transitive))
         rej.update(dict(choice.rejected))
@@ -266,7 +305,7 @@ class QualityMode:
         if {w.lower() for w in words} & {t.text.lower() for t in tokens} - set(lemma.lower().split("_")):
             rej["in_question"] += 1  # "to the left or right" -> "to the right or right"
             return None
-        if len(words) > 1 and kind.pos == "v" and (not allow_multi or after in _OBJECT_START):
+        if len(words) > 1 and kind.pos == "v" and (not allow_multi or after in _OBJECT_START + ("IN",)):
             rej["phrasal"] += 1
             return None
         head_tag = tags[last] if kind.pos == "n" else tags[first]
@@ -284,7 +323,7 @@ class QualityMode:
             rej["register"] += 1  # "used for" -> "applied for": lemma frequencies were close
             return None
         new = match_case(original, surface)
-        detail = f"{repl.source_synset} -> {repl.target_synset} (context {overlap:.1f})"
+        detail = f"{repl.source_synset} -> {repl.target_synset} (context {overlap:.2f})"
         return Perturbation(kind.id, question, replace_span(question, tokens, first, last, new), first, original,
                             new, lemma, repl.target_lemma, detail)
 
@@ -359,15 +398,3 @@ class QualityMode:
         if found is None:
             found = self._context[text] = frozenset(content_bases(text, self.wn))
         return found
-
-
-def replace_span(question: str, tokens: Sequence[Token], first: int, last: int, new: str) -> str:
-    """`question` with tokens first..last replaced by `new`; an indefinite article right
-    before them follows the new first letter (a horse -> an animal), by spelling."""
-    out = question[:tokens[first].start] + new + question[tokens[last].end:]
-    if first > 0 and tokens[first - 1].text.lower() in ("a", "an") and tokens[first - 1].end < tokens[first].start:
-        art = tokens[first - 1]
-        want = "an" if new[:1].lower() in "aeiou" else "a"
-        if art.text.lower() != want:
-            out = out[:art.start] + match_case(art.text, want) + out[art.end:]
-    return out

@@ -17,7 +17,11 @@ deletion); and it calls a noun after a determiner an adjective when nothing foll
 - in a do-question with no verb after "do/does/did", a word tagged NN right after a noun,
   before a preposition, particle, determiner or the end, that is a verb base form WordNet's
   counts allow is the main verb (VB): "Does the hand belong/NN to a man?", "Did this man
-  jump/NN in the air?".
+  jump/NN in the air?";
+- a past participle between a determiner, possessive, adjective, adverb or number and a
+  noun is an adjective (JJ): "a well organized room", "an organized event" (issue 24: as a
+  verb it became "a well formed room"); it is a site of synonym_adj when WordNet lists it as
+  an adjective, and no verb site.
 """
 
 from __future__ import annotations
@@ -54,6 +58,9 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
         elif tag == "NN" and first_verb and i > 1 and tags[i - 1] in ("NN", "NNS") and low in wn.morphy(low, "v") \
                 and plausible(word, "v") and (i + 1 >= len(tags) or tags[i + 1] in ("IN", "TO", "RP", "DT", ".")):
             new = "VB"  # "Does the hand belong/NN to a man?", "Did this man jump/NN in the air?"
+        if tag == "VBN" and 0 < i < len(tags) - 1 and tags[i + 1] in ("NN", "NNS") and \
+                tags[i - 1] in ("DT", "PRP$", "JJ", "RB", "CD", "POS"):
+            new = "JJ"  # "a well organized room", "the parked car": a participle used as an adjective
         if i and new.startswith("VB"):
             first_verb = False
         if new != tag:

@@ -8,9 +8,10 @@ so punctuation, spacing and the rest of the question are untouched.
 from __future__ import annotations
 
 import re
+from typing import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Token", "tokenize", "splice", "match_case", "language_problem", "FUNCTION_WORDS"]
+__all__ = ["Token", "tokenize", "splice", "match_case", "language_problem", "replace_span", "FUNCTION_WORDS"]
 
 # Penn-Treebank-like splits so the perceptron tagger sees what it was trained on:
 # "don't" -> do + n't, "What's" -> What + 's, punctuation on its own.
@@ -73,3 +74,15 @@ def language_problem(question: str, tokens: list[Token]) -> str | None:
     if len(words) >= 3 and not any(w.lower() in FUNCTION_WORDS for w in words):
         return "non_english"
     return None
+
+
+def replace_span(question: str, tokens: Sequence[Token], first: int, last: int, new: str) -> str:
+    """`question` with tokens first..last replaced by `new`; an indefinite article right
+    before them follows the new first letter (a horse -> an animal), by spelling."""
+    out = question[:tokens[first].start] + new + question[tokens[last].end:]
+    if first > 0 and tokens[first - 1].text.lower() in ("a", "an") and tokens[first - 1].end < tokens[first].start:
+        art = tokens[first - 1]
+        want = "an" if new[:1].lower() in "aeiou" else "a"
+        if art.text.lower() != want:
+            out = out[:art.start] + match_case(art.text, want) + out[art.end:]
+    return out

@@ -82,11 +82,18 @@ class PrecomputedFeatures(FeatureExtractor):
         if not self.config["file"]:
             raise UsageError("feature extractor 'precomputed' needs file=PATH (.npz or .npy)")
         self._table: dict[str, np.ndarray] | None = None
+        #: The file's stat when the fingerprint first named it: the table read must be that file.
+        self._stamp: Any = None
 
     @property
     def table(self) -> dict[str, np.ndarray]:
         if self._table is None:
-            self._table = read_feature_file(Path(self.config["file"]))
+            before = self._stat()
+            table = read_feature_file(Path(self.config["file"]))
+            if self._stat() != before or (self._stamp is not None and self._stamp != before):
+                raise DataError(f"{self.config['file']}: the features file changed on disk while the run used it "
+                                "(replaced or still being written); run again")
+            self._stamp, self._table = before, table
         return self._table
 
     def check(self, items: Sequence[Example]) -> None:
@@ -100,6 +107,12 @@ class PrecomputedFeatures(FeatureExtractor):
         return np.stack([zero if ex.image == BLANK_IMAGE else self.table[ex.image_id] for ex in items])
 
     def fingerprint_extra(self) -> Any:
+        """The file's path, size and mtime, as first seen (the table read is checked against it)."""
+        if self._stamp is None:
+            self._stamp = self._stat()
+        return self._stamp
+
+    def _stat(self) -> Any:
         path = Path(self.config["file"])
         try:
             st = path.stat()

@@ -1,9 +1,11 @@
 """Probe `image-ablation`: does an open-ended answer depend on the image? (docs/image-ablation.md)
 
-The same questions are asked four times: with the real image, with a constant gray image
-(`harness.types.BLANK_IMAGE`), with the image of another question (a seeded derangement,
-by default within the same question type, never another question on the same image), and
-with the question emptied (real image). Rows, per condition:
+The same questions are asked four times: with the real image, with the image removed (a
+constant gray image, `harness.types.BLANK_IMAGE`, and no image id), with the image of another
+question (a seeded derangement, by default within the same question type, never another
+question on the same image), and with the question removed (real image; the question type
+and whatever the dataset derived from the question go with it: `harness.inputs`). Rows, per
+condition:
 
 - `vqa_accuracy` (official per-question VQA accuracy; `label_accuracy` for closed-set
   data) with a 95% bootstrap interval;
@@ -28,14 +30,16 @@ from typing import ClassVar, Mapping
 
 import numpy as np
 
-from harness.api import Layout, Option, Probe, ProbeContext
-from harness.metrics import normalize_answer, vqa_accuracy_batch
+from harness.api import Display, Layout, Option, Probe, ProbeContext
+from harness.metrics import normalize_answer, reference_label, split_by_metric, switched_note, vqa_accuracy_batch
 from harness.perexample import write_scores
 from harness.stats import bootstrap_ci, wilson_interval
-from harness.types import BLANK_IMAGE, Example, Prediction, ResultRow
+from harness.types import Example, Prediction, ResultRow
 
 from .derange import image_derangement
 from .tables import ABLATION_LAYOUTS
+from .display import ABLATION_DISPLAY
+from .examples import show_ablation
 
 __all__ = ["ImageAblationProbe", "CONDITIONS", "answers_changed", "paired_drop"]
 
@@ -63,15 +67,14 @@ def _scores(examples: Sequence[Example], preds: Sequence[Prediction]) -> dict[st
     answers, label accuracy where it has only a label; model errors score 0."""
 
     out: dict[str, tuple[list[int], np.ndarray]] = {}
-    vqa = [i for i, ex in enumerate(examples) if ex.answers]
+    vqa, label, _ = split_by_metric(examples)  # the stated rule (harness.metrics.rule)
     if vqa:
         values = vqa_accuracy_batch([preds[i].answer or "" for i in vqa], [examples[i].answers for i in vqa])
         out["vqa_accuracy"] = (vqa, np.where([not preds[i].ok for i in vqa], 0.0, values))
-    label = [i for i, ex in enumerate(examples) if not ex.answers and ex.label]
     if label:
         out["label_accuracy"] = (label, np.array([
-            float(preds[i].ok and (preds[i].answer or "").strip().lower() == examples[i].label.strip().lower())
-            for i in label]))
+            float(preds[i].ok and (preds[i].answer or "").strip().lower()
+                  == reference_label(examples[i]).strip().lower()) for i in label]))
     return out
 
 
@@ -98,10 +101,13 @@ class ImageAblationProbe(Probe):
         everyone = list(range(len(examples)))
         variants: dict[str, tuple[list[int], list[Example]]] = {
             "real": (everyone, examples),
-            "blank": (everyone, [ex.with_(image=BLANK_IMAGE) for ex in examples]),
-            "swap": (swapped, [examples[i].with_(image=examples[plan.donor[i]].image,
-                                                 image_id=examples[plan.donor[i]].image_id) for i in swapped]),
-            "no-question": (everyone, [ex.with_(question="") for ex in examples]),
+            # Removals as the harness defines them: the input and what the dataset derived
+            # from it (image id; question type), never the input alone (harness.inputs).
+            "blank": (everyone, ctx.ablate(examples, "image")),
+            # Another question's image: the own image's derived meta goes with it (harness.inputs).
+            "swap": (swapped, [ex.with_(image=examples[plan.donor[i]].image, image_id=examples[plan.donor[i]].image_id)
+                               for i, ex in zip(swapped, ctx.ablate([examples[i] for i in swapped], "image"))]),
+            "no-question": (everyone, ctx.ablate(examples, "question")),
         }
         preds: dict[str, list[Prediction]] = {}
         for cond, (_, shown) in variants.items():
@@ -113,6 +119,9 @@ class ImageAblationProbe(Probe):
                                        "image (every question type has its questions on one image)")
             else:
                 preds[cond] = ctx.predict(shown, "answer", variant="" if cond == "real" else cond)
+        note = switched_note(split_by_metric(examples)[2], len(examples))
+        if note:
+            ctx.report(note)
         real_scores = _scores(examples, preds["real"])
         if not real_scores:
             ctx.metric_unavailable("vqa_accuracy", "no example has human answers or a label")
@@ -122,11 +131,16 @@ class ImageAblationProbe(Probe):
             if cond in preds:
                 rows += _condition_rows(ctx, cond, examples, variants[cond][0], variants[cond][1], preds, real_scores)
         _report(ctx, examples, plan, self.config["swap_within"], preds, variants)
+        show_ablation(ctx, examples, plan.donor, preds, variants["swap"][0])
         return rows
 
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return ABLATION_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return ABLATION_DISPLAY
 
 
 def _unchangeable(cond: str, inputs: frozenset[str] | None) -> str:

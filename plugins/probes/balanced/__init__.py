@@ -7,12 +7,13 @@ Probes: `balanced-accuracy` (official VQA accuracy laid out as Goyal Tables 1 an
 
 from __future__ import annotations
 
-from harness.api import Layout, ProbeContext, Suite, Task
+from harness.api import Display, Layout, ProbeContext, Suite, Task
 from harness.types import ResultRow
 from vqa_harness_plugins.probes.accuracy import AccuracyProbe
 
 from .audit import LanguagePriorAudit
 from .counterexamples import CounterExampleProbe
+from .display import BALANCED_DISPLAY
 from .pairs import PairProbe
 from .tables import GOYAL_LAYOUTS, cell_name, condition
 
@@ -43,6 +44,10 @@ class BalancedAccuracyProbe(AccuracyProbe):
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return GOYAL_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return BALANCED_DISPLAY
 
 
 def balanced_suite(images: int = 0, name: str = "balanced-vqa") -> Suite:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import ClassVar, Mapping
 
-from harness.api import Layout, Option, Probe, ProbeContext
+from harness.api import Display, Layout, Option, Probe, ProbeContext
 from harness.errors import UsageError
 from harness.stats import bootstrap_ci
 from harness.types import ResultRow
@@ -26,6 +26,7 @@ from .metrics import (
     prior_accuracies,
 )
 from .tables import AUDIT_LAYOUTS
+from .display import AUDIT_DISPLAY
 
 __all__ = ["LanguagePriorAudit"]
 
@@ -93,6 +94,10 @@ class LanguagePriorAudit(Probe):
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return AUDIT_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return AUDIT_DISPLAY
 
 
 def _report_entropy(ctx: ProbeContext, per_type, weighted: float, k: int = 12) -> None:

@@ -23,7 +23,8 @@ Per-question hits (1 when I' is in the top 5) of each ranker go to the run's per
 scores (harness.perexample), so `harness compare` tests two models' Recall@5 on the same
 questions (exact McNemar and paired bootstrap). Ties are broken by a seeded shuffle, never by
 candidate position; the two model rankers compare scores to 6 significant digits
-(`significant`), so a difference in the last bits between machines reorders nothing. Questions are sampled
+(`significant`), which makes a reordering by last-bit differences between machines unlikely
+(it still happens when two scores straddle a rounding boundary). Questions are sampled
 (seeded) down to `max_questions`, because the Model ranker costs K model calls each. The
 report also gives each ranker's Recall@5 on the questions whose complement is among the
 K-1 nearest images (Goyal's I' in I_NN) and on the others (where Distance cannot hit).
@@ -37,7 +38,7 @@ from typing import ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from harness.api import Layout, Option, Probe, ProbeContext
+from harness.api import Display, Layout, Option, Probe, ProbeContext
 from harness.errors import UsageError
 from harness.metrics import normalize_answer
 from harness.metrics.canonical import canonical_answer
@@ -53,6 +54,7 @@ from vqa_harness_plugins.models.features.candidates import (
     rank,
 )
 
+from .display import COUNTEREXAMPLE_DISPLAY
 from .metrics import recall_at_k
 from .tables import COUNTEREXAMPLE_LAYOUTS, trained_condition
 
@@ -90,7 +92,8 @@ def significant(key: Mapping[str, float], digits: int = 6) -> dict[str, float]:
     """A ranking key with each model score rounded to `digits` significant digits (the
     precision `SAME_SCORE` stands for): scores that agree that far tie and the seeded shuffle
     orders them, so a difference in the last bits (another CPU model, another batch shape)
-    cannot reorder candidate images. Infinite scores (absent answers) stay as they are."""
+    reorders candidate images only when two scores straddle a rounding boundary. Infinite
+    scores (absent answers) stay as they are."""
     return {c: float(f"{v:.{digits}g}") if math.isfinite(v) else v for c, v in key.items()}
 
 
@@ -302,6 +305,10 @@ class CounterExampleProbe(Probe):
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return COUNTEREXAMPLE_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return COUNTEREXAMPLE_DISPLAY
 
 
 def _not_applicable(ctx: ProbeContext, ranker: str, reason: str) -> None:

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.api import Layout, Probe, ProbeContext
+from harness.api import Display, Layout, Probe, ProbeContext
 from harness.perexample import write_scores
 from harness.stats import bootstrap_ci, wilson_interval
 from harness.types import ResultRow
 
 from .metrics import find_pairs, pair_outcomes
 from .tables import PAIR_LAYOUTS, trained_condition
+from .display import PAIR_DISPLAY
+from .examples import show_pairs
 
 __all__ = ["PairProbe", "PAIR_METRICS"]
 
@@ -82,12 +84,17 @@ class PairProbe(Probe):
         if failed:
             notes.append(f"{failed} pair(s) skipped because the model failed on one of the questions.")
         _report_examples(ctx, ok, preds, outcomes)
+        show_pairs(ctx, ok, preds, outcomes)
         ctx.report(" ".join(notes))
         return rows
 
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return PAIR_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return PAIR_DISPLAY
 
 
 def _report_load_summary(ctx: ProbeContext) -> None:

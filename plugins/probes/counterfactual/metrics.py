@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from harness.metrics import normalize_answer, vqa_accuracy_batch
+from harness.metrics import MIN_VQA_ANSWERS, normalize_answer, vqa_accuracy_batch
 from harness.stats import bootstrap_ci, resample_blocks, wilson_interval
 
 __all__ = ["Pair", "KindSummary", "Rule", "summarize_kind", "global_rules", "paired_reduction_ci"]
@@ -91,7 +91,8 @@ def summarize_kind(pairs: Sequence[Pair], *, seed: int) -> KindSummary:
     n = len(pairs)
     k = sum(changed(p.answer, p.cf_answer) for p in pairs)
     summary = dict(n=n, changed=k, change_rate=k / n, change_ci=wilson_interval(k, n))
-    if pairs and all(p.humans for p in pairs):
+    # VQA accuracy only where it can reach 1 (harness.metrics.rule): not on one-answer data.
+    if pairs and all(len(p.humans) >= MIN_VQA_ANSWERS for p in pairs):
         humans = [p.humans for p in pairs]
         acc = np.asarray(vqa_accuracy_batch([p.answer for p in pairs], humans), dtype=float)
         acc_cf = np.asarray(vqa_accuracy_batch([p.cf_answer for p in pairs], humans), dtype=float)

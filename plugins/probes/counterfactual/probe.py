@@ -16,13 +16,14 @@ from collections import Counter
 from dataclasses import asdict, replace
 from typing import ClassVar, Mapping, TextIO
 
-from harness.api import Layout, Option, Probe, ProbeContext
+from harness.api import Display, Layout, Option, Probe, ProbeContext
 from harness.fileio import atomic_writer
 from harness.perexample import write_scores
 from harness.rundir import safe_name
 from harness.stats import wilson_interval
 from harness.types import ResultRow
 from vqa_harness_plugins.generators.counterfactual import (
+    KINDS,
     Perturbation,
     Perturber,
     colors_in,
@@ -31,6 +32,7 @@ from vqa_harness_plugins.generators.counterfactual import (
 )
 from vqa_harness_plugins.nlp.wordstats import _versions
 
+from .display import COUNTERFACTUAL_DISPLAY
 from .metrics import KindSummary, Pair, Rule, changed, global_rules, summarize_kind
 from .report import most_telling, render
 from .tables import COUNTERFACTUAL_LAYOUTS
@@ -46,6 +48,15 @@ class CounterfactualProbe(Probe):
                 ("acc_reduction", "hypernym_noun"))
     description = "Stoikou 2023: WordNet/color question perturbations, answer change, global rules"
     requires = ("answer",)
+    #: The kinds whose rows read a low answer change as robustness assume the replaced word
+    #: does not decide the answer: a near colour (Color Minimal) keeps it, and so does a noun's
+    #: WordNet parent, child or sibling, or its deletion. Color Maximal expects a change and the
+    #: synonyms keep the meaning. On a dataset whose answers depend on the exact colour or
+    #: object named (`answers_depend_on`), those rows get no better direction and the run says so.
+    assumes: ClassVar[Mapping[str, str]] = {
+        **{k.id: "color" for k in KINDS if k.relation == "color" and not k.maximal},
+        **{k.id: "object" for k in KINDS if k.pos == "n"},
+    }
     options: ClassVar[Mapping[str, Option]] = {
         "mode": Option("quality", "generator: quality (default: senses in context, common words, lemminflect, "
                                   "whole-phrase deletion) or paper (Stoikou et al. as described)",
@@ -158,6 +169,10 @@ class CounterfactualProbe(Probe):
         """Stoikou Table 2 (colors), Table 3 (WordNet kinds) and the global rules."""
         return COUNTERFACTUAL_LAYOUTS
 
+    @classmethod
+    def display(cls) -> Display:
+        return COUNTERFACTUAL_DISPLAY
+
 
 def _kind_rows(ctx: ProbeContext, kind: str, s: KindSummary, labelled: bool) -> list[ResultRow]:
     # Color Maximal should change answers (a model that keeps them ignores the color);
@@ -176,7 +191,8 @@ def _kind_rows(ctx: ProbeContext, kind: str, s: KindSummary, labelled: bool) -> 
         else:
             ctx.metric_unavailable(f"{kind}/acc_reduction", "acc_Q is 0 on the applicable questions")
     elif labelled:
-        ctx.metric_unavailable(f"{kind}/acc_q", "some applicable questions have no human answers")
+        ctx.metric_unavailable(f"{kind}/acc_q", "some applicable questions have no or fewer than 4 human answers "
+                                                "(VQA accuracy cannot reach 1 there; docs/metrics.md)")
     else:
         ctx.metric_unavailable(f"{kind}/acc_q", "split has no ground-truth answers (answer-change rate only)")
     return rows

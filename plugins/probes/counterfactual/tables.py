@@ -35,11 +35,14 @@ COUNTERFACTUAL_LAYOUTS = (
            note="reduction = (acc_Q - acc*_Q) / acc_Q; change = share of answers a* != a. generator: "
                 "quality (default) or paper (Stoikou et al. as described), see docs/counterfactual.md."),
     Layout(id="rules", title="Counterfactual global rules: {variant}",
-           description="Share (%) of answers unchanged when a concept is replaced (robust = high), for the most and "
-                       "least robust concepts; all rules are in results.csv.",
+           description="Share (%) of answers unchanged when a concept is replaced (robust = high): per model its 3 "
+                       "most robust concepts (rank 1, 2, 3) and its 3 least robust (the last ranks); all rules are "
+                       "in results.csv.",
            reference="Stoikou et al. 2023, §4 (global explanations)", split_by=("variant",),
            rows=("model", "data", "metric"), columns=(), metric_prefix="unchanged/concept=",
-           labels={"variant": {**_COLOR, **_WORDNET}}, names={"metric": "concept"}, n_column=True, extremes=3,
-           note="Wilson intervals; rules below the probe's min_support are not reported. "
-                "Substitution-level rules (X -> Y) are in results.csv."),
+           labels={"variant": {**_COLOR, **_WORDNET}},
+           names={"metric": "concept", "rank": "rank (1 = most robust)", "value": "answers unchanged (%)"},
+           n_column=True, extremes=3,
+           note="Wilson intervals; rules below the probe's min_support are not reported; ties rank by more "
+                "questions, then by name. Substitution-level rules (X → Y) are in results.csv."),
 )

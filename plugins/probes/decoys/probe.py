@@ -5,9 +5,9 @@ All), built from the example's meta (`mc_target`, `decoys`). The pick is the arg
 model's `score_choices` when it has it; otherwise its open answer matched to a candidate
 under `harness.metrics.normalize_answer` (an unmatched answer scores 0 and the unmatched
 rate is reported; never a random pick). Modality ablations for any model: the image
-blanked (harness.types.BLANK_IMAGE) and/or the question emptied give rows QA / IA / A
-next to the full IQA input (skipped for models that are themselves an ablation, i.e.
-declare `inputs`, like MLP-A). Also model-free reference rows per variant: Random
+and/or the question removed (harness.inputs: a gray image and no image id; no question and
+no question type) give rows QA / IA / A next to the full IQA input (skipped for models
+that are themselves an ablation, i.e. declare `inputs`, like MLP-A). Also model-free reference rows per variant: Random
 (the expected accuracy of a uniform pick) and the Eq. 2 answer-frequency rule counted on
 the task's training split.
 
@@ -22,13 +22,13 @@ from typing import ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from harness.api import Layout, Option, Probe, ProbeContext
+from harness.api import Display, Layout, Option, Probe, ProbeContext
 from harness.errors import UsageError
 from harness.metrics import normalize_answer, vqa_accuracy
 from harness.perexample import write_scores
 from harness.specs import parse_spec
 from harness.stats import bootstrap_ci
-from harness.types import BLANK_IMAGE, Example, ResultRow
+from harness.types import Example, ResultRow
 from vqa_harness_plugins.generators.decoys import (
     VARIANTS,
     eq2_rule,
@@ -37,6 +37,8 @@ from vqa_harness_plugins.generators.decoys import (
     variant_choices,
 )
 
+from .display import AUDIT_DISPLAY, DECOY_DISPLAY
+from .examples import show_decoys
 from .tables import AUDIT_LAYOUTS, DECOY_LAYOUTS
 
 __all__ = ["DecoyProbe", "DecoyAuditProbe", "ABLATIONS", "mc_variant_examples", "pick_scores"]
@@ -110,15 +112,19 @@ def _random_expectation(ex: Example) -> float:
     return float(np.mean([_hit(ex, c) for c in ex.choices]))
 
 
-def pick_scores(ctx: ProbeContext, examples: list[Example], variant: str) -> tuple[np.ndarray, int, int]:
+def pick_scores(ctx: ProbeContext, examples: list[Example], variant: str,
+                picks: list[str | None] | None = None) -> tuple[np.ndarray, int, int]:
     """Per-example scores of the model's pick, the unmatched-answer count (-1 when the
-    model scores choices) and the model-error count."""
+    model scores choices) and the model-error count; `picks`, when given, receives each
+    example's picked candidate (None: no pick)."""
     if ctx.has("score_choices"):
         preds = ctx.predict(examples, "score_choices", variant=variant)
         scores = []
         for ex, p in zip(examples, preds):
             picked = ex.choices[int(np.argmax(p.choice_scores))] if p.ok and p.choice_scores else None
             scores.append(_hit(ex, picked))
+            if picks is not None:
+                picks.append(picked)
         return np.array(scores), -1, sum(1 for p in preds if not p.ok)
 
     preds = ctx.predict(examples, "answer", variant=variant, show_choices=True)
@@ -130,6 +136,8 @@ def pick_scores(ctx: ProbeContext, examples: list[Example], variant: str) -> tup
             picked = norm.get(normalize_answer(p.answer).lower())
             unmatched += picked is None
         scores.append(_hit(ex, picked))
+        if picks is not None:
+            picks.append(picked)
     return np.array(scores), unmatched, sum(1 for p in preds if not p.ok)
 
 
@@ -192,13 +200,14 @@ class DecoyProbe(Probe):
                 ctx.metric_unavailable(f"{METRIC} ({variant})", "no question has candidates for this decoy set")
                 continue
             per_example: dict[str, np.ndarray] = {}  # per-question scores (harness.perexample)
+            picks: dict[str, list[str | None]] = {}  # the picks, for the examples shown with their images
             for label, (blank_image, blank_question) in ABLATIONS.items():
                 if label != "IQA" and not ablate:
                     continue
-                shown = [ex.with_(image=BLANK_IMAGE if blank_image else ex.image,
-                                  question="" if blank_question else ex.question) for ex in examples]
+                removed = [what for what, gone in (("image", blank_image), ("question", blank_question)) if gone]
+                shown = ctx.ablate(examples, removed) if removed else examples  # input and what derives from it
                 tag = variant if label == "IQA" else f"{variant}/{label}"
-                scores, unmatched, errors = pick_scores(ctx, shown, tag)
+                scores, unmatched, errors = pick_scores(ctx, shown, tag, picks.setdefault(label, []))
                 metric = METRIC if label == "IQA" else f"{METRIC}/{label}"
                 lo, hi = bootstrap_ci(scores, seed=ctx.seed)
                 # With the image or the question blanked, accuracy has no better direction.
@@ -213,6 +222,7 @@ class DecoyProbe(Probe):
             if per_example:
 
                 write_scores(ctx, [ex.id for ex in examples], per_example, variant=variant)
+            show_decoys(ctx, variant, examples, picks)
             # Model-free reference rows (the same for every model).
             refs, train_label = _reference_rows(ctx, variant, examples, order=("random", "eq2"))
             rows.extend(refs)
@@ -223,6 +233,10 @@ class DecoyProbe(Probe):
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return DECOY_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return DECOY_DISPLAY
 
 
 def _base_dataset(spec: str) -> str:
@@ -272,6 +286,10 @@ class DecoyAuditProbe(Probe):
     @classmethod
     def layouts(cls) -> tuple[Layout, ...]:
         return AUDIT_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return AUDIT_DISPLAY
 
 
 def _generation_rows(ctx: ProbeContext) -> list[ResultRow]:

@@ -33,11 +33,38 @@ DECOY_LAYOUTS = (
                 "shortcut counted on the training split."),
 )
 
+_AUDIT_METRICS = {"eq2_rule_accuracy": "Eq. 2 rule (%)", "random_accuracy": "Random (%)",
+                  "neutrality/decoys_never_target": "decoys never a target (%)",
+                  "neutrality/decoy_use_vs_chance": "decoy use vs chance (ratio; 1 = neutral)",
+                  "neutrality/mean_abs_dev": "mean |share - chance| (fraction)",
+                  "candidates_per_question": "candidates per question"}
+_GENERATION = {"generation/iou/orig": "IoU decoys from the original candidates",
+               "generation/iou/generated": "IoU decoys generated", "generation/qou/orig": "QoU decoys from the original candidates",
+               "generation/qou/generated": "QoU decoys generated", "generation/iou/frequent": "IoU decoys from frequent answers",
+               "generation/qou/frequent": "QoU decoys from frequent answers",
+               "generation/short_iou": "questions short of IoU decoys", "generation/short_qou": "questions short of QoU decoys",
+               "generation/rejected_overlap": "candidates rejected: overlap with the target",
+               "generation/rejected_wup": "candidates rejected: WUP similarity",
+               "generation/rejected_mutual": "candidates rejected: too similar to each other",
+               "generation/unique_questions": "unique questions"}
+
+# One unit per column: a decoy set per row, a measure per column (its unit in its header); the
+# generation counts (one per dataset, shared by every decoy set) in a table of their own.
 AUDIT_LAYOUTS = (
-    Layout(id="audit", title="Decoy audit and generation statistics on {base}",
-           description="Model-free: the Eq. 2 answer-frequency shortcut (%; near Random is better), neutrality "
-                       "of the decoys, and how the decoys were generated.",
-           reference="Chao et al. 2018, Eq. 2 and §3", split_by=("base",), rows=("metric",), columns=("variant",),
-           labels={"variant": {**_SETS, "": "split"}}, fmt="pct1",
-           note="Fractions in %. generation/* rows describe the split's generated decoys."),
+    Layout(id="audit", title="Decoy audit on {base}",
+           description="Model-free (no better direction): the Eq. 2 answer-frequency shortcut (%; near Random is "
+                       "better) and the neutrality of the decoys (how often a decoy is also some question's target).",
+           reference="Chao et al. 2018, Eq. 2 and §3", split_by=("base",), rows=("variant",), columns=("metric",),
+           metrics=tuple(_AUDIT_METRICS), labels={"variant": _SETS, "metric": _AUDIT_METRICS},
+           names={"variant": "decoy set"}, fmt="pct1",
+           note="Each column has one unit (in its header). Eq. 2 rule and Random are exact shares of the split's "
+                "questions: no interval."),
+    Layout(id="generation", title="Decoy generation on {base}",
+           description="How the decoys of the split were made (counts over the split's questions): decoys taken from "
+                       "the original candidates or generated, candidates rejected by each filter.",
+           reference="Chao et al. 2018, §3", split_by=("base",), rows=("metric",), columns=(),
+           metric_prefix="generation/", where={"variant": ("",)}, labels={"metric": _GENERATION},
+           names={"metric": "count of", "value": "count"}, fmt="count",
+           note="Counts, not estimates: no interval. generation/source=* says whether the decoys come from "
+                "released files or were generated here."),
 )

@@ -4,7 +4,7 @@ For each task: the model answers (or picks a choice), S_T is computed, the model
 its own answer for the correctly answered examples, and every automatic metric gives S_E
 and S_O = S_T * S_E; also the combined e-ViL score and, where examples carry several
 references (VQA-X, toyvqa), the reference ("GT") row: each reference scored against the
-others. Per-example scores go to `artifacts/nle/<task>.jsonl` for `harness nle sample` /
+others. Per-example scores go to `artifacts/nle/.../<task>.jsonl` for `harness nle sample` /
 `harness nle import` (human evaluation). See docs/e-vil.md.
 """
 
@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from harness.api import Layout, Option, Probe, ProbeContext, Suite, Task
+from harness.api import Display, Layout, Option, Probe, ProbeContext, Suite, Task
 from harness.errors import UsageError
 from harness.fileio import atomic_write_json, write_jsonl
 from harness.perexample import write_scores
@@ -23,6 +23,7 @@ from harness.stats import bootstrap_ci
 from harness.types import ResultRow
 from vqa_harness_plugins.metrics.nlg import METRIC_LABELS, METRICS, e_vil_score, nlg_scores
 
+from .display import EVIL_DISPLAY
 from .scoring import CORRECT_RULES, gt_pairs, task_scores
 from .tables import EVIL_LAYOUTS, GT_VARIANT, task_label
 
@@ -110,6 +111,10 @@ class NLEProbe(Probe):
     def layouts(cls) -> tuple[Layout, ...]:
         """Kayser Table 3 layout (S_O, S_T, S_E per dataset), human scores, automatic metrics."""
         return EVIL_LAYOUTS
+
+    @classmethod
+    def display(cls) -> Display:
+        return EVIL_DISPLAY
 
 
 def _metric_list(spec: str, known: Sequence[str]) -> tuple[str, ...]:

@@ -3,7 +3,7 @@
     harness nle sample runs/<run-id> [--task STEM] [--n 300] [--seed 0] [--out sample.csv]
     harness nle import runs/<run-id> filled1.csv filled2.csv ... [--task STEM] [--append-results]
 
-Both read what the `nle` probe left in `runs/<run-id>/artifacts/nle/` (one `<task>.jsonl`
+Both read what the `nle` probe left under `runs/<run-id>/artifacts/nle/` (one `<task>.jsonl`
 with per-example answers, explanations and automatic scores, and `<task>.meta.json`).
 See docs/e-vil.md.
 """
@@ -37,21 +37,26 @@ def nle() -> None:
 
 
 def _task(run: Path, task: str | None) -> tuple[Path, dict]:
+    """The records file and meta of one nle task of a run. The probe writes them under
+    `artifacts/nle/<dataset>/<split>/<task>/` (harness.rundir); a task is named by the file
+    stem (`<dataset>-<split>`), or by its folder path when two tasks share a stem."""
     folder = run / "artifacts" / "nle"
-    metas = sorted(folder.glob("*.meta.json")) if folder.is_dir() else []
+    metas = sorted(folder.rglob("*.meta.json")) if folder.is_dir() else []
     if not metas:
-        raise DataError(f"{run}: no `nle` probe output (expected {folder}/<task>.meta.json); "
+        raise DataError(f"{run}: no `nle` probe output (expected {folder}/.../<task>.meta.json); "
                         "run a suite with the nle probe first (e.g. --suite e-vil)")
     stems = [m.name[: -len(".meta.json")] for m in metas]
+    names = [s if stems.count(s) == 1 else m.relative_to(folder).as_posix()[: -len(".meta.json")]
+             for s, m in zip(stems, metas)]
     if task is None:
-        if len(stems) > 1:
-            raise UsageError(f"{run} has several nle tasks; pick one with --task: {', '.join(stems)}")
-        task = stems[0]
-    if task not in stems:
-        raise UsageError(f"no nle task {task!r} in {run}; tasks: {', '.join(stems)}")
-    meta_path = folder / f"{task}.meta.json"
+        if len(names) > 1:
+            raise UsageError(f"{run} has several nle tasks; pick one with --task: {', '.join(names)}")
+        task = names[0]
+    if task not in names:
+        raise UsageError(f"no nle task {task!r} in {run}; tasks: {', '.join(names)}")
+    meta_path = metas[names.index(task)]
     meta = check_record(read_json(meta_path, "written by the nle probe"), META, meta_path, "")
-    return folder / f"{task}.jsonl", meta
+    return meta_path.with_name(meta_path.name[: -len(".meta.json")] + ".jsonl"), meta
 
 
 def _check_out(out: Path | None, run: Path, default: Path, inputs: tuple[Path, ...] = ()) -> Path:
@@ -87,12 +92,12 @@ def _records(path: Path) -> list[dict]:
 
 @nle.command("sample")
 @click.argument("run", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--task", default=None, help="Task stem (artifacts/nle/<task>.jsonl) when the run has several.")
+@click.option("--task", default=None, help="Task stem (artifacts/nle/.../<task>.jsonl) when the run has several.")
 @click.option("--n", "n", type=click.IntRange(min=1), default=300, show_default=True,
               help="Explanations to sample (the paper: 300).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the shuffle.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="CSV to write (default: artifacts/nle/<task>.sample.csv in the run; no other path inside the run).")
+              help="CSV to write (default: beside artifacts/nle/.../<task>.jsonl in the run; no other path inside the run).")
 def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> None:
     """Write the annotation sample: seeded shuffle, first N correctly answered, unique images."""
     path, meta = _task(run, task)
@@ -112,7 +117,7 @@ def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> 
 @click.argument("filled", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--task", default=None, help="Task stem when the run has several nle tasks.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="JSON summary (default: artifacts/nle/<task>.human.json in the run; no other path inside the run).")
+              help="JSON summary (default: beside artifacts/nle/.../<task>.jsonl in the run; no other path inside the run).")
 @click.option("--append-results", is_flag=True,
               help="Also add the human rows (variant 'human') to the run's results.jsonl.")
 def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | None, append_results: bool) -> None:

@@ -1,0 +1,138 @@
+"""Coverage per kind on each half of VQA-X val, and the blind judging sheets (issue 24).
+
+    python benchmarks/counterfactual_heldout.py [--half tune|heldout|both] [--data-dir ../shared/data]
+        [--sheets DIR] [--sample-seed 2424] [--rows 20] [--seed 0]
+
+The halves are benchmarks/cf_split.py's (by a hash of the question text). Per half and
+kind: coverage of the quality mode (questions with a counterfactual of the kind, over the
+half's questions) and, for reference, of the paper mode. The quality mode reads each
+question's 10 human answers as sense context, as the probe does.
+
+`--sheets DIR` writes, per half, a judging sheet and its key (the protocol of
+docs/counterfactual.md, "Held-out judgement"): for each kind, `--rows` quality-mode rows
+drawn with `--sample-seed` from the half's distinct question texts that have a
+counterfactual of the kind (all of them when fewer); shuffled across kinds and numbered.
+Each row shows the original question, the counterfactual and the relation the kind claims,
+in plain words; the kind and the mode are only in the key (`DIR/key-<half>.json`), which
+the judge does not see. Sheets go outside the repository (generated output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+from pathlib import Path
+
+from cf_split import DATA, HALVES, load_half, question_key  # noqa: E402  (benchmarks/ is on sys.path)
+
+from vqa_harness_plugins.generators.counterfactual import KINDS, Perturbation, Perturber, colors_in, perturb_many
+
+#: What each kind claims, as the judge reads it next to the row.
+CLAIMS = {
+    "color_max_common": "a colour word is replaced by a very different colour, one that this dataset's questions "
+                        "or answers use",
+    "color_max_uncommon": "a colour word is replaced by a very different colour (any named colour)",
+    "color_min_common": "a colour word is replaced by a similar but different colour, one that this dataset's "
+                        "questions or answers use",
+    "color_min_uncommon": "a colour word is replaced by a similar but different colour (any named colour)",
+    "synonym_adj": "an adjective is replaced by a word that means the same in this question",
+    "synonym_verb": "a verb is replaced by a word that means the same in this question",
+    "hypernym_noun": "a noun is replaced by a more general term for it (what it is a kind of)",
+    "hyponym_noun": "a noun is replaced by a more specific term (a kind of it)",
+    "sibling_noun": "a noun is replaced by another thing of the same category (not the same thing, not more "
+                    "general or more specific)",
+    "deletion_noun": "a noun is removed, together with the words that belong to it; the rest is still a question",
+}
+CRITERIA = """A row reads sensibly when all of these hold:
+1. the new question is a grammatical, natural question a person could ask about a photo;
+2. every word in it is a common word, and the changed word is read in the sense the original question uses;
+3. the relation stated for the row holds between the original and the new word (or, for a removal, the new
+   question is the original without that noun and the words that belong to it)."""
+
+
+def run_half(data_dir: Path, half: str, seed: int) -> dict[str, tuple[list[str], list[str], dict, list[dict]]]:
+    """mode -> (ids, questions, counts per kind, results per question) on one half."""
+    ids, questions, answers = load_half(data_dir, half)
+    # the common colors come from the whole file, as the probe takes them from its task
+    _, all_q, all_a = load_half(data_dir, "all")
+    common = colors_in(all_q + [a for row in all_a for a in row])
+    out = {}
+    for mode in ("paper", "quality"):
+        perturber = Perturber(common_colors=common, seed=seed, mode=mode)
+        results, counts, _ = perturb_many(perturber, questions, answers if mode == "quality" else None)
+        out[mode] = (ids, questions, counts, results)
+    return out
+
+
+def coverage_table(half: str, runs: dict) -> None:
+    """Print coverage per kind (quality and paper) for one half."""
+    n = len(runs["quality"][0])
+    print(f"\n{half} half: {n} questions")
+    print("| kind | coverage quality | coverage paper |")
+    print("|---|---|---|")
+    for kind in KINDS:
+        cells = []
+        for mode in ("quality", "paper"):
+            applied = runs[mode][2][kind.id]["applied"]
+            cells.append(f"{applied} ({100 * applied / n:.1f}%)")
+        print(f"| {kind.id} | " + " | ".join(cells) + " |")
+
+
+def write_sheet(half: str, runs: dict, folder: Path, sample_seed: int, per_kind: int) -> None:
+    """The judging sheet and its key for one half (module docstring)."""
+    ids, questions, _, results = runs["quality"]
+    rng = random.Random(f"{sample_seed}:{half}")
+    picked = []
+    for kind in KINDS:
+        by_text: dict[str, tuple[str, Perturbation]] = {}
+        for ex_id, q, res in zip(ids, questions, results):
+            value = res[kind.id]
+            if isinstance(value, Perturbation):
+                by_text.setdefault(question_key(q), (ex_id, value))
+        texts = sorted(by_text)
+        for text in rng.sample(texts, min(per_kind, len(texts))):
+            picked.append((kind.id, *by_text[text]))
+    rng.shuffle(picked)
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [f"# Judging sheet: VQA-X val, {half} half ({len(picked)} rows)", "", CRITERIA, "",
+             "Mark each row `yes` (reads sensibly) or `no`, with a short note for a `no`.", "",
+             "| row | original question | new question | what the change claims | sensible | note |",
+             "|---|---|---|---|---|---|"]
+    key = {}
+    for n, (kind_id, ex_id, pert) in enumerate(picked, 1):
+        lines.append(f"| {n:03d} | {pert.question} | {pert.counterfactual} | {CLAIMS[kind_id]} |  |  |")
+        key[f"{n:03d}"] = {"kind": kind_id, "mode": "quality", "example_id": ex_id, "half": half,
+                           "replaced": pert.replaced, "replacement": pert.replacement, "detail": pert.detail}
+    (folder / f"sheet-{half}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (folder / f"key-{half}.json").write_text(json.dumps(key, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{half}: {len(picked)} rows -> {folder / f'sheet-{half}.md'} (key: {folder / f'key-{half}.json'})")
+
+
+def main() -> None:
+    """Coverage per half; optionally the judging sheets."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, default=DATA)
+    parser.add_argument("--half", choices=(*HALVES, "both"), default="both")
+    parser.add_argument("--sheets", type=Path, default=None, help="folder for the sheets (outside the repository)")
+    parser.add_argument("--sample-seed", type=int, default=2424)
+    parser.add_argument("--rows", type=int, default=20, help="rows per kind on a sheet")
+    parser.add_argument("--seed", type=int, default=0, help="the generator's seed")
+    parser.add_argument("--reasons", action="store_true", help="also the quality mode's skip reasons per kind")
+    args = parser.parse_args()
+    print(f"uptime: {os.popen('uptime').read().strip()}")
+    for half in (HALVES if args.half == "both" else (args.half,)):
+        runs = run_half(args.data_dir, half, args.seed)
+        coverage_table(half, runs)
+        if args.reasons:
+            for kind in KINDS:
+                counts = runs["quality"][2][kind.id]
+                print(f"  {kind.id} skipped: " + ", ".join(f"{r} {n}" for r, n in sorted(counts.items())
+                                                         if r != "applied"))
+        if args.sheets:
+            write_sheet(half, runs, args.sheets, args.sample_seed, args.rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""What a modality ablation removes: an input and everything derived from it.
+
+An ablation that blanks the question but keeps the question type a dataset computed from
+it (VQA's `question_type` is the question's first words) lets a model that reads the type
+keep its accuracy "without the question" (issue 26). So an ablation is defined here by what
+it removes, once, for every probe:
+
+- `question`: `question` and `question_type` become "", and the meta keys the dataset
+  declares as computed from the question (`DatasetPlugin.derived_meta["question"]`) go;
+- `image`: `image` becomes the constant gray `BLANK_IMAGE`, `image_id` becomes "" (a model
+  or feature file keyed by image id would otherwise still find the image), and the meta keys
+  declared as computed from the image go.
+
+Probes ask for ablated examples through `ProbeContext.ablate`, which knows the task's
+dataset; `remove_input` is the rule itself (docs/plugins.md, "Datasets").
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+from .types import BLANK_IMAGE, Example
+
+__all__ = ["ABLATABLE", "ANSWER_FACTORS", "REMOVED_FIELDS", "remove_input", "remove_inputs"]
+
+#: What can decide a dataset's answers (`DatasetPlugin.answers_depend_on`) and what a probe
+#: may assume does not (`Probe.assumes`, harness.run.assumptions), with what each means.
+ANSWER_FACTORS: Mapping[str, str] = {
+    "color": "the exact colour named in the question",
+    "object": "the exact object or shape named by a noun of the question",
+    "count": "the exact number named in the question",
+    "position": "the exact position or spatial relation named in the question",
+}
+
+#: The inputs an ablation can remove.
+ABLATABLE = ("image", "question")
+
+#: Example fields each removal empties (the input itself and what every dataset derives
+#: from it); `meta` keys come from the dataset's declaration.
+REMOVED_FIELDS: Mapping[str, Mapping[str, str]] = {
+    "question": {"question": "", "question_type": ""},
+    "image": {"image": BLANK_IMAGE, "image_id": ""},
+}
+
+
+def remove_input(example: Example, what: str, meta_keys: Iterable[str] = ()) -> Example:
+    """`example` without input `what` ("image" or "question"): the fields of
+    `REMOVED_FIELDS[what]` emptied and `meta_keys` (what the dataset computed from it)
+    dropped from `meta`."""
+    if what not in REMOVED_FIELDS:
+        raise ValueError(f"cannot remove {what!r}; removable inputs: {', '.join(ABLATABLE)}")
+    drop = set(meta_keys)
+    changes: dict = dict(REMOVED_FIELDS[what])
+    if drop & set(example.meta):
+        changes["meta"] = {k: v for k, v in example.meta.items() if k not in drop}
+    return example.with_(**changes)
+
+
+def remove_inputs(examples: Sequence[Example], what: str | Iterable[str],
+                  derived_meta: Mapping[str, Sequence[str]] | None = None) -> list[Example]:
+    """`remove_input` over `examples`, for one input or several (`("image", "question")`);
+    `derived_meta`: the dataset's `DatasetPlugin.derived_meta`."""
+    names = (what,) if isinstance(what, str) else tuple(what)
+    out = list(examples)
+    for name in names:
+        keys = tuple((derived_meta or {}).get(name, ()))
+        out = [remove_input(ex, name, keys) for ex in out]
+    return out

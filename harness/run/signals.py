@@ -1,0 +1,161 @@
+"""Signals stop a run the way Ctrl-C does: SIGINT and SIGTERM alike.
+
+`harness run` installs one handler for both (`stop_on_signals`). The first signal raises
+`harness.errors.Stopped` in the process running a model: the run records it in its manifest
+(`interrupted` for SIGINT, `terminated` for SIGTERM) and releases its folder; the command
+prints one line and exits 128 + the signal number. Later signals are ignored, so a second
+Ctrl-C cannot cut the manifest's last write in half (SIGKILL still ends everything).
+
+With `--jobs`, worker processes get the same handler by fork, but a worker only stops while
+it runs a model (`worker_run`): an idle worker ignores the terminal's SIGINT (which reaches
+the whole process group) instead of dying with a traceback. The command's process passes
+the signal it received on to every worker (`forward`), so a SIGTERM sent to it alone stops
+them too; a worker takes the first signal, from whichever source, and ignores the rest. A
+worker whose parent dies without a word (SIGKILL) gets SIGTERM from the kernel
+(`die_with_parent`) and exits once its run is marked.
+
+`deferred()` marks the few writes a signal must not cut (opening the run folder); a signal
+that arrives inside is raised when `raise_pending` is next called.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+import threading
+from typing import Any, Iterable, Iterator
+
+from ..errors import Stopped
+
+__all__ = ["stop_on_signals", "deferred", "raise_pending", "pending", "forward", "worker_started", "worker_run",
+           "parent_gone"]
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: prctl(2) option: the signal the kernel sends this process when its parent dies (Linux).
+_PR_SET_PDEATHSIG = 1
+
+
+class _State:
+    #: The process whose model run a signal stops (0: none; a forked worker copies the parent's
+    #: pid, which is not its own, so it ignores signals until `worker_run`).
+    owner = 0
+    #: The first signal received, raised or not.
+    received: int | None = None
+    raised = False
+    deferred = 0
+    #: The parent a worker was forked from (0 in the command's process).
+    parent = 0
+
+
+_STATE = _State()
+
+
+def _armed() -> bool:
+    return _STATE.owner == os.getpid() and not _STATE.raised and not _STATE.deferred
+
+
+def _handler(signum: int, frame: Any) -> None:
+    if _STATE.received is None:
+        _STATE.received = signum
+    if _armed():
+        _STATE.raised = True
+        raise Stopped(signum)
+    if _STATE.owner != os.getpid() and parent_gone():  # an idle orphan: nothing to record
+        os._exit(128 + signum)
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM stop the run of this process (see the module docstring); the
+    previous handlers are restored afterwards. Outside the main thread (where Python cannot
+    install handlers) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _handler) for s in SIGNALS}
+    _STATE.owner, _STATE.received, _STATE.raised, _STATE.deferred, _STATE.parent = os.getpid(), None, False, 0, 0
+    try:
+        yield
+    finally:
+        _STATE.owner = 0
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """A signal arriving inside the block waits (see `raise_pending`)."""
+    _STATE.deferred += 1
+    try:
+        yield
+    finally:
+        _STATE.deferred -= 1
+
+
+def raise_pending() -> None:
+    """Raise `Stopped` for a signal that arrived while it could not be raised."""
+    if _STATE.received is not None and _armed():
+        _STATE.raised = True
+        raise Stopped(_STATE.received)
+
+
+def pending() -> int | None:
+    """The signal this process received (None when none)."""
+    return _STATE.received
+
+
+def forward(pids: Iterable[int], signum: int) -> None:
+    """Send `signum` to each worker (a worker already gone is skipped)."""
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass
+
+
+# ------------------------------------------------------------------ worker processes
+
+
+def worker_started() -> None:
+    """In a freshly forked worker: no signal received yet, none raised until `worker_run`,
+    and SIGTERM from the kernel if the parent dies."""
+    _STATE.owner, _STATE.received, _STATE.raised, _STATE.deferred = 0, None, False, 0
+    _STATE.parent = os.getppid()
+    die_with_parent()
+
+
+@contextlib.contextmanager
+def worker_run() -> Iterator[None]:
+    """A worker runs a model: the first signal now stops it. A worker whose parent has died
+    exits as soon as the run is marked, since nobody reads its result."""
+    _STATE.owner = os.getpid()
+    try:
+        raise_pending()
+        yield
+    except Stopped as exc:
+        if parent_gone():
+            os._exit(exc.exit_code)
+        raise
+    finally:
+        _STATE.owner = 0
+
+
+def parent_gone() -> bool:
+    """True in a worker whose parent process has died."""
+    return bool(_STATE.parent) and os.getppid() != _STATE.parent
+
+
+def die_with_parent() -> None:
+    """Ask Linux to send this process SIGTERM when its parent dies (a no-op elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        # dlopen(NULL): the C library the interpreter is linked with (no search for it).
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl: an orphan is then left to a SIGTERM of its own
+        return
+    if parent_gone():  # the parent died before the request took effect
+        os._exit(128 + signal.SIGTERM)

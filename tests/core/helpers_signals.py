@@ -1,0 +1,61 @@
+"""`harness` in a real process with in-test plugins, for the tests that send it real signals.
+
+    python -c "import sys, helpers_signals; sys.exit(helpers_signals.cli(sys.argv[1:]))" run ...
+
+(imported, not run as a script: a model class must live in an importable module.)
+
+The `wait` model writes `<pid>-<tag>` into $HARNESS_TEST_MARKERS when its first batch
+starts, then waits (for a stop, or for $HARNESS_TEST_RELEASE to exist); the test waits for
+the marker before it signals, so nothing depends on timing. Without either, it gives up after
+two minutes and answers, so a broken test never hangs.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from helpers_core import core_plugins
+
+from harness.api import Model, Option
+from harness.cli import main
+from harness.hookspecs import hookimpl
+from harness.testing import make_host, use_host
+from harness.types import Answer
+
+#: How long the `wait` model waits before it answers anyway (seconds).
+PATIENCE = 120.0
+
+
+class WaitModel(Model):
+    """Announces its first batch, then waits to be stopped."""
+
+    name = "wait"
+    options = {"tag": Option("a", "tells two runs of this model apart")}
+
+    def answer(self, batch):
+        markers = Path(os.environ["HARNESS_TEST_MARKERS"])
+        release = os.environ.get("HARNESS_TEST_RELEASE", "")
+        (markers / f"{os.getpid()}-{self.config['tag']}").write_text("", encoding="utf-8")
+        deadline = time.monotonic() + PATIENCE
+        while time.monotonic() < deadline and not (release and Path(release).exists()):
+            time.sleep(0.02)  # a signal raises here
+        return [Answer("red") for _ in batch]
+
+
+class WaitPlugin:
+    @hookimpl
+    def register_models(self, register):
+        register(WaitModel)
+
+
+def host():
+    plugins, names = core_plugins()
+    return make_host(*plugins, WaitPlugin(), names=[*names, "wait-model"])
+
+
+def cli(argv: list[str]) -> int:
+    """`harness ARGV` with the in-test plugins."""
+    with use_host(host()):
+        return main(argv)

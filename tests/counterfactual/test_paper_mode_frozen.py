@@ -1,0 +1,38 @@
+"""The paper mode is frozen: `harness perturb --mode paper` writes the same bytes as before
+issue 24 changed the quality mode (senses, idioms, readable colors, verb frames).
+
+The digests were taken with the code of commit 5bc6c82 (main before issue 24) on the real
+VQA-X val and e-SNLI-VE dev files of ../shared/data, seeds 0 and 7, every kind:
+
+    harness perturb --dataset vqa-x --data-dir ../shared/data --mode paper [--seed 7] --out F
+    harness perturb --dataset e-snli-ve --split dev --data-dir ../shared/data --mode paper --out F
+    sha256sum F
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from harness.cli import main
+from harness.host import reset_host
+
+FROZEN = {
+    ("vqa-x", "val", 0): "da171bf5fbea7b831c4deb456b01c00e00bbf314635ce7b873095675b455cbd9",
+    ("vqa-x", "val", 7): "4f971061671b7ada2870cfcf0034aed63141fac012c3be1d3cc45f34a5475886",
+    ("e-snli-ve", "dev", 0): "fef3e971829154eaa81b581f0571317b1e5599675ccf7426c387fc6e8a639c08",
+}
+
+
+@pytest.mark.parametrize("dataset,split,seed", sorted(FROZEN))
+def test_paper_mode_output_is_byte_identical(shared_data, tmp_path, dataset, split, seed):
+    reset_host(None)
+    out = tmp_path / "paper.jsonl"
+    try:
+        code = main(["perturb", "--dataset", dataset, "--split", split, "--data-dir", str(shared_data),
+                     "--mode", "paper", "--seed", str(seed), "--out", str(out)])
+    finally:
+        reset_host(None)
+    assert code == 0
+    assert hashlib.sha256(out.read_bytes()).hexdigest() == FROZEN[(dataset, split, seed)]
