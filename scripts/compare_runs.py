@@ -107,8 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     for key in changed:
         diff = {v: (before[key].get(v), after[key].get(v)) for v in VALUES if before[key].get(v) != after[key].get(v)}
         print("changed:    ", key, diff)
-    for pair in sorted({k[:2] for k in changed}):
-        explain(pair, where_before.get(pair), where_after.get(pair))
+    # rows present on one side only (a probe skipped here, run there) need explaining too,
+    # when both sides ran the model on the suite
+    for pair in sorted({k[:2] for k in changed + only_before + only_after}):
+        if pair in where_before and pair in where_after:
+            explain(pair, where_before[pair], where_after[pair])
     same = not (only_before or only_after or changed)
     print(f"{len(before)} rows before, {len(after)} after: "
           + ("identical" if same else f"{len(only_before)} only before, {len(only_after)} only after, "

@@ -61,6 +61,8 @@ def test_rows_in_one_side_only_exit_1(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "only before:" in out and "only after: " in out
     assert "1 only before, 1 only after, 0 changed" in out
+    # both sides ran qonly on toy: the differing row sets are explained from the manifests
+    assert "why qonly on toy may differ" in out
 
 
 def test_the_latest_run_per_model_and_suite_is_compared(tmp_path, capsys):
