@@ -154,10 +154,12 @@ class QualityMode:
                 continue
             found = self.p.color_choice(low, kind, present)
             if found is None:
-                rej["color_in_question" if self.p.color_choice(low, kind) else "no_replacement"] += 1
+                # no similar colour of the same kind within reach (color_names.py): "color_distance"
+                rej["color_in_question" if self.p.color_choice(low, kind) else
+                    "no_replacement" if kind.maximal else "color_distance"] += 1
                 continue
             color, dist = found
-            new = match_case(tok.text, self.p.color_words.get(color, color))  # "dark slate gray"
+            new = match_case(tok.text, color)
             usable.append(Perturbation(kind.id, question, replace_span(question, tokens, i, i, new), i, tok.text,
                                        new, low, color, f"ΔE2000={dist:.2f}"))
 
