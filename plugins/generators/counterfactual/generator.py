@@ -60,7 +60,7 @@ DEFAULT_MODE = "quality"
 SKIP_REASONS = ("empty", "non_english", "no_site", "no_replacement", "inflection")
 #: Question-level and candidate-level reasons of the quality mode (quality_mode.py).
 QUALITY_SKIP_REASONS = (
-    "empty", "non_english", "no_site", "tag_mismatch", "compound_part", "idiom", "bare_noun", "frame_noun", "no_replacement",
+    "empty", "non_english", "ungrammatical", "no_site", "tag_mismatch", "compound_part", "idiom", "bare_noun", "frame_noun", "no_replacement",
     "abstract", "ambiguous", "basic_level", "synonym", "coordination", "agreement", "multiword", "proper_noun",
     "rare_word", "register", "sense_mismatch", "number", "selection", "verb_frame", "phrasal", "inflection", "in_question",
     "color_in_question", "color_distance", "deletion_parse",
