@@ -338,8 +338,8 @@ class QualityLexicon:
             return "sense_mismatch"
         if len(words) == 1 and not self.pos_plausible(words[0], pos):
             return "sense_mismatch"  # "being" is read as a verb form, not as organism
-        if pos == "n" and len(words) == 1 and self._adjective_noun(words[0]):
-            return "sense_mismatch"  # rule 33: "the male", "the female" read as adjectives used as nouns
+        if pos == "n" and (len(words) == 1 or hypernym) and self._adjective_noun(words[0]):
+            return "sense_mismatch"  # rule 33: "the male", "the female person": an adjective used as a noun
         if hypernym:
             return ""  # the general word is read in the sense the original word pins down
         if synset not in self.senses(name, pos)[: DOMINANT_SENSES[pos]]:
