@@ -8,8 +8,9 @@ otherwise measure a model on a sentence no one should have to read twice. Two ch
 subject-verb agreement, on the tags the generator already has (nothing else is parsed):
 
 - **do-support**: a question opening with do/does/did whose first verb after the subject is
-  a third-person form ("Does this room has"; not a past form, which is often a participle the
-  tagger took for the verb: "Does this board look painted?");
+  a third-person form, tagged VBZ and ending in -s ("Does this room has"; not a past form,
+  which is often a participle the tagger took for the verb: "Does this board look painted?";
+  not a base form the tagger took for a VBZ: "Does the sign prohibit a certain direction?");
 - **singular be, plural subject**: a question opening with is/was (or a wh-phrase then
   is/was) whose subject noun phrase, right after the verb, has a plural head ("What sport is
   the women playing?", "Is the front giraffe's eyes open?"); the head is the last noun of the
@@ -42,9 +43,11 @@ def ungrammatical(tokens: Sequence[Token], tags: Sequence[str]) -> bool:
     if not words:
         return False
     if words[0] in _DO:
-        for tag in tags[1:]:
+        for word, tag in zip(words[1:], tags[1:]):
             if tag.startswith("VB") or tag == "MD":
-                return tag == "VBZ"  # "Does this room has" (a VBD is often a participle: "look painted")
+                # "Does this room has" (a VBD is often a participle: "look painted"); the form must
+                # end in -s too: the tagger calls "Does the sign prohibit ..." a VBZ
+                return tag == "VBZ" and word.endswith("s")
         return False
     start = 0
     if words[0] in _WH:  # "What sport is ...", "Which way is ..."
