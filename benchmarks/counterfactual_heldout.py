@@ -1,7 +1,7 @@
 """Coverage per kind on each half of VQA-X val, and the blind judging sheets (issue 24).
 
     python benchmarks/counterfactual_heldout.py [--half tune|heldout|both] [--data-dir ../shared/data]
-        [--sheets DIR] [--sample-seed 2424] [--rows 20] [--seed 0]
+        [--sheets DIR] [--sample-seed 2424] [--rows 20] [--seed 0] [--exclude-ids FILE]
 
 The halves are benchmarks/cf_split.py's (by a hash of the question text). Per half and
 kind: coverage of the quality mode (questions with a counterfactual of the kind, over the
@@ -15,6 +15,10 @@ counterfactual of the kind (all of them when fewer); shuffled across kinds and n
 Each row shows the original question, the counterfactual and the relation the kind claims,
 in plain words; the kind and the mode are only in the key (`DIR/key-<half>.json`), which
 the judge does not see. Sheets go outside the repository (generated output).
+`--exclude-ids FILE` (a JSON list of example ids, e.g. the rows an earlier round's judge saw)
+leaves out every question text one of those examples has, so a new sample is fresh; a kind
+with fewer fresh texts than `--rows` (the colours, adjectives) is topped up with the excluded
+ones, marked `judged_before` in the key. Coverage is still over the whole half.
 """
 
 from __future__ import annotations
@@ -80,8 +84,25 @@ def coverage_table(half: str, runs: dict) -> None:
         print(f"| {kind.id} | " + " | ".join(cells) + " |")
 
 
-def write_sheet(half: str, runs: dict, folder: Path, sample_seed: int, per_kind: int) -> None:
-    """The judging sheet and its key for one half (module docstring)."""
+def excluded_texts(path: Path | None, data_dir: Path) -> frozenset[str]:
+    """The question texts (question_key) of the example ids listed in `path` (a JSON list)."""
+    if path is None:
+        return frozenset()
+    try:
+        wanted = set(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError) as exc:
+        raise SystemExit(f"{path}: cannot read the ids to exclude ({exc})") from None
+    ids, questions, _ = load_half(data_dir, "all")
+    found = {question_key(q) for i, q in zip(ids, questions) if i in wanted}
+    if len(wanted) and not found:
+        raise SystemExit(f"{path}: none of its {len(wanted)} ids is in VQA-X val")
+    return frozenset(found)
+
+
+def write_sheet(half: str, runs: dict, folder: Path, sample_seed: int, per_kind: int,
+                exclude: frozenset[str] = frozenset()) -> None:
+    """The judging sheet and its key for one half (module docstring); question texts in
+    `exclude` are drawn only to top up a kind with fewer fresh texts than rows."""
     ids, questions, _, results = runs["quality"]
     rng = random.Random(f"{sample_seed}:{half}")
     picked = []
@@ -91,9 +112,16 @@ def write_sheet(half: str, runs: dict, folder: Path, sample_seed: int, per_kind:
             value = res[kind.id]
             if isinstance(value, Perturbation):
                 by_text.setdefault(question_key(q), (ex_id, value))
-        texts = sorted(by_text)
-        for text in rng.sample(texts, min(per_kind, len(texts))):
-            picked.append((kind.id, *by_text[text]))
+        fresh = sorted(t for t in by_text if t not in exclude)
+        seen = sorted(t for t in by_text if t in exclude)
+        chosen = rng.sample(fresh, min(per_kind, len(fresh)))
+        # a kind with fewer fresh texts than rows (colours, adjectives) is topped up with judged ones
+        chosen += rng.sample(seen, min(per_kind - len(chosen), len(seen)))
+        for text in chosen:
+            picked.append((kind.id, *by_text[text], text in exclude))
+        if exclude:
+            print(f"  {half} {kind.id}: {len(fresh)} fresh texts, {len(seen)} judged before; "
+                  f"sheet rows {len(chosen)} ({sum(t in exclude for t in chosen)} judged before)")
     rng.shuffle(picked)
     folder.mkdir(parents=True, exist_ok=True)
     lines = [f"# Judging sheet: VQA-X val, {half} half ({len(picked)} rows)", "", CRITERIA, "",
@@ -101,10 +129,11 @@ def write_sheet(half: str, runs: dict, folder: Path, sample_seed: int, per_kind:
              "| row | original question | new question | what the change claims | sensible | note |",
              "|---|---|---|---|---|---|"]
     key = {}
-    for n, (kind_id, ex_id, pert) in enumerate(picked, 1):
+    for n, (kind_id, ex_id, pert, before) in enumerate(picked, 1):
         lines.append(f"| {n:03d} | {pert.question} | {pert.counterfactual} | {CLAIMS[kind_id]} |  |  |")
         key[f"{n:03d}"] = {"kind": kind_id, "mode": "quality", "example_id": ex_id, "half": half,
-                           "replaced": pert.replaced, "replacement": pert.replacement, "detail": pert.detail}
+                           "replaced": pert.replaced, "replacement": pert.replacement, "detail": pert.detail,
+                           "judged_before": before}
     (folder / f"sheet-{half}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (folder / f"key-{half}.json").write_text(json.dumps(key, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{half}: {len(picked)} rows -> {folder / f'sheet-{half}.md'} (key: {folder / f'key-{half}.json'})")
@@ -120,7 +149,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20, help="rows per kind on a sheet")
     parser.add_argument("--seed", type=int, default=0, help="the generator's seed")
     parser.add_argument("--reasons", action="store_true", help="also the quality mode's skip reasons per kind")
+    parser.add_argument("--exclude-ids", type=Path, default=None,
+                        help="JSON list of example ids whose question texts no sheet may draw (held-out half)")
     args = parser.parse_args()
+    exclude = excluded_texts(args.exclude_ids, args.data_dir)
     print(f"uptime: {os.popen('uptime').read().strip()}")
     for half in (HALVES if args.half == "both" else (args.half,)):
         runs = run_half(args.data_dir, half, args.seed)
@@ -131,7 +163,7 @@ def main() -> None:
                 print(f"  {kind.id} skipped: " + ", ".join(f"{r} {n}" for r, n in sorted(counts.items())
                                                          if r != "applied"))
         if args.sheets:
-            write_sheet(half, runs, args.sheets, args.sample_seed, args.rows)
+            write_sheet(half, runs, args.sheets, args.sample_seed, args.rows, exclude if half == "heldout" else frozenset())
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ import pytest
 
 from helpers_quality import quality, rejected, text
 from vqa_harness_plugins.generators.counterfactual import COLOR_KINDS
-from vqa_harness_plugins.generators.counterfactual.colors import readable_names
 from vqa_harness_plugins.generators.counterfactual.idioms import fixed_spans, plural_word, splits
 from vqa_harness_plugins.generators.counterfactual.senses import SenseChooser
 from vqa_harness_plugins.generators.counterfactual.text import tokenize
@@ -94,25 +93,47 @@ def test_words_inside_fixed_expressions_are_not_replaced(modes):
     assert quality(modes, "Does she have glasses?", "sibling_noun") == "ambiguous"  # not "shot glasses"
 
 
-def test_uncommon_colours_are_written_as_words(modes):
-    words = modes[1].color_words
-    assert quality(modes, "What is the person in the black shirt doing?", "color_min_uncommon") == \
-        "What is the person in the dark slate gray shirt doing?"
-    assert quality(modes, "Should the blue SUV step on the gas right now?", "color_max_uncommon") == \
-        "Should the green yellow SUV step on the gas right now?"
-    # only names people use for colours (the xkcd survey), never the one-token CSS names
-    assert "papayawhip" not in words and "whitesmoke" not in words and "peru" not in words
-    assert words["aquamarine"] == "aquamarine" and words["darkblue"] == "dark blue"
-    assert set(modes[1].pools["uncommon"]) == set(words)
+def test_uncommon_colours_are_one_word_names_people_use(modes):
+    pool = modes[1].pools["uncommon"]
+    # one-word CSS4 names that are English colour adjectives (rule 30), never "dark slate gray"
+    assert {"crimson", "beige", "maroon", "teal", "olive"} <= set(pool)
+    assert not {"darkslategray", "mediumblue", "greenyellow", "papayawhip", "tomato", "wheat"} & set(pool)
+    assert quality(modes, "Should the blue SUV step on the gas right now?", "color_min_uncommon") == \
+        "Should the indigo SUV step on the gas right now?"  # not "medium blue": a shade by name
     assert text(modes[0].perturb("Is the parking lot marked in white lines?")["color_min_uncommon"]) == \
         "Is the parking lot marked in whitesmoke lines?"  # the paper mode keeps the paper's list
 
 
-def test_readable_names_follow_the_survey():
-    names = readable_names(lambda w: w in {"aquamarine", "goldenrod"})
-    assert names["darkslategray"] == "dark slate gray" and names["darkslategrey"] == "dark slate grey"
-    assert names["forestgreen"] == "forest green" and names["goldenrod"] == "goldenrod"
-    assert "gainsboro" not in names and "navajowhite" not in names
+def test_colour_validity_agrees_with_the_quality_colours(modes):
+    from vqa_harness_plugins.generators.counterfactual import KINDS
+    from vqa_harness_plugins.generators.counterfactual.perturbation import Perturbation
+    from vqa_harness_plugins.generators.counterfactual.validity import invalid_reason
+
+    paper, qual = modes
+    colour_kinds = [k for k in KINDS if k.relation == "color"]
+
+    def swap(kind, source, target):
+        q = f"Is the {source} car parked?"
+        return Perturbation(kind.id, q, q.replace(source, target), 2, source, target, source, target)
+
+    for p in modes:  # every choice of the generator (maximal and minimal, both pools) is valid
+        for kind in colour_kinds:
+            pool = p.pools[kind.pool]
+            for colour in pool:
+                found = p.color_choice(colour, kind)
+                why = None if found is None else invalid_reason(swap(kind, colour, found[0]), kind, p.mode,
+                                                                p.wn, pool, p.colors)
+                assert why is None, (p.mode, kind.id, colour, found, why)
+    minimal = next(k for k in colour_kinds if not k.maximal and k.pool == "common")
+    pool = qual.pools["common"]
+    # quality minimal: a chromatic colour never becomes gray, nor a far colour "similar"
+    assert qual.color_choice("blue", minimal) is None or qual.color_choice("blue", minimal)[0] != "gray"
+    assert invalid_reason(swap(minimal, "blue", "gray"), minimal, "quality", qual.wn, pool, qual.colors)
+    assert invalid_reason(swap(minimal, "black", "yellow"), minimal, "quality", qual.wn, pool, qual.colors)
+    # paper mode: the plain nearest colour of the paper's ColorSpace, unchanged
+    nearest = paper.color_choice("blue", minimal)[0]
+    assert invalid_reason(swap(minimal, "blue", nearest), minimal, "paper", paper.wn,
+                          paper.pools["common"], paper.colors) is None
 
 
 def test_verbs_keep_their_frame(modes):
@@ -130,7 +151,9 @@ def test_plurals_with_a_meaning_of_their_own(modes):
     assert plural_word(wn, "glasses") and plural_word(wn, "stairs")
     # a rarely used own meaning does not count: men (the work force), windows (the software)
     assert not plural_word(wn, "men") and not plural_word(wn, "windows")
-    assert quality(modes, "What are the men doing?", "hypernym_noun") == "What are the persons doing?"
+    assert rejected(modes, "What are the men doing?", "hypernym_noun").get("ambiguous", 0) == 0
+    # round 5 (rule 33): "persons" is far rarer than "men" and "male" reads as an adjective
+    assert quality(modes, "What are the men doing?", "hypernym_noun") == "sense_mismatch"
 
 
 def test_hyponyms_are_read_in_their_first_sense(modes):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Callable, Iterable, Mapping
+from typing import Iterable, Mapping
 
 __all__ = [
     "named_colors",
@@ -21,8 +21,6 @@ __all__ = [
     "ColorSpace",
     "BASIC_COLORS",
     "UNAMBIGUOUS_COLORS",
-    "LIGHTNESS_WORDS",
-    "readable_names",
 ]
 
 #: Berlin & Kay's 11 basic color terms (+ "grey"): the default "common" pool when a
@@ -47,42 +45,6 @@ def named_colors() -> dict[str, str]:
     return {name.lower(): hex_.upper() for name, hex_ in CSS4_COLORS.items()}
 
 
-#: Lightness words that begin CSS4 names and, before a colour name, make a colour name people
-#: use (the xkcd survey has "dark blue", "light green", "pale pink", "deep purple", "medium blue").
-LIGHTNESS_WORDS = ("dark", "light", "medium", "pale", "deep")
-
-
-def readable_names(is_word: Callable[[str], bool]) -> dict[str, str]:
-    """CSS4 name -> the name written as words ("darkslategray" -> "dark slate gray"), for the
-    CSS4 names that are colours in ordinary English: a name of the xkcd colour survey
-    (Munroe 2010: the names some 220,000 people gave to colours; matplotlib ships them as
-    XKCD_COLORS), or a lightness word (LIGHTNESS_WORDS) before one. Names no survey
-    participant used for a colour ("papayawhip", "gainsboro", "peru", "aliceblue",
-    "whitesmoke") are left out. CSS4's own gray/grey spelling is kept. Where the survey
-    writes a name both ways, the one-word form is kept when `is_word` knows it ("aquamarine",
-    "goldenrod"), else the spaced one ("dark blue", not the survey's "darkblue")."""
-    from matplotlib.colors import XKCD_COLORS  # heavy: matplotlib, only for its colour tables
-
-    variants: dict[str, list[str]] = {}
-    for key in sorted(XKCD_COLORS):
-        words = key.split(":", 1)[1]
-        variants.setdefault(words.replace(" ", "").replace("grey", "gray"), []).append(words)
-    survey = {squeezed: next((w for w in found if " " not in w and is_word(w)), max(found, key=lambda w: w.count(" ")))
-              for squeezed, found in variants.items()}
-    out: dict[str, str] = {}
-    for name in named_colors():
-        key = name.replace("grey", "gray")
-        found = survey.get(key)
-        if found is None:
-            for word in LIGHTNESS_WORDS:
-                if key.startswith(word) and key[len(word):] in survey:
-                    found = f"{word} {survey[key[len(word):]]}"
-                    break
-        if found is not None:
-            out[name] = found.replace("grey", "gray") if "gray" in name else found.replace("gray", "grey")
-    return out
-
-
 def _linear(channel: float) -> float:
     # The sRGB transfer function (IEC 61966-2-1).
     return channel / 12.92 if channel <= 0.04045 else ((channel + 0.055) / 1.055) ** 2.4
@@ -104,8 +66,10 @@ def srgb_to_lab(hex_color: str) -> tuple[float, float, float]:
     return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
 
 
-def delta_e2000(lab1: tuple[float, float, float], lab2: tuple[float, float, float]) -> float:
-    """CIEDE2000 color difference (kL = kC = kH = 1), as in Sharma et al. (2005)."""
+def delta_e2000(lab1: tuple[float, float, float], lab2: tuple[float, float, float], k_l: float = 1.0) -> float:
+    """CIEDE2000 color difference, as in Sharma et al. (2005): kC = kH = 1 and the lightness
+    weight kL (1 by default; 2 is the CIE's setting for textiles, ΔE00(2:1:1), where
+    differences of lightness count half)."""
     l1, a1, b1 = lab1
     l2, a2, b2 = lab2
     c1, c2 = math.hypot(a1, b1), math.hypot(a2, b2)
@@ -145,23 +109,30 @@ def delta_e2000(lab1: tuple[float, float, float], lab2: tuple[float, float, floa
     s_c = 1 + 0.045 * c_bar
     s_h = 1 + 0.015 * c_bar * t
     r_t = -math.sin(math.radians(2 * d_theta)) * r_c
-    return math.sqrt((dl / s_l) ** 2 + (dc / s_c) ** 2 + (d_h / s_h) ** 2 + r_t * (dc / s_c) * (d_h / s_h))
+    return math.sqrt((dl / (k_l * s_l)) ** 2 + (dc / s_c) ** 2 + (d_h / s_h) ** 2 + r_t * (dc / s_c) * (d_h / s_h))
 
 
 class ColorSpace:
     """Distances between named colors and the maximal/minimal choice within a pool."""
 
-    def __init__(self, colors: Mapping[str, str] | None = None) -> None:
+    def __init__(self, colors: Mapping[str, str] | None = None, *, k_l: float = 1.0) -> None:
         self.colors = dict(colors or named_colors())
         self.lab = {name: srgb_to_lab(hex_) for name, hex_ in self.colors.items()}
+        self.k_l = k_l
         self._cache: dict[tuple[str, str], float] = {}
 
     def distance(self, a: str, b: str) -> float:
         """ΔE2000 between two named colors (symmetric, cached)."""
         key = (a, b) if a <= b else (b, a)
         if key not in self._cache:
-            self._cache[key] = delta_e2000(self.lab[key[0]], self.lab[key[1]])
+            self._cache[key] = delta_e2000(self.lab[key[0]], self.lab[key[1]], self.k_l)
         return self._cache[key]
+
+    def candidates(self, color: str, pool: Iterable[str], *, maximal: bool) -> list[tuple[float, str]]:
+        """(ΔE, name) of the colors of `pool` that may replace `color`: every other named
+        color that is no alias of it (ΔE > 0). Subclasses narrow this (color_names.py)."""
+        scored = [(self.distance(color, c), c) for c in pool if c != color and c in self.colors]
+        return [(d, c) for d, c in scored if d > 1e-9]
 
     def pool(self, names: Iterable[str]) -> tuple[str, ...]:
         """The named colors among `names` (lower-cased, sorted, unknown names dropped)."""
@@ -170,8 +141,7 @@ class ColorSpace:
     def replacement(self, color: str, pool: Iterable[str], *, maximal: bool) -> tuple[str, float] | None:
         """(farthest or nearest color of `pool`, its ΔE2000), excluding `color` and its
         aliases (ΔE = 0); None when the pool has no other color."""
-        scored = [(self.distance(color, c), c) for c in pool if c != color and c in self.colors]
-        scored = [(d, c) for d, c in scored if d > 1e-9]
+        scored = self.candidates(color, pool, maximal=maximal)
         if not scored:
             return None
         # max by distance, ties by name (alphabetically first wins) -> deterministic.

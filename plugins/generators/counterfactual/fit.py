@@ -49,6 +49,7 @@ __all__ = [
     "Selection",
     "Slot",
     "after_kind_of",
+    "bare_noun",
     "count_context",
     "countable",
     "frame_noun",
@@ -136,6 +137,20 @@ def after_kind_of(tokens: Sequence[Token], tags: Sequence[str], first: int) -> b
     while i > 0 and tags[i - 1] in _MODIFIER_TAGS:
         i -= 1
     return i > 1 and tokens[i - 1].text.lower() == "of" and tokens[i - 2].text.lower() in FRAME_NOUNS
+
+
+def bare_noun(tokens: Sequence[Token], tags: Sequence[str], first: int) -> bool:
+    """A singular noun with no determiner, possessive, number, quantifier or wh-word
+    in its phrase ("Is it winter?", "someone's home"): a replacement would need one."""
+    i = first
+    while i > 0 and tags[i - 1] in ("JJ", "JJR", "JJS", "VBN", "VBG", "NN", "NNS"):
+        i -= 1
+    if i == 0:
+        return True
+    prev, tag = tokens[i - 1].text.lower(), tags[i - 1]
+    return not (tag in ("DT", "PRP$", "CD", "POS", "PDT", "WDT", "WP", "WP$") or prev in (
+        "what", "which", "whose", "many", "much", "some", "any", "no", "each", "every", "another", "this",
+        "that", "these", "those", "of"))
 
 
 def phrase_zipf(stats: Any, words: Sequence[str]) -> float:

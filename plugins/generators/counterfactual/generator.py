@@ -29,14 +29,16 @@ from collections import Counter
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from harness.errors import UsageError
-from vqa_harness_plugins.nlp import pos_tag, wordnet_index
+from vqa_harness_plugins.nlp import pos_tag, word_stats, wordnet_index
 
-from .colors import BASIC_COLORS, UNAMBIGUOUS_COLORS, ColorSpace, named_colors, readable_names
+from .color_names import QualityColors, spoken_names
+from .colors import BASIC_COLORS, UNAMBIGUOUS_COLORS, ColorSpace, named_colors
 from .idioms import fixed_spans
 from .inflect import NOUN_TAGS, VERB_TAGS, Inflector
 from .kinds import KINDS, Kind
 from .lexical import EXCLUDED_VERBS, Lexicon
 from .perturbation import Perturbation
+from .quality import FREQUENCY_FLOOR
 from .quality_mode import QualityMode
 from .text import FUNCTION_WORDS, Token, language_problem, match_case, splice, tokenize
 
@@ -58,10 +60,10 @@ DEFAULT_MODE = "quality"
 SKIP_REASONS = ("empty", "non_english", "no_site", "no_replacement", "inflection")
 #: Question-level and candidate-level reasons of the quality mode (quality_mode.py).
 QUALITY_SKIP_REASONS = (
-    "empty", "non_english", "no_site", "tag_mismatch", "compound_part", "idiom", "bare_noun", "frame_noun", "no_replacement",
+    "empty", "non_english", "ungrammatical", "no_site", "tag_mismatch", "compound_part", "idiom", "bare_noun", "frame_noun", "no_replacement",
     "abstract", "ambiguous", "basic_level", "synonym", "coordination", "agreement", "multiword", "proper_noun",
     "rare_word", "register", "sense_mismatch", "number", "selection", "verb_frame", "phrasal", "inflection", "in_question",
-    "color_in_question", "deletion_parse",
+    "color_in_question", "color_distance", "deletion_parse",
 )  # fmt: skip
 
 
@@ -104,22 +106,21 @@ class Perturber:
         self.wn, self.tagger, self.seed, self.kinds, self.mode = wn, tagger, seed, tuple(kinds), mode
         self.lexicon = Lexicon(wn)
         self.inflector = Inflector(wn)
-        self.colors = ColorSpace()
+        # The quality mode's colours are names as people use them (color_names.py, rule 30).
+        self.colors = ColorSpace() if mode == "paper" else QualityColors(wn)
         self.pools = {
             "common": self.colors.pool(BASIC_COLORS if common_colors is None else common_colors),
             "uncommon": tuple(sorted(self.colors.colors)),
         }
         self._color_choice: dict[tuple[str, str, bool, tuple[str, ...]], tuple[str, float] | None] = {}
         self.quality = None
-        self.color_words: dict[str, str] = {}
         if mode == "quality":
             # Common colors must read as colors: a color name the dataset uses that WordNet
             # knows only as a thing ("snow", "salmon" as a fish) is no replacement.
             self.pools["common"] = tuple(c for c in self.pools["common"] if wn.has_lemma(c, "a"))
-            # Uncommon colors a person writes: matplotlib's names as words, only those that are
-            # colours in ordinary English (colors.readable_names: "dark slate gray", no "papayawhip").
-            self.color_words = readable_names(lambda w: bool(wn.morphy(w, "n") or wn.morphy(w, "a")))
-            self.pools["uncommon"] = tuple(c for c in self.pools["uncommon"] if c in self.color_words)
+            # Uncommon colors a person writes: one-word names that are English colour adjectives
+            # (color_names.spoken_names: "crimson", "beige"; no "dark slate gray", no "papayawhip").
+            self.pools["uncommon"] = spoken_names(wn, word_stats().zipf, FREQUENCY_FLOOR)
             self.quality = QualityMode(self)
             fixed_spans(wn, [])  # builds the index of fixed expressions at start-up, not in the first question
 

@@ -46,7 +46,6 @@ class PerturberView(Protocol):
     lexicon: Lexicon
     colors: ColorSpace
     kinds: tuple[Kind, ...]
-    color_words: dict[str, str]
 
     def pick(self, kind: Kind, question: str, usable: Sequence[Perturbation]) -> Perturbation: ...
 

@@ -38,25 +38,12 @@ from .fit import REGISTER_DROP, SENSE_SHARE, Slot, countable, phrase_zipf, sense
 from .levels import beyond_basic_level, read_otherwise, thin_evidence
 from .lexical import EXCLUDED_VERBS, Replacement, _norm, _variants
 from .phrases import PARTICLES
+from .relations import COUSIN_LEXNAMES, SIBLING_PARENT_DEPTH, another_name, relation_misfit
 
 __all__ = [
-    "ABSTRACT_LEXNAMES",
-    "BASIC_LEVEL_ZIPF",
-    "COUSIN_LEXNAMES",
-    "DOMINANT_SENSES",
-    "FREQUENCY_FLOOR",
-    "HYPERNYM_DROP",
-    "INFINITIVE_FRAME",
-    "INTRANSITIVE_FRAMES",
-    "LEVEL_DROP",
-    "MEANING_SHIFTED",
-    "MIN_HYPERNYM_DEPTH",
-    "OBJECTLESS_FRAMES",
-    "QualityChoice",
-    "QualityLexicon",
-    "Slot",
-    "TOPS_DEPTH",
-    "TRANSITIVE_FRAMES",
+    "ABSTRACT_LEXNAMES", "ADJECTIVE_SHARE", "BASIC_LEVEL_ZIPF", "COUSIN_LEXNAMES", "DOMINANT_SENSES", "FREQUENCY_FLOOR", "HYPERNYM_DROP",
+    "INFINITIVE_FRAME", "INTRANSITIVE_FRAMES", "LEVEL_DROP", "MEANING_SHIFTED", "MIN_HYPERNYM_DEPTH",
+    "OBJECTLESS_FRAMES", "QualityChoice", "QualityLexicon", "Slot", "TOPS_DEPTH", "TRANSITIVE_FRAMES",
 ]
 
 #: wordfreq Zipf frequency a replacement word needs: 3.0 = once per million words.
@@ -73,16 +60,13 @@ HYPERNYM_DROP = 0.5
 ABSTRACT_LEXNAMES = frozenset(f"noun.{n}" for n in (
     "act", "event", "cognition", "communication", "attribute", "state", "feeling", "motive", "relation",
     "process", "phenomenon", "quantity", "group", "possession", "shape"))
-#: Kinds of things whose cousins (same grandparent) are alternatives a reader accepts when
-#: the parent offers no sibling (cat -> dog); not substances (water -> "cleaner").
-COUSIN_LEXNAMES = frozenset(f"noun.{n}" for n in ("animal", "artifact", "food", "plant", "person"))
 #: Hyponyms of WordNet's top concepts (noun.Tops: animal, person, plant) come from this
 #: many levels below: the immediate ones mix kinds with roles (female, adult, young).
 TOPS_DEPTH = 3
-#: A hyponym may be at most this much rarer (Zipf; 1.5 = about 30 times) than the word it
-#: replaces (boy -> "sonny" is 34 times rarer); a sibling 100 times (room -> auditorium,
-#: 76 times rarer, reads as a room; synonyms: fit.REGISTER_DROP).
-LEVEL_DROP = {"hyponym": 1.5, "sibling": 2.0}
+#: A hyponym or sibling may be at most this much rarer (Zipf; 1.5 = about 30 times) than the
+#: word it replaces (boy -> "sonny" is 34 times rarer; room -> "auditorium", 76 times, was
+#: judged a kind of room; synonyms: fit.REGISTER_DROP).
+LEVEL_DROP = {"hyponym": 1.5, "sibling": 1.5}
 #: Hypernyms and sibling parents with a smaller max depth are abstract (entity is 0,
 #: physical entity 1, object/abstraction's children 2, whole/event 3, artifact/act 4).
 MIN_HYPERNYM_DEPTH = 5
@@ -93,6 +77,8 @@ DOMINANT_SENSES = {"n": 2, "v": 1, "a": 1}  # hyponyms: their first (issue 24: p
 #: day?" for "Is it a sunny day?"); never a replacement.
 MEANING_SHIFTED = frozenset({"gay", "queer", "fag", "faggot", "dyke", "cock", "pussy", "ass", "screw", "bang",
                              "intercourse", "ejaculate", "erection", "hooker", "chick"})
+#: A noun replacement used at least this share as often as an adjective reads as one (rule 33).
+ADJECTIVE_SHARE = 0.5
 #: WordNet verb frames without an object: "Something ----s", "Somebody ----s",
 #: "Something is ----ing PP", "Somebody ----s PP".
 INTRANSITIVE_FRAMES = frozenset({1, 2, 4, 22})
@@ -187,8 +173,8 @@ class QualityLexicon:
         if relation == "sibling":
             if not parent:
                 return [], ""
-            if wn.max_depth(parent[0]) < MIN_HYPERNYM_DEPTH or wn.lexname(sense) in ABSTRACT_LEXNAMES:
-                return [], "abstract"  # sport -> "escape", game -> "work", event -> "knowledge"
+            if wn.max_depth(parent[0]) < SIBLING_PARENT_DEPTH or wn.lexname(sense) in ABSTRACT_LEXNAMES:
+                return [], "abstract"  # sport -> "escape", event -> "knowledge", animal -> "person"
             instance = sense in wn.instance_hyponyms(parent[0])
             kids = wn.instance_hyponyms(parent[0]) if instance else wn.hyponyms(parent[0])
             groups = [sorted((s for s in kids if s != sense), key=wn.name)]
@@ -231,6 +217,8 @@ class QualityLexicon:
             return QualityChoice(None, (), "ambiguous")  # no evidence which sense: kite -> "check"
         if pos == "n" and thin_evidence(wn, lemma, sense, own):
             return QualityChoice(None, (), "ambiguous")  # toilet: the room 3 uses, the fixture 2
+        if relation == "hypernym" and another_name(wn, sense):
+            return QualityChoice(None, (), "synonym")  # guy ("an informal term for a youth or man") -> "man"
         banned = _variants(lemma)
         groups, why = self._groups(pos, relation, sense)
         rejected: Counter = Counter()
@@ -263,7 +251,7 @@ class QualityLexicon:
                 if pos == "v" and low.split()[0] in EXCLUDED_VERBS:
                     continue  # make -> "do", wear -> "have": auxiliaries are no replacement
                 reason = self._reject(name, pos, synset, floor, relation == "hypernym") or \
-                    self._misfit(lemma, name, pos, relation, synset, slot)
+                    relation_misfit(wn, relation, sense, synset) or self._misfit(lemma, name, pos, relation, synset, slot)
                 if reason:
                     rejected[reason] += 1
                     self._level_register += reason == "register"
@@ -350,11 +338,21 @@ class QualityLexicon:
             return "sense_mismatch"
         if len(words) == 1 and not self.pos_plausible(words[0], pos):
             return "sense_mismatch"  # "being" is read as a verb form, not as organism
+        if pos == "n" and (len(words) == 1 or hypernym) and self._adjective_noun(words[0]):
+            return "sense_mismatch"  # rule 33: "the male", "the female person": an adjective used as a noun
         if hypernym:
             return ""  # the general word is read in the sense the original word pins down
         if synset not in self.senses(name, pos)[: DOMINANT_SENSES[pos]]:
             return "sense_mismatch"
         return ""
+
+    def _adjective_noun(self, word: str) -> bool:
+        """Whether `word`'s SemCor uses as an adjective are at least ADJECTIVE_SHARE of its uses
+        as a noun (at least 3): a replacement noun a reader takes for an adjective used as a
+        noun ("the males": male 8 adjective, 10 noun uses; person 0, adult 1 of 10)."""
+        self.pos_plausible(word, "n")  # fills the counts
+        counts = self._pos_counts[word.lower()]
+        return counts["a"] >= 3 and counts["a"] >= ADJECTIVE_SHARE * counts["n"]
 
     def _not_singular(self, name: str, mass_ok: bool = False) -> bool:
         """Whether a noun lemma cannot stand for a singular noun: it is itself a plural form

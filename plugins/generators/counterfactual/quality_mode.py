@@ -55,11 +55,13 @@ from vqa_harness_plugins.nlp import sense_vectors, word_stats
 
 from .colors import UNAMBIGUOUS_COLORS
 from .deletion import add_deletions
+from .grammar import ungrammatical
 from .idioms import fixed_spans, plural_word, splits
 from .fit import (
     REGISTER_DROP,
     Selection,
     after_kind_of,
+    bare_noun,
     count_context,
     countable,
     frame_noun,
@@ -72,7 +74,7 @@ from .levels import coordinated
 from .lexical import EXCLUDED_VERBS
 from .perturbation import Perturbation, PerturberView
 from .phrases import PARTICLES, noun_runs
-from .quality import FREQUENCY_FLOOR, QualityLexicon, Slot
+from .quality import FREQUENCY_FLOOR, HYPERNYM_DROP, QualityLexicon, Slot
 from .senses import SenseChooser, content_bases
 from .tagging import retag
 from .text import FUNCTION_WORDS, Token, match_case, replace_span
@@ -107,6 +109,8 @@ class QualityMode:
 
         self._sites: dict[tuple[str, str], list[bool]] = {}  # per question: site flags per kind class
         tags = retag(self.wn, self.tag_plausible, tokens, tags)  # tagging.py
+        if ungrammatical(tokens, tags):  # grammar.py, rule 34: "Does this room has a fireplace?"
+            return {kind.id: "ungrammatical" for kind in self.p.kinds}, {}
         self._fixed = fixed_spans(self.wn, tokens)  # idioms.py: "black tie", "all fours", "make sure"
         results: dict[str, Perturbation | str] = {}
         rejected: dict[str, Counter] = {}
@@ -154,10 +158,12 @@ class QualityMode:
                 continue
             found = self.p.color_choice(low, kind, present)
             if found is None:
-                rej["color_in_question" if self.p.color_choice(low, kind) else "no_replacement"] += 1
+                # no similar colour of the same kind within reach (color_names.py): "color_distance"
+                rej["color_in_question" if self.p.color_choice(low, kind) else
+                    "no_replacement" if kind.maximal else "color_distance"] += 1
                 continue
             color, dist = found
-            new = match_case(tok.text, self.p.color_words.get(color, color))  # "dark slate gray"
+            new = match_case(tok.text, color)
             usable.append(Perturbation(kind.id, question, replace_span(question, tokens, i, i, new), i, tok.text,
                                        new, low, color, f"ΔE2000={dist:.2f}"))
 
@@ -203,7 +209,7 @@ class QualityMode:
                 if i in modifiers:
                     rej["compound_part"] += 1
                     continue
-                if tag == "NN" and kind.relation != "sibling" and self._bare(tokens, tags, runs.get(i, i)):
+                if tag == "NN" and kind.relation != "sibling" and bare_noun(tokens, tags, runs.get(i, i)):
                     rej["bare_noun"] += 1  # "Is it winter?" -> "Is it season?", but "Is it summer?"
                     continue
                 start = runs.get(i, i)
@@ -317,6 +323,10 @@ class QualityMode:
         if form != head and self.stats.zipf(form) < FREQUENCY_FLOOR:
             rej["rare_word"] += 1
             return None
+        if kind.relation == "hypernym" and form != head and \
+                self.stats.zipf(form) < self.stats.zipf(tokens[last].text.lower()) - HYPERNYM_DROP:
+            rej["register"] += 1  # rule 33: "the boys" -> "the males", "men" -> "persons" (rule 11 on the forms)
+            return None
         surface = " ".join(words[:-1] + [form]) if kind.pos == "n" else " ".join([form] + words[1:])
         original = question[tokens[first].start:tokens[last].end]
         if kind.relation == "synonym" and round(self._rarest(original) - self._rarest(surface), 2) >= REGISTER_DROP:
@@ -339,7 +349,7 @@ class QualityMode:
         singular = tags[last] == "NN"
         neuter = any(t.text.lower() in ("it", "its", "itself") for t in tokens[last + 1:])
         count = countable(self.stats, lemma) if singular and (
-            count_context(tokens, tags, first) or self._bare(tokens, tags, first)) else None
+            count_context(tokens, tags, first) or bare_noun(tokens, tags, first)) else None
         other = coordinated(tokens, tags, first, last, lambda w, g: self.p.lexicon.lemma(w, "n", g == "NNS"))
         return Slot(singular=singular, count=count, zipf=zipf, neuter=neuter,
                     selected=self.selection.for_noun(lemma, verbs), coordinated=other,
@@ -361,20 +371,6 @@ class QualityMode:
             return True
         return tag in ("JJ", "JJR", "JJS") and (
             prev.lower() in self.p.colors.colors or self.tag_plausible(prev, "a"))
-
-    @staticmethod
-    def _bare(tokens: list[Token], tags: list[str], first: int) -> bool:
-        """A singular noun with no determiner, possessive, number, quantifier or wh-word
-        in its phrase ("Is it winter?", "someone's home"): a replacement would need one."""
-        i = first
-        while i > 0 and tags[i - 1] in ("JJ", "JJR", "JJS", "VBN", "VBG", "NN", "NNS"):
-            i -= 1
-        if i == 0:
-            return True
-        prev, tag = tokens[i - 1].text.lower(), tags[i - 1]
-        return not (tag in ("DT", "PRP$", "CD", "POS", "PDT", "WDT", "WP", "WP$") or prev in (
-            "what", "which", "whose", "many", "much", "some", "any", "no", "each", "every", "another", "this",
-            "that", "these", "those", "of"))
 
     def _noun_site(self, word: str, tag: str) -> bool:
         low = word.lower()

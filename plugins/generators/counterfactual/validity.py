@@ -16,7 +16,8 @@ both modes. The check is independent of how the generator chose the word:
   deleted noun, which is a WordNet noun (quality mode: and possibly minus an indefinite
   article before it, "Is this a healthy meal?" -> "Is this healthy?");
 - colors: named colors, the farthest/nearest color of the pool (quality: the pool minus
-  the colors already in the question), never a color already in the question (quality).
+  the colors already in the question, minimal colours only among near colours of the same
+  kind, color_names.py), never a color already in the question (quality).
 """
 
 from __future__ import annotations
@@ -58,10 +59,13 @@ def invalid_reason(p: Any, kind: Kind, mode: str, wn: Any, pool: tuple[str, ...]
         exclude = question_colors if mode == "quality" else frozenset()
         if p.target in exclude:
             return "color already in the question"
-        others = [colors.distance(p.source, c) for c in pool
-                  if c != p.source and c not in exclude and colors.distance(p.source, c) > 1e-9]
+        # the colours that may replace it (quality: color_names.QualityColors narrows the minimal ones)
+        others = [d for d, _ in colors.candidates(p.source, [c for c in pool if c not in exclude],
+                                                 maximal=kind.maximal)]
+        if not others:  # the generator gives no colour then (quality minimal: "color_distance")
+            return "no color of the pool may replace it"
         want = max(others) if kind.maximal else min(others)
-        return None if others and colors.distance(p.source, p.target) == want else "not the farthest/nearest color"
+        return None if colors.distance(p.source, p.target) == want else "not the farthest/nearest color"
     senses = [s for s in wn.synsets(p.source, kind.pos) if _has(wn, s, p.source)] or wn.synsets(p.source, kind.pos)
     if kind.relation == "delete":
         if not senses:

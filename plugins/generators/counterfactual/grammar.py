@@ -1,0 +1,63 @@
+"""Questions that are themselves ungrammatical (quality mode; issue 24, fifth round; rule 34).
+
+A counterfactual carries the original question's grammar: on the tune half the blind judge
+failed five rows only because the ORIGINAL was ungrammatical ("Does this room has a
+fireplace?", "What sport is the women playing?", "Is the front giraffe's eyes open or
+closed?"). Such a question is skipped for every kind (`ungrammatical`): the probe would
+otherwise measure a model on a sentence no one should have to read twice. Two cheap checks of
+subject-verb agreement, on the tags the generator already has (nothing else is parsed):
+
+- **do-support**: a question opening with do/does/did whose first verb after the subject is
+  a third-person form, tagged VBZ and ending in -s ("Does this room has"; not a past form,
+  which is often a participle the tagger took for the verb: "Does this board look painted?";
+  not a base form the tagger took for a VBZ: "Does the sign prohibit a certain direction?");
+- **singular be, plural subject**: a question opening with is/was (or a wh-phrase then
+  is/was) whose subject noun phrase, right after the verb, has a plural head ("What sport is
+  the women playing?", "Is the front giraffe's eyes open?"); the head is the last noun of the
+  first noun run, before any "of" ("Is the group of people ..." is singular); not when a
+  pronoun follows the verb ("Is this outdoors?") or the head is a name ("the United States").
+
+Anything else (agreement across coordination, missing words) is not checked: the checks must
+not cost a question that is fine.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .text import Token
+
+__all__ = ["ungrammatical"]
+
+_DO = frozenset({"do", "does", "did"})
+_BE_SINGULAR = frozenset({"is", "was"})
+_WH = frozenset({"what", "which", "who", "whose", "where", "how", "why", "when"})
+_NOUN = ("NN", "NNS", "NNP", "NNPS")
+_PRONOUNS = frozenset({"this", "that", "it", "there", "he", "she"})
+_SUBJECT_START = frozenset({"DT", "PRP$", "JJ", "JJR", "JJS", "CD", "NN", "NNS", "NNP", "NNPS", "POS", "VBN", "VBG"})
+
+
+def ungrammatical(tokens: Sequence[Token], tags: Sequence[str]) -> bool:
+    """Whether the question fails one of the two agreement checks (module docstring)."""
+    words = [t.text.lower() for t in tokens]
+    if not words:
+        return False
+    if words[0] in _DO:
+        for word, tag in zip(words[1:], tags[1:]):
+            if tag.startswith("VB") or tag == "MD":
+                # "Does this room has" (a VBD is often a participle: "look painted"); the form must
+                # end in -s too: the tagger calls "Does the sign prohibit ..." a VBZ
+                return tag == "VBZ" and word.endswith("s")
+        return False
+    start = 0
+    if words[0] in _WH:  # "What sport is ...", "Which way is ..."
+        start = next((i for i, w in enumerate(words) if w in _BE_SINGULAR or tags[i].startswith("VB")), len(words))
+    if start + 1 >= len(words) or words[start] not in _BE_SINGULAR or words[start + 1] in _PRONOUNS:
+        return False  # "Is this outdoors?": the subject is the pronoun
+    head = None
+    for i in range(start + 1, len(words)):
+        if words[i] in ("of", "and", "or") or tags[i] not in _SUBJECT_START:
+            break
+        if tags[i] in _NOUN:
+            head = i
+    return head is not None and tags[head] == "NNS"  # not a name: "Is this the United States?"
