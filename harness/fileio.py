@@ -160,20 +160,46 @@ def csv_rows(path: Path | str, columns: Sequence[str], hint: str = "") -> Iterat
 
 def check_writable_folder(folder: Path | str, what: str = "output folder") -> None:
     """UsageError, before any work, when `folder` cannot be created or written (`/proc/x`,
-    a path under a file, a read-only mount). Nothing is left behind by the check."""
+    a path under a file, a read-only mount). Nothing is left behind by the check.
+
+    Several processes may check the same folder at once (the ranks of a `torchrun` job):
+    a folder another process created in between counts as existing, and a check that lost
+    a race (its folder removed by the other's clean-up) is tried again."""
     folder = Path(folder)
+    for attempt in range(_CHECK_ATTEMPTS):
+        try:
+            _check_writable_once(folder, what)
+            return
+        except FileNotFoundError as exc:
+            if attempt == _CHECK_ATTEMPTS - 1:
+                raise UsageError(f"{what} {folder} cannot be created or written ({exc.strerror or exc}); "
+                                 "choose another folder") from None
+
+
+#: Tries of check_writable_folder when another process removes the folder under it.
+_CHECK_ATTEMPTS = 5
+
+
+def _check_writable_once(folder: Path, what: str) -> None:
     created: list[Path] = []
     try:
-        if folder.exists() and not folder.is_dir():
+        if folder.is_file():  # not "exists and not a dir": another checker may remove it between
             raise UsageError(f"{what} {folder} is a file, not a folder")
         missing = [p for p in (folder, *folder.parents) if not p.exists()]
         for p in reversed(missing):
-            p.mkdir()
+            try:
+                p.mkdir()
+            except FileExistsError:
+                if p.is_file():
+                    raise
+                # another process made it meanwhile (and may remove it again: then a later
+                # step meets FileNotFoundError and the check is tried again); not ours to remove
+                continue
             created.append(p)
         fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=folder)
         os.close(fd)
         os.unlink(probe)
-    except UsageError:
+    except (UsageError, FileNotFoundError):
         raise
     except OSError as exc:
         raise UsageError(f"{what} {folder} cannot be created or written ({exc.strerror or exc}); "

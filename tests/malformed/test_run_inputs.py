@@ -162,6 +162,20 @@ def test_paths_in_writable_check_leave_nothing_behind(tmp_path):
     assert list((tmp_path / "d").iterdir()) == []
 
 
+def test_writable_check_of_one_folder_from_several_processes_at_once(tmp_path):
+    """The ranks of a torchrun job check the same new folder together: a folder another
+    checker created, or removed again, is not an error (it failed CI once as "File exists")."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from vqa_harness_plugins.validation import check_writable_folder
+
+    for trial in range(20):
+        target = tmp_path / f"t{trial}" / "two" / "runs"
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            for future in [pool.submit(check_writable_folder, target) for _ in range(4)]:
+                future.result()  # raises the UsageError a lost race used to give
+
+
 LOADERS = [  # (dataset spec with {f} for the file, split, file name)
     ("e-snli-ve:path={f}", "dev", "esnlive_dev.csv"),
     ("vqa-x:path={f}", "val", "vqaX_val.json"),
