@@ -22,11 +22,11 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence, TextIO
+from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO, TypeVar
 
 from .errors import DataError, StorageError, UsageError
 
-__all__ = ["fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_writable_folder", "storage_error", "atomic_path",
+__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_writable_folder", "storage_error", "atomic_path",
            "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
 
 
@@ -153,6 +153,25 @@ def csv_rows(path: Path | str, columns: Sequence[str], hint: str = "") -> Iterat
         if short:
             raise fail(path, f"row {row_no}", "missing value (short row)", short[0])
         yield row_no, row
+
+
+_T = TypeVar("_T")
+
+
+def read_json_files(paths: Iterable[Path], parse: Callable[[Any, str], _T]) -> tuple[list[_T], list[str]]:
+    """Each JSON file through `parse(data, path)`, and a problem line per file that cannot be
+    read or that `parse` refuses with a ValueError (its message names the file): a run's
+    artifacts are read this way, so one damaged file costs its own rows only."""
+    found: list[_T] = []
+    problems: list[str] = []
+    for path in paths:
+        try:
+            found.append(parse(json.loads(Path(path).read_text(encoding="utf-8")), str(path)))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            problems.append(f"{path}: cannot read ({exc})")
+        except ValueError as exc:
+            problems.append(str(exc))
+    return found, problems
 
 
 # ------------------------------------------------------------------ output folders

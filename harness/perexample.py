@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .digest import digest
-from .fileio import atomic_write_text
+from .fileio import atomic_write_text, read_json_files
 from .rundir import safe_name
 
 __all__ = ["FORMAT", "PER_EXAMPLE_DIR", "ExampleScores", "write_scores", "read_scores"]
@@ -101,16 +101,7 @@ def _parse(data: Any, where: str) -> ExampleScores:
 
 def read_scores(run_dir: Path) -> tuple[list[ExampleScores], list[str]]:
     """Every per-example score file of a run folder, and a problem line per unreadable one."""
-    found: list[ExampleScores] = []
-    problems: list[str] = []
     root = Path(run_dir) / "artifacts"
     if not root.is_dir():
-        return found, problems
-    for path in sorted(p for p in root.rglob("*.json") if p.parent.name == PER_EXAMPLE_DIR):
-        try:
-            found.append(_parse(json.loads(path.read_text(encoding="utf-8")), str(path)))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            problems.append(f"{path}: cannot read ({exc})")
-        except ValueError as exc:
-            problems.append(str(exc))
-    return found, problems
+        return [], []
+    return read_json_files(sorted(p for p in root.rglob("*.json") if p.parent.name == PER_EXAMPLE_DIR), _parse)

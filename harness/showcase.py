@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .digest import digest
-from .fileio import atomic_write_text
+from .fileio import atomic_write_text, read_json_files
 from .images import GRAY
 from .rundir import safe_name
 from .types import BLANK_IMAGE
@@ -133,16 +133,7 @@ def _parse(data: Any, where: str) -> Showcase:
 
 def read_examples(run_dir: Path) -> tuple[list[Showcase], list[str]]:
     """Every example file of a run folder, and a problem line per unreadable one."""
-    found: list[Showcase] = []
-    problems: list[str] = []
     root = Path(run_dir) / "artifacts"
     if not root.is_dir():
-        return found, problems
-    for path in sorted(root.glob(f"*/{EXAMPLES_DIR}/*.json")):
-        try:
-            found.append(_parse(json.loads(path.read_text(encoding="utf-8")), str(path)))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            problems.append(f"{path}: cannot read ({exc})")
-        except ValueError as exc:
-            problems.append(str(exc))
-    return found, problems
+        return [], []
+    return read_json_files(sorted(root.glob(f"*/{EXAMPLES_DIR}/*.json")), _parse)

@@ -69,7 +69,11 @@ def family_of(model_type: str | None) -> Family:
 
 
 def has_torchvision() -> bool:
-    """Whether torchvision imports here (a CUDA build beside CPU torch does not)."""
+    """Whether torchvision imports here (a CUDA build beside CPU torch does not).
+
+    torchvision is deliberately not a declared dependency: the registries have no CPU build
+    matching torch 2.13, and the CUDA one fails to import beside CPU torch. It is only probed:
+    where it imports, processors load as published; elsewhere without_video() assembles them."""
     try:
         import torchvision  # noqa: F401
     except Exception:
