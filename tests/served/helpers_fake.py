@@ -11,6 +11,7 @@ import io
 import json
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
@@ -112,3 +113,16 @@ class FakeOpenAI:
                 self.wfile.write(data)
 
         return Handler
+
+
+def fake_spec(base_url: str, default_concurrency: int, /, **extra) -> str:
+    """An `openai` model spec against a FakeOpenAI: no retries, two tokens, `extra` on top."""
+    options = {"base_url": base_url, "model": MODEL, "concurrency": default_concurrency, "max_tokens": 2,
+               "max_retries": 0, **extra}
+    return "openai:" + ",".join(f"{k}={v}" for k, v in options.items())
+
+
+def only_manifest(tmp_path: Path) -> dict:
+    """The manifest of the one run folder under tmp_path/runs."""
+    (run_dir,) = list((tmp_path / "runs").iterdir())
+    return json.loads((run_dir / "manifest.json").read_text())

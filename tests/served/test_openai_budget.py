@@ -4,11 +4,10 @@ encoder), a first prompt larger than the whole budget, and a server that reports
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from helpers_fake import MODEL, FakeOpenAI, completion
+from helpers_fake import MODEL, FakeOpenAI, completion, fake_spec, only_manifest
 from PIL import Image
 
 from harness.cache.predictions import PredictionCache
@@ -28,13 +27,10 @@ def fake():
 
 
 def _spec(base_url: str, **extra) -> str:
-    options = {"base_url": base_url, "model": MODEL, "concurrency": 4, "max_tokens": 2, "max_retries": 0, **extra}
-    return "openai:" + ",".join(f"{k}={v}" for k, v in options.items())
+    return fake_spec(base_url, 4, **extra)
 
 
-def _manifest(tmp_path: Path) -> dict:
-    (run_dir,) = list((tmp_path / "runs").iterdir())
-    return json.loads((run_dir / "manifest.json").read_text())
+_manifest = only_manifest
 
 
 def _used(fake: FakeOpenAI, count) -> int:

@@ -5,11 +5,10 @@ usage, a `predict_stream` that breaks, and the size of the encoded-image cache."
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 import pytest
-from helpers_fake import MODEL, FakeOpenAI, completion
+from helpers_fake import FakeOpenAI, completion, fake_spec, only_manifest
 from PIL import Image
 
 from harness.api import Model
@@ -30,13 +29,10 @@ def fake():
 
 
 def _spec(base_url: str, **extra) -> str:
-    options = {"base_url": base_url, "model": MODEL, "concurrency": 2, "max_tokens": 2, "max_retries": 0, **extra}
-    return "openai:" + ",".join(f"{k}={v}" for k, v in options.items())
+    return fake_spec(base_url, 2, **extra)
 
 
-def _manifest(tmp_path: Path) -> dict:
-    (run_dir,) = list((tmp_path / "runs").iterdir())
-    return json.loads((run_dir / "manifest.json").read_text())
+_manifest = only_manifest
 
 
 def test_a_response_the_reader_chokes_on_fails_that_example_only(fake, tmp_path, capsys):
