@@ -40,7 +40,7 @@ def question_key(question: str) -> str:
 
 def half_of(question: str) -> str:
     """"tune" or "heldout" (module docstring)."""
-    digest = hashlib.sha256(f"{SALT}\x1f{question_key(question)}".encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(f"{SALT}\x1f{question_key(question)}".encode()).hexdigest()
     return HALVES[int(digest[:8], 16) % 2]
 
 

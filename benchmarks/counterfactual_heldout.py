@@ -31,7 +31,13 @@ from pathlib import Path
 
 from cf_split import DATA, HALVES, load_half, question_key  # noqa: E402  (benchmarks/ is on sys.path)
 
-from vqa_harness_plugins.generators.counterfactual import KINDS, Perturbation, Perturber, colors_in, perturb_many
+from vqa_harness_plugins.generators.counterfactual import (
+    KINDS,
+    Perturbation,
+    Perturber,
+    colors_in,
+    perturb_many,
+)
 
 #: What each kind claims, as the judge reads it next to the row.
 CLAIMS = {

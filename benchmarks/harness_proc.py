@@ -64,7 +64,7 @@ def run_harness(args: list[str], cwd: Path, cache: Path) -> tuple[float, float, 
     `cwd` with `VQA_HARNESS_CACHE=cache`; exits with the output when the command failed
     (exit codes 0 and 1 — a run with some failed examples — are results)."""
     try:
-        m = run_python(["-m", "harness.cli", *args], cwd, cache)
+        m = run_python(["-m", "vqa_harness_cli", *args], cwd, cache)
     except SystemExit as exc:
-        raise SystemExit(str(exc).replace(f"python -m harness.cli {' '.join(args)}", f"harness {' '.join(args)}", 1))
+        raise SystemExit(str(exc).replace(f"python -m vqa_harness_cli {' '.join(args)}", f"harness {' '.join(args)}", 1))
     return m.wall, m.peak_mb, m.output, m.code

@@ -129,7 +129,7 @@ def time_command(data_dir: Path, mode: str) -> tuple[float, float, float, float]
     import resource  # Unix only
 
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "harness.cli", "perturb", "--dataset", "vqa-x", "--data-dir", str(data_dir),
+        cmd = [sys.executable, "-m", "vqa_harness_cli", "perturb", "--dataset", "vqa-x", "--data-dir", str(data_dir),
                "--mode", mode, "--out", str(Path(tmp) / "cf.jsonl")]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()

@@ -38,7 +38,7 @@ answer) picked by a CRC32 of the question, and scores each candidate by a CRC32 
 and candidate — constant time per call, and unlike a constant answer its answer changes
 when the question changes. It is registered through `harness.testing` in a
 child process (`python -c "import real_suites_scale as m; m.child(SUITE, DATA, OUT)"`) that
-runs the suite as `harness run` would (`harness.run.run_models`), measured like the CLI runs.
+runs the suite as `harness run` would (`vqa_harness_cli.launch.run_models`), measured like the CLI runs.
 
 The texts are synthetic but shaped like the real ones: VQA questions from templates with
 the official question-type prefixes over common COCO objects plus a tail of 3,631 concrete
@@ -91,8 +91,9 @@ from synthetic_vqa import (  # noqa: E402
 
 from harness.api import Model  # noqa: E402
 from harness.hookspecs import hookimpl  # noqa: E402
-from harness.run import RunConfig, run_models  # noqa: E402
+from harness.run import RunConfig  # noqa: E402
 from harness.testing import make_host, use_host  # noqa: E402
+from vqa_harness_cli.launch import run_models  # noqa: E402
 
 #: Official sizes.
 V1_VAL, V2_VAL = 121_512, N_QUESTIONS  # VQA v1 val, VQA v2 val (214,354)
@@ -162,7 +163,7 @@ def measure(paper: str, suite: str, model: str, root: Path, data: Path) -> dict[
         shown = (f"python -c 'import real_suites_scale as m; m.child({suite!r}, DATA, OUT)'   "
                  f"(model {model}, registered inline)")
     else:
-        args = ["-m", "harness.cli", "run", "--model", model, "--suite", suite, "--data-dir", str(data),
+        args = ["-m", "vqa_harness_cli", "run", "--model", model, "--suite", suite, "--data-dir", str(data),
                 "--out", str(out), "--no-leaderboard"]
         shown = (f"harness run --model {model.replace(str(root), 'ROOT')} --suite {suite} --data-dir DATA "
                  "--no-leaderboard")

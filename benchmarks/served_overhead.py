@@ -35,7 +35,11 @@ from harness.run.predictor import Predictor
 from vqa_harness_plugins.models.hf.prompts import build_prompt, task_of
 from vqa_harness_plugins.models.served import OpenAIModel
 from vqa_harness_plugins.models.served.local_server import LocalServer, tiny_llava
-from vqa_harness_plugins.models.served.messages import clear_image_cache, image_data_url, user_message
+from vqa_harness_plugins.models.served.messages import (
+    clear_image_cache,
+    image_data_url,
+    user_message,
+)
 
 
 def _examples(n: int) -> list:

@@ -8,7 +8,7 @@ from pathlib import Path
 __all__ = ["cache_dir", "data_home", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
 
 #: The one home of generated output under the working directory: run folders and the
-#: leaderboard. It is never a package (see harness.publish.check_output_folder).
+#: leaderboard. It is never a package (see vqa_harness_cli.publish.check_output_folder).
 RESULTS = Path("results")
 DEFAULT_RUNS = RESULTS / "runs"
 DEFAULT_LEADERBOARD = RESULTS / "leaderboard"

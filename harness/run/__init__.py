@@ -7,16 +7,16 @@
 - `tasks`: per task, fit the model and run each probe inside a containment boundary;
 - `context`: what a probe sees of the run (`harness.api.ProbeContext`);
 - `predictor`: batches examples through a model capability, with the prediction cache;
-- `models`: several models of one command (`parallel`: side by side in processes;
-  `distributed`: sharded over torchrun ranks);
 - `signals`: SIGINT and SIGTERM stop a run like Ctrl-C, worker processes included.
+
+How the command line launches several models (in processes, over torchrun ranks) is
+`vqa_harness_cli.launch`, above the engine.
 """
 
 from __future__ import annotations
 
 from .config import RunConfig
 from .execute import execute_run
-from .models import run_models
 from .tasks import ProbeFailure, RunOutcome
 
-__all__ = ["RunConfig", "RunOutcome", "ProbeFailure", "execute_run", "run_models"]
+__all__ = ["RunConfig", "RunOutcome", "ProbeFailure", "execute_run"]

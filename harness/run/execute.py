@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..api import Model
 from ..cache.predictions import PredictionCache
 from ..cache.watch import CacheWatch
-from ..errors import ExitCode, HarnessError, StopRun, Stopped, StorageError
+from ..errors import ExitCode, HarnessError, Stopped, StopRun, StorageError
 from ..fileio import storage_error
 from ..host import PluginHost
 from ..manifest import new_manifest, now
@@ -37,7 +37,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     """Run `config.model` through `config.suite`; returns the outcome (never raises for
     plugin failures; raises HarnessError for bad input found before work starts).
 
-    `predictor_factory` builds the Predictor (harness.run.distributed passes a sharding one).
+    `predictor_factory` builds the Predictor (vqa_harness_cli.launch.distributed passes a sharding one).
     Probe outputs found in the cache (harness.cache.outputs) are restored, not recomputed,
     unless `config.reuse_outputs` is off; data is loaded only when something needs it.
 

@@ -254,7 +254,7 @@ def test_blank_condition_uses_the_gray_sentinel() -> None:
 def test_accuracy_under_an_ablated_input_has_no_better_direction(box_runs, capsys) -> None:
     # A question-only model keeps its accuracy with a gray image: that is not "better" than a
     # model that uses the image. Only the real-image accuracy and the drops have a direction.
-    from harness.cli import main
+    from vqa_harness_cli import main
     from vqa_harness_leaderboard import collect, tables_of
     from vqa_harness_leaderboard.paired import ScoreIndex
     from vqa_harness_leaderboard.sigmarks import mark_table

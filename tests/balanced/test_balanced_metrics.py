@@ -10,8 +10,8 @@ import pytest
 
 from harness.stats import wilson_interval
 from harness.types import Example
-from vqa_harness_plugins.probes.balanced.counterexamples import model_scores, select_questions
 from vqa_harness_plugins.models.features.candidates import nearest_candidates, question_rng, rank
+from vqa_harness_plugins.probes.balanced.counterexamples import model_scores, select_questions
 from vqa_harness_plugins.probes.balanced.metrics import (
     answer_entropy_by_type,
     canonical_answer,

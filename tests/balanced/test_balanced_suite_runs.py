@@ -145,7 +145,7 @@ def test_balanced_suite_on_a_small_toy_world_builds_goyal_tables(tmp_path):
 
 
 def test_export_command_writes_official_files(tmp_path, fresh_cache):
-    from harness.cli import main
+    from vqa_harness_cli import main
 
     assert main(["export", "toy-vqa2", "--variant", "balanced", "--out", str(tmp_path / "x"),
                  "--images", "5", "--split", "val", "--no-images"]) == 0

@@ -187,8 +187,8 @@ def test_leaderboard_shows_the_inapplicable_model_ranker_as_na_with_its_reason(t
 def test_recall_hits_per_question_are_written_and_compared(tmp_path, features, capsys):
     # Every ranker's 0/1 hits go to the per-example scores, so `harness compare` tests two
     # models' Recall@5 on the same questions (McNemar applies: the scores are 0/1).
-    from harness.cli import main
     from harness.perexample import read_scores
+    from vqa_harness_cli import main
     from vqa_harness_leaderboard.compare import compare_runs
     from vqa_harness_leaderboard.runs import load_run
 
@@ -220,8 +220,8 @@ def test_model_scores_that_differ_only_in_the_last_bits_rank_the_same():
     rankers compare scores to 6 significant digits, so the ranking does not move."""
     import random
 
-    from vqa_harness_plugins.probes.balanced.counterexamples import significant
     from vqa_harness_plugins.models.features.candidates import rank
+    from vqa_harness_plugins.probes.balanced.counterexamples import significant
 
     here = {"a": 0.30000001192092896, "b": 0.3000000417232513, "c": 0.1, "d": float("-inf")}
     there = {**here, "a": 0.3000000417232513, "b": 0.30000001192092896}  # the near-tie flipped

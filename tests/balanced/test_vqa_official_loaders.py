@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import DataError
 from harness.data.session import Session
+from harness.errors import DataError
 from harness.testing import make_host
 from harness.types import Example
 from vqa_harness_plugins import vqa as vqa_pkg

@@ -19,10 +19,10 @@ from pathlib import Path
 from helpers_core import core_plugins
 
 from harness.api import Model, Option
-from harness.cli import main
 from harness.hookspecs import hookimpl
 from harness.testing import make_host, use_host
 from harness.types import Answer
+from vqa_harness_cli import main
 
 #: How long the `wait` model waits before it answers anyway (seconds).
 PATIENCE = 120.0

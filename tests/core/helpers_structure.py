@@ -28,7 +28,7 @@ from importlinter.application.use_cases import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = {"harness": ROOT / "harness", "vqa_harness_plugins": ROOT / "plugins",
+PACKAGES = {"harness": ROOT / "harness", "vqa_harness_cli": ROOT / "cli", "vqa_harness_plugins": ROOT / "plugins",
             "vqa_harness_leaderboard": ROOT / "leaderboard"}
 #: Every folder of Python code in the repository.
 CODE = [*PACKAGES.values(), ROOT / "benchmarks", ROOT / "scripts", ROOT / "tests"]

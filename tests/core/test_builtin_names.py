@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import textwrap
 
-from harness.cli import main
 from harness.host import PluginHost, reset_host
 from harness.testing import fake_entry_points, hookimpl, make_host
+from vqa_harness_cli import main
 
 IMPOSTOR = textwrap.dedent('''
     from harness.api import Model

@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-from harness.cli import main
 from harness.host import reset_host
+from vqa_harness_cli import main
 
 PLUGIN_SOURCE = textwrap.dedent('''
     """A third-party plugin: one model, one dataset, one suite."""
@@ -93,7 +93,7 @@ def test_bad_model_option_lists_accepted_options(third_party, capsys):
 
 
 def test_help_is_fast_and_imports_nothing_heavy():
-    code = ("import sys; from harness.cli import main; main(['--help']); "
+    code = ("import sys; from vqa_harness_cli import main; main(['--help']); "
             "heavy = [m for m in ('torch', 'datasets', 'nltk', 'transformers') if m in sys.modules]; "
             "print('HEAVY', heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

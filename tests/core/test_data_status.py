@@ -8,11 +8,11 @@ from typing import ClassVar
 import pytest
 
 from harness.api import DatasetPlugin, Suite, Task
-from harness.cli import main
 from harness.errors import UsageError
 from harness.host import reset_host
 from harness.testing import ListDataset, hookimpl, make_host, use_host
 from harness.types import Example
+from vqa_harness_cli import main
 
 
 class FileData(DatasetPlugin):

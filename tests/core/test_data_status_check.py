@@ -11,9 +11,9 @@ from typing import ClassVar
 import click
 
 from harness.api import DatasetPlugin, Suite, Task
-from harness.cli import main
 from harness.host import reset_host
 from harness.testing import hookimpl, make_host, use_host
+from vqa_harness_cli import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites"))
 from helpers_official import write_vqa  # noqa: E402

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import ClassVar
 
 import click
-import pytest
 
 from harness.api import DatasetPlugin
 from harness.testing import ListDataset, hookimpl, make_host, run_in_process

@@ -26,8 +26,8 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Folders whose imports must be declared: the installed packages, and the code around them.
-FOLDERS = ("harness", "plugins", "leaderboard", "tests", "benchmarks", "scripts")
-OWN = {"harness", "vqa_harness_plugins", "vqa_harness_leaderboard"}
+FOLDERS = ("harness", "cli", "plugins", "leaderboard", "tests", "benchmarks", "scripts")
+OWN = {"harness", "vqa_harness_cli", "vqa_harness_plugins", "vqa_harness_leaderboard"}
 
 
 def _normal(name: str) -> str:

@@ -20,8 +20,8 @@ def test_every_hookspec_is_documented_in_the_plugin_guide():
 
 
 def test_every_builtin_plugin_is_listed_by_harness_plugins(capsys):
-    from harness.cli import main
     from harness.host import reset_host
+    from vqa_harness_cli import main
 
     reset_host(None)
     main(["plugins"])
@@ -33,7 +33,7 @@ def test_every_builtin_plugin_is_listed_by_harness_plugins(capsys):
 
 
 def test_every_cli_command_has_help(capsys):
-    from harness.cli import COMMANDS, main, plugin_commands
+    from vqa_harness_cli import COMMANDS, main, plugin_commands
 
     names = [*COMMANDS, *plugin_commands()]
     assert {"run", "list", "leaderboard", "report", "perturb", "nle", "decoys", "export"} <= set(names)
@@ -96,7 +96,7 @@ def test_readme_layout_names_every_plugin_module_and_folder():
 
 
 def test_readme_commands_table_names_every_command():
-    from harness.cli import COMMANDS, plugin_commands
+    from vqa_harness_cli import COMMANDS, plugin_commands
 
     table = _readme_section("Commands")
     missing = [n for n in [*COMMANDS, *plugin_commands()] if f"`harness {n}" not in table]

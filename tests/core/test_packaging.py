@@ -35,7 +35,7 @@ def _clone(dest: Path) -> Path:
 
 
 def test_wheel_built_after_a_run_holds_no_generated_file(tmp_path, monkeypatch):
-    from harness.cli import main
+    from vqa_harness_cli import main
 
     clone = _clone(tmp_path / "clone")
     monkeypatch.chdir(clone)  # the run writes where a user in the clone would: ./results/
@@ -55,7 +55,7 @@ def test_wheel_built_after_a_run_holds_no_generated_file(tmp_path, monkeypatch):
 
 
 def test_output_inside_a_package_is_refused(tmp_path, monkeypatch, capsys):
-    from harness.cli import main
+    from vqa_harness_cli import main
 
     clone = _clone(tmp_path / "clone")
     monkeypatch.chdir(clone)

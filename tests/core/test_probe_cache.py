@@ -66,7 +66,7 @@ def test_artifacts_are_keyed_by_everything_given(tmp_path):
 
 
 def test_cache_command_shows_and_clears(tmp_path, monkeypatch, capsys):
-    from harness.cli import main
+    from vqa_harness_cli import main
 
     monkeypatch.setenv("VQA_HARNESS_CACHE", str(tmp_path / "cache"))
     ArtifactStore().json("demo", {"k": 1}, lambda: [1, 2, 3])

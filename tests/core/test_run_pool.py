@@ -14,13 +14,14 @@ from helpers_core import core_plugins
 
 from harness.api import Model
 from harness.cache.artifacts import ArtifactStore, _write_entry
+from harness.cache.locks import build_lock
 from harness.errors import DataError
 from harness.hookspecs import hookimpl
-from harness.cache.locks import build_lock
-from harness.run import RunConfig, run_models
-from harness.run.parallel import default_jobs
+from harness.run import RunConfig
 from harness.testing import make_host
 from harness.types import Answer
+from vqa_harness_cli.launch import run_models
+from vqa_harness_cli.launch.parallel import default_jobs
 
 
 class BrokenModel(Model):
@@ -107,7 +108,7 @@ def test_only_as_many_models_as_processes_are_handed_out_so_a_failure_starts_no_
     # would be free before the failure is known and `echo` would rightly start. The test pins
     # the order it is about: the parent learns both outcomes at once (it waits for every
     # running model), so a free process and a known failure come together.
-    import harness.run.parallel as parallel
+    import vqa_harness_cli.launch.parallel as parallel
 
     monkeypatch.setattr(parallel, "wait", lambda running, return_when: wait(running, return_when=ALL_COMPLETED))
     host = _host()
@@ -129,7 +130,7 @@ def test_repeated_models_run_once(tmp_path):
 
 
 def test_default_jobs(monkeypatch):
-    import harness.run.parallel as parallel
+    import vqa_harness_cli.launch.parallel as parallel
 
     monkeypatch.setattr(parallel, "has_nvidia_driver", lambda: False)
     assert default_jobs(1, "cpu") == 1
@@ -142,10 +143,9 @@ def test_default_jobs(monkeypatch):
 
 
 def test_models_that_train_on_images_start_first():
+    from vqa_harness_cli.launch.parallel import expected_cost
     from vqa_harness_plugins.models.cnnlstm import CNNLSTMModel
     from vqa_harness_plugins.models.qonly import QOnlyModel
-
-    from harness.run.parallel import expected_cost
 
     assert expected_cost(CNNLSTMModel) == 2 and expected_cost(QOnlyModel) == 1 and expected_cost(RedModel) == 0
 

@@ -40,10 +40,10 @@ WALK_AROUNDS = [
     ("engine-alone", "harness.run.execute", "vqa_harness_plugins.toy"),  # e.g. inside a function
     ("engine-alone", "harness.api", "vqa_harness_leaderboard.publisher"),
     ("engine-layers", "harness.types", "harness.run.tasks"),
-    ("engine-layers", "harness.rundir", "harness.cli.run_cmd"),
+    ("engine-layers", "harness.rundir", "vqa_harness_cli.run_cmd"),
     ("leaderboard-reads-run-folders", "vqa_harness_leaderboard.runs", "vqa_harness_plugins.datasets.toyvqa"),
     ("plugins-and-leaderboard-apart", "vqa_harness_plugins.probes.accuracy", "vqa_harness_leaderboard.tables"),
-    ("plugins-through-the-contract", "vqa_harness_plugins.models.mlp", "harness.cli.run_cmd"),
+    ("plugins-through-the-contract", "vqa_harness_plugins.models.mlp", "vqa_harness_cli.run_cmd"),
     ("plugins-through-the-contract", "vqa_harness_leaderboard.runs", "harness.run.tasks"),
     ("plugin-layers", "vqa_harness_plugins.decoys", "vqa_harness_plugins.balanced"),
     ("plugin-layers", "vqa_harness_plugins.nlp.base", "vqa_harness_plugins.probes.decoys"),

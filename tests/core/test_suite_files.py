@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from harness.api import Suite, Task
-from harness.cli import main
 from harness.errors import UsageError
 from harness.host import PluginHost, reset_host
-from harness.suites.write import dump_suite, suite_data
-from harness.suites.read import load_suite_file, parse_suite
 from harness.suites import resolve_suite, suite_names
+from harness.suites.read import load_suite_file, parse_suite
+from harness.suites.write import dump_suite, suite_data
+from vqa_harness_cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "suites.md"
@@ -228,8 +228,8 @@ def test_registered_suites_get_the_cannot_feed_check(tmp_path):
     plugin bug: one PluginError line naming the suite and its plugin, before any work."""
     from harness.errors import PluginError
     from harness.hookspecs import hookimpl
-    from harness.suites.read import check_feeds
     from harness.suites import resolve_suite, suite_names
+    from harness.suites.read import check_feeds
     from harness.testing import make_host, run_in_process
 
     class Bad:
@@ -252,8 +252,9 @@ def test_toml_on_python_3_10_reads_with_tomli(host, tmp_path, monkeypatch):
     """Without tomllib (Python 3.10) the tomli backport parses the file; pyproject declares
     it for those versions (requires-python >= 3.10)."""
     import sys
-    import tomllib
     import types
+
+    import tomllib
 
     used = []
     tomli = types.ModuleType("tomli")

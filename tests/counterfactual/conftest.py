@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from vqa_harness_plugins.generators.counterfactual import Perturber
 from harness.errors import ResourceError
+from vqa_harness_plugins.generators.counterfactual import Perturber
 
 
 @pytest.fixture(scope="module")

@@ -213,8 +213,8 @@ def test_metrics_by_hand():
 
 
 def test_perturb_command_writes_jsonl(tmp_path):
-    from harness.cli import main
     from harness.host import reset_host
+    from vqa_harness_cli import main
 
     reset_host(None)
     out = tmp_path / "cf.jsonl"

@@ -15,8 +15,8 @@ import hashlib
 
 import pytest
 
-from harness.cli import main
 from harness.host import reset_host
+from vqa_harness_cli import main
 
 FROZEN = {
     ("vqa-x", "val", 0): "da171bf5fbea7b831c4deb456b01c00e00bbf314635ce7b873095675b455cbd9",

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from harness.errors import ResourceError
 from vqa_harness_plugins.generators.counterfactual import (
     KIND_NAMES,
     KINDS,
@@ -20,7 +21,6 @@ from vqa_harness_plugins.generators.counterfactual import (
     srgb_to_lab,
     tokenize,
 )
-from harness.errors import ResourceError
 
 TABLE1 = "Do you see the white small dog?"
 

@@ -5,8 +5,8 @@ test_senses_in_context.py)."""
 from __future__ import annotations
 
 import pytest
-
 from helpers_quality import quality, rejected
+
 from vqa_harness_plugins.generators.counterfactual.relations import another_name
 
 

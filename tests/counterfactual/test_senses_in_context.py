@@ -5,8 +5,8 @@ the issue's failing example (found on VQA-X) or one of the tune half's."""
 from __future__ import annotations
 
 import pytest
-
 from helpers_quality import quality, rejected, text
+
 from vqa_harness_plugins.generators.counterfactual import COLOR_KINDS
 from vqa_harness_plugins.generators.counterfactual.idioms import fixed_spans, plural_word, splits
 from vqa_harness_plugins.generators.counterfactual.senses import SenseChooser

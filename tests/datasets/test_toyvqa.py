@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from harness.errors import HarnessError, UsageError
-from harness.metrics import answer_type, normalize_answer, question_type, vqa_accuracy
 from harness.host import PluginHost
+from harness.metrics import answer_type, normalize_answer, question_type, vqa_accuracy
 from harness.types import EXAMPLE_COLUMNS, Example
 from vqa_harness_plugins import toy as toy_plugin
 from vqa_harness_plugins.datasets import toyvqa

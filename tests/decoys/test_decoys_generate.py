@@ -7,6 +7,7 @@ import random
 import numpy as np
 import pytest
 
+from harness.errors import DataError
 from vqa_harness_plugins.generators.decoys import (
     DecoyConfig,
     QARecord,
@@ -20,7 +21,6 @@ from vqa_harness_plugins.generators.decoys import (
     write_decoy_file,
 )
 from vqa_harness_plugins.generators.decoys.similarity import question_embeddings, ranked_neighbours
-from harness.errors import DataError
 
 SIM = {frozenset(p): v for p, v in {("cat", "kitten"): 0.95, ("red", "dark red"): 0.93, ("dog", "puppy"): 0.92,
                                      ("blue", "navy"): 0.91}.items()}

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from test_decoys_generate import fake_wup
 
-from vqa_harness_plugins.generators.decoys import DecoyConfig, QARecord, generate_decoys
 from harness.data.session import Session
 from harness.testing import make_host
+from vqa_harness_plugins.generators.decoys import DecoyConfig, QARecord, generate_decoys
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites"))
 from helpers_official import write_visual7w, write_vqa  # noqa: E402

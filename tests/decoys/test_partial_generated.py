@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import DataError
 from harness.data.session import Session
+from harness.errors import DataError
 from harness.testing import make_host
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites"))

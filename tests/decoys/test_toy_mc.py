@@ -8,8 +8,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from vqa_harness_plugins.generators.decoys import eq2_rule
 from harness.types import BLANK_IMAGE, Example
+from vqa_harness_plugins.generators.decoys import eq2_rule
 
 IMAGES = 200
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.data_cmd import status_lines
 from harness.errors import DataError
 from harness.testing import make_host
+from vqa_harness_cli.data_cmd import status_lines
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites"))
 from helpers_official import write_vqa  # noqa: E402

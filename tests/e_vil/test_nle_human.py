@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from harness.api import Suite, Task
-from harness.cli import main
 from harness.hookspecs import hookimpl
 from harness.testing import make_host, run_in_process
+from vqa_harness_cli import main
 from vqa_harness_plugins.probes.e_vil.human import RATINGS, draw_sample, spearman
 
 LEVELS = ["no", "weak no", "weak yes", "yes"]

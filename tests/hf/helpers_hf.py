@@ -71,8 +71,8 @@ def tiny_blip(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def toy_examples():
     """30 toy benchmark validation examples with real rendered images."""
-    from harness.host import PluginHost
     from harness.data.session import Session
+    from harness.host import PluginHost
 
     session = Session(PluginHost(blocked=frozenset()), data_dir=None, limit=None)
     return list(session.load("toyvqa:variant=balanced,images=60", "val"))[:30]

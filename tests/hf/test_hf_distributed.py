@@ -48,7 +48,7 @@ def test_two_process_run_matches_single_process(tiny_vilt, tmp_path):
     for _attempt in range(2):
         cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2",
                "--master_addr=127.0.0.1", f"--master_port={_free_port()}",
-               "-m", "harness.cli", "run", "--model", spec, "--suite", "vqa-accuracy", "--limit", "8",
+               "-m", "vqa_harness_cli", "run", "--model", spec, "--suite", "vqa-accuracy", "--limit", "8",
                "--batch-size", "5", "--device", "cpu", "--out", str(out), "--cache", str(tmp_path / "two" / "c.sqlite"),
                "--no-leaderboard"]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240, cwd=tmp_path)

@@ -162,8 +162,8 @@ def test_oom_backoff_halves_and_reports():
 
 def test_harness_run_vqa_accuracy_on_tiny_vilt(tiny_vilt, tmp_path):
     """`harness run --model hf-vqa:path=<tiny ViLT> --suite vqa-accuracy --limit 20`, offline."""
-    from harness.cli import main
     from harness.host import reset_host
+    from vqa_harness_cli import main
 
     reset_host(None)
     code = main(["run", "--model", f"hf-vqa:path={tiny_vilt}", "--suite", "vqa-accuracy", "--limit", "20",

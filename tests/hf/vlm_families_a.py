@@ -7,7 +7,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vlm_family_parts import clip_vision, ids, image_processor, processor, save, siglip_vision, template, tiny_text, word_tokenizer
+from vlm_family_parts import (
+    clip_vision,
+    ids,
+    image_processor,
+    processor,
+    save,
+    siglip_vision,
+    template,
+    tiny_text,
+    word_tokenizer,
+)
 
 
 def build_llava_next(folder: Path) -> Path:

@@ -7,8 +7,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vlm_family_parts import image_processor, processor, save, siglip_vision, template, tiny_text, word_tokenizer
 from vlm_families_a import _idefics_tokenizer, idefics3_vision
+from vlm_family_parts import (
+    image_processor,
+    processor,
+    save,
+    siglip_vision,
+    template,
+    tiny_text,
+    word_tokenizer,
+)
 
 QWEN_TEMPLATE = template("<|im_start|>{{ m['role'] }}\nCONTENT<|im_end|>\n", "<|im_start|>assistant\n",
                          "<|vision_start|><|image_pad|><|vision_end|>")

@@ -11,9 +11,10 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
-from harness.project import SCHEMA_VERSION
-from harness.fileio import atomic_write_json, write_jsonl
 from helpers_ablation_samples import ABLATION_MODELS, ablation_rows, write_ablation_files
+
+from harness.fileio import atomic_write_json, write_jsonl
+from harness.project import SCHEMA_VERSION
 
 __all__ = ["SAMPLE_NOTE", "write_sample_runs"]
 
@@ -136,8 +137,8 @@ def _tags(row: dict) -> dict[str, str]:
 
 def _write_tables(path: Path, rows: list[dict]) -> None:
     """tables.json as a run writes it: the probes' layouts, displays and the rows' tags."""
-    from harness.layouts import RowTags
     from harness.host import get_host
+    from harness.layouts import RowTags
     from harness.rundir import RunDir
 
     probes = get_host().probes

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from helpers_samples import write_sample_runs
 
-from harness.cli import main
+from harness.fileio import write_jsonl
 from harness.host import get_host
 from harness.layouts import RowTags
 from harness.report import headline_rows
-from harness.fileio import write_jsonl
 from harness.types import ResultRow
+from vqa_harness_cli import main
 from vqa_harness_leaderboard.cards import build_cards, card_markdown, declared_evidence, verdict
 from vqa_harness_leaderboard.labels import Names
 from vqa_harness_leaderboard.tabletypes import TagIndex

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -54,11 +53,11 @@ def test_paired_bootstrap_by_hand() -> None:
 def test_mcnemar_p_never_underflows_to_zero() -> None:
     # 2,000 questions only A gets right: p = 2 * 0.5^2000 = 2^-1999, about 10^-601.8, below the
     # smallest float. The tail is summed in log space; printed "< 1e-300", never "0".
+    from harness.types import ResultRow
     from vqa_harness_leaderboard.compare import render_comparisons
     from vqa_harness_leaderboard.paired import Comparison
     from vqa_harness_leaderboard.runs import RunInfo
     from vqa_harness_leaderboard.significance import P_FLOOR, p_cell, p_text
-    from harness.types import ResultRow
 
     t = mcnemar_exact(np.ones(2000), np.zeros(2000))
     assert (t.b, t.c) == (2000, 0) and t.log10_p == pytest.approx(-1999 * math.log10(2))
@@ -157,7 +156,7 @@ def test_identical_runs_differ_by_zero_with_p_one(runs: dict[str, Path]) -> None
 
 
 def test_cli_prints_the_comparison_and_writes_json(runs: dict[str, Path], tmp_path: Path, capsys) -> None:
-    from harness.cli import main
+    from vqa_harness_cli import main
 
     out = tmp_path / "cmp.json"
     assert main(["compare", str(runs["a"]), str(runs["b"]), "--n-boot", "2000", "--json", str(out), "--wide"]) == 0
@@ -177,7 +176,7 @@ def test_cli_prints_the_comparison_and_writes_json(runs: dict[str, Path], tmp_pa
 
 def test_cli_fits_the_terminal_names_metrics_once_and_refuses_unknown_probes(runs: dict[str, Path], capsys,
                                                                           monkeypatch) -> None:
-    from harness.cli import main
+    from vqa_harness_cli import main
 
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["compare", str(runs["a"]), str(runs["b"]), "--n-boot", "2000"]) == 0
@@ -197,7 +196,7 @@ def test_cli_fits_the_terminal_names_metrics_once_and_refuses_unknown_probes(run
 
 
 def test_cli_without_per_question_scores_is_one_line_error(runs: dict[str, Path], tmp_path: Path, capsys) -> None:
-    from harness.cli import main
+    from vqa_harness_cli import main
 
     bare = tmp_path / "bare"
     shutil.copytree(runs["b"], bare)

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from harness.api import Model
-from harness.cli import main
-from harness.publish import check_output_folder
 from harness.errors import UsageError
 from harness.rundir import RunDir
 from harness.testing import dataset_plugin, hookimpl, make_host, run_in_process, use_host
 from harness.types import Example
+from vqa_harness_cli import main
+from vqa_harness_cli.publish import check_output_folder
 
 
 class _Yes(Model):

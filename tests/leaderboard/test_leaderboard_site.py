@@ -165,7 +165,7 @@ def test_empty_runs_folder_gives_a_page_that_says_so(tmp_path: Path) -> None:
 
 
 def test_cli_build_writes_the_site(runs: Path, tmp_path: Path) -> None:
-    from harness.cli import main
+    from vqa_harness_cli import main
 
     out = tmp_path / "cli-site"
     assert main(["leaderboard", "build", str(runs), "--out", str(out)]) == 0

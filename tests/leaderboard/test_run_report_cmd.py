@@ -7,7 +7,7 @@ from pathlib import Path
 
 from helpers_samples import write_sample_runs
 
-from harness.cli import main
+from vqa_harness_cli import main
 from vqa_harness_leaderboard.html import markdown_to_html
 from vqa_harness_leaderboard.runreport import load_run, render_run_markdown
 

@@ -126,7 +126,7 @@ def test_its_card_line_chart_names_and_docs_link(site: Path) -> None:
 def test_harness_run_ends_with_the_table_and_the_path(tmp_path: Path, capsys, monkeypatch) -> None:
     # The closing lines of `harness run`: the reliance table (the publisher's summary, in blocks
     # that fit the terminal) and where index.html is.
-    from harness.cli import main
+    from vqa_harness_cli import main
     from vqa_harness_leaderboard import plugin as leaderboard_plugin
 
     questions = [Example(id=f"q{i}", question=f"what color is thing {i}?", image=f"img-{i}.png",

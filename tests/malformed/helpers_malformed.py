@@ -1,4 +1,4 @@
-"""Driving malformed inputs through the real command line (`harness.cli.main`) in-process.
+"""Driving malformed inputs through the real command line (`vqa_harness_cli.main`) in-process.
 
 A throwaway plugin registers a cheap non-trainable model (`const`) and one suite per test
 (`bad`) whose tasks name built-in datasets with the options that point them at the broken
@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from harness.api import Model, Suite, Task
-from harness.cli import main
 from harness.project import ENTRY_POINT_GROUP
 from harness.testing import hookimpl, make_host, use_host
 from harness.types import Answer, Example
+from vqa_harness_cli import main
 
 __all__ = ["ConstModel", "plugin_for", "run_cli", "run_bad", "expect_one_line", "write"]
 

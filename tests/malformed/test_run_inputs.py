@@ -121,8 +121,8 @@ def test_report_md_escapes_questions_answers_models_and_errors(capsys, tmp_path)
     host_plugin = plugin_for([Task("hostile-data", "val", ("accuracy",))], HostileData)
     argv = ["run", "--model", "hostile", "--suite", "bad", "--out", str(tmp_path / "runs"), "--no-leaderboard",
             "--cache", str(tmp_path / "c.sqlite"), "--batch-size", "1"]
-    from harness.cli import main
     from harness.testing import use_host
+    from vqa_harness_cli import main
 
     with use_host(make_host(host_plugin, Plugin(), builtins=True)):
         code = main(argv)

@@ -93,8 +93,8 @@ def test_an_official_results_file_scores_like_the_model_that_wrote_it(setup, qon
 
 
 def test_missing_answers_are_counted_model_errors_never_silent(setup, qonly_run, tmp_path):
-    from harness.metrics import vqa_accuracy_batch
     from harness.data.session import Session
+    from harness.metrics import vqa_accuracy_batch
 
     host, root, suite = setup
     _, results = qonly_run
@@ -214,8 +214,8 @@ def test_bad_paths_and_bytes(tmp_path):
 
 
 def test_the_cli_reports_a_bad_file_in_one_line_before_any_work(setup, tmp_path, capsys):
-    from harness.cli import main
     from harness.host import reset_host
+    from vqa_harness_cli import main
 
     _, root, suite = setup
     bad = tmp_path / "r.json"

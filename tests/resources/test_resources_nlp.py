@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from vqa_harness_plugins import nlp as resources
 from harness.errors import ResourceError
+from vqa_harness_plugins import nlp as resources
 from vqa_harness_plugins.nlp import tagger as tagger_mod
 from vqa_harness_plugins.nlp import wordnet_corpus as wordnet_mod
 

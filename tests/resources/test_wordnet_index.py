@@ -57,7 +57,12 @@ def test_index_agrees_with_nltk(nltk_wn, index) -> None:
 
 
 def test_index_cache_is_keyed_by_the_resource_files(tmp_path, monkeypatch) -> None:
-    from vqa_harness_plugins.nlp.wordnet_index import _SOURCE_FILES, INDEX_VERSION, index_path, load_index
+    from vqa_harness_plugins.nlp.wordnet_index import (
+        _SOURCE_FILES,
+        INDEX_VERSION,
+        index_path,
+        load_index,
+    )
 
     module = sys.modules["vqa_harness_plugins.nlp.wordnet_index"]  # the package's `wordnet_index` is a function
 

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from helpers_served import Proxy
 
-from harness.cli import main
 from harness.errors import ExitCode, StopRun
 from harness.host import PluginHost
 from harness.testing import run_in_process
+from vqa_harness_cli import main
 from vqa_harness_plugins.models.served.local_server import LocalServer, free_port
 
 
@@ -125,7 +125,7 @@ def _cached(path: Path) -> int:
 def test_killed_harness_resumes_without_resending_an_answered_request(servers, proxy, tmp_path):
     cache = tmp_path / "c.sqlite"
     proxy.on_answer = lambda n: proxy.hold.set() if n >= 5 else None  # later requests wait in the proxy
-    cmd = [sys.executable, "-m", "harness.cli", "run", "--model", _spec(proxy.base_url, servers["yes"].folder),
+    cmd = [sys.executable, "-m", "vqa_harness_cli", "run", "--model", _spec(proxy.base_url, servers["yes"].folder),
            "--suite", "vqa-accuracy", "--limit", "6", "--out", str(tmp_path / "runs"), "--cache", str(cache),
            "--no-leaderboard", "--device", "cpu"]
     env = {**os.environ, "TQDM_DISABLE": "1"}

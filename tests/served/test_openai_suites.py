@@ -81,7 +81,7 @@ def test_four_suites_rows_card_usage_and_a_silent_rerun(servers, tmp_path: Path,
     ablation = first["image-ablation-toy"]
     report = (ablation.rundir.path / "report.md").read_text()
     assert f"- model usage: requests {ablation.model_calls}," in report
-    from harness.cli import main
+    from vqa_harness_cli import main
 
     assert main(["report", str(ablation.rundir.path), "--stdout"]) == 0
     card = capsys.readouterr().out

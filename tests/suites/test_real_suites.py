@@ -135,8 +135,8 @@ def test_vqa2_test_dev_writes_the_evaluation_server_file(world, host, tmp_path):
 
 
 def test_test_dev_names_the_server_file_and_warns_about_failures_and_limit(world, host, tmp_path, capsys):
-    from harness.cli import main
     from harness.testing import use_host
+    from vqa_harness_cli import main
 
     root, _ = world
     with use_host(host):

@@ -45,7 +45,7 @@ COMMON_OPTIONS = {
     "trust_remote_code": Option(False, "run the model repository's own Python code (only if you trust it)"),
 }
 
-# One loaded model per process: `harness.run.distributed` and repeated instantiation with the
+# One loaded model per process: `vqa_harness_cli.launch.distributed` and repeated instantiation with the
 # same options (e.g. a second model spec in one CLI call) reuse the weights.
 _LOADED: dict[tuple, tuple[Any, Any]] = {}
 

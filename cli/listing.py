@@ -6,9 +6,9 @@ import shutil
 
 import click
 
-from ..data.check import suite_needs
-from ..host import get_host
-from ..suites import TOY_SUITE
+from harness.data.check import suite_needs
+from harness.host import get_host
+from harness.suites import TOY_SUITE
 
 __all__ = ["list_cmd", "plugins_cmd"]
 

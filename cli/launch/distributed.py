@@ -1,6 +1,6 @@
 """Multi-process runs on torch.distributed (torchrun), with results identical to one process.
 
-    torchrun --nproc_per_node=2 -m harness.cli run --model hf-vqa:path=... --suite vqa-accuracy
+    torchrun --nproc_per_node=2 -m vqa_harness_cli run --model hf-vqa:path=... --suite vqa-accuracy
 
 Every rank runs the suite's probes (they are deterministic), but its runner (`ShardPredictor`)
 sends to the model only the rank's share of each prediction request: the distinct inputs of
@@ -11,7 +11,7 @@ replays the run through the ordinary `harness.run.execute.execute_run`; every pr
 cache hit (failed examples are retried), and rank 0 alone writes the run directory and the
 leaderboard. Other ranks write nothing but predictions.
 
-`accelerate launch -m harness.cli run ...` works too: it sets the same environment
+`accelerate launch -m vqa_harness_cli run ...` works too: it sets the same environment
 variables (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT).
 """
 
@@ -25,13 +25,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from ..errors import UsageError
-from ..host import PluginHost
-from ..types import Example, Prediction
-from .config import RunConfig
-from .execute import execute_run
-from .predictor import Predictor
-from .tasks import RunOutcome
+from harness.errors import UsageError
+from harness.host import PluginHost
+from harness.run.config import RunConfig
+from harness.run.execute import execute_run
+from harness.run.predictor import Predictor
+from harness.run.tasks import RunOutcome
+from harness.types import Example, Prediction
 
 __all__ = ["world", "ShardPredictor", "run_distributed"]
 

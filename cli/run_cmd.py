@@ -1,4 +1,4 @@
-"""`harness run` (also under torchrun: `torchrun --nproc_per_node=N -m harness.cli run ...`)."""
+"""`harness run` (also under torchrun: `torchrun --nproc_per_node=N -m vqa_harness_cli run ...`)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ from pathlib import Path
 
 import click
 
-from ..errors import ExitCode
-from ..host import get_host
-from ..paths import DEFAULT_LEADERBOARD, DEFAULT_RUNS
-from ..publish import check_output_folder
-from ..run import RunConfig, run_models
-from ..seeding import MAX_SEED
+from harness.errors import ExitCode
+from harness.host import get_host
+from harness.paths import DEFAULT_LEADERBOARD, DEFAULT_RUNS
+from harness.run import RunConfig
+from harness.seeding import MAX_SEED
+
+from .launch import run_models
+from .publish import check_output_folder
 
 __all__ = ["run"]
 

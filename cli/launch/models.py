@@ -8,17 +8,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from .. import PINS_IN_EFFECT
-from ..errors import ExitCode
-from ..host import PluginHost
+from harness import PINS_IN_EFFECT
+from harness.errors import ExitCode
+from harness.host import PluginHost
+from harness.run import signals
+from harness.run.config import RunConfig
+from harness.run.execute import execute_run
+from harness.run.tasks import RunOutcome
+from harness.specs import parse_spec
+
 from ..publish import publish
-from ..specs import parse_spec
-from . import signals
-from .config import RunConfig
 from .distributed import run_distributed, world
-from .execute import execute_run
 from .parallel import default_jobs, expected_cost, run_parallel
-from .tasks import RunOutcome
 
 __all__ = ["run_models"]
 
@@ -27,7 +28,7 @@ def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lead
                echo: Callable[[str], None], warn: Callable[[str], None], jobs: int | None = 1) -> ExitCode:
     """The one entry point of `harness run`, in one process or under torchrun: each model
     through the suite (sharded over the launcher's ranks when WORLD_SIZE > 1; several models
-    at once in `jobs` processes, None = harness.run.parallel.default_jobs), a summary per model
+    at once in `jobs` processes, None = vqa_harness_cli.launch.parallel.default_jobs), a summary per model
     with skips and failures, then the leaderboard (rank 0). The worst exit code.
 
     SIGINT and SIGTERM stop it like Ctrl-C (harness.run.signals): the running models record

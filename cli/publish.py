@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .errors import DataError, UsageError
-from .fileio import check_writable_folder
-from .host import PluginHost
+from harness.errors import DataError, UsageError
+from harness.fileio import check_writable_folder
+from harness.host import PluginHost
 
 __all__ = ["publish", "check_output_folder"]
 

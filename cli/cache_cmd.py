@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..cache.artifacts import cache_status, clear_cache
-from ..errors import UsageError
-from ..paths import cache_dir
-from ..registry import did_you_mean
+from harness.cache.artifacts import cache_status, clear_cache
+from harness.errors import UsageError
+from harness.paths import cache_dir
+from harness.registry import did_you_mean
 
 __all__ = ["cache"]
 

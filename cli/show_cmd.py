@@ -6,9 +6,9 @@ from typing import Any
 
 import click
 
-from ..host import get_host
-from ..suites import resolve_suite
-from ..suites.write import dump_suite
+from harness.host import get_host
+from harness.suites import resolve_suite
+from harness.suites.write import dump_suite
 
 __all__ = ["show", "options_table"]
 

@@ -28,12 +28,12 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator, Sequence
 
-from ..devices import has_nvidia_driver
-from ..errors import HarnessError, PluginError, Stopped
-from ..host import PluginHost
-from . import signals
-from .config import RunConfig
-from .tasks import RunOutcome
+from harness.devices import has_nvidia_driver
+from harness.errors import HarnessError, PluginError, Stopped
+from harness.host import PluginHost
+from harness.run import signals
+from harness.run.config import RunConfig
+from harness.run.tasks import RunOutcome
 
 __all__ = ["default_jobs", "expected_cost", "run_parallel"]
 

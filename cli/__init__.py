@@ -10,9 +10,10 @@ import sys
 
 import click
 
-from ..errors import ExitCode, HarnessError, Stopped
-from ..host import get_host
-from ..registry import did_you_mean
+from harness.errors import ExitCode, HarnessError, Stopped
+from harness.host import get_host
+from harness.registry import did_you_mean
+
 from .cache_cmd import cache
 from .data_cmd import data
 from .leaderboard_cmd import leaderboard

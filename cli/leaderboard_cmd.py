@@ -6,9 +6,10 @@ from pathlib import Path
 
 import click
 
-from ..host import get_host
-from ..paths import DEFAULT_LEADERBOARD, DEFAULT_RUNS
-from ..publish import publish
+from harness.host import get_host
+from harness.paths import DEFAULT_LEADERBOARD, DEFAULT_RUNS
+
+from .publish import publish
 
 __all__ = ["leaderboard"]
 

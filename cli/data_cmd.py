@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import click
 
-from ..data.session import Session
-from ..errors import HarnessError
-from ..host import get_host
-from ..specs import parse_spec
-from ..suites import resolve_suite, suite_names
+from harness.data.session import Session
+from harness.errors import HarnessError
+from harness.host import get_host
+from harness.specs import parse_spec
+from harness.suites import resolve_suite, suite_names
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..api import Suite
-    from ..host import PluginHost
+    from harness.api import Suite
+    from harness.host import PluginHost
 
 __all__ = ["data", "status_lines", "IMAGE_SUFFIXES"]
 
