@@ -15,6 +15,7 @@ from harness.seeding import MAX_SEED
 
 from .launch import run_models
 from .publish import check_output_folder
+from .suitefiles import suite_from_command_line
 
 __all__ = ["run"]
 
@@ -59,7 +60,7 @@ def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, re
     check_output_folder(out)
     if not no_leaderboard:
         check_output_folder(leaderboard_dir)
-    base = RunConfig(model="", suite=suite, data_dir=data_dir, split=split, limit=limit, batch_size=batch_size,
+    base = RunConfig(model="", suite=suite_from_command_line(host, suite), data_dir=data_dir, split=split, limit=limit, batch_size=batch_size,
                      device=device, seed=seed, out=out, resume=resume, cache_path=cache_path, argv=tuple(sys.argv))
     worst = run_models(models, base, host, leaderboard=None if no_leaderboard else leaderboard_dir,
                        echo=click.echo, warn=lambda text: click.echo(text, err=True), jobs=n_jobs)

@@ -7,8 +7,9 @@ from typing import Any
 import click
 
 from harness.host import get_host
-from harness.suites import resolve_suite
-from harness.suites.write import dump_suite
+
+from .suitefiles import suite_from_command_line
+from .suitefiles.write import dump_suite
 
 __all__ = ["show", "options_table"]
 
@@ -25,7 +26,7 @@ def show_suite(name: str) -> None:
     format: save it, edit it and run it with `harness run --suite FILE.yaml`."""
 
     host = get_host()
-    suite = resolve_suite(host, name)
+    suite = suite_from_command_line(host, name)
     origin = f"plugin {host.suites.get(name).plugin!r}" if name in host.suites else (
         "derived from every toy suite" if name == "toy" else name)
     header = (f"Suite {suite.name!r} ({origin}) as a suite file (docs/suites.md).\n"

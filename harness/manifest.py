@@ -11,24 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .digest import digest_bytes
 from .project import MANIFEST_SCHEMA_VERSION
 from .provenance import environment, numerics
 
-__all__ = ["new_manifest", "now", "package_version", "suite_file_digest"]
-
-
-def suite_file_digest(suite: str) -> str:
-    """SHA-256 of a suite file's content ("" when `suite` names a registered suite): an
-    edited suite file is another run, not one to resume."""
-
-    path = Path(suite)
-    if not suite.endswith((".yaml", ".yml", ".toml")) and not path.is_file():
-        return ""
-    try:
-        return digest_bytes(path.read_bytes())
-    except OSError:
-        return ""
+__all__ = ["new_manifest", "now", "package_version"]
 
 
 def now() -> str:
@@ -65,15 +51,14 @@ def new_manifest(config: Any, host: Any, model_spec: str, model_entry: Any, suit
         "model_plugin": f"{model_entry.plugin} ({model_entry.distribution})",
         "suite": suite.name,
         "suite_description": suite.description,
-        "suite_file": ({"path": str(Path(config.suite).resolve()), "sha256": suite.file_sha256}
-                       if suite.file_sha256 else None),
+        "suite_file": {"path": suite.file, "sha256": suite.file_sha256} if suite.file_sha256 else None,
         "seed": config.seed,
         "device": device,
         "batch_size": config.batch_size,
         "split": config.split,
         "limit": config.limit,
         "data_dir": str(config.data_dir) if config.data_dir else None,
-        "config_digest": config.digest(model_spec, suite.file_sha256),
+        "config_digest": config.digest(model_spec, suite),
         "versions": {
             "vqa-harness": __version__,
             "python": platform.python_version(),

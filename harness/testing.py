@@ -57,8 +57,9 @@ def use_host(host: PluginHost) -> Iterator[PluginHost]:
         reset_host(None)
 
 
-def run_in_process(host: PluginHost, *, model: str, suite: str, tmp_path: Path, **config: Any):
-    """Run `model` through `suite` with everything written under `tmp_path`."""
+def run_in_process(host: PluginHost, *, model: str, suite: str | Suite, tmp_path: Path, **config: Any):
+    """Run `model` through `suite` (a registered name or a `Suite`) with everything written
+    under `tmp_path`."""
     config.setdefault("device", "cpu")
     config.setdefault("progress", False)
     cfg = RunConfig(model=model, suite=suite, out=Path(tmp_path) / "runs",

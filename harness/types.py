@@ -259,7 +259,7 @@ class Task:
 
 @dataclass(frozen=True)
 class Suite:
-    """A named list of tasks. Suites come from plugins and from suite files.
+    """A named list of tasks. Suites come from plugins, from suite files and from programs.
 
     `toy` marks a suite that runs on the embedded toy data only: its tasks join the
     `toy` suite, the offline demo that runs every probe. `partial` (see the field).
@@ -275,3 +275,5 @@ class Suite:
     #: SHA-256 of the suite file's bytes this suite was parsed from ("" for a registered
     #: suite): the run's identity and manifest use it, never a second read of the file.
     file_sha256: str = field(default="", compare=False)
+    #: The suite file's absolute path ("" for a registered suite), for the manifest.
+    file: str = field(default="", compare=False)

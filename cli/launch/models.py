@@ -11,13 +11,13 @@ from typing import Callable, Iterable, Sequence
 from harness import PINS_IN_EFFECT
 from harness.errors import ExitCode
 from harness.host import PluginHost
-from harness.run import signals
 from harness.run.config import RunConfig
 from harness.run.execute import execute_run
 from harness.run.tasks import RunOutcome
 from harness.specs import parse_spec
 
 from ..publish import publish
+from . import signals
 from .distributed import run_distributed, world
 from .parallel import default_jobs, expected_cost, run_parallel
 
@@ -31,7 +31,7 @@ def run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lead
     at once in `jobs` processes, None = vqa_harness_cli.launch.parallel.default_jobs), a summary per model
     with skips and failures, then the leaderboard (rank 0). The worst exit code.
 
-    SIGINT and SIGTERM stop it like Ctrl-C (harness.run.signals): the running models record
+    SIGINT and SIGTERM stop it like Ctrl-C (vqa_harness_cli.launch.signals): the running models record
     it, worker processes exit, and `harness.errors.Stopped` is raised."""
     with signals.stop_on_signals():
         return _run_models(models, base, host, leaderboard=leaderboard, echo=echo, warn=warn, jobs=jobs)
@@ -59,7 +59,7 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
     for spec, outcome in zip(models, outcomes):
         if outcome is None:  # ranks other than 0 only predict
             continue
-        worst = max(worst, _summary(spec, base.suite, outcome, size, echo, warn))
+        worst = max(worst, _summary(spec, base.suite_name, outcome, size, echo, warn))
     if leaderboard is not None and rank == 0:
         if len(host.publishers):
             closing: list[str] = []

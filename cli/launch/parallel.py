@@ -15,7 +15,7 @@ models already running finish (their outcomes are still handed back), starts no 
 and is raised once they have. A model is handed to a process only when one is free.
 
 A signal (Ctrl-C, SIGTERM) stops every running model, each recording it in its manifest,
-and waits for the workers to exit (harness.run.signals): no worker outlives the command.
+and waits for the workers to exit (vqa_harness_cli.launch.signals): no worker outlives the command.
 """
 
 from __future__ import annotations
@@ -31,9 +31,11 @@ from typing import Callable, Iterator, Sequence
 from harness.devices import has_nvidia_driver
 from harness.errors import HarnessError, PluginError, Stopped
 from harness.host import PluginHost
-from harness.run import signals
+from harness.run import stops
 from harness.run.config import RunConfig
 from harness.run.tasks import RunOutcome
+
+from . import signals
 
 __all__ = ["default_jobs", "expected_cost", "run_parallel"]
 
@@ -135,7 +137,7 @@ def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
         # However this generator ends (a signal may also arrive while the caller prints a
         # summary), a signal received is passed on: each running model records it, and
         # `shutdown` waits for every worker to exit.
-        stop = stop or signals.pending()
+        stop = stop or stops.pending()
         if stop is not None:
             signals.forward(list(getattr(pool, "_processes", {}) or {}), stop)
         pool.shutdown(wait=True, cancel_futures=True)

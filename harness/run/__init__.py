@@ -7,10 +7,11 @@
 - `tasks`: per task, fit the model and run each probe inside a containment boundary;
 - `context`: what a probe sees of the run (`harness.api.ProbeContext`);
 - `predictor`: batches examples through a model capability, with the prediction cache;
-- `signals`: SIGINT and SIGTERM stop a run like Ctrl-C, worker processes included.
+- `stops`: a stop request (a signal the command line received) recorded and raised as
+  `harness.errors.Stopped` where the run can record it; the engine installs no handler.
 
-How the command line launches several models (in processes, over torchrun ranks) is
-`vqa_harness_cli.launch`, above the engine.
+How the command line launches several models (in processes, over torchrun ranks) and
+turns SIGINT and SIGTERM into stop requests is `vqa_harness_cli.launch`, above the engine.
 """
 
 from __future__ import annotations

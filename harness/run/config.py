@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..digest import digest
-from ..manifest import suite_file_digest
 from ..paths import DEFAULT_RUNS
 from ..seeding import check_seed
+from ..types import Suite
 
 __all__ = ["RunConfig"]
 
@@ -19,8 +19,9 @@ class RunConfig:
 
     #: The model spec, `NAME[:key=value,...]`.
     model: str
-    #: A registered suite, `toy`, or a suite file.
-    suite: str
+    #: A registered suite's name, `toy`, or a `Suite` (the command line reads suite files
+    #: into one: vqa_harness_cli.suitefiles).
+    suite: str | Suite
     data_dir: Path | None = None
     #: Evaluate every task on this split instead of the suite's.
     split: str | None = None
@@ -45,11 +46,14 @@ class RunConfig:
     def __post_init__(self) -> None:
         check_seed(self.seed)
 
-    def digest(self, model_spec: str, suite_sha256: str | None = None) -> str:
-        """Identity of a run for --resume; batch size and device are excluded on purpose
-        (results must not depend on them). `suite_sha256`: the suite file's hash from the
-        bytes the run parsed (`Suite.file_sha256`); None reads the file."""
-        sha = suite_file_digest(self.suite) if suite_sha256 is None else suite_sha256
-        return digest({"model": model_spec, "suite": self.suite, "suite_file": sha,
-                       "data_dir": str(self.data_dir or ""), "split": self.split, "limit": self.limit,
-                       "seed": self.seed}, 16)
+    @property
+    def suite_name(self) -> str:
+        return self.suite.name if isinstance(self.suite, Suite) else self.suite
+
+    def digest(self, model_spec: str, suite: Suite) -> str:
+        """Identity of a run for --resume, from the resolved `suite` (its tasks, and the hash of
+        the suite file's bytes the run parsed: an edited file is another run); batch size and
+        device are excluded on purpose (results must not depend on them)."""
+        return digest({"model": model_spec, "suite": suite.name, "suite_file": suite.file_sha256,
+                       "tasks": repr(suite.tasks), "data_dir": str(self.data_dir or ""), "split": self.split,
+                       "limit": self.limit, "seed": self.seed}, 16)

@@ -23,7 +23,7 @@ from ..manifest import new_manifest, now
 from ..provenance import torch_numerics
 from ..report import render_report
 from ..rundir import RunDir
-from . import signals
+from . import stops
 from .config import RunConfig
 from .plan import RunPlan, plan_run
 from .predictor import Predictor
@@ -43,7 +43,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
 
     The run folder has one writer (`RunDir.claim`). However the run ends, its manifest says
     how: `complete`, `failed` (with `error`), `stopped` (the model cannot go on),
-    `interrupted` / `terminated` (a signal, harness.run.signals)."""
+    `interrupted` / `terminated` (a signal: harness.run.stops)."""
     plan = plan_run(config, host)
     cache = PredictionCache(config.cache_path)  # a bad --cache is one line before a run folder exists
     watch = CacheWatch(cache)  # a cache deleted during the run fails it (it must not complete)
@@ -53,7 +53,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     layouts = {name: list(host.probes[name].layouts()) for t in plan.tasks for name in t.probes}
     headlines = {name: [list(h) for h in host.probes[name].headline] for name in layouts}
     displays = {name: host.probes[name].display() for name in layouts}
-    with signals.deferred():  # a signal waits until the manifest can record it
+    with stops.deferred():  # a signal waits until the manifest can record it
         try:
             rundir, manifest = _open_rundir(config, host, plan)
         except BaseException:
@@ -62,7 +62,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
         run = TaskRunner(config, host, plan, rundir, predictor, outputs_root=cache.outputs_root, watch=watch)
     status, error = "failed", ""
     try:
-        signals.raise_pending()
+        stops.raise_pending()
         plan.model.setup(plan.device)
         for task in plan.tasks:
             run.task(task)
@@ -96,7 +96,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
 def _open_rundir(config: RunConfig, host: PluginHost, plan: RunPlan) -> tuple[RunDir, dict[str, Any]]:
     """The run folder (the incomplete one `--resume` continues, else a new one), claimed by
     this process, and the manifest of the run starting now, written into it."""
-    identity = config.digest(plan.model_spec, plan.suite.file_sha256)
+    identity = config.digest(plan.model_spec, plan.suite)
     rundir = RunDir.find_resumable(config.out, identity) if config.resume else None
     fresh = rundir is None
     if rundir is None:

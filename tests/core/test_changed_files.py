@@ -17,6 +17,7 @@ from harness.errors import DataError
 from harness.paths import cache_dir
 from harness.testing import ListDataset, dataset_plugin, hookimpl, make_host, run_in_process
 from harness.types import Example
+from vqa_harness_cli.suitefiles import load_suite_file
 
 EXAMPLES = [Example(f"q{i}", "what color?", answers=("red",) * 10) for i in range(4)]
 
@@ -35,7 +36,7 @@ class Plugin:
 
 
 def test_suite_file_is_hashed_from_the_bytes_parsed(tmp_path: Path, monkeypatch) -> None:
-    import harness.suites.read as read
+    import vqa_harness_cli.suitefiles.read as read
 
     host = make_host(Plugin(), dataset_plugin("cf-data", {"val": EXAMPLES}), builtins=True,
                      names=["cf-model", "cf-data"])
@@ -50,7 +51,7 @@ def test_suite_file_is_hashed_from_the_bytes_parsed(tmp_path: Path, monkeypatch)
         return blob
 
     monkeypatch.setattr(read, "read_bytes", read_then_replace)
-    out = run_in_process(host, model="red-answerer", suite=str(suite), tmp_path=tmp_path)
+    out = run_in_process(host, model="red-answerer", suite=load_suite_file(suite, host), tmp_path=tmp_path)
     manifest = json.loads((out.rundir.path / "manifest.json").read_text())
     assert manifest["suite"] == "mine"
     assert manifest["suite_file"]["sha256"] == hashlib.sha256(old.encode()).hexdigest()
@@ -89,7 +90,7 @@ def test_dataset_files_changed_while_read_are_refused(tmp_path: Path) -> None:
     suite = tmp_path / "s.yaml"
     suite.write_text("name: s\ntasks:\n- {dataset: changing-file, split: val, probes: [accuracy]}\n")
     with pytest.raises(DataError, match="changing-file.*changed on disk while the run read them"):
-        run_in_process(host, model="red-answerer", suite=str(suite), tmp_path=tmp_path)
+        run_in_process(host, model="red-answerer", suite=load_suite_file(suite, host), tmp_path=tmp_path)
 
 
 def test_vqa_files_changed_while_parsed_are_not_cached(tmp_path: Path, fresh_cache, monkeypatch) -> None:

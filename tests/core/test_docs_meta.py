@@ -5,6 +5,8 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
+import pytest
+
 from harness import hookspecs
 from harness.host import PluginHost
 
@@ -69,7 +71,7 @@ def _layout_blocks() -> dict[str, str]:
 def test_readme_layout_names_every_plugin_module_and_folder():
     import re
 
-    from harness.suites.read import _toml
+    from vqa_harness_cli.suitefiles.read import _toml
 
     tomllib = _toml()
     blocks = _layout_blocks()
@@ -109,9 +111,10 @@ def _names(block: str) -> set[str]:
     return set(re.findall(r"(?<![\w/.])(\w+(?:\.py|/))", block))
 
 
-def test_readme_layout_names_every_module_and_package_of_the_engine():
-    listed = _names(_layout_blocks()["harness/"])
-    tree = {p.name + ("/" if p.is_dir() else "") for p in (ROOT / "harness").iterdir()
+@pytest.mark.parametrize("folder", ["harness", "cli"])
+def test_readme_layout_names_every_module_and_package_of_the_engine_and_the_command_line(folder):
+    listed = _names(_layout_blocks()[f"{folder}/"])
+    tree = {p.name + ("/" if p.is_dir() else "") for p in (ROOT / folder).iterdir()
             if p.name not in ("__init__.py", "__pycache__") and (p.is_dir() or p.suffix == ".py")}
     assert sorted(tree - listed) == []
 
@@ -124,7 +127,7 @@ def test_readme_layout_says_how_tests_are_organised():
 
 
 def test_the_architecture_doc_shows_the_layer_contracts_of_pyproject():
-    """docs/architecture.md draws the engine's and the plugins' layers; each module named in
+    """docs/architecture.md draws the layers of the engine, the plugins and the command line; each module named in
     the import-linter contracts appears on the doc's line for its layer."""
     try:
         import tomllib
@@ -134,8 +137,9 @@ def test_the_architecture_doc_shows_the_layer_contracts_of_pyproject():
 
     doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
-    layers = {c["id"]: c["layers"] for c in contracts if c["id"] in ("engine-layers", "plugin-layers")}
-    assert set(layers) == {"engine-layers", "plugin-layers"}
+    drawn = ("engine-layers", "plugin-layers", "command-line-layers")
+    layers = {c["id"]: c["layers"] for c in contracts if c["id"] in drawn}
+    assert set(layers) == set(drawn)
     doc_words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9.]*", doc))
     missing = [name for layer in layers.values() for line in layer for name in re.split(r"\s*[|:]\s*", line)
                if name not in doc_words and f"harness.{name}" not in doc_words and f"{name}/" not in doc]

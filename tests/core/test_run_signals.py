@@ -1,4 +1,4 @@
-"""Signals and writers, with real processes and real signals (harness.run.signals, RunDir.claim).
+"""Signals and writers, with real processes and real signals (vqa_harness_cli.launch.signals over harness.run.stops, RunDir.claim).
 
 SIGTERM to `harness run --jobs 2`, or Ctrl-C to its whole process group: every running model
 records it in its manifest, the workers exit, one line is printed, the exit code is 128 +

@@ -1,4 +1,4 @@
-"""Suites from files (harness.suites.read), `harness show`, and the suite-file docs."""
+"""Suites from files (vqa_harness_cli.suitefiles.read), `harness show`, and the suite-file docs."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from harness.api import Suite, Task
 from harness.errors import UsageError
 from harness.host import PluginHost, reset_host
 from harness.suites import resolve_suite, suite_names
-from harness.suites.read import load_suite_file, parse_suite
-from harness.suites.write import dump_suite, suite_data
 from vqa_harness_cli import main
+from vqa_harness_cli.suitefiles import suite_from_command_line
+from vqa_harness_cli.suitefiles.read import load_suite_file, parse_suite
+from vqa_harness_cli.suitefiles.write import dump_suite, suite_data
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "suites.md"
@@ -116,7 +117,7 @@ def test_a_registered_name_wins_and_a_file_is_found_by_path(host, tmp_path, monk
     (tmp_path / "goyal").write_text("not: [a suite", encoding="utf-8")
     assert resolve_suite(host, "goyal") is host.suites["goyal"]
     plain = write(tmp_path, "name: plain\ntasks: [{dataset: toyvqa, split: val, probes: [accuracy]}]\n", "plain")
-    assert resolve_suite(host, str(plain)).name == "plain"
+    assert suite_from_command_line(host, str(plain)).name == "plain"
     with pytest.raises(UsageError, match=r"unknown suite 'goyl'; did you mean: goyal.*suite file"):
         resolve_suite(host, "goyl")
 
@@ -228,8 +229,7 @@ def test_registered_suites_get_the_cannot_feed_check(tmp_path):
     plugin bug: one PluginError line naming the suite and its plugin, before any work."""
     from harness.errors import PluginError
     from harness.hookspecs import hookimpl
-    from harness.suites import resolve_suite, suite_names
-    from harness.suites.read import check_feeds
+    from harness.suites import check_feeds, resolve_suite, suite_names
     from harness.testing import make_host, run_in_process
 
     class Bad:

@@ -11,9 +11,10 @@ import pytest
 
 from harness.errors import DataError, HarnessError, UsageError
 from harness.host import PluginHost
-from harness.suites.write import dump_suite, suite_data
 from harness.testing import run_in_process
 from harness.types import Example
+from vqa_harness_cli.suitefiles import load_suite_file
+from vqa_harness_cli.suitefiles.write import dump_suite, suite_data
 from vqa_harness_plugins.models.predictions import ChangedInput, MissingAnswer, PredictionsModel
 
 COLORS = ["red", "blue", "green", "yellow"]
@@ -71,7 +72,7 @@ def _values(rows) -> dict:
 def qonly_run(setup, tmp_path_factory):
     host, root, suite = setup
     tmp = tmp_path_factory.mktemp("qonly")
-    out = run_in_process(host, model="qonly:epochs=3", suite=str(suite), data_dir=root, tmp_path=tmp)
+    out = run_in_process(host, model="qonly:epochs=3", suite=load_suite_file(suite, host), data_dir=root, tmp_path=tmp)
     assert out.exit_code == 0
     (path,) = (out.rundir.path / "artifacts" / "accuracy").rglob("results_official.json")
     return out, path
@@ -82,7 +83,7 @@ def test_an_official_results_file_scores_like_the_model_that_wrote_it(setup, qon
     out, results = qonly_run
     records = json.loads(results.read_text())
     assert records and all(set(r) == {"question_id", "answer"} and isinstance(r["question_id"], int) for r in records)
-    replay = run_in_process(host, model=f"predictions:path={results}", suite=str(suite), data_dir=root,
+    replay = run_in_process(host, model=f"predictions:path={results}", suite=load_suite_file(suite, host), data_dir=root,
                             tmp_path=tmp_path)
     assert replay.exit_code == 0 and replay.example_errors == 0
     assert _values(replay.rows) == _values(out.rows)
@@ -103,7 +104,7 @@ def test_missing_answers_are_counted_model_errors_never_silent(setup, qonly_run,
     kept = [r for r in records if r["question_id"] not in dropped]
     path = tmp_path / "partial.json"
     path.write_text(json.dumps(kept))
-    out = run_in_process(host, model=f"predictions:path={path}", suite=str(suite), data_dir=root,
+    out = run_in_process(host, model=f"predictions:path={path}", suite=load_suite_file(suite, host), data_dir=root,
                          tmp_path=tmp_path / "run")
     # PARTIAL: the run says so; it counts failed requests (accuracy and pairs each ask the
     # 3 questions: errors are never cached), the model notes count the questions
@@ -242,11 +243,11 @@ def test_the_e_vil_toy_suite_accepts_answers_with_explanations_from_a_file(tmp_p
         part["options"] = {**part.get("options", {}), "images": 40}
     task["probe_options"] = {"nle": {"metrics": "bleu1,rouge_l,cider", "tokenize": "simple", "gt": False}}
     data["name"] = "e-vil-toy-small"
-    from harness.suites.read import parse_suite
+    from vqa_harness_cli.suitefiles.read import parse_suite
 
     suite_file = tmp_path / "evil.yaml"
     suite_file.write_text(dump_suite(parse_suite(data, host), host))
-    first = run_in_process(host, model="retrieval-explainer", suite=str(suite_file), tmp_path=tmp_path / "a")
+    first = run_in_process(host, model="retrieval-explainer", suite=load_suite_file(suite_file, host), tmp_path=tmp_path / "a")
     assert first.exit_code == 0
     preds = first.rundir.path / "predictions"
     answers = {r["example_id"]: r["answer"] for r in _jsonl(next(preds.rglob("nle/answer.jsonl")))}
@@ -256,7 +257,7 @@ def test_the_e_vil_toy_suite_accepts_answers_with_explanations_from_a_file(tmp_p
                for i, a in answers.items()]
     path = tmp_path / "mine.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    replay = run_in_process(host, model=f"predictions:path={path}", suite=str(suite_file), tmp_path=tmp_path / "b")
+    replay = run_in_process(host, model=f"predictions:path={path}", suite=load_suite_file(suite_file, host), tmp_path=tmp_path / "b")
     assert replay.exit_code == 0 and replay.example_errors == 0
     values = _values(first.rows)
     assert {k for k in values if k[1].startswith("s_e/")} == {("nle", f"s_e/{m}", "") for m in
@@ -265,7 +266,7 @@ def test_the_e_vil_toy_suite_accepts_answers_with_explanations_from_a_file(tmp_p
     # answers only (no explanation anywhere): the nle probe is skipped with the reason
     bare = tmp_path / "bare.jsonl"
     bare.write_text("".join(json.dumps({"id": i, "answer": a}) + "\n" for i, a in answers.items()))
-    skipped = run_in_process(host, model=f"predictions:path={bare}", suite=str(suite_file), tmp_path=tmp_path / "c")
+    skipped = run_in_process(host, model=f"predictions:path={bare}", suite=load_suite_file(suite_file, host), tmp_path=tmp_path / "c")
     assert [(probe, why) for _, probe, why in skipped.skipped] == [("nle", "model 'predictions' lacks explain")]
 
 

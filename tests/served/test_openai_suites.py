@@ -9,6 +9,7 @@ from pathlib import Path
 
 from harness.host import PluginHost
 from harness.testing import run_in_process
+from vqa_harness_cli.suitefiles import load_suite_file
 
 DECOY_SUITE = """\
 name: decoys-iou-qou
@@ -40,13 +41,18 @@ def _predictions(outcome) -> list[dict]:
             for line in path.read_text().splitlines()]
 
 
+def _key(suite) -> str:
+    """A registered suite by its name, the suite file's by its file name."""
+    return suite if isinstance(suite, str) else Path(getattr(suite, "file", suite)).name
+
+
 def test_four_suites_rows_card_usage_and_a_silent_rerun(servers, tmp_path: Path, capsys):
     host = PluginHost(blocked=frozenset())
     yes, says_b = _spec(servers["yes"]), _spec(servers["B"])
     suite_file = tmp_path / "decoys-iou-qou.yaml"
     suite_file.write_text(DECOY_SUITE)
     plan = [(yes, "vqa-accuracy", 4), (yes, "image-ablation-toy", 4), (yes, "e-vil-toy", 6),
-            (says_b, str(suite_file), 4)]
+            (says_b, load_suite_file(suite_file, host), 4)]
     first = {}
     for spec, suite, limit in plan:
         out = run_in_process(host, model=spec, suite=suite, tmp_path=tmp_path, limit=limit)
@@ -55,7 +61,7 @@ def test_four_suites_rows_card_usage_and_a_silent_rerun(servers, tmp_path: Path,
         # Every example sent was answered once; nothing retried on a healthy server.
         assert usage["requests"] == usage["attempts"] == out.model_calls > 0, (suite, usage)
         assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
-        first[suite] = out
+        first[_key(suite)] = out
 
     answers = [p for p in _predictions(first["vqa-accuracy"]) if p["capability"] == "answer"]
     yes_no = [p for p in answers if p.get("answer") in ("yes",)]
@@ -69,7 +75,7 @@ def test_four_suites_rows_card_usage_and_a_silent_rerun(servers, tmp_path: Path,
     assert any(r.metric.startswith("s_e") or r.metric.startswith("s_o") for r in first["e-vil-toy"].rows)
 
     # Decoys through score_choices: the lettered prompt, the letter written ("B") read as a one-hot.
-    decoys = first[str(suite_file)]
+    decoys = first[_key(suite_file)]
     scored = [p for p in _predictions(decoys) if p["capability"] == "score_choices"]
     assert scored and all(p["choice_scores"][1] == 0.0 and max(p["choice_scores"]) == 0.0
                           and sum(s == 0.0 for s in p["choice_scores"]) == 1 for p in scored)
@@ -95,4 +101,4 @@ def test_four_suites_rows_card_usage_and_a_silent_rerun(servers, tmp_path: Path,
         usage = _manifest(again)["usage"]
         assert again.model_calls == 0 and usage["attempts"] == 0 and usage["requests"] == 0, suite
         assert sorted((r.metric, r.variant, r.value) for r in again.rows) == \
-            sorted((r.metric, r.variant, r.value) for r in first[suite].rows)
+            sorted((r.metric, r.variant, r.value) for r in first[_key(suite)].rows)

@@ -14,6 +14,7 @@ from harness.rundir import RunDir, task_folder
 from harness.suites import resolve_suite, suite_names
 from harness.testing import make_host, run_in_process
 from harness.types import Task
+from vqa_harness_cli.suitefiles import load_suite_file
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +83,7 @@ def test_each_task_accuracy_reproduces_from_its_own_file(goyal, host, tmp_path: 
         lines = [json.loads(line) for line in answers.read_text().splitlines()]
         replay = tmp_path / f"{answers.parent.parent.name}.jsonl"
         replay.write_text("".join(json.dumps({"id": p["example_id"], "answer": p["answer"]}) + "\n" for p in lines))
-        again = run_in_process(host, model=f"predictions:path={replay}", suite=str(suite), data_dir=root,
+        again = run_in_process(host, model=f"predictions:path={replay}", suite=load_suite_file(suite, host), data_dir=root,
                                tmp_path=tmp_path / answers.parent.parent.name)
         (value,) = [r.value for r in again.rows if r.metric == "vqa_accuracy"]
         train = _train_of(host, answers)

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..types import Suite
+from harness.types import Suite
 
 __all__ = ["SUFFIXES", "TASK_KEYS", "TRAIN_KEYS", "SCALARS", "NAME_PATTERN", "top_keys", "is_suite_file",
            "option_text"]
@@ -22,7 +22,7 @@ SCALARS = (str, int, float, bool)
 
 def top_keys() -> tuple[str, ...]:
     """name, description, tasks and Suite's boolean flags (toy, partial, ...)."""
-    flags = [f.name for f in dataclasses.fields(Suite) if f.name not in ("name", "description", "tasks")]
+    flags = [f.name for f in dataclasses.fields(Suite) if f.compare and f.name not in ("name", "description", "tasks")]
     return ("name", "description", *flags, "tasks")
 
 

@@ -1,6 +1,7 @@
 """Signals stop a run the way Ctrl-C does: SIGINT and SIGTERM alike.
 
-`harness run` installs one handler for both (`stop_on_signals`). The first signal raises
+`harness run` installs one handler for both (`stop_on_signals`); the engine installs none
+and only records and raises what it is handed (`harness.run.stops`). The first signal raises
 `harness.errors.Stopped` in the process running a model: the run records it in its manifest
 (`interrupted` for SIGINT, `terminated` for SIGTERM) and releases its folder; the command
 prints one line and exits 128 + the signal number. Later signals are ignored, so a second
@@ -13,9 +14,6 @@ the signal it received on to every worker (`forward`), so a SIGTERM sent to it a
 them too; a worker takes the first signal, from whichever source, and ignores the rest. A
 worker whose parent dies without a word (SIGKILL) gets SIGTERM from the kernel
 (`die_with_parent`) and exits once its run is marked.
-
-`deferred()` marks the few writes a signal must not cut (opening the run folder); a signal
-that arrives inside is raised when `raise_pending` is next called.
 """
 
 from __future__ import annotations
@@ -28,42 +26,21 @@ import sys
 import threading
 from typing import Any, Iterable, Iterator
 
-from ..errors import Stopped
+from harness.errors import Stopped
+from harness.run import stops
 
-__all__ = ["stop_on_signals", "deferred", "raise_pending", "pending", "forward", "worker_started", "worker_run",
-           "parent_gone"]
+__all__ = ["stop_on_signals", "forward", "worker_started", "worker_run", "parent_gone"]
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: prctl(2) option: the signal the kernel sends this process when its parent dies (Linux).
 _PR_SET_PDEATHSIG = 1
-
-
-class _State:
-    #: The process whose model run a signal stops (0: none; a forked worker copies the parent's
-    #: pid, which is not its own, so it ignores signals until `worker_run`).
-    owner = 0
-    #: The first signal received, raised or not.
-    received: int | None = None
-    raised = False
-    deferred = 0
-    #: The parent a worker was forked from (0 in the command's process).
-    parent = 0
-
-
-_STATE = _State()
-
-
-def _armed() -> bool:
-    return _STATE.owner == os.getpid() and not _STATE.raised and not _STATE.deferred
+#: The parent a worker was forked from (0 in the command's process).
+_PARENT = [0]
 
 
 def _handler(signum: int, frame: Any) -> None:
-    if _STATE.received is None:
-        _STATE.received = signum
-    if _armed():
-        _STATE.raised = True
-        raise Stopped(signum)
-    if _STATE.owner != os.getpid() and parent_gone():  # an idle orphan: nothing to record
+    stops.request_stop(signum)  # raises Stopped in the process that runs a model
+    if not stops.owned_here() and parent_gone():  # an idle orphan: nothing to record
         os._exit(128 + signum)
 
 
@@ -76,35 +53,14 @@ def stop_on_signals() -> Iterator[None]:
         yield
         return
     previous = {s: signal.signal(s, _handler) for s in SIGNALS}
-    _STATE.owner, _STATE.received, _STATE.raised, _STATE.deferred, _STATE.parent = os.getpid(), None, False, 0, 0
+    stops.own(forget=True)
+    _PARENT[0] = 0
     try:
         yield
     finally:
-        _STATE.owner = 0
+        stops.disown()
         for s, handler in previous.items():
             signal.signal(s, handler)
-
-
-@contextlib.contextmanager
-def deferred() -> Iterator[None]:
-    """A signal arriving inside the block waits (see `raise_pending`)."""
-    _STATE.deferred += 1
-    try:
-        yield
-    finally:
-        _STATE.deferred -= 1
-
-
-def raise_pending() -> None:
-    """Raise `Stopped` for a signal that arrived while it could not be raised."""
-    if _STATE.received is not None and _armed():
-        _STATE.raised = True
-        raise Stopped(_STATE.received)
-
-
-def pending() -> int | None:
-    """The signal this process received (None when none)."""
-    return _STATE.received
 
 
 def forward(pids: Iterable[int], signum: int) -> None:
@@ -122,8 +78,8 @@ def forward(pids: Iterable[int], signum: int) -> None:
 def worker_started() -> None:
     """In a freshly forked worker: no signal received yet, none raised until `worker_run`,
     and SIGTERM from the kernel if the parent dies."""
-    _STATE.owner, _STATE.received, _STATE.raised, _STATE.deferred = 0, None, False, 0
-    _STATE.parent = os.getppid()
+    stops.disown(forget=True)
+    _PARENT[0] = os.getppid()
     die_with_parent()
 
 
@@ -131,21 +87,21 @@ def worker_started() -> None:
 def worker_run() -> Iterator[None]:
     """A worker runs a model: the first signal now stops it. A worker whose parent has died
     exits as soon as the run is marked, since nobody reads its result."""
-    _STATE.owner = os.getpid()
+    stops.own()
     try:
-        raise_pending()
+        stops.raise_pending()
         yield
     except Stopped as exc:
         if parent_gone():
             os._exit(exc.exit_code)
         raise
     finally:
-        _STATE.owner = 0
+        stops.disown()
 
 
 def parent_gone() -> bool:
     """True in a worker whose parent process has died."""
-    return bool(_STATE.parent) and os.getppid() != _STATE.parent
+    return bool(_PARENT[0]) and os.getppid() != _PARENT[0]
 
 
 def die_with_parent() -> None:

@@ -1,4 +1,4 @@
-"""Any suite as a suite file: the data and YAML text that `harness.suites.read` reads back
+"""Any suite as a suite file: the data and YAML text that `vqa_harness_cli.suitefiles.read` reads back
 as the same suite (`harness show suite NAME`; round trip tested for every registered suite)."""
 
 from __future__ import annotations
@@ -7,10 +7,11 @@ from typing import Any
 
 import yaml
 
-from ..api import Suite
-from ..errors import UsageError
-from ..host import PluginHost
-from ..specs import parse_spec
+from harness.api import Suite
+from harness.errors import UsageError
+from harness.host import PluginHost
+from harness.specs import parse_spec
+
 from .format import SCALARS, option_text, top_keys
 
 __all__ = ["suite_data", "dump_suite"]

@@ -22,7 +22,7 @@ option / split, and a probe that the dataset cannot feed are one-line usage erro
 naming the file, the task (`tasks[2]`, counted from 0) and the field. "Cannot feed" is a
 static rule: a probe's `needs` (Example fields it cannot do without) must be among the
 dataset's `provides` (the fields its examples can fill); undeclared on either side means no
-check. `harness.suites.write.dump_suite` writes any suite in exactly this format.
+check. `vqa_harness_cli.suitefiles.write.dump_suite` writes any suite in exactly this format.
 """
 
 from __future__ import annotations
@@ -34,18 +34,19 @@ from typing import Any, Mapping
 
 import yaml
 
-from ..digest import digest_bytes
-from ..errors import HarnessError, PluginError, UsageError
-from ..fileio import decode_text, describe, read_bytes
-from ..host import PluginHost
-from ..registry import did_you_mean
-from ..specs import parse_spec
-from ..types import Suite, Task
+from harness.digest import digest_bytes
+from harness.errors import HarnessError, UsageError
+from harness.fileio import decode_text, describe, read_bytes
+from harness.host import PluginHost
+from harness.registry import did_you_mean
+from harness.specs import parse_spec
+from harness.suites import feed_gap, registered_suite
+from harness.types import Suite, Task
+
 from .format import NAME_PATTERN, SCALARS, TASK_KEYS, TRAIN_KEYS, option_text, top_keys
-from .registered import TOY_SUITE, registered_suite
 from .write import suite_data
 
-__all__ = ["load_suite_file", "parse_suite", "feed_gap", "check_feeds", "MAX_FILE_BYTES", "MAX_DESCRIPTION"]
+__all__ = ["load_suite_file", "parse_suite", "MAX_FILE_BYTES", "MAX_DESCRIPTION"]
 
 #: A suite file is a list of tasks: larger is a mistake (or worse), refused before parsing.
 MAX_FILE_BYTES = 1024 * 1024
@@ -72,7 +73,7 @@ def load_suite_file(path: Path | str, host: PluginHost) -> Suite:
     suite = parse_suite(_parse_text(text, path), host, source=str(path))
     # Hashed from the bytes parsed: a file edited while the run starts cannot give the run
     # the identity of one version and the tasks of another.
-    return dataclasses.replace(suite, file_sha256=digest_bytes(blob))
+    return dataclasses.replace(suite, file_sha256=digest_bytes(blob), file=str(path.resolve()))
 
 
 def _toml() -> Any:
@@ -317,39 +318,6 @@ def _probe_options(value: Any, classes: Mapping[str, type], where: _Where, recor
         if options:
             out[probe] = {str(k): instance.config[str(k)] for k in options}
     return out
-
-
-def feed_gap(dataset_cls: type, probe_cls: type) -> str:
-    """Why the dataset cannot feed the probe ("" when it can or either side is undeclared)."""
-    provides = getattr(dataset_cls, "provides", None)
-    needs = tuple(getattr(probe_cls, "needs", ()) or ())
-    if provides is None or not needs:
-        return ""
-    lacking = [n for n in needs if n not in provides]
-    if not lacking:
-        return ""
-    return (f"probe {probe_cls.name!r} needs {', '.join(lacking)}, which dataset {dataset_cls.name!r} does not "
-            f"provide (it provides {', '.join(sorted(provides)) or 'nothing'})")
-
-
-def check_feeds(suite: Suite, host: PluginHost) -> None:
-    """The "cannot feed" rule for registered suites (suite files pass it on load): a task
-    pairing a probe with a dataset that lacks a field the probe needs is a plugin bug, one
-    PluginError line naming the suite and its plugin. `toy` checks every toy suite."""
-    if suite.name in host.suites:
-        owners = [host.suites.get(suite.name)]
-    elif suite.name == TOY_SUITE:
-        owners = [entry for entry in host.suites if entry.obj.toy]
-    else:
-        return
-    for entry in owners:
-        for i, task in enumerate(entry.obj.tasks):
-            dataset_cls = host.datasets.get(parse_spec(task.dataset)[0]).obj
-            for probe in task.probes:
-                gap = feed_gap(dataset_cls, host.probes.get(probe).obj)
-                if gap:
-                    raise PluginError(f"suite {entry.name!r} (plugin {entry.plugin!r}), tasks[{i}] "
-                                      f"({task.dataset}/{task.split}): {gap}")
 
 
 def _check_name(suite: Suite, host: PluginHost, where: _Where) -> None:

@@ -1,0 +1,90 @@
+"""How a run stops when it is asked to: the engine's half of Ctrl-C and SIGTERM.
+
+The engine installs no signal handler: a library must not take over a process's signals.
+The command line does (`vqa_harness_cli.launch.signals`) and hands each signal to
+`request_stop`. In the process that owns a model's run (`own`), the first request raises
+`harness.errors.Stopped`: the run records it in its manifest (`interrupted` for SIGINT,
+`terminated` for SIGTERM) and releases its folder. Later requests are ignored, so a second
+Ctrl-C cannot cut the manifest's last write in half.
+
+`deferred()` marks the few writes a stop must not cut (opening the run folder); a request
+that arrives inside is raised when `raise_pending` is next called.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Iterator
+
+from ..errors import Stopped
+
+__all__ = ["own", "disown", "request_stop", "deferred", "raise_pending", "pending", "owned_here"]
+
+
+class _State:
+    #: The process whose model run a stop request stops (0: none; a forked worker copies the
+    #: parent's pid, which is not its own, so it ignores requests until it owns a run).
+    owner = 0
+    #: The first signal received, raised or not.
+    received: int | None = None
+    raised = False
+    deferred = 0
+
+
+_STATE = _State()
+
+
+def own(*, forget: bool = False) -> None:
+    """This process now runs a model: the next stop request stops it. `forget`: start afresh
+    (no request received yet, none raised), as a new command or a new worker does."""
+    if forget:
+        _STATE.received, _STATE.raised, _STATE.deferred = None, False, 0
+    _STATE.owner = os.getpid()
+
+
+def disown(*, forget: bool = False) -> None:
+    """No model run of this process is to be stopped (requests are still remembered)."""
+    _STATE.owner = 0
+    if forget:
+        _STATE.received, _STATE.raised, _STATE.deferred = None, False, 0
+
+
+def owned_here() -> bool:
+    return _STATE.owner == os.getpid()
+
+
+def _armed() -> bool:
+    return owned_here() and not _STATE.raised and not _STATE.deferred
+
+
+def request_stop(signum: int) -> None:
+    """A signal asks the run to stop: remembered, and raised as `Stopped` at once when this
+    process owns a run outside a deferred block."""
+    if _STATE.received is None:
+        _STATE.received = signum
+    if _armed():
+        _STATE.raised = True
+        raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """A stop request arriving inside the block waits (see `raise_pending`)."""
+    _STATE.deferred += 1
+    try:
+        yield
+    finally:
+        _STATE.deferred -= 1
+
+
+def raise_pending() -> None:
+    """Raise `Stopped` for a request that arrived while it could not be raised."""
+    if _STATE.received is not None and _armed():
+        _STATE.raised = True
+        raise Stopped(_STATE.received)
+
+
+def pending() -> int | None:
+    """The signal this process received (None when none)."""
+    return _STATE.received
