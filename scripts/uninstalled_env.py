@@ -1,7 +1,8 @@
 """Make this checkout usable without `pip install`, for a machine that cannot build it (the
 lent GPU machine has no setuptools and no network): writes FOLDER holding links to the two
-packages whose import names differ from their folders (plugins/ -> vqa_harness_plugins,
-leaderboard/ -> vqa_harness_leaderboard, as setup.py maps them) and a `vqa_harness` dist-info
+packages whose import names differ from their folders (cli/ -> vqa_harness_cli,
+plugins/ -> vqa_harness_plugins, leaderboard/ -> vqa_harness_leaderboard, as setup.py maps
+them) and a `vqa_harness` dist-info
 with the entry points of pyproject.toml, so the plugin host finds the built-in plugins.
 
     python3 scripts/uninstalled_env.py /tmp/vqa-env
@@ -17,7 +18,8 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = {"vqa_harness_plugins": ROOT / "plugins", "vqa_harness_leaderboard": ROOT / "leaderboard"}
+PACKAGES = {"vqa_harness_cli": ROOT / "cli", "vqa_harness_plugins": ROOT / "plugins",
+            "vqa_harness_leaderboard": ROOT / "leaderboard"}
 
 
 def write_env(folder: Path) -> Path:
@@ -40,7 +42,7 @@ def write_env(folder: Path) -> Path:
         lines.extend(f"{name} = {target}" for name, target in entries.items())
         lines.append("")
     (dist / "entry_points.txt").write_text("\n".join(lines), encoding="utf-8")
-    (dist / "top_level.txt").write_text("harness\nvqa_harness_plugins\nvqa_harness_leaderboard\n", encoding="utf-8")
+    (dist / "top_level.txt").write_text("".join(f"{name}\n" for name in ("harness", *PACKAGES)), encoding="utf-8")
     return folder
 
 
