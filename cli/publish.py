@@ -1,5 +1,6 @@
 """Run folders -> published output, through the registered publishers (the leaderboard is
-one: `vqa_harness_leaderboard`, registered like any plugin). The core never imports it."""
+one: `vqa_harness_leaderboard`, registered like any plugin). Neither the engine nor the
+command line imports it."""
 
 from __future__ import annotations
 

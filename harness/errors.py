@@ -87,8 +87,9 @@ class FitError(StopRun):
 
 class Stopped(KeyboardInterrupt):
     """A run stopped by a signal: SIGINT (Ctrl-C) or SIGTERM (`kill`, a job scheduler, a
-    container stop), handled alike (vqa_harness_cli.launch.signals). A KeyboardInterrupt, so everything
-    that lets Ctrl-C through lets it through."""
+    container stop), handled alike (harness.run.stops; the command line installs the
+    handlers: vqa_harness_cli.launch.signals). A KeyboardInterrupt, so everything that lets
+    Ctrl-C through lets it through."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)

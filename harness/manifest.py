@@ -51,7 +51,7 @@ def new_manifest(config: Any, host: Any, model_spec: str, model_entry: Any, suit
         "model_plugin": f"{model_entry.plugin} ({model_entry.distribution})",
         "suite": suite.name,
         "suite_description": suite.description,
-        "suite_file": {"path": suite.file, "sha256": suite.file_sha256} if suite.file_sha256 else None,
+        "suite_file": {"path": suite.file, "sha256": suite.file_sha256} if suite.file or suite.file_sha256 else None,
         "seed": config.seed,
         "device": device,
         "batch_size": config.batch_size,

@@ -12,17 +12,26 @@ hands the engine the `Suite` they describe; a program builds `Suite` objects its
 
 from __future__ import annotations
 
+import re
+from pathlib import PurePath
+
 from .errors import PluginError, UsageError
 from .host import PluginHost
-from .registry import did_you_mean
+from .registry import Entry, did_you_mean
 from .specs import parse_spec
 from .types import Suite, Task
 
-__all__ = ["resolve_suite", "registered_suite", "TOY_SUITE", "suite_names", "feed_gap", "check_feeds"]
+__all__ = ["resolve_suite", "registered_suite", "TOY_SUITE", "suite_names", "feed_gap", "check_feeds", "check_suite",
+           "NAME_PATTERN", "MAX_DESCRIPTION", "SUITE_FILE_SUFFIXES"]
 
 TOY_SUITE = "toy"
-#: File name endings of suite files, which only the command line reads.
-_FILE_SUFFIXES = (".yaml", ".yml", ".toml")
+#: File name endings read as suite files (YAML, or TOML for `.toml`), which only the command
+#: line reads.
+SUITE_FILE_SUFFIXES = (".yaml", ".yml", ".toml")
+#: A suite's name: results are grouped by it and run folders are named after it.
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+#: Characters of a suite's description, which every run's manifest copies.
+MAX_DESCRIPTION = 10_000
 
 
 def suite_names(host: PluginHost) -> list[str]:
@@ -44,12 +53,11 @@ def resolve_suite(host: PluginHost, suite: str | Suite) -> Suite:
     found = registered_suite(host, suite)
     if found is not None:
         return found
-    if suite.endswith(_FILE_SUFFIXES):
+    if PurePath(suite).suffix.lower() in SUITE_FILE_SUFFIXES:
         raise UsageError(f"suite {suite!r} is a file name: suite files are read by the command line "
                          "(`harness run --suite PATH.yaml`); a program passes the Suite "
                          "(vqa_harness_cli.suitefiles.load_suite_file)")
-    raise UsageError(f"unknown suite {suite!r}{did_you_mean(suite, suite_names(host))} "
-                     "(or a suite file PATH.yaml / PATH.toml; see docs/suites.md)")
+    raise UsageError(f"unknown suite {suite!r}{did_you_mean(suite, suite_names(host))} (see `harness list suites`)")
 
 
 def _toy_suite(host: PluginHost) -> Suite:
@@ -89,23 +97,54 @@ def feed_gap(dataset_cls: type, probe_cls: type) -> str:
             f"provide (it provides {', '.join(sorted(provides)) or 'nothing'})")
 
 
-def check_feeds(suite: Suite, host: PluginHost) -> None:
-    """The "cannot feed" rule for every task of `suite`. In a registered suite it is a plugin
-    bug: one PluginError line naming the suite and its plugin (`toy` checks every toy suite);
-    in any other suite (a file, a program's) a UsageError line naming the task."""
+def check_suite(suite: Suite, host: PluginHost) -> None:
+    """What the engine checks of a `Suite` before any work: a program's suite (not registered,
+    not read from a file, whose reader checks the same in the file's terms) has a name of
+    letters, digits and . _ + -, a description of at most MAX_DESCRIPTION characters, and the
+    name of a registered suite only with its tasks; every suite's datasets can feed its
+    probes (`check_feeds`). One UsageError or PluginError line."""
+    if not _registered_or_toy(suite, host) and not suite.file_sha256:
+        if not NAME_PATTERN.match(suite.name):
+            raise UsageError(f"suite name {suite.name!r}: use letters, digits and . _ + - (no spaces or slashes)")
+        if len(suite.description) > MAX_DESCRIPTION:
+            raise UsageError(f"suite {suite.name!r}: a description of {len(suite.description):,} characters; "
+                             f"at most {MAX_DESCRIPTION:,} (every run's manifest copies it)")
+        same_name = registered_suite(host, suite.name)
+        if same_name is not None and same_name.tasks != suite.tasks:
+            raise UsageError(f"suite {suite.name!r} is a registered suite with other tasks; give this suite a "
+                             "name of its own (results are grouped by suite name)")
+    check_feeds(suite, host)
+
+
+def _registered_or_toy(suite: Suite, host: PluginHost) -> bool:
     if suite.name in host.suites:
-        owners = [(host.suites.get(suite.name).obj, host.suites.get(suite.name))]
-    elif suite.name == TOY_SUITE and not suite.file_sha256:
-        owners = [(entry.obj, entry) for entry in host.suites if entry.obj.toy]
-    else:
-        owners = [(suite, None)]
-    for owned, entry in owners:
-        for i, task in enumerate(owned.tasks):
-            dataset_cls = host.datasets.get(parse_spec(task.dataset)[0]).obj
-            for probe in task.probes:
-                gap = feed_gap(dataset_cls, host.probes.get(probe).obj)
-                if gap and entry is not None:
-                    raise PluginError(f"suite {entry.name!r} (plugin {entry.plugin!r}), tasks[{i}] "
-                                      f"({task.dataset}/{task.split}): {gap}")
-                if gap:
-                    raise UsageError(f"suite {suite.name!r}, tasks[{i}] ({task.dataset}/{task.split}): {gap}")
+        return host.suites[suite.name] is suite
+    return suite.name == TOY_SUITE and not suite.file_sha256 and suite == registered_suite(host, TOY_SUITE)
+
+
+def check_feeds(suite: Suite, host: PluginHost) -> None:
+    """The "cannot feed" rule for every task of `suite`. In a registered suite (or `toy`) a
+    gap is a plugin bug: one PluginError line naming the suite that holds the task and its
+    plugin; in any other suite (a file, a program's) a UsageError line naming the task."""
+    for i, task in enumerate(suite.tasks):
+        dataset_cls = host.datasets.get(parse_spec(task.dataset)[0]).obj
+        for probe in task.probes:
+            gap = feed_gap(dataset_cls, host.probes.get(probe).obj)
+            if not gap:
+                continue
+            if _registered_or_toy(suite, host):
+                entry, index = _holder(suite, task, probe, host)
+                raise PluginError(f"suite {entry.name!r} (plugin {entry.plugin!r}), tasks[{index}] "
+                                  f"({task.dataset}/{task.split}): {gap}")
+            raise UsageError(f"suite {suite.name!r}, tasks[{i}] ({task.dataset}/{task.split}): {gap}")
+
+
+def _holder(suite: Suite, task: Task, probe: str, host: PluginHost) -> tuple[Entry, int]:
+    """The registered suite, and the index of its task, that asks `probe` of `task`'s data
+    (for `toy`, one of the toy suites it merges)."""
+    entries = [host.suites.get(suite.name)] if suite.name in host.suites else [e for e in host.suites if e.obj.toy]
+    for entry in entries:
+        for index, own in enumerate(entry.obj.tasks):
+            if (own.dataset, own.split, own.train) == (task.dataset, task.split, task.train) and probe in own.probes:
+                return entry, index
+    return entries[0], 0

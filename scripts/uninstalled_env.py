@@ -1,9 +1,9 @@
 """Make this checkout usable without `pip install`, for a machine that cannot build it (the
-lent GPU machine has no setuptools and no network): writes FOLDER holding links to the two
+lent GPU machine has no setuptools and no network): writes FOLDER holding links to the
 packages whose import names differ from their folders (cli/ -> vqa_harness_cli,
 plugins/ -> vqa_harness_plugins, leaderboard/ -> vqa_harness_leaderboard, as setup.py maps
-them) and a `vqa_harness` dist-info
-with the entry points of pyproject.toml, so the plugin host finds the built-in plugins.
+them) and a `vqa_harness` dist-info with the entry points of pyproject.toml, so the plugin
+host finds the built-in plugins.
 
     python3 scripts/uninstalled_env.py /tmp/vqa-env
     PYTHONPATH=/tmp/vqa-env:. python3 -m pytest -q tests/hf/test_hf_vlm_families.py

@@ -34,13 +34,16 @@ __all__ = ["stop_on_signals", "forward", "worker_started", "worker_run", "parent
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: prctl(2) option: the signal the kernel sends this process when its parent dies (Linux).
 _PR_SET_PDEATHSIG = 1
-#: The parent a worker was forked from (0 in the command's process).
-_PARENT = [0]
+
+
+class _Worker:
+    #: The parent this worker was forked from (0 in the command's process).
+    parent = 0
 
 
 def _handler(signum: int, frame: Any) -> None:
     stops.request_stop(signum)  # raises Stopped in the process that runs a model
-    if not stops.owned_here() and parent_gone():  # an idle orphan: nothing to record
+    if not stops.runs_here() and parent_gone():  # an idle orphan: nothing to record
         os._exit(128 + signum)
 
 
@@ -53,12 +56,12 @@ def stop_on_signals() -> Iterator[None]:
         yield
         return
     previous = {s: signal.signal(s, _handler) for s in SIGNALS}
-    stops.own(forget=True)
-    _PARENT[0] = 0
+    stops.claim_run(reset=True)
+    _Worker.parent = 0
     try:
         yield
     finally:
-        stops.disown()
+        stops.release_run()
         for s, handler in previous.items():
             signal.signal(s, handler)
 
@@ -78,8 +81,8 @@ def forward(pids: Iterable[int], signum: int) -> None:
 def worker_started() -> None:
     """In a freshly forked worker: no signal received yet, none raised until `worker_run`,
     and SIGTERM from the kernel if the parent dies."""
-    stops.disown(forget=True)
-    _PARENT[0] = os.getppid()
+    stops.release_run(reset=True)
+    _Worker.parent = os.getppid()
     die_with_parent()
 
 
@@ -87,7 +90,7 @@ def worker_started() -> None:
 def worker_run() -> Iterator[None]:
     """A worker runs a model: the first signal now stops it. A worker whose parent has died
     exits as soon as the run is marked, since nobody reads its result."""
-    stops.own()
+    stops.claim_run()
     try:
         stops.raise_pending()
         yield
@@ -96,12 +99,12 @@ def worker_run() -> Iterator[None]:
             os._exit(exc.exit_code)
         raise
     finally:
-        stops.disown()
+        stops.release_run()
 
 
 def parent_gone() -> bool:
     """True in a worker whose parent process has died."""
-    return bool(_PARENT[0]) and os.getppid() != _PARENT[0]
+    return bool(_Worker.parent) and os.getppid() != _Worker.parent
 
 
 def die_with_parent() -> None:

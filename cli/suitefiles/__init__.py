@@ -8,6 +8,7 @@ the engine runs, `harness show suite` writes any suite as one.
 
 from __future__ import annotations
 
+from harness.errors import UsageError
 from harness.host import PluginHost
 from harness.suites import registered_suite, resolve_suite
 from harness.types import Suite
@@ -26,4 +27,7 @@ def suite_from_command_line(host: PluginHost, name: str) -> Suite:
         return found
     if is_suite_file(name):
         return load_suite_file(name, host)
-    return resolve_suite(host, name)  # the engine's one line for an unknown name
+    try:
+        return resolve_suite(host, name)
+    except UsageError as exc:  # an unknown name: the engine's line, and where suite files fit in
+        raise UsageError(f"{exc}; or a suite file PATH.yaml / PATH.toml (docs/suites.md)") from None

@@ -3,26 +3,27 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 from typing import Any
 
+from harness.suites import SUITE_FILE_SUFFIXES
 from harness.types import Suite
 
-__all__ = ["SUFFIXES", "TASK_KEYS", "TRAIN_KEYS", "SCALARS", "NAME_PATTERN", "top_keys", "is_suite_file",
+__all__ = ["SUFFIXES", "TASK_KEYS", "TRAIN_KEYS", "SCALARS", "top_keys", "is_suite_file",
            "option_text"]
 
 #: File name endings read as suite files (YAML, or TOML for `.toml`).
-SUFFIXES = (".yaml", ".yml", ".toml")
+SUFFIXES = SUITE_FILE_SUFFIXES
 TASK_KEYS = ("label", "dataset", "options", "split", "probes", "probe_options", "train")
 TRAIN_KEYS = ("dataset", "options", "split")
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 SCALARS = (str, int, float, bool)
+#: Suite fields that say where a suite came from, not what it is: never keys of the file.
+NOT_KEYS = ("file_sha256", "file")
 
 
 def top_keys() -> tuple[str, ...]:
     """name, description, tasks and Suite's boolean flags (toy, partial, ...)."""
-    flags = [f.name for f in dataclasses.fields(Suite) if f.compare and f.name not in ("name", "description", "tasks")]
+    flags = [f.name for f in dataclasses.fields(Suite) if f.name not in ("name", "description", "tasks", *NOT_KEYS)]
     return ("name", "description", *flags, "tasks")
 
 

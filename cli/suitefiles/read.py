@@ -40,18 +40,16 @@ from harness.fileio import decode_text, describe, read_bytes
 from harness.host import PluginHost
 from harness.registry import did_you_mean
 from harness.specs import parse_spec
-from harness.suites import feed_gap, registered_suite
+from harness.suites import MAX_DESCRIPTION, NAME_PATTERN, feed_gap, registered_suite
 from harness.types import Suite, Task
 
-from .format import NAME_PATTERN, SCALARS, TASK_KEYS, TRAIN_KEYS, option_text, top_keys
+from .format import SCALARS, TASK_KEYS, TRAIN_KEYS, option_text, top_keys
 from .write import suite_data
 
-__all__ = ["load_suite_file", "parse_suite", "MAX_FILE_BYTES", "MAX_DESCRIPTION"]
+__all__ = ["load_suite_file", "parse_suite", "MAX_FILE_BYTES"]
 
 #: A suite file is a list of tasks: larger is a mistake (or worse), refused before parsing.
 MAX_FILE_BYTES = 1024 * 1024
-#: Characters of a suite's description, which every run's manifest copies.
-MAX_DESCRIPTION = 10_000
 
 # ---------------------------------------------------------------------------- reading
 

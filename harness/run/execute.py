@@ -53,7 +53,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     layouts = {name: list(host.probes[name].layouts()) for t in plan.tasks for name in t.probes}
     headlines = {name: [list(h) for h in host.probes[name].headline] for name in layouts}
     displays = {name: host.probes[name].display() for name in layouts}
-    with stops.deferred():  # a signal waits until the manifest can record it
+    with stops.deferred():  # a stop request waits until the manifest can record it
         try:
             rundir, manifest = _open_rundir(config, host, plan)
         except BaseException:

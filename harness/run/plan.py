@@ -16,7 +16,7 @@ from ..features import resolve_features
 from ..host import PluginHost
 from ..registry import Entry
 from ..specs import format_spec, parse_spec
-from ..suites import check_feeds, resolve_suite
+from ..suites import check_suite, resolve_suite
 from .config import RunConfig
 
 __all__ = ["RunPlan", "plan_run"]
@@ -60,7 +60,7 @@ def plan_run(config: RunConfig, host: PluginHost) -> RunPlan:
     tasks = [_with_split(t, config.split) for t in suite.tasks]
     session = Session(host, data_dir=config.data_dir, limit=config.limit)
     _validate(tasks, host, session)
-    check_feeds(suite, host)
+    check_suite(suite, host)
     runnable, skipped = check_data(suite, tasks, session, trainable=model.trainable)
     _check_example_ids(model, runnable, session)
     return RunPlan(suite, model, entry, format_spec(model_name, shown),

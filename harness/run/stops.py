@@ -2,7 +2,7 @@
 
 The engine installs no signal handler: a library must not take over a process's signals.
 The command line does (`vqa_harness_cli.launch.signals`) and hands each signal to
-`request_stop`. In the process that owns a model's run (`own`), the first request raises
+`request_stop`. In the process that runs a model (`claim_run`), the first request raises
 `harness.errors.Stopped`: the run records it in its manifest (`interrupted` for SIGINT,
 `terminated` for SIGTERM) and releases its folder. Later requests are ignored, so a second
 Ctrl-C cannot cut the manifest's last write in half.
@@ -19,7 +19,7 @@ from typing import Iterator
 
 from ..errors import Stopped
 
-__all__ = ["own", "disown", "request_stop", "deferred", "raise_pending", "pending", "owned_here"]
+__all__ = ["claim_run", "release_run", "request_stop", "deferred", "raise_pending", "pending", "runs_here"]
 
 
 class _State:
@@ -35,27 +35,29 @@ class _State:
 _STATE = _State()
 
 
-def own(*, forget: bool = False) -> None:
-    """This process now runs a model: the next stop request stops it. `forget`: start afresh
-    (no request received yet, none raised), as a new command or a new worker does."""
-    if forget:
+def claim_run(*, reset: bool = False) -> None:
+    """This process now runs a model: the next stop request stops it. `reset`: start afresh
+    (no request received yet, none raised), as a new command does."""
+    if reset:
         _STATE.received, _STATE.raised, _STATE.deferred = None, False, 0
     _STATE.owner = os.getpid()
 
 
-def disown(*, forget: bool = False) -> None:
-    """No model run of this process is to be stopped (requests are still remembered)."""
+def release_run(*, reset: bool = False) -> None:
+    """No model run of this process is to be stopped (requests are still remembered unless
+    `reset`, as in a freshly forked worker)."""
     _STATE.owner = 0
-    if forget:
+    if reset:
         _STATE.received, _STATE.raised, _STATE.deferred = None, False, 0
 
 
-def owned_here() -> bool:
+def runs_here() -> bool:
+    """True in the process that claimed the run."""
     return _STATE.owner == os.getpid()
 
 
 def _armed() -> bool:
-    return owned_here() and not _STATE.raised and not _STATE.deferred
+    return runs_here() and not _STATE.raised and not _STATE.deferred
 
 
 def request_stop(signum: int) -> None:

@@ -139,3 +139,20 @@ def test_cell_names():
     assert cell_name("toyvqa:variant=unbalanced/train", "toyvqa:variant=balanced") == "UB"
     assert cell_name("toyvqa-half/train", "toyvqa:variant=balanced") == "B_half B"
     assert cell_name("", "vqa2") == "? -> vqa2"
+
+
+def test_the_mean_entropy_is_correctly_rounded_so_every_python_gives_its_bits():
+    """Python 3.12's sum() compensates rounding and 3.11's does not, so a plain sum gave the
+    language-prior audit's mean entropy other last bits on the second machine (Python 3.12);
+    math.fsum is correctly rounded on every version. The data are one where the plain sum
+    is off by one unit in the last place."""
+    import math
+    import random
+
+    rng = random.Random(0)
+    types = [f"t{rng.randrange(6)}" for _ in range(60)]
+    answers = [f"a{rng.randrange(5)}" for _ in range(60)]
+    per, weighted = answer_entropy_by_type(answers, types)
+    terms = [h * n for h, n in per.values()]
+    assert weighted == math.fsum(terms) / 60
+    assert weighted == 2.040956263315305

@@ -44,6 +44,8 @@ WALK_AROUNDS = [
     ("command-line-on-top", "harness.rundir", "vqa_harness_cli.run_cmd"),
     ("command-line-on-top", "vqa_harness_plugins.models.mlp", "vqa_harness_cli.suitefiles"),
     ("command-line-on-top", "vqa_harness_leaderboard.runs", "vqa_harness_cli.launch"),
+    ("command-line-imports-no-plugin", "vqa_harness_cli.run_cmd", "vqa_harness_plugins.toy"),
+    ("command-line-imports-no-plugin", "vqa_harness_cli.launch.models", "vqa_harness_leaderboard.publisher"),
     ("command-line-layers", "vqa_harness_cli.publish", "vqa_harness_cli.run_cmd"),
     ("command-line-layers", "vqa_harness_cli.launch.models", "vqa_harness_cli.show_cmd"),
     ("leaderboard-reads-run-folders", "vqa_harness_leaderboard.runs", "vqa_harness_plugins.datasets.toyvqa"),

@@ -119,7 +119,7 @@ def test_a_registered_name_wins_and_a_file_is_found_by_path(host, tmp_path, monk
     plain = write(tmp_path, "name: plain\ntasks: [{dataset: toyvqa, split: val, probes: [accuracy]}]\n", "plain")
     assert suite_from_command_line(host, str(plain)).name == "plain"
     with pytest.raises(UsageError, match=r"unknown suite 'goyl'; did you mean: goyal.*suite file"):
-        resolve_suite(host, "goyl")
+        suite_from_command_line(host, "goyl")
 
 
 def test_reusing_a_registered_name_needs_the_same_tasks(host, tmp_path):

@@ -115,7 +115,8 @@ def answer_entropy_by_type(answers: Sequence[str], question_types: Sequence[str]
         by_type[t][a] += 1
     per = {t: (entropy_bits(c), sum(c.values())) for t, c in sorted(by_type.items())}
     total = sum(n for _, n in per.values())
-    weighted = sum(h * n for h, n in per.values()) / total if total else 0.0
+    # math.fsum: correctly rounded, so the same bits on every Python (3.12's sum() compensates).
+    weighted = math.fsum(h * n for h, n in per.values()) / total if total else 0.0
     return per, weighted
 
 

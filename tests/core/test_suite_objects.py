@@ -1,0 +1,91 @@
+"""The engine runs a registered suite or a `Suite` object (harness.suites): suite files are the
+command line's (vqa_harness_cli.suitefiles), and a program's Suite is checked like a file's."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.api import Model, Suite, Task
+from harness.errors import UsageError
+from harness.run.config import RunConfig
+from harness.suites import check_feeds, check_suite, resolve_suite
+from harness.testing import dataset_plugin, hookimpl, make_host, run_in_process
+from harness.types import Example
+
+EXAMPLES = [Example(f"q{i}", "what color?", answers=("red",) * 10) for i in range(3)]
+
+
+class Red(Model):
+    name = "red-answerer"
+
+    def answer(self, batch):
+        return ["red" for _ in batch]
+
+
+class Plugin:
+    @hookimpl
+    def register_models(self, register):
+        register(Red)
+
+
+@pytest.fixture
+def host():
+    return make_host(Plugin(), dataset_plugin("so-data", {"val": EXAMPLES}, suite="so-registered"), builtins=True,
+                     names=["so-model", "so-data"])
+
+
+def test_a_program_passes_a_suite_object_and_the_manifest_has_no_suite_file(host, tmp_path: Path):
+    suite = Suite("mine", "built in code", (Task("so-data", "val", ("accuracy",)),))
+    out = run_in_process(host, model="red-answerer", suite=suite, tmp_path=tmp_path)
+    assert out.exit_code == 0 and {r.metric for r in out.rows} >= {"vqa_accuracy"}
+    manifest = json.loads((out.rundir.path / "manifest.json").read_text())
+    assert manifest["suite"] == "mine" and manifest["suite_file"] is None
+    assert resolve_suite(host, suite) is suite
+
+
+@pytest.mark.parametrize("name", ["my.yaml", "My.YAML", "dir/x.toml"])
+def test_the_engine_names_a_suite_file_it_is_given_by_name(host, name):
+    with pytest.raises(UsageError, match="is a file name: suite files are read by the command line"):
+        resolve_suite(host, name)
+
+
+def test_an_unknown_name_is_one_line_with_near_matches(host):
+    with pytest.raises(UsageError, match=r"unknown suite 'so-registerd'; did you mean: so-registered"):
+        resolve_suite(host, "so-registerd")
+
+
+@pytest.mark.parametrize(("suite", "problem"), [
+    (Suite("two words", "", (Task("so-data", "val", ("accuracy",)),)), "use letters, digits"),
+    (Suite("x/y", "", (Task("so-data", "val", ("accuracy",)),)), "no spaces or slashes"),
+    (Suite("long", "d" * 10_001, (Task("so-data", "val", ("accuracy",)),)), "at most 10,000"),
+    (Suite("so-registered", "", (Task("so-data", "val", ("accuracy", "accuracy")),)), "registered suite with other tasks"),
+])
+def test_a_programs_suite_is_checked_like_a_suite_file(host, suite, problem):
+    with pytest.raises(UsageError, match=problem):
+        check_suite(suite, host)
+
+
+def test_a_programs_suite_may_reuse_a_registered_name_with_the_same_tasks(host):
+    registered = resolve_suite(host, "so-registered")
+    check_suite(dataclasses.replace(registered), host)  # an equal copy, not the registered object
+
+
+def test_cannot_feed_names_the_task_of_a_programs_suite(host):
+    """The same rule as for registered suites (tests/core/test_suite_files.py), but the suite
+    is the user's, so the line is a usage error naming the task."""
+    mine = Suite("mine", "", (Task("toyvqa", "val", ("accuracy",)), Task("vqa-x", "val", ("pairs",))))
+    with pytest.raises(UsageError, match=r"^suite 'mine', tasks\[1\] \(vqa-x/val\): probe 'pairs' needs pair_id"):
+        check_feeds(mine, host)
+
+
+def test_the_run_identity_follows_the_tasks_not_the_order_options_were_written_in():
+    task = Task("so-data", "val", ("accuracy", "pairs"), probe_options={"pairs": {"a": 1, "b": 2}})
+    same = Task("so-data", "val", ("accuracy", "pairs"), probe_options={"pairs": {"b": 2, "a": 1}})
+    other = Task("so-data", "test", ("accuracy", "pairs"), probe_options={"pairs": {"a": 1, "b": 2}})
+    config = RunConfig(model="m", suite="s")
+    one, two, three = (config.digest("m", Suite("s", "", (t,))) for t in (task, same, other))
+    assert one == two != three
