@@ -8,9 +8,8 @@ RUNS_FOLDER holds the run folders of the README's command 1 (results/runs after
 `<!-- figures:start -->` and `<!-- figures:end -->` markers of README.md. The figures are
 meant to be the same on any x86-64 machine with AVX2 and the locked install (constraints.txt):
 training runs on one thread with kernels chosen not to depend on the CPU model (docs/models.md,
-"Machine-independent numerics"). Measured: cnn-lstm's BB cell identical on an AMD EPYC and an
-Intel Xeon, and cnn-lstm's and qonly's rows identical on both in a shorter run
-(docs/benchmarks.md); the other cells were not re-run on the second CPU.
+"Machine-independent numerics"). Measured: every cell identical on an AMD EPYC (here) and an
+Intel Xeon (the lent GPU machine, its own torch 2.11; docs/benchmarks.md, "A second CPU").
 """
 
 from __future__ import annotations
