@@ -54,7 +54,7 @@ TRAINER_OPTIONS: dict[str, Option] = {
     # Training always runs on one thread, so the weights do not depend on it; predictions do
     # in the last bits (`runtime.threads_key` puts the count into their fingerprint).
     "threads": Option(1, "torch CPU threads for predictions (0: torch default; training always uses one); "
-                         "the same bits on every machine for a given count", min=0, max=1024, fingerprint=False),
+                         "the same bits for a given count", min=0, max=1024, fingerprint=False),
 }
 
 #: Takes example row indices (a LongTensor) and returns the network's positional inputs.
