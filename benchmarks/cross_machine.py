@@ -4,7 +4,8 @@ made THERE (benchmarks/cross_machine.sh) against the same rows HERE, seed by see
     python benchmarks/cross_machine.py THERE HERE [HERE ...]
 
 THERE and HERE are folders holding run folders (searched recursively); only complete runs
-count, and a row is matched by (seed, model, dataset, split, probe, variant, metric, train),
+count (a later HERE folder's row replaces an earlier one's), and a row is matched by (seed,
+model, dataset, split, probe, variant, metric, train),
 so suites that share a task (the toy suite, balanced-vqa, a one-task suite) compare. Prints,
 per model, how many rows matched and how many are identical to the last bit; then the
 headline cells of docs/models.md (Goyal's four accuracy cells and Recall@5; Chao's accuracy
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -29,17 +31,22 @@ GOYAL = {
 
 
 def load(folders: list[Path]) -> dict[tuple, float]:
-    """(seed, model, dataset, split, probe, variant, metric, train) -> value, complete runs only."""
+    """(seed, model, dataset, split, probe, variant, metric, train) -> value, complete runs only
+    (seed -1 for a run whose manifest has none); a later folder's row replaces an earlier one's."""
     rows: dict[tuple, float] = {}
     for folder in folders:
         for results in sorted(folder.rglob("results.jsonl")):
-            manifest = json.loads((results.parent / "manifest.json").read_text())
+            try:
+                manifest = json.loads((results.parent / "manifest.json").read_text())
+            except (OSError, ValueError):
+                print(f"warning: {results.parent}: no readable manifest.json; skipped", file=sys.stderr)
+                continue
             if manifest.get("status") != "complete":
                 continue
             for line in results.read_text().splitlines():
                 if line.strip():
                     r = json.loads(line)
-                    key = (manifest.get("seed"), r["model"], r["dataset"], r["split"], r["probe"], r["variant"],
+                    key = (manifest.get("seed", -1), r["model"], r["dataset"], r["split"], r["probe"], r["variant"],
                            r["metric"], r["train"])
                     rows[key] = r["value"]
     return rows
@@ -66,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     there, here = load([args.there]), load(args.here)
     if not there:
         raise SystemExit(f"error: no complete run folder under {args.there}")
+    if not here:
+        raise SystemExit(f"error: no complete run folder under {', '.join(map(str, args.here))}")
     per_model: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for key, value in there.items():
         if key in here:
@@ -88,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         verdicts[verdict.split(" of ")[0]] += 1
         print(f"  seed {key[0]} {key[1]:26} {cell(key):16} {100 * value:6.2f} {100 * same_seed:6.2f} "
               f"[{100 * low:.2f}, {100 * high:.2f}]  {verdict}")
+    if not per_model:
+        raise SystemExit("error: no row of THERE has a row HERE with the same seed and task")
     print("\n" + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())))
     return 0
 

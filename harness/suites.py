@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePath
+from typing import Any
 
 from .errors import PluginError, UsageError
 from .host import PluginHost
@@ -22,6 +23,7 @@ from .specs import parse_spec
 from .types import Suite, Task
 
 __all__ = ["resolve_suite", "registered_suite", "TOY_SUITE", "suite_names", "feed_gap", "check_feeds", "check_suite",
+           "task_data",
            "NAME_PATTERN", "MAX_DESCRIPTION", "SUITE_FILE_SUFFIXES"]
 
 TOY_SUITE = "toy"
@@ -97,29 +99,65 @@ def feed_gap(dataset_cls: type, probe_cls: type) -> str:
             f"provide (it provides {', '.join(sorted(provides)) or 'nothing'})")
 
 
+def task_data(task: Task) -> dict[str, Any]:
+    """A task as plain, canonical data: what two tasks must share to be the same task (option
+    values as text, the way the command line gives them; probes without options left out).
+    The run's identity hashes it, and a program's suite is compared with a registered one by it."""
+    name, options = parse_spec(task.dataset)
+    data: dict[str, Any] = {"dataset": [name, {str(k): str(v) for k, v in sorted(options.items())}],
+                            "split": task.split, "probes": list(task.probes), "label": task.label,
+                            "probe_options": {str(p): {str(k): str(v) for k, v in sorted(dict(o).items())}
+                                              for p, o in sorted(dict(task.probe_options).items()) if o}}
+    if task.train is not None:
+        train_name, train_options = parse_spec(task.train[0])
+        data["train"] = [train_name, {str(k): str(v) for k, v in sorted(train_options.items())}, task.train[1]]
+    return data
+
+
 def check_suite(suite: Suite, host: PluginHost) -> None:
     """What the engine checks of a `Suite` before any work: a program's suite (not registered,
     not read from a file, whose reader checks the same in the file's terms) has a name of
-    letters, digits and . _ + -, a description of at most MAX_DESCRIPTION characters, and the
-    name of a registered suite only with its tasks; every suite's datasets can feed its
-    probes (`check_feeds`). One UsageError or PluginError line."""
+    letters, digits and . _ + -, a description of at most MAX_DESCRIPTION characters, the
+    name of a registered suite (or `toy`) only with its tasks, and probe options that its
+    probes accept; every suite's datasets can feed its probes (`check_feeds`). One
+    UsageError or PluginError line."""
     if not _registered_or_toy(suite, host) and not suite.file_sha256:
         if not NAME_PATTERN.match(suite.name):
             raise UsageError(f"suite name {suite.name!r}: use letters, digits and . _ + - (no spaces or slashes)")
         if len(suite.description) > MAX_DESCRIPTION:
             raise UsageError(f"suite {suite.name!r}: a description of {len(suite.description):,} characters; "
                              f"at most {MAX_DESCRIPTION:,} (every run's manifest copies it)")
-        same_name = registered_suite(host, suite.name)
-        if same_name is not None and same_name.tasks != suite.tasks:
-            raise UsageError(f"suite {suite.name!r} is a registered suite with other tasks; give this suite a "
-                             "name of its own (results are grouped by suite name)")
+        same_name = _registered_or_none(host, suite.name)
+        if same_name is not None and [task_data(t) for t in same_name.tasks] != [task_data(t) for t in suite.tasks]:
+            raise UsageError(f"suite {suite.name!r} is the name of a registered suite (or of `toy`) with other "
+                             "tasks; give this suite a name of its own (results are grouped by suite name)")
+        for i, task in enumerate(suite.tasks):
+            _check_probe_options(suite, i, task, host)
     check_feeds(suite, host)
+
+
+def _check_probe_options(suite: Suite, index: int, task: Task, host: PluginHost) -> None:
+    for probe, options in dict(task.probe_options).items():
+        where = f"suite {suite.name!r}, tasks[{index}] ({task.dataset}/{task.split}), probe_options[{probe!r}]"
+        if probe not in task.probes:
+            raise UsageError(f"{where}: not among the task's probes ({', '.join(task.probes)})")
+        try:
+            host.probes.get(probe).obj(**dict(options))
+        except UsageError as exc:
+            raise UsageError(f"{where}: {exc}") from None
+
+
+def _registered_or_none(host: PluginHost, name: str) -> Suite | None:
+    try:
+        return registered_suite(host, name)
+    except UsageError:  # `toy` where no registered suite is a toy suite
+        return None
 
 
 def _registered_or_toy(suite: Suite, host: PluginHost) -> bool:
     if suite.name in host.suites:
         return host.suites[suite.name] is suite
-    return suite.name == TOY_SUITE and not suite.file_sha256 and suite == registered_suite(host, TOY_SUITE)
+    return suite.name == TOY_SUITE and not suite.file_sha256 and suite == _registered_or_none(host, TOY_SUITE)
 
 
 def check_feeds(suite: Suite, host: PluginHost) -> None:

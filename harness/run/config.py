@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..digest import digest
 from ..paths import DEFAULT_RUNS
 from ..seeding import check_seed
+from ..suites import task_data
 from ..types import Suite
 
 __all__ = ["RunConfig"]
@@ -55,8 +55,7 @@ class RunConfig:
         """Identity of a run for --resume, from the resolved `suite` (its tasks, and the hash of
         the suite file's bytes the run parsed: an edited file is another run); batch size and
         device are excluded on purpose (results must not depend on them)."""
-        tasks = [{**dataclasses.asdict(t), "probe_options": {p: dict(o) for p, o in t.probe_options.items()}}
-                 for t in suite.tasks]  # plain data: canonical JSON sorts every key
+        tasks = [task_data(t) for t in suite.tasks]
         return digest({"model": model_spec, "suite": suite.name, "suite_file": suite.file_sha256, "tasks": tasks,
                        "data_dir": str(self.data_dir or ""), "split": self.split, "limit": self.limit,
                        "seed": self.seed}, 16)

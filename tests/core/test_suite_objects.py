@@ -62,7 +62,11 @@ def test_an_unknown_name_is_one_line_with_near_matches(host):
     (Suite("two words", "", (Task("so-data", "val", ("accuracy",)),)), "use letters, digits"),
     (Suite("x/y", "", (Task("so-data", "val", ("accuracy",)),)), "no spaces or slashes"),
     (Suite("long", "d" * 10_001, (Task("so-data", "val", ("accuracy",)),)), "at most 10,000"),
-    (Suite("so-registered", "", (Task("so-data", "val", ("accuracy", "accuracy")),)), "registered suite with other tasks"),
+    (Suite("so-registered", "", (Task("so-data", "val", ("accuracy", "accuracy")),)), "registered suite .*with other"),
+    (Suite("opts", "", (Task("so-data", "val", ("accuracy",), probe_options={"accuracy": {"bogus": 1}}),)),
+     r"tasks\[0\] \(so-data/val\), probe_options\['accuracy'\]: .*bogus"),
+    (Suite("opts", "", (Task("so-data", "val", ("accuracy",), probe_options={"pairs": {}}),)),
+     r"probe_options\['pairs'\]: not among the task's probes"),
 ])
 def test_a_programs_suite_is_checked_like_a_suite_file(host, suite, problem):
     with pytest.raises(UsageError, match=problem):
@@ -72,6 +76,16 @@ def test_a_programs_suite_is_checked_like_a_suite_file(host, suite, problem):
 def test_a_programs_suite_may_reuse_a_registered_name_with_the_same_tasks(host):
     registered = resolve_suite(host, "so-registered")
     check_suite(dataclasses.replace(registered), host)  # an equal copy, not the registered object
+    # the same tasks written otherwise: probes as a list, an empty options entry
+    task = registered.tasks[0]
+    same = Task(task.dataset, task.split, list(task.probes), task.train, task.label, {"accuracy": {}})
+    check_suite(Suite("so-registered", "mine", (same,)), host)
+
+
+def test_a_programs_suite_named_toy_where_no_toy_suite_is_registered():
+    """Not "no registered suite is a toy suite": the name is free there."""
+    alone = make_host(Plugin(), dataset_plugin("so-data", {"val": EXAMPLES}), builtins=False, names=["m", "d"])
+    check_suite(Suite("toy", "mine", (Task("so-data", "val", ()),)), alone)
 
 
 def test_cannot_feed_names_the_task_of_a_programs_suite(host):
@@ -82,6 +96,15 @@ def test_cannot_feed_names_the_task_of_a_programs_suite(host):
         check_feeds(mine, host)
 
 
+def test_the_run_identity_takes_any_mapping_of_options():
+    from types import MappingProxyType
+
+    task = Task("so-data", "val", ("pairs",), probe_options=MappingProxyType({"pairs": MappingProxyType({"a": 1})}))
+    plain = Task("so-data", "val", ("pairs",), probe_options={"pairs": {"a": "1"}})
+    config = RunConfig(model="m", suite="s")
+    assert config.digest("m", Suite("s", "", (task,))) == config.digest("m", Suite("s", "", (plain,)))
+
+
 def test_the_run_identity_follows_the_tasks_not_the_order_options_were_written_in():
     task = Task("so-data", "val", ("accuracy", "pairs"), probe_options={"pairs": {"a": 1, "b": 2}})
     same = Task("so-data", "val", ("accuracy", "pairs"), probe_options={"pairs": {"b": 2, "a": 1}})
@@ -89,3 +112,17 @@ def test_the_run_identity_follows_the_tasks_not_the_order_options_were_written_i
     config = RunConfig(model="m", suite="s")
     one, two, three = (config.digest("m", Suite("s", "", (t,))) for t in (task, same, other))
     assert one == two != three
+
+
+def test_a_gap_in_the_derived_toy_suite_names_the_toy_suite_that_holds_the_task():
+    from harness.errors import PluginError
+
+    class BadToy:
+        @hookimpl
+        def register_suites(self, register):
+            register(Suite("bad-toy", "", (Task("toyvqa", "val", ("accuracy",)), Task("vqa-x", "val", ("pairs",))),
+                           toy=True))
+
+    host = make_host(BadToy(), builtins=True, names=["bad-toy-suites"])
+    with pytest.raises(PluginError, match=r"^suite 'bad-toy' \(plugin 'bad-toy-suites'\), tasks\[1\] \(vqa-x/val\)"):
+        check_feeds(resolve_suite(host, "toy"), host)
