@@ -4,8 +4,9 @@ made THERE (benchmarks/cross_machine.sh) against the same rows HERE, seed by see
     python benchmarks/cross_machine.py THERE HERE [HERE ...]
 
 THERE and HERE are folders holding run folders (searched recursively); only complete runs
-count (a later HERE folder's row replaces an earlier one's), and a row is matched by (seed,
-model, dataset, split, probe, variant, metric, train),
+count, read as benchmarks/seed_spread.py reads them (the latest run per model, suite and
+seed; where runs of two suites give the same row, a later HERE folder's wins), and a row is
+matched by (seed, model, dataset, split, probe, variant, metric, train),
 so suites that share a task (the toy suite, balanced-vqa, a one-task suite) compare. Prints,
 per model, how many rows matched and how many are identical to the last bit; then the
 headline cells of docs/models.md (Goyal's four accuracy cells and Recall@5; Chao's accuracy
@@ -16,10 +17,12 @@ HERE's range over every seed it has: identical, inside the range, or outside it.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from seed_spread import runs  # noqa: E402
 
 #: Goyal et al.'s cells: (test data, training data) -> name.
 GOYAL = {
@@ -31,24 +34,14 @@ GOYAL = {
 
 
 def load(folders: list[Path]) -> dict[tuple, float]:
-    """(seed, model, dataset, split, probe, variant, metric, train) -> value, complete runs only
-    (seed -1 for a run whose manifest has none); a later folder's row replaces an earlier one's."""
+    """(seed, model, dataset, split, probe, variant, metric, train) -> value, from the latest
+    complete run per model, suite and seed (`seed_spread.runs`); where runs of two suites give
+    the same row, the later folder's wins."""
     rows: dict[tuple, float] = {}
-    for folder in folders:
-        for results in sorted(folder.rglob("results.jsonl")):
-            try:
-                manifest = json.loads((results.parent / "manifest.json").read_text())
-            except (OSError, ValueError):
-                print(f"warning: {results.parent}: no readable manifest.json; skipped", file=sys.stderr)
-                continue
-            if manifest.get("status") != "complete":
-                continue
-            for line in results.read_text().splitlines():
-                if line.strip():
-                    r = json.loads(line)
-                    key = (manifest.get("seed", -1), r["model"], r["dataset"], r["split"], r["probe"], r["variant"],
-                           r["metric"], r["train"])
-                    rows[key] = r["value"]
+    for (_model, _suite, seed), found in runs(folders).items():
+        for r in found:
+            rows[(seed, r["model"], r["dataset"], r["split"], r["probe"], r["variant"], r["metric"], r["train"])] = \
+                r["value"]
     return rows
 
 

@@ -115,13 +115,13 @@ def task_data(task: Task) -> dict[str, Any]:
 
 
 def check_suite(suite: Suite, host: PluginHost) -> None:
-    """What the engine checks of a `Suite` before any work: a program's suite (not registered,
-    not read from a file, whose reader checks the same in the file's terms) has a name of
-    letters, digits and . _ + -, a description of at most MAX_DESCRIPTION characters, the
-    name of a registered suite (or `toy`) only with its tasks, and probe options that its
-    probes accept; every suite's datasets can feed its probes (`check_feeds`). One
-    UsageError or PluginError line."""
-    if not _registered_or_toy(suite, host) and not suite.file_sha256:
+    """What the engine checks of a `Suite` before any work: a suite that is not registered
+    (a program's, or a file's, which its reader has checked already in the file's terms) has
+    a name of letters, digits and . _ + -, a description of at most MAX_DESCRIPTION
+    characters, the name of a registered suite (or `toy`) only with its tasks, and probe
+    options that its probes accept; every suite's datasets can feed its probes
+    (`check_feeds`). One UsageError or PluginError line."""
+    if not _registered_or_toy(suite, host):
         if not NAME_PATTERN.match(suite.name):
             raise UsageError(f"suite name {suite.name!r}: use letters, digits and . _ + - (no spaces or slashes)")
         if len(suite.description) > MAX_DESCRIPTION:

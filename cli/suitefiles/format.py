@@ -9,11 +9,9 @@ from typing import Any
 from harness.suites import SUITE_FILE_SUFFIXES
 from harness.types import Suite
 
-__all__ = ["SUFFIXES", "TASK_KEYS", "TRAIN_KEYS", "SCALARS", "top_keys", "is_suite_file",
+__all__ = ["TASK_KEYS", "TRAIN_KEYS", "SCALARS", "top_keys", "is_suite_file",
            "option_text"]
 
-#: File name endings read as suite files (YAML, or TOML for `.toml`).
-SUFFIXES = SUITE_FILE_SUFFIXES
 TASK_KEYS = ("label", "dataset", "options", "split", "probes", "probe_options", "train")
 TRAIN_KEYS = ("dataset", "options", "split")
 SCALARS = (str, int, float, bool)
@@ -29,7 +27,7 @@ def top_keys() -> tuple[str, ...]:
 
 def is_suite_file(name: str) -> bool:
     """True when `name` ends in .yaml/.yml/.toml or names an existing file."""
-    return Path(name).suffix.lower() in SUFFIXES or Path(name).is_file()
+    return Path(name).suffix.lower() in SUITE_FILE_SUFFIXES or Path(name).is_file()
 
 
 def option_text(value: Any) -> str:

@@ -8,39 +8,26 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers_core import ModelPlugin, tiny_examples
 
-from harness.api import Model, Suite, Task
+from harness.api import Suite, Task
 from harness.errors import UsageError
 from harness.run.config import RunConfig
 from harness.suites import check_feeds, check_suite, resolve_suite
 from harness.testing import dataset_plugin, hookimpl, make_host, run_in_process
-from harness.types import Example
 
-EXAMPLES = [Example(f"q{i}", "what color?", answers=("red",) * 10) for i in range(3)]
-
-
-class Red(Model):
-    name = "red-answerer"
-
-    def answer(self, batch):
-        return ["red" for _ in batch]
-
-
-class Plugin:
-    @hookimpl
-    def register_models(self, register):
-        register(Red)
+EXAMPLES = tiny_examples(3)
 
 
 @pytest.fixture
 def host():
-    return make_host(Plugin(), dataset_plugin("so-data", {"val": EXAMPLES}, suite="so-registered"), builtins=True,
+    return make_host(ModelPlugin(), dataset_plugin("so-data", {"val": EXAMPLES}, suite="so-registered"), builtins=True,
                      names=["so-model", "so-data"])
 
 
 def test_a_program_passes_a_suite_object_and_the_manifest_has_no_suite_file(host, tmp_path: Path):
     suite = Suite("mine", "built in code", (Task("so-data", "val", ("accuracy",)),))
-    out = run_in_process(host, model="red-answerer", suite=suite, tmp_path=tmp_path)
+    out = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path)
     assert out.exit_code == 0 and {r.metric for r in out.rows} >= {"vqa_accuracy"}
     manifest = json.loads((out.rundir.path / "manifest.json").read_text())
     assert manifest["suite"] == "mine" and manifest["suite_file"] is None
@@ -84,7 +71,7 @@ def test_a_programs_suite_may_reuse_a_registered_name_with_the_same_tasks(host):
 
 def test_a_programs_suite_named_toy_where_no_toy_suite_is_registered():
     """Not "no registered suite is a toy suite": the name is free there."""
-    alone = make_host(Plugin(), dataset_plugin("so-data", {"val": EXAMPLES}), builtins=False, names=["m", "d"])
+    alone = make_host(ModelPlugin(), dataset_plugin("so-data", {"val": EXAMPLES}), builtins=False, names=["m", "d"])
     check_suite(Suite("toy", "mine", (Task("so-data", "val", ()),)), alone)
 
 
