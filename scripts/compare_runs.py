@@ -82,6 +82,10 @@ def explain(pair: tuple[str, str], before: Path | None, after: Path | None) -> N
         print("  the manifests record nothing different (same packages, CPU, settings, data digests)")
     for field, a, b in found:
         print(f"  {field}: {a!r} -> {b!r}")
+    if any(field.startswith("data.") for field, _, _ in found):
+        print("  (data.*: each dataset plugin's fingerprint: the toy data's generation parameters; a file "
+              "dataset's file sizes and modification times, so the same files copied without their times "
+              "differ here)")
 
 
 def main(argv: list[str] | None = None) -> int:

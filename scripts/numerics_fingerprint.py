@@ -166,6 +166,10 @@ def ops() -> dict[str, str]:
         "mm_tiny": lambda: digest(det(2, 3) @ det(3, 4, salt=1), det(1, 128) @ det(128, 1, salt=1)),
         "adam_fused": lambda: _adam_steps(True),
         "sqrt": lambda: digest((det(256, 256, salt=2).abs()).sqrt()),
+        # the attention models' softmax over regions and words (its backward differs between
+        # torch 2.11 and 2.13 under the AVX2 kernels: docs/benchmarks.md, "A second CPU")
+        "softmax": lambda: _grads(lambda x: torch.softmax(x * 2, dim=-1), det(64, 49)),
+        "softmax_wide": lambda: _grads(lambda x: torch.softmax(x * 2, dim=-1), det(64, 100)),
     }
     with KERNELS(1):
         return {name: probe() for name, probe in probes.items()}
