@@ -1,7 +1,7 @@
 """Coverage per kind on each half of VQA-X val, and the blind judging sheets (issue 24).
 
     python benchmarks/counterfactual_heldout.py [--half tune|heldout|both] [--data-dir ../shared/data]
-        [--sheets DIR] [--sample-seed 2424] [--rows 20] [--seed 0] [--exclude-ids FILE]
+        [--sheets DIR] [--sample-seed 2424] [--rows 20] [--seed 0] [--exclude-ids FILE] [--kinds K,K]
 
 The halves are benchmarks/cf_split.py's (by a hash of the question text). Per half and
 kind: coverage of the quality mode (questions with a counterfactual of the kind, over the
@@ -18,7 +18,8 @@ the judge does not see. Sheets go outside the repository (generated output).
 `--exclude-ids FILE` (a JSON list of example ids, e.g. the rows an earlier round's judge saw)
 leaves out every question text one of those examples has, so a new sample is fresh; a kind
 with fewer fresh texts than `--rows` (the colours, adjectives) is topped up with the excluded
-ones, marked `judged_before` in the key. Coverage is still over the whole half.
+ones, marked `judged_before` in the key. Coverage is still over the whole half. `--kinds`
+limits the sheets to some kinds (a round that changed only those).
 """
 
 from __future__ import annotations
@@ -106,13 +107,16 @@ def excluded_texts(path: Path | None, data_dir: Path) -> frozenset[str]:
 
 
 def write_sheet(half: str, runs: dict, folder: Path, sample_seed: int, per_kind: int,
-                exclude: frozenset[str] = frozenset()) -> None:
+                exclude: frozenset[str] = frozenset(), kinds: frozenset[str] = frozenset()) -> None:
     """The judging sheet and its key for one half (module docstring); question texts in
-    `exclude` are drawn only to top up a kind with fewer fresh texts than rows."""
+    `exclude` are drawn only to top up a kind with fewer fresh texts than rows; `kinds` (ids)
+    limits the sheet to those kinds (empty: every kind)."""
     ids, questions, _, results = runs["quality"]
     rng = random.Random(f"{sample_seed}:{half}")
     picked = []
     for kind in KINDS:
+        if kinds and kind.id not in kinds:
+            continue
         by_text: dict[str, tuple[str, Perturbation]] = {}
         for ex_id, q, res in zip(ids, questions, results):
             value = res[kind.id]
@@ -155,6 +159,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20, help="rows per kind on a sheet")
     parser.add_argument("--seed", type=int, default=0, help="the generator's seed")
     parser.add_argument("--reasons", action="store_true", help="also the quality mode's skip reasons per kind")
+    parser.add_argument("--kinds", default="", help="comma-separated kind ids for the sheets (default: every kind)")
     parser.add_argument("--exclude-ids", type=Path, default=None,
                         help="JSON list of example ids whose question texts no sheet may draw (held-out half)")
     args = parser.parse_args()
@@ -169,7 +174,8 @@ def main() -> None:
                 print(f"  {kind.id} skipped: " + ", ".join(f"{r} {n}" for r, n in sorted(counts.items())
                                                          if r != "applied"))
         if args.sheets:
-            write_sheet(half, runs, args.sheets, args.sample_seed, args.rows, exclude if half == "heldout" else frozenset())
+            write_sheet(half, runs, args.sheets, args.sample_seed, args.rows, exclude if half == "heldout" else frozenset(),
+                        frozenset(k for k in args.kinds.split(",") if k))
 
 
 if __name__ == "__main__":

@@ -97,6 +97,17 @@ class SenseVectors:
         """Rows of the words that have a vector (others are left out)."""
         return [r for r in (self._word_row.get(w) for w in words) if r is not None]
 
+    def word_similarity(self, left: Sequence[str], right: Sequence[str]) -> float | None:
+        """Cosine similarity of two phrases' word vectors (each phrase the normalised mean of
+        its words' rows); None when a word of either phrase has no vector."""
+        rows = [self.word_rows(words) for words in (left, right)]
+        if any(len(r) != len(words) or not r for r, words in zip(rows, (left, right))):
+            return None
+        f32 = self._np.float32
+        a, b = (self.matrix[r].astype(f32).mean(axis=0) for r in rows)
+        norm = float(self._np.linalg.norm(a) * self._np.linalg.norm(b))
+        return float(a @ b) / norm if norm else None
+
     def similarities(self, senses: Sequence[int], rows: Sequence[int]) -> list[float] | None:
         """Per sense, the highest cosine similarity between its vector and one of the word
         rows; None when a sense has no vector or there are no words. Each (sense, word)

@@ -31,7 +31,8 @@ def test_table1_yields_every_kind_but_the_verb_in_quality_mode(modes):
     out = modes[1].perturb(TABLE1)
     assert out["hypernym_noun"].counterfactual == "Do you see the white small animal?"  # basic level
     assert out["hyponym_noun"].counterfactual == "Do you see the white small puppy?"
-    assert out["sibling_noun"].counterfactual == "Do you see the white small fox?"
+    # the paper's Table 1 has "fox"; dog and fox lie 0.14 apart, below rule 39's floor
+    assert out["sibling_noun"].counterfactual == "Do you see the white small wolf?"
     assert out["synonym_adj"].counterfactual == "Do you see the white little dog?"
     assert out["color_max_common"].counterfactual == "Do you see the black small dog?"
     assert out["deletion_noun"].counterfactual == "Do you see?"  # the whole object phrase
@@ -85,7 +86,8 @@ def test_tagger_errors_are_caught(modes):
 
 
 def test_rare_and_foreign_hyponyms_are_rejected(modes):
-    assert _both(modes, "Who is the sponsor?", "hyponym_noun") == ("Who is the patronne?", "Who is the backer?")
+    paper, quality = _both(modes, "Who is the sponsor?", "hyponym_noun")
+    assert paper == "Who is the patronne?" and "patronne" not in quality  # ("backer": 0.01 apart, rule 39)
     paper, quality = _both(modes, "What are the people doing?", "hyponym_noun")
     assert paper == "What are the publics doing?" and quality in QUALITY_SKIP_REASONS
     results, counts, rejected = perturb_many(modes[1], ["Who is the sponsor?"])

@@ -81,7 +81,8 @@ def test_a_coordinated_noun_keeps_its_contrast(modes):
     assert "animal or female" not in _quality(modes, "Is the person a male or female?", "hypernym_noun")
     assert "person and woman" not in _quality(modes, "What is the man and woman doing?", "hypernym_noun")
     assert "animal and cat" not in _quality(modes, "Is odd for a dog and cat to be so close?", "hypernym_noun")
-    assert _rejected(modes, "What is the man and woman doing?", "hypernym_noun")["coordination"] >= 1
+    assert _rejected(modes, "Is odd for a dog and cat to be so close?", "hypernym_noun")["coordination"] >= 1
+    # ("What is the man and woman doing?" is skipped as ungrammatical since the sixth round)
 
 
 # ------------------------------------------------------------------ places (rule 20)
@@ -89,7 +90,8 @@ def test_mass_nouns_after_kind_of_and_zero_plural_animals(modes):
     assert _quality(modes, "What kind of hat is he wearing?", "hypernym_noun") == "What kind of clothing is he wearing?"
     assert _quality(modes, "What kind of vehicle is this?", "hypernym_noun") == "What kind of transport is this?"
     assert "public transport" not in _quality(modes, "Is the train moving?", "hypernym_noun")  # "the": count only
-    assert _quality(modes, "What is the giraffe doing?", "sibling_noun") == "What is the deer doing?"
+    assert _quality(modes, "What is the goat doing?", "sibling_noun") == "What is the sheep doing?"
+    # (giraffe -> "deer" was the example before the sixth round: the two lie 0.11 apart, rule 39)
 
 
 def test_sides_of_space_in_complex_prepositions_are_no_sites(modes):

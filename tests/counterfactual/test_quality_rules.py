@@ -106,7 +106,10 @@ def test_a_lemma_of_the_word_itself_is_no_other_concept(modes):
     # "picture" is a lemma of photograph.n.01: the sibling picture.n.01 changes nothing.
     assert _text(modes[0].perturb("Is this an old photo?")["sibling_noun"]) == "Is this an old picture?"
     assert _quality(modes, "Is this an old photo?", "sibling_noun") != "Is this an old picture?"
-    assert _rejected(modes, "Is this an old photo?", "sibling_noun")["synonym"] == 1
+    # since the sixth round the photo itself is no site for siblings (rule 38); the rule still
+    # holds elsewhere: home (dwelling.n.01) -> "house", a lemma of another sense of home
+    assert _rejected(modes, "Is this an old photo?", "sibling_noun")["image_noun"] == 1
+    assert _rejected(modes, "What room of the home is this?", "hyponym_noun")["synonym"] >= 1
 
 
 def test_it_and_its_keep_the_replacement_a_thing(modes):

@@ -17,8 +17,11 @@ subject-verb agreement, on the tags the generator already has (nothing else is p
   first noun run, before any "of" ("Is the group of people ..." is singular); not when a
   pronoun follows the verb ("Is this outdoors?") or the head is a name ("the United States").
 
-Anything else (agreement across coordination, missing words) is not checked: the checks must
-not cost a question that is fine.
+  Sixth round: a subject of two noun phrases joined by "and" is plural too ("What is the man
+  and woman doing?", which the fifth round's held-out judge failed as "the old man and woman").
+
+Anything else (missing words, agreement elsewhere) is not checked: the checks must not cost a
+question that is fine.
 """
 
 from __future__ import annotations
@@ -56,8 +59,21 @@ def ungrammatical(tokens: Sequence[Token], tags: Sequence[str]) -> bool:
         return False  # "Is this outdoors?": the subject is the pronoun
     head = None
     for i in range(start + 1, len(words)):
+        if words[i] == "and" and head is not None and _second_subject(tags, i + 1):
+            return True  # "What is the man and woman doing?": two subjects (sixth round)
         if words[i] in ("of", "and", "or") or tags[i] not in _SUBJECT_START:
             break
         if tags[i] in _NOUN:
             head = i
     return head is not None and tags[head] == "NNS"  # not a name: "Is this the United States?"
+
+
+def _second_subject(tags: Sequence[str], i: int) -> bool:
+    """Whether a noun phrase of its own starts at `i`, after "and": a determiner or possessive,
+    or a noun that no other noun follows ("the man and woman doing", not "the black and white
+    cat", where the tagger may call "black" and "white" nouns)."""
+    if i >= len(tags):
+        return False
+    if tags[i] in ("DT", "PRP$"):
+        return True
+    return tags[i] in _NOUN and (i + 1 >= len(tags) or tags[i + 1] not in _NOUN)

@@ -38,7 +38,16 @@ from .fit import REGISTER_DROP, SENSE_SHARE, Slot, countable, phrase_zipf, sense
 from .levels import beyond_basic_level, read_otherwise, thin_evidence
 from .lexical import EXCLUDED_VERBS, Replacement, _norm, _variants
 from .phrases import PARTICLES
-from .relations import COUSIN_LEXNAMES, SIBLING_PARENT_DEPTH, another_name, relation_misfit
+from .relations import (  # re-exported: the relations' constants are part of the choice's rules
+    ABSTRACT_LEXNAMES,
+    COUSIN_LEXNAMES,
+    MIN_HYPERNYM_DEPTH,
+    TOPS_DEPTH,
+    another_name,
+    candidate_groups,
+    far_apart,
+    relation_misfit,
+)
 
 __all__ = [
     "ABSTRACT_LEXNAMES", "ADJECTIVE_SHARE", "BASIC_LEVEL_ZIPF", "COUSIN_LEXNAMES", "DOMINANT_SENSES", "FREQUENCY_FLOOR", "HYPERNYM_DROP",
@@ -55,21 +64,10 @@ BASIC_LEVEL_ZIPF = 4.2
 #: parent is about as frequent as its children (cat 4.8 -> animal 4.8), a technical one is
 #: not (picture 5.1 -> representation 4.3).
 HYPERNYM_DROP = 0.5
-#: Lexicographer files of abstract nouns: their co-ordinate terms are no alternative a
-#: reader puts in a question about an image (sport -> escape, company -> religion).
-ABSTRACT_LEXNAMES = frozenset(f"noun.{n}" for n in (
-    "act", "event", "cognition", "communication", "attribute", "state", "feeling", "motive", "relation",
-    "process", "phenomenon", "quantity", "group", "possession", "shape"))
-#: Hyponyms of WordNet's top concepts (noun.Tops: animal, person, plant) come from this
-#: many levels below: the immediate ones mix kinds with roles (female, adult, young).
-TOPS_DEPTH = 3
 #: A hyponym or sibling may be at most this much rarer (Zipf; 1.5 = about 30 times) than the
 #: word it replaces (boy -> "sonny" is 34 times rarer; room -> "auditorium", 76 times, was
 #: judged a kind of room; synonyms: fit.REGISTER_DROP).
 LEVEL_DROP = {"hyponym": 1.5, "sibling": 1.5}
-#: Hypernyms and sibling parents with a smaller max depth are abstract (entity is 0,
-#: physical entity 1, object/abstraction's children 2, whole/event 3, artifact/act 4).
-MIN_HYPERNYM_DEPTH = 5
 #: A replacement must be read in the shared sense: that sense is among its first N senses.
 DOMINANT_SENSES = {"n": 2, "v": 1, "a": 1}  # hyponyms: their first (issue 24: photo -> "frame")
 #: Words whose dominant meaning today is not the one WordNet's (1960s) sense counts make
@@ -103,8 +101,8 @@ class QualityChoice:
 class QualityLexicon:
     """Memoized quality-mode choices over the WordNet index and the word statistics."""
 
-    def __init__(self, wn: Any, stats: Any) -> None:
-        self.wn, self.stats = wn, stats
+    def __init__(self, wn: Any, stats: Any, vectors: Any = None) -> None:
+        self.wn, self.stats, self.vectors = wn, stats, vectors  # vectors: sense_vectors.SenseVectors
         self._cache: dict[tuple[str, str, str, int, bool, bool], QualityChoice] = {}
         self._ancestors: dict[int, frozenset[int]] = {}
         self._pos_counts: dict[str, dict[str, int]] = {}
@@ -159,54 +157,6 @@ class QualityLexicon:
         return [s for s in senses if not self.wn.frames(s, lemma) or self.wn.frames(s, lemma) & OBJECTLESS_FRAMES]
 
     # ----------------------------------------------------------------- helpers
-    def _groups(self, pos: str, relation: str, sense: int) -> tuple[list[list[int]], str]:
-        wn = self.wn
-        if relation == "synonym":
-            return [[sense]], ""
-        if relation == "hyponym":
-            if wn.max_depth(sense) <= MIN_HYPERNYM_DEPTH:
-                return [], "abstract"  # event -> "miracle", activity -> "work"
-            if wn.lexname(sense) == "noun.Tops":
-                return [self._descendants(sense, TOPS_DEPTH)], ""  # animal -> dog, not "female"
-            return [sorted(wn.hyponyms(sense), key=wn.name)], ""
-        parent = (wn.hypernyms(sense) or wn.instance_hypernyms(sense))[:1]
-        if relation == "sibling":
-            if not parent:
-                return [], ""
-            if wn.max_depth(parent[0]) < SIBLING_PARENT_DEPTH or wn.lexname(sense) in ABSTRACT_LEXNAMES:
-                return [], "abstract"  # sport -> "escape", event -> "knowledge", animal -> "person"
-            instance = sense in wn.instance_hyponyms(parent[0])
-            kids = wn.instance_hyponyms(parent[0]) if instance else wn.hyponyms(parent[0])
-            groups = [sorted((s for s in kids if s != sense), key=wn.name)]
-            grand = wn.hypernyms(parent[0])[:1]
-            if not instance and grand and wn.max_depth(grand[0]) >= MIN_HYPERNYM_DEPTH and \
-                    wn.lexname(sense) in COUSIN_LEXNAMES:
-                # Cousins, when the siblings offer nothing: cat (under feline) -> dog (under canine);
-                # everyday words only (BASIC_LEVEL_ZIPF), not "eater" (an apple) for vegetable.
-                groups.append(sorted((c for u in wn.hyponyms(grand[0]) if u != parent[0] for c in wn.hyponyms(u)),
-                                     key=wn.name))
-            return groups, ""
-        # hypernym: the first-parent chain, nearest first, down to the abstract top.
-        chain, cur = [], sense
-        while True:
-            up = (wn.hypernyms(cur) or wn.instance_hypernyms(cur))[:1]
-            if not up or wn.max_depth(up[0]) < MIN_HYPERNYM_DEPTH:
-                break
-            chain.append([up[0]])
-            cur = up[0]
-        return chain, ("abstract" if not chain and (wn.hypernyms(sense) or wn.instance_hypernyms(sense)) else "")
-
-    def _descendants(self, sense: int, depth: int) -> list[int]:
-        """Hyponyms of `sense` down to `depth` levels (no instances), nearest first."""
-        found = self._below.get((sense, depth))
-        if found is None:
-            out, level = [], [sense]
-            for _ in range(depth):
-                level = sorted({h for s in level for h in self.wn.hyponyms(s)} - set(out), key=self.wn.name)
-                out.extend(level)
-            found = self._below[(sense, depth)] = out
-        return found
-
     def _choose(self, lemma: str, pos: str, relation: str, sense: int, slot: Slot) -> QualityChoice:
         wn, stats = self.wn, self.stats
         if relation == "synonym" and pos in SENSE_SHARE and \
@@ -220,7 +170,7 @@ class QualityLexicon:
         if relation == "hypernym" and another_name(wn, sense):
             return QualityChoice(None, (), "synonym")  # guy ("an informal term for a youth or man") -> "man"
         banned = _variants(lemma)
-        groups, why = self._groups(pos, relation, sense)
+        groups, why = candidate_groups(self.wn, relation, sense, self._below)
         rejected: Counter = Counter()
         technical = False  # (hypernyms) a parent with an everyday name was passed as too rare
         for level, group in enumerate(groups):
@@ -250,8 +200,9 @@ class QualityLexicon:
                     continue
                 if pos == "v" and low.split()[0] in EXCLUDED_VERBS:
                     continue  # make -> "do", wear -> "have": auxiliaries are no replacement
-                reason = self._reject(name, pos, synset, floor, relation == "hypernym") or \
-                    relation_misfit(wn, relation, sense, synset) or self._misfit(lemma, name, pos, relation, synset, slot)
+                reason = self._reject(name, pos, synset, floor, relation == "hypernym") or relation_misfit(
+                    wn, relation, sense, synset, lemma, name) or self._misfit(lemma, name, pos, relation, synset, slot) \
+                    or far_apart(self.vectors, relation, lemma, name)
                 if reason:
                     rejected[reason] += 1
                     self._level_register += reason == "register"

@@ -53,10 +53,9 @@ from typing import Callable, Sequence
 
 from vqa_harness_plugins.nlp import sense_vectors, word_stats
 
+from .color_sites import add_colors
 from .colors import UNAMBIGUOUS_COLORS
 from .deletion import add_deletions
-from .grammar import ungrammatical
-from .idioms import fixed_spans, plural_word, splits
 from .fit import (
     REGISTER_DROP,
     Selection,
@@ -68,6 +67,8 @@ from .fit import (
     phrase_zipf,
     verb_tag,
 )
+from .grammar import ungrammatical
+from .idioms import fixed_spans, plural_word, splits
 from .inflect import NOUN_TAGS
 from .kinds import Kind
 from .levels import coordinated
@@ -75,6 +76,7 @@ from .lexical import EXCLUDED_VERBS
 from .perturbation import Perturbation, PerturberView
 from .phrases import PARTICLES, noun_runs
 from .quality import FREQUENCY_FLOOR, HYPERNYM_DROP, QualityLexicon, Slot
+from .relations import names_the_photo
 from .senses import SenseChooser, content_bases
 from .tagging import retag
 from .text import FUNCTION_WORDS, Token, match_case, replace_span
@@ -91,8 +93,9 @@ class QualityMode:
         self.p = perturber
         self.wn = perturber.wn
         self.stats = word_stats()
-        self.lex = QualityLexicon(self.wn, self.stats)
-        self.senses = SenseChooser(self.wn, sense_vectors())
+        vectors = sense_vectors()
+        self.lex = QualityLexicon(self.wn, self.stats, vectors)
+        self.senses = SenseChooser(self.wn, vectors)
         self.selection = Selection(self.wn)
         self._context: dict[str, frozenset[str]] = {}
 
@@ -118,7 +121,7 @@ class QualityMode:
             usable: list[Perturbation] = []
             rej: Counter = Counter()
             if kind.relation == "color":
-                self._colors(kind, question, tokens, tags, usable, rej)
+                add_colors(self.p, kind, question, tokens, self.sites(kind, tokens, tags), self._fixed, usable, rej)
             elif kind.relation == "delete":
                 self._deletions(kind, question, tokens, tags, usable, rej)
             else:
@@ -145,28 +148,6 @@ class QualityMode:
         return self.lex.pos_plausible(word, pos)
 
     # ----------------------------------------------------------------- kinds
-    def _colors(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
-                usable: list, rej: Counter) -> None:
-        flags = self.sites(kind, tokens, tags)
-        present = tuple(sorted({t.text.lower() for t, ok in zip(tokens, flags) if ok}))
-        for i, tok in enumerate(tokens):
-            if not flags[i]:
-                continue
-            low = tok.text.lower()
-            if any(a <= i <= b for a, b in self._fixed):
-                rej["idiom"] += 1  # "black tie event", "red light", "black and white"
-                continue
-            found = self.p.color_choice(low, kind, present)
-            if found is None:
-                # no similar colour of the same kind within reach (color_names.py): "color_distance"
-                rej["color_in_question" if self.p.color_choice(low, kind) else
-                    "no_replacement" if kind.maximal else "color_distance"] += 1
-                continue
-            color, dist = found
-            new = match_case(tok.text, color)
-            usable.append(Perturbation(kind.id, question, replace_span(question, tokens, i, i, new), i, tok.text,
-                                       new, low, color, f"ΔE2000={dist:.2f}"))
-
     def _deletions(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],
                    usable: list, rej: Counter) -> None:
         found: list[Perturbation] = []
@@ -298,6 +279,9 @@ class QualityMode:
         sense, overlap = self.senses.choose(lemma, senses, lambda: ctx() - own)
         if not self.senses.confident(lemma, senses, sense):
             rej["ambiguous"] += 1  # the context overrode the first sense for a rarely used one
+            return None
+        if kind.relation in ("hyponym", "sibling") and names_the_photo(self.wn, sense, [t.text for t in tokens], first):
+            rej["image_noun"] += 1  # rule 37: "in the picture" -> "in the map" asks about another medium
             return None
         choice = self.lex.choose(lemma, kind.pos, kind.relation, sense, self._slot(kind, tokens, tags, lemma, first,
                                                                                     last, transitive))

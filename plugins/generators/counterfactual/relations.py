@@ -1,6 +1,8 @@
-"""Fifth-round checks of the noun relations (issue 24; docs/counterfactual.md, rules 31-33).
+"""The noun relations of the quality mode: the candidates of each relation (`candidate_groups`:
+a sense itself, its hyponyms, its siblings and animal cousins, its chain of parents) and the
+checks of the fifth and sixth rounds (issue 24; docs/counterfactual.md, rules 31-33, 35-39).
 
-Written from the tune half's judged rows only (the blind judge's reasons: a sibling that is
+Fifth round (rules 31-33), written from the tune half's judged rows only (the blind judge's reasons: a sibling that is
 really a broader or narrower term or unrelated, room -> "auditorium", vehicle -> "machine",
 lamp -> "light", camera -> "ball", snowboarder -> "man"; guy -> "man" as a hypernym is the
 same word in another register; computer -> "website"; "the males", "the persons"):
@@ -22,6 +24,32 @@ same word in another register; computer -> "website"; "the males", "the persons"
 - **same kind of thing** (`sense_mismatch`): a hyponym is in the word's lexicographer file,
   as hypernyms are (rule 17): computer (an artifact) -> "website" (a communication) is a
   WordNet quirk, not a kind of computer.
+
+Sixth round (rules 35-39, written from the tune half and the fifth round's judged rows):
+
+- **kin only for kin** (`kinship`): a sibling that WordNet files under relative.n.01 names
+  a relation to someone, not another kind of person one sees (girl -> "wife"); it stands in
+  only for a word that is itself a relative (mother -> "father"). A hyponym keeps it (a
+  wife is a kind of woman);
+- **not the compound's own head** (`head`): a sibling synset one of whose names is made of
+  words of the word itself is the thing the compound is a kind of ("military plane" ->
+  "plane" or "airplane": WordNet files airplane beside military plane, under heavier-than-air
+  craft);
+- **hyphenated words need evidence** (`rare_word`): wordfreq splits a hyphenated word and
+  rates its parts ("pull" and "off" are common, "pull-off" is not), so a hyphenated hyponym
+  or sibling needs a SemCor use in its sense (kickstand -> "stair-rod", room -> "pull-off",
+  baby -> "man-child");
+- **related words, not neighbours in the tree** (`dissimilar`, `SIMILARITY_FLOOR`): a
+  sibling whose words are far from the word's in the sentence model's embedding space
+  shares only a shallow or functional parent with it (elephant -> "mouse" as a cousin,
+  floor -> "platform" under horizontal surface, button -> "lock" under fastener, ball ->
+  "counter" under game equipment); a hyponym that far is a kind of another sense of the
+  word ("What holiday is it?" -> "picnic", intersection -> "vertex", wine -> "vintage");
+  the next candidate in rank order is tried instead;
+- **the photo itself** (`image_noun`, `names_the_photo`): the photograph a question asks
+  about (photograph.n.01 and its kinds, and picture.n.01 in "in/of/on/from the/this
+  picture") is the medium, not its content; its hyponyms and siblings change the medium
+  ("in the picture" -> "in the map", "an old photo" -> "an old map").
 """
 
 from __future__ import annotations
@@ -29,13 +57,38 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["COUSIN_LEXNAMES", "SIBLING_PARENT_DEPTH", "another_name", "relation_misfit"]
+__all__ = ["ABSTRACT_LEXNAMES", "COUSIN_LEXNAMES", "MIN_HYPERNYM_DEPTH", "SIBLING_PARENT_DEPTH", "SIMILARITY_FLOOR",
+           "TOPS_DEPTH", "another_name", "candidate_groups", "far_apart", "names_the_photo", "relation_misfit"]
 
+#: Lexicographer files of abstract nouns: their co-ordinate terms are no alternative a
+#: reader puts in a question about an image (sport -> escape, company -> religion).
+ABSTRACT_LEXNAMES = frozenset(f"noun.{n}" for n in (
+    "act", "event", "cognition", "communication", "attribute", "state", "feeling", "motive", "relation",
+    "process", "phenomenon", "quantity", "group", "possession", "shape"))
+#: Hyponyms of WordNet's top concepts (noun.Tops: animal, person, plant) come from this
+#: many levels below: the immediate ones mix kinds with roles (female, adult, young).
+TOPS_DEPTH = 3
+#: Hypernyms and sibling parents with a smaller max depth are abstract (entity is 0,
+#: physical entity 1, object/abstraction's children 2, whole/event 3, artifact/act 4).
+MIN_HYPERNYM_DEPTH = 5
 #: A sibling's parent needs at least this max depth (MIN_HYPERNYM_DEPTH, 5, is the
 #: hypernyms' limit; organism, area, way, facility, structure and nutriment are at 5).
 SIBLING_PARENT_DEPTH = 6
 #: Lexicographer files in which a cousin may stand in when the parent offers no sibling.
 COUSIN_LEXNAMES = frozenset({"noun.animal"})
+#: A hyponym's or sibling's words and the word's need at least this cosine similarity (the
+#: sentence model's input embeddings, sense_vectors.word_similarity). Siblings a reader
+#: would weigh against each other (cat/dog 0.42, bus/train 0.35, bench/chair 0.22) and kinds
+#: (room/kitchen 0.32, bird/parrot 0.40) lie above it; things that only share a shallow
+#: WordNet parent (floor/platform 0.18, elephant/mouse 0.19, ball/counter -0.04) and kinds
+#: of another sense (holiday/picnic 0.15, intersection/vertex 0.09, wine/vintage 0.06)
+#: mostly below it. Set on the tune half (docs/counterfactual.md, sixth round).
+SIMILARITY_FLOOR = 0.2
+#: Where kinship terms sit in WordNet: a relative (wife, mother, offspring) names a relation.
+KIN_ROOT = "relative.n.01"
+#: The photograph itself, always; the picture only in a prepositional phrase ("in the picture").
+PHOTO_ROOT, PICTURE = "photograph.n.01", "picture.n.01"
+_PHOTO_PHRASE = (frozenset("in of on from".split()), frozenset("the this that".split()))
 _NAME_FOR = re.compile(r"^(?:an? )?(?:[a-z-]+ ){0,3}?(?:terms?|names?|references?) (?:for|to) ")
 
 
@@ -45,12 +98,45 @@ def another_name(wn: Any, sid: int) -> bool:
     return bool(_NAME_FOR.match(wn.definition(sid)))
 
 
-def relation_misfit(wn: Any, relation: str, sense: int, synset: int) -> str:
-    """The fifth round's test of a hyponym or sibling candidate `synset` of `sense`:
-    "register" for another name, "sense_mismatch" for a hyponym of another lexicographer
-    file, "" when it passes (module docstring)."""
+def _under(wn: Any, sid: int, root: int) -> bool:
+    """Whether `root` is `sid` or one of its ancestors (any parent, instances too)."""
+    todo, seen = [sid], set()
+    while todo:
+        cur = todo.pop()
+        if cur == root:
+            return True
+        seen.add(cur)
+        todo.extend(u for u in wn.hypernyms(cur) + wn.instance_hypernyms(cur) if u not in seen)
+    return False
+
+
+def names_the_photo(wn: Any, sense: int, words: list[str], first: int) -> bool:
+    """Whether the noun in `sense` starting at word `first` of the question is the photo the
+    question is about (module docstring): a photograph, or a picture after a preposition and
+    a determiner ("Does the person in the picture look tired?")."""
+    if _under(wn, sense, wn.synset(PHOTO_ROOT)):
+        return True
+    return sense == wn.synset(PICTURE) and first >= 2 and words[first - 2].lower() in _PHOTO_PHRASE[0] and \
+        words[first - 1].lower() in _PHOTO_PHRASE[1]
+
+
+def relation_misfit(wn: Any, relation: str, sense: int, synset: int, lemma: str = "", name: str = "") -> str:
+    """The fifth and sixth rounds' test of a hyponym or sibling candidate `synset` (named
+    `name`) of `sense` (of `lemma`): "register" for another name, "sense_mismatch" for a
+    hyponym of another lexicographer file, "kinship" for a relative as the sibling of
+    someone who is not one, "head" for a sibling named by the word's own words, "rare_word" for a
+    hyphenated name SemCor never uses in `synset`, "" when it passes
+    (module docstring)."""
     if relation not in ("hyponym", "sibling"):
         return ""
+    own = set(lemma.lower().split("_"))
+    if relation == "sibling" and lemma and any(set(n.lower().split("_")) <= own for n in wn.lemma_names(synset)):
+        return "head"  # "military plane" -> "plane" or "airplane" (airplane.n.01 is named "plane" too)
+    if "-" in name and wn.count(synset, name) == 0:
+        return "rare_word"  # kickstand -> "stair-rod", room -> "pull-off", baby -> "man-child"
+    kin = wn.synset(KIN_ROOT)
+    if relation == "sibling" and _under(wn, synset, kin) and not _under(wn, sense, kin):
+        return "kinship"  # girl -> "wife" (mother -> "father" stays)
     if another_name(wn, synset):
         return "register"  # guy -> "boy" (a friendly informal reference to a grown man)
     if another_name(wn, sense):
@@ -58,3 +144,66 @@ def relation_misfit(wn: Any, relation: str, sense: int, synset: int) -> str:
     if relation == "hyponym" and wn.lexname(synset) != wn.lexname(sense) and wn.lexname(sense) != "noun.Tops":
         return "sense_mismatch"  # computer -> "website" (a noun.Tops root keeps its kinds: animal -> dog)
     return ""
+
+
+def far_apart(vectors: Any, relation: str, lemma: str, name: str) -> str:
+    """"dissimilar" when a hyponym or sibling `name` of `lemma` lies below SIMILARITY_FLOOR
+    from it in the embedding space (`vectors`: sense_vectors.SenseVectors; module docstring),
+    else "". The last test of a candidate: the place's tests count their reasons first."""
+    if relation not in ("hyponym", "sibling") or vectors is None:
+        return ""
+    similar = vectors.word_similarity(lemma.lower().split("_"), name.lower().split("_"))
+    return "dissimilar" if similar is not None and similar < SIMILARITY_FLOOR else ""
+
+
+def candidate_groups(wn: Any, relation: str, sense: int, memo: dict) -> tuple[list[list[int]], str]:
+    """The candidate synsets of `relation` for `sense`, in groups examined in order (a sibling
+    group, then cousins; hypernyms one level per group), and "abstract" when the relation is
+    refused for an abstract sense or parent (quality.py's docstring; rules 3, 15, 17, 31).
+    `memo` keeps the descendants of noun.Tops senses between calls."""
+    if relation == "synonym":
+        return [[sense]], ""
+    if relation == "hyponym":
+        if wn.max_depth(sense) <= MIN_HYPERNYM_DEPTH:
+            return [], "abstract"  # event -> "miracle", activity -> "work"
+        if wn.lexname(sense) == "noun.Tops":
+            return [_descendants(wn, sense, TOPS_DEPTH, memo)], ""  # animal -> dog, not "female"
+        return [sorted(wn.hyponyms(sense), key=wn.name)], ""
+    parent = (wn.hypernyms(sense) or wn.instance_hypernyms(sense))[:1]
+    if relation == "sibling":
+        if not parent:
+            return [], ""
+        if wn.max_depth(parent[0]) < SIBLING_PARENT_DEPTH or wn.lexname(sense) in ABSTRACT_LEXNAMES:
+            return [], "abstract"  # sport -> "escape", event -> "knowledge", animal -> "person"
+        instance = sense in wn.instance_hyponyms(parent[0])
+        kids = wn.instance_hyponyms(parent[0]) if instance else wn.hyponyms(parent[0])
+        groups = [sorted((s for s in kids if s != sense), key=wn.name)]
+        grand = wn.hypernyms(parent[0])[:1]
+        if not instance and grand and wn.max_depth(grand[0]) >= MIN_HYPERNYM_DEPTH and \
+                wn.lexname(sense) in COUSIN_LEXNAMES:
+            # Cousins, when the siblings offer nothing: cat (under feline) -> dog (under canine);
+            # everyday words only (BASIC_LEVEL_ZIPF), not "eater" (an apple) for vegetable.
+            groups.append(sorted((c for u in wn.hyponyms(grand[0]) if u != parent[0] for c in wn.hyponyms(u)),
+                                 key=wn.name))
+        return groups, ""
+    # hypernym: the first-parent chain, nearest first, down to the abstract top.
+    chain, cur = [], sense
+    while True:
+        up = (wn.hypernyms(cur) or wn.instance_hypernyms(cur))[:1]
+        if not up or wn.max_depth(up[0]) < MIN_HYPERNYM_DEPTH:
+            break
+        chain.append([up[0]])
+        cur = up[0]
+    return chain, ("abstract" if not chain and (wn.hypernyms(sense) or wn.instance_hypernyms(sense)) else "")
+
+
+def _descendants(wn: Any, sense: int, depth: int, memo: dict) -> list[int]:
+    """Hyponyms of `sense` down to `depth` levels (no instances), nearest first."""
+    found = memo.get((sense, depth))
+    if found is None:
+        out, level = [], [sense]
+        for _ in range(depth):
+            level = sorted({h for s in level for h in wn.hyponyms(s)} - set(out), key=wn.name)
+            out.extend(level)
+        found = memo[(sense, depth)] = out
+    return found

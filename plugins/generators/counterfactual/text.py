@@ -8,8 +8,8 @@ so punctuation, spacing and the rest of the question are untouched.
 from __future__ import annotations
 
 import re
-from typing import Sequence
 from dataclasses import dataclass
+from typing import Sequence
 
 __all__ = ["Token", "tokenize", "splice", "match_case", "language_problem", "replace_span", "FUNCTION_WORDS"]
 

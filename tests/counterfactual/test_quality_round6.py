@@ -1,0 +1,84 @@
+"""Issue 24, sixth round: one test per rule 35-39 of docs/counterfactual.md (and rule 34's
+coordinated subjects), each holding rows of the tune half or of the fifth round's judged
+rows that a judge rejected, and rows the rule must keep."""
+
+from __future__ import annotations
+
+import pytest
+from helpers_quality import quality, rejected
+
+from vqa_harness_plugins.generators.counterfactual.relations import (
+    SIMILARITY_FLOOR,
+    names_the_photo,
+)
+
+
+def test_kin_stand_in_only_for_kin(modes):
+    # rule 35: girl -> not "wife" (a relation, not another kind of person one sees)
+    assert "wife" not in quality(modes, "What sport is the girl playing?", "sibling_noun")
+    assert rejected(modes, "What sport is the girl playing?", "sibling_noun")["kinship"] >= 1
+    # a relative keeps its relatives, and a wife is still a kind of woman
+    assert quality(modes, "Is the mother holding the baby?", "sibling_noun") == "Is the father holding the baby?"
+    assert quality(modes, "Is the woman eating?", "hyponym_noun") == "Is the wife eating?"
+
+
+def test_a_sibling_is_not_the_compound_s_own_head(modes):
+    # rule 36: "military plane" -> not "plane", nor "airplane" (a name of the same synset)
+    out = quality(modes, "Is this a military plane?", "sibling_noun")
+    assert out != "Is this a plane?" and "airplane" not in out
+    assert rejected(modes, "Is this a military plane?", "sibling_noun")["head"] >= 1
+
+
+def test_hyphenated_words_need_a_semcor_use(modes):
+    # rule 37: wordfreq rates "stair-rod", "pull-off", "man-child" by their common parts
+    assert "stair-rod" not in quality(modes, "Does the bike have a kickstand?", "sibling_noun")
+    assert "pull-off" not in quality(modes, "What kind of room is this?", "sibling_noun")
+    assert "man-child" not in quality(modes, "What is the baby doing?", "sibling_noun")
+
+
+@pytest.mark.parametrize("question", ["Is this an old photo?", "Is this a recent photograph?",
+                                      "Does the person in the picture look tired?"])
+def test_the_photo_itself_has_no_kinds_or_siblings(modes, question):
+    # rule 38: "in the picture" -> "in the map" asks about another medium
+    for kind in ("sibling_noun", "hyponym_noun"):
+        out = quality(modes, question, kind)
+        assert "map" not in out and "snapshot" not in out
+        assert rejected(modes, question, kind)["image_noun"] >= 1
+
+
+def test_a_picture_in_the_photo_is_content(modes):
+    wn = modes[1].wn
+    picture = wn.synset("picture.n.01")
+    assert names_the_photo(wn, picture, "What is in the picture ?".split(), 4)
+    assert not names_the_photo(wn, picture, "Is there a picture on the wall ?".split(), 3)
+    assert names_the_photo(wn, wn.synset("photograph.n.01"), "Is this an old photo ?".split(), 4)
+
+
+def test_candidates_far_from_the_word_are_passed_over(modes):
+    # rule 39: shallow WordNet neighbours and kinds of another sense
+    assert SIMILARITY_FLOOR == 0.2
+    assert "mouse" not in quality(modes, "Does the elephant have large or small tusks?", "sibling_noun")
+    assert "picnic" not in quality(modes, "What holiday is it?", "hyponym_noun")
+    assert "vertex" not in quality(modes, "Should you stop at the intersection?", "hyponym_noun")
+    assert rejected(modes, "What holiday is it?", "hyponym_noun")["dissimilar"] >= 1
+    # alternatives a reader weighs against each other stay
+    assert quality(modes, "Is the cat sleeping?", "sibling_noun") == "Is the dog sleeping?"
+    assert quality(modes, "Is the bus red?", "sibling_noun") == "Is the train red?"
+
+
+def test_word_similarity_of_phrases(modes):
+    from vqa_harness_plugins.nlp import sense_vectors
+
+    vectors = sense_vectors()
+    assert vectors.word_similarity(["cat"], ["dog"]) > SIMILARITY_FLOOR > vectors.word_similarity(["ball"], ["counter"])
+    assert vectors.word_similarity(["pizza"], ["cheese", "pizza"]) > 0.5  # a phrase is the mean of its words
+    assert vectors.word_similarity(["cat"], ["xqzvb"]) is None  # a word without a vector
+
+
+@pytest.mark.parametrize("question", ["What is the man and woman doing?", "Is the man and the woman happy?"])
+def test_coordinated_subjects_after_singular_be_are_ungrammatical(modes, question):
+    assert set(modes[1].perturb(question).values()) == {"ungrammatical"}  # rule 34, sixth round
+
+
+def test_coordinated_modifiers_are_no_second_subject(modes):
+    assert "ungrammatical" not in modes[1].perturb("What color is the black and white cat?").values()
