@@ -20,7 +20,7 @@ units, attention 512, 2 glimpses, over ResNet-152 res5c grids (14 x 14 x 2,048).
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness.api import Option
 
@@ -56,6 +56,13 @@ class MCBModel(SizedModel, GridAnswerModel):
         "batch_size": trainer_option("batch_size", 64, "training batch size in questions (inference does not depend on it)"),
         "dropout": trainer_option("dropout", 0.1, "dropout before the answer layer"),
     })
+
+    #: Revision of MCB's numerics, part of the fingerprint: weights cached under an earlier one
+    #: are retrained (2: the convolution's complex products from real ones, issue 27).
+    NUMERICS = 2
+
+    def fingerprint_config(self) -> dict[str, Any]:
+        return {**super().fingerprint_config(), "numerics": self.NUMERICS}
 
     def _new_net(self) -> "torch.nn.Module":
         v, cfg = self.vocab, self.config
@@ -95,7 +102,9 @@ def circular_convolution(x: "torch.Tensor", y: "torch.Tensor") -> "torch.Tensor"
     On CUDA through torch.fft. On the CPU through numpy's FFT (pocketfft, compiled without
     run-time CPU dispatch): torch's CPU FFT is MKL's, whose last bits differ between Intel
     and AMD CPUs even under MKL_CBWR=COMPATIBLE (measured: MCB trained to other weights on
-    the two machines; docs/models.md, "Machine-independent numerics")."""
+    the two machines; docs/models.md, "Machine-independent numerics"). The spectra are
+    multiplied with real products and sums: numpy's complex multiply picks a SIMD kernel at
+    run time (measured: other bits with its AVX2/AVX-512 kernels turned off)."""
     import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     if x.device.type != "cpu":
@@ -109,12 +118,23 @@ def _numpy_convolution() -> type:
     import numpy as np  # imported with torch, on use
     import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
+    def product(u: np.ndarray, v: np.ndarray, conjugate: bool = False) -> np.ndarray:
+        # u * v (or u * conj(v)) from real products and sums, each rounded once: numpy's complex
+        # multiply picks a SIMD kernel at run time (with fused multiply-adds on AVX2 and AVX-512
+        # CPUs, without them elsewhere), so its last bits depend on the CPU
+        sign = -1.0 if conjugate else 1.0
+        out = np.empty_like(u)
+        out.real = u.real * v.real - sign * (u.imag * v.imag)
+        out.imag = u.imag * v.real + sign * (u.real * v.imag)
+        return out
+
     def convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.fft.irfft(np.fft.rfft(a, axis=-1) * np.fft.rfft(b, axis=-1), n=a.shape[-1], axis=-1)
+        return np.fft.irfft(product(np.fft.rfft(a, axis=-1), np.fft.rfft(b, axis=-1)), n=a.shape[-1], axis=-1)
 
     def correlate(g: np.ndarray, b: np.ndarray) -> np.ndarray:
         # d/dx of sum_k g[k] z[k] with z = x (*) b: sum_k g[k] b[(k - j) mod d], a correlation.
-        return np.fft.irfft(np.fft.rfft(g, axis=-1) * np.conj(np.fft.rfft(b, axis=-1)), n=g.shape[-1], axis=-1)
+        return np.fft.irfft(product(np.fft.rfft(g, axis=-1), np.fft.rfft(b, axis=-1), conjugate=True),
+                            n=g.shape[-1], axis=-1)
 
     class NumpyCircularConvolution(torch.autograd.Function):
         @staticmethod

@@ -120,6 +120,39 @@ def test_the_cpu_circular_convolution_matches_torch_fft_with_its_gradients() -> 
     assert torch.autograd.gradcheck(circular_convolution, (x, y))
 
 
+_CONVOLVE = """
+import hashlib, torch
+from vqa_harness_plugins.models.mcb import circular_convolution
+gen = torch.Generator().manual_seed(0)
+x, y, g = (torch.randn(4, 1000, dtype=torch.float64, generator=gen, requires_grad=True) for _ in range(3))
+z = circular_convolution(x, y)
+z.backward(g.detach())
+print(hashlib.sha256(z.detach().numpy().tobytes() + x.grad.numpy().tobytes() + y.grad.numpy().tobytes()).hexdigest())
+"""
+
+
+def test_the_cpu_circular_convolution_does_not_depend_on_numpy_s_simd_kernels() -> None:
+    """numpy picks its complex-multiply kernel at run time (fused multiply-adds on AVX2 and
+    AVX-512 CPUs); the convolution's products are real products and sums instead, so the bits
+    are the same with every dispatched kernel turned off (NPY_DISABLE_CPU_FEATURES), as on a
+    CPU that has none of them (docs/models.md, "Machine-independent numerics")."""
+    import os
+    import subprocess
+    import sys
+
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    present = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+    if not present:
+        pytest.skip("this CPU has no numpy dispatch target above the baseline")
+    digests = set()
+    for disabled in ("", " ".join(present)):
+        env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": disabled}
+        out = subprocess.run([sys.executable, "-c", _CONVOLVE], env=env, capture_output=True, text=True, check=True)
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1
+
+
 def test_count_sketch_and_compact_bilinear_follow_the_definition() -> None:
     import torch
 
