@@ -163,6 +163,10 @@ def main() -> None:
     parser.add_argument("--exclude-ids", type=Path, default=None,
                         help="JSON list of example ids whose question texts no sheet may draw (held-out half)")
     args = parser.parse_args()
+    kinds = frozenset(k.strip() for k in args.kinds.split(",") if k.strip())
+    unknown = sorted(kinds - {kind.id for kind in KINDS})
+    if unknown:
+        parser.error(f"--kinds: unknown kind(s) {', '.join(unknown)}; kinds: {', '.join(k.id for k in KINDS)}")
     exclude = excluded_texts(args.exclude_ids, args.data_dir)
     print(f"uptime: {os.popen('uptime').read().strip()}")
     for half in (HALVES if args.half == "both" else (args.half,)):
@@ -175,7 +179,7 @@ def main() -> None:
                                                          if r != "applied"))
         if args.sheets:
             write_sheet(half, runs, args.sheets, args.sample_seed, args.rows, exclude if half == "heldout" else frozenset(),
-                        frozenset(k for k in args.kinds.split(",") if k))
+                        kinds)
 
 
 if __name__ == "__main__":

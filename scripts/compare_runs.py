@@ -84,8 +84,8 @@ def explain(pair: tuple[str, str], before: Path | None, after: Path | None) -> N
         print(f"  {field}: {a!r} -> {b!r}")
     if any(field.startswith("data.") for field, _, _ in found):
         print("  (data.*: each dataset plugin's fingerprint: the toy data's generation parameters; a file "
-              "dataset's file sizes and modification times, so the same files copied without their times "
-              "differ here)")
+              "dataset's file paths, sizes and modification times, so the same files at another path or "
+              "copied without their times differ here)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,10 +4,11 @@
     python scripts/numerics_fingerprint.py [--epochs 15] [--previous] [--ops-only]
 
 Run it on two machines and compare the JSON lines: `ops` holds a digest per CPU op the toy
-trainers use (32: matrix products, convolutions, the LSTM, BatchNorm, Adam per-tensor and
-fused, sqrt, ...; forward and backward) on fixed inputs under `reproducible_cpu(1)` (these are
-the 30 ops of docs/benchmarks.md, "Machine-independent numerics", plus the fused Adam and sqrt); `training` trains `cnn-lstm` on the toy benchmark's balanced
-train split (seed 0, `--epochs`, one thread, as the harness does) and digests the data, the
+trainers use (34: matrix products, convolutions, the LSTM, BatchNorm, Adam per-tensor and
+fused, sqrt, softmax, ...; forward and backward) on fixed inputs under `reproducible_cpu(1)`
+(the 30 ops of docs/benchmarks.md, "Machine-independent numerics", plus the fused Adam, sqrt
+and the attention models' softmax, whose backward differs between torch 2.11 and 2.13);
+`training` trains `cnn-lstm` on the toy benchmark's balanced train split (seed 0, `--epochs`, one thread, as the harness does) and digests the data, the
 weights and the val answers, with the official VQA accuracy (at 15 epochs: the README's BB
 cell for cnn-lstm). `--previous` reproduces the numerics before issue 27 (MKL_CBWR=AVX2,STRICT,
 torch's default oneDNN/NNPACK kernels, the per-tensor Adam), which gave other bits on an Intel

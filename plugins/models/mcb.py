@@ -58,7 +58,8 @@ class MCBModel(SizedModel, GridAnswerModel):
     })
 
     #: Revision of MCB's numerics, part of the fingerprint: weights cached under an earlier one
-    #: are retrained (2: the convolution's complex products from real ones, issue 27).
+    #: are retrained (2: the CPU convolution's complex products from real ones, issue 27). It
+    #: keys every device alike (a CUDA run's key changes too): one model, one revision.
     NUMERICS = 2
 
     def fingerprint_config(self) -> dict[str, Any]:
@@ -123,7 +124,7 @@ def _numpy_convolution() -> type:
         # multiply picks a SIMD kernel at run time (with fused multiply-adds on AVX2 and AVX-512
         # CPUs, without them elsewhere), so its last bits depend on the CPU
         sign = -1.0 if conjugate else 1.0
-        out = np.empty_like(u)
+        out = np.empty(np.broadcast_shapes(u.shape, v.shape), np.result_type(u, v))  # as u * v broadcasts
         out.real = u.real * v.real - sign * (u.imag * v.imag)
         out.imag = u.imag * v.real + sign * (u.real * v.imag)
         return out

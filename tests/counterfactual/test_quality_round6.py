@@ -56,7 +56,6 @@ def test_a_picture_in_the_photo_is_content(modes):
 
 def test_candidates_far_from_the_word_are_passed_over(modes):
     # rule 39: shallow WordNet neighbours and kinds of another sense
-    assert SIMILARITY_FLOOR == 0.2
     assert "mouse" not in quality(modes, "Does the elephant have large or small tusks?", "sibling_noun")
     assert "picnic" not in quality(modes, "What holiday is it?", "hyponym_noun")
     assert "vertex" not in quality(modes, "Should you stop at the intersection?", "hyponym_noun")
@@ -82,3 +81,24 @@ def test_coordinated_subjects_after_singular_be_are_ungrammatical(modes, questio
 
 def test_coordinated_modifiers_are_no_second_subject(modes):
     assert "ungrammatical" not in modes[1].perturb("What color is the black and white cat?").values()
+
+
+@pytest.mark.parametrize("question, tags, expected", [
+    ("What is the man and woman doing ?", "WP VBZ DT NN CC NN VBG .", True),
+    ("Is the man and the woman happy ?", "VBZ DT NN CC DT NN JJ .", True),
+    # the tagger may call colours nouns: a noun after the second one makes it a modifier
+    ("What color is the black and white cat ?", "WP NN VBZ DT NN CC NN NN .", False),
+    # an object after a verb is no subject (review of the sixth round)
+    ("Is the man holding a bat and a glove ?", "VBZ DT NN VBG DT NN CC DT NN .", False),
+    ("Is the kid holding a bat and ball ?", "VBZ DT NN VBG DT NN CC NN .", False),
+    ("Is the sky blue and the grass green ?", "VBZ DT NN JJ CC DT NN JJ .", False),
+    ("Is the man wearing glasses ?", "VBZ DT NN VBG NNS .", False),
+    ("Is the front giraffe 's eyes open ?", "VBZ DT JJ NN POS NNS JJ .", True),  # rule 34's plural head
+])
+def test_the_subject_check_on_given_tags(question, tags, expected):
+    from vqa_harness_plugins.generators.counterfactual.grammar import ungrammatical
+    from vqa_harness_plugins.generators.counterfactual.text import tokenize
+
+    tokens = tokenize(question)
+    assert [t.text for t in tokens] == question.split()
+    assert ungrammatical(tokens, tags.split()) is expected

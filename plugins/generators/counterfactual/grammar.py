@@ -17,8 +17,12 @@ subject-verb agreement, on the tags the generator already has (nothing else is p
   first noun run, before any "of" ("Is the group of people ..." is singular); not when a
   pronoun follows the verb ("Is this outdoors?") or the head is a name ("the United States").
 
-  Sixth round: a subject of two noun phrases joined by "and" is plural too ("What is the man
-  and woman doing?", which the fifth round's held-out judge failed as "the old man and woman").
+  The subject ends with its head noun's run (a possessive may join two: "the front giraffe's
+  eyes"), so an object after a verb is never read as the subject ("Is the man wearing
+  glasses?", which the fifth round's check took for a plural subject). Sixth round: a subject
+  of two noun phrases joined by "and" right after the head is plural too ("What is the man
+  and woman doing?", which the fifth round's held-out judge failed as "the old man and
+  woman"; not "Is the man holding a bat and a glove?").
 
 Anything else (missing words, agreement elsewhere) is not checked: the checks must not cost a
 question that is fine.
@@ -59,8 +63,12 @@ def ungrammatical(tokens: Sequence[Token], tags: Sequence[str]) -> bool:
         return False  # "Is this outdoors?": the subject is the pronoun
     head = None
     for i in range(start + 1, len(words)):
-        if words[i] == "and" and head is not None and _second_subject(tags, i + 1):
-            return True  # "What is the man and woman doing?": two subjects (sixth round)
+        if head is not None and tags[i] not in _NOUN and tags[i] != "POS":
+            # the subject ends with its head's noun run: "Is the man holding a bat and a glove?"
+            # and "Is the man wearing glasses?" have objects, not subjects, after it
+            if words[i] == "and" and i - 1 == head and _second_subject(tags, i + 1):
+                return True  # "What is the man and woman doing?": two subjects (sixth round)
+            break
         if words[i] in ("of", "and", "or") or tags[i] not in _SUBJECT_START:
             break
         if tags[i] in _NOUN:

@@ -281,7 +281,7 @@ class QualityMode:
             rej["ambiguous"] += 1  # the context overrode the first sense for a rarely used one
             return None
         if kind.relation in ("hyponym", "sibling") and names_the_photo(self.wn, sense, [t.text for t in tokens], first):
-            rej["image_noun"] += 1  # rule 37: "in the picture" -> "in the map" asks about another medium
+            rej["image_noun"] += 1  # rule 38: "in the picture" -> "in the map" asks about another medium
             return None
         choice = self.lex.choose(lemma, kind.pos, kind.relation, sense, self._slot(kind, tokens, tags, lemma, first,
                                                                                     last, transitive))

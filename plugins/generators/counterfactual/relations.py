@@ -31,9 +31,10 @@ Sixth round (rules 35-39, written from the tune half and the fifth round's judge
   a relation to someone, not another kind of person one sees (girl -> "wife"); it stands in
   only for a word that is itself a relative (mother -> "father"). A hyponym keeps it (a
   wife is a kind of woman);
-- **not the compound's own head** (`head`): a sibling synset one of whose names is made of
-  words of the word itself is the thing the compound is a kind of ("military plane" ->
-  "plane" or "airplane": WordNet files airplane beside military plane, under heavier-than-air
+- **not the compound's own head** (`head`): for a compound (a lemma of several words), a
+  sibling synset one of whose names is made of the compound's own words is what the
+  compound is a kind of ("military plane" -> "plane" or "airplane": WordNet files airplane
+  beside military plane, under heavier-than-air
   craft);
 - **hyphenated words need evidence** (`rare_word`): wordfreq splits a hyphenated word and
   rates its parts ("pull" and "off" are common, "pull-off" is not), so a hyphenated hyponym
@@ -49,7 +50,7 @@ Sixth round (rules 35-39, written from the tune half and the fifth round's judge
 - **the photo itself** (`image_noun`, `names_the_photo`): the photograph a question asks
   about (photograph.n.01 and its kinds, and picture.n.01 in "in/of/on/from the/this
   picture") is the medium, not its content; its hyponyms and siblings change the medium
-  ("in the picture" -> "in the map", "an old photo" -> "an old map").
+  ("in the picture" -> "in the map", "an old photo" -> "an old snapshot").
 """
 
 from __future__ import annotations
@@ -98,16 +99,22 @@ def another_name(wn: Any, sid: int) -> bool:
     return bool(_NAME_FOR.match(wn.definition(sid)))
 
 
+#: (id of a WordNet index, sid) -> sid and all its ancestors: one walk per synset and process.
+_LINEAGE: dict[tuple[int, int], frozenset[int]] = {}
+
+
 def _under(wn: Any, sid: int, root: int) -> bool:
     """Whether `root` is `sid` or one of its ancestors (any parent, instances too)."""
-    todo, seen = [sid], set()
-    while todo:
-        cur = todo.pop()
-        if cur == root:
-            return True
-        seen.add(cur)
-        todo.extend(u for u in wn.hypernyms(cur) + wn.instance_hypernyms(cur) if u not in seen)
-    return False
+    key = (id(wn), sid)
+    found = _LINEAGE.get(key)
+    if found is None:
+        todo, seen = [sid], set()
+        while todo:
+            cur = todo.pop()
+            seen.add(cur)
+            todo.extend(u for u in wn.hypernyms(cur) + wn.instance_hypernyms(cur) if u not in seen)
+        found = _LINEAGE[key] = frozenset(seen)
+    return root in found
 
 
 def names_the_photo(wn: Any, sense: int, words: list[str], first: int) -> bool:
@@ -130,7 +137,7 @@ def relation_misfit(wn: Any, relation: str, sense: int, synset: int, lemma: str 
     if relation not in ("hyponym", "sibling"):
         return ""
     own = set(lemma.lower().split("_"))
-    if relation == "sibling" and lemma and any(set(n.lower().split("_")) <= own for n in wn.lemma_names(synset)):
+    if relation == "sibling" and "_" in lemma and any(set(n.lower().split("_")) <= own for n in wn.lemma_names(synset)):
         return "head"  # "military plane" -> "plane" or "airplane" (airplane.n.01 is named "plane" too)
     if "-" in name and wn.count(synset, name) == 0:
         return "rare_word"  # kickstand -> "stair-rod", room -> "pull-off", baby -> "man-child"
