@@ -1,5 +1,5 @@
-"""Issue 24, sixth round: one test per rule 35-39 of docs/counterfactual.md (and rule 34's
-coordinated subjects), each holding rows of the tune half or of the fifth round's judged
+"""Issue 24, sixth and seventh rounds: one test per rule 35-40 of docs/counterfactual.md (and
+rule 34's coordinated subjects), each holding rows of the tune half or of the fifth round's judged
 rows that a judge rejected, and rows the rule must keep."""
 
 from __future__ import annotations
@@ -102,3 +102,13 @@ def test_the_subject_check_on_given_tags(question, tags, expected):
     tokens = tokenize(question)
     assert [t.text for t in tokens] == question.split()
     assert ungrammatical(tokens, tags.split()) is expected
+
+
+def test_people_are_siblings_by_sex_and_age_only(modes):
+    # rule 40 (seventh round): role classes and near-synonyms give no sibling
+    assert "youth" not in quality(modes, "What is this kid doing?", "sibling_noun")
+    assert "companion" not in quality(modes, "Does the rider have on a scarf?", "sibling_noun")
+    assert rejected(modes, "What is this kid doing?", "sibling_noun")["person_role"] >= 1
+    # man and woman keep their alternatives of the other age
+    assert quality(modes, "What is the man doing?", "sibling_noun") == "What is the boy doing?"
+    assert quality(modes, "Is the woman eating?", "sibling_noun") == "Is the girl eating?"

@@ -63,7 +63,7 @@ QUALITY_SKIP_REASONS = (
     "empty", "non_english", "ungrammatical", "no_site", "tag_mismatch", "compound_part", "idiom", "bare_noun", "frame_noun", "no_replacement",
     "abstract", "ambiguous", "basic_level", "synonym", "coordination", "agreement", "multiword", "proper_noun",
     "rare_word", "register", "sense_mismatch", "number", "selection", "verb_frame", "phrasal", "inflection", "in_question",
-    "color_in_question", "color_distance", "deletion_parse", "kinship", "head", "image_noun", "dissimilar",
+    "color_in_question", "color_distance", "deletion_parse", "kinship", "head", "image_noun", "dissimilar", "person_role",
 )  # fmt: skip
 
 

@@ -25,7 +25,8 @@ same word in another register; computer -> "website"; "the males", "the persons"
   as hypernyms are (rule 17): computer (an artifact) -> "website" (a communication) is a
   WordNet quirk, not a kind of computer.
 
-Sixth round (rules 35-39, written from the tune half and the fifth round's judged rows):
+Sixth round (rules 35-39, written from the tune half and the fifth round's judged rows) and
+seventh (rule 40, from the tune half and the sixth round's judged rows):
 
 - **kin only for kin** (`kinship`): a sibling that WordNet files under relative.n.01 names
   a relation to someone, not another kind of person one sees (girl -> "wife"); it stands in
@@ -47,6 +48,10 @@ Sixth round (rules 35-39, written from the tune half and the fifth round's judge
   "counter" under game equipment); a hyponym that far is a kind of another sense of the
   word ("What holiday is it?" -> "picnic", intersection -> "vertex", wine -> "vintage");
   the next candidate in rank order is tried instead;
+- **people by sex, age and kinship** (`person_role`, `PERSON_ROOTS`, seventh round): a
+  person's siblings come only from under male or female person (man -> "boy", woman ->
+  "girl") or relative (mother -> "father"), not from role classes (rider -> "companion",
+  customer -> "drinker") or near-synonyms (child -> "youth");
 - **the photo itself** (`image_noun`, `names_the_photo`): the photograph a question asks
   about (photograph.n.01 and its kinds, and picture.n.01 in "in/of/on/from the/this
   picture") is the medium, not its content; its hyponyms and siblings change the medium
@@ -87,6 +92,12 @@ COUSIN_LEXNAMES = frozenset({"noun.animal"})
 SIMILARITY_FLOOR = 0.2
 #: Where kinship terms sit in WordNet: a relative (wife, mother, offspring) names a relation.
 KIN_ROOT = "relative.n.01"
+#: People in a photo are told apart by sex and age, which WordNet files under male and
+#: female person (man/boy, woman/girl), and relatives by kinship (mother/father, under
+#: relative); its other person classes group roles (traveler: rider, companion, tourist;
+#: consumer: customer, drinker) or near-synonyms (juvenile: child, kid, youth), whose
+#: members are no alternatives for one another in a question about a photo.
+PERSON_ROOTS = ("male.n.02", "female.n.02", KIN_ROOT)
 #: The photograph itself, always; the picture only in a prepositional phrase ("in the picture").
 PHOTO_ROOT, PICTURE = "photograph.n.01", "picture.n.01"
 _PHOTO_PHRASE = (frozenset("in of on from".split()), frozenset("the this that".split()))
@@ -182,6 +193,8 @@ def candidate_groups(wn: Any, relation: str, sense: int, memo: dict) -> tuple[li
             return [], ""
         if wn.max_depth(parent[0]) < SIBLING_PARENT_DEPTH or wn.lexname(sense) in ABSTRACT_LEXNAMES:
             return [], "abstract"  # sport -> "escape", event -> "knowledge", animal -> "person"
+        if wn.lexname(sense) == "noun.person" and not any(_under(wn, parent[0], wn.synset(r)) for r in PERSON_ROOTS):
+            return [], "person_role"  # rider -> "companion", child -> "youth"; man -> "boy" stays
         instance = sense in wn.instance_hyponyms(parent[0])
         kids = wn.instance_hyponyms(parent[0]) if instance else wn.hyponyms(parent[0])
         groups = [sorted((s for s in kids if s != sense), key=wn.name)]
