@@ -112,3 +112,12 @@ def test_people_are_siblings_by_sex_and_age_only(modes):
     # man and woman keep their alternatives of the other age
     assert quality(modes, "What is the man doing?", "sibling_noun") == "What is the boy doing?"
     assert quality(modes, "Is the woman eating?", "sibling_noun") == "Is the girl eating?"
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What are the sheep doing?", "What are the goats doing?"),  # the seventh round's judge: "the goat ... are"
+    ("How many sheep are there?", "How many goats are there?"),
+    ("What is the sheep doing?", "What is the goat doing?"),  # singular where the number shows it
+])
+def test_zero_plural_nouns_take_their_number_from_the_question(modes, question, expected):
+    assert quality(modes, question, "sibling_noun") == expected

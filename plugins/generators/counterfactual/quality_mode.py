@@ -111,7 +111,8 @@ class QualityMode:
             return found[0]
 
         self._sites: dict[tuple[str, str], list[bool]] = {}  # per question: site flags per kind class
-        tags = retag(self.wn, self.tag_plausible, tokens, tags)  # tagging.py
+        tags = retag(self.wn, self.tag_plausible, tokens, tags,  # tagging.py
+                     lambda word: self.stats.inflect(word, "NNS") == word)
         if ungrammatical(tokens, tags):  # grammar.py, rule 34: "Does this room has a fireplace?"
             return {kind.id: "ungrammatical" for kind in self.p.kinds}, {}
         self._fixed = fixed_spans(self.wn, tokens)  # idioms.py: "black tie", "all fours", "make sure"

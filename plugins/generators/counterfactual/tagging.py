@@ -21,7 +21,11 @@ deletion); and it calls a noun after a determiner an adjective when nothing foll
 - a past participle between a determiner, possessive, adjective, adverb or number and a
   noun is an adjective (JJ): "a well organized room", "an organized event" (issue 24: as a
   verb it became "a well formed room"); it is a site of synonym_adj when WordNet lists it as
-  an adjective, and no verb site.
+  an adjective, and no verb site;
+- a noun with a zero plural (lemminflect's plural is the word itself: sheep, deer, moose)
+  tagged NN is plural (NNS) where its number shows: after "are"/"were" and the noun
+  phrase's determiners and adjectives, before "are"/"were", or after "many" ("What are the
+  sheep doing?" became "What are the goat doing?"; issue 24, seventh round's judge).
 """
 
 from __future__ import annotations
@@ -35,9 +39,11 @@ __all__ = ["retag"]
 _AFTER_NOUN = ("NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "VBG", "CD")
 
 
-def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token], tags: list[str]) -> list[str]:
+def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token], tags: list[str],
+          zero_plural: Callable[[str], bool] = lambda word: False) -> list[str]:
     """`tags` with the corrections of the module docstring (a new list when any applies);
-    `plausible(word, pos)` is the SemCor-count test of quality_mode.tag_plausible."""
+    `plausible(word, pos)` is the SemCor-count test of quality_mode.tag_plausible,
+    `zero_plural(word)` whether a noun's plural is the word itself."""
     out = tags
     # a do-question whose main verb the tagger missed: no verb after "do/does/did"
     first_verb = tokens[0].text.lower() in ("do", "does", "did") and not any(
@@ -58,6 +64,8 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
         elif tag == "NN" and first_verb and i > 1 and tags[i - 1] in ("NN", "NNS") and low in wn.morphy(low, "v") \
                 and plausible(word, "v") and (i + 1 >= len(tags) or tags[i + 1] in ("IN", "TO", "RP", "DT", ".")):
             new = "VB"  # "Does the hand belong/NN to a man?", "Did this man jump/NN in the air?"
+        if tag == "NN" and low.isalpha() and zero_plural(low) and _plural_here(tokens, tags, i):
+            new = "NNS"  # "What are the sheep doing?", "How many deer are there?"
         if tag == "VBN" and 0 < i < len(tags) - 1 and tags[i + 1] in ("NN", "NNS") and \
                 tags[i - 1] in ("DT", "PRP$", "JJ", "RB", "CD", "POS"):
             new = "JJ"  # "a well organized room", "the parked car": a participle used as an adjective
@@ -67,3 +75,19 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
             out = out[:i] + [new] + out[i + 1:] if out is tags else out
             out[i] = new
     return out
+
+
+_PLURAL_BE = frozenset({"are", "were"})
+_NOUN_PHRASE = frozenset({"DT", "PRP$", "JJ", "JJR", "JJS", "CD", "VBN", "NN"})
+
+
+def _plural_here(tokens: Sequence[Token], tags: Sequence[str], i: int) -> bool:
+    """Whether the noun at `i` is plural by its context: "many" right before it, "are"/"were"
+    right after it, or "are"/"were" before it with only its noun phrase's words between."""
+    words = [t.text.lower() for t in tokens]
+    if i > 0 and words[i - 1] == "many" or i + 1 < len(words) and words[i + 1] in _PLURAL_BE:
+        return True
+    j = i - 1
+    while j >= 0 and tags[j] in _NOUN_PHRASE and words[j] not in _PLURAL_BE:
+        j -= 1
+    return j >= 0 and words[j] in _PLURAL_BE
