@@ -64,7 +64,8 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
         elif tag == "NN" and first_verb and i > 1 and tags[i - 1] in ("NN", "NNS") and low in wn.morphy(low, "v") \
                 and plausible(word, "v") and (i + 1 >= len(tags) or tags[i + 1] in ("IN", "TO", "RP", "DT", ".")):
             new = "VB"  # "Does the hand belong/NN to a man?", "Did this man jump/NN in the air?"
-        if tag == "NN" and low.isalpha() and zero_plural(low) and _plural_here(tokens, tags, i):
+        if tag == "NN" and low.isalpha() and _plural_here(tokens, tags, i) and low in wn.morphy(low, "n") \
+                and zero_plural(low):  # a WordNet noun's forms are prebuilt (word_stats): no lemminflect call
             new = "NNS"  # "What are the sheep doing?", "How many deer are there?"
         if tag == "VBN" and 0 < i < len(tags) - 1 and tags[i + 1] in ("NN", "NNS") and \
                 tags[i - 1] in ("DT", "PRP$", "JJ", "RB", "CD", "POS"):
