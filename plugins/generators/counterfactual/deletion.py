@@ -155,7 +155,7 @@ def _head_is_kind(qm: QualityView, tokens: list[Token], first: int, last: int) -
     if not bases:
         return True
     for sense in wn.synsets(bases[0], "n"):
-        for up in qm.lex._all_ancestors(sense):
+        for up in qm.lex.ancestors(sense):
             if head & {n.lower() for n in wn.lemma_names(up)}:
                 return True
     return False

@@ -170,7 +170,7 @@ class QualityLexicon:
         if relation == "hypernym" and another_name(wn, sense):
             return QualityChoice(None, (), "synonym")  # guy ("an informal term for a youth or man") -> "man"
         banned = _variants(lemma)
-        groups, why = candidate_groups(self.wn, relation, sense, self._below)
+        groups, why = candidate_groups(self.wn, self.ancestors, relation, sense, self._below)
         rejected: Counter = Counter()
         technical = False  # (hypernyms) a parent with an everyday name was passed as too rare
         for level, group in enumerate(groups):
@@ -201,7 +201,7 @@ class QualityLexicon:
                 if pos == "v" and low.split()[0] in EXCLUDED_VERBS:
                     continue  # make -> "do", wear -> "have": auxiliaries are no replacement
                 reason = self._reject(name, pos, synset, floor, relation == "hypernym") or relation_misfit(
-                    wn, relation, sense, synset, lemma, name) or self._misfit(lemma, name, pos, relation, synset, slot) \
+                    wn, self.ancestors, relation, sense, synset, lemma, name) or self._misfit(lemma, name, pos, relation, synset, slot) \
                     or far_apart(self.vectors, relation, lemma, name)
                 if reason:
                     rejected[reason] += 1
@@ -254,7 +254,7 @@ class QualityLexicon:
         more general term of one of its senses."""
         if name.lower() == other.lower():
             return True
-        return any(synset == s or synset in self._all_ancestors(s) for s in self.senses(other, "n"))
+        return any(synset == s or synset in self.ancestors(s) for s in self.senses(other, "n"))
 
     def _synonyms(self, lemma: str, pos: str) -> frozenset[str]:
         """Every lemma name of every sense of `lemma` (lower case)."""
@@ -266,7 +266,7 @@ class QualityLexicon:
 
     def _named(self, synset: int, words: frozenset[str]) -> bool:
         """Whether `synset` or one of its ancestors has a lemma among `words`."""
-        for sid in (synset, *self._all_ancestors(synset)):
+        for sid in (synset, *self.ancestors(synset)):
             if any(n.lower() in words for n in self.wn.lemma_names(sid)):
                 return True
         return False
@@ -331,9 +331,10 @@ class QualityLexicon:
         if pos != "n":
             return False
         heads = set(self.wn.synsets(words[1], "n"))
-        return bool(heads & self._all_ancestors(synset))
+        return bool(heads & self.ancestors(synset))
 
-    def _all_ancestors(self, sid: int) -> frozenset[int]:
+    def ancestors(self, sid: int) -> frozenset[int]:
+        """`sid`'s ancestors (every parent, instances too), memoized."""
         found = self._ancestors.get(sid)
         if found is None:
             out: set[int] = set()

@@ -281,7 +281,8 @@ class QualityMode:
         if not self.senses.confident(lemma, senses, sense):
             rej["ambiguous"] += 1  # the context overrode the first sense for a rarely used one
             return None
-        if kind.relation in ("hyponym", "sibling") and names_the_photo(self.wn, sense, [t.text for t in tokens], first):
+        if kind.relation in ("hyponym", "sibling") and names_the_photo(self.wn, self.lex.ancestors, sense,
+                                                                      [t.text for t in tokens], first):
             rej["image_noun"] += 1  # rule 38: "in the picture" -> "in the map" asks about another medium
             return None
         choice = self.lex.choose(lemma, kind.pos, kind.relation, sense, self._slot(kind, tokens, tags, lemma, first,

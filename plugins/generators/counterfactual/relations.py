@@ -61,7 +61,7 @@ seventh (rule 40, from the tune half and the sixth round's judged rows):
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 __all__ = ["ABSTRACT_LEXNAMES", "COUSIN_LEXNAMES", "MIN_HYPERNYM_DEPTH", "SIBLING_PARENT_DEPTH", "SIMILARITY_FLOOR",
            "TOPS_DEPTH", "another_name", "candidate_groups", "far_apart", "names_the_photo", "relation_misfit"]
@@ -110,35 +110,27 @@ def another_name(wn: Any, sid: int) -> bool:
     return bool(_NAME_FOR.match(wn.definition(sid)))
 
 
-#: (id of a WordNet index, sid) -> sid and all its ancestors: one walk per synset and process.
-_LINEAGE: dict[tuple[int, int], frozenset[int]] = {}
+#: sid -> its ancestors (any parent, instances too): `QualityLexicon.ancestors`, memoized.
+Ancestors = Callable[[int], frozenset[int]]
 
 
-def _under(wn: Any, sid: int, root: int) -> bool:
-    """Whether `root` is `sid` or one of its ancestors (any parent, instances too)."""
-    key = (id(wn), sid)
-    found = _LINEAGE.get(key)
-    if found is None:
-        todo, seen = [sid], set()
-        while todo:
-            cur = todo.pop()
-            seen.add(cur)
-            todo.extend(u for u in wn.hypernyms(cur) + wn.instance_hypernyms(cur) if u not in seen)
-        found = _LINEAGE[key] = frozenset(seen)
-    return root in found
+def _under(ancestors: Ancestors, sid: int, root: int) -> bool:
+    """Whether `root` is `sid` or one of its ancestors."""
+    return sid == root or root in ancestors(sid)
 
 
-def names_the_photo(wn: Any, sense: int, words: list[str], first: int) -> bool:
+def names_the_photo(wn: Any, ancestors: Ancestors, sense: int, words: list[str], first: int) -> bool:
     """Whether the noun in `sense` starting at word `first` of the question is the photo the
     question is about (module docstring): a photograph, or a picture after a preposition and
     a determiner ("Does the person in the picture look tired?")."""
-    if _under(wn, sense, wn.synset(PHOTO_ROOT)):
+    if _under(ancestors, sense, wn.synset(PHOTO_ROOT)):
         return True
     return sense == wn.synset(PICTURE) and first >= 2 and words[first - 2].lower() in _PHOTO_PHRASE[0] and \
         words[first - 1].lower() in _PHOTO_PHRASE[1]
 
 
-def relation_misfit(wn: Any, relation: str, sense: int, synset: int, lemma: str = "", name: str = "") -> str:
+def relation_misfit(wn: Any, ancestors: Ancestors, relation: str, sense: int, synset: int, lemma: str = "",
+                    name: str = "") -> str:
     """The fifth and sixth rounds' test of a hyponym or sibling candidate `synset` (named
     `name`) of `sense` (of `lemma`): "register" for another name, "sense_mismatch" for a
     hyponym of another lexicographer file, "kinship" for a relative as the sibling of
@@ -153,7 +145,7 @@ def relation_misfit(wn: Any, relation: str, sense: int, synset: int, lemma: str 
     if "-" in name and wn.count(synset, name) == 0:
         return "rare_word"  # kickstand -> "stair-rod", room -> "pull-off", baby -> "man-child"
     kin = wn.synset(KIN_ROOT)
-    if relation == "sibling" and _under(wn, synset, kin) and not _under(wn, sense, kin):
+    if relation == "sibling" and _under(ancestors, synset, kin) and not _under(ancestors, sense, kin):
         return "kinship"  # girl -> "wife" (mother -> "father" stays)
     if another_name(wn, synset):
         return "register"  # guy -> "boy" (a friendly informal reference to a grown man)
@@ -174,7 +166,8 @@ def far_apart(vectors: Any, relation: str, lemma: str, name: str) -> str:
     return "dissimilar" if similar is not None and similar < SIMILARITY_FLOOR else ""
 
 
-def candidate_groups(wn: Any, relation: str, sense: int, memo: dict) -> tuple[list[list[int]], str]:
+def candidate_groups(wn: Any, ancestors: Ancestors, relation: str, sense: int, memo: dict
+                     ) -> tuple[list[list[int]], str]:
     """The candidate synsets of `relation` for `sense`, in groups examined in order (a sibling
     group, then cousins; hypernyms one level per group), and "abstract" when the relation is
     refused for an abstract sense or parent (quality.py's docstring; rules 3, 15, 17, 31).
@@ -193,7 +186,7 @@ def candidate_groups(wn: Any, relation: str, sense: int, memo: dict) -> tuple[li
             return [], ""
         if wn.max_depth(parent[0]) < SIBLING_PARENT_DEPTH or wn.lexname(sense) in ABSTRACT_LEXNAMES:
             return [], "abstract"  # sport -> "escape", event -> "knowledge", animal -> "person"
-        if wn.lexname(sense) == "noun.person" and not any(_under(wn, parent[0], wn.synset(r)) for r in PERSON_ROOTS):
+        if wn.lexname(sense) == "noun.person" and not any(_under(ancestors, parent[0], wn.synset(r)) for r in PERSON_ROOTS):
             return [], "person_role"  # rider -> "companion", child -> "youth"; man -> "boy" stays
         instance = sense in wn.instance_hyponyms(parent[0])
         kids = wn.instance_hyponyms(parent[0]) if instance else wn.hyponyms(parent[0])

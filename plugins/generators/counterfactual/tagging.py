@@ -46,7 +46,8 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
     `zero_plural(word)` whether a noun's plural is the word itself."""
     out = tags
     # a do-question whose main verb the tagger missed: no verb after "do/does/did"
-    first_verb = tokens[0].text.lower() in ("do", "does", "did") and not any(
+    words = [t.text.lower() for t in tokens]
+    first_verb = words[0] in ("do", "does", "did") and not any(
         t.startswith("VB") or t == "MD" for t in tags[1:])
     for i in range(len(tags)):
         word, tag = tokens[i].text, tags[i]
@@ -64,7 +65,7 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
         elif tag == "NN" and first_verb and i > 1 and tags[i - 1] in ("NN", "NNS") and low in wn.morphy(low, "v") \
                 and plausible(word, "v") and (i + 1 >= len(tags) or tags[i + 1] in ("IN", "TO", "RP", "DT", ".")):
             new = "VB"  # "Does the hand belong/NN to a man?", "Did this man jump/NN in the air?"
-        if tag == "NN" and low.isalpha() and _plural_here(tokens, tags, i) and low in wn.morphy(low, "n") \
+        if tag == "NN" and low.isalpha() and _plural_here(words, tags, i) and low in wn.morphy(low, "n") \
                 and zero_plural(low):  # a WordNet noun's forms are prebuilt (word_stats): no lemminflect call
             new = "NNS"  # "What are the sheep doing?", "How many deer are there?"
         if tag == "VBN" and 0 < i < len(tags) - 1 and tags[i + 1] in ("NN", "NNS") and \
@@ -82,10 +83,10 @@ _PLURAL_BE = frozenset({"are", "were"})
 _NOUN_PHRASE = frozenset({"DT", "PRP$", "JJ", "JJR", "JJS", "CD", "VBN", "NN"})
 
 
-def _plural_here(tokens: Sequence[Token], tags: Sequence[str], i: int) -> bool:
-    """Whether the noun at `i` is plural by its context: "many" right before it, "are"/"were"
-    right after it, or "are"/"were" before it with only its noun phrase's words between."""
-    words = [t.text.lower() for t in tokens]
+def _plural_here(words: Sequence[str], tags: Sequence[str], i: int) -> bool:
+    """Whether the noun at `i` is plural by its context (`words`: the question's tokens in
+    lower case): "many" right before it, "are"/"were" right after it, or "are"/"were" before
+    it with only its noun phrase's words between."""
     if i > 0 and words[i - 1] == "many" or i + 1 < len(words) and words[i + 1] in _PLURAL_BE:
         return True
     j = i - 1
