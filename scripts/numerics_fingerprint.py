@@ -4,10 +4,11 @@
     python scripts/numerics_fingerprint.py [--epochs 15] [--previous] [--ops-only]
 
 Run it on two machines and compare the JSON lines: `ops` holds a digest per CPU op the toy
-trainers use (34: matrix products, convolutions, the LSTM, BatchNorm, Adam per-tensor and
+trainers use (36: matrix products, convolutions, the LSTM, BatchNorm, Adam per-tensor and
 fused, sqrt, softmax, ...; forward and backward) on fixed inputs under `reproducible_cpu(1)`
 (the 30 ops of docs/benchmarks.md, "Machine-independent numerics", plus the fused Adam, sqrt
-and the attention models' softmax, whose backward differs between torch 2.11 and 2.13);
+and torch's softmax, whose backward differs between torch 2.11 and 2.13, and the attention
+models' softmax, which does not);
 `training` trains `cnn-lstm` on the toy benchmark's balanced train split (seed 0, `--epochs`, one thread, as the harness does) and digests the data, the
 weights and the val answers, with the official VQA accuracy (at 15 epochs: the README's BB
 cell for cnn-lstm). `--previous` reproduces the numerics before issue 27 (MKL_CBWR=AVX2,STRICT,
@@ -42,6 +43,7 @@ from vqa_harness_plugins.datasets.toyvqa import ToyVQA  # noqa: E402
 from vqa_harness_plugins.models import training  # noqa: E402
 from vqa_harness_plugins.models.cnnlstm import CNNLSTMModel, decode_images  # noqa: E402
 from vqa_harness_plugins.models.runtime import adam, reproducible_cpu  # noqa: E402
+from vqa_harness_plugins.models.softmax import softmax_lastdim  # noqa: E402
 from vqa_harness_plugins.models.text import normalizer  # noqa: E402
 
 
@@ -171,6 +173,10 @@ def ops() -> dict[str, str]:
         # torch 2.11 and 2.13 under the AVX2 kernels: docs/benchmarks.md, "A second CPU")
         "softmax": lambda: _grads(lambda x: torch.softmax(x * 2, dim=-1), det(64, 49)),
         "softmax_wide": lambda: _grads(lambda x: torch.softmax(x * 2, dim=-1), det(64, 100)),
+        # the softmax the attention models use since (plugins/models/softmax.py): torch 2.13.0's
+        # AVX2 backward written with elementwise ops; the same digest under 2.11 and 2.13
+        "softmax_models": lambda: _grads(lambda x: softmax_lastdim(x * 2), det(64, 49)),
+        "softmax_models_wide": lambda: _grads(lambda x: softmax_lastdim(x * 2), det(64, 100)),
     }
     with KERNELS(1):
         return {name: probe() for name, probe in probes.items()}

@@ -26,6 +26,7 @@ from harness.api import Option
 from .choice_training import CHOICE_OPTIONS, GridChoiceModel
 from .grid_base import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
 from .sizes import SizedModel, Sizes
+from .softmax import softmax_lastdim
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -119,8 +120,8 @@ def _net_classes() -> tuple[type, type]:
             wv, wq = self.w_v(v), self.w_q(q)
             h_v = torch.tanh(wv + affinity.transpose(1, 2) @ wq)  # [B, R, d]
             h_q = torch.tanh(wq + affinity @ wv)  # [B, T, d]
-            a_v = torch.softmax(self.h_v(h_v).squeeze(-1), dim=1)
-            a_q = L.masked_softmax(self.h_q(h_q).squeeze(-1), qmask, dim=1)
+            a_v = softmax_lastdim(self.h_v(h_v).squeeze(-1))
+            a_q = L.masked_softmax(self.h_q(h_q).squeeze(-1), qmask)
             return (a_q[:, :, None] * q).sum(1), (a_v[:, :, None] * v).sum(1)
 
     class HieCoAttBody(nn.Module):

@@ -29,6 +29,7 @@ from harness.digest import digest
 from harness.types import Example
 
 from .grid_features import GRID_HELP, GridFeatures
+from .softmax import softmax_lastdim
 from .text import PAD, UNK, Vocab, tokenize
 from .training import TRAINER_OPTIONS, Take, TorchAnswerModel
 
@@ -159,8 +160,9 @@ def layers() -> Any:
             return grids
         return torch.cat([grids, sentinel.expand(grids.shape[0], 1, -1)], dim=1)
 
-    def masked_softmax(logits: torch.Tensor, mask: torch.Tensor, dim: int) -> torch.Tensor:
-        return torch.softmax(logits.masked_fill(~mask, float("-inf")), dim=dim)
+    def masked_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Softmax over the last dimension, masked entries at 0 (softmax.py: the backward in torch 2.13.0's order)."""
+        return softmax_lastdim(logits.masked_fill(~mask, float("-inf")))
 
     def token_mask(tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         return torch.arange(tokens.shape[1], device=tokens.device)[None, :] < lengths.to(tokens.device)[:, None]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .choice_training import CHOICE_OPTIONS, GridChoiceModel
 from .grid_base import layers, trainer_option
 from .sizes import SizedModel, Sizes
+from .softmax import softmax_lastdim
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -73,7 +74,7 @@ def _net_class() -> type:
             """(attention weights [B, R(+1)], attended evidence [B, H])."""
             regions = L.rows_of(bank, inverse, self.sentinel)
             query = torch.tanh(self.query(qtext))
-            weights = torch.softmax((torch.tanh(self.attend(regions)) * query[:, None, :]).sum(-1), dim=1)
+            weights = softmax_lastdim((torch.tanh(self.attend(regions)) * query[:, None, :]).sum(-1))
             return weights, (weights[:, :, None] * self.evidence(regions)).sum(1)
 
         def forward(self, bank: torch.Tensor, inverse: torch.Tensor, tokens: torch.Tensor, lengths: torch.Tensor,
