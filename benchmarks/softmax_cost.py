@@ -24,7 +24,7 @@ import time
 
 os.environ.setdefault("VQA_HARNESS_CACHE", tempfile.mkdtemp(prefix="softmax-cost-"))
 
-import harness  # noqa: E402,F401  (the numerics pins, before torch loads)
+import harness  # noqa: E402,F401,I001  (the numerics pins, before torch loads)
 import torch  # noqa: E402
 
 from harness.paths import cache_dir  # noqa: E402

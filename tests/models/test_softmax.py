@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from harness import NUMERICS_ENV
-from vqa_harness_plugins.models.softmax import fma32, softmax_backward_lastdim, softmax_lastdim
+from vqa_harness_plugins.models.softmax import fma32, softmax_lastdim
 
 LOCKED_TORCH = "2.13.0"  # constraints.txt: the version whose kernel the backward follows
 
