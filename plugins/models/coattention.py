@@ -26,7 +26,7 @@ from harness.api import Option
 from .choice_training import CHOICE_OPTIONS, GridChoiceModel
 from .grid_base import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
 from .sizes import SizedModel, Sizes
-from .softmax import softmax_lastdim
+from .softmax import WrittenOutSoftmax, softmax_lastdim
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -54,7 +54,7 @@ class _LSTMLayers:
         return config
 
 
-class HieCoAttModel(SizedModel, _LSTMLayers, GridAnswerModel):
+class HieCoAttModel(SizedModel, _LSTMLayers, WrittenOutSoftmax, GridAnswerModel):
     """Hierarchical co-attention over (question, grid) -> answer vocabulary."""
 
     name = "hiecoatt"
@@ -76,7 +76,7 @@ class HieCoAttModel(SizedModel, _LSTMLayers, GridAnswerModel):
                                  n_answers=len(self.answers))
 
 
-class HieCoAttMC(SizedModel, _LSTMLayers, GridChoiceModel):
+class HieCoAttMC(SizedModel, _LSTMLayers, WrittenOutSoftmax, GridChoiceModel):
     """Chao et al. 2018 HieCoAtt*: the co-attention feature h_s, question and candidate -> MLP."""
 
     name = "hiecoatt-mc"

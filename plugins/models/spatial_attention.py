@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .choice_training import CHOICE_OPTIONS, GridChoiceModel
 from .grid_base import layers, trainer_option
 from .sizes import SizedModel, Sizes
-from .softmax import softmax_lastdim
+from .softmax import WrittenOutSoftmax, softmax_lastdim
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["SpatialAttentionMC"]
 
 
-class SpatialAttentionMC(SizedModel, GridChoiceModel):
+class SpatialAttentionMC(SizedModel, WrittenOutSoftmax, GridChoiceModel):
     """Chao et al. 2018 Attention*: question-guided attention over grid regions -> MLP."""
 
     name = "attention-mc"
