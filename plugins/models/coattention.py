@@ -26,7 +26,7 @@ from harness.api import Option
 from .choice_training import CHOICE_OPTIONS, GridChoiceModel
 from .grid_base import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
 from .sizes import SizedModel, Sizes
-from .softmax import WrittenOutSoftmax, softmax_lastdim
+from .softmax import SOFTMAX_MARK, softmax_lastdim
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -54,10 +54,11 @@ class _LSTMLayers:
         return config
 
 
-class HieCoAttModel(SizedModel, _LSTMLayers, WrittenOutSoftmax, GridAnswerModel):
+class HieCoAttModel(SizedModel, _LSTMLayers, GridAnswerModel):
     """Hierarchical co-attention over (question, grid) -> answer vocabulary."""
 
     name = "hiecoatt"
+    NUMERICS_MARKS = SOFTMAX_MARK
     description = "HieCoAtt (Lu 2016): word/phrase/question-level parallel co-attention on grid features -> answers"
     size_presets = Sizes(toy=_TOY, paper=_LU, source="Lu et al. 2016, the authors' train.lua")
     options = size_presets.options({
@@ -76,10 +77,11 @@ class HieCoAttModel(SizedModel, _LSTMLayers, WrittenOutSoftmax, GridAnswerModel)
                                  n_answers=len(self.answers))
 
 
-class HieCoAttMC(SizedModel, _LSTMLayers, WrittenOutSoftmax, GridChoiceModel):
+class HieCoAttMC(SizedModel, _LSTMLayers, GridChoiceModel):
     """Chao et al. 2018 HieCoAtt*: the co-attention feature h_s, question and candidate -> MLP."""
 
     name = "hiecoatt-mc"
+    NUMERICS_MARKS = SOFTMAX_MARK
     description = ("Chao 2018 HieCoAtt*: HieCoAtt's joint feature + question + candidate -> MLP "
                    "(multiple choice)")
     size_presets = Sizes(toy={**_TOY, "mc_hidden": 1024}, paper={**_LU, "mc_hidden": 8192},

@@ -57,10 +57,16 @@ class GridAnswerModel(TorchAnswerModel):
     """A TorchAnswerModel over (question tokens, grid features); see the module docstring."""
 
     options = GRID_OPTIONS
+    #: Revisions of a model's numerics, part of its fingerprint: weights and predictions cached
+    #: under an earlier revision are not served (MCB's convolution, the attention softmax).
+    NUMERICS_MARKS: dict[str, Any] = {}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.grid = GridFeatures(self.config["grid"], owner=f"model {self.name!r}")
+
+    def fingerprint_config(self) -> dict[str, Any]:
+        return {**super().fingerprint_config(), **self.NUMERICS_MARKS}
 
     @property
     def uses_images(self) -> bool:  # type: ignore[override]

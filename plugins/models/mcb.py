@@ -20,7 +20,7 @@ units, attention 512, 2 glimpses, over ResNet-152 res5c grids (14 x 14 x 2,048).
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from harness.api import Option
 
@@ -57,13 +57,9 @@ class MCBModel(SizedModel, GridAnswerModel):
         "dropout": trainer_option("dropout", 0.1, "dropout before the answer layer"),
     })
 
-    #: Revision of MCB's numerics, part of the fingerprint: weights cached under an earlier one
-    #: are retrained (2: the CPU convolution's complex products from real ones, issue 27). It
-    #: keys every device alike (a CUDA run's key changes too): one model, one revision.
-    NUMERICS = 2
-
-    def fingerprint_config(self) -> dict[str, Any]:
-        return {**super().fingerprint_config(), "numerics": self.NUMERICS}
+    #: Revision 2: the CPU convolution's complex products from real ones (issue 27). It keys
+    #: every device alike (a CUDA run's key changes too): one model, one revision.
+    NUMERICS_MARKS = {"numerics": 2}
 
     def _new_net(self) -> "torch.nn.Module":
         v, cfg = self.vocab, self.config

@@ -40,20 +40,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-__all__ = ["softmax_lastdim", "fma32", "softmax_backward_lastdim", "WrittenOutSoftmax"]
+__all__ = ["softmax_lastdim", "fma32", "softmax_backward_lastdim", "SOFTMAX_MARK"]
 
 LANES = 8  # floats in one AVX2 register: the width torch 2.13.0's kernel sums with
 
 
-class WrittenOutSoftmax:
-    """For the models that use `softmax_lastdim`: their fingerprint names it, so weights and
-    predictions cached before it (trained under torch 2.11 with that torch's order) are not
-    served as this code's."""
-
-    SOFTMAX = "2.13.0-order"
-
-    def fingerprint_config(self) -> dict[str, Any]:
-        return {**super().fingerprint_config(), "softmax": self.SOFTMAX}  # type: ignore[misc]
+#: The `NUMERICS_MARKS` entry of the models that use `softmax_lastdim`: weights and predictions
+#: cached before it (under torch 2.11, with that torch's order) are not served as this code's.
+SOFTMAX_MARK = {"softmax": "2.13.0-order"}
 
 
 def fma32(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
@@ -75,7 +69,7 @@ def fma32(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     back = s - p
     err = (p - (s - back)) + (c64 - back)
     even = (s.view(torch.int64) & 1) == 0
-    toward = torch.where(err > 0, torch.full_like(s, float("inf")), torch.full_like(s, float("-inf")))
+    toward = torch.copysign(torch.full_like(s, float("inf")), err)
     return torch.where((err != 0) & even & torch.isfinite(s), torch.nextafter(s, toward), s).float()
 
 

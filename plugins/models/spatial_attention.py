@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .choice_training import CHOICE_OPTIONS, GridChoiceModel
 from .grid_base import layers, trainer_option
 from .sizes import SizedModel, Sizes
-from .softmax import WrittenOutSoftmax, softmax_lastdim
+from .softmax import SOFTMAX_MARK, softmax_lastdim
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -32,10 +32,11 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["SpatialAttentionMC"]
 
 
-class SpatialAttentionMC(SizedModel, WrittenOutSoftmax, GridChoiceModel):
+class SpatialAttentionMC(SizedModel, GridChoiceModel):
     """Chao et al. 2018 Attention*: question-guided attention over grid regions -> MLP."""
 
     name = "attention-mc"
+    NUMERICS_MARKS = SOFTMAX_MARK
     description = ("Chao 2018 Attention* (spatial memory style): question-guided grid attention, MLP over "
                    "[attended image, question, candidate] (multiple choice)")
     # The attention size is not given in the paper: `hidden` keeps its value under both presets.

@@ -51,7 +51,7 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
         t.startswith("VB") or t == "MD" for t in tags[1:])
     for i in range(len(tags)):
         word, tag = tokens[i].text, tags[i]
-        low = word.lower()
+        low = words[i]
         new = tag
         if tag == "NN" and i > 0 and tags[i - 1] in ("NN", "NNS") and low.endswith("ing") and \
                 not plausible(word, "n") and plausible(word, "v"):
