@@ -10,7 +10,8 @@
 # OUT/status.txt each group's exit code; the script exits non-zero when a group failed. Needs
 # the harness importable as `python3 -m vqa_harness_cli` (installed, or scripts/uninstalled_env.py
 # on PYTHONPATH: the project root is added to PYTHONPATH here) and its NLP resources
-# (`harness resources install`). LIMIT=SECONDS bounds each group (default 3600).
+# (`harness resources install`). LIMIT=SECONDS bounds each group (default 3600);
+# MODELS="hiecoatt mcb ..." keeps only those models (names before any ':') in every group.
 set -u
 [ $# -ge 1 ] || { echo "usage: bash benchmarks/cross_machine.sh OUT [goyal|chao|all]" >&2; exit 2; }
 mkdir -p "$1" || exit 2
@@ -26,12 +27,15 @@ T0=$(date +%s)
 run() {  # NAME MODELS...: every model through suite NAME, side by side, on the CPU
   local name=$1; shift
   local args=() m rc
-  for m in "$@"; do args+=(--model "$m"); done
+  for m in "$@"; do
+    if [ -z "${MODELS:-}" ] || [[ " $MODELS " == *" ${m%%:*} "* ]]; then args+=(--model "$m"); fi
+  done
+  [ ${#args[@]} -gt 0 ] || { echo "$name skipped (no model of MODELS)" >> "$OUT/status.txt"; return 0; }
   if ! mkdir -p "$OUT/$name" || ! cd "$OUT/$name"; then
     echo "$name rc 1 (cannot use $OUT/$name)" >> "$OUT/status.txt"; return 1
   fi
   timeout "${LIMIT:-3600}" python3 -m vqa_harness_cli run "${args[@]}" --suite "$SUITES/$name.yaml" --device cpu \
-    --jobs $# --no-leaderboard > log.txt 2>&1
+    --jobs $(( ${#args[@]} / 2 )) --no-leaderboard > log.txt 2>&1
   rc=$?
   echo "$name rc $rc after $(( $(date +%s) - T0 )) s" >> "$OUT/status.txt"
   return $rc
