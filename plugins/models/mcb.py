@@ -57,9 +57,10 @@ class MCBModel(SizedModel, GridAnswerModel):
         "dropout": trainer_option("dropout", 0.1, "dropout before the answer layer"),
     })
 
-    #: Revision 2: the CPU convolution's complex products from real ones (issue 27). It keys
-    #: every device alike (a CUDA run's key changes too): one model, one revision.
-    NUMERICS_MARKS = {"numerics": 2}
+    #: Revision 2: the CPU convolution's complex products from real ones; revision 3: the
+    #: signed square root correctly rounded (numpy's, not MKL's) (issue 27). It keys every
+    #: device alike (a CUDA run's key changes too): one model, one revision.
+    NUMERICS_MARKS = {"numerics": 3}
 
     def _new_net(self) -> "torch.nn.Module":
         v, cfg = self.vocab, self.config

@@ -15,6 +15,7 @@ and always differ from the CPU's: weights trained on a GPU are cached under thei
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,18 +72,41 @@ def threads_key(threads: int) -> dict[str, int]:
 
 
 def exact_sqrt(x: "torch.Tensor") -> "torch.Tensor":
-    """The correctly rounded square root, in `x`'s dtype, on every machine.
+    """The correctly rounded square root, in `x`'s dtype, on every machine (differentiable).
 
-    torch's float32 `sqrt` on the CPU is not correctly rounded (15% of float32 inputs were off
-    by one unit in the last place here) and its result differs between Intel and AMD CPUs.
-    The float64 root rounded to float32 is the correctly rounded float32 root, whatever the
-    float64 kernel's last bit (the exact root of a float32 is never that close to a rounding
-    boundary), so the same bits come out everywhere."""
+    torch's CPU `sqrt` is not correctly rounded: it is MKL's vector math, accurate to about one
+    unit in the last place, and its bits differ between Intel and AMD CPUs (float32: 15% of
+    inputs off by one unit here; float64: 1.3% of a million inputs here). On the CPU the root
+    is numpy's, whose `sqrt` is the IEEE-754 operation (correctly rounded on every x86-64 CPU),
+    in float64; a float32 input is rounded back from it (the float64 root of a float32 rounds
+    to its correctly rounded float32 root). On CUDA torch's `sqrt` is the IEEE operation."""
     import torch  # heavy, as above
 
+    if x.device.type != "cpu":
+        return x.sqrt() if x.dtype == torch.float64 else x.double().sqrt().to(x.dtype)
     if x.dtype == torch.float64:
-        return x.sqrt()
-    return x.double().sqrt().to(x.dtype)
+        return _numpy_sqrt().apply(x)
+    return _numpy_sqrt().apply(x.double()).to(x.dtype)
+
+
+@functools.cache
+def _numpy_sqrt() -> type:
+    import numpy as np  # imported with torch, on use
+    import torch  # heavy, as above
+
+    class NumpySqrt(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):  # type: ignore[override]
+            y = torch.from_numpy(np.sqrt(x.detach().numpy()))
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):  # type: ignore[override]
+            (y,) = ctx.saved_tensors
+            return grad / (2 * y)  # torch's own sqrt backward
+
+    return NumpySqrt
 
 
 def adam(params: Any, lr: float) -> "torch.optim.Optimizer":
