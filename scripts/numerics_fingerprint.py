@@ -4,11 +4,11 @@
     python scripts/numerics_fingerprint.py [--epochs 15] [--previous] [--ops-only]
 
 Run it on two machines and compare the JSON lines: `ops` holds a digest per CPU op the toy
-trainers use (36: matrix products, convolutions, the LSTM, BatchNorm, Adam per-tensor and
+trainers use (38: matrix products, convolutions, the LSTM, BatchNorm, Adam per-tensor and
 fused, sqrt, softmax, ...; forward and backward) on fixed inputs under `reproducible_cpu(1)`
 (the 30 ops of docs/benchmarks.md, "Machine-independent numerics", plus the fused Adam, sqrt
-and torch's softmax, whose backward differs between torch 2.11 and 2.13, and the attention
-models' softmax, which does not);
+and torch's softmax, whose backward differs between torch 2.11 and 2.13, the attention
+models' softmax, which does not, and torch's float64 sqrt beside MCB's correctly rounded one);
 `training` trains `cnn-lstm` on the toy benchmark's balanced train split (seed 0, `--epochs`, one thread, as the harness does) and digests the data, the
 weights and the val answers, with the official VQA accuracy (at 15 epochs: the README's BB
 cell for cnn-lstm). `--previous` reproduces the numerics before issue 27 (MKL_CBWR=AVX2,STRICT,
@@ -42,7 +42,7 @@ from harness.provenance import environment  # noqa: E402
 from vqa_harness_plugins.datasets.toyvqa import ToyVQA  # noqa: E402
 from vqa_harness_plugins.models import training  # noqa: E402
 from vqa_harness_plugins.models.cnnlstm import CNNLSTMModel, decode_images  # noqa: E402
-from vqa_harness_plugins.models.runtime import adam, reproducible_cpu  # noqa: E402
+from vqa_harness_plugins.models.runtime import adam, exact_sqrt, reproducible_cpu  # noqa: E402
 from vqa_harness_plugins.models.softmax import softmax_lastdim  # noqa: E402
 from vqa_harness_plugins.models.text import normalizer  # noqa: E402
 
@@ -177,6 +177,10 @@ def ops() -> dict[str, str]:
         # AVX2 backward written with elementwise ops; the same digest under 2.11 and 2.13
         "softmax_models": lambda: _grads(lambda x: softmax_lastdim(x * 2), det(64, 49)),
         "softmax_models_wide": lambda: _grads(lambda x: softmax_lastdim(x * 2), det(64, 100)),
+        # MCB's signed square root in float64: torch's CPU sqrt (MKL's vector math, whose bits
+        # differed on an Intel and an AMD CPU) and the correctly rounded one MCB uses since
+        "sqrt_f64": lambda: digest((det(256, 256, salt=2).double().abs() * 1e3).sqrt()),
+        "exact_sqrt_f64": lambda: digest(exact_sqrt(det(256, 256, salt=2).double().abs() * 1e3)),
     }
     with KERNELS(1):
         return {name: probe() for name, probe in probes.items()}

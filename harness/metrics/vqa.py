@@ -11,7 +11,9 @@ The reference is GT-Vision-Lab/VQA `PythonEvaluationTools/vqaEvaluation/vqaEval.
    prediction ``"Yes"`` score 0.
 3. acc_i = min(1, #(other humans equal to the prediction) / 3); the question's accuracy is
    ``sum(acc_1..acc_n) / n``, summed in order, unrounded (the official code rounds to two
-   decimals of a percentage only when reporting).
+   decimals of a percentage only when reporting). In order means left to right, each
+   addition rounded, as the script's ``sum()`` does on Python 2 and up to 3.11; 3.12's
+   ``sum()`` compensates rounding (two matching humans: 0.6 instead of 0.5999999999999999).
 
 Two metrics live here, under different names:
 
@@ -36,6 +38,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..errors import DataError
+from ..stats import ordered_sum
 
 __all__ = [
     "ARTICLES",
@@ -175,7 +178,7 @@ def _mean_of_acc(matches: Sequence[bool]) -> float:
     """Step 3 for a pattern of which humans equal the prediction, official float order."""
     total = sum(matches)
     accs = [min(1, (total - m) / 3) for m in matches]
-    return float(sum(accs)) / len(accs)
+    return ordered_sum(accs) / len(accs)  # sum() in order, as on Python <= 3.11
 
 
 def _score(prediction: str, human_answers: Sequence[str], always_normalize: bool) -> float:

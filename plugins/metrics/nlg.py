@@ -31,6 +31,7 @@ from typing import Any, Mapping, Sequence
 
 from harness.digest import digest_bytes
 from harness.errors import DataError, ResourceError
+from harness.stats import ordered_sum
 
 from ..nlp import bertscore_model
 from ..nlp.bertscore import check_model_folder
@@ -306,7 +307,7 @@ def nlg_scores(
         t0 = time.perf_counter()
         f1, used = _bertscore(preds, refs, bertscore_model, bertscore_layers, batch_size, device)
         timings["bertscore_f1"] = time.perf_counter() - t0
-        corpus["bertscore_f1"] = float(sum(f1) / n)
+        corpus["bertscore_f1"] = float(ordered_sum(f1) / n)
         per["bertscore_f1"] = tuple(f1)
         resources.update(used)
     return NLGResult(n, corpus, per, unavailable, resources, timings)
@@ -366,7 +367,7 @@ def harmonic_mean(values: Sequence[float]) -> float:
         raise DataError(f"harmonic_mean: values must be non-negative numbers, got {list(values)}")
     if any(v == 0 for v in values):
         return 0.0
-    return len(values) / sum(1.0 / v for v in values)
+    return len(values) / ordered_sum(1.0 / v for v in values)
 
 
 def combined_metric_name(available: Mapping[str, float] | Sequence[str]) -> str:

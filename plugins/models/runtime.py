@@ -97,7 +97,8 @@ def _numpy_sqrt() -> type:
     class NumpySqrt(torch.autograd.Function):
         @staticmethod
         def forward(ctx, x):  # type: ignore[override]
-            y = torch.from_numpy(np.sqrt(x.detach().numpy()))
+            with np.errstate(invalid="ignore"):  # a negative input gives NaN, as torch's sqrt does
+                y = torch.from_numpy(np.asarray(np.sqrt(x.detach().numpy())))  # asarray: 0-d stays an array
             ctx.save_for_backward(y)
             return y
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 import random
 import re
 
@@ -20,6 +22,7 @@ from harness.metrics import (
     vqa_accuracy_lenient_batch,
 )
 from harness.metrics.vqa import CONTRACTIONS, process_digit_article, process_punctuation
+from harness.stats import ordered_sum
 from vqa_harness_plugins.metrics import evaluate_module_path
 
 # --- a literal, independent transcription of docs/metrics.md -------------------------------
@@ -71,7 +74,9 @@ def ref_accuracy(prediction: str, humans: list[str], always: bool = False) -> fl
         others = [g for j, g in enumerate(gts) if j != i]
         matching = [g for g in others if g == res]
         gt_acc.append(min(1, float(len(matching)) / 3))
-    return float(sum(gt_acc)) / len(gt_acc)
+    # the official script's sum(gtAcc), written for Python 2: left to right, each addition
+    # rounded (Python 3.12's sum() compensates rounding and would give other last bits)
+    return float(functools.reduce(operator.add, gt_acc, 0)) / len(gt_acc)
 
 
 # --- normalization rules, hand-computed -------------------------------------------------
@@ -170,7 +175,15 @@ def test_partial_matches(hits: int, expected: float) -> None:
     assert value == pytest.approx(expected, abs=1e-15)
     # and exactly the official float arithmetic (sum in order, then divide)
     accs = [min(1, (hits - 1) / 3)] * hits + [min(1, hits / 3)] * (10 - hits)
-    assert value == float(sum(accs)) / 10
+    assert value == float(functools.reduce(operator.add, accs, 0)) / 10
+
+
+def test_the_sum_is_in_order_on_every_python() -> None:
+    """Two matches: 2 * 1/3 + 8 * 2/3 added in order is 5.999999999999999 (what the official
+    script gives on Python 2 and up to 3.11); Python 3.12's compensating sum() gives 6.0."""
+    assert vqa_accuracy("cat", ["dog"] * 8 + ["cat"] * 2) == 0.5999999999999999
+    assert ordered_sum([0.1] * 10) == 0.9999999999999999
+    assert ordered_sum([]) == 0.0 and ordered_sum(iter([1, 2.5])) == 3.5
 
 
 def test_other_numbers_of_humans() -> None:
