@@ -9,12 +9,14 @@ best of `--rounds` timings of 200 repetitions each, alternating. Model: `hiecoat
 the toy benchmark's balanced train split for `--epochs` epochs (seed 0, one thread, the
 weight cache emptied before each fit), alternating torch's softmax and ours in the model's
 module; prints each round's seconds and the median ratio ours / torch's, and the load
-average before and after. The toy data goes to VQA_HARNESS_CACHE (or a temporary folder).
+average before and after. The toy data and weights go to a temporary cache of its own,
+removed at exit.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import shutil
 import statistics
@@ -22,7 +24,11 @@ import sys
 import tempfile
 import time
 
-os.environ.setdefault("VQA_HARNESS_CACHE", tempfile.mkdtemp(prefix="softmax-cost-"))
+# A cache of its own, removed at exit: each fit empties the models cache, which must never be
+# a user's own VQA_HARNESS_CACHE.
+_CACHE = tempfile.mkdtemp(prefix="softmax-cost-")
+os.environ["VQA_HARNESS_CACHE"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 import harness  # noqa: E402,F401,I001  (the numerics pins, before torch loads)
 import torch  # noqa: E402

@@ -13,7 +13,8 @@ The reference is GT-Vision-Lab/VQA `PythonEvaluationTools/vqaEvaluation/vqaEval.
    ``sum(acc_1..acc_n) / n``, summed in order, unrounded (the official code rounds to two
    decimals of a percentage only when reporting). In order means left to right, each
    addition rounded, as the script's ``sum()`` does on Python 2 and up to 3.11; 3.12's
-   ``sum()`` compensates rounding (two matching humans: 0.6 instead of 0.5999999999999999).
+   ``sum()`` compensates rounding (eight other answers, then two matching: 0.6 instead of
+   0.5999999999999999).
 
 Two metrics live here, under different names:
 

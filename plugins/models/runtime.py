@@ -2,9 +2,9 @@
 
 Training runs on the run's device (`Model.setup(device)` is called before `fit`). On the CPU
 it is deterministic: one torch thread (`TRAINING_THREADS`), and only kernels chosen not to
-depend on the CPU model (`reproducible_cpu`). Measured on two x86-64 machines: identical
-bits for cnn-lstm, qonly, the MLPs and the counter-example explainer, other bits for the
-attention models (docs/models.md, "On a second CPU"). On CUDA the cheap
+depend on the CPU model (`reproducible_cpu`), and square roots correctly rounded
+(`exact_sqrt`). Measured on two x86-64 machines: identical seed-0 bits for every trained toy
+model (MCB: the runs made there; docs/models.md, "On a second CPU"). On CUDA the cheap
 deterministic settings are on while training (cuDNN deterministic, no autotuning; shuffling
 stays on seeded CPU generators), but GPU kernels (atomic adds in `index_add_` and
 `scatter_add_` backward passes, cuBLAS) may still differ in the last bits from run to run,

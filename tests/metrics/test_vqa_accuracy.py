@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import builtins
 import functools
 import json
+import math
 import operator
 import random
 import re
@@ -24,6 +26,7 @@ from harness.metrics import (
 from harness.metrics.vqa import CONTRACTIONS, process_digit_article, process_punctuation
 from harness.stats import ordered_sum
 from vqa_harness_plugins.metrics import evaluate_module_path
+from vqa_harness_plugins.metrics.nlg import harmonic_mean
 
 # --- a literal, independent transcription of docs/metrics.md -------------------------------
 
@@ -178,10 +181,24 @@ def test_partial_matches(hits: int, expected: float) -> None:
     assert value == float(functools.reduce(operator.add, accs, 0)) / 10
 
 
-def test_the_sum_is_in_order_on_every_python() -> None:
-    """Two matches: 2 * 1/3 + 8 * 2/3 added in order is 5.999999999999999 (what the official
-    script gives on Python 2 and up to 3.11); Python 3.12's compensating sum() gives 6.0."""
+def test_the_sum_is_in_order_on_every_python(monkeypatch) -> None:
+    """Eight other answers, then two matching: 8 * 2/3 + 2 * 1/3 added in order is
+    5.999999999999999 (what the official script gives on Python 2 and up to 3.11); Python
+    3.12's compensating sum() gives 6.0. The harness adds in order whatever sum() does: here
+    sum() is replaced by a compensating one, as on 3.12, and the values stay."""
+    builtin_sum = builtins.sum
+
+    def compensating_sum(values, start=0):
+        values = list(values)
+        if any(isinstance(v, float) for v in values):
+            return math.fsum(values) + start
+        return builtin_sum(values, start)
+
+    assert compensating_sum([2 / 3] * 8 + [1 / 3] * 2) == 6.0  # what 3.12's sum() gives
+    monkeypatch.setattr(builtins, "sum", compensating_sum)
     assert vqa_accuracy("cat", ["dog"] * 8 + ["cat"] * 2) == 0.5999999999999999
+    assert vqa_accuracy_batch(["cat"], [["dog"] * 8 + ["cat"] * 2]).tolist() == [0.5999999999999999]
+    assert harmonic_mean([10.0] * 10) == 10 / 0.9999999999999999  # the reciprocals 0.1, in order
     assert ordered_sum([0.1] * 10) == 0.9999999999999999
     assert ordered_sum([]) == 0.0 and ordered_sum(iter([1, 2.5])) == 3.5
 
