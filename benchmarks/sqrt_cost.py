@@ -9,54 +9,34 @@ Op: the float64 root of MCB's attention input at the toy sizes (64 questions x 1
 thread, the weight cache emptied before each fit), alternating torch's root and ours in the
 model's module; prints each round's seconds, the median ratio ours / torch's and the load
 average before and after. The toy data and weights go to a temporary cache of its own,
-removed at exit.
+removed at exit (benchmarks/swap_cost.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import atexit
-import os
-import shutil
-import statistics
 import sys
-import tempfile
-import time
 
-# A cache of its own, removed at exit: each fit empties the models cache, which must never be
-# a user's own VQA_HARNESS_CACHE.
-_CACHE = tempfile.mkdtemp(prefix="sqrt-cost-")
-os.environ["VQA_HARNESS_CACHE"] = _CACHE
-atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+from swap_cost import compare_training, op_seconds, start  # first: the private cache, the pins
 
-import harness  # noqa: E402,F401,I001  (the numerics pins, before torch loads)
-import torch  # noqa: E402
+# isort: split
+import torch
 
-from harness.paths import cache_dir  # noqa: E402
-from vqa_harness_plugins.datasets.toyvqa import ToyVQA  # noqa: E402
-from vqa_harness_plugins.models import mcb  # noqa: E402
-from vqa_harness_plugins.models.runtime import exact_sqrt  # noqa: E402
+from vqa_harness_plugins.models import mcb
+from vqa_harness_plugins.models.runtime import exact_sqrt
 
 
 def _torch_sqrt(x: torch.Tensor) -> torch.Tensor:
     return x.sqrt()
 
 
-def _op_seconds(fn, reps: int = 100) -> float:
+def _op_seconds(fn) -> float:
     x = (torch.rand(64, 10, 1024, dtype=torch.float64) + 1e-12).requires_grad_(True)
-    g = torch.randn(64, 10, 1024, dtype=torch.float64)
-    start = time.perf_counter()
-    for _ in range(reps):
-        fn(x).backward(g)
-    return time.perf_counter() - start
+    return op_seconds(fn, x, torch.randn(64, 10, 1024, dtype=torch.float64), 100)
 
 
-def _fit_seconds(train: list, epochs: int) -> float:
-    shutil.rmtree(cache_dir("models"), ignore_errors=True)
-    model = mcb.MCBModel(epochs=epochs)
-    start = time.perf_counter()
-    model.fit(train, seed=0)
-    return time.perf_counter() - start
+def _use(fn) -> None:
+    mcb.exact_sqrt = fn
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,25 +44,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--epochs", type=int, default=1)
     args = parser.parse_args(argv)
-    torch.set_num_threads(1)
-    print(f"torch {torch.__version__}, {torch.backends.cpu.get_cpu_capability()}; load before: {os.getloadavg()}")
+    start()
     ours = min(_op_seconds(exact_sqrt) for _ in range(args.rounds))
     theirs = min(_op_seconds(_torch_sqrt) for _ in range(args.rounds))
     print(f"op 64 x 10 x 1024 float64, forward + backward, 100 times: torch {theirs * 1e3:.0f} ms, "
           f"ours {ours * 1e3:.0f} ms, ratio {ours / theirs:.2f}")
-    train = list(ToyVQA(variant="balanced", seed=0).examples("train"))
-    mcb.exact_sqrt = exact_sqrt
-    _fit_seconds(train[:200], 1)  # features and vocabulary warm; not timed
-    ratios = []
-    for r in range(args.rounds):
-        mcb.exact_sqrt = _torch_sqrt
-        theirs = _fit_seconds(train, args.epochs)
-        mcb.exact_sqrt = exact_sqrt
-        ours = _fit_seconds(train, args.epochs)
-        ratios.append(ours / theirs)
-        print(f"round {r + 1}: mcb {args.epochs} epoch(s) on {len(train)} questions: torch's root "
-              f"{theirs:.1f} s, ours {ours:.1f} s, ratio {ratios[-1]:.2f}")
-    print(f"median ratio ours / torch's: {statistics.median(ratios):.2f}; load after: {os.getloadavg()}")
+    compare_training("mcb", lambda epochs: mcb.MCBModel(epochs=epochs), _use, _torch_sqrt, exact_sqrt, "root",
+                     args.rounds, args.epochs)
     return 0
 
 

@@ -80,13 +80,9 @@ def exact_sqrt(x: "torch.Tensor") -> "torch.Tensor":
     is numpy's, whose `sqrt` is the IEEE-754 operation (correctly rounded on every x86-64 CPU),
     in float64; a float32 input is rounded back from it (the float64 root of a float32 rounds
     to its correctly rounded float32 root). On CUDA torch's `sqrt` is the IEEE operation."""
-    import torch  # heavy, as above
-
-    if x.device.type != "cpu":
-        return x.sqrt() if x.dtype == torch.float64 else x.double().sqrt().to(x.dtype)
-    if x.dtype == torch.float64:
-        return _numpy_sqrt().apply(x)
-    return _numpy_sqrt().apply(x.double()).to(x.dtype)
+    wide = x.double()  # x itself when it is float64
+    root = _numpy_sqrt().apply(wide) if x.device.type == "cpu" else wide.sqrt()
+    return root.to(x.dtype)  # root itself when x is float64
 
 
 @functools.cache
