@@ -15,7 +15,6 @@ removed at exit (benchmarks/swap_cost.py).
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from swap_cost import compare_training, op_seconds, start  # first: the private cache, the pins
@@ -41,11 +40,7 @@ def _use(fn) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--epochs", type=int, default=1)
-    args = parser.parse_args(argv)
-    start()
+    args = start(__doc__, argv)
     for b, n in ((128, 10), (128, 12), (128, 50)):
         ours = min(_op_seconds(softmax_lastdim, b, n) for _ in range(args.rounds))
         theirs = min(_op_seconds(_torch_softmax, b, n) for _ in range(args.rounds))

@@ -14,7 +14,6 @@ removed at exit (benchmarks/swap_cost.py).
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from swap_cost import compare_training, op_seconds, start  # first: the private cache, the pins
@@ -40,11 +39,7 @@ def _use(fn) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--epochs", type=int, default=1)
-    args = parser.parse_args(argv)
-    start()
+    args = start(__doc__, argv)
     ours = min(_op_seconds(exact_sqrt) for _ in range(args.rounds))
     theirs = min(_op_seconds(_torch_sqrt) for _ in range(args.rounds))
     print(f"op 64 x 10 x 1024 float64, forward + backward, 100 times: torch {theirs * 1e3:.0f} ms, "

@@ -8,6 +8,7 @@ each timed fit empties the models cache, which must never be a user's own VQA_HA
 
 from __future__ import annotations
 
+import argparse
 import atexit
 import os
 import shutil
@@ -27,10 +28,16 @@ from harness.paths import cache_dir  # noqa: E402
 from vqa_harness_plugins.datasets.toyvqa import ToyVQA  # noqa: E402
 
 
-def start() -> None:
-    """One torch thread, as training uses; prints torch's version, ISA and the load."""
+def start(doc: str, argv: list[str] | None) -> argparse.Namespace:
+    """The command line (`--rounds`, `--epochs`); then one torch thread, as training uses, and
+    torch's version, ISA and the load printed."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=1)
+    args = parser.parse_args(argv)
     torch.set_num_threads(1)
     print(f"torch {torch.__version__}, {torch.backends.cpu.get_cpu_capability()}; load before: {os.getloadavg()}")
+    return args
 
 
 def op_seconds(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, g: torch.Tensor, reps: int) -> float:
