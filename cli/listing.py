@@ -1,16 +1,21 @@
-"""`harness list ...` and `harness plugins`."""
+"""`harness list ...` and `harness plugins`; what each suite reads (`suite_needs`)."""
 
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
+from typing import Sequence
 
 import click
 
-from harness.data.check import suite_needs
-from harness.host import get_host
+from harness.api import Suite
+from harness.data.origin import file_distribution
+from harness.data.session import Session
+from harness.errors import HarnessError
+from harness.host import PluginHost, get_host
 from harness.suites import TOY_SUITE
 
-__all__ = ["list_cmd", "plugins_cmd"]
+__all__ = ["list_cmd", "plugins_cmd", "suite_needs"]
 
 KINDS = ("models", "datasets", "probes", "suites", "features", "publishers", "commands")
 
@@ -79,3 +84,68 @@ def plugins_cmd() -> None:
 def _warn(host) -> None:
     for failure in host.failures:
         click.echo(f"warning: {failure}", err=True)
+
+
+#: Stands for the user's --data-dir when `suite_needs` asks the datasets for their paths.
+_DATA_DIR = Path("/<data-dir>")
+
+
+def _tops(paths: Sequence[Path], *, folders: bool = False) -> list[str]:
+    """The first component under --data-dir of each path ("vqa2/", or a top-level file
+    name unless `folders`); a path outside it (an absolute option) as it is; files an
+    installed distribution ships (a data package) are not listed: `_shipped` names them."""
+    out = []
+    for path in paths:
+        try:
+            parts = Path(path).relative_to(_DATA_DIR).parts
+        except ValueError:
+            if not file_distribution(path):
+                out.append(str(path))
+            continue
+        if parts:
+            out.append(parts[0] + ("/" if folders or len(parts) > 1 else ""))
+    return list(dict.fromkeys(out))
+
+
+def _shipped(paths: Sequence[Path]) -> list[str]:
+    """The distributions ("easy-vqa 1.0") that ship some of `paths` (outside --data-dir)."""
+    found = []
+    for path in paths:
+        try:
+            Path(path).relative_to(_DATA_DIR)
+        except ValueError:
+            found.append(file_distribution(path))
+    return sorted({d for d in found if d})
+
+
+def suite_needs(suite: Suite, host: PluginHost) -> str:
+    """What a suite reads under --data-dir, short (the `needs` column of `harness list
+    suites`): "nothing (embedded)", or the top-level folders/files of its tasks' files
+    (train sources included) and, apart, the image folders image models read."""
+    if suite.toy:
+        return "nothing (embedded)"
+    session = Session(host, data_dir=_DATA_DIR)
+    files: list[Path] = []
+    images: list[Path] = []
+    try:
+        for task in suite.tasks:
+            plugin = session.dataset(task.dataset)
+            files += plugin.expected_files(task.split)
+            source = task.train_source(plugin.splits)
+            if source is not None:
+                files += session.dataset(source[0]).expected_files(source[1])
+            images += plugin.image_folders()
+    except HarnessError as exc:
+        return f"unknown ({exc})"
+    except Exception as exc:  # a plugin bug must not take `harness list suites` down
+        return f"unknown (plugin error: {type(exc).__name__})"
+    tops = _tops(files)
+    shipped = _shipped(files + images)
+    packaged = f"files shipped with {', '.join(shipped)}" if shipped else ""
+    if not tops:
+        return f"nothing ({packaged})" if packaged else "nothing (embedded)"
+    extra = [t for t in _tops(images, folders=True) if t not in tops]
+    anyof = "any of " if suite.partial and len(tops) > 1 else ""
+    return (f"--data-dir: {anyof}{', '.join(tops)}"
+            + (f" (+ {', '.join(extra)} images for image models)" if extra else "")
+            + (f" (+ {packaged})" if packaged else ""))

@@ -9,7 +9,6 @@ when none is present. Training files are needed only by models the harness train
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
 from typing import Sequence
 
 from ..errors import DataError, HarnessError, UsageError
@@ -17,10 +16,9 @@ from ..host import PluginHost
 from ..registry import did_you_mean
 from ..specs import parse_spec
 from ..types import Suite, Task
-from .origin import file_distribution
 from .session import Session, data_hint, missing_files
 
-__all__ = ["check_data", "check_trained_on", "runnable_instead", "suite_needs", "TRAINED_ON"]
+__all__ = ["check_data", "check_trained_on", "runnable_instead", "TRAINED_ON"]
 
 #: The model option every model accepts: the training data a pretrained model declares
 #: (`--model hf-vqa:path=...,trained_on=vqa2`), for tables laid out by training data.
@@ -118,68 +116,3 @@ def check_data(suite: Suite, tasks: Sequence[Task], session: Session, *,
     also = (f"; with the files present, suite {' or '.join(repr(n) for n in instead)} can run (--suite "
             f"{instead[0]})") if instead else ""
     raise DataError(f"{what}: missing file(s) {shown} ({data_hint(session.data_dir)}){also}")
-
-
-#: Stands for the user's --data-dir when `suite_needs` asks the datasets for their paths.
-_DATA_DIR = Path("/<data-dir>")
-
-
-def _tops(paths: Sequence[Path], *, folders: bool = False) -> list[str]:
-    """The first component under --data-dir of each path ("vqa2/", or a top-level file
-    name unless `folders`); a path outside it (an absolute option) as it is; files an
-    installed distribution ships (a data package) are not listed: `_shipped` names them."""
-    out = []
-    for path in paths:
-        try:
-            parts = Path(path).relative_to(_DATA_DIR).parts
-        except ValueError:
-            if not file_distribution(path):
-                out.append(str(path))
-            continue
-        if parts:
-            out.append(parts[0] + ("/" if folders or len(parts) > 1 else ""))
-    return list(dict.fromkeys(out))
-
-
-def _shipped(paths: Sequence[Path]) -> list[str]:
-    """The distributions ("easy-vqa 1.0") that ship some of `paths` (outside --data-dir)."""
-    found = []
-    for path in paths:
-        try:
-            Path(path).relative_to(_DATA_DIR)
-        except ValueError:
-            found.append(file_distribution(path))
-    return sorted({d for d in found if d})
-
-
-def suite_needs(suite: Suite, host: PluginHost) -> str:
-    """What a suite reads under --data-dir, short (the `needs` column of `harness list
-    suites`): "nothing (embedded)", or the top-level folders/files of its tasks' files
-    (train sources included) and, apart, the image folders image models read."""
-    if suite.toy:
-        return "nothing (embedded)"
-    session = Session(host, data_dir=_DATA_DIR)
-    files: list[Path] = []
-    images: list[Path] = []
-    try:
-        for task in suite.tasks:
-            plugin = session.dataset(task.dataset)
-            files += plugin.expected_files(task.split)
-            source = task.train_source(plugin.splits)
-            if source is not None:
-                files += session.dataset(source[0]).expected_files(source[1])
-            images += plugin.image_folders()
-    except HarnessError as exc:
-        return f"unknown ({exc})"
-    except Exception as exc:  # a plugin bug must not take `harness list suites` down
-        return f"unknown (plugin error: {type(exc).__name__})"
-    tops = _tops(files)
-    shipped = _shipped(files + images)
-    packaged = f"files shipped with {', '.join(shipped)}" if shipped else ""
-    if not tops:
-        return f"nothing ({packaged})" if packaged else "nothing (embedded)"
-    extra = [t for t in _tops(images, folders=True) if t not in tops]
-    anyof = "any of " if suite.partial and len(tops) > 1 else ""
-    return (f"--data-dir: {anyof}{', '.join(tops)}"
-            + (f" (+ {', '.join(extra)} images for image models)" if extra else "")
-            + (f" (+ {packaged})" if packaged else ""))
