@@ -132,8 +132,9 @@ def _parse(data: Any, where: str) -> Showcase:
 
 
 def read_examples(run_dir: Path) -> tuple[list[Showcase], list[str]]:
-    """Every example file of a run folder, and a problem line per unreadable one."""
+    """Every example file of a run folder (in any task folder of any probe, where
+    `write_examples` puts them), and a problem line per unreadable one."""
     root = Path(run_dir) / "artifacts"
     if not root.is_dir():
         return [], []
-    return read_json_files(sorted(root.glob(f"*/{EXAMPLES_DIR}/*.json")), _parse)
+    return read_json_files(sorted(p for p in root.rglob("*.json") if p.parent.name == EXAMPLES_DIR), _parse)

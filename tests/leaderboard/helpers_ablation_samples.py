@@ -13,6 +13,7 @@ from PIL import Image
 
 from harness.perexample import write_scores
 from harness.project import SCHEMA_VERSION
+from harness.rundir import DEFAULT_TASK, safe_name
 from harness.showcase import Picture, Shown, write_examples
 from harness.types import BLANK_IMAGE
 
@@ -72,7 +73,8 @@ class _Ctx:
         self.path, self.probe, self.dataset, self.split, self.train = path, "image-ablation", DATA, "val", TRAIN
 
     def artifact(self, name: str) -> Path:
-        out = self.path / "artifacts" / self.probe / name
+        # Where a real run puts a probe's files: artifacts/<probe>/<dataset>/<split>/<task>/.
+        out = self.path / "artifacts" / self.probe / safe_name(DATA) / "val" / DEFAULT_TASK / name
         out.parent.mkdir(parents=True, exist_ok=True)
         return out
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from helpers_samples import write_sample_runs
 
+from harness.showcase import read_examples
 from harness.testing import make_host, run_in_process, use_host
 from vqa_harness_leaderboard import build_leaderboard, collect, tables_of
 from vqa_harness_leaderboard.charts import derive_charts
@@ -212,6 +213,12 @@ def test_cards_model_pages_and_metadata(runs: Path, tmp_path: Path) -> None:
     assert re.search(r"Accuracy drop, gray image[^<]*<small class=\"reading\">[^<]*</small></th><td class=\"num\" "
                      r"data-sort=\"0.0\">0.0<small class=\"ci\">\[0.0, 0.0\]</small>", prior)
     assert 'href="run-reports/' in prior
+    # The real image-ablation run's examples (written by the probe into its task folder) are
+    # on prior's page, with the gray image the model saw.
+    shown, problems = read_examples(next(runs.glob("*-prior-image-ablation-toy")))
+    assert shown and not problems and {s.probe for s in shown} == {"image-ablation"}
+    page = (out / "models" / "prior.html").read_text(encoding="utf-8")
+    assert "Examples, with the images the model saw" in page and "gray image" in page
     # A model no run ablated: every line says not measured, no number invented.
     mlp = section[section.index('id="card-mlp-a"'):]
     mlp = mlp[:mlp.index("</article>")]
