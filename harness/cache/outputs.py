@@ -3,7 +3,8 @@
 A probe's output on a task — its result rows, report sections, unavailable metrics,
 resources, row tags, and the prediction and artifact files it wrote — is a pure function of
 the model's outputs (its fingerprint), the task's data (the dataset fingerprint, split,
-`--limit`, training data), the probe's options, the seed and the code (a digest of the
+`--limit`, training data), the task itself (its folder: label, training data and probe
+options, which also decide where its files lie), the probe's options, the seed and the code (a digest of the
 source of the harness and of the plugins involved). A run that finds an entry for exactly
 that key restores it instead of running the probe: no data is loaded and no prediction is
 read. Anything that could change a number changes the key.
@@ -52,10 +53,11 @@ class ProbeOutputCache:
 
     @staticmethod
     def key(*, model_fingerprint: str, probe: str, probe_class: type, options: dict[str, Any], dataset: str,
-            dataset_fingerprint: str, split: str, limit: int | None, train: str, train_fingerprint: str,
+            dataset_fingerprint: str, split: str, task: str, limit: int | None, train: str, train_fingerprint: str,
             labelled: bool, seed: int, modules: Sequence[str]) -> dict[str, Any]:
-        """The identity of one probe output (see the module docstring)."""
-        return {"model": model_fingerprint, "probe": probe,
+        """The identity of one probe output (see the module docstring); `task` is the task's
+        folder (`harness.rundir.task_folder`)."""
+        return {"model": model_fingerprint, "probe": probe, "task": task,
                 "probe_class": f"{probe_class.__module__}.{probe_class.__qualname__}", "options": options,
                 "dataset": dataset, "dataset_fp": dataset_fingerprint, "split": split, "limit": limit,
                 "train": train, "train_fp": train_fingerprint, "labelled": labelled, "seed": seed,

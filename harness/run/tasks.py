@@ -29,7 +29,7 @@ from ..fileio import atomic_write_text, storage_error
 from ..host import PluginHost
 from ..images import missing_images
 from ..layouts import RowTags
-from ..rundir import RunDir
+from ..rundir import RunDir, task_folder
 from ..types import ResultRow
 from .assumptions import TAG as ASSUMPTIONS_TAG
 from .assumptions import explain, neutralize, unmet_assumptions
@@ -258,7 +258,7 @@ class TaskRunner:
         return self.outputs.key(
             model_fingerprint="(model-free)" if model_free else self.predictor.fingerprint, probe=probe_name,
             probe_class=probe_cls, options=probe.config, dataset=task.dataset,
-            dataset_fingerprint=examples.fingerprint, split=task.split, limit=self.config.limit,
+            dataset_fingerprint=examples.fingerprint, split=task.split, task=task_folder(task), limit=self.config.limit,
             train=self.trained_on, train_fingerprint=self._train_fp if self.model.trainable else "",
             labelled=self.session.labelled(task.dataset, task.split), seed=self.config.seed,
             modules=[probe_cls.__module__, type(self.model).__module__,

@@ -9,6 +9,7 @@ from helpers_core import EchoModel, core_plugins, tiny_examples
 
 from harness.cache.artifacts import ArtifactStore, cache_status, clear_cache
 from harness.testing import dataset_plugin, make_host, run_in_process
+from harness.types import Suite, Task
 
 
 def _rows(outcome):
@@ -46,6 +47,28 @@ def test_changed_data_or_options_compute_again(tmp_path):
     assert _stats(changed)["probe_outputs_reused"] == 0
     seeded = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path, seed=1)
     assert _stats(seeded)["probe_outputs_reused"] == 0
+
+
+def test_a_task_told_apart_only_by_its_label_gets_its_own_output_and_files(tmp_path):
+    """The label names the task's folder (and a probe may read it): an output stored for one
+    label is never restored into another's run, nor its files into another task's folder."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    base = host.suites["tiny-suite"]
+
+    def labelled(label):
+        tasks = tuple(Task(t.dataset, t.split, t.probes, ("tiny", "train"), label) for t in base.tasks)
+        return Suite(name=f"tiny-{label}", description=label, tasks=tasks)
+
+    first = run_in_process(host, model="echo", suite=labelled("first"), tmp_path=tmp_path)
+    second = run_in_process(host, model="echo", suite=labelled("second"), tmp_path=tmp_path)
+    assert _stats(second)["probe_outputs_reused"] == 0
+    for outcome, label in ((first, "first"), (second, "second")):
+        files = [p.relative_to(outcome.rundir.path).as_posix() for p in outcome.rundir.path.rglob("*.jsonl")
+                 if "predictions" in p.parts]
+        assert files and all(f"/{label}-" in f for f in files), files
+    again = run_in_process(host, model="echo", suite=labelled("second"), tmp_path=tmp_path)
+    assert _stats(again)["probe_outputs_reused"] == 1
 
 
 def test_artifacts_are_keyed_by_everything_given(tmp_path):
