@@ -16,9 +16,11 @@ from typing import Any, Callable
 from ..api import Model
 from ..cache.predictions import PredictionCache
 from ..cache.watch import CacheWatch
-from ..errors import ExitCode, HarnessError, Stopped, StopRun, StorageError
+from ..display import Display
+from ..errors import ExitCode, HarnessError, PluginError, Stopped, StopRun, StorageError
 from ..fileio import storage_error
 from ..host import PluginHost
+from ..layouts import Layout
 from ..manifest import new_manifest, now
 from ..provenance import torch_numerics
 from ..report import render_report
@@ -45,14 +47,12 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     how: `complete`, `failed` (with `error`), `stopped` (the model cannot go on),
     `interrupted` / `terminated` (a signal: harness.run.stops)."""
     plan = plan_run(config, host)
+    layouts, headlines, displays = _declarations(host, plan)
     cache = PredictionCache(config.cache_path)  # a bad --cache is one line before a run folder exists
     watch = CacheWatch(cache)  # a cache deleted during the run fails it (it must not complete)
     predictor = predictor_factory(plan.model, cache=cache, batch_size=config.batch_size, device=plan.device,
                                   progress=config.progress,
                                   plugin_label=f"{plan.model_entry.plugin}:{plan.model_entry.name}")
-    layouts = {name: list(host.probes[name].layouts()) for t in plan.tasks for name in t.probes}
-    headlines = {name: [list(h) for h in host.probes[name].headline] for name in layouts}
-    displays = {name: host.probes[name].display() for name in layouts}
     with stops.deferred():  # a stop request waits until the manifest can record it
         try:
             rundir, manifest = _open_rundir(config, host, plan)
@@ -91,6 +91,31 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     finally:
         _finish(run, manifest, headlines, status=status, error=error)
     return run.outcome
+
+
+def _declarations(host: PluginHost, plan: RunPlan) -> tuple[dict[str, list[Layout]], dict[str, list[list[str]]],
+                                                            dict[str, Display]]:
+    """Each probe's table layouts, headline metrics and display, as `tables.json` holds them.
+    A declaration that raises or is not what the contract says is one PluginError naming the
+    probe's plugin, before any work (not a traceback after the first task)."""
+    layouts, headlines, displays = {}, {}, {}
+    for name in dict.fromkeys(p for t in plan.tasks for p in t.probes):
+        entry = host.probes.get(name)
+        try:
+            layouts[name] = list(entry.obj.layouts())
+            headlines[name] = [list(h) for h in entry.obj.headline]
+            displays[name] = entry.obj.display()
+            if not all(isinstance(lay, Layout) for lay in layouts[name]):
+                raise TypeError("layouts() must give harness.api.Layout objects")
+            if not all(len(h) == 2 and all(isinstance(x, str) for x in h) for h in headlines[name]):
+                raise TypeError("headline must hold (metric, variant) pairs of strings")
+            if not isinstance(displays[name], Display):
+                raise TypeError("display() must return a harness.api.Display")
+        except Exception as exc:
+            message = " ".join(str(exc).split())
+            raise PluginError(f"plugin {entry.plugin}: probe {name!r} declares its tables wrongly: "
+                              f"{type(exc).__name__}: {message}") from None
+    return layouts, headlines, displays
 
 
 def _open_rundir(config: RunConfig, host: PluginHost, plan: RunPlan) -> tuple[RunDir, dict[str, Any]]:

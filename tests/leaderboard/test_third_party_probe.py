@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.api import ChartSpec, Display, Evidence, Model, Probe, ProbeContext
+from harness.errors import PluginError
 from harness.perexample import write_scores
 from harness.stats import wilson_interval
 from harness.testing import dataset_plugin, hookimpl, make_host, run_in_process, use_host
@@ -145,3 +146,40 @@ def test_harness_run_ends_with_the_table_and_the_path(tmp_path: Path, capsys, mo
     assert next(ln for ln in lines if ln.startswith("looker")).split()[1:4] == ["uses", "the", "image"]
     assert max(len(ln) for ln in lines if str(tmp_path) not in ln) <= 72  # paths aside, it fits
     assert f"Leaderboard: {(tmp_path / 'lb' / 'index.html').resolve().as_uri()}" in tail
+
+
+class _Misdeclared(GlanceProbe):
+    name = "glance"
+    declares = "display"
+
+    @classmethod
+    def display(cls) -> Display:
+        if cls.declares == "display":  # a typo in the role: Evidence refuses it
+            return Display(evidence=(Evidence("flip", "flipped", "flipped", ("glance/flip",), role="direkt"),))
+        return super().display()
+
+    @classmethod
+    def layouts(cls):
+        return ["not a layout"] if cls.declares == "layouts" else super().layouts()
+
+
+@pytest.mark.parametrize("declares", ["display", "layouts"])
+def test_a_probe_declaring_its_tables_wrongly_is_one_line_naming_its_plugin(declares, tmp_path: Path) -> None:
+    class Plugin:
+        @hookimpl
+        def register_probes(self, register):
+            register(type("Misdeclared", (_Misdeclared,), {"declares": declares}))
+
+        @hookimpl
+        def register_models(self, register):
+            register(Blind)
+
+    questions = [Example(id=f"q{i}", question="what color?", image=f"img-{i}.png", answers=("red",) * 10)
+                 for i in range(4)]
+    host = make_host(dataset_plugin("glance-data", {"val": questions}, suite="glance-suite", probes=("glance",)),
+                     Plugin(), names=["glance-data", "bad-plugin"])
+    with pytest.raises(PluginError, match=r"^plugin bad-plugin: probe 'glance' declares its tables wrongly: "
+                                          r"(ValueError: evidence 'flip': role|TypeError: layouts\(\))") as err:
+        run_in_process(host, model="blind", suite="glance-suite", tmp_path=tmp_path)
+    assert "\n" not in str(err.value)
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())  # before any work
