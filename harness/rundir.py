@@ -178,9 +178,9 @@ class RunDir:
                 continue
             try:
                 data = json.loads(manifest.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError):
+            except (OSError, ValueError):  # unreadable, not UTF-8, not JSON: not a run to continue
                 continue
-            if schema_problem(data, (MANIFEST_SCHEMA_VERSION,), ""):
+            if not isinstance(data, dict) or schema_problem(data, (MANIFEST_SCHEMA_VERSION,), ""):
                 continue  # written by another version: not one to continue
             if data.get("config_digest") == config_digest and data.get("status") != "complete":
                 return cls(path)

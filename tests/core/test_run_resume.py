@@ -74,6 +74,17 @@ def test_kill_and_resume_loses_nothing_and_repeats_no_call(tmp_path):
     assert json.loads((killed_run / "manifest.json").read_text())["status"] == "complete"
 
 
+@pytest.mark.parametrize("content", [b"[]", b'{"status": "\xff"}', b"{not json", b'"text"'])
+def test_resume_passes_over_folders_whose_manifest_is_not_a_run_manifest(content, tmp_path):
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    odd = tmp_path / "runs" / "99999999-odd"  # sorted first: read before any real run folder
+    odd.mkdir(parents=True)
+    (odd / "manifest.json").write_bytes(content)
+    outcome = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path, resume=True)
+    assert outcome.exit_code == 0 and outcome.rundir.path != odd
+
+
 def test_failing_example_is_contained_and_named(tmp_path):
     plugins, names = core_plugins()
     host = make_host(*plugins, names=names)
