@@ -68,7 +68,11 @@ class PredictionCache:
             raise UsageError(f"prediction cache {self.path} cannot be opened ({_reason(exc)}); "
                              "pass --cache a writable file path") from None
         try:
+            self._check_tables()
             self._init_schema()
+        except DataError:
+            self._conn.close()
+            raise
         except sqlite3.DatabaseError as exc:  # not SQLite, corrupt, a folder, read-only
             self._conn.close()
             if isinstance(exc, sqlite3.OperationalError) and "not a database" not in str(exc):
@@ -76,6 +80,18 @@ class PredictionCache:
                                  "pass --cache a writable file path") from None
             raise DataError(f"{self.path}: not an SQLite prediction cache ({_reason(exc)}); pass --cache "
                             "a new file name or an existing cache written by the harness") from None
+
+    def _check_tables(self) -> None:
+        """DataError, before anything is written, for an SQLite file of another program: a
+        table the cache does not have, or one of its tables with other columns."""
+        ours = {"predictions": ["fingerprint", "input_key", "payload"], "meta": ["key", "value"]}
+        names = [r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for name in names:
+            columns = [r[1] for r in self._conn.execute("SELECT * FROM pragma_table_info(?)", (name,))]
+            if ours.get(name) != columns:
+                raise DataError(f"{self.path}: not a prediction cache of the harness (it has a table {name!r} with "
+                                f"columns {', '.join(columns) or 'none'}); pass --cache a new file name or an "
+                                "existing cache written by the harness")
 
     def _init_schema(self) -> None:
         # Several processes (torchrun ranks) may open a new cache file at the same moment;

@@ -37,6 +37,19 @@ def test_a_cache_file_that_is_not_sqlite_is_one_line_and_no_run_folder(capsys, t
     assert cache.read_bytes() == (content if isinstance(content, bytes) else content.encode())  # left as it was
 
 
+@pytest.mark.parametrize("schema", ["CREATE TABLE predictions (id TEXT, text TEXT)", "CREATE TABLE users (name TEXT)"],
+                         ids=["same table name", "other table"])
+def test_an_sqlite_file_of_another_program_is_one_line_and_left_untouched(capsys, tmp_path, schema):
+    cache = tmp_path / "other.db"
+    with sqlite3.connect(cache) as conn:
+        conn.execute(schema)
+    before = cache.read_bytes()
+    result = run_cli(capsys, _argv(tmp_path, "--cache", str(cache)), plugin_for([Task("tiny", "val", ("accuracy",))],
+                                                                                 Tiny))
+    expect_one_line(result, str(cache), "not a prediction cache of the harness")
+    assert cache.read_bytes() == before and not (tmp_path / "runs").exists()
+
+
 def test_a_cache_path_under_a_file_is_a_usage_error(capsys, tmp_path):
     write(tmp_path / "a-file", "x")
     cache = tmp_path / "a-file" / "cache.sqlite"
