@@ -9,6 +9,7 @@ kept here.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 import traceback
@@ -24,7 +25,7 @@ from ..data.origin import dataset_provenance
 from ..data.session import LazyExamples
 from ..devices import model_threads
 from ..digest import digest
-from ..errors import DataError, ExitCode, HarnessError, StopRun
+from ..errors import DataError, ExitCode, HarnessError, PluginError, StopRun
 from ..fileio import atomic_write_text, storage_error
 from ..host import PluginHost
 from ..images import missing_images
@@ -281,7 +282,7 @@ class TaskRunner:
         errors_before = self.predictor.stats.errors
         failed = False
         try:
-            rows = probe.run(ctx)
+            rows = _checked(probe.run(ctx))
         except (KeyboardInterrupt, SystemExit, StopRun):  # StopRun: the model cannot go on at all
             raise
         except HarnessError as exc:
@@ -323,3 +324,19 @@ class TaskRunner:
                 found = (what, str(self.rundir.path / rel))
                 if what and found not in self.outcome.announced:
                     self.outcome.announced.append(found)
+
+
+def _checked(rows: Sequence[ResultRow]) -> list[ResultRow]:
+    """A probe's rows, each a ResultRow whose value and interval are finite numbers; else a
+    PluginError, so the probe fails with that line (a metric that cannot be computed is
+    `ctx.metric_unavailable`, never a NaN in results.jsonl)."""
+    out = list(rows)
+    for row in out:
+        if not isinstance(row, ResultRow):
+            raise PluginError(f"run() returned a {type(row).__name__}, not a ResultRow (make rows with ctx.row)")
+        for name in ("value", "ci_low", "ci_high"):
+            value = getattr(row, name)
+            if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value)):
+                raise PluginError(f"metric {row.metric!r} (variant {row.variant!r}): {name} {value!r} is not a finite "
+                                  "number; report a metric that cannot be computed with ctx.metric_unavailable")
+    return out
