@@ -11,16 +11,20 @@ from typing import TYPE_CHECKING
 from PIL import Image
 
 from .errors import DataError
+from .paths import env_megabytes
 from .types import BLANK_IMAGE
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     from PIL import Image
 
-__all__ = ["load_image", "missing_images", "image_array", "BLANK_IMAGE", "DECODED_CACHE_BYTES"]
+__all__ = ["load_image", "missing_images", "image_array", "decoded_cache_bytes", "BLANK_IMAGE"]
 
-#: Bound of the per-process cache of decoded images (bytes; VQA_HARNESS_IMAGE_CACHE_MB).
-DECODED_CACHE_BYTES = int(os.environ.get("VQA_HARNESS_IMAGE_CACHE_MB", "512")) * 2**20
+
+def decoded_cache_bytes() -> int:
+    """Bound of the per-process cache of decoded images: `$VQA_HARNESS_IMAGE_CACHE_MB`
+    (default 512), read when used (a run checks it before any work: harness.run.plan)."""
+    return env_megabytes("VQA_HARNESS_IMAGE_CACHE_MB", 512)
 
 GRAY = (128, 128, 128)
 
@@ -64,7 +68,7 @@ _DECODED_BYTES = 0
 
 def image_array(path: str, size: tuple[int, int]) -> "np.ndarray":
     """`load_image(path, size)` as a read-only uint8 array [H, W, 3], kept in a per-process
-    least-recently-used cache bounded by `DECODED_CACHE_BYTES` (inference over many batches,
+    least-recently-used cache bounded by `decoded_cache_bytes()` (inference over many batches,
     epochs and probe variants decodes each file once). Keyed by path, size and the file's
     modification time, so a rewritten file is decoded again."""
     import numpy as np  # heavy: numpy is loaded only where arrays are computed
@@ -80,7 +84,8 @@ def image_array(path: str, size: tuple[int, int]) -> "np.ndarray":
     arr.setflags(write=False)
     _DECODED[key] = arr
     _DECODED_BYTES += arr.nbytes
-    while _DECODED_BYTES > DECODED_CACHE_BYTES and len(_DECODED) > 1:
+    bound = decoded_cache_bytes()
+    while _DECODED_BYTES > bound and len(_DECODED) > 1:
         _, old = _DECODED.popitem(last=False)
         _DECODED_BYTES -= old.nbytes
     return arr

@@ -1,11 +1,15 @@
-"""Where the harness keeps things: user cache (toy data, trained weights, predictions)."""
+"""Where the harness keeps things (user cache: toy data, trained weights, predictions; NLP
+resources), and sizes set by environment variables. A variable whose value cannot be used
+is one UsageError line naming it."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-__all__ = ["cache_dir", "data_home", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
+from .errors import UsageError
+
+__all__ = ["cache_dir", "data_home", "env_megabytes", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
 
 #: The one home of generated output under the working directory: run folders and the
 #: leaderboard. It is never a package (see vqa_harness_cli.publish.check_output_folder).
@@ -16,19 +20,34 @@ DEFAULT_LEADERBOARD = RESULTS / "leaderboard"
 
 def cache_dir(*parts: str) -> Path:
     """`$VQA_HARNESS_CACHE` or `$XDG_CACHE_HOME/vqa-harness` (default ~/.cache/vqa-harness)."""
-    root = os.environ.get("VQA_HARNESS_CACHE")
-    if not root:
-        root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vqa-harness")
-    path = Path(root).joinpath(*parts)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _folder("VQA_HARNESS_CACHE", "XDG_CACHE_HOME", "~/.cache", parts)
 
 
 def data_home(*parts: str) -> Path:
     """`$VQA_HARNESS_HOME` or `$XDG_DATA_HOME/vqa-harness`: installed NLP resources."""
-    root = os.environ.get("VQA_HARNESS_HOME")
+    return _folder("VQA_HARNESS_HOME", "XDG_DATA_HOME", "~/.local/share", parts)
+
+
+def _folder(variable: str, xdg: str, default: str, parts: tuple[str, ...]) -> Path:
+    root = os.environ.get(variable)
     if not root:
-        root = os.path.join(os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "vqa-harness")
+        root = os.path.join(os.environ.get(xdg) or os.path.expanduser(default), "vqa-harness")
     path = Path(root).joinpath(*parts)
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file in the way, no permission, a read-only mount
+        reason = "a file is in the way" if isinstance(exc, (FileExistsError, NotADirectoryError)) else (
+            exc.strerror or str(exc))
+        raise UsageError(f"{path} cannot be used as a folder ({reason}); set {variable} to a "
+                         f"writable folder (now {os.environ.get(variable) or 'unset'})") from None
     return path
+
+
+def env_megabytes(variable: str, default: int) -> int:
+    """`$variable` (a whole number of megabytes; `default` when unset) in bytes."""
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default * 2**20
+    if not text.isdigit():
+        raise UsageError(f"{variable}={text!r}: expected a whole number of megabytes (the default is {default})")
+    return int(text) * 2**20

@@ -14,6 +14,7 @@ from ..devices import resolve_device
 from ..errors import UsageError
 from ..features import resolve_features
 from ..host import PluginHost
+from ..images import decoded_cache_bytes
 from ..registry import Entry
 from ..specs import format_spec, parse_spec
 from ..suites import check_suite, resolve_suite
@@ -42,6 +43,7 @@ class RunPlan:
 
 def plan_run(config: RunConfig, host: PluginHost) -> RunPlan:
     """Resolve `config` against the registered plugins; UsageError / DataError otherwise."""
+    decoded_cache_bytes()  # a bad $VQA_HARNESS_IMAGE_CACHE_MB is one line before any work
     suite = resolve_suite(host, config.suite)
     model_name, options = parse_spec(config.model)
     entry = host.models.get(model_name)

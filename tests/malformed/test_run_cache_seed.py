@@ -101,3 +101,20 @@ def test_mcb_dim_has_a_sane_upper_bound(capsys, tmp_path):
     result = run_cli(capsys, argv, plugin_for([Task("tiny", "val", ("accuracy",))], Tiny))
     expect_one_line(result, "model 'mcb'", "mcb_dim=1000000 is out of range", code=2)
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("argv", [["run", "--model", "const", "--suite", "bad", "--no-leaderboard"],
+                                  ["cache", "status"]], ids=["run", "cache status"])
+def test_a_harness_cache_variable_naming_a_file_is_one_line(capsys, tmp_path, monkeypatch, argv):
+    monkeypatch.setenv("VQA_HARNESS_CACHE", str(write(tmp_path / "a-file", "x")))
+    monkeypatch.chdir(tmp_path)
+    result = run_cli(capsys, argv, plugin_for([Task("tiny", "val", ("accuracy",))], Tiny))
+    expect_one_line(result, "a file is in the way", "set VQA_HARNESS_CACHE", code=2)
+
+
+def test_an_image_cache_size_that_is_not_a_number_is_one_line_before_any_work(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("VQA_HARNESS_IMAGE_CACHE_MB", "512MB")
+    result = run_cli(capsys, _argv(tmp_path, "--cache", str(tmp_path / "c.sqlite")),
+                     plugin_for([Task("tiny", "val", ("accuracy",))], Tiny))
+    expect_one_line(result, "VQA_HARNESS_IMAGE_CACHE_MB='512MB'", "whole number of megabytes", code=2)
+    assert not (tmp_path / "runs").exists()

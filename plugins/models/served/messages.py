@@ -31,6 +31,7 @@ from typing import Any, Mapping, Sequence
 from PIL import Image
 
 from harness.images import BLANK_IMAGE, load_image
+from harness.paths import env_megabytes
 
 from ..hf.prompts import ENTAILMENT_LABELS, build_prompt, clean_answer
 
@@ -62,7 +63,7 @@ CHOICE_PROMPT = "{question}\n{options}\nAnswer with the option's letter from the
 
 #: Bound of the cache of encoded images (total length of the data URLs, bytes;
 #: VQA_HARNESS_ENCODED_CACHE_MB).
-ENCODED_CACHE_BYTES = int(os.environ.get("VQA_HARNESS_ENCODED_CACHE_MB", "256")) * 2**20
+ENCODED_CACHE_BYTES = env_megabytes("VQA_HARNESS_ENCODED_CACHE_MB", 256)
 
 _MIME = {"jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
 
