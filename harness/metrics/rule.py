@@ -42,10 +42,11 @@ def accuracy_metric(example: Example) -> str:
 
 
 def reference_label(example: Example) -> str:
-    """The target of `label_accuracy`: the label, else the most common human answer."""
+    """The target of `label_accuracy`: the label, else the most common human answer, counted
+    as it is compared (stripped, lower-cased: "Red" and "red" are one answer)."""
     if example.label:
         return example.label
-    counts = Counter(a.strip() for a in example.answers)
+    counts = Counter(a.strip().lower() for a in example.answers)
     return min(counts, key=lambda a: (-counts[a], a)) if counts else ""
 
 

@@ -43,6 +43,8 @@ def test_the_rule() -> None:
         assert vqa_accuracy("red", few.answers) == pytest.approx((n - 1) / 3)
         assert accuracy_metric(few) == "label_accuracy" and reference_label(few) == "red"
     assert reference_label(Example("d", "q", answers=("b", "a", "b"))) == "b"
+    # Counted as compared: "red" and "Red " are one answer, given twice, against one "Blue".
+    assert reference_label(Example("f", "q", answers=("Blue", "red", "Red "))) == "red"
     assert reference_label(Example("e", "q", answers=("b", "a"), label="z")) == "z"
     assert accuracy_metric(Example("f", "q")) == ""
 
