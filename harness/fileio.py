@@ -149,7 +149,7 @@ def csv_rows(path: Path | str, columns: Sequence[str], hint: str = "") -> Iterat
         if None in row:
             raise fail(path, f"row {row_no}", f"{len(header) + len(row[None])} fields, the header has "
                                               f"{len(header)} (an unquoted comma?)")
-        short = [c for c in columns if row.get(c) is None]
+        short = [c for c in header if row.get(c) is None]
         if short:
             raise fail(path, f"row {row_no}", "missing value (short row)", short[0])
         yield row_no, row

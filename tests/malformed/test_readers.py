@@ -79,6 +79,10 @@ def test_csv_rows(tmp_path):
     write(f, 'a,b\n1,"2"x\n')
     with pytest.raises(DataError, match="row 1: not valid CSV"):
         list(csv_rows(f, ("a", "b")))
+    # A short row is refused even where the missing field is not one the reader needs.
+    write(f, "id,question,answer\nq1,why?,yes\nq2,why?\n")
+    with pytest.raises(DataError, match="row 2: field 'answer': missing value \\(short row\\)"):
+        list(csv_rows(f, ("id", "question")))
 
 
 def test_field_checks():
