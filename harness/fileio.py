@@ -260,10 +260,10 @@ os.umask(_UMASK)
 
 @contextlib.contextmanager
 def atomic_path(path: Path | str) -> Iterator[Path]:
-    """A temporary path beside `path` to write to; it replaces `path` only when the block ends
-    without an error (removed otherwise). The file gets ordinary permissions (0666 minus the
-    umask), not mkstemp's 0600, so a static web server running as another user can serve
-    leaderboard files. For writers that take a path (torch.save, numpy)."""
+    """A temporary path beside `path` to write to; it replaces `path`, synced to disk, only
+    when the block ends without an error (removed otherwise). The file gets ordinary
+    permissions (0666 minus the umask), not mkstemp's 0600, so a static web server running
+    as another user can serve leaderboard files. For writers that take a path (torch.save)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -271,6 +271,8 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     tmp = Path(name)
     try:
         yield tmp
+        with open(tmp, "rb") as written:  # on disk before it takes the name (a power cut never
+            os.fsync(written.fileno())    # leaves an empty or half file in its place)
         os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, path)
     except BaseException:
@@ -299,12 +301,10 @@ def atomic_folder(path: Path | str) -> Iterator[Path]:
 
 @contextlib.contextmanager
 def atomic_writer(path: Path | str) -> Iterator[TextIO]:
-    """A UTF-8 text file written piece by piece (flushed to disk) and put in place only when
+    """A UTF-8 text file written piece by piece and put in place (synced to disk) only when
     the block ends without an error (`atomic_path`), for output too large to build in memory."""
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as fh:
         yield fh
-        fh.flush()
-        os.fsync(fh.fileno())
 
 
 def atomic_write_text(path: Path | str, text: str) -> None:
@@ -317,8 +317,6 @@ def atomic_write_bytes(path: Path | str, blob: bytes) -> None:
     """Write `blob` atomically (see `atomic_path`)."""
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         fh.write(blob)
-        fh.flush()
-        os.fsync(fh.fileno())
 
 
 def atomic_write_json(path: Path | str, obj: Any) -> None:

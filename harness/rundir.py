@@ -106,6 +106,7 @@ class RunDir:
                 raise UsageError(f"run folder {self.path} is being written by another harness process"
                                  f"{f' (pid {pid})' if pid else ''}; one process writes a run folder at a time: "
                                  "wait for it to finish or stop it, then re-run") from None
+        self._writer = fd  # held from here on, so `release` closes it whatever fails below
         head = f"{os.getpid()}\n".encode()
         os.ftruncate(fd, 0)
         os.pwrite(fd, head, 0)
@@ -113,7 +114,6 @@ class RunDir:
             os.posix_fallocate(fd, len(head), RESERVE_BYTES)
         except (OSError, AttributeError):  # already full, or a file system without it: no reserve
             pass
-        self._writer = fd
 
     def free_reserve(self) -> None:
         """Give back the space `claim` kept (the disk is full: the manifest comes first)."""
