@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 from ..digest import source_digest
 from ..types import ResultRow
 from .artifacts import ArtifactStore
+from .locks import build_lock
 
 __all__ = ["ProbeOutput", "ProbeOutputCache", "KIND"]
 
@@ -83,8 +84,9 @@ class ProbeOutputCache:
             for rel in data["files"]:
                 _place(folder / "files" / rel, Path(run_dir) / rel)
         except (OSError, ValueError, KeyError, TypeError):
-            shutil.rmtree(folder, ignore_errors=True)  # damaged: the probe runs again
-            return None
+            with build_lock(folder):  # damaged: removed (not while another process builds it)
+                shutil.rmtree(folder, ignore_errors=True)
+            return None  # the probe runs again
         return ProbeOutput(rows, list(data["sections"]), [tuple(m) for m in data["missing"]],
                            dict(data["resources"]), dict(data["tags"]), list(data["files"]), dict(data["reads"]))
 
