@@ -21,8 +21,10 @@ def _q(id_, image, label, pair):
 
 
 # Features = the image index; K = 8: img0's complement img10 is not among its 7 nearest.
+# Candidates are the split's images: questions without a pair put img0-img29 in the split.
 EXAMPLES = [_q("a", "img0", "red", "b"), _q("b", "img10", "blue", "a"),
-            _q("c", "img20", "green", "d"), _q("d", "img21", "red", "c")]
+            _q("c", "img20", "green", "d"), _q("d", "img21", "red", "c")] + [
+    _q(f"f{i}", f"img{i}", "red", "") for i in range(30) if i not in (0, 10, 20, 21)]
 COMPLEMENT = {"a": "img10", "b": "img0", "c": "img21", "d": "img20"}
 SEEN: dict[str, list] = {}
 
@@ -131,6 +133,27 @@ def test_trained_ranker_uses_score_images(tmp_path, features):
     assert "ground-truth answer" in report
     assert "among the K-1 nearest images for 2 of 4 questions" in report
     assert "trained 100.0 / 100.0" in report and "distance 100.0 / 0.0" in report
+
+
+def test_candidates_are_the_splits_images_even_when_the_feature_file_has_more(tmp_path, features):
+    """A feature file wider than the split (COCO-wide, or a --limit run): an image no question
+    of the split is on has no file to show a model, so it is never a candidate."""
+    SEEN.clear()
+    wide = tmp_path / "wide.npz"
+    np.savez(wide, ids=np.array([f"img{i}" for i in range(60)]), features=np.arange(60.0).reshape(-1, 1))
+    rows, report = _run(tmp_path, wide, "explainer")
+    assert rows["trained"].n == 4
+    assert all(set(v[1]) <= {f"img{i}" for i in range(30)} for v in SEEN.values())
+    assert "drawn from the split's 30 images with features (60 in the features)" in report
+
+
+def test_too_few_split_images_with_features_is_unavailable_not_a_number(tmp_path):
+    narrow = tmp_path / "narrow.npz"  # features for 6 of the split's 30 images; K = 8
+    np.savez(narrow, ids=np.array([f"img{i}" for i in (0, 10, 20, 21, 1, 2)] + [f"other{i}" for i in range(9)]),
+             features=np.arange(15.0).reshape(-1, 1))
+    rows, report = _run(tmp_path, narrow, "explainer")
+    assert rows == {}
+    assert "only 6 images of the split have features, need k=8" in report
 
 
 def test_trained_ranker_can_explain_the_predicted_answer(tmp_path, features):

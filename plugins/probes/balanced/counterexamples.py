@@ -140,10 +140,16 @@ class CounterExampleProbe(Probe):
         feats = self._features(ctx)
         if feats is None:
             return []
-        ids = sorted(feats)
-        if len(ids) < k:
+        # Candidates are the split's images with features: a model is shown each candidate, so
+        # an image of the feature file that no question of the split has (a COCO-wide file,
+        # a --limit run) would reach it without its file.
+        in_split = {ex.image_id for ex in examples}
+        ids = sorted(i for i in feats if i in in_split)
+        pool = len(ids)
+        if pool < k:
             for r in RANKERS:
-                ctx.metric_unavailable(f"{metric} ({r})", f"only {len(ids)} images with features, need k={k}")
+                ctx.metric_unavailable(f"{metric} ({r})", f"only {pool} images of the split have features, "
+                                                          f"need k={k}")
             return []
         matrix = np.stack([feats[i] for i in ids])
         index = {ex.id: i for i, ex in enumerate(examples)}
@@ -185,7 +191,8 @@ class CounterExampleProbe(Probe):
             rows.append(ctx.row(metric, s / n, n, ci=wilson_interval(s, n), variant=ranker))
             # Per-question hits (0/1) for paired comparisons: `harness compare` (McNemar) and the site.
             write_scores(ctx, ids, {metric: hits}, variant=ranker)
-        ctx.report(f"{n} questions scored with K={k} candidates (chance Recall@{TOP} = {TOP / k:.4f}); "
+        ctx.report(f"{n} questions scored with K={k} candidates (chance Recall@{TOP} = {TOP / k:.4f}) drawn from "
+                   f"the split's {pool} images with features ({len(feats)} in the features); "
                    f"features: {self.config['features']}"
                    + (f"; {skipped} sampled question(s) skipped for lack of image features." if skipped else "."))
         ctx.report(_neighbourhood_note(hits_of, targets, cand_sets, dists))
