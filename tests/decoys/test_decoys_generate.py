@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from harness.errors import DataError
+from harness.types import Example
 from vqa_harness_plugins.generators.decoys import (
     DecoyConfig,
     QARecord,
@@ -21,6 +22,7 @@ from vqa_harness_plugins.generators.decoys import (
     write_decoy_file,
 )
 from vqa_harness_plugins.generators.decoys.similarity import question_embeddings, ranked_neighbours
+from vqa_harness_plugins.probes.decoys.probe import eq2_scores
 
 SIM = {frozenset(p): v for p, v in {("cat", "kitten"): 0.95, ("red", "dark red"): 0.93, ("dog", "puppy"): 0.92,
                                      ("blue", "navy"): 0.91}.items()}
@@ -198,5 +200,21 @@ def test_variants_and_shortcut_audit() -> None:
     assert rule.p_correct("red") == pytest.approx(1 / (1 + 0.5))
     assert rule.expected_hit(("red", "maybe"), "red") == 1.0
     assert rule.expected_hit(("zz", "yy"), "zz") == 0.5  # tie: exact expectation
+    assert rule.picks(("zz", "red", "yy")) == ["red"] and rule.picks(("zz", "yy")) == ["zz", "yy"]
     stats = neutrality(items)
     assert stats["decoys_never_target"] == pytest.approx(0.5)
+
+
+def test_the_eq2_rule_is_scored_like_a_models_pick_on_vqa_scored_data():
+    """On VQA multiple choice (`mc_scoring="vqa"`) a pick scores its VQA accuracy against the
+    human answers, so the Eq. 2 reference row does too (it used the exact target match)."""
+    rule = eq2_rule([(("white", "gray"), "white")] * 3)  # training: "white" always the target
+    answers = ("gray",) * 7 + ("white",) * 3
+    vqa = Example("q", "what color?", answers=answers, choices=("gray", "white"),
+                  meta={"mc_target": "gray", "mc_scoring": "vqa"})
+    target = Example("t", "what color?", choices=("gray", "white"), meta={"mc_target": "gray"})
+    # white matches 3 of 10 humans: leave-one-out mean (3 x 2/3 + 7 x 1) / 10 = 0.9
+    assert eq2_scores(rule, [vqa, target]).tolist() == pytest.approx([0.9, 0.0])
+    tied = eq2_rule([(("a", "b"), "a"), (("b", "a"), "b")])  # a and b tie: half of each
+    assert eq2_scores(tied, [vqa.with_(choices=("gray", "white"))]).tolist() == pytest.approx([0.5 * (1.0 + 0.9)])
+

@@ -66,13 +66,14 @@ class Eq2Rule:
             return 0.5
         return t / (t + d)
 
+    def picks(self, choices: Sequence[str]) -> list[str]:
+        """The candidates the rule picks: those of highest `p_correct` (ties all kept)."""
+        scores = [self.p_correct(c) for c in choices]
+        return [c for c, s in zip(choices, scores) if s == max(scores)]
+
     def expected_hit(self, choices: Sequence[str], target: str) -> float:
         """1/|argmax ties| when the target is among the argmax candidates, else 0."""
-        if not choices:
-            return 0.0
-        scores = [self.p_correct(c) for c in choices]
-        best = max(scores)
-        tied = [normalize_for_match(c) for c, s in zip(choices, scores) if s == best]
+        tied = [normalize_for_match(c) for c in self.picks(choices)]
         return 1.0 / len(tied) if normalize_for_match(target) in tied else 0.0
 
 

@@ -31,6 +31,7 @@ from harness.stats import bootstrap_ci
 from harness.types import Example, ResultRow
 from vqa_harness_plugins.generators.decoys import (
     VARIANTS,
+    Eq2Rule,
     eq2_rule,
     neutrality,
     normalize_for_match,
@@ -108,6 +109,13 @@ def _hit(ex: Example, picked: str | None) -> float:
     return 1.0 if normalize_for_match(picked) == normalize_for_match(ex.meta["mc_target"]) else 0.0
 
 
+def eq2_scores(rule: Eq2Rule, test: Sequence[Example]) -> np.ndarray:
+    """Each question's score under the Eq. 2 rule: its picks scored as a model's pick is
+    (`_hit`: VQA accuracy against the human answers on VQA data), in expectation over ties."""
+    return np.array([np.mean([_hit(ex, c) for c in rule.picks(ex.choices)]) if ex.choices else 0.0
+                     for ex in test])
+
+
 def _random_expectation(ex: Example) -> float:
     return float(np.mean([_hit(ex, c) for c in ex.choices]))
 
@@ -163,7 +171,7 @@ def _reference_rows(ctx: ProbeContext, variant: str, test: Sequence[Example], *,
         items = [(ex.choices, ex.meta["mc_target"]) for ex in mc_variant_examples(train, variant, ctx.seed)[0]]
         if items:
             rule = eq2_rule(items)
-            hits = np.array([rule.expected_hit(ex.choices, ex.meta["mc_target"]) for ex in test])
+            hits = eq2_scores(rule, test)
             values["eq2"] = [float(hits.mean()), len(hits)]
         return values
 
