@@ -186,8 +186,9 @@ class VisualGenomeQA(DatasetPlugin):
                                  duplicates=self.config["duplicates"])
         else:
             path = self._path(self.config["file"])
-            key = {"dataset": "visual-genome-qa", "file": str(path), "size": path.stat().st_size, "split": split,
-                   "split_seed": self.config["split_seed"]}
+            stat = path.stat()  # an edited file is generated again
+            key = {"dataset": "visual-genome-qa", "file": str(path), "size": stat.st_size,
+                   "mtime_ns": stat.st_mtime_ns, "split": split, "split_seed": self.config["split_seed"]}
             sets = generated_decoys(examples, decoy_config(self.config), key=key, source=source, limit=limit)
         # Generated sets may leave a question without a valid decoy: the probes leave it out
         # and count it (as for Visual7W). Released files must be complete.

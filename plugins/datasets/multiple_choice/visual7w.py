@@ -189,8 +189,9 @@ class Visual7W(DatasetPlugin):
         elif self.config["decoys"] == "orig":
             sets = {}
         else:
+            stat = self._path(self.config["file"]).stat()  # an edited file is generated again
             key = {"dataset": "visual7w", "file": str(self._path(self.config["file"])), "split": split,
-                   "size": self._path(self.config["file"]).stat().st_size}
+                   "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
             sets = generated_decoys(examples, decoy_config(self.config), key=key, source=source, limit=limit)
         # Generated sets may leave a question without a valid decoy (every candidate too close
         # to its target): the probes leave it out and count it. Released files must be complete.
