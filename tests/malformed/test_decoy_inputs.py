@@ -147,6 +147,8 @@ DECOY_CASES = [
      ["qa_id 0 (repeated key)", "duplicated qa_id 0"]),
     ("unknown qa_id", '{"999": {"IoU_decoys": ["blue"], "QoU_decoys": []}}', ["1 qa_id(s) have no question", "999"]),
     ("decoy equals target", '{"0": {"IoU_decoys": ["Red."], "QoU_decoys": []}}', ["list the target as a decoy"]),
+    ("decoy equals target but for punctuation", '{"0": {"IoU_decoys": ["blue", "red!"], "QoU_decoys": []}}',
+     ["list the target as a decoy"]),
     ("truncated", '{"0": {"IoU_decoys": ["bl', ["truncated JSON"]),
     ("NaN", '{"0": {"IoU_decoys": NaN}}', ["field 'IoU_decoys'", "NaN is not a valid JSON number"]),
     ("not UTF-8", b'{"0": {"IoU_decoys": ["\xe9"]}}', ["not UTF-8"]),

@@ -16,7 +16,7 @@ from harness.api import DatasetPlugin, Option
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
-from vqa_harness_plugins.generators.decoys import normalize_release, read_decoy_file
+from vqa_harness_plugins.generators.decoys import normalize_for_match, normalize_release, read_decoy_file
 from vqa_harness_plugins.validation import (
     Field,
     Tally,
@@ -58,7 +58,10 @@ def released_sets(path: Path, examples_by_id: Mapping[str, Example], all_ids: se
         ex = examples_by_id.get(qa_id)
         iou = [normalize_release(d) for d in entry["IoU_decoys"]]
         qou = [normalize_release(d) for d in entry["QoU_decoys"]]
-        if ex is not None and normalize_release(ex.meta["mc_target"]) in iou + qou:
+        # Compared as the candidate lists are de-duplicated (`normalize_for_match`): "A dog!"
+        # is the target "A dog." there, and would silently leave the set one decoy short.
+        target = normalize_for_match(ex.meta["mc_target"]) if ex is not None else None
+        if target is not None and any(normalize_for_match(d) == target for d in iou + qou):
             equal.append(qa_id)
         sets[qa_id] = {"iou": iou, "qou": qou}
     if equal:
