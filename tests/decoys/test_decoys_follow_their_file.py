@@ -1,5 +1,6 @@
 """Generated decoys follow their source file: an edit that keeps the file's size (one answer
-rewritten) generates them again instead of reusing the cached sets."""
+rewritten) generates them again instead of reusing the cached sets; and the loader's summary
+gives the generation's statistics, which decoy-audit reports."""
 
 from __future__ import annotations
 
@@ -37,3 +38,12 @@ def test_an_edit_of_the_same_size_generates_the_decoys_again(tmp_path, fresh_cac
     assert path.stat().st_size == size
     found = _iou_decoys(tmp_path)
     assert "melon" in found and "apple" not in found
+
+
+def test_the_summary_gives_the_generation_statistics_the_decoy_audit_reports(tmp_path, fresh_cache):
+    _write(tmp_path, "apple")
+    dataset = Visual7W(data_dir=tmp_path, decoys="iou", decoy_file="")
+    assert "generation" not in dataset.summary("test")  # nothing generated yet: nothing to report
+    dataset.load("test")
+    stats = dataset.summary("test")["generation"]
+    assert stats["images"] == 6 and "rejected_wup" in stats

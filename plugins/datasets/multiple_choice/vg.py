@@ -32,7 +32,7 @@ from vqa_harness_plugins.validation import (
     duplicates_option,
 )
 
-from .mc import MC_OPTIONS, attach_decoys, decoy_config, generated_decoys
+from .mc import MC_OPTIONS, attach_decoys, decoy_config, generated_decoys, generation_stats
 from .visual7w import released_file, released_sets
 
 __all__ = ["VisualGenomeQA", "split_images", "SPLIT_SHARES", "IMAGE", "QA", "DEFAULT_IMAGES", "RELEASE_IMAGES"]
@@ -161,8 +161,18 @@ class VisualGenomeQA(DatasetPlugin):
         if not hasattr(self, "_load_summary"):
             self.all_examples()
         found = self.decoy_file()
+        stats = None if found else generation_stats(decoy_config(self.config), self._generation_key(split))
         return {"dataset": self.name, "split": split, **self._load_summary,
-                "decoy_source": f"released:{found}" if found else "generated"}
+                "decoy_source": f"released:{found}" if found else "generated",
+                **({"generation": stats} if stats else {})}
+
+    def _generation_key(self, split: str) -> dict[str, Any]:
+        """What generated decoys depend on: the file (size and modification time), the split
+        and the seed that draws it."""
+        path = self._path(self.config["file"])
+        stat = path.stat()
+        return {"dataset": "visual-genome-qa", "file": str(path), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+                "split": split, "split_seed": self.config["split_seed"]}
 
     def decoy_file(self) -> Path | None:
         """The released decoy file used (None: decoys are generated)."""
@@ -185,11 +195,8 @@ class VisualGenomeQA(DatasetPlugin):
             sets = released_sets(released, {e.id: e for e in kept}, all_ids,
                                  duplicates=self.config["duplicates"])
         else:
-            path = self._path(self.config["file"])
-            stat = path.stat()  # an edited file is generated again
-            key = {"dataset": "visual-genome-qa", "file": str(path), "size": stat.st_size,
-                   "mtime_ns": stat.st_mtime_ns, "split": split, "split_seed": self.config["split_seed"]}
-            sets = generated_decoys(examples, decoy_config(self.config), key=key, source=source, limit=limit)
+            sets = generated_decoys(examples, decoy_config(self.config), key=self._generation_key(split),
+                                    source=source, limit=limit)
         # Generated sets may leave a question without a valid decoy: the probes leave it out
         # and count it (as for Visual7W). Released files must be complete.
         return attach_decoys(kept, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),

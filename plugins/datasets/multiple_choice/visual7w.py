@@ -16,7 +16,11 @@ from harness.api import DatasetPlugin, Option
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
-from vqa_harness_plugins.generators.decoys import normalize_for_match, normalize_release, read_decoy_file
+from vqa_harness_plugins.generators.decoys import (
+    normalize_for_match,
+    normalize_release,
+    read_decoy_file,
+)
 from vqa_harness_plugins.validation import (
     Field,
     Tally,
@@ -29,7 +33,14 @@ from vqa_harness_plugins.validation import (
     duplicates_option,
 )
 
-from .mc import MC_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
+from .mc import (
+    MC_OPTIONS,
+    attach_decoys,
+    check_orig_decoys,
+    decoy_config,
+    generated_decoys,
+    generation_stats,
+)
 
 __all__ = ["Visual7W", "released_sets", "IMAGE", "QA_PAIR", "ORIG_DECOYS"]
 
@@ -169,8 +180,19 @@ class Visual7W(DatasetPlugin):
         if not hasattr(self, "_load_summary"):
             self.all_examples()
         found = self.decoy_file()
+        stats = None if found or self.config["decoys"] == "orig" else generation_stats(
+            decoy_config(self.config), self._generation_key(split))
         return {"dataset": self.name, "split": split, **self._load_summary,
-                "decoy_source": f"released:{found}" if found else "generated"}
+                "decoy_source": f"released:{found}" if found else "generated",
+                **({"generation": stats} if stats else {})}
+
+    def _generation_key(self, split: str) -> dict[str, Any]:
+        """What generated decoys depend on: the file (its size and modification time: an
+        edited file is generated again) and the split."""
+        path = self._path(self.config["file"])
+        stat = path.stat()
+        return {"dataset": "visual7w", "file": str(path), "split": split, "size": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns}
 
     def load(self, split: str, limit: int | None = None) -> list[Example]:  # type: ignore[override]
         """The split with the `decoys=` candidates; with `limit` (`--limit`) its first `limit`
@@ -192,10 +214,8 @@ class Visual7W(DatasetPlugin):
         elif self.config["decoys"] == "orig":
             sets = {}
         else:
-            stat = self._path(self.config["file"]).stat()  # an edited file is generated again
-            key = {"dataset": "visual7w", "file": str(self._path(self.config["file"])), "split": split,
-                   "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
-            sets = generated_decoys(examples, decoy_config(self.config), key=key, source=source, limit=limit)
+            sets = generated_decoys(examples, decoy_config(self.config), key=self._generation_key(split),
+                                    source=source, limit=limit)
         # Generated sets may leave a question without a valid decoy (every candidate too close
         # to its target): the probes leave it out and count it. Released files must be complete.
         return attach_decoys(kept, sets, variant=self.config["decoys"], seed=int(self.config["decoy_seed"]),

@@ -18,7 +18,14 @@ from vqa_harness_plugins.datasets.vqa import VQA1, VQA2
 from vqa_harness_plugins.generators.decoys import VARIANTS, normalize_for_match
 from vqa_harness_plugins.validation import answers_option, duplicates_option
 
-from .mc import GENERATOR_OPTIONS, attach_decoys, check_orig_decoys, decoy_config, generated_decoys
+from .mc import (
+    GENERATOR_OPTIONS,
+    attach_decoys,
+    check_orig_decoys,
+    decoy_config,
+    generated_decoys,
+    generation_stats,
+)
 
 __all__ = ["VQA1MC", "VQA2MC"]
 
@@ -53,7 +60,15 @@ class _VQAMC(DatasetPlugin):
     def summary(self, split: str) -> dict[str, Any]:
         """The base loader's load summary (repeated ids, answer counts, pairs) and where the
         IoU/QoU decoys come from (generated: VQA has no released ones)."""
-        return {**self._base().summary(split), "decoy_source": "generated"}
+        stats = None if self.config["decoys"] == "orig" else generation_stats(decoy_config(self.config),
+                                                                              self._generation_key(split))
+        return {**self._base().summary(split), "decoy_source": "generated", **({"generation": stats} if stats else {})}
+
+    def _generation_key(self, split: str) -> dict[str, Any]:
+        """What generated decoys depend on: the base split's fingerprint and every file read
+        (the sets of iou, qou, iou+qou and all are one generation)."""
+        return {"dataset": self.name, "split": split, "fingerprint": self._base().fingerprint(split),
+                "files": [(str(p), p.stat().st_size) for p in self._base().source_files(split)]}
 
     def base_examples(self, split: str, limit: int | None = None) -> list[Example]:
         """The base VQA split (its first `limit` questions) as MC-ready examples (target,
@@ -86,9 +101,8 @@ class _VQAMC(DatasetPlugin):
         if generate:
             # The files read, whatever `decoys` is: the sets of iou, qou, iou+qou and all are
             # one generation, and its fill-ins read the 18 choices when that file is there.
-            key = {"dataset": self.name, "split": split, "fingerprint": self._base().fingerprint(split),
-                   "files": [(str(p), p.stat().st_size) for p in self._base().source_files(split)]}
-            sets = generated_decoys(base, decoy_config(self.config), key=key, source=source, limit=limit)
+            sets = generated_decoys(base, decoy_config(self.config), key=self._generation_key(split), source=source,
+                                    limit=limit)
         kept = base if limit is None else base[:limit]
         orig = self.orig_file(split)
         hint = None if orig is None else (f"the original decoys are the 18 multiple choices of {orig}"
