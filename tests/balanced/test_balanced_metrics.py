@@ -14,6 +14,7 @@ from vqa_harness_plugins.models.features.candidates import nearest_candidates, q
 from vqa_harness_plugins.probes.balanced.counterexamples import model_scores, select_questions
 from vqa_harness_plugins.probes.balanced.metrics import (
     answer_entropy_by_type,
+    answer_score,
     canonical_answer,
     entropy_bits,
     find_pairs,
@@ -156,3 +157,17 @@ def test_the_mean_entropy_is_correctly_rounded_so_every_python_gives_its_bits():
     terms = [h * n for h, n in per.values()]
     assert weighted == math.fsum(terms) / 60
     assert weighted == 2.040956263315305
+
+
+def test_fewer_than_four_human_answers_are_scored_by_exact_match_not_vqa_accuracy():
+    """docs/metrics.md, "Which accuracy": one human answer caps VQA accuracy at 0, so pairs,
+    priors and prefixes score such questions by an exact match with their canonical answer."""
+    a, b = ex("a", "", ["yes"], pair="b"), ex("b", "", ["No"], pair="a")
+    (out,) = pair_outcomes([(a, b)], [("yes", "no")])
+    assert out.both_correct and out.strict_accuracy == 1.0  # VQA accuracy gave 0.0
+    fit = fit_priors([a, b, ex("c", "", ["yes"])])
+    prior, _ = prior_accuracies(fit, [a, b])
+    assert prior.tolist() == [1.0, 0.0]
+    qs = [ex(f"d{i}", "", ["yes"], question="Do you see a cat?") for i in range(10)]
+    assert predictive_prefixes(qs, min_count=10, max_words=1)[0].accuracy == 1.0
+    assert answer_score("yes", Example("e", "q?")) == 0.0  # nothing to match: not a hit

@@ -45,7 +45,9 @@ class ScriptedModel(Model):
 
 
 def scripted_plugin(features_path):
-    data_cls = type("ScriptData", (ListDataset,), {"name": "script-data", "data": {"val": EXAMPLES},
+    # Questions without a pair put img0-img29 in the split: the counter-example candidates.
+    fillers = [_q(f"f{i}", f"img{i}", "What is it?", "cat", "") for i in range(30) if f"img{i}" not in COMPLEMENTS]
+    data_cls = type("ScriptData", (ListDataset,), {"name": "script-data", "data": {"val": EXAMPLES + fillers},
                                                     "splits": ("val",)})
     options = {"counter-examples": {"features": str(features_path), "k": 8, "max_questions": 0}}
 

@@ -153,3 +153,20 @@ def test_full_bundle_names_the_combined_score_without_spice(host, tmp_path):
     # Overall S_E is the mean of the S_E columns (one dataset here).
     assert model[0] == "retrieval-explainer"
     assert model[1] == model[4] == f"{100 * rows['s_e/e_vil_score_no_spice'].value:.1f}"
+
+
+def test_task_scores_follow_the_stated_rule_for_few_human_answers():
+    """S_T on data with one human answer per question is label accuracy against that answer
+    (VQA accuracy would be 0 for every model, and S_E would then have no correct question)."""
+    from harness.errors import UsageError
+    from harness.types import Example
+    from vqa_harness_plugins.probes.e_vil.scoring import task_scores
+
+    few = [Example("a", "q?", answers=("Red",)), Example("b", "q?", answers=("blue",))]
+    scores = task_scores(few, ["red", "green"])
+    assert scores.kind == "label_accuracy" and scores.values.tolist() == [1.0, 0.0]
+    assert scores.correct.tolist() == [True, False]
+    ten = Example("c", "q?", answers=("red",) * 10)
+    assert task_scores([ten], ["red"]).kind == "vqa_accuracy"
+    with pytest.raises(UsageError, match="S_T would mix"):
+        task_scores([ten, few[0]], ["red", "red"])

@@ -25,11 +25,12 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from harness.metrics import normalize_answer, vqa_accuracy
+from harness.metrics import MIN_VQA_ANSWERS, normalize_answer, vqa_accuracy
 from harness.metrics.canonical import canonical_answer
 from harness.types import Example
 
 __all__ = [
+    "answer_score",
     "canonical_answer",
     "PairOutcome",
     "pair_outcomes",
@@ -62,6 +63,15 @@ class PairOutcome:
     strict_accuracy: float
 
 
+def answer_score(answer: str, example: Example) -> float:
+    """`answer`'s score by the stated rule (harness.metrics.rule, docs/metrics.md "Which
+    accuracy"): VQA accuracy with at least MIN_VQA_ANSWERS human answers, else an exact match
+    with the canonical answer (one human answer would cap VQA accuracy at 0)."""
+    if len(example.answers) >= MIN_VQA_ANSWERS:
+        return vqa_accuracy(answer, example.answers)
+    return float(normalize_answer(answer) == canonical_answer(example) != "")
+
+
 def find_pairs(examples: Sequence[Example]) -> tuple[list[tuple[int, int]], int]:
     """Index pairs (i, j), i < j, of complementary questions both present; and the number
     of examples whose `pair_id` names a question that is not present."""
@@ -85,9 +95,7 @@ def pair_outcomes(pairs: Iterable[tuple[Example, Example]], predictions: Iterabl
     for (a, b), (pa, pb) in zip(pairs, predictions):
         na, nb = normalize_answer(pa), normalize_answer(pb)
         both = na == canonical_answer(a) and nb == canonical_answer(b) and na != "" and nb != ""
-        acc_a = vqa_accuracy(pa, a.answers) if a.answers else float(na == canonical_answer(a))
-        acc_b = vqa_accuracy(pb, b.answers) if b.answers else float(nb == canonical_answer(b))
-        out.append(PairOutcome(a.id, b.id, both, na == nb, min(acc_a, acc_b)))
+        out.append(PairOutcome(a.id, b.id, both, na == nb, min(answer_score(pa, a), answer_score(pb, b))))
     return out
 
 
@@ -148,12 +156,11 @@ def fit_priors(train: Sequence[Example]) -> PriorModelFit:
 
 
 def prior_accuracies(fit: PriorModelFit, test: Sequence[Example]) -> tuple[np.ndarray, np.ndarray]:
-    """Per-question VQA accuracy of the Prior and of the question-type prior (examples
-    with human answers only)."""
+    """Per-question accuracy (`answer_score`) of the Prior and of the question-type prior
+    (examples with human answers only)."""
     scored = [ex for ex in test if ex.answers]
-    prior = np.array([vqa_accuracy(fit.prior, ex.answers) for ex in scored], dtype=float)
-    typed = np.array([vqa_accuracy(fit.by_type.get(ex.question_type, fit.prior), ex.answers)
-                      for ex in scored], dtype=float)
+    prior = np.array([answer_score(fit.prior, ex) for ex in scored], dtype=float)
+    typed = np.array([answer_score(fit.by_type.get(ex.question_type, fit.prior), ex) for ex in scored], dtype=float)
     return prior, typed
 
 
@@ -197,8 +204,7 @@ def predictive_prefixes(examples: Sequence[Example], *, max_words: int = 4, min_
         if not counts:
             continue
         answer = _majority(counts)
-        accs = [vqa_accuracy(answer, ex.answers) if ex.answers else float(canonical_answer(ex) == answer)
-                for ex in group]
+        accs = [answer_score(answer, ex) for ex in group]
         stats.append(PrefixStat(prefix, answer, len(group), float(np.mean(accs))))
     stats.sort(key=lambda s: (-s.accuracy, -s.count, s.prefix))
     return stats[:top]

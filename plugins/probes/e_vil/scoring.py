@@ -22,7 +22,13 @@ from typing import Sequence
 import numpy as np
 
 from harness.errors import UsageError
-from harness.metrics import normalize_answer, vqa_accuracy_batch
+from harness.metrics import (
+    MIN_VQA_ANSWERS,
+    accuracy_metric,
+    normalize_answer,
+    reference_label,
+    vqa_accuracy_batch,
+)
 from harness.types import Example
 
 __all__ = ["CORRECT_RULES", "TaskScores", "task_scores", "gt_pairs"]
@@ -47,9 +53,11 @@ def task_scores(examples: Sequence[Example], answers: Sequence[str | None], rule
     """S_T per example and the correct flags; `None` answers (model errors) score 0."""
     if rule not in CORRECT_RULES:
         raise UsageError(f"nle: correct={rule!r}; expected one of {', '.join(CORRECT_RULES)}")
-    if any(ex.answers for ex in examples):
-        if not all(ex.answers for ex in examples):
-            raise UsageError("nle: some examples have human answers and some do not; S_T would mix metrics")
+    kinds = {accuracy_metric(ex) for ex in examples}  # the stated rule (harness.metrics.rule)
+    if "vqa_accuracy" in kinds:
+        if kinds != {"vqa_accuracy"}:
+            raise UsageError(f"nle: some examples have {MIN_VQA_ANSWERS}+ human answers and some do not; S_T would "
+                             "mix VQA accuracy with label accuracy")
         values = vqa_accuracy_batch([a or "" for a in answers], [list(ex.answers) for ex in examples])
         values = np.where([a is None for a in answers], 0.0, values).astype(np.float64)
         if rule == "any":
@@ -61,10 +69,10 @@ def task_scores(examples: Sequence[Example], answers: Sequence[str | None], rule
                 a is not None and _norm(a) == _mode(ex.answers) for ex, a in zip(examples, answers)
             ], dtype=bool)
         return TaskScores("vqa_accuracy", values, correct)
-    hits = np.array([
-        a is not None and bool(ex.label) and a.strip().lower() == ex.label.strip().lower()
-        for ex, a in zip(examples, answers)
-    ], dtype=bool)
+    # The label, else the most common of fewer than MIN_VQA_ANSWERS human answers.
+    refs = [reference_label(ex).strip().lower() for ex in examples]
+    hits = np.array([a is not None and bool(ref) and a.strip().lower() == ref for ref, a in zip(refs, answers)],
+                    dtype=bool)
     return TaskScores("label_accuracy", hits.astype(np.float64), hits)
 
 
