@@ -67,6 +67,17 @@ def test_bad_vqax_explanation(tmp_path):
         VQAX(data_dir=tmp_path.parent, path=str(f)).load("val")
 
 
+@pytest.mark.parametrize("name, folder", [("vqaX_train.json", "train2014"), ("vqaX_test.json", "val2014")])
+def test_vqax_without_image_name_finds_the_image_in_its_coco_split(tmp_path, name, folder):
+    from vqa_harness_plugins.datasets.e_vil.loaders import read_vqax
+
+    f = tmp_path / name
+    f.write_text(json.dumps({"7": {"question": "Is it?", "answers": [{"answer": "yes"}] * 10,
+                                   "explanation": ["it is"], "image_id": 262148}}))
+    (ex,) = read_vqax(f, tmp_path / "coco")
+    assert ex.image == str(tmp_path / "coco" / folder / f"COCO_{folder}_000000262148.jpg")
+
+
 def _vcr_line(**over):
     item = {"annot_id": "val-0", "img_fn": "movie/x.jpg", "movie": "m", "objects": ["person", "person", "car"],
             "question": ["What", "is", [0], "doing", "?"],

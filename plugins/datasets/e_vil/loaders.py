@@ -143,8 +143,9 @@ def read_vqax(path: Path, images: Path | None, *, duplicates: str = "error", ans
                                  else f"expected a string, got {describe(e)}")
         image_id = item["image_id"]
         name = item.get("image_name")
-        if name is None:
-            name = f"COCO_val2014_{int(image_id):012d}.jpg" if str(image_id).isdigit() else str(image_id).strip()
+        if name is None:  # VQA-X train is on COCO train2014, val and test on val2014
+            coco = "train2014" if "train" in path.name.lower() else "val2014"
+            name = f"COCO_{coco}_{int(image_id):012d}.jpg" if str(image_id).isdigit() else str(image_id).strip()
         folder = "train2014" if "train2014" in name else "val2014"
         out.append(Example(
             id=str(qid), question=question, image_id=str(image_id).strip(),

@@ -130,6 +130,8 @@ def parse_pairs(data: Any, path: Path, known: Mapping[int, Any]) -> tuple[dict[i
             raise fail(path, f"[{i}]", f"expected a pair [question_id, question_id], got {describe(pair)}")
         a = check_id(pair[0], path, f"[{i}]", "[0]")
         b = check_id(pair[1], path, f"[{i}]", "[1]")
+        if a == b:
+            raise fail(path, f"[{i}]", f"question_id {a} is paired with itself")
         missing = [q for q in (a, b) if q not in known]
         if missing:
             unknown_pairs += 1
@@ -173,6 +175,10 @@ def build_columns(questions: Mapping[int, dict[str, Any]], annotations: Mapping[
             if ann is None:
                 raise fail(annotations_path, "annotations", f"no annotation for question_id {qid} of "
                                                             f"{questions_path}", "question_id")
+            if ann["image_id"] is not None and ann["image_id"] != q["image_id"]:
+                raise fail(annotations_path, "annotations", f"question_id {qid} is on image_id {ann['image_id']} "
+                                                            f"here but on image_id {q['image_id']} in "
+                                                            f"{questions_path}", "image_id")
         cols["id"].append(str(qid))
         cols["question"].append(q["question"])
         cols["image_id"].append(str(q["image_id"]))
