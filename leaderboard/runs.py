@@ -42,7 +42,8 @@ def run_dirs(inputs: Iterable[Path]) -> list[Path]:
             found.append(path)
         elif path.is_dir():
             found.extend(sorted(p for p in path.iterdir() if (p / "results.jsonl").is_file()))
-    return sorted(set(found))
+    unique = {p.resolve(): p for p in found}  # one run named two ways (relative, absolute) is read once
+    return sorted(unique.values())
 
 
 def _results_not_files(inputs: Iterable[Path]) -> list[str]:
@@ -82,6 +83,8 @@ def validate_row(data: Any) -> str:
     for name in _STRINGS:
         if not isinstance(data[name], str):
             return f"field {name!r} must be a string"
+    if not isinstance(data.get("train", ""), str):
+        return f"field 'train' must be a string, got {json.dumps(data['train'])[:40]}"
     if not data["metric"]:
         return "field 'metric' is empty"
     problem = _number(data["value"], "value") or _number(data.get("ci_low"), "ci_low", optional=True) \

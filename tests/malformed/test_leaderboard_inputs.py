@@ -43,6 +43,8 @@ BAD_ROWS = [
     ("n negative", json.dumps(_row(n=-1)), "field 'n' must be a non-negative integer"),
     ("n bool", json.dumps(_row(n=True)), "field 'n' must be a non-negative integer"),
     ("unknown unit", json.dumps(_row(unit="percent")), "field 'unit' must be one of"),
+    ("train null", json.dumps(_row(train=None)), "field 'train' must be a string, got null"),
+    ("train a list", json.dumps(_row(train=["a"])), "field 'train' must be a string"),
     ("schema version", json.dumps(_row(schema_version=99)), "unknown schema_version 99"),
     ("not JSON", "{oops", "not JSON"),
 ]
@@ -61,6 +63,14 @@ def test_a_bad_row_is_skipped_with_one_warning_and_the_rest_is_published(capsys,
     csv = (tmp_path / "lb" / "results.csv").read_text()
     assert "nan" not in csv.lower() and "inf" not in csv.lower()
     assert problem in (tmp_path / "lb" / "problems.txt").read_text()
+
+
+def test_a_run_named_twice_two_ways_is_read_once(capsys, tmp_path, monkeypatch):
+    _run_folder(tmp_path / "runs", "m1", [GOOD])
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, ["leaderboard", "build", "runs", str(tmp_path / "runs"), "--out", "lb"])
+    assert code == 0, err
+    assert len(json.loads((tmp_path / "lb" / "results.json").read_text())) == 1
 
 
 def test_a_truncated_last_line_is_reported_as_such(capsys, tmp_path):
