@@ -100,15 +100,16 @@ def compare_runs(a: RunInfo, b: RunInfo, *, seed: int = 0, n_boot: int = 10_000,
         notes += list(dict.fromkeys(f"run {which}: {reason} (no 'better' on those rows)"
                                     for task, (_, reason) in odd.items() if task[1] in compared))
     with_scores = {c.a.probe for c in found}
-    for which, index, side in (("A", index_a, 0), ("B", index_b, 1)):
-        # A metric whose probe has per-question scores in this run, but not this metric: its
-        # file is gone (deleted, or the run was copied without it), so it is left out.
-        for m, c in zip(matched, results):
-            row = (m.a, m.b)[side]
-            if c is None and row.probe in with_scores and index.get(row) is None:
-                notes.append(f"run {which}: the per-question scores of {row.probe} {row.metric}"
-                             f"{f' ({row.variant})' if row.variant else ''} on {row.dataset}/{row.split} are "
-                             "missing (artifacts/<probe>/per_example/ file deleted?); that metric is not compared")
+    for m, c in zip(matched, results):
+        # Per-question scores in one run only: the other's file is gone (deleted, or the run
+        # copied without it), so the metric is left out. A metric without scores in either
+        # run (a breakdown row, a model-free count) is simply not paired: no note.
+        has = (index_a.get(m.a) is not None, index_b.get(m.b) is not None)
+        if c is None and has[0] != has[1]:
+            which, row = ("B", m.b) if has[0] else ("A", m.a)
+            notes.append(f"run {which}: the per-question scores of {row.probe} {row.metric}"
+                         f"{f' ({row.variant})' if row.variant else ''} on {row.dataset}/{row.split} are "
+                         "missing (artifacts/<probe>/.../per_example/ file deleted?); that metric is not compared")
     lacking = sorted(without - with_scores)
     if lacking:
         names = _names(a, b)
@@ -139,10 +140,14 @@ def unique_comparisons(found: Sequence[Comparison]) -> list[tuple[Comparison, li
     seen: dict[tuple, int] = {}
     for c in found:
         t = c.test
-        key = (c.a.dataset, c.a.split, c.a.train, c.b.train, c.a.metric, t.n, t.mean_a, t.mean_b, t.low, t.high)
+        key = (c.a.dataset, c.a.split, c.a.train, c.b.train, c.a.metric, c.a.higher_is_better, t.n, t.mean_a,
+               t.mean_b, t.low, t.high)
         k = seen.get(key)
-        # Only another probe's same numbers merge: one probe's variants stay apart even when equal.
-        if k is not None and c.a.probe not in out[k][1]:
+        # Only another probe's same numbers of the same condition merge (accuracy and the
+        # ablation's real image; not an image-blind model's equal numbers under a swapped
+        # image): one probe's variants, and two different variants, stay apart even when equal.
+        if k is not None and c.a.probe not in out[k][1] and (
+                c.a.variant == out[k][0].a.variant or "" in (c.a.variant, out[k][0].a.variant)):
             out[k][1].append(c.a.probe)
         else:
             seen[key] = len(out)

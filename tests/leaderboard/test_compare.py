@@ -231,3 +231,24 @@ def test_each_cell_is_tested_against_the_row_above_on_hover(runs: dict[str, Path
     html = (site / "index.html").read_text(encoding="utf-8")
     assert "vs the row above (scripted-a): -20.00 [" in html  # in a title attribute, not in the cell text
     assert ">vs the row above" not in html
+
+
+def test_two_image_blind_runs_keep_conditions_apart_and_note_no_missing_files(tmp_path: Path) -> None:
+    """prior and qonly ignore the image, so the accuracy probe's VQA accuracy equals the image
+    ablation's under a gray and a swapped image: only the real-image row is the same
+    measurement (it merges with accuracy's); the others stay apart with their own direction.
+    Breakdown rows that never had per-question scores are not reported as deleted files."""
+    from harness.api import Suite, Task
+    from vqa_harness_leaderboard.compare import unique_comparisons
+
+    suite = Suite("blind", "test", (Task("toyvqa:variant=balanced", "val", ("accuracy", "image-ablation")),))
+    host = make_host(builtins=True)
+    with use_host(host):
+        a, b = (run_in_process(host, model=m, suite=suite, tmp_path=tmp_path / m, limit=40) for m in ("prior", "qonly"))
+    found, notes = compare_runs(load_run(a.rundir.path), load_run(b.rundir.path))
+    assert not [n for n in notes if "missing" in n], notes
+    merged = {(c.a.metric, c.a.variant, c.a.higher_is_better): probes for c, probes in unique_comparisons(found)}
+    assert merged[("vqa_accuracy", "", True)] == ["accuracy", "image-ablation"] or \
+        merged[("vqa_accuracy", "real", True)] == ["image-ablation", "accuracy"]
+    for variant in ("blank", "swap", "no-question"):
+        assert merged[("vqa_accuracy", variant, None)] == ["image-ablation"]

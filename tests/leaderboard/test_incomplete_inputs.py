@@ -86,7 +86,7 @@ def test_compare_names_a_metric_whose_per_question_file_was_deleted(run, tmp_pat
     captured = capsys.readouterr()
     for metric in gone["scores"]:
         assert (f"note: run B: the per-question scores of accuracy {metric} on yes-data/val are missing "
-                "(artifacts/<probe>/per_example/ file deleted?); that metric is not compared") in captured.err
+                "(artifacts/<probe>/.../per_example/ file deleted?); that metric is not compared") in captured.err
         assert f"| {metric} " not in captured.out
 
 
