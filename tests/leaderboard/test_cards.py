@@ -158,3 +158,18 @@ def test_every_evidence_row_has_its_own_label_and_color_maximal_is_not_image_evi
     assert verdict(card) == ""  # answers change under Color Maximal, but no image ablation: no verdict
     blind = [r for r in ROWS if r.model == "blind"] + [replace(r, model="blind") for r in rows[3:]]
     assert verdict(build_cards(blind, DISPLAYS, ["blind"])[0]).startswith("no measurable use of the image")
+
+
+def test_across_runs_the_newest_row_comes_first_as_the_tables_show_it() -> None:
+    """`--all-runs`: two runs of one model measure the same thing; the reliance table and the
+    card read the newest run first, like the suite tables (the oldest was shown before)."""
+    from vqa_harness_leaderboard.reliance import reliance_table
+
+    old = _row("seer", "image-ablation", "vqa_accuracy_drop", 0.10, variant="blank", run="20250101-000000-seer")
+    new = _row("seer", "image-ablation", "vqa_accuracy_drop", 0.30, variant="blank", run="20250301-000000-seer")
+    (card,) = build_cards([old, new], DISPLAYS, ["seer"])
+    lines = {line.evidence.id: line.rows for line in card.lines}
+    assert [r.value for r in lines["ablation-blank"]] == [0.30, 0.10]
+    table = reliance_table([old, new], DISPLAYS)
+    (cells,) = table.cells
+    assert [c.row.value for c in cells if c.row is not None] == [0.30] and cells[0].of == 2
