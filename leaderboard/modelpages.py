@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from harness.digest import digest
 from harness.rundir import safe_name
 from harness.types import ResultRow
 
@@ -41,8 +42,10 @@ class ModelInfo:
 
 
 def model_href(model: str) -> str:
-    """The model page, relative to the site root."""
-    return f"{MODEL_DIR}/{safe_name(model)}.html"
+    """The model page, relative to the site root: the model's name, with a digest of it when
+    the name had to change to be a file name (two specs must never share one page)."""
+    name = safe_name(model)
+    return f"{MODEL_DIR}/{name if name == model else f'{name}-{digest(model, 8)}'}.html"
 
 
 def format_parameters(value: object) -> str:

@@ -173,3 +173,11 @@ def test_across_runs_the_newest_row_comes_first_as_the_tables_show_it() -> None:
     table = reliance_table([old, new], DISPLAYS)
     (cells,) = table.cells
     assert [c.row.value for c in cells if c.row is not None] == [0.30] and cells[0].of == 2
+
+
+def test_two_models_whose_file_names_would_coincide_get_their_own_pages() -> None:
+    from vqa_harness_leaderboard.modelpages import model_href
+
+    a, b = model_href("predictions:path=runs/a.json"), model_href("predictions:path=runs_a.json")
+    assert a != b and a.startswith("models/predictions_path=runs_a.json-") and a.endswith(".html")
+    assert model_href("mlp-a") == "models/mlp-a.html"  # a name that is a file name stays as it is
