@@ -247,8 +247,11 @@ def parse_displays(data: Any, where: str) -> dict[str, Display]:
     ValueError naming `where` and the probe at fault for a malformed entry."""
     if not isinstance(data, dict):
         raise ValueError(f"{where}: expected a JSON object")
+    displays = data.get("displays") or {}
+    if not isinstance(displays, dict):
+        raise ValueError(f"{where}: field 'displays' must be an object (probe -> display)")
     out: dict[str, Display] = {}
-    for probe, found in dict(data.get("displays") or {}).items():
+    for probe, found in displays.items():
         try:
             out[str(probe)] = Display.from_json(found)
         except (TypeError, KeyError, ValueError, AttributeError) as exc:

@@ -151,7 +151,7 @@ def _examples(info: RunInfo) -> list[tuple[str, tuple[str, ...], list[tuple[str,
         if not rel.endswith(".jsonl"):
             continue
         records = []
-        with open(info.path / rel, encoding="utf-8") as fh:
+        with open(info.path / rel, encoding="utf-8", errors="replace") as fh:  # shown, not parsed strictly
             for line in fh:
                 try:
                     rec = json.loads(line)

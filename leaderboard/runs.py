@@ -166,6 +166,17 @@ def _read_json(path: Path) -> Any:
         raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
+#: Manifest fields the pages read by shape: a damaged value is left out with a problem line.
+_SHAPES = {"versions": (dict, "an object"), "stats": (dict, "an object"), "resources": (dict, "an object"),
+           "argv": (list, "a list"), "plugin_failures": (list, "a list")}
+
+
+def _typed_fields(manifest: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    damaged = [k for k, (kind, _) in _SHAPES.items() if manifest.get(k) is not None and
+               not isinstance(manifest[k], kind)]
+    return {k: v for k, v in manifest.items() if k not in damaged}, damaged
+
+
 def load_run(path: Path) -> RunInfo:
     """Read a run folder; UsageError when it is not one, DataError for an unreadable
     manifest. A malformed tables.json is a problem line (the generic layout is used)."""
@@ -179,6 +190,8 @@ def load_run(path: Path) -> RunInfo:
     if unknown:  # a newer format: refused (the run is skipped with this line), never read as if known
         raise DataError(unknown)
     rows, problems = read_rows(path / "results.jsonl") if (path / "results.jsonl").is_file() else ([], [])
+    manifest, damaged = _typed_fields(manifest)
+    problems += [f"{path / 'manifest.json'}: field {k!r} must be {_SHAPES[k][1]} (left out)" for k in damaged]
     layouts: dict[str, list[Layout]] = {}
     tags: list[RowTags] = []
     headlines: dict[str, list] = {}

@@ -95,6 +95,20 @@ def test_non_utf8_results_and_manifest_are_one_warning_each(capsys, tmp_path):
     assert good.name in (tmp_path / "lb" / "index.md").read_text()
 
 
+@pytest.mark.parametrize("field, value", [("resources", ["x"]), ("versions", "x"), ("stats", 5), ("argv", 5),
+                                          ("plugin_failures", 5)])
+def test_a_manifest_field_of_the_wrong_shape_is_left_out_with_a_problem_line(capsys, tmp_path, field, value):
+    run = _run_folder(tmp_path / "runs", "m1", [GOOD], manifest={field: value})
+    write(run / "artifacts" / "nle" / "records.jsonl", b'{"a": 1}\n\xff\xfe{"a": 2}\n')  # not UTF-8
+    write(run / "tables.json", json.dumps({"schema_version": 1, "layouts": {}, "tags": [], "displays": 5}))
+    for argv in (["leaderboard", "build", str(tmp_path / "runs"), "--out", str(tmp_path / "lb")],
+                 ["report", str(run), "--out", str(tmp_path / "rep")]):
+        code, out, err = run_cli(capsys, argv)
+        assert code == 0 and "Traceback" not in out + err, err
+    problems = (tmp_path / "lb" / "problems.txt").read_text()
+    assert f"field {field!r} must be" in problems and "field 'displays' must be an object" in problems
+
+
 def test_user_text_is_escaped_in_index_md(capsys, tmp_path):
     payload = "<script>alert(1)</script>"
     _run_folder(tmp_path / "runs", "evil", [json.dumps({**_row("evil"), "model": payload, "variant": f"a|b {payload}"})])
