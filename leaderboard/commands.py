@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from harness.errors import DataError
-from harness.fileio import atomic_write_text
+from harness.fileio import atomic_write_text, check_writable_folder
 from harness.rundir import RunDir
 
 from .compare import check_probes, compare_runs, comparisons_json, render_comparisons
@@ -34,6 +34,8 @@ def report(run: Path, out: Path | None, to_stdout: bool, evidence: tuple[Path, .
     numbers, paper-style tables, example pairs and local explanations from its artifacts,
     skipped probes, failures with plugin names, and the manifest (versions, seed, resources)."""
 
+    if out is not None:
+        check_writable_folder(out, "--out")  # one line, before anything is read or written
     sources = list(evidence) or [Path(run).resolve().parent]
     written = write_run_report(run, out, evidence=sources)
     if to_stdout:
@@ -48,7 +50,8 @@ def report(run: Path, out: Path | None, to_stdout: bool, evidence: tuple[Path, .
 @click.option("--probe", "probes", multiple=True, help="Only this probe's metrics (repeatable).")
 @click.option("--n-boot", default=10_000, show_default=True, type=click.IntRange(min=100),
               help="Bootstrap resamples.")
-@click.option("--seed", default=0, show_default=True, help="Seed of the bootstrap resamples.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1),
+              help="Seed of the bootstrap resamples.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the comparisons as JSON to this file.")
 @click.option("--wide", is_flag=True, help="One flat table with every column and the metric ids (for scripts), "

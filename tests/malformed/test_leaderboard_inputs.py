@@ -179,3 +179,13 @@ def test_rows_of_schema_version_1_are_still_read():
     assert validate_row(_row(schema_version=1)) == ""
     assert validate_row(_row(schema_version=2, higher_is_better=None)) == ""
     assert "unknown schema_version True" in validate_row(_row(schema_version=True))
+
+
+def test_bad_report_and_compare_options_are_one_line(capsys, tmp_path):
+    run = _run_folder(tmp_path / "runs", "m1", [GOOD])
+    write(tmp_path / "a-file", "x")
+    for argv, needle in ((["compare", str(run), str(run), "--seed", "-1"], "--seed"),
+                         (["report", str(run), "--out", str(tmp_path / "a-file" / "sub")], "--out")):
+        code, out, err = run_cli(capsys, argv)
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert code == 2 and "Traceback" not in out + err and len(lines) == 1 and needle in lines[0], err
