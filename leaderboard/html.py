@@ -194,10 +194,12 @@ def _plain(text: str) -> str:
 
 
 def _pipe_cells(line: str) -> list[str]:
+    """The cells of a pipe-table row; `\\|` (a pipe in user text, `md_cell`) stays in its cell."""
     line = line.strip()
     line = line.removeprefix("|")
-    line = line.removesuffix("|")
-    return [c.strip() for c in line.split("|")]
+    if line.endswith("|") and not line.endswith("\\|"):
+        line = line[:-1]
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)]
 
 
 def markdown_to_html(text: str, *, anchors: bool = False, table_note: str = REPORT_TABLE_NOTE) -> str:

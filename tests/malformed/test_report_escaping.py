@@ -65,3 +65,12 @@ def test_suite_names_are_code_spans_that_a_backtick_cannot_break(capsys, tmp_pat
     assert code == 0, err
     index_md = (tmp_path / "lb" / "index.md").read_text()
     assert "## Suite `s'&lt;b>x`" in index_md and "<b>" not in index_md
+
+
+def test_a_pipe_in_user_text_stays_in_its_cell_in_the_html_report():
+    from harness.report import md_cell
+    from vqa_harness_leaderboard.html import markdown_to_html
+
+    table = "| question | answer |\n|---|---|\n| " + md_cell("is it a|b?") + " | yes |\n"
+    body = markdown_to_html(table)
+    assert "<td>is it a|b?</td><td>yes</td>" in body and body.count("<td>") == 2
