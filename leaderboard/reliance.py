@@ -36,8 +36,8 @@ ALPHA = 0.05
 N_BOOT = 2000
 #: Mark -> (glyph, meaning), in legend order.
 MARKS = {
-    "top": ("▲", "the most image use in its column (among models measured on the same questions); bold when "
-                 "significantly above every other model"),
+    "top": ("▲", "the most image use in its column (among models measured on the same questions; every model "
+                 "at that value); bold when significantly above every other model"),
     "same": ("≈", "not significantly different from ▲ (paired bootstrap on the same questions, p ≥ 0.05)"),
     "less": ("▼", "significantly less image use than ▲ (p < 0.05)"),
     "more": ("△", "significantly more than ▲ on the questions both answered (their means differ on the rest)"),
@@ -129,8 +129,11 @@ def _test_column(declared: Declared, chosen: list[ResultRow | None], index: Scor
             groups.setdefault(_quantity(row), []).append(i)
     for members in groups.values():
         sign = 1.0 if more == "higher" else -1.0
-        top = max(members, key=lambda i: sign * chosen[i].value)  # type: ignore[union-attr]
-        others = [i for i in members if i != top]
+        best = max(sign * chosen[i].value for i in members)  # type: ignore[union-attr]
+        # Every model at the top value is ▲ (not whichever sorts first when values tie).
+        tops = [i for i in members if sign * chosen[i].value == best]  # type: ignore[union-attr]
+        top = tops[0]
+        others = [i for i in members if i not in tops]
         results = compare_many(index, [(chosen[i], chosen[top]) for i in others], n_boot=n_boot) \
             if index is not None and others else [None] * len(others)
         all_less = bool(others)
@@ -148,7 +151,8 @@ def _test_column(declared: Declared, chosen: list[ResultRow | None], index: Scor
             else:
                 out[i] = ("more", t.p, False)
                 all_less = False
-        out[top] = ("top", None, all_less)
+        for i in tops:
+            out[i] = ("top", None, all_less and len(tops) == 1)
     return out
 
 

@@ -181,3 +181,13 @@ def test_two_models_whose_file_names_would_coincide_get_their_own_pages() -> Non
     a, b = model_href("predictions:path=runs/a.json"), model_href("predictions:path=runs_a.json")
     assert a != b and a.startswith("models/predictions_path=runs_a.json-") and a.endswith(".html")
     assert model_href("mlp-a") == "models/mlp-a.html"  # a name that is a file name stays as it is
+
+
+def test_models_tied_at_the_top_of_a_column_are_all_marked_top() -> None:
+    from vqa_harness_leaderboard.reliance import reliance_table
+
+    rows = [_row(m, "image-ablation", "vqa_accuracy_drop", 0.0, variant="blank", ci=(0.0, 0.0))
+            for m in ("blind-a", "blind-b")]
+    table = reliance_table(rows, DISPLAYS)
+    marks = [row[0].mark for row in table.cells]
+    assert marks == ["top", "top"]  # not whichever model sorted first
