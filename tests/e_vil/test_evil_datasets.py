@@ -89,6 +89,17 @@ def _vcr_line(**over):
     return json.dumps(item)
 
 
+def test_a_dropped_repeated_vcr_row_is_not_counted_as_an_answer_count_mismatch(tmp_path):
+    f = tmp_path / "val.jsonl"
+    short = _vcr_line(answer_choices=[["sleeping"], ["eating"], ["talking"]])  # 3 choices, the same id
+    f.write_text(_vcr_line() + "\n" + short + "\n")
+    vcr = VCR(data_dir=tmp_path, path=str(f), duplicates="keep-first", answers="lenient")
+    (ex,) = vcr.load("val")
+    assert len(ex.choices) == 4
+    counts = vcr.summary("val")
+    assert counts["duplicate_annot_ids"] == 1 and counts["answer_count_mismatches"] == 0, counts
+
+
 def test_vcr_renders_object_names(tmp_path):
     f = tmp_path / "val.jsonl"
     f.write_text(_vcr_line() + "\n")

@@ -225,9 +225,6 @@ def read_vcr(path: Path, images: Path | None, *, duplicates: str = "error", answ
                            for j, c in enumerate(item.get("rationale_choices") or []))
         if not choices:
             raise data_error(path, row, "answer_choices", "expected a non-empty list of answer choices, got []")
-        tally.count_ok(len(choices), annot_id, where)
-        if rationales:
-            tally.count_ok(len(rationales), annot_id, where, field="rationale_choices")
         label, expl = "", ()
         if "answer_label" in item:
             label = choices[check_index(item["answer_label"], len(choices), path, where, "answer_label",
@@ -239,7 +236,10 @@ def read_vcr(path: Path, images: Path | None, *, duplicates: str = "error", answ
                 raise data_error(path, row, f"rationale_choices[{r}]", "empty explanation")
             expl = (rationales[r],)
         if not tally.seen(annot_id, where):
-            continue
+            continue  # a repeated id dropped under duplicates=keep-first: its counts are not the data's
+        tally.count_ok(len(choices), annot_id, where)
+        if rationales:
+            tally.count_ok(len(rationales), annot_id, where, field="rationale_choices")
         out.append(Example(
             id=annot_id, question=question, image_id=item["img_fn"].strip(),
             image=str(images / item["img_fn"].strip()) if images else "",
