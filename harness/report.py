@@ -30,8 +30,9 @@ def _one_line(value: Any) -> str:
 
 
 def md_cell(value: Any) -> str:
-    """User text for a table cell or a list item: one line, `|` escaped, no raw HTML."""
-    return escape_markdown(_one_line(value).replace("|", "\\|"))
+    """User text for a table cell or a list item: one line, `|` escaped, no raw HTML, no link
+    (a "](" is escaped, so `[x](http://...)` in a model spec stays text)."""
+    return escape_markdown(_one_line(value).replace("|", "\\|").replace("](", "]\\("))
 
 
 def md_code(value: Any) -> str:

@@ -29,6 +29,8 @@ def render_markdown(table: Table) -> str:
 
 def _md(text: str) -> str:
     """Escape what markdown renderers would read as markup or raw HTML in a cell: '<' and a
-    closing '>', but not the '>' of an arrow ("X -> Y" stays as written)."""
+    closing '>', but not the '>' of an arrow ("X -> Y" stays as written); a link's "](" (a
+    model spec `[x](http://...)` stays text)."""
     text = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    text = text.replace("](", "]\\(")
     return re.sub(r"(?<![-=])>", "&gt;", text)

@@ -74,3 +74,12 @@ def test_a_pipe_in_user_text_stays_in_its_cell_in_the_html_report():
     table = "| question | answer |\n|---|---|\n| " + md_cell("is it a|b?") + " | yes |\n"
     body = markdown_to_html(table)
     assert "<td>is it a|b?</td><td>yes</td>" in body and body.count("<td>") == 2
+
+
+def test_link_syntax_in_user_text_stays_text_in_markdown():
+    from harness.report import md_cell
+    from vqa_harness_leaderboard.tablemd import _md
+
+    for escaped in (md_cell("m:[l](http://e.com)"), _md("m:[l](http://e.com)")):
+        assert "](" not in escaped and "http://e.com" in escaped
+    assert _md("0.5 [0.1, 0.9]") == "0.5 [0.1, 0.9]"  # an interval is not touched
