@@ -177,3 +177,22 @@ def test_harness_run_vqa_accuracy_on_tiny_vilt(tiny_vilt, tmp_path):
     rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     overall = [r for r in rows if r["metric"] == "vqa_accuracy"]
     assert len(overall) == 2 and all(r["n"] == 20 and 0 <= r["value"] <= 1 for r in overall)
+
+
+def test_an_earlier_image_size_option_does_not_leak_into_the_next_model_on_the_checkpoint(tiny_vilt, toy_examples):
+    """The loaded processor is shared by the instances on one checkpoint (one model in memory);
+    a later instance without `image_size=` uses the checkpoint's size, not the one an earlier
+    `--model ...,image_size=32` set (its answers were cached under the default's fingerprint)."""
+    from vqa_harness_plugins.models.hf import HFVQAModel, base
+
+    base._LOADED.clear()
+    alone = HFVQAModel(path=str(tiny_vilt))
+    alone.setup("cpu")
+    native, answers = alone.image_size, [a.text for a in alone.answer(toy_examples[:8])]
+    base._LOADED.clear()
+    small = HFVQAModel(path=str(tiny_vilt), image_size=32)
+    small.setup("cpu")
+    assert small.image_size == 32 != native
+    after = HFVQAModel(path=str(tiny_vilt))
+    after.setup("cpu")
+    assert after.image_size == native and [a.text for a in after.answer(toy_examples[:8])] == answers

@@ -78,7 +78,11 @@ class HFVQAModel(HFModelBase):
     def _after_load(self) -> None:
         cfg = self.net.config
         ip = getattr(self.processor, "image_processor", None)
-        size = self.config["image_size"] or _processor_size(ip) or 384
+        # The checkpoint's own size, read once: the loaded processor is shared by every instance
+        # on this checkpoint, and an earlier `image_size=` option has resized it since.
+        if ip is not None and not hasattr(ip, "_harness_native_size"):
+            ip._harness_native_size = _processor_size(ip)
+        size = self.config["image_size"] or getattr(ip, "_harness_native_size", None) or 384
         _set_processor_size(ip, size)
         self.image_size = size
         text_cfg = getattr(cfg, "text_config", None) or cfg
