@@ -56,6 +56,10 @@ def test_letters_from_logprobs_and_from_text():
     assert letters_from_text("Blue.", ["red", "blue"]) == [LETTER_FLOOR, 0.0]  # the option's text
     assert letters_from_text("a red one", ["x", "y"]) is None
     assert letters_from_text("D", ["x", "y"]) is None  # no option D
+    # A sentence's first word is not an option letter: "I" is option 9 of ten, "A" option 1.
+    assert letters_from_text("I think the answer is B.", [f"o{i}" for i in range(10)]) is None
+    assert letters_from_text("A dog, on the left.", ["a cat", "a dog"]) is None
+    assert letters_from_text("C) green", ["a", "b", "c"]) == [LETTER_FLOOR, LETTER_FLOOR, 0.0]
     prompt = choice_prompt("What color?", ["red", "blue"])
     assert prompt.splitlines() == ["What color?", "A. red", "B. blue",
                                    "Answer with the option's letter from the given choices directly."]

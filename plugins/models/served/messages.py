@@ -251,14 +251,18 @@ def letters_from_logprobs(first_token: Any, n: int) -> list[float] | None:
 
 def letters_from_text(text: str, choices: Sequence[str]) -> list[float] | None:
     """One-hot scores from a generated answer: its option letter, upper-case, first ("B",
-    "B.", "(B) blue", "Answer: B") or, failing that, an option's text after cleaning; None
-    when it names no option."""
+    "B.", "(B) blue", "Answer: B"; not a sentence's first word, "I think ..." or "A dog") or,
+    failing that, an option's text after cleaning; None when it names no option."""
     n = len(choices)
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     first = _ANSWER_PREFIX.sub("", first)
-    match = re.match(r"^[(\[]?([A-Z])(?:[\s.):\]]|$)", first)
-    if match and match.group(1) in LETTERS[:n]:
-        pick = LETTERS.index(match.group(1))
+    # A letter alone, bracketed or followed by . ) : ("B", "(B) blue", "B. blue"), or before a
+    # space when it is not an English word ("B blue"); never "I" or "A" opening a sentence
+    # ("I think ...", "A dog ...").
+    match = re.match(r"^(?:[(\[]([A-Z])[)\]]|([A-Z])(?:[.):]|$)|([B-HJ-Z])\s)", first)
+    letter = next((g for g in match.groups() if g), "") if match else ""
+    if letter and letter in LETTERS[:n]:
+        pick = LETTERS.index(letter)
     else:
         cleaned = clean_answer(text)
         lowered = [c.strip().lower() for c in choices]
