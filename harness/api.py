@@ -176,9 +176,10 @@ class Model(Configurable):
         return "fit" in self.capabilities()
 
     def fit_key(self, train_fingerprint: str, seed: int) -> Any:
-        """Optional: what determines the fitted model completely besides the training data
-        (named by its fingerprint) and the seed — config, code version. A model that returns
-        a value (not None) lets the harness defer `fit` until a prediction is actually needed:
+        """Optional: what determines the fitted model's predictions completely besides the
+        training data (named by its fingerprint) and the seed — config, code version, anything
+        `fingerprint_extra` adds that is known before the fit (a thread count). A model that
+        returns a value (not None) lets the harness defer `fit` until a prediction is needed:
         a re-run whose outputs are all cached then loads no data and trains nothing. None
         (the default): `fit` is called at once."""
         return None

@@ -170,7 +170,9 @@ class TorchAnswerModel(Model):
         deferred fit's count in the cache by it."""
         key = self._fit_key(train_fingerprint, seed)
         self._fit_id = digest(key)
-        return key
+        # Predictions (not the weights: training uses one thread) depend on the thread count,
+        # as `fingerprint_extra` says; the deferred fingerprint is made of this key.
+        return {**key, **threads_key(self.config["threads"])}
 
     def _fit_key(self, train_fingerprint: str, seed: int) -> Any:
         """Config, code, normalizer, torch version, training data and seed fix the weights

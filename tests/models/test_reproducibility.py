@@ -68,3 +68,17 @@ def test_the_thread_count_is_part_of_the_prediction_fingerprint_but_not_of_the_w
     one, two = QOnlyModel(threads=1), QOnlyModel(threads=2)
     assert one.fingerprint_config() == two.fingerprint_config()  # the weights key's part
     assert one.fingerprint_extra() != two.fingerprint_extra()
+
+
+def test_a_deferred_fit_keys_its_predictions_by_the_thread_count_too(tmp_path):
+    """`threads` changes a trained model's predictions in the last bits (runtime.threads_key):
+    a run with threads=2 must not reuse the predictions cached by a one-thread run, also when
+    the fit is deferred (the prediction fingerprint is then made from `fit_key`)."""
+    from harness.testing import make_host, run_in_process
+
+    host = make_host(builtins=True)
+    cache = tmp_path / "cache.sqlite"
+    calls = [run_in_process(host, model=spec, suite="vqa-accuracy", tmp_path=tmp_path / spec.replace(",", "_"),
+                            limit=20, cache_path=cache, reuse_outputs=False).model_calls
+             for spec in ("qonly:epochs=1", "qonly:epochs=1,threads=2", "qonly:epochs=1")]
+    assert calls[0] > 0 and calls[1] == calls[0] and calls[2] == 0
