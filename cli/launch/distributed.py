@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from harness.errors import UsageError
+from harness.errors import ExitCode, HarnessError, StopRun, UsageError
 from harness.host import PluginHost
 from harness.run.config import RunConfig
 from harness.run.execute import execute_run
@@ -64,10 +64,19 @@ class ShardPredictor(Predictor):
         owned = self.cache.get_many(self.fingerprint, mine)
         self.stats.cache_hits += len(owned)
         todo = [first[k] for k in mine if k not in owned]
+        stop: StopRun | None = None
         if todo:
-            owned.update(self._run_missing(examples, extras, keys, todo, capability, desc))
-        shards: list[dict[str, Prediction] | None] = [None] * self.world_size
-        dist.all_gather_object(shards, owned)
+            try:
+                owned.update(self._run_missing(examples, extras, keys, todo, capability, desc))
+            except StopRun as exc:  # the model cannot go on here: the other ranks must stop too, not wait
+                stop = exc
+        shards: list[Any] = [None] * self.world_size
+        dist.all_gather_object(shards, owned if stop is None else ("stop", str(stop), int(stop.exit_code)))
+        halted = next((s for s in shards if isinstance(s, tuple)), None)
+        if halted is not None:
+            if stop is not None:
+                raise stop
+            raise StopRun(halted[1], ExitCode(halted[2]))
         results: dict[str, Prediction] = {}
         for shard in shards:
             results.update(shard or {})
@@ -116,12 +125,26 @@ def run_distributed(config: RunConfig, host: PluginHost, *, timeout_hours: float
             kwargs["progress"] = kwargs.get("progress", True) and rank == 0
             return ShardPredictor(model, rank=rank, world_size=size, **kwargs)
 
+        failed: HarnessError | None = None
         with tempfile.TemporaryDirectory(prefix=f"harness-rank{rank}-") as scratch:
             # Phase 1: all ranks, scratch run directories (deleted), real prediction cache.
             sharded = replace(config, out=Path(scratch), device=device, resume=False, reuse_outputs=False)
-            execute_run(sharded, host, predictor_factory=shard_predictor)
-        dist.barrier()
+            try:
+                execute_run(sharded, host, predictor_factory=shard_predictor)
+            except HarnessError as exc:  # a spent budget, an endpoint gone: every rank must hear it
+                failed = exc
+        # Also the barrier: no rank waits for one that stopped.
+        said: list[Any] = [None] * size
+        dist.all_gather_object(said, None if failed is None else (str(failed), int(failed.exit_code)))
+        dist.barrier()  # every rank has its copy before rank 0 may raise and leave
         if rank != 0:
             return None
+        stopped = next(((r, s) for r, s in enumerate(said) if s is not None), None)
+        if stopped is not None:
+            if failed is not None:
+                raise failed
+            where, (message, code) = stopped
+            raise StopRun(f"rank {where}: {message} (the predictions made before are in the prediction cache; "
+                          "re-run to go on)", ExitCode(code))
         # Phase 2: rank 0 replays the run; every successful prediction is a cache hit.
         return execute_run(replace(config, device=device), host)

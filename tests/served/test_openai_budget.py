@@ -142,3 +142,32 @@ def test_concurrency_under_a_token_budget_uses_it_up_without_passing_it(fake, tm
     # fit with nothing in flight, so less than one reservation is left unused.
     used = _used(fake, lambda r: 50)
     assert 1000 - 130 < used <= 1000
+
+
+def test_a_budget_spent_on_one_rank_stops_every_rank_of_a_torchrun_job(tmp_path):
+    """Sharded predictions exchange results after each request batch: a rank whose budget is
+    spent tells the others there, so no rank waits for it, and rank 0 says why in one line."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    fake = FakeOpenAI(reply=lambda request, n: (200, completion("blue")))
+    try:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "TQDM_DISABLE": "1", "GLOO_SOCKET_IFNAME": "lo",
+               "MASTER_ADDR": "127.0.0.1"}
+        cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", "--master_addr=127.0.0.1",
+               f"--master_port={port}", "-m", "vqa_harness_cli", "run", "--model",
+               fake_spec(fake.base_url, 1, budget_requests=2), "--suite", "vqa-accuracy", "--limit", "5",
+               "--device", "cpu", "--out", str(tmp_path / "runs"), "--cache", str(tmp_path / "c.sqlite"),
+               "--no-leaderboard"]
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150, cwd=tmp_path)
+    finally:
+        fake.close()
+    assert done.returncode != 0
+    assert "]: Traceback" not in done.stderr, done.stderr[-3000:]  # no rank's own traceback
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "budget of 2 requests reached" in errors[0], done.stderr[-3000:]
