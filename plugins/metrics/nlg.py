@@ -288,6 +288,13 @@ def nlg_scores(
         return NLGResult(0, {}, {}, {m: "no examples to score" for m in metrics}, resources, {})
 
     coco = [m for m in metrics if m != "bertscore_f1"]
+    if "cider" in coco and n < 2:
+        # CIDEr-D weighs n-grams by their document frequency over the scored examples'
+        # references: with one example every weight is log(1/1) = 0 and the score 0 whatever
+        # the text (the official code's value, but not a measurement).
+        unavailable["cider"] = ("one scored example: CIDEr-D's n-gram weights come from document frequencies "
+                                "over the scored examples, and with one example every weight is 0")
+        coco.remove("cider")
     if "spice" in coco:
         ok, reason = spice_status()
         if not ok:

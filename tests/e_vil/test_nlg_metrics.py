@@ -184,3 +184,18 @@ def test_bertscore_bits_do_not_depend_on_hash_seed_or_threads(tmp_path):
     assert len(first) == 150 and len(set(first)) > 100
     assert run("2", 2) == first
     assert run("3", 1) == first
+
+
+def test_cider_and_the_e_vil_score_are_unavailable_on_one_example_not_zero():
+    """With one example every CIDEr-D n-gram weight is log(1/1) = 0: the score would be 0 for
+    a perfect explanation, and the e-ViL score (a harmonic mean with it) 0 too."""
+    from vqa_harness_plugins.metrics.nlg import e_vil_score, nlg_scores
+
+    one = nlg_scores(["the man is riding a horse"], [["the man is riding a horse", "a man rides a horse"]],
+                     metrics=("rouge_l", "cider"), tokenize="simple")
+    assert "cider" not in one.corpus and "one scored example" in one.unavailable["cider"]
+    assert one.corpus["rouge_l"] == 1.0
+    assert e_vil_score({**one.corpus, "meteor": 1.0, "bertscore_f1": 1.0}) is None
+    two = nlg_scores(["the man is riding a horse", "a red car"], [["the man is riding a horse"], ["a red car"]],
+                     metrics=("cider",), tokenize="simple")
+    assert two.corpus["cider"] > 0
