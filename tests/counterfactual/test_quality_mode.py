@@ -111,6 +111,9 @@ def test_deletion_removes_whole_phrases_and_keeps_a_question(modes):
     assert _both(modes, "What kind of shoes is the little girl wearing?", "deletion_noun")[1] == \
         "What is the little girl wearing?"
     assert _both(modes, "What is the man holding in his hand?", "deletion_noun")[1] == "What is the man holding?"
+    # The article before the cut follows the word now after it (as a substitution's does).
+    assert _both(modes, "Is this a baseball event?", "deletion_noun")[1] == "Is this an event?"
+    assert _both(modes, "Is there an orange cube?", "deletion_noun")[1] == "Is there a cube?"
 
 
 def test_colors_already_in_the_question_are_never_chosen(modes):

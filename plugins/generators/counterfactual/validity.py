@@ -26,7 +26,7 @@ from typing import Any
 
 from .colors import ColorSpace
 from .kinds import Kind
-from .text import tokenize
+from .text import match_case, tokenize
 
 __all__ = ["invalid_reason"]
 
@@ -84,6 +84,11 @@ def invalid_reason(p: Any, kind: Kind, mode: str, wn: Any, pool: tuple[str, ...]
         if mode == "quality":  # "Is this a healthy meal?" -> "Is this healthy?": the article goes too
             cuts |= {c[:t.start] + c[t.end + 1:] for c in list(cuts) for t in tokens
                      if t.end <= start and t.text.lower() in ("a", "an")}
+            if p.position > 0 and tokens[p.position - 1].text.lower() in ("a", "an"):
+                # ... or stays, agreeing with the word now after it ("a baseball event" -> "an event")
+                art = tokens[p.position - 1]
+                cuts |= {c[:art.start] + match_case(art.text, want) + c[art.end:] for c in list(cuts)
+                         for want in ("a", "an")}
         return None if p.counterfactual in cuts else "not the question minus one span"
     target = p.target
     if kind.relation == "synonym":
