@@ -72,7 +72,10 @@ _PUNCTUATIONS = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RC
                            ".", "?", "!", ",", ":", "-", "--", "...", ";"])
 # Characters Java's line reader treats as line ends; they would shift the line alignment.
 _LINE_BREAKS = re.compile(r"[\r\n\u0085\u2028\u2029\x0b\x0c]")
-_SIMPLE_TOKEN = re.compile(r"'[a-z]+|[a-z0-9]+|[^\sa-z0-9]")
+# Words of any script (a "café" is one token), a clitic ('s), or one other character.
+_SIMPLE_TOKEN = re.compile(r"'[^\W\d_]+|[^\W_]+|\S")
+# PTB turns a straight double quote into `` or '' and then drops it: so does "simple".
+_SIMPLE_DROPPED = _PUNCTUATIONS | {'"'}
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,7 @@ def ptb_tokenize(texts: Sequence[str]) -> list[str]:
 def simple_tokenize(text: str) -> str:
     """Lower-case regex tokenization with the PTB punctuation removal (no Java)."""
     tokens = _SIMPLE_TOKEN.findall(_LINE_BREAKS.sub(" ", text).lower())
-    return " ".join(t for t in tokens if t not in _PUNCTUATIONS)
+    return " ".join(t for t in tokens if t not in _SIMPLE_DROPPED)
 
 
 def _tokenize(texts: list[str], how: str) -> list[str]:

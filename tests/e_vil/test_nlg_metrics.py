@@ -121,6 +121,9 @@ def test_combined_score_with_spice_and_harmonic_mean_edge_cases():
 
 def test_simple_tokenizer_needs_no_java_and_drops_punctuation():
     assert simple_tokenize("It's a red car -- parked.") == "it 's a red car parked"
+    # PTB drops a straight double quote (as `` / ''), and keeps an accented word whole.
+    assert simple_tokenize('the sign says "stop" here') == "the sign says stop here"
+    assert simple_tokenize("a café by the sea") == "a café by the sea"
     out = nlg_scores(["a b c"], [["a b c"]], metrics=("bleu1", "rouge_l"), tokenize="simple")
     assert out.corpus["rouge_l"] == 1.0
 
