@@ -227,11 +227,11 @@ def _bertscore(cands: list[str], refs: list[list[str]], model: str | None, layer
 
         model, default_layers = bertscore_model()
         layers = layers or default_layers
-    if not layers:
-
-        layers, problem = check_model_folder(Path(model))
+    else:  # a folder given (bertscore_model=): checked whether or not its layer count is given too
+        found, problem = check_model_folder(Path(model))
         if problem:
             raise ResourceError(f"BERTScore model: {problem}")
+        layers = layers or found
     # bert_score scores an empty candidate 0 ("setting raw BERTscores to 0"), but with recent
     # transformers its tokenizer call crashes on "", so empty texts never reach it.
     keep = [i for i, c in enumerate(cands) if c.strip() and any(r.strip() for r in refs[i])]

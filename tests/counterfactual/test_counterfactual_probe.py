@@ -235,6 +235,10 @@ def test_perturb_command_writes_jsonl(tmp_path):
     # Paper deletions drop one word; quality deletions drop whole phrases or nothing.
     assert all(len(r["replaced"].split()) == 1 for r in paper_rows if r["kind"] == "deletion_noun")
     assert main(["perturb", "--dataset", "toyvqa:images=20", "--mode", "nonsense"]) != 0
+    # An --out that cannot be written, and a --limit below 1, are one line before any work.
+    (tmp_path / "a-file").write_text("x")
+    assert main(["perturb", "--dataset", "toyvqa:images=20", "--out", str(tmp_path / "a-file" / "x.jsonl")]) == 2
+    assert main(["perturb", "--dataset", "toyvqa:images=20", "--limit", "-1"]) == 2
     reset_host(None)
 
 

@@ -202,3 +202,10 @@ def test_cider_and_the_e_vil_score_are_unavailable_on_one_example_not_zero():
     two = nlg_scores(["the man is riding a horse", "a red car"], [["the man is riding a horse"], ["a red car"]],
                      metrics=("cider",), tokenize="simple")
     assert two.corpus["cider"] > 0
+
+
+def test_a_bertscore_model_folder_is_checked_also_when_its_layers_are_given(tmp_path):
+    from vqa_harness_plugins.metrics.nlg import _bertscore
+
+    with pytest.raises(ResourceError, match="BERTScore model: .*nowhere is not a folder"):
+        _bertscore(["a cat"], [["a cat"]], str(tmp_path / "nowhere"), 3, 8, "cpu")

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from harness.data.session import Session
-from harness.fileio import atomic_write_text
+from harness.fileio import atomic_write_text, check_writable_folder
 from harness.host import get_host
 from vqa_harness_plugins.generators.counterfactual import (
     Perturbation,
@@ -39,7 +39,7 @@ __all__ = ["perturb"]
               help="quality: senses in context, common words, lemminflect forms, whole-phrase deletion "
                    "(the suites' default); paper: the generator as Stoikou et al. describe it.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the word choice.")
-@click.option("--limit", type=int, default=None, help="Only the first N questions.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
 def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_dir: Path | None,
             mode: str, seed: int, limit: int | None) -> None:
     """Write one JSONL row per counterfactual question: example id, kind, original and
@@ -48,6 +48,8 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
     reason) are counted on standard error."""
 
     t_start = time.perf_counter()
+    if out is not None:
+        check_writable_folder(out.parent, "folder of --out")  # one line, before any work
     kinds = resolve_kinds(kind)
     session = Session(get_host(), data_dir=data_dir, limit=limit)
     plugin = session.dataset(dataset)
