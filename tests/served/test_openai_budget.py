@@ -171,3 +171,22 @@ def test_a_budget_spent_on_one_rank_stops_every_rank_of_a_torchrun_job(tmp_path)
     assert "]: Traceback" not in done.stderr, done.stderr[-3000:]  # no rank's own traceback
     errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and "budget of 2 requests reached" in errors[0], done.stderr[-3000:]
+
+
+def test_a_server_that_refuses_log_probabilities_is_asked_again_and_counts_no_failure(tmp_path):
+    """`logprobs=auto`: the 400 naming log-probabilities is tolerated (asked again without
+    them, once per model); those requests are answered, not failed."""
+    def reply(request, n):
+        if "logprobs" in request.body:
+            return 400, {"error": {"message": "logprobs are not supported by this server",
+                                   "type": "invalid_request_error"}}
+        return 200, completion("yes")
+
+    fake = FakeOpenAI(reply=reply)
+    try:
+        out = run_in_process(PluginHost(blocked=frozenset()), model=fake_spec(fake.base_url, 4),
+                             suite="vqa-accuracy", tmp_path=tmp_path, limit=12)
+    finally:
+        fake.close()
+    usage = only_manifest(tmp_path)["usage"]
+    assert out.example_errors == 0 and usage.get("failed_requests", 0) == 0, usage

@@ -257,8 +257,8 @@ class Endpoint:
                     raise RequestFailed(f"endpoint {self.base_url}: {last} after {attempt + 1} tries", status,
                                         detail) from None
                 self._check_model(status, detail)
-                self._failed()
                 if not (tolerate and status in (400, 422) and tolerate in detail.lower()):
+                    self._failed()  # a tolerated refusal is asked again (without the option): not a failure
                     self._refused(status, detail)
                 raise RequestFailed(f"endpoint {self.base_url}: HTTP {status}: {detail}", status, detail) from None
             except openai.APIConnectionError as exc:
