@@ -196,3 +196,12 @@ def test_an_earlier_image_size_option_does_not_leak_into_the_next_model_on_the_c
     after = HFVQAModel(path=str(tiny_vilt))
     after.setup("cpu")
     assert after.image_size == native and [a.text for a in after.answer(toy_examples[:8])] == answers
+
+
+def test_option_mistakes_are_one_line_when_the_model_is_made(tiny_blip, tiny_llava):
+    from vqa_harness_plugins.models.hf import HFVLMModel, HFVQAModel
+
+    with pytest.raises(UsageError, match=r"explain_prompt=.*may use only \{question\} and \{answer\}"):
+        HFVQAModel(path=str(tiny_blip), explain_prompt="why is {answr} right")
+    with pytest.raises(UsageError, match="max_length"):  # hf-vqa's question truncation only
+        HFVLMModel(path=str(tiny_llava), max_length=1)

@@ -32,7 +32,8 @@ class HFVLMModel(HFModelBase):
     name = "hf-vlm"
     description = "Hugging Face chat VLM (LLaVA-style image-text-to-text), prompts per task, MC by log-likelihood"
     options = {
-        **COMMON_OPTIONS,
+        # max_length is hf-vqa's question truncation; a chat prompt is never cut here.
+        **{k: v for k, v in COMMON_OPTIONS.items() if k != "max_length"},
         "max_new_tokens": Option(10, "answer length limit in tokens", min=1, max=4096),
         "explain_max_new_tokens": Option(40, "explanation length limit in tokens", min=1, max=4096),
         "yes_no": Option("loglik", "yes/no questions: compare log P(yes) and log P(no), or generate",

@@ -57,6 +57,11 @@ class HFVQAModel(HFModelBase):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
+        try:  # a misspelt field is one line now, not an error on every explained example
+            self.config["explain_prompt"].format(question="q", answer="a")
+        except (KeyError, IndexError, ValueError) as exc:
+            raise UsageError(f"model {self.name!r}: explain_prompt={self.config['explain_prompt']!r} may use only "
+                             f"{{question}} and {{answer}} ({type(exc).__name__}: {exc})") from None
         cfg = read_config(self.source.folder)
         self.kind = self.config["kind"] if self.config["kind"] != "auto" else _infer_kind(cfg)
         if self.kind is None:
