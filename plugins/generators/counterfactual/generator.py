@@ -127,7 +127,8 @@ class Perturber:
     # ------------------------------------------------------------------ public
     def perturb(self, question: str, context: Sequence[str] = ()) -> dict[str, Perturbation | str]:
         """kind id -> Perturbation, or the skip reason (`skip_reasons(mode)`). `context`:
-        other texts about the question (its answers), used by the quality mode's senses."""
+        other texts about the question (its answers); neither mode reads it now (the quality
+        mode's senses come from the question's own words: docs/counterfactual.md, rule 1)."""
         return self.perturb_counted(question, context)[0]
 
     def perturb_counted(

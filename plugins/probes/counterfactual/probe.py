@@ -81,7 +81,8 @@ class CounterfactualProbe(Probe):
         if mode == "quality":
 
             ctx.use_resource("word-statistics", ", ".join(f"{k} {v}" for k, v in sorted(_versions().items())))
-        # The quality mode reads the human answers as context for word senses.
+        # Handed over as the generator's `context`; no mode reads it now (senses come from the
+        # question's own words, docs/counterfactual.md rule 1).
         contexts = [tuple(ex.answers) for ex in examples] if mode == "quality" else None
 
         def build() -> dict:

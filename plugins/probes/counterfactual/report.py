@@ -39,7 +39,8 @@ def render(
     out = [f"Counterfactual questions over {total} questions, generator mode `{mode}`; common colors of "
            f"this data: {', '.join(common) or '(none: common color kinds do not apply)'}. "
            "Color distance: CIEDE2000.", "",
-           "Questions skipped per kind, by reason (the first reason that applies to the question):", ""]
+           "Questions skipped per kind, by reason (the most frequent reason among the question's "
+           "candidates, docs/counterfactual.md rule 9):", ""]
     out += ["| kind | applies | coverage % | " + " | ".join(f"skip: {r}" for r in reasons)
             + " | n | change % [95% CI] | acc_Q % | acc*_Q % | reduction % |",
             "|---" * (4 + len(reasons) + 4) + "|"]
