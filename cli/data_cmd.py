@@ -69,7 +69,7 @@ class _Files:
     broken: dict[str, str] = field(default_factory=dict)  # split -> why its files do not load (--check)
 
     def missing(self, split: str) -> list[Path]:
-        return [p for p in self.splits.get(split, []) if not p.exists()]
+        return [p for p in self.splits.get(split, []) if not p.is_file()]  # a folder is no file
 
 
 def status_lines(host: "PluginHost", data_dir: Path | None, *, check: bool = False) -> list[str]:
@@ -139,7 +139,8 @@ def _dataset_lines(name: str, plugin: Any, files: _Files) -> list[str]:
             by_path.setdefault(p, []).append(split)
     unreadable = {p for reason in files.broken.values() for p in by_path if str(p) in reason}
     for path, splits in by_path.items():
-        state = "missing" if not path.exists() else "unreadable" if path in unreadable else "found  "
+        state = ("missing" if not path.exists() else "a folder" if path.is_dir() else
+                 "unreadable" if path in unreadable else "found  ")
         lines.append(f"  {state}  {path}  ({', '.join(splits)})")
     for problem in dict.fromkeys(files.problem.values()):
         splits = [s for s, p in files.problem.items() if p == problem]

@@ -27,6 +27,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
         value = value.strip()
         if len(value) >= 2 and value[0] == value[-1] == "'":
             value = value[1:-1]
+        if key.strip() in options:  # which one was meant? (a dict would keep the last silently)
+            raise UsageError(f"option {key.strip()!r} given twice in {spec!r}")
         options[key.strip()] = value
     return name, options
 

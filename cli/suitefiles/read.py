@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -88,11 +89,15 @@ def _parse_text(text: str, path: Path) -> Any:
         tomllib = _toml()
         try:
             return tomllib.loads(text)
+        except RecursionError:
+            raise UsageError(f"{path}: nested too deeply to be a suite file") from None
         except tomllib.TOMLDecodeError as exc:
             raise UsageError(f"{path}: not valid TOML ({' '.join(str(exc).split())})") from None
 
     try:
         return yaml.load(text, Loader=_strict_loader())  # a SafeLoader subclass
+    except RecursionError:
+        raise UsageError(f"{path}: nested too deeply to be a suite file") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1} column {mark.column + 1}: " if mark is not None else ""
@@ -135,6 +140,14 @@ def _strict_loader() -> type:
         return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
 
     StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    # Integers as YAML 1.2 and the command line read them: plain decimal only. YAML 1.1's
+    # octal (010 = 8), hexadecimal and base-60 (1:30 = 90) forms stay text, checked as text.
+    int_tag = "tag:yaml.org,2002:int"
+    StrictLoader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != int_tag]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    # (a leading zero stays text: PyYAML's int constructor would read it as octal)
+    StrictLoader.add_implicit_resolver(int_tag, re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$"), list("-+0123456789"))
     return StrictLoader
 
 
@@ -187,6 +200,15 @@ def parse_suite(data: Any, host: PluginHost, *, source: str = "<suite>") -> Suit
     if not tasks:
         raise where.error("", "tasks", "empty: a suite needs at least one task")
     parsed = tuple(_task(item, i, host, where) for i, item in enumerate(tasks))
+    seen: dict[Any, int] = {}
+    for i, task in enumerate(parsed):  # the same task twice would run twice and repeat its rows
+        data_name, options = parse_spec(task.dataset)
+        same = (data_name, tuple(sorted(options.items())), task.split, task.train, task.label,
+                tuple(sorted((p, tuple(sorted(o.items()))) for p, o in task.probe_options.items())))
+        if same in seen:
+            raise where.error(f"tasks[{i}]", None, f"the same task as tasks[{seen[same]}] (data, split, training "
+                                                   "data, label and probe options); give it another label or drop it")
+        seen[same] = i
     suite = Suite(name=name, description=description, tasks=parsed, **flags)
     _check_name(suite, host, where)
     return suite
@@ -270,7 +292,12 @@ def _dataset(item: Mapping[str, Any], host: PluginHost, where: _Where, record: s
         if "," in text and "'" in text:
             raise where.error(record, f"{prefix}options.{key}", "a value cannot hold both a comma and a quote")
     body = ",".join(f"{k}='{v}'" if "," in v else f"{k}={v}" for k, v in merged.items())
-    return cls, f"{name}:{body}" if body else name
+    spec = f"{name}:{body}" if body else name
+    for key, text in parse_spec(spec)[1].items():  # what the run will read back, option by option
+        if merged.get(key) != text:
+            raise where.error(record, f"{prefix}options.{key}", f"the value {merged.get(key)!r} cannot be written "
+                                                                "into a dataset spec (a quote ' in it)")
+    return cls, spec
 
 
 def _split(value: Any, cls: type, where: _Where, record: str, field: str) -> str:

@@ -187,3 +187,14 @@ def test_list_suites_needs_of_the_builtin_real_suites(capsys, monkeypatch):
     assert "nothing (embedded)" in row["decoys"]
     assert "--data-dir: any of esnlive/, vqax/, vcr/" in row["e-vil"]
     reset_host(None)
+
+
+def test_a_folder_where_a_file_belongs_is_not_found(tmp_path, capsys):
+    from harness.host import PluginHost
+
+    (tmp_path / "esnlive" / "esnlive_dev.csv").mkdir(parents=True)
+    with use_host(PluginHost(blocked=frozenset())):
+        assert main(["data", "status", "--data-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"a folder  {tmp_path / 'esnlive' / 'esnlive_dev.csv'}" in out
+    assert "found    " + str(tmp_path / "esnlive" / "esnlive_dev.csv") not in out

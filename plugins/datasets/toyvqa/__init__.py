@@ -69,7 +69,7 @@ class ToyVQA(DatasetPlugin):
         "seed": Option(0, "generation seed", min=0),
         "images": Option(0, "generated scenes per split (0: train "
                          f"{DEFAULT_IMAGES['train']}, val {DEFAULT_IMAGES['val']})", min=0, max=200_000),
-        "size": Option(DEFAULT_SIZE, "image side in pixels", min=8, max=1024),
+        "size": Option(DEFAULT_SIZE, "image side in pixels", min=24, max=1024),  # the generator's least (build.py)
     }
 
     def _check_split(self, split: str) -> None:
