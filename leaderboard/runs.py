@@ -236,11 +236,18 @@ def collect(inputs: Iterable[Path], *, latest_only: bool = True) -> Collected:
     inputs = [Path(p) for p in inputs]
     runs: list[RunInfo] = []
     problems: list[str] = _results_not_files(inputs)
+    seen: dict[str, Path] = {}
     for folder in run_dirs(inputs):
         try:
-            runs.append(load_run(folder))
+            info = load_run(folder)
         except (DataError, UsageError) as exc:
             problems.append(f"{exc} (run skipped)")
+            continue
+        if info.run_id in seen:  # one run copied into two folders: read once
+            problems.append(f"{folder}: run {info.run_id} is also in {seen[info.run_id]} (this copy skipped)")
+            continue
+        seen[info.run_id] = folder
+        runs.append(info)
     rows = [r for info in runs for r in info.rows]
     problems += [p for info in runs for p in info.problems]
     if latest_only:

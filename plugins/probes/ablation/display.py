@@ -36,6 +36,6 @@ ABLATION_DISPLAY = Display(
                   "question (a model that uses the image loses accuracy without it)", axis="accuracy (%)",
                   style="bars", metrics=("vqa_accuracy", "label_accuracy"),
                   alternatives=(("vqa_accuracy",), ("label_accuracy",)), where={"variant": tuple(_CONDITIONS)},
-                  panels=("model", "data"), categories="variant", labels={"variant": _CONDITIONS}),
+                  panels=("model", "data", "train"), categories="variant", labels={"variant": _CONDITIONS}),
     ),
 )

@@ -158,11 +158,15 @@ class CounterfactualProbe(Probe):
             summaries[kind.id] = (replace(summary, per_pair_acc=()), telling, concept_rules, pair_rules)
             _write_per_example(ctx, kind.id, pairs, summary)
             rows += _kind_rows(ctx, kind.id, summary, ctx.labelled)
+            # Unchanged answers are robustness, except under Color Maximal, whose answers should
+            # change (a model that keeps them ignores the color): there unchanged is worse.
+            keeps = not kind.id.startswith("color_max")
             for rule in concept_rules:
-                rows.append(ctx.row(f"unchanged/concept={rule.source}", rule.rate, rule.n, ci=rule.ci, variant=kind.id))
+                rows.append(ctx.row(f"unchanged/concept={rule.source}", rule.rate, rule.n, ci=rule.ci, variant=kind.id,
+                                    higher_is_better=keeps))
             for rule in pair_rules:
                 rows.append(ctx.row(f"unchanged/rule={rule.source}->{rule.target}", rule.rate, rule.n,
-                                    ci=rule.ci, variant=kind.id))
+                                    ci=rule.ci, variant=kind.id, higher_is_better=keeps))
         return summaries
 
     @classmethod

@@ -35,9 +35,9 @@ COUNTERFACTUAL_LAYOUTS = (
            note="reduction = (acc_Q - acc*_Q) / acc_Q; change = share of answers a* != a. generator: "
                 "quality (default) or paper (Stoikou et al. as described), see docs/counterfactual.md."),
     Layout(id="rules", title="Counterfactual global rules: {variant}",
-           description="Share (%) of answers unchanged when a concept is replaced (robust = high): per model its 3 "
-                       "most robust concepts (rank 1, 2, 3) and its 3 least robust (the last ranks); all rules are "
-                       "in results.csv.",
+           description="Share (%) of answers unchanged when a concept is replaced (robust = high; under Color "
+                       "Maximal, whose answers should change, high = the color is ignored): per model its 3 highest "
+                       "(rank 1, 2, 3) and its 3 lowest (the last ranks); all rules are in results.csv.",
            reference="Stoikou et al. 2023, §4 (global explanations)", split_by=("variant",),
            rows=("model", "data", "metric"), columns=(), metric_prefix="unchanged/concept=",
            labels={"variant": {**_COLOR, **_WORDNET}},
