@@ -126,8 +126,9 @@ def test_rows_rules_and_local_explanations(runs):
     assert rules and all(r.n >= 3 and r.ci_low <= r.value <= r.ci_high for r in rules)
     # Color Maximal's answers should change: an unchanged answer is the worse end there.
     assert {r.higher_is_better for r in rules} == {False}
-    assert {r.higher_is_better for r in rows if r.metric.startswith("unchanged/") and
-            not r.variant.startswith("color_max")} <= {True}
+    # Elsewhere unchanged is robust (or has no direction where the data breaks an assumption).
+    assert False not in {r.higher_is_better for r in rows if r.metric.startswith("unchanged/") and
+                         not r.variant.startswith("color_max")}
     assert any(r.metric.startswith("unchanged/rule=") for r in rows)
     files = list((out.rundir.path / "artifacts" / "counterfactual").rglob("local_explanations-*.jsonl"))
     assert len(files) == 1
