@@ -84,6 +84,9 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
         index.append(f"\n{len(problems)} result row(s) were skipped; see problems.txt.\n")
     write_public(out / "index.md", "".join(index))
     written.append(out / "index.md")
+    for stale in sorted(out.glob("*.md")):  # a suite no longer in the runs: its old page goes
+        if stale not in written and stale.read_text(encoding="utf-8", errors="replace").startswith("# Suite `"):
+            stale.unlink()
     written += _write_data(rows, problems, out)
     written += write_site(rows, problems, tables, found.runs, out, [str(p) for p in inputs], found.layouts, tag_index,
                           found.displays, reliance=reliance)

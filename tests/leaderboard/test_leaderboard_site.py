@@ -113,6 +113,11 @@ def test_rebuild_is_byte_identical_and_charts_are_not_redrawn(runs: Path, tmp_pa
     env = {**os.environ, "PYTHONHASHSEED": "123"}
     subprocess.run([sys.executable, "-c", code, str(runs), str(second)], check=True, env=env)
     assert _snapshot(second) == before
+    # A suite page left by an earlier build whose runs are gone is removed; a user's file stays.
+    (first / "gone-suite.md").write_text("# Suite `gone-suite`\n\nold\n", encoding="utf-8")
+    (first / "notes.md").write_text("my notes\n", encoding="utf-8")
+    build_leaderboard([runs], first)
+    assert not (first / "gone-suite.md").exists() and (first / "notes.md").read_text() == "my notes\n"
 
 
 def test_chart_redrawn_only_when_its_rows_change(tmp_path: Path) -> None:
