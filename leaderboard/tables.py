@@ -184,9 +184,13 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
         line = [NA_TEXT if w else text for text, w in zip(line, why)]
         sources: list[ResultRow | None] = [None] * len(lead)
         if layout.mean_column:
-            picked = [v.value for v, ck in zip(values, cols)
-                      if v is not None and any(layout.mean_of in _label(layout, f, x) for f, x in zip(layout.columns, ck))]
-            lead.append("-" if not picked else format_cell(_mean_row(values, picked), layout.fmt))
+            meant = [v for v, ck in zip(values, cols)
+                     if any(layout.mean_of in _label(layout, f, x) for f, x in zip(layout.columns, ck))]
+            picked = [v.value for v in meant if v is not None]
+            # A mean over the datasets shown: "-" for a row that lacks one (a mean over fewer
+            # datasets is not comparable with the other rows').
+            complete = bool(picked) and len(picked) == len(meant)
+            lead.append(format_cell(_mean_row(values, picked), layout.fmt) if complete else "-")
             sources.append(None)
         sources += values if rk not in shared else [None] * len(values)  # references are not compared
         if layout.n_column:

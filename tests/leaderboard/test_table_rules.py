@@ -211,3 +211,23 @@ def test_a_degenerate_model_is_never_the_most_robust_in_the_global_rules() -> No
     rules = next(t for t in tables if t.layout_id == "rules")
     assert {r[0] for r in rules.body} == {"qonly"}  # prior's 100% unchanged is not "most robust"
     assert len(rules.body) == 6 and rules.cut == 6 and "Not ranked (no better direction, see docs/leaderboard.md): prior." in rules.note
+
+
+def test_a_mean_over_the_datasets_shown_is_left_out_for_a_row_that_lacks_one() -> None:
+    """e-ViL's Overall S_E: a model measured on one of two datasets gets "-", not the mean of
+    the one it has (which no other row's mean is comparable with)."""
+    from vqa_harness_plugins.probes.e_vil.tables import EVIL_LAYOUTS
+
+    def row(run: str, model: str, data: str, metric: str, value: float) -> ResultRow:
+        return ResultRow(run, model, "e-vil", data, "test", "nle", "", metric, value, 10, None, None, True, "score", "")
+
+    rows = [row(run, model, data, metric, value)
+            for run, model, datas in (("r1", "both", ("dx", "dy")), ("r2", "one", ("dx",))) for data in datas
+            for metric, value in (("s_t", 0.5), ("s_e/e_vil_score_no_spice", 0.4 if data == "dx" else 0.8),
+                                  ("s_o/e_vil_score_no_spice", 0.2))]
+    tags = TagIndex({run: [RowTags("nle", d, "test", "", {"task": f"{d.upper()} (test)"}) for d in ("dx", "dy")]
+                     for run in ("r1", "r2")})
+    table = next(t for t in build_tables(rows, {"nle": list(EVIL_LAYOUTS)}, tags)["e-vil"]
+                 if t.reference.endswith("Table 3"))
+    assert table.headers[1] == "Overall S_E"
+    assert {line[0]: line[1] for line in table.body} == {"both": "60.0", "one": "-"}  # "one" was 40.0
