@@ -4,8 +4,8 @@ A probe's output on a task — its result rows, report sections, unavailable met
 resources, row tags, and the prediction and artifact files it wrote — is a pure function of
 the model's outputs (its fingerprint), the task's data (the dataset fingerprint, split,
 `--limit`, training data), the task itself (its folder: label, training data and probe
-options, which also decide where its files lie), the probe's options, the seed and the code (a digest of the
-source of the harness and of the plugins involved). A run that finds an entry for exactly
+options, which also decide where its files lie), the probe's options, the seed and the
+code (a digest of the source of the harness and of the plugins involved). A run that finds an entry for exactly
 that key restores it instead of running the probe: no data is loaded and no prediction is
 read. Anything that could change a number changes the key.
 """

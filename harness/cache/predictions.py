@@ -44,6 +44,10 @@ CREATE TABLE IF NOT EXISTS meta (
 """
 
 
+#: What to do about a --cache file that is not the harness's.
+_NOT_OURS = "pass --cache a new file name or an existing cache written by the harness"
+
+
 def _reason(exc: BaseException) -> str:
     return " ".join(str(getattr(exc, "strerror", None) or exc).split())
 
@@ -78,8 +82,7 @@ class PredictionCache:
             if isinstance(exc, sqlite3.OperationalError) and "not a database" not in str(exc):
                 raise UsageError(f"prediction cache {self.path} cannot be opened ({_reason(exc)}); "
                                  "pass --cache a writable file path") from None
-            raise DataError(f"{self.path}: not an SQLite prediction cache ({_reason(exc)}); pass --cache "
-                            "a new file name or an existing cache written by the harness") from None
+            raise DataError(f"{self.path}: not an SQLite prediction cache ({_reason(exc)}); {_NOT_OURS}") from None
 
     def _check_tables(self) -> None:
         """DataError, before anything is written, for an SQLite file of another program: a
@@ -90,8 +93,7 @@ class PredictionCache:
             columns = [r[1] for r in self._conn.execute("SELECT * FROM pragma_table_info(?)", (name,))]
             if ours.get(name) != columns:
                 raise DataError(f"{self.path}: not a prediction cache of the harness (it has a table {name!r} with "
-                                f"columns {', '.join(columns) or 'none'}); pass --cache a new file name or an "
-                                "existing cache written by the harness")
+                                f"columns {', '.join(columns) or 'none'}); {_NOT_OURS}")
 
     def _init_schema(self) -> None:
         # Several processes (torchrun ranks) may open a new cache file at the same moment;

@@ -31,7 +31,7 @@ from vqa_harness_plugins.generators.decoys import (
 )
 
 __all__ = ["MC_OPTIONS", "GENERATOR_OPTIONS", "attach_decoys", "generated_decoys", "generation_stats",
-           "check_orig_decoys", "records_of", "decoy_config"]
+           "generation_summary", "check_orig_decoys", "records_of", "decoy_config"]
 
 GENERATOR_OPTIONS: Mapping[str, Option] = {
     "decoy_seed": Option(0, "seed of the decoy generator (IoU order, fill-ins, candidate order)", min=0),
@@ -115,6 +115,13 @@ def generation_stats(config: DecoyConfig, key: Mapping[str, Any]) -> dict[str, A
         return json.loads(path.read_text(encoding="utf-8"))["stats"]
     except (OSError, ValueError, KeyError):
         return None
+
+
+def generation_summary(config: DecoyConfig, key: Mapping[str, Any]) -> dict[str, Any]:
+    """{"generation": statistics of the cached generation} for a loader's `summary()` (what
+    decoy-audit reports), {} before the first generation."""
+    stats = generation_stats(config, key)
+    return {"generation": stats} if stats else {}
 
 
 def attach_decoys(examples: Sequence[Example], sets: Mapping[str, Mapping[str, Sequence[str]]], *,

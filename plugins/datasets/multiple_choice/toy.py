@@ -28,7 +28,7 @@ from .mc import (
     check_orig_decoys,
     decoy_config,
     generated_decoys,
-    generation_stats,
+    generation_summary,
 )
 from .toy_telling import TELLING_VERSION, telling_examples
 
@@ -107,12 +107,7 @@ class ToyVQAMC(DatasetPlugin):
 
     def summary(self, split: str) -> dict[str, Any]:
         """{"generation": statistics of the cached decoy generation} ({} before the first load)."""
-        stats = self.generation_stats(split)
-        return {"generation": stats} if stats else {}
-
-    def generation_stats(self, split: str) -> dict[str, Any] | None:
-        """Statistics of the cached generation for `split` (None before the first load)."""
-        return generation_stats(decoy_config(self.config), self.generation_key(split))
+        return generation_summary(decoy_config(self.config), self.generation_key(split))
 
     def load(self, split: str) -> list[Example]:  # type: ignore[override]
         """The split with `choices` = the selected decoy set (generated and cached once)."""

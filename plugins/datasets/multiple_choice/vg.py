@@ -32,7 +32,13 @@ from vqa_harness_plugins.validation import (
     duplicates_option,
 )
 
-from .mc import MC_OPTIONS, attach_decoys, decoy_config, generated_decoys, generation_stats
+from .mc import (
+    MC_OPTIONS,
+    attach_decoys,
+    decoy_config,
+    generated_decoys,
+    generation_summary,
+)
 from .visual7w import released_file, released_sets
 
 __all__ = ["VisualGenomeQA", "split_images", "SPLIT_SHARES", "IMAGE", "QA", "DEFAULT_IMAGES", "RELEASE_IMAGES"]
@@ -161,10 +167,9 @@ class VisualGenomeQA(DatasetPlugin):
         if not hasattr(self, "_load_summary"):
             self.all_examples()
         found = self.decoy_file()
-        stats = None if found else generation_stats(decoy_config(self.config), self._generation_key(split))
+        generated = {} if found else generation_summary(decoy_config(self.config), self._generation_key(split))
         return {"dataset": self.name, "split": split, **self._load_summary,
-                "decoy_source": f"released:{found}" if found else "generated",
-                **({"generation": stats} if stats else {})}
+                "decoy_source": f"released:{found}" if found else "generated", **generated}
 
     def _generation_key(self, split: str) -> dict[str, Any]:
         """What generated decoys depend on: the file (size and modification time), the split

@@ -39,7 +39,7 @@ from .mc import (
     check_orig_decoys,
     decoy_config,
     generated_decoys,
-    generation_stats,
+    generation_summary,
 )
 
 __all__ = ["Visual7W", "released_sets", "IMAGE", "QA_PAIR", "ORIG_DECOYS"]
@@ -180,11 +180,10 @@ class Visual7W(DatasetPlugin):
         if not hasattr(self, "_load_summary"):
             self.all_examples()
         found = self.decoy_file()
-        stats = None if found or self.config["decoys"] == "orig" else generation_stats(
+        generated = {} if found or self.config["decoys"] == "orig" else generation_summary(
             decoy_config(self.config), self._generation_key(split))
         return {"dataset": self.name, "split": split, **self._load_summary,
-                "decoy_source": f"released:{found}" if found else "generated",
-                **({"generation": stats} if stats else {})}
+                "decoy_source": f"released:{found}" if found else "generated", **generated}
 
     def _generation_key(self, split: str) -> dict[str, Any]:
         """What generated decoys depend on: the file (its size and modification time: an

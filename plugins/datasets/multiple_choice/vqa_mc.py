@@ -24,7 +24,7 @@ from .mc import (
     check_orig_decoys,
     decoy_config,
     generated_decoys,
-    generation_stats,
+    generation_summary,
 )
 
 __all__ = ["VQA1MC", "VQA2MC"]
@@ -60,9 +60,9 @@ class _VQAMC(DatasetPlugin):
     def summary(self, split: str) -> dict[str, Any]:
         """The base loader's load summary (repeated ids, answer counts, pairs) and where the
         IoU/QoU decoys come from (generated: VQA has no released ones)."""
-        stats = None if self.config["decoys"] == "orig" else generation_stats(decoy_config(self.config),
-                                                                              self._generation_key(split))
-        return {**self._base().summary(split), "decoy_source": "generated", **({"generation": stats} if stats else {})}
+        generated = {} if self.config["decoys"] == "orig" else generation_summary(decoy_config(self.config),
+                                                                                  self._generation_key(split))
+        return {**self._base().summary(split), "decoy_source": "generated", **generated}
 
     def _generation_key(self, split: str) -> dict[str, Any]:
         """What generated decoys depend on: the base split's fingerprint and every file read

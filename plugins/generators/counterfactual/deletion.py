@@ -36,7 +36,7 @@ from .phrases import (
     reads_as_question,
 )
 from .quality import INTRANSITIVE_FRAMES
-from .text import Token, match_case
+from .text import Token, fit_article
 
 __all__ = ["add_deletions"]
 
@@ -91,10 +91,7 @@ def _try(kind: Kind, question: str, tokens: list[Token], tags: list[str], span, 
     elif span.first > 0 and span.last + 1 < len(tokens) and tokens[span.first - 1].text.lower() in ("a", "an"):
         # "Is this a baseball event?" -> "Is this an event?": the article before the cut
         # follows the word now after it, as a substitution's does (text.replace_span).
-        art, after = tokens[span.first - 1], tokens[span.last + 1].text
-        want = "an" if after[:1].lower() in "aeiou" else "a"
-        if art.text.lower() != want:
-            new = new[:art.start] + match_case(art.text, want) + new[art.end:]
+        new = fit_article(new, tokens[span.first - 1], tokens[span.last + 1].text)
     # The remaining words keep their tags (no second tagging: cheaper, and the check is
     # about the structure that is left).
     new_tokens = [t for j, t in enumerate(tokens) if j not in gone]

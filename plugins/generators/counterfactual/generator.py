@@ -40,7 +40,7 @@ from .lexical import EXCLUDED_VERBS, Lexicon
 from .perturbation import Perturbation
 from .quality import FREQUENCY_FLOOR
 from .quality_mode import QualityMode
-from .text import FUNCTION_WORDS, Token, language_problem, match_case, splice, tokenize
+from .text import FUNCTION_WORDS, Token, fit_article, language_problem, match_case, splice, tokenize
 
 __all__ = [
     "DEFAULT_MODE",
@@ -230,10 +230,7 @@ def _replace(question: str, tokens: list[Token], i: int, new: str) -> str:
     word's first letter (a horse -> an equine), by spelling, not sound."""
     out = splice(question, tokens[i], new)
     if i > 0 and tokens[i - 1].text.lower() in ("a", "an") and tokens[i - 1].end < tokens[i].start:
-        art = tokens[i - 1]
-        want = "an" if new[:1].lower() in "aeiou" else "a"
-        if art.text.lower() != want:
-            out = splice(out, art, match_case(art.text, want))
+        out = fit_article(out, tokens[i - 1], new)
     return out
 
 

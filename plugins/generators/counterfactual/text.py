@@ -81,8 +81,15 @@ def replace_span(question: str, tokens: Sequence[Token], first: int, last: int, 
     before them follows the new first letter (a horse -> an animal), by spelling."""
     out = question[:tokens[first].start] + new + question[tokens[last].end:]
     if first > 0 and tokens[first - 1].text.lower() in ("a", "an") and tokens[first - 1].end < tokens[first].start:
-        art = tokens[first - 1]
-        want = "an" if new[:1].lower() in "aeiou" else "a"
-        if art.text.lower() != want:
-            out = out[:art.start] + match_case(art.text, want) + out[art.end:]
+        out = fit_article(out, tokens[first - 1], new)
     return out
+
+
+def fit_article(text: str, article: Token, word: str) -> str:
+    """`text` with the indefinite `article` (a token of `text`, before the change point)
+    agreeing with the `word` now after it, by spelling: "a" before a consonant, "an" before
+    a vowel letter (a horse -> an animal)."""
+    want = "an" if word[:1].lower() in "aeiou" else "a"
+    if article.text.lower() == want:
+        return text
+    return text[:article.start] + match_case(article.text, want) + text[article.end:]

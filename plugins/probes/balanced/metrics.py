@@ -25,7 +25,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from harness.metrics import MIN_VQA_ANSWERS, normalize_answer, vqa_accuracy
+from harness.metrics import accuracy_metric, normalize_answer, vqa_accuracy
 from harness.metrics.canonical import canonical_answer
 from harness.types import Example
 
@@ -67,7 +67,7 @@ def answer_score(answer: str, example: Example) -> float:
     """`answer`'s score by the stated rule (harness.metrics.rule, docs/metrics.md "Which
     accuracy"): VQA accuracy with at least MIN_VQA_ANSWERS human answers, else an exact match
     with the canonical answer (one human answer would cap VQA accuracy at 0)."""
-    if len(example.answers) >= MIN_VQA_ANSWERS:
+    if accuracy_metric(example) == "vqa_accuracy":
         return vqa_accuracy(answer, example.answers)
     return float(normalize_answer(answer) == canonical_answer(example) != "")
 
