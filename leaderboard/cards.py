@@ -76,7 +76,7 @@ def matching(declared: Declared, rows: Sequence[ResultRow]) -> tuple[ResultRow, 
     mine = [r for r in rows if r.probe == declared.probe and ev.variant_ok(r.variant) and r.metric in ev.metrics]
     for metric in ev.metrics:
         found = [r for r in mine if r.metric == metric]
-        if found:  # the newest run first among equal rows (`--all-runs`), as the tables show it
+        if found:  # the newest run first among equal rows (`--all-runs`), as the tables list runs
             newest = sorted(found, key=lambda r: r.run_id, reverse=True)
             return tuple(sorted(newest, key=lambda r: (r.suite, r.dataset, r.split, r.train, r.variant)))
     return ()

@@ -20,12 +20,14 @@ __all__ = ["keep_extremes", "RANK_HEADER"]
 RANK_HEADER = "rank (1 = highest)"
 
 
-def keep_extremes(body: Sequence[tuple[Any, ...]], k: int) -> tuple[list[tuple[tuple[Any, ...], str]], int, list[str]]:
+def keep_extremes(body: Sequence[tuple[Any, ...]], k: int, by: int = 1
+                  ) -> tuple[list[tuple[tuple[Any, ...], str]], int, list[str]]:
     """(kept (row, rank label) pairs, rows left out, models not ranked) for table rows
-    `(lead, line, values, sources, hints)` whose `lead[0]` names the model."""
+    `(lead, line, values, sources, hints)` whose first `by` lead cells name the model (and
+    its run, when a table shows several runs of one model)."""
     groups: dict[str, list[tuple[Any, ...]]] = {}
     for b in body:
-        groups.setdefault(b[0][0], []).append(b)
+        groups.setdefault(" ".join(str(x) for x in b[0][:by]), []).append(b)
     kept: list[tuple[tuple[Any, ...], str]] = []
     cut = 0
     unranked: list[str] = []

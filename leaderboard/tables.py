@@ -64,7 +64,7 @@ def _label(layout: Layout, name: str, value: str) -> str:
         return found
     if name == "metric" and layout.metric_prefix and value.startswith(layout.metric_prefix):
         return value[len(layout.metric_prefix):]
-    return readable_spec(value) if name != "model" else value
+    return readable_spec(value) if name not in ("model", "run_id") else value
 
 
 def _select(layout: Layout, rows: Iterable[ResultRow], tags: TagIndex) -> list[ResultRow]:
@@ -96,6 +96,7 @@ def render_layout(layout: Layout, rows: Sequence[ResultRow], tags: TagIndex, nam
     intervals."""
     names = names or Names()
     chosen = _select(layout, rows, tags)
+    layout = _with_runs(layout, chosen, tags)
     if "metric" in (*layout.rows, *layout.columns):
         known = layout.labels.get("metric") or {}
         extra = {m: names.metric(m, r.probe) for r in chosen for m in [r.metric] if m not in known
@@ -113,6 +114,27 @@ def render_layout(layout: Layout, rows: Sequence[ResultRow], tags: TagIndex, nam
         if table is not None:
             tables.append(table)
     return tables
+
+
+def several_runs(rows: Iterable[ResultRow]) -> bool:
+    """Whether one model's rows come from more than one run (`--all-runs`): then a table
+    shows a row per run, newest first, instead of letting the newest hide the others."""
+    runs: dict[str, set[str]] = {}
+    for r in rows:
+        runs.setdefault(r.model, set()).add(r.run_id)
+    return any(len(found) > 1 for found in runs.values())
+
+
+def _with_runs(layout: Layout, rows: Sequence[ResultRow], tags: TagIndex) -> Layout:
+    """`layout` with a "run" row field after the model's when `several_runs` (model-free
+    rows, the same in every run, stay one row)."""
+    if "model" not in layout.rows or "run_id" in layout.rows:
+        return layout
+    if not several_runs(r for r in rows if _model_free(layout, r, tags) is None):
+        return layout
+    at = layout.rows.index("model") + 1
+    return replace(layout, rows=(*layout.rows[:at], "run_id", *layout.rows[at:]),
+                   names={**layout.names, "run_id": layout.names.get("run_id", "run")})
 
 
 def _rank(value: str, labels: Mapping[str, str] | None) -> int:
@@ -201,10 +223,11 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
         body.append((lead, line, values, sources, hints))
     cut = 0
     unranked: list[str] = []
+    rank_at = 2 if "run_id" in layout.rows else 1  # the rank column: right after the model (and run)
     if layout.extremes:
         # Per model its k most and k least (by the first value), each with its rank column.
-        kept, cut, unranked = keep_extremes(body, layout.extremes)
-        at = 1  # right after the model: which of its rows this is
+        at = rank_at  # which of its model's (run's) rows this is
+        kept, cut, unranked = keep_extremes(body, layout.extremes, by=at)
         body = [(b[0][:at] + [rank] + b[0][at:], b[1], b[2], b[3][:at] + [None] + b[3][at:],
                  b[4][:at] + [""] + b[4][at:]) for b, rank in kept]
         headers.insert(at, layout.names.get("rank") or RANK_HEADER)
@@ -228,7 +251,8 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
                  note=note, description=layout.description, reference=layout.reference,
                  probe=rows[0].probe, spec=", ".join(v for v in split.values() if v), directions=tuple(directions),
                  cells=tuple(tuple(b[3]) for b in body), layout_id=layout.id, cut=cut,
-                 folded=tuple(i + (1 if layout.extremes and i >= 1 else 0) for i in all_rows if i not in keep_rows),
+                 folded=tuple(i + (1 if layout.extremes and i >= rank_at else 0) for i in all_rows
+                              if i not in keep_rows),
                  short_headers=tuple(short), shared=spec,
                  hints=tuple(tuple(b[4]) for b in body) if inapplicable else ())
 
@@ -260,9 +284,13 @@ def _mean_row(values: Sequence[ResultRow | None], picked: list[float]) -> Result
 
 def _ordered_keys(layout: Layout, names: Sequence[str], keys: Sequence[tuple[str, ...]]) -> list[tuple[str, ...]]:
     unique = list(dict.fromkeys(keys))
+    # Runs newest first (as the cards list them); other fields in label order, then by value.
+    newest = {v: -i for i, v in enumerate(sorted({k[names.index("run_id")] for k in unique}))} \
+        if "run_id" in names else {}
 
     def sort_key(k: tuple[str, ...]):
-        return tuple((_rank(v, layout.labels.get(n)) if n in layout.labels else 0, v) for n, v in zip(names, k))
+        return tuple((newest[v], v) if n == "run_id" else
+                     (_rank(v, layout.labels.get(n)) if n in layout.labels else 0, v) for n, v in zip(names, k))
 
     return sorted(unique, key=sort_key)
 
@@ -286,20 +314,22 @@ def generic_tables(probe: str, rows: Sequence[ResultRow], names: Names | None = 
     columns.sort(key=lambda c: (c[0], c[1], (c[2].count("/"), c[2])))
     datasets = {c[0] for c in columns}
     variants = {c[1] for c in columns}
-    index: dict[tuple[str, str], dict[tuple[str, str, str], ResultRow]] = {}
+    runs = several_runs(shown)  # then a row per run, newest first
+    index: dict[tuple[str, ...], dict[tuple[str, str, str], ResultRow]] = {}
     for r in sorted(shown, key=lambda r: r.run_id):
-        index.setdefault((r.model, r.train), {})[(f"{r.dataset}/{r.split}", r.variant, r.metric)] = r
-    headers = ["model", "trained on"]
+        key = (r.model, r.run_id, r.train) if runs else (r.model, r.train)
+        index.setdefault(key, {})[(f"{r.dataset}/{r.split}", r.variant, r.metric)] = r
+    headers = ["model", "run", "trained on"] if runs else ["model", "trained on"]
     for data, variant, metric in columns:
         parts = [data] if len(datasets) > 1 else []
         parts += [variant] if len(variants) > 1 and variant else []
         parts.append(names.metric(metric, probe))
         headers.append(" ".join(parts))
-    keys = sorted(index)
-    body = tuple((model, train or "-", *(format_cell(index[(model, train)].get(c)) for c in columns))
-                 for model, train in keys)
-    cells = tuple((None, None, *(index[k].get(c) for c in columns)) for k in keys)
-    directions = ("", "", *(_direction([index[k][c] for k in keys if c in index[k]]) for c in columns))
+    keys = sorted(sorted(index, key=lambda k: k[1], reverse=True), key=lambda k: k[0]) if runs else sorted(index)
+    lead = 3 if runs else 2  # model, (run,) trained on
+    body = tuple((*k[:-1], k[-1] or "-", *(format_cell(index[k].get(c)) for c in columns)) for k in keys)
+    cells = tuple((*[None] * lead, *(index[k].get(c) for c in columns)) for k in keys)
+    directions = ("",) * lead + tuple(_direction([index[k][c] for k in keys if c in index[k]]) for c in columns)
     found = missing_intervals([c for k in keys for c in index[k].values()], names)
     note = " ".join(f"No interval for {', '.join(labels)}: {reason}." for reason, labels in found.items())
     return [Table(title=names.probe(probe) if names.probe(probe) != probe else f"Probe {probe}",

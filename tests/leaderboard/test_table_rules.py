@@ -231,3 +231,34 @@ def test_a_mean_over_the_datasets_shown_is_left_out_for_a_row_that_lacks_one() -
                  if t.reference.endswith("Table 3"))
     assert table.headers[1] == "Overall S_E"
     assert {line[0]: line[1] for line in table.body} == {"both": "60.0", "one": "-"}  # "one" was 40.0
+
+
+def test_several_runs_of_one_model_get_a_row_each_newest_first() -> None:
+    """`--all-runs`: two runs of one model (another seed, another day) are both shown, with
+    their run ids, newest first; the newest no longer hides the older one. With one run per
+    model the tables are as before (no run column)."""
+    from vqa_harness_plugins.probes.counterfactual.tables import COUNTERFACTUAL_LAYOUTS
+
+    rows = [_row("r1", "prior", "model", 0.2), _row("r2", "prior", "model", 0.4), _row("r1", "cnn", "model", 0.3)]
+    layouts = {"counter-examples": list(COUNTEREXAMPLE_LAYOUTS)}
+    table = build_tables(rows, layouts, TagIndex())["toy"][0].compact()
+    assert table.headers[:2] == ("model", "run")
+    model = table.headers.index("Model")
+    assert [(line[0], line[1], line[model]) for line in table.body] == [
+        ("cnn", "r1", "30.00"), ("prior", "r2", "40.00"), ("prior", "r1", "20.00")]
+    single = build_tables([r for r in rows if r.run_id == "r1"], layouts, TagIndex())["toy"][0].compact()
+    assert "run" not in single.headers and [line[0] for line in single.body] == ["cnn", "prior"]
+    # No paper layout (the generic pivot): the same rule.
+    generic = build_tables(rows, {}, TagIndex())["toy"][0]
+    assert generic.headers[:3] == ("model", "run", "trained on")
+    assert [line[:2] for line in generic.body] == [("cnn", "r1"), ("prior", "r2"), ("prior", "r1")]
+    # Global rules keep each run's most and least robust concepts, ranked within the run.
+    cf = [_cf(run, "qonly", "hypernym_noun", f"unchanged/concept={c}", v + shift, True)
+          for run, shift in (("r1", 0.0), ("r2", 0.05)) for c, v in (("box", 0.2), ("ring", 0.1), ("cube", 0.5))]
+    rules = next(t for t in build_tables(cf, {"counterfactual": list(COUNTERFACTUAL_LAYOUTS)}, displays=CF)["cf"]
+                 if t.layout_id == "rules")
+    assert rules.headers[:3] == ("model", "run", "rank (1 = most robust)")
+    concept = rules.headers.index("concept")
+    assert [(*line[:3], line[concept]) for line in rules.body] == [
+        ("qonly", "r2", "1 of 3", "cube"), ("qonly", "r2", "2 of 3", "box"), ("qonly", "r2", "3 of 3", "ring"),
+        ("qonly", "r1", "1 of 3", "cube"), ("qonly", "r1", "2 of 3", "box"), ("qonly", "r1", "3 of 3", "ring")]
