@@ -125,7 +125,8 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
     explanation; rows and columns carry data-model / data-dataset tags for filters.
 
     A row is tagged with the models named (any case) by one of its cells; rows and header
-    columns with the datasets their text mentions. Untagged rows (Random, GT) always show.
+    columns with the datasets their text mentions, the whole table with every dataset it
+    mentions (title and spec included). Untagged rows (Random, GT) always show.
     A cell whose text is a key of `links` links to its value (run id -> run report page).
     `table.marks` (significance against the best of a column) mark cells: bold for the
     best, "≈" for not significantly different from it.
@@ -166,7 +167,12 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
                  "value (p ≥ 0.05; hover for the difference and p).</p>")
     ident = f' id="{esc(table_id)}"' if table_id else ""
     label = f' aria-label="{esc(table.title)}"' if table.title else ""
-    return (f'<div class="table-block">{table_head(table, docs)}<div class="scroll">'
+    # The whole table is tagged with every dataset it mentions (a paper table names its data
+    # once, in its title and spec, not in its rows): the dataset filter hides it as a whole.
+    mentioned = " ".join([table.title, table.spec, table.shared, *table.headers, *(c for r in table.body for c in r)])
+    block = _matches(mentioned, datasets)
+    block_attr = f' data-dataset="{esc("|".join(block))}"' if block else ""
+    return (f'<div class="table-block"{block_attr}>{table_head(table, docs)}<div class="scroll">'
             f'<table class="lb sortable"{ident}{label}>\n'
             f"<thead><tr>{''.join(head)}</tr></thead>\n"
             f"<tbody>\n" + "\n".join(body) + f"\n</tbody></table></div>{note}</div>\n")

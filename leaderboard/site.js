@@ -42,6 +42,9 @@
     var dataset = document.getElementById("filter-dataset");
     var m = model ? model.value : "";
     var d = dataset ? dataset.value : "";
+    document.querySelectorAll(".table-block[data-dataset]").forEach(function (block) {
+      block.classList.toggle("hidden-by-filter", !!(d && block.getAttribute("data-dataset").split("|").indexOf(d) < 0));
+    });
     document.querySelectorAll("table.lb").forEach(function (table) {
       var hideCols = [];
       var heads = table.tHead ? table.tHead.rows[0].cells : [];

@@ -190,6 +190,11 @@ def test_site_in_headless_chromium(browser: Browser, site: Path, tmp_path: Path)
         return Array.from(document.querySelectorAll('tr[data-dataset]'))
           .filter(r => r.classList.contains('hidden-by-filter')).map(r => r.getAttribute('data-dataset')); })()""")
     assert hidden and "e-snli-ve" not in hidden
+    # Paper tables name their data once (title, spec), not in a row: the whole table goes.
+    blocks = b.evaluate("""Array.from(document.querySelectorAll('.table-block[data-dataset]')).map(
+        t => [t.getAttribute('data-dataset'), t.classList.contains('hidden-by-filter')])""")
+    assert any(hide for _, hide in blocks) and any(not hide for _, hide in blocks)
+    assert all(hide == ("e-snli-ve" not in tags.split("|")) for tags, hide in blocks), blocks
     b.evaluate("""(() => { const s = document.getElementById('filter-dataset'); s.value = '';
         s.dispatchEvent(new Event('change')); })()""")
 
