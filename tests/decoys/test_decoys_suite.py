@@ -56,8 +56,15 @@ class _Pick:
             def score_choices(self, batch):
                 return [[0.0] for _ in batch]
 
+        class Words(Model):
+            name = "words"  # answers in words: the first candidate, or (every other question) no candidate
+
+            def answer(self, batch):
+                return [ex.choices[0] if i % 2 == 0 else "no such candidate" for i, ex in enumerate(batch)]
+
         register(First)
         register(Wrong)
+        register(Words)
 
     @hookimpl
     def register_suites(self, register):
@@ -91,6 +98,23 @@ def test_suite_with_generic_model_ablations_and_audit(tmp_path: Path, toy_exampl
     assert table.headers == ("model", "input", "Orig", "IoU+QoU")  # the sets the suite ran
     names = [(row[0], row[1]) for row in table.body]
     assert ("Random", "") in names and ("Eq. 2 rule", "") in names and ("first-choice", "[A: answers only]") in names
+
+
+def test_answers_matching_no_candidate_get_a_table_under_table_3(tmp_path: Path, toy_examples) -> None:
+    host = make_host(_Pick(), builtins=True)
+    out = run_in_process(host, model="words", suite="decoys-small", tmp_path=tmp_path)
+    assert out.exit_code == 0, out.probe_failures
+    rows = _rows(out)
+    assert 0.4 < rows[("words", "orig", "mc_unmatched_rate")] < 0.6
+    from vqa_harness_leaderboard import tables_of
+
+    (table,) = [t for t in tables_of([out.rundir.path])["decoys-small"] if t.layout_id == "unmatched"]
+    assert table.title.startswith("Decoys: answers matching no candidate (%)")
+    assert table.headers == ("model", "input", "Orig", "IoU+QoU")
+    body = {row[1]: row for row in table.body}
+    assert set(body) == {"image + question", "[QA: no image]", "[IA: no question]", "[A: answers only]"}
+    value = float(body["image + question"][2])
+    assert value == round(100 * rows[("words", "orig", "mc_unmatched_rate")], 1)
 
 
 def test_wrong_number_of_scores_fails_the_example_with_the_plugin_name(tmp_path: Path, toy_examples) -> None:

@@ -31,6 +31,17 @@ DECOY_LAYOUTS = (
                 "[QA]/[IA]/[A]: the model with the image blanked / the question emptied / both. "
                 "Random: expected accuracy of a uniform pick; Eq. 2 rule: the answer-frequency "
                 "shortcut counted on the training split."),
+    Layout(id="unmatched", title="Decoys: answers matching no candidate (%) on {base}",
+           description="Models that answer in words (no choice scores): share (%) of questions whose answer matched "
+                       "none of the candidates under the VQA normalization; such a question scores 0 in Table 3, so "
+                       "a high share means Table 3 measures the answer format as much as the decoys. Lower is better.",
+           reference="not in the paper: how the open answers were matched to the candidates",
+           split_by=("base",), rows=("model", "metric"), columns=("variant",),
+           metrics=tuple(f"mc_unmatched_rate{s}" for s in ("", "/QA", "/IA", "/A")),
+           labels={"variant": _SETS,
+                   "metric": {"mc_unmatched_rate": "image + question", "mc_unmatched_rate/QA": "[QA: no image]",
+                              "mc_unmatched_rate/IA": "[IA: no question]", "mc_unmatched_rate/A": "[A: answers only]"}},
+           names={"metric": "input"}, fmt="pct1"),
 )
 
 _AUDIT_METRICS = {"eq2_rule_accuracy": "Eq. 2 rule (%)", "random_accuracy": "Random (%)",
