@@ -94,6 +94,19 @@ def test_round_trip_reports_human_scores_shortcomings_and_correlations(run_dir, 
     human_rows = {r["metric"]: r for r in results if r["variant"] == "human"}
     assert human_rows["s_o/human"]["value"] == summary["s_o"]
     assert human_rows["spearman/cider"]["unit"] == "correlation"
+    assert human_rows["spearman/cider"]["higher_is_better"] is None  # the metric's trust, not the model's merit
+    # The human rows have their paper tables: S_O / S_E, Table 5's shortcomings, Table 6's correlations.
+    from vqa_harness_leaderboard import tables_of
+
+    tables = {t.layout_id: t for t in tables_of([run_dir])["nle-human"]}
+    short = tables["shortcomings"]
+    assert short.reference.endswith("Table 5") and "Non-sensical Sentence" in short.headers
+    line = short.body[0]
+    assert line[short.headers.index("Non-sensical Sentence")] == f"{100 * summary['shortcomings']['nonsensical']:.1f}"
+    rho_table = tables["correlation"]
+    assert rho_table.reference.endswith("Table 6") and set(rho_table.directions) == {""}
+    cider_line = next(x for x in rho_table.body if "CIDEr" in x)
+    assert f"{summary['correlations']['cider']['rho']:.4f}" in cider_line
 
 
 def test_bad_filled_csv_is_one_line_naming_file_row_field(run_dir, tmp_path, capsys):

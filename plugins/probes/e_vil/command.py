@@ -172,5 +172,6 @@ def human_rows(meta: dict, summary) -> list:
     s = summary
     rows = [row("s_e/human", s.s_e, s.n_items, "score"), row("s_o/human", s.s_o, s.n_items, "score")]
     rows += [row(f"shortcoming/{c}", s.shortcomings[c], s.n_ratings, "fraction", hib=False) for c, _ in SHORTCOMINGS]
-    rows += [row(f"spearman/{m}", rho, n, "correlation") for m, (rho, _, n) in s.correlations.items()]
+    # A correlation says how far a metric is to be trusted, not which model is better: no direction.
+    rows += [row(f"spearman/{m}", rho, n, "correlation", hib=None) for m, (rho, _, n) in s.correlations.items()]
     return rows
