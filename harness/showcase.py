@@ -2,7 +2,7 @@
 
 A probe writes them next to its rows with `write_examples` (like per-example scores):
 
-    artifacts/<probe>/examples/<stem>.json
+    artifacts/<probe>/<dataset>/<split>/<task>/examples/<stem>.json
     {"format": 1, "probe": "image-ablation", "dataset": "...", "split": "val", "train": "...",
      "variant": "", "title": "Answers with the real, a gray and another question's image",
      "examples": [{"id": "q1", "question": "what color is the ball?",
