@@ -175,3 +175,13 @@ def test_new_deletions_are_valid(modes):
     for question in ("Is this a healthy meal?", "Is this a train station?", "Is this meal healthy?"):
         pert = p.perturb(question)["deletion_noun"]
         assert invalid_reason(pert, kind, "quality", p.wn, (), p.colors) is None, question
+
+
+def test_a_base_verb_that_an_article_and_adjectives_open_is_a_noun(modes):
+    # The tagger calls "cross" a verb after "the small"; it was "the small cut through".
+    question = "What color is the small cross?"
+    assert _quality(modes, question, "synonym_verb") == "no_site"
+    assert _quality(modes, question, "hypernym_noun") != "no_site"
+    # A demonstrative opens no noun phrase, and "do" waits for the verb: those stay verbs.
+    assert _quality(modes, "Does this look like a good place to swim?", "synonym_verb") != "no_site"
+    assert _quality(modes, "Is the small cross red?", "synonym_verb") == "no_site"

@@ -22,6 +22,11 @@ deletion); and it calls a noun after a determiner an adjective when nothing foll
   noun is an adjective (JJ): "a well organized room", "an organized event" (issue 24: as a
   verb it became "a well formed room"); it is a site of synonym_adj when WordNet lists it as
   an adjective, and no verb site;
+- a base-form verb (VB, VBP) that a noun phrase opens, right after an article or a
+  possessive or after adjectives (and numbers) that one opens, is a noun (NN) when WordNet
+  knows it as one: "What color is the small cross/VB?" (as a verb it became "the small cut
+  through"); not after "do" or a modal, which wait for the verb ("Does the light/JJ
+  say to stop?"), nor after a demonstrative ("Does this look ...");
 - a noun with a zero plural (lemminflect's plural is the word itself: sheep, deer, moose)
   tagged NN is plural (NNS) where its number shows: after "are"/"were" and the noun
   phrase's determiners and adjectives, before "are"/"were", or after "many" ("What are the
@@ -65,6 +70,9 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
         elif tag == "NN" and first_verb and i > 1 and tags[i - 1] in ("NN", "NNS") and low in wn.morphy(low, "v") \
                 and plausible(word, "v") and (i + 1 >= len(tags) or tags[i + 1] in ("IN", "TO", "RP", "DT", ".")):
             new = "VB"  # "Does the hand belong/NN to a man?", "Did this man jump/NN in the air?"
+        if tag in ("VB", "VBP") and low.isalpha() and _opened_noun_phrase(words, tags, i) and \
+                low in wn.morphy(low, "n"):
+            new = "NN"  # "the small cross/VB": a base-form verb heads no noun phrase
         if tag == "NN" and low.isalpha() and _plural_here(words, tags, i) and low in wn.morphy(low, "n") \
                 and zero_plural(low):  # a WordNet noun's forms are prebuilt (word_stats): no lemminflect call
             new = "NNS"  # "What are the sheep doing?", "How many deer are there?"
@@ -81,6 +89,21 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
 
 _PLURAL_BE = frozenset({"are", "were"})
 _NOUN_PHRASE = frozenset({"DT", "PRP$", "JJ", "JJR", "JJS", "CD", "VBN", "NN"})
+
+
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def _opened_noun_phrase(words: Sequence[str], tags: Sequence[str], i: int) -> bool:
+    """Whether the word at `i` follows an article or a possessive, directly or after
+    adjectives and numbers only ("the small", "his two big"), and no "do" or modal before
+    it waits for a base-form verb ("Does the light/JJ say to stop?")."""
+    if any(w in ("do", "does", "did") or t == "MD" for w, t in zip(words[:i], tags[:i])):
+        return False
+    j = i - 1
+    while j >= 0 and tags[j] in ("JJ", "JJR", "JJS", "CD"):
+        j -= 1
+    return j >= 0 and (words[j] in _ARTICLES or tags[j] in ("PRP$", "POS"))
 
 
 def _plural_here(words: Sequence[str], tags: Sequence[str], i: int) -> bool:
