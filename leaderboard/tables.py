@@ -149,10 +149,13 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
     row_keys: list[tuple[str, ...]] = []
     col_values: list[tuple[str, ...]] = []
     shared: set[tuple[str, ...]] = set()
+    blank = {"model", "train", "run_id", *layout.model_free}  # fields a model-free row does not split by
     for r in sorted(rows, key=lambda r: r.run_id):
         free = _model_free(layout, r, tags)
         if free is not None:
-            rk = tuple(free if i == 0 else "" for i, _ in enumerate(layout.rows))
+            # One row per reference and per value of the other row fields (e-ViL's GT per
+            # task), whatever model or training data the run had.
+            rk = tuple(free if i == 0 else "" if f in blank else _field(r, f, tags) for i, f in enumerate(layout.rows))
             shared.add(rk)
         else:
             rk = tuple(_field(r, f, tags) for f in layout.rows)
@@ -198,7 +201,8 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
         short.append("n")
     body = []
     for rk in body_keys:
-        lead = [rk[i] if rk in shared else _label(layout, layout.rows[i], rk[i]) for i in all_rows]
+        lead = [rk[i] if rk in shared and (i == 0 or not rk[i]) else _label(layout, layout.rows[i], rk[i])
+                for i in all_rows]
         values = [cells.get((rk, ck)) for ck in cols]
         line = [format_cell(v, layout.fmt) for v in values]
         why = ["" if v is not None or rk in shared else _na_reason(layout, tags, values, ck)

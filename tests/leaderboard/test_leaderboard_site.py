@@ -179,7 +179,7 @@ def test_cli_build_writes_the_site(runs: Path, tmp_path: Path) -> None:
 
 
 def _blocks(html: str) -> list[str]:
-    return re.findall(r'<div class="table-block[^"]*">(.*?)</table></div>', html, flags=re.S)
+    return re.findall(r'<div class="table-block[^"]*"[^>]*>(.*?)</table></div>', html, flags=re.S)
 
 
 def test_every_table_explains_itself_and_scrolls_in_its_own_box(runs: Path, tmp_path: Path) -> None:

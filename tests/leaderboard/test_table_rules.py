@@ -262,3 +262,17 @@ def test_several_runs_of_one_model_get_a_row_each_newest_first() -> None:
     assert [(*line[:3], line[concept]) for line in rules.body] == [
         ("qonly", "r2", "1 of 3", "cube"), ("qonly", "r2", "2 of 3", "box"), ("qonly", "r2", "3 of 3", "ring"),
         ("qonly", "r1", "1 of 3", "cube"), ("qonly", "r1", "2 of 3", "box"), ("qonly", "r1", "3 of 3", "ring")]
+
+
+def test_model_free_rows_of_two_tasks_stay_two_rows() -> None:
+    """e-ViL's GT reference per task in the automatic-metrics table (rows: model, trained on,
+    task): the VQA-X GT row used to overwrite the e-SNLI-VE one (both became "GT", "", "")."""
+    from vqa_harness_plugins.probes.e_vil.tables import EVIL_LAYOUTS
+
+    rows = [ResultRow("r1", "m", "e-vil", d, "test", "nle", variant, "s_e/bleu1", value, 10, None, None,
+                      None if variant else True, "score", "")
+            for d, base in (("dx", 0.3), ("dy", 0.7)) for variant, value in (("", base), ("gt", base + 0.1))]
+    tags = TagIndex({"r1": [RowTags("nle", d, "test", "", {"task": f"{d.upper()} (test)"}) for d in ("dx", "dy")]})
+    table = next(t for t in build_tables(rows, {"nle": list(EVIL_LAYOUTS)}, tags)["e-vil"] if t.layout_id == "metrics")
+    assert [line for line in table.body if line[0] == "GT"] == [("GT", "", "DX (test)", "40.0"),
+                                                                 ("GT", "", "DY (test)", "80.0")]
