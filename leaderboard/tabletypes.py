@@ -72,6 +72,12 @@ class Table:
         text = self.description or (f"Every metric of the `{self.probe}` probe (no paper layout declared)."
                                     if self.probe else "")
         said = "higher is better" in text or "lower is better" in text
+        # Value columns without a mark (their rows disagree: Color Maximal vs Minimal) are
+        # not under the table's arrow: name them.
+        values = [j for j in range(len(self.headers)) if any(j < len(c) and c[j] is not None for c in self.cells)]
+        unmarked = [self.headers[j] for j in values if not (j < len(self.directions) and self.directions[j])]
+        if arrows and unmarked:
+            arrows += f"; {', '.join(unmarked)}: no single better direction"
         return " ".join(t for t in (text, f"({arrows})" if arrows and not said else "") if t)
 
 

@@ -276,3 +276,17 @@ def test_model_free_rows_of_two_tasks_stay_two_rows() -> None:
     table = next(t for t in build_tables(rows, {"nle": list(EVIL_LAYOUTS)}, tags)["e-vil"] if t.layout_id == "metrics")
     assert [line for line in table.body if line[0] == "GT"] == [("GT", "", "DX (test)", "40.0"),
                                                                  ("GT", "", "DY (test)", "80.0")]
+
+
+def test_a_table_arrow_names_the_columns_it_does_not_cover() -> None:
+    """Color Maximal should change answers and Color Minimal not: the "change" column has no
+    single direction, so the line under the title may not say "higher is better" for it."""
+    from vqa_harness_plugins.probes.counterfactual.tables import COUNTERFACTUAL_LAYOUTS
+
+    rows = [_cf("r1", "qonly", kind, metric, 0.3, hib)
+            for kind, change in (("color_max_common", True), ("color_min_common", False))
+            for metric, hib in (("acc_q", True), ("acc_q_cf", None), ("answer_change_rate", change))]
+    table = next(t for t in build_tables(rows, {"counterfactual": list(COUNTERFACTUAL_LAYOUTS)}, displays=CF)["cf"]
+                 if "color" in t.title).compact()
+    assert table.explanation.endswith("(↑ higher is better; acc*_Q, change: no single better direction)")
+    assert "no single better direction" in render_markdown(table)
