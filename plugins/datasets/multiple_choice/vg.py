@@ -39,7 +39,7 @@ from .mc import (
     generated_decoys,
     generation_summary,
 )
-from .visual7w import released_file, released_sets
+from .visual7w import released_file, released_fingerprint, released_sets
 
 __all__ = ["VisualGenomeQA", "split_images", "SPLIT_SHARES", "IMAGE", "QA", "DEFAULT_IMAGES", "RELEASE_IMAGES"]
 
@@ -52,6 +52,8 @@ SPLIT_SHARES = (("train", 0.5), ("val", 0.2), ("test", 0.3))
 #: to --data-dir), searched in this order for <image_id>.jpg with the default `images=`.
 DEFAULT_IMAGES = "visual_genome/images"
 RELEASE_IMAGES = ("visual_genome/VG_100K", "visual_genome/VG_100K_2")
+#: Where `decoy_file=auto` looks for released decoys (relative to --data-dir).
+AUTO_DECOYS = "visual_genome/decoys.json"
 
 
 def split_images(image_ids: list[str], seed: int) -> dict[str, str]:
@@ -125,6 +127,10 @@ class VisualGenomeQA(DatasetPlugin):
             files.append(self._path(self.config["decoy_file"]))
         return files
 
+    def fingerprint(self, split: str) -> str:
+        """The default fingerprint and the released decoy file (`decoy_file=auto` included)."""
+        return released_fingerprint(super().fingerprint(split), self.config["decoy_file"], self._path, AUTO_DECOYS)
+
     def all_examples(self) -> dict[str, list[Example]]:
         """Every split's examples, parsed and checked (repeated qa_ids follow `duplicates=`,
         counted in `summary()`)."""
@@ -181,7 +187,7 @@ class VisualGenomeQA(DatasetPlugin):
 
     def decoy_file(self) -> Path | None:
         """The released decoy file used (None: decoys are generated)."""
-        return released_file(self.config["decoy_file"], self._path, "visual_genome/decoys.json")
+        return released_file(self.config["decoy_file"], self._path, AUTO_DECOYS)
 
     def load(self, split: str, limit: int | None = None) -> list[Example]:  # type: ignore[override]
         """The split with the `decoys=` candidates; with `limit` (`--limit`) its first `limit`

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
+from harness.digest import digest
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
@@ -38,11 +39,12 @@ from .mc import (
     attach_decoys,
     check_orig_decoys,
     decoy_config,
+    file_stamps,
     generated_decoys,
     generation_summary,
 )
 
-__all__ = ["Visual7W", "released_sets", "IMAGE", "QA_PAIR", "ORIG_DECOYS"]
+__all__ = ["Visual7W", "released_sets", "released_file", "released_fingerprint", "IMAGE", "QA_PAIR", "ORIG_DECOYS"]
 
 #: Original decoys per telling question (4 candidates with the target).
 ORIG_DECOYS = 3
@@ -95,6 +97,14 @@ def released_file(option: str, resolve: Callable[[str], Path], auto: str) -> Pat
     return resolve(option)
 
 
+def released_fingerprint(base: str, option: str, resolve: Callable[[str], Path], auto: str) -> str:
+    """A dataset fingerprint (`base`) extended by the released decoy file the option may read:
+    with "auto" the file is read when present, so its absence is stamped too and adding,
+    editing or removing it changes the fingerprint (cached predictions and probe outputs)."""
+    path = None if not option else resolve(auto if option == "auto" else option)
+    return digest({"base": base, "decoy_file": file_stamps([path])})
+
+
 class Visual7W(DatasetPlugin):
     """Visual7W telling: 4 candidates per question (target + 3 human decoys)."""
 
@@ -130,6 +140,10 @@ class Visual7W(DatasetPlugin):
         if self.config["decoy_file"] not in ("", "auto"):
             files.append(self._path(self.config["decoy_file"]))
         return files
+
+    def fingerprint(self, split: str) -> str:
+        """The default fingerprint and the released decoy file (`decoy_file=auto` included)."""
+        return released_fingerprint(super().fingerprint(split), self.config["decoy_file"], self._path, AUTO_DECOYS)
 
     def all_examples(self) -> dict[str, list[Example]]:
         """Every split's examples (MC fields in meta), parsed and checked; the load summary
