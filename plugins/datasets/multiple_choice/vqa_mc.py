@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
+from harness.digest import digest
 from harness.errors import DataError, UsageError
 from harness.types import Example
 from vqa_harness_plugins.datasets.vqa import VQA1, VQA2
@@ -23,6 +24,7 @@ from .mc import (
     attach_decoys,
     check_orig_decoys,
     decoy_config,
+    file_stamps,
     generated_decoys,
     generation_summary,
 )
@@ -54,6 +56,13 @@ class _VQAMC(DatasetPlugin):
         orig = self.orig_file(split) if self.config["decoys"] in ("orig", "all") else None
         return files + ([orig] if orig is not None else [])
 
+    def fingerprint(self, split: str) -> str:
+        """The default fingerprint and every file the split is read from, the MultipleChoice
+        file included whatever `decoys=` is (its choices are the Orig decoys and the generator's
+        fill-ins), stamped present or absent."""
+        return digest({"base": super().fingerprint(split),
+                       "files": file_stamps([*self._base().source_files(split), self.orig_file(split)])})
+
     def image_folders(self):
         return self._base().image_folders()
 
@@ -65,10 +74,10 @@ class _VQAMC(DatasetPlugin):
         return {**self._base().summary(split), "decoy_source": "generated", **generated}
 
     def _generation_key(self, split: str) -> dict[str, Any]:
-        """What generated decoys depend on: the base split's fingerprint and every file read
-        (the sets of iou, qou, iou+qou and all are one generation)."""
+        """What generated decoys depend on: the base split's fingerprint and every file read,
+        its size and modification time (the sets of iou, qou, iou+qou and all are one generation)."""
         return {"dataset": self.name, "split": split, "fingerprint": self._base().fingerprint(split),
-                "files": [(str(p), p.stat().st_size) for p in self._base().source_files(split)]}
+                "files": file_stamps(self._base().source_files(split))}
 
     def base_examples(self, split: str, limit: int | None = None) -> list[Example]:
         """The base VQA split (its first `limit` questions) as MC-ready examples (target,
