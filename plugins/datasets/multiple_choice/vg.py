@@ -144,7 +144,7 @@ class VisualGenomeQA(DatasetPlugin):
         rows, mismatched = [], []
         for i, img in enumerate(data):
             check_record(img, IMAGE, path, f"[{i}]")
-            image_id = str(img["id"])
+            image_id = str(img["id"]).strip()  # as the QA pairs' image_id (and Visual7W's ids)
             for j, qa in enumerate(img["qas"]):
                 row = f"[{i}].qas[{j}]"
                 check_record(qa, QA, path, row)
