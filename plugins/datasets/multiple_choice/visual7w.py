@@ -97,6 +97,14 @@ def released_file(option: str, resolve: Callable[[str], Path], auto: str) -> Pat
     return resolve(option)
 
 
+def _source(variant: str, released: Path | None) -> str:
+    """Where the candidates' decoys come from, for decoy-audit's `generation/source=` row:
+    "original" (the file's own choices, decoys=orig), "released:<file>" or "generated"."""
+    if variant == "orig":
+        return "original"
+    return f"released:{released}" if released else "generated"
+
+
 def released_fingerprint(base: str, option: str, resolve: Callable[[str], Path], auto: str) -> str:
     """A dataset fingerprint (`base`) extended by the released decoy file the option may read:
     with "auto" the file is read when present, so its absence is stamped too and adding,
@@ -197,7 +205,7 @@ class Visual7W(DatasetPlugin):
         generated = {} if found or self.config["decoys"] == "orig" else generation_summary(
             decoy_config(self.config), self._generation_key(split))
         return {"dataset": self.name, "split": split, **self._load_summary,
-                "decoy_source": f"released:{found}" if found else "generated", **generated}
+                "decoy_source": _source(self.config["decoys"], found), **generated}
 
     def _generation_key(self, split: str) -> dict[str, Any]:
         """What generated decoys depend on: the file (its size and modification time: an

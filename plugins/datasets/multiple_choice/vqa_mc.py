@@ -68,10 +68,12 @@ class _VQAMC(DatasetPlugin):
 
     def summary(self, split: str) -> dict[str, Any]:
         """The base loader's load summary (repeated ids, answer counts, pairs) and where the
-        IoU/QoU decoys come from (generated: VQA has no released ones)."""
+        decoys come from: "original" (the 18 choices) for decoys=orig, else "generated" (VQA
+        has no released IoU/QoU decoys)."""
         generated = {} if self.config["decoys"] == "orig" else generation_summary(decoy_config(self.config),
                                                                                   self._generation_key(split))
-        return {**self._base().summary(split), "decoy_source": "generated", **generated}
+        source = "original" if self.config["decoys"] == "orig" else "generated"  # orig: the 18 choices
+        return {**self._base().summary(split), "decoy_source": source, **generated}
 
     def _generation_key(self, split: str) -> dict[str, Any]:
         """What generated decoys depend on: the base split's fingerprint and every file read,
