@@ -88,15 +88,23 @@ class _VQAMC(DatasetPlugin):
         if limit is not None and limit < len(rows):
             rows = rows[:limit] if isinstance(rows, list) else rows.select(range(limit))
         exs = rows if isinstance(rows, list) else [Example.from_row(r) for r in (rows.to_list() if hasattr(rows, "to_list") else rows)]
-        out = []
+        out, absent = [], []
         for ex in exs:
             target = ex.label
             orig = [c for c in ex.choices if normalize_for_match(c) != normalize_for_match(target)]
+            if ex.choices and len(orig) == len(ex.choices):
+                absent.append(f"question_id {ex.id}: {target!r}")
             out.append(ex.with_(meta={**ex.meta, "mc_target": target, "decoys": {"orig": orig}}))
         unlabelled = [ex.id for ex in out if not ex.meta["mc_target"]]
         if unlabelled:
             raise DataError(f"{self.name}/{split}: {len(unlabelled)} question(s) have no multiple_choice_answer "
                             f"(e.g. {', '.join(unlabelled[:5])})")
+        if absent:  # scored, it would be a 19-way question the file never offered
+            base = self._base()
+            raise DataError(f"{self.orig_file(split)}: field 'multiple_choices': {len(absent)} question(s) do not "
+                            f"offer their target (the multiple_choice_answer of {base.annotations_file(split)}) "
+                            f"among their 18 choices (e.g. {'; '.join(absent[:3])}); fix the file, choices are "
+                            "never patched")
         return out
 
     def load(self, split: str, limit: int | None = None) -> list[Example]:  # type: ignore[override]
