@@ -39,7 +39,7 @@ from .mc import (
     generated_decoys,
     generation_summary,
 )
-from .visual7w import released_file, released_fingerprint, released_sets
+from .visual7w import check_normalized, released_file, released_fingerprint, released_sets
 
 __all__ = ["VisualGenomeQA", "split_images", "SPLIT_SHARES", "IMAGE", "QA", "DEFAULT_IMAGES", "RELEASE_IMAGES"]
 
@@ -153,7 +153,9 @@ class VisualGenomeQA(DatasetPlugin):
                     continue
                 if "image_id" in qa and str(qa["image_id"]).strip() != image_id:
                     mismatched.append(qa_id)
-                rows.append((image_id, qa_id, qa["question"].strip(), normalize_release(qa["answer"])))
+                target = normalize_release(qa["answer"])
+                check_normalized(target, path, row, "answer")
+                rows.append((image_id, qa_id, qa["question"].strip(), target))
         if mismatched:
             raise DataError(f"{path}: {len(mismatched)} QA pair(s) name an image_id other than their image's "
                             f"(unknown image ids; e.g. qa_id {', '.join(mismatched[:5])})")

@@ -32,6 +32,7 @@ from vqa_harness_plugins.validation import (
     check_record,
     describe,
     duplicates_option,
+    fail,
 )
 
 from .mc import (
@@ -44,7 +45,7 @@ from .mc import (
     generation_summary,
 )
 
-__all__ = ["Visual7W", "released_sets", "released_file", "released_fingerprint", "IMAGE", "QA_PAIR", "ORIG_DECOYS"]
+__all__ = ["Visual7W", "released_sets", "check_normalized", "released_file", "released_fingerprint", "IMAGE", "QA_PAIR", "ORIG_DECOYS"]
 
 #: Original decoys per telling question (4 candidates with the target).
 ORIG_DECOYS = 3
@@ -54,6 +55,13 @@ IMAGE = {"image_id": Field("key"), "split": Field("str"), "qa_pairs": Field("lis
 QA_PAIR = {"qa_id": Field("key"), "question": Field("text"), "answer": Field("text"),
            "multiple_choices": Field("str-list", required=False), "type": Field("str", required=False),
            "image_id": Field("key", required=False)}
+
+
+def check_normalized(text: str, path: Path, row: str, field: str) -> None:
+    """DataError naming the record and field for an answer or decoy with nothing left once
+    normalized (".", "!?"): it would be an empty candidate, or a target no decoy can differ from."""
+    if not normalize_for_match(text):
+        raise fail(path, row, f"{text!r} is empty once normalized (lower case, punctuation removed)", field)
 
 
 def released_sets(path: Path, examples_by_id: Mapping[str, Example], all_ids: set[str], *,
@@ -69,6 +77,9 @@ def released_sets(path: Path, examples_by_id: Mapping[str, Example], all_ids: se
     sets = {}
     for qa_id, entry in data.items():
         ex = examples_by_id.get(qa_id)
+        for key in ("IoU_decoys", "QoU_decoys"):
+            for k, d in enumerate(entry[key]):
+                check_normalized(d, path, f"qa_id {qa_id}", f"{key}[{k}]")
         iou = [normalize_release(d) for d in entry["IoU_decoys"]]
         qou = [normalize_release(d) for d in entry["QoU_decoys"]]
         # Compared as the candidate lists are de-duplicated (`normalize_for_match`): "A dog!"
@@ -167,11 +178,16 @@ class Visual7W(DatasetPlugin):
         out: dict[str, list[Example]] = {s: [] for s in self.splits}
         mismatched: list[str] = []
         folder = self._path(self.config["images"])
+        split_of: dict[str, tuple[str, str]] = {}  # image_id -> (split, first record)
         for i, img in enumerate(images):
             where = f"images[{i}]"
             check_record(img, IMAGE, path, where)
             image_id, filename = str(img["image_id"]).strip(), img.get("filename", "")
             split = check_choice(img["split"], self.splits, path, where, "split")
+            first = split_of.setdefault(image_id, (split, where))
+            if first[0] != split:  # Visual7W is split by image: one in two splits leaks
+                raise fail(path, where, f"image_id {image_id} is in split {split!r} here but in split "
+                                        f"{first[0]!r} at {first[1]}; an image belongs to one split", "image_id")
             for j, qa in enumerate(img["qa_pairs"]):
                 row = f"{where}.qa_pairs[{j}]"
                 check_record(qa, QA_PAIR, path, row)
@@ -183,6 +199,9 @@ class Visual7W(DatasetPlugin):
                 if "image_id" in qa and str(qa["image_id"]).strip() != image_id:
                     mismatched.append(qa_id)
                 target = normalize_release(qa["answer"])
+                check_normalized(target, path, row, "answer")
+                for k, d in enumerate(mc):
+                    check_normalized(d, path, row, f"multiple_choices[{k}]")
                 out[split].append(Example(
                     id=qa_id, question=qa["question"].strip(), image_id=image_id,
                     image=str(folder / filename) if filename else "",
