@@ -206,7 +206,7 @@ class VisualGenomeQA(DatasetPlugin):
         if released is not None:
             all_ids = {ex.id for exs in every.values() for ex in exs}
             sets = released_sets(released, {e.id: e for e in kept}, all_ids,
-                                 duplicates=self.config["duplicates"])
+                                 duplicates=self.config["duplicates"], variant=self.config["decoys"])
         else:
             sets = generated_decoys(examples, decoy_config(self.config), key=self._generation_key(split),
                                     source=source, limit=limit)

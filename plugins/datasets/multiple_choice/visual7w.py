@@ -21,6 +21,7 @@ from vqa_harness_plugins.generators.decoys import (
     normalize_for_match,
     normalize_release,
     read_decoy_file,
+    variant_parts,
 )
 from vqa_harness_plugins.validation import (
     Field,
@@ -65,9 +66,10 @@ def check_normalized(text: str, path: Path, row: str, field: str) -> None:
 
 
 def released_sets(path: Path, examples_by_id: Mapping[str, Example], all_ids: set[str], *,
-                  duplicates: str = "error") -> dict[str, dict[str, list[str]]]:
-    """Read a released decoy file; DataError (count, examples) for qa_ids with no question
-    and for decoys equal to their target (a repeated qa_id key follows `duplicates`)."""
+                  duplicates: str = "error", variant: str = "orig") -> dict[str, dict[str, list[str]]]:
+    """Read a released decoy file; DataError (count, examples) for qa_ids with no question,
+    for decoys equal to their target (a repeated qa_id key follows `duplicates`) and for a
+    question of `examples_by_id` without a non-empty list of each set `variant` uses."""
     data = read_decoy_file(path, duplicates=duplicates)
     orphans = [q for q in data if q not in all_ids]
     if orphans:
@@ -90,7 +92,25 @@ def released_sets(path: Path, examples_by_id: Mapping[str, Example], all_ids: se
         sets[qa_id] = {"iou": iou, "qou": qou}
     if equal:
         raise DataError(f"{path}: {len(equal)} qa_id(s) list the target as a decoy (e.g. {', '.join(equal[:5])})")
+    _check_coverage(path, data, examples_by_id, variant)
     return sets
+
+
+def _check_coverage(path: Path, data: Mapping[str, Mapping[str, list[str]]], examples_by_id: Mapping[str, Example],
+                    variant: str) -> None:
+    """Released files must be complete: every question the split keeps has a non-empty list
+    of each released set the variant uses (a gap would leave it on fewer candidates, e.g.
+    the 4 Orig ones among the 10-way questions of decoys=all)."""
+    keys = [k for part, k in (("iou", "IoU_decoys"), ("qou", "QoU_decoys")) if part in variant_parts(variant)]
+    gaps = []
+    for qa_id in examples_by_id:
+        entry = data.get(qa_id)
+        lacking = [k for k in keys if entry is None or not entry[k]]
+        if lacking:
+            gaps.append(f"{qa_id} ({'missing' if entry is None else 'no ' + ' or '.join(lacking)})")
+    if gaps:
+        raise DataError(f"{path}: {len(gaps)} question(s) have no {' / '.join(keys)} for decoys={variant} "
+                        f"(e.g. qa_id {', '.join(gaps[:5])}); a released decoy file must cover every question")
 
 
 #: Where `decoy_file=auto` looks for the authors' released decoys (relative to --data-dir).
@@ -250,7 +270,7 @@ class Visual7W(DatasetPlugin):
         if released is not None:
             all_ids = {ex.id for exs in every.values() for ex in exs}
             sets = released_sets(released, {e.id: e for e in kept}, all_ids,
-                                 duplicates=self.config["duplicates"])
+                                 duplicates=self.config["duplicates"], variant=self.config["decoys"])
         elif self.config["decoys"] == "orig":
             sets = {}
         else:
