@@ -189,6 +189,12 @@ class Model(Configurable):
         example of the evaluated splits (whatever `--limit`); raise `DataError` for ids the
         data does not have. Only an override makes the run load the splits for it."""
 
+    def check_examples(self, examples: Sequence[Example]) -> None:
+        """Optional: before a probe runs the model on a task (outputs not cached), every example
+        of the task's split as loaded (inputs not blanked); raise `DataError` (count and
+        examples) for inputs the model cannot take at all (image ids missing from a feature
+        file), so the run stops with one line instead of scoring such examples 0."""
+
     def parameter_count(self) -> int | None:
         """Number of parameters when known (leaderboard metadata, recorded in the manifest per
         training data after each task), else None. Must not load or train anything."""

@@ -271,6 +271,8 @@ class TaskRunner:
         the output and whether it is clean (no failure, no failed example)."""
         if self.model.uses_images and not examples.loaded:
             check_images(task.title, examples)
+        if type(self.model).check_examples is not Model.check_examples:  # only an override loads them here
+            self.model.check_examples(examples.items())
         files = self.rundir.probe_files(task, probe_name)
         ctx = TaskContext(
             run_id=self.rundir.run_id, suite=self.plan.suite.name, model_spec=self.plan.model_spec, probe=probe_name,

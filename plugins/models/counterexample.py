@@ -43,6 +43,7 @@ from vqa_harness_plugins.models.features.candidates import (
     builtin_features,
     load_feature_file,
 )
+from vqa_harness_plugins.models.features.files import file_stamp
 
 from .choice_training import optimise
 from .grid_base import GRID_OPTIONS, GridAnswerModel, layers, trainer_option
@@ -136,7 +137,8 @@ class CounterExampleExplainer(SizedModel, GridAnswerModel):
 
     def _neighbour_source(self) -> Any:
         spec = str(self.config["neighbour_features"])
-        stat = None if spec == "pixels" or not Path(spec).is_file() else Path(spec).stat().st_mtime_ns
+        # The file's size and mtime, and for a .npy its id list's (which row is which image).
+        stat = None if spec == "pixels" or not Path(spec).is_file() else file_stamp(spec)
         return [spec, stat]
 
     def weights_key(self, train: Sequence[Example], seed: int) -> str:

@@ -73,6 +73,11 @@ class GridAnswerModel(TorchAnswerModel):
         """True for the toy grids (read from image files; the run checks the files first)."""
         return self.grid.reads_image_files
 
+    def check_examples(self, examples: Sequence[Example]) -> None:
+        """Every example of an evaluated split, before a probe runs: an image id missing from
+        a grid feature file stops the run with one line instead of scoring 0."""
+        self.grid.check(examples)
+
     # ---- vocabulary, cache key, inputs
     def _build_vocab(self, train: Sequence[Example]) -> dict[str, Any]:
         self.grid.check(train[:1])

@@ -26,7 +26,6 @@ per image per process (memoized).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -39,6 +38,7 @@ from harness.types import BLANK_IMAGE, Example
 from vqa_harness_plugins.datasets.toyvqa.world import BACKGROUND, COLORS, GRID, NOUNS, SIZES
 from vqa_harness_plugins.models.features.files import (
     check_array_file,
+    file_stamp,
     ids_sidecar,
     load_npy,
     npz_array,
@@ -213,11 +213,11 @@ class GridFeatures:
         return ex.image_id
 
     def fingerprint(self) -> Any:
-        """The source, and for a file its resolved path, size and mtime."""
+        """The source, and for a file its resolved path, size and mtime (a `.npy`'s id list too)."""
         if self.reads_image_files:
             return self.spec
-        try:
-            st = os.stat(self.spec)
-        except OSError:
+        stamp = file_stamp(self.spec)
+        if stamp is None:
             return self.spec
-        return {"file": str(Path(self.spec).resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+        return {"file": stamp["path"], "size": stamp["size"], "mtime_ns": stamp["mtime_ns"],
+                **({"ids": stamp["ids"]} if "ids" in stamp else {})}

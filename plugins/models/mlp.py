@@ -124,6 +124,11 @@ class MLPModel(SizedModel, Model):
         if "i" in self.modalities:
             self._extractor("image").check(examples)
 
+    def check_examples(self, examples: Sequence[Example]) -> None:
+        """Every example of an evaluated split, before a probe runs: an image id missing from
+        a precomputed feature file stops the run with one line instead of scoring 0."""
+        self.check_images(examples)
+
     def _contexts(self, examples: Sequence[Example]) -> np.ndarray:
         """[N, D] image and/or question features of each example (D = 0 for MLP-A)."""
         parts = []

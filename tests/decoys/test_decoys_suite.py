@@ -182,10 +182,15 @@ def test_visual7w_loader_normalizes_and_reads_released_decoys(tmp_path: Path) ->
     assert sorted(exs[0].choices) == ["black", "blue", "green", "red"]
     decoys = tmp_path / "decoys.json"
     decoys.write_text(json.dumps({"0": {"IoU_decoys": ["two", "a cup"], "QoU_decoys": ["white"]}}))
+    # A released file must cover every question of the split (the other 11 are missing).
+    with pytest.raises(DataError, match="11 question\\(s\\) have no IoU_decoys / QoU_decoys for decoys=all"):
+        Visual7W(file=str(path), decoy_file=str(decoys), decoys="all").load("train")
+    with pytest.raises(DataError, match="11 question\\(s\\) have no IoU_decoys for decoys=iou"):
+        Visual7W(file=str(path), decoy_file=str(decoys), decoys="iou").load("train")
+    full = {ex.id: {"IoU_decoys": ["zebra"], "QoU_decoys": ["kiwi"]} for ex in exs[1:]}
+    decoys.write_text(json.dumps({"0": {"IoU_decoys": ["two", "a cup"], "QoU_decoys": ["white"]}, **full}))
     exs = Visual7W(file=str(path), decoy_file=str(decoys), decoys="all").load("train")
     assert sorted(exs[0].choices) == ["a cup", "black", "blue", "green", "red", "two", "white"]
-    with pytest.raises(DataError, match="11 question\\(s\\) have no decoys for decoys=iou"):
-        Visual7W(file=str(path), decoy_file=str(decoys), decoys="iou").load("train")  # empty candidate lists
     # A qa_id with no question, and a decoy equal to its target: counted, never patched.
     decoys.write_text(json.dumps({"999": {"IoU_decoys": [], "QoU_decoys": []}}))
     with pytest.raises(DataError, match="1 qa_id\\(s\\) have no question"):

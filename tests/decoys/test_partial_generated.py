@@ -63,5 +63,5 @@ def test_released_decoy_files_must_give_every_question_decoys(tmp_path, fresh_ca
     test_ids = [ex.id for ex in Session(make_host(builtins=True), data_dir=tmp_path).load("visual7w", "test")]
     released[test_ids[0]] = {key: [] for key in released[test_ids[0]]}
     path.write_text(json.dumps(released))
-    with pytest.raises(DataError, match=r"have no decoys for decoys=iou"):
+    with pytest.raises(DataError, match=r"decoys.json: 1 question\(s\) have no IoU_decoys for decoys=iou"):
         Session(make_host(builtins=True), data_dir=tmp_path).load("visual7w:decoys=iou", "test")

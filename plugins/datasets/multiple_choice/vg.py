@@ -39,7 +39,7 @@ from .mc import (
     generated_decoys,
     generation_summary,
 )
-from .visual7w import released_file, released_sets
+from .visual7w import check_normalized, released_file, released_fingerprint, released_sets
 
 __all__ = ["VisualGenomeQA", "split_images", "SPLIT_SHARES", "IMAGE", "QA", "DEFAULT_IMAGES", "RELEASE_IMAGES"]
 
@@ -52,6 +52,8 @@ SPLIT_SHARES = (("train", 0.5), ("val", 0.2), ("test", 0.3))
 #: to --data-dir), searched in this order for <image_id>.jpg with the default `images=`.
 DEFAULT_IMAGES = "visual_genome/images"
 RELEASE_IMAGES = ("visual_genome/VG_100K", "visual_genome/VG_100K_2")
+#: Where `decoy_file=auto` looks for released decoys (relative to --data-dir).
+AUTO_DECOYS = "visual_genome/decoys.json"
 
 
 def split_images(image_ids: list[str], seed: int) -> dict[str, str]:
@@ -125,6 +127,10 @@ class VisualGenomeQA(DatasetPlugin):
             files.append(self._path(self.config["decoy_file"]))
         return files
 
+    def fingerprint(self, split: str) -> str:
+        """The default fingerprint and the released decoy file (`decoy_file=auto` included)."""
+        return released_fingerprint(super().fingerprint(split), self.config["decoy_file"], self._path, AUTO_DECOYS)
+
     def all_examples(self) -> dict[str, list[Example]]:
         """Every split's examples, parsed and checked (repeated qa_ids follow `duplicates=`,
         counted in `summary()`)."""
@@ -138,7 +144,7 @@ class VisualGenomeQA(DatasetPlugin):
         rows, mismatched = [], []
         for i, img in enumerate(data):
             check_record(img, IMAGE, path, f"[{i}]")
-            image_id = str(img["id"])
+            image_id = str(img["id"]).strip()  # as the QA pairs' image_id (and Visual7W's ids)
             for j, qa in enumerate(img["qas"]):
                 row = f"[{i}].qas[{j}]"
                 check_record(qa, QA, path, row)
@@ -147,7 +153,9 @@ class VisualGenomeQA(DatasetPlugin):
                     continue
                 if "image_id" in qa and str(qa["image_id"]).strip() != image_id:
                     mismatched.append(qa_id)
-                rows.append((image_id, qa_id, qa["question"].strip(), normalize_release(qa["answer"])))
+                target = normalize_release(qa["answer"])
+                check_normalized(target, path, row, "answer")
+                rows.append((image_id, qa_id, qa["question"].strip(), target))
         if mismatched:
             raise DataError(f"{path}: {len(mismatched)} QA pair(s) name an image_id other than their image's "
                             f"(unknown image ids; e.g. qa_id {', '.join(mismatched[:5])})")
@@ -181,7 +189,7 @@ class VisualGenomeQA(DatasetPlugin):
 
     def decoy_file(self) -> Path | None:
         """The released decoy file used (None: decoys are generated)."""
-        return released_file(self.config["decoy_file"], self._path, "visual_genome/decoys.json")
+        return released_file(self.config["decoy_file"], self._path, AUTO_DECOYS)
 
     def load(self, split: str, limit: int | None = None) -> list[Example]:  # type: ignore[override]
         """The split with the `decoys=` candidates; with `limit` (`--limit`) its first `limit`
@@ -198,7 +206,7 @@ class VisualGenomeQA(DatasetPlugin):
         if released is not None:
             all_ids = {ex.id for exs in every.values() for ex in exs}
             sets = released_sets(released, {e.id: e for e in kept}, all_ids,
-                                 duplicates=self.config["duplicates"])
+                                 duplicates=self.config["duplicates"], variant=self.config["decoys"])
         else:
             sets = generated_decoys(examples, decoy_config(self.config), key=self._generation_key(split),
                                     source=source, limit=limit)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
+from harness.digest import digest
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
@@ -20,6 +21,7 @@ from vqa_harness_plugins.generators.decoys import (
     normalize_for_match,
     normalize_release,
     read_decoy_file,
+    variant_parts,
 )
 from vqa_harness_plugins.validation import (
     Field,
@@ -31,6 +33,7 @@ from vqa_harness_plugins.validation import (
     check_record,
     describe,
     duplicates_option,
+    fail,
 )
 
 from .mc import (
@@ -38,11 +41,12 @@ from .mc import (
     attach_decoys,
     check_orig_decoys,
     decoy_config,
+    file_stamps,
     generated_decoys,
     generation_summary,
 )
 
-__all__ = ["Visual7W", "released_sets", "IMAGE", "QA_PAIR", "ORIG_DECOYS"]
+__all__ = ["Visual7W", "released_sets", "check_normalized", "released_file", "released_fingerprint", "IMAGE", "QA_PAIR", "ORIG_DECOYS"]
 
 #: Original decoys per telling question (4 candidates with the target).
 ORIG_DECOYS = 3
@@ -54,10 +58,18 @@ QA_PAIR = {"qa_id": Field("key"), "question": Field("text"), "answer": Field("te
            "image_id": Field("key", required=False)}
 
 
+def check_normalized(text: str, path: Path, row: str, field: str) -> None:
+    """DataError naming the record and field for an answer or decoy with nothing left once
+    normalized (".", "!?"): it would be an empty candidate, or a target no decoy can differ from."""
+    if not normalize_for_match(text):
+        raise fail(path, row, f"{text!r} is empty once normalized (lower case, punctuation removed)", field)
+
+
 def released_sets(path: Path, examples_by_id: Mapping[str, Example], all_ids: set[str], *,
-                  duplicates: str = "error") -> dict[str, dict[str, list[str]]]:
-    """Read a released decoy file; DataError (count, examples) for qa_ids with no question
-    and for decoys equal to their target (a repeated qa_id key follows `duplicates`)."""
+                  duplicates: str = "error", variant: str = "orig") -> dict[str, dict[str, list[str]]]:
+    """Read a released decoy file; DataError (count, examples) for qa_ids with no question,
+    for decoys equal to their target (a repeated qa_id key follows `duplicates`) and for a
+    question of `examples_by_id` without a non-empty list of each set `variant` uses."""
     data = read_decoy_file(path, duplicates=duplicates)
     orphans = [q for q in data if q not in all_ids]
     if orphans:
@@ -67,6 +79,9 @@ def released_sets(path: Path, examples_by_id: Mapping[str, Example], all_ids: se
     sets = {}
     for qa_id, entry in data.items():
         ex = examples_by_id.get(qa_id)
+        for key in ("IoU_decoys", "QoU_decoys"):
+            for k, d in enumerate(entry[key]):
+                check_normalized(d, path, f"qa_id {qa_id}", f"{key}[{k}]")
         iou = [normalize_release(d) for d in entry["IoU_decoys"]]
         qou = [normalize_release(d) for d in entry["QoU_decoys"]]
         # Compared as the candidate lists are de-duplicated (`normalize_for_match`): "A dog!"
@@ -77,7 +92,25 @@ def released_sets(path: Path, examples_by_id: Mapping[str, Example], all_ids: se
         sets[qa_id] = {"iou": iou, "qou": qou}
     if equal:
         raise DataError(f"{path}: {len(equal)} qa_id(s) list the target as a decoy (e.g. {', '.join(equal[:5])})")
+    _check_coverage(path, data, examples_by_id, variant)
     return sets
+
+
+def _check_coverage(path: Path, data: Mapping[str, Mapping[str, list[str]]], examples_by_id: Mapping[str, Example],
+                    variant: str) -> None:
+    """Released files must be complete: every question the split keeps has a non-empty list
+    of each released set the variant uses (a gap would leave it on fewer candidates, e.g.
+    the 4 Orig ones among the 10-way questions of decoys=all)."""
+    keys = [k for part, k in (("iou", "IoU_decoys"), ("qou", "QoU_decoys")) if part in variant_parts(variant)]
+    gaps = []
+    for qa_id in examples_by_id:
+        entry = data.get(qa_id)
+        lacking = [k for k in keys if entry is None or not entry[k]]
+        if lacking:
+            gaps.append(f"{qa_id} ({'missing' if entry is None else 'no ' + ' or '.join(lacking)})")
+    if gaps:
+        raise DataError(f"{path}: {len(gaps)} question(s) have no {' / '.join(keys)} for decoys={variant} "
+                        f"(e.g. qa_id {', '.join(gaps[:5])}); a released decoy file must cover every question")
 
 
 #: Where `decoy_file=auto` looks for the authors' released decoys (relative to --data-dir).
@@ -93,6 +126,22 @@ def released_file(option: str, resolve: Callable[[str], Path], auto: str) -> Pat
         path = resolve(auto)
         return path if path.is_file() else None
     return resolve(option)
+
+
+def _source(variant: str, released: Path | None) -> str:
+    """Where the candidates' decoys come from, for decoy-audit's `generation/source=` row:
+    "original" (the file's own choices, decoys=orig), "released:<file>" or "generated"."""
+    if variant == "orig":
+        return "original"
+    return f"released:{released}" if released else "generated"
+
+
+def released_fingerprint(base: str, option: str, resolve: Callable[[str], Path], auto: str) -> str:
+    """A dataset fingerprint (`base`) extended by the released decoy file the option may read:
+    with "auto" the file is read when present, so its absence is stamped too and adding,
+    editing or removing it changes the fingerprint (cached predictions and probe outputs)."""
+    path = None if not option else resolve(auto if option == "auto" else option)
+    return digest({"base": base, "decoy_file": file_stamps([path])})
 
 
 class Visual7W(DatasetPlugin):
@@ -131,6 +180,10 @@ class Visual7W(DatasetPlugin):
             files.append(self._path(self.config["decoy_file"]))
         return files
 
+    def fingerprint(self, split: str) -> str:
+        """The default fingerprint and the released decoy file (`decoy_file=auto` included)."""
+        return released_fingerprint(super().fingerprint(split), self.config["decoy_file"], self._path, AUTO_DECOYS)
+
     def all_examples(self) -> dict[str, list[Example]]:
         """Every split's examples (MC fields in meta), parsed and checked; the load summary
         (repeated qa_ids and decoy counts accepted by the policies) is kept for `summary()`."""
@@ -145,11 +198,16 @@ class Visual7W(DatasetPlugin):
         out: dict[str, list[Example]] = {s: [] for s in self.splits}
         mismatched: list[str] = []
         folder = self._path(self.config["images"])
+        split_of: dict[str, tuple[str, str]] = {}  # image_id -> (split, first record)
         for i, img in enumerate(images):
             where = f"images[{i}]"
             check_record(img, IMAGE, path, where)
             image_id, filename = str(img["image_id"]).strip(), img.get("filename", "")
             split = check_choice(img["split"], self.splits, path, where, "split")
+            first = split_of.setdefault(image_id, (split, where))
+            if first[0] != split:  # Visual7W is split by image: one in two splits leaks
+                raise fail(path, where, f"image_id {image_id} is in split {split!r} here but in split "
+                                        f"{first[0]!r} at {first[1]}; an image belongs to one split", "image_id")
             for j, qa in enumerate(img["qa_pairs"]):
                 row = f"{where}.qa_pairs[{j}]"
                 check_record(qa, QA_PAIR, path, row)
@@ -161,6 +219,9 @@ class Visual7W(DatasetPlugin):
                 if "image_id" in qa and str(qa["image_id"]).strip() != image_id:
                     mismatched.append(qa_id)
                 target = normalize_release(qa["answer"])
+                check_normalized(target, path, row, "answer")
+                for k, d in enumerate(mc):
+                    check_normalized(d, path, row, f"multiple_choices[{k}]")
                 out[split].append(Example(
                     id=qa_id, question=qa["question"].strip(), image_id=image_id,
                     image=str(folder / filename) if filename else "",
@@ -183,7 +244,7 @@ class Visual7W(DatasetPlugin):
         generated = {} if found or self.config["decoys"] == "orig" else generation_summary(
             decoy_config(self.config), self._generation_key(split))
         return {"dataset": self.name, "split": split, **self._load_summary,
-                "decoy_source": f"released:{found}" if found else "generated", **generated}
+                "decoy_source": _source(self.config["decoys"], found), **generated}
 
     def _generation_key(self, split: str) -> dict[str, Any]:
         """What generated decoys depend on: the file (its size and modification time: an
@@ -209,7 +270,7 @@ class Visual7W(DatasetPlugin):
         if released is not None:
             all_ids = {ex.id for exs in every.values() for ex in exs}
             sets = released_sets(released, {e.id: e for e in kept}, all_ids,
-                                 duplicates=self.config["duplicates"])
+                                 duplicates=self.config["duplicates"], variant=self.config["decoys"])
         elif self.config["decoys"] == "orig":
             sets = {}
         else:

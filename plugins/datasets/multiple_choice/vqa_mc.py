@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
+from harness.digest import digest
 from harness.errors import DataError, UsageError
 from harness.types import Example
 from vqa_harness_plugins.datasets.vqa import VQA1, VQA2
@@ -23,6 +24,7 @@ from .mc import (
     attach_decoys,
     check_orig_decoys,
     decoy_config,
+    file_stamps,
     generated_decoys,
     generation_summary,
 )
@@ -54,21 +56,30 @@ class _VQAMC(DatasetPlugin):
         orig = self.orig_file(split) if self.config["decoys"] in ("orig", "all") else None
         return files + ([orig] if orig is not None else [])
 
+    def fingerprint(self, split: str) -> str:
+        """The default fingerprint and every file the split is read from, the MultipleChoice
+        file included whatever `decoys=` is (its choices are the Orig decoys and the generator's
+        fill-ins), stamped present or absent."""
+        return digest({"base": super().fingerprint(split),
+                       "files": file_stamps([*self._base().source_files(split), self.orig_file(split)])})
+
     def image_folders(self):
         return self._base().image_folders()
 
     def summary(self, split: str) -> dict[str, Any]:
         """The base loader's load summary (repeated ids, answer counts, pairs) and where the
-        IoU/QoU decoys come from (generated: VQA has no released ones)."""
+        decoys come from: "original" (the 18 choices) for decoys=orig, else "generated" (VQA
+        has no released IoU/QoU decoys)."""
         generated = {} if self.config["decoys"] == "orig" else generation_summary(decoy_config(self.config),
                                                                                   self._generation_key(split))
-        return {**self._base().summary(split), "decoy_source": "generated", **generated}
+        source = "original" if self.config["decoys"] == "orig" else "generated"  # orig: the 18 choices
+        return {**self._base().summary(split), "decoy_source": source, **generated}
 
     def _generation_key(self, split: str) -> dict[str, Any]:
-        """What generated decoys depend on: the base split's fingerprint and every file read
-        (the sets of iou, qou, iou+qou and all are one generation)."""
+        """What generated decoys depend on: the base split's fingerprint and every file read,
+        its size and modification time (the sets of iou, qou, iou+qou and all are one generation)."""
         return {"dataset": self.name, "split": split, "fingerprint": self._base().fingerprint(split),
-                "files": [(str(p), p.stat().st_size) for p in self._base().source_files(split)]}
+                "files": file_stamps(self._base().source_files(split))}
 
     def base_examples(self, split: str, limit: int | None = None) -> list[Example]:
         """The base VQA split (its first `limit` questions) as MC-ready examples (target,
@@ -77,15 +88,23 @@ class _VQAMC(DatasetPlugin):
         if limit is not None and limit < len(rows):
             rows = rows[:limit] if isinstance(rows, list) else rows.select(range(limit))
         exs = rows if isinstance(rows, list) else [Example.from_row(r) for r in (rows.to_list() if hasattr(rows, "to_list") else rows)]
-        out = []
+        out, absent = [], []
         for ex in exs:
             target = ex.label
             orig = [c for c in ex.choices if normalize_for_match(c) != normalize_for_match(target)]
+            if ex.choices and len(orig) == len(ex.choices):
+                absent.append(f"question_id {ex.id}: {target!r}")
             out.append(ex.with_(meta={**ex.meta, "mc_target": target, "decoys": {"orig": orig}}))
         unlabelled = [ex.id for ex in out if not ex.meta["mc_target"]]
         if unlabelled:
             raise DataError(f"{self.name}/{split}: {len(unlabelled)} question(s) have no multiple_choice_answer "
                             f"(e.g. {', '.join(unlabelled[:5])})")
+        if absent:  # scored, it would be a 19-way question the file never offered
+            base = self._base()
+            raise DataError(f"{self.orig_file(split)}: field 'multiple_choices': {len(absent)} question(s) do not "
+                            f"offer their target (the multiple_choice_answer of {base.annotations_file(split)}) "
+                            f"among their 18 choices (e.g. {'; '.join(absent[:3])}); fix the file, choices are "
+                            "never patched")
         return out
 
     def load(self, split: str, limit: int | None = None) -> list[Example]:  # type: ignore[override]

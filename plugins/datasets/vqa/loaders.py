@@ -217,11 +217,27 @@ class VQA1(OfficialVQA):
             return []
 
         tally = self._tally(path)
-        mc = parse_questions(read_json(path, duplicate_keys="error"), path, with_choices=True, tally=tally)
+        data = read_json(path, duplicate_keys="error")
+        mc = parse_questions(data, path, with_choices=True, tally=tally)
+        rows: dict[int, str] = {}  # question_id -> its (first) record, parsed and checked above
+        for i, item in enumerate(data["questions"]):
+            rows.setdefault(item["question_id"], f"questions[{i}]")
+        open_ended = self.questions_file(split)
         for qid, rec in mc.items():
             if qid not in questions:
-                raise fail(path, "questions", f"question_id {qid} is not in {self.questions_file(split)}",
-                           "question_id")
+                raise fail(path, "questions", f"question_id {qid} is not in {open_ended}", "question_id")
+            # The choices belong to this exact question: the same image and text as the
+            # OpenEnded file's (as an annotation's image_id must be).
+            q = questions[qid]
+            if rec["image_id"] != q["image_id"]:
+                raise fail(path, rows[qid], f"question_id {qid} is on image_id {rec['image_id']} here but on "
+                                            f"image_id {q['image_id']} in {open_ended}", "image_id")
+            if rec["question"].strip() != q["question"].strip():
+                raise fail(path, rows[qid], f"question_id {qid} asks {rec['question']!r} here but "
+                                            f"{q['question']!r} in {open_ended}", "question")
             if "choices" in rec:
-                questions[qid]["choices"] = rec["choices"]
+                for k, choice in enumerate(rec["choices"]):
+                    if not choice.strip():
+                        raise fail(path, rows[qid], "an empty choice", f"multiple_choices[{k}]")
+                q["choices"] = rec["choices"]
         return [tally]

@@ -30,7 +30,7 @@ from harness.jsonio import read_json
 from vqa_harness_plugins.validation import MAX_ID, check_list, describe, fail
 
 __all__ = ["check_array_file", "open_npz", "npz_array", "load_npy", "numeric", "check_ids", "read_ids",
-           "ids_sidecar", "reason"]
+           "ids_sidecar", "reason", "file_stamp"]
 
 _MAGIC = {".npz": (b"PK\x03\x04", "a zip archive of .npy arrays"), ".npy": (b"\x93NUMPY", "a NumPy array file"),
           ".h5": (b"\x89HDF\r\n\x1a\n", "an HDF5 file"), ".hdf5": (b"\x89HDF\r\n\x1a\n", "an HDF5 file")}
@@ -177,6 +177,26 @@ def ids_sidecar(path: Path) -> Path:
     when only that one exists."""
     stem, name = path.with_suffix(".ids.json"), path.with_name(path.name + ".ids.json")
     return name if name.is_file() and not stem.is_file() else stem
+
+
+def file_stamp(path: Path | str) -> dict[str, Any] | None:
+    """What a cache key stamps of a feature file: its resolved path, size and mtime_ns and,
+    for a `.npy`, those of its image-id list (which row is which image is part of the
+    features: a reordered list gives every image another vector). None when it is absent."""
+    path = Path(path)
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    out: dict[str, Any] = {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    if path.suffix.lower() == ".npy":
+        ids = ids_sidecar(path)
+        try:
+            ids_st = ids.stat()
+            out["ids"] = {"path": str(ids.resolve()), "size": ids_st.st_size, "mtime_ns": ids_st.st_mtime_ns}
+        except OSError:
+            out["ids"] = None
+    return out
 
 
 def read_ids(path: Path, hint: str) -> list[str]:

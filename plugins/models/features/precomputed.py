@@ -17,6 +17,7 @@ from harness.errors import DataError, UsageError
 from harness.types import BLANK_IMAGE, Example
 from vqa_harness_plugins.models.features.files import (
     check_array_file,
+    file_stamp,
     ids_sidecar,
     load_npy,
     npz_array,
@@ -107,15 +108,12 @@ class PrecomputedFeatures(FeatureExtractor):
         return np.stack([zero if ex.image == BLANK_IMAGE else self.table[ex.image_id] for ex in items])
 
     def fingerprint_extra(self) -> Any:
-        """The file's path, size and mtime, as first seen (the table read is checked against it)."""
+        """The file's path, size and mtime (a `.npy`'s id list too), as first seen (the table
+        read is checked against it)."""
         if self._stamp is None:
             self._stamp = self._stat()
         return self._stamp
 
     def _stat(self) -> Any:
-        path = Path(self.config["file"])
-        try:
-            st = path.stat()
-        except OSError:
-            return None
-        return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+        """The file's stamp, with its `.ids.json` list for a `.npy` (`files.file_stamp`)."""
+        return file_stamp(self.config["file"])
