@@ -64,7 +64,7 @@ def test_index_cache_is_keyed_by_the_resource_files(tmp_path, monkeypatch) -> No
         load_index,
     )
 
-    module = sys.modules["vqa_harness_plugins.nlp.wordnet_index"]  # the package's `wordnet_index` is a function
+    module = sys.modules["vqa_harness_plugins.nlp.wordnet_build"]  # where the cached index is built
 
     monkeypatch.setenv("VQA_HARNESS_CACHE", str(tmp_path / "cache"))
     folder = tmp_path / "wordnet"
