@@ -104,9 +104,11 @@ class WordNetIndex:
         return found
 
     def synsets(self, lemma: str, pos: str) -> list[int]:
-        """Senses of `lemma` (any inflected form) for pos n/v/a/r, most frequent first (NLTK order)."""
-        p = "a" if pos == "s" else pos
-        return [sid for form in self.morphy(lemma.lower(), pos) for sid in self._senses(p, form)]
+        """Senses of `lemma` (any inflected form) for pos n/v/a/r, most frequent first (NLTK
+        order; 'a' includes adjective satellites); pos 's' gives the satellites only, as NLTK."""
+        if pos == "s":
+            return [sid for sid in self.synsets(lemma, "a") if self._pos[sid] == "s"]
+        return [sid for form in self.morphy(lemma.lower(), pos) for sid in self._senses(pos, form)]
 
     def has_lemma(self, lemma: str, pos: str) -> bool:
         """Whether `lemma` (base form, '_' for spaces) is a WordNet lemma of `pos`."""

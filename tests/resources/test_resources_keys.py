@@ -48,6 +48,22 @@ def test_sense_vector_key_follows_wordfreq_and_the_weights_not_the_layer_count(
     assert sv._cache_path(str(model), target).name.rsplit("-", 1)[0] == base.name.rsplit("-", 1)[0]
 
 
+def test_synsets_with_pos_s_are_satellites_only_as_in_nltk(tmp_path: Path) -> None:
+    from vqa_harness_plugins.nlp import wordnet_index
+
+    target = tmp_path / "nltk_data"
+    folder = tiny_wordnet(target)
+    (folder / "data.adj").write_text(
+        "00000010 00 a 01 happy 0 001 & 00000050 a 0000 | enjoying well-being\n"
+        "00000050 00 s 01 glad 0 001 & 00000010 a 0000 | showing pleasure\n"
+        "00000090 00 s 01 happy 0 001 & 00000010 a 0000 | eagerly disposed\n")
+    (folder / "index.adj").write_text("glad a 1 1 & 1 0 00000050\nhappy a 2 1 & 2 0 00000010 00000090\n")
+    ix = wordnet_index(target)
+    assert [ix.name(s) for s in ix.synsets("happy", "a")] == ["happy.a.01", "happy.s.01"]
+    assert [ix.name(s) for s in ix.synsets("happy", "s")] == ["happy.s.01"]  # was: happy.a.01 too
+    assert [ix.name(s) for s in ix.synsets("glad", "s")] == ["glad.s.01"]
+
+
 def test_competing_senses_keeps_only_the_first_when_no_other_is_counted(tmp_path: Path) -> None:
     from vqa_harness_plugins.nlp import wordnet_index
 
