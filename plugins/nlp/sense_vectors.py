@@ -243,4 +243,4 @@ def sense_vectors_status(target: Path | str | None = None) -> ResourceStatus:
         return ResourceStatus(NAME, False, "", "", f"needs WordNet: {exc}")
     if path.is_file():
         return ResourceStatus(NAME, True, str(path), f"{model.source}; {os.path.getsize(path) >> 20} MiB")
-    return ResourceStatus(NAME, True, str(path), f"{model.source}; not built yet: built on first use (about 10 s)")
+    return ResourceStatus(NAME, True, str(path), f"{model.source}; not built yet: built on first use (about 6 s)")

@@ -5,7 +5,7 @@ is it a common English word (wordfreq's Zipf frequency: log10 of occurrences per
 words, so 3.0 = once per million), and what is its surface form for a Penn tag
 (lemminflect, a maintained inflection library)? Importing both libraries and loading
 their data costs about 1.5 s, so the answers for WordNet's whole vocabulary are computed
-once (about 5 s) and cached with `marshal` in the harness cache:
+once (about 3 s) and cached with `marshal` in the harness cache:
 
     <cache>/resources/wordstats-<folder>-<key>.marshal
 
