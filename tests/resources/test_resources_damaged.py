@@ -194,3 +194,23 @@ def test_install_reports_refused_tagger_weights_as_a_status(tmp_path: Path, monk
     found = {s.name: s for s in resources.install(tmp_path / "nltk_data")}  # was: ResourceError raised
     assert set(found) == {"wordnet", "pos-tagger", "bertscore-model", "sense-vectors"}
     assert not found["pos-tagger"].present and "refusing to load global" in found["pos-tagger"].detail
+
+
+# --- finding 6: a folder another account cannot read -------------------------------------
+
+
+def test_an_unreadable_nltk_folder_counts_as_absent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    user = tmp_path / "user_nltk"
+    tiny_wordnet(user)
+    tiny_tagger(user)
+    monkeypatch.setenv("NLTK_DATA", str(user))
+    real = Path.is_file
+
+    def is_file(self: Path) -> bool:  # what Path.is_file does in a 0700 folder of another account
+        if str(self).startswith(str(user)):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "is_file", is_file)
+    found = {s.name: s for s in resources.status(tmp_path / "nltk_data")}  # was: PermissionError
+    assert not found["wordnet"].present and not found["pos-tagger"].present
