@@ -6,7 +6,9 @@ A missing file, a folder where a file is expected, bytes that are not UTF-8 (byt
 and line), a CSV row that does not fit its header and an output folder that cannot be
 written are each one `DataError` / `UsageError` line naming the path. Every file the
 harness or a plugin writes goes through `atomic_path` (a temporary file in the same folder,
-then `os.replace`): a reader never sees a half-written file.
+synced to disk, then `os.replace`) or, for a folder of files, `atomic_folder` (a temporary
+folder whose files and folders are synced, then renamed): a reader never sees a half-written
+file.
 """
 
 from __future__ import annotations
@@ -283,12 +285,18 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
 @contextlib.contextmanager
 def atomic_folder(path: Path | str) -> Iterator[Path]:
     """A temporary folder beside `path` to fill; it replaces `path` (and whatever was there)
-    only when the block ends without an error, and is removed otherwise."""
+    only when the block ends without an error, and is removed otherwise. Before the rename,
+    every file in it (at any depth) and every folder of it is synced to disk, as `atomic_path`
+    does for one file, so a power cut never leaves a folder in place with empty or short files;
+    the folder gets ordinary permissions (0777 minus the umask), not mkdtemp's 0700, so
+    another account can read what is installed in it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
         yield tmp
+        _sync_tree(tmp)
+        os.chmod(tmp, 0o777 & ~_UMASK)
         try:
             os.replace(tmp, path)
         except OSError:  # a folder is there (stale or incomplete): replaced
@@ -297,6 +305,22 @@ def atomic_folder(path: Path | str) -> Iterator[Path]:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _sync_tree(root: Path) -> None:
+    """fsync every regular file under `root`, then every folder, deepest first (the entries
+    of a folder are on disk once the folder itself is synced)."""
+    for folder, _dirs, files in os.walk(root, topdown=False):
+        for name in files:
+            file = os.path.join(folder, name)
+            if os.path.isfile(file) and not os.path.islink(file):
+                with open(file, "rb") as fh:
+                    os.fsync(fh.fileno())
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 @contextlib.contextmanager

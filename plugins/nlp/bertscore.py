@@ -69,8 +69,10 @@ def check_model_folder(folder: Path) -> tuple[int, str]:
     if not any((folder / name).is_file() for name in _TOKENIZER):
         return 0, f"{folder} has no tokenizer files ({', '.join(_TOKENIZER)})"
     layers = config.get("num_hidden_layers") if isinstance(config, dict) else None
-    if not isinstance(layers, int) or layers < 1:
+    if layers is None:
         return 0, f"{folder / 'config.json'}: field num_hidden_layers is missing"
+    if not isinstance(layers, int) or isinstance(layers, bool) or layers < 1:  # JSON true is not 1 layer
+        return 0, f"{folder / 'config.json'}: field num_hidden_layers is {layers!r}, not a whole number from 1"
     return layers, ""
 
 
@@ -78,7 +80,8 @@ def _layers(default: int) -> tuple[int, str]:
     raw = os.environ.get(LAYERS_ENV, "").strip()
     if not raw:
         return default, ""
-    if not raw.isdigit() or not 1 <= int(raw) <= default:
+    # ASCII digits only: str.isdigit() also accepts '²', which int() refuses.
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= default:
         return 0, f"{LAYERS_ENV}={raw!r} must be a whole number from 1 to {default}"
     return int(raw), ""
 

@@ -6,10 +6,10 @@ same tags as NLTK. The weights are the installed JSON files
 (`taggers/averaged_perceptron_tagger_eng/`, see tagger.py), read once and cached with
 `marshal` (plain dicts) in the harness cache:
 
-    <cache>/resources/pos-tagger-<key>.marshal
+    <cache>/resources/pos-tagger-<folder>-<key>.marshal
 
-keyed by the format version and (name, size, mtime) of the JSON files, so a re-installed
-tagger builds a new cache; stale files are removed.
+keyed by the folder and by the format version and (name, size, mtime) of the JSON files, so
+a re-installed tagger builds a new cache; stale files of the same folder are removed.
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.cache.files import marshal_file
-from harness.digest import digest
+from harness.cache.files import cache_name, marshal_file, older_versions
 from harness.errors import ResourceError
 from harness.paths import cache_dir
 
-from .base import candidate_roots, quick_state, resolve_target
+from .base import candidate_roots, is_file, quick_state, resolve_target
 
-__all__ = ["FastPerceptronTagger", "fast_tagger", "tagger_folder", "NOT_INSTALLED", "TAGGER_DIR", "TAGGER_FILES"]
+__all__ = ["FastPerceptronTagger", "check_folder", "complete", "fast_tagger", "tagger_folder", "NOT_INSTALLED", "TAGGER_DIR", "TAGGER_FILES"]
 
 NOT_INSTALLED = "the English POS tagger is not installed; run `harness resources install`"
 #: NLTK >= 3.9 finds the English tagger here (nltk/tag/perceptron.py, `param_files`).
@@ -115,32 +114,73 @@ class FastPerceptronTagger:
         return out
 
 
+def complete(folder: Path) -> bool:
+    """Whether `folder` holds the three JSON files."""
+    return all(is_file(folder / name) for name in TAGGER_FILES)
+
+
 def tagger_folder(target: Path | str | None = None) -> Path:
     """The installed tagger folder (no nltk import), or ResourceError naming the install command."""
-    for root in candidate_roots(resolve_target(target)):
+    roots = candidate_roots(resolve_target(target))
+    for root in roots:
         folder = root / TAGGER_DIR
-        if all((folder / name).is_file() for name in TAGGER_FILES):
+        if complete(folder):
             return folder
+    for root in roots:
+        if is_file(root / (TAGGER_DIR + ".zip")):
+            raise ResourceError(f"the English POS tagger is installed only as NLTK's {root / (TAGGER_DIR + '.zip')}; "
+                                "unzip it in place, or run `harness resources install`")
     raise ResourceError(NOT_INSTALLED)
 
 
 def _cache_path(folder: Path) -> Path:
-    stats = [[n, (folder / n).stat().st_size, (folder / n).stat().st_mtime_ns] for n in TAGGER_FILES]
-    key = digest({"version": CACHE_VERSION, "folder": str(folder.resolve()), "files": stats})[:16]
-    return cache_dir("resources") / f"pos-tagger-{key}.marshal"
+    stats = []
+    for n in TAGGER_FILES:
+        try:
+            st = (folder / n).stat()
+        except OSError as exc:
+            raise ResourceError(f"{folder / n}: cannot read ({exc.strerror or exc}); "
+                                "run `harness resources install`") from None
+        stats.append([n, st.st_size, st.st_mtime_ns])
+    name = cache_name("pos-tagger", str(folder.resolve()), {"version": CACHE_VERSION, "files": stats})
+    return cache_dir("resources") / name
+
+
+def _read(folder: Path) -> tuple[Any, Any, Any]:
+    """The three JSON files, or ResourceError naming the one that is not tagger data."""
+    params: list[Any] = []
+    for name, kind in zip(TAGGER_FILES, (dict, dict, list)):
+        path = folder / name
+        try:
+            with open(path, encoding="utf-8") as fh:
+                value = json.load(fh)
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            raise ResourceError(f"{path}: unreadable tagger weights ({exc}); "
+                                "run `harness resources install` (it rewrites a copy of its own)") from None
+        if not isinstance(value, kind):
+            raise ResourceError(f"{path}: not tagger weights (a JSON {kind.__name__} expected); "
+                                "run `harness resources install` (it rewrites a copy of its own)")
+        params.append(value)
+    return (params[0], params[1], sorted(params[2]))
 
 
 def _load(folder: Path) -> FastPerceptronTagger:
-    def build() -> tuple[Any, Any, Any]:  # from the JSON files
-        params: list[Any] = []
-        for name in TAGGER_FILES:
-            with open(folder / name, encoding="utf-8") as fh:
-                params.append(json.load(fh))
-        return (params[0], params[1], sorted(params[2]))
-
-    data = marshal_file(_cache_path(folder), build, valid=lambda d: isinstance(d, tuple) and len(d) == 3,
-                        older="pos-tagger-*.marshal")
+    path = _cache_path(folder)
+    data = marshal_file(path, lambda: _read(folder), valid=lambda d: isinstance(d, tuple) and len(d) == 3,
+                        older=older_versions(path.name))
     return FastPerceptronTagger(*data)
+
+
+def check_folder(folder: Path) -> str:
+    """"" when the tagger files in `folder` load (their cache file exists, or building it
+    succeeds, which caches it), else the problem."""
+    try:
+        if _cache_path(folder).is_file():
+            return ""
+        _load(folder)
+    except ResourceError as exc:
+        return str(exc)
+    return ""
 
 
 _LOADED: dict[str, FastPerceptronTagger] = {}

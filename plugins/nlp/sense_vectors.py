@@ -21,21 +21,25 @@ Two tables, built once (a few seconds) and kept in the harness cache:
 Words rarer than MIN_ZIPF have no vector and are not part of a context; lemmas outside
 the sense table keep their most frequent sense. Vectors are stored as float16.
 
-    <cache>/resources/sense-vectors-<key>.marshal
+    <cache>/resources/sense-vectors-<source>-<key>.marshal
 
-keyed by the format version, MIN_ZIPF, the WordNet index file and the model (its folder and
-the package that ships it).
+`<source>` names the WordNet folder and the model folder; the key holds what the vectors are
+computed from: the format version, MIN_ZIPF, the word-statistics file (whose name holds the
+WordNet index file and the wordfreq and lemminflect versions), (name, size, mtime) of the
+model's weight, configuration and tokenizer files, and the transformers and tokenizers
+versions (the tokenizer's code). Not the BERTScore layer count: the vectors use the input
+embeddings only. Older files of the same source are removed.
 """
 
 from __future__ import annotations
 
+import importlib.metadata as md
 import json
 import os
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from harness.cache.files import marshal_file
-from harness.digest import digest
+from harness.cache.files import cache_name, marshal_file, older_versions
 from harness.errors import ResourceError
 from harness.paths import cache_dir
 
@@ -43,6 +47,7 @@ from .base import ResourceStatus
 from .bertscore import bertscore_model, bertscore_status
 from .wordnet_corpus import wordnet_folder
 from .wordnet_index import index_path, wordnet_index
+from .wordstats import _cache_path as word_stats_path
 from .wordstats import word_stats
 
 __all__ = ["MIN_ZIPF", "NAME", "SenseVectors", "competing_senses", "sense_text", "sense_vectors",
@@ -59,13 +64,12 @@ _EXAMPLES = 2
 
 
 def competing_senses(wn: Any, lemma: str, pos: str) -> list[int]:
-    """The senses of `lemma` that compete in context: the first, and each with a SemCor
-    count for the lemma (all of `senses` when none is counted); WordNet order. Only senses
-    of which `lemma` itself is a lemma name count."""
+    """The senses of `lemma` that compete in context: the first, and each other one with a
+    SemCor count for the lemma (only the first when no other is counted; [] when `lemma`
+    has no sense); WordNet order. Only senses of which `lemma` itself is a lemma name count."""
     low = lemma.lower()
     senses = [s for s in wn.synsets(lemma, pos) if low in (n.lower() for n in wn.lemma_names(s))]
-    counted = [s for i, s in enumerate(senses) if i == 0 or wn.count(s, low) > 0]
-    return counted if len(counted) > 1 or not senses else senses[:1]
+    return [s for i, s in enumerate(senses) if i == 0 or wn.count(s, low) > 0]
 
 
 def sense_text(wn: Any, sid: int) -> str:
@@ -125,9 +129,26 @@ class SenseVectors:
         return [max(pairs[(s, r)] for r in rows) for s in senses]
 
 
-def _versions(model_folder: str) -> dict[str, str]:
-    status = bertscore_status()
-    return {"model": model_folder, "source": status.source}
+#: The model files the vectors depend on (weights, configuration, tokenizer).
+_MODEL_FILES = ("model.safetensors", "config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
+                "special_tokens_map.json", "added_tokens.json")
+
+
+def _model_key(model_folder: str) -> dict[str, Any]:
+    files = []
+    for name in _MODEL_FILES:
+        try:
+            st = (Path(model_folder) / name).stat()
+        except OSError:
+            continue  # absent: AutoTokenizer does without it
+        files.append([name, st.st_size, st.st_mtime_ns])
+    versions = {}
+    for dist in ("transformers", "tokenizers"):
+        try:
+            versions[dist] = md.version(dist)
+        except md.PackageNotFoundError:
+            versions[dist] = "missing"
+    return {"model_files": files, **versions}
 
 
 def _inventory(wn: Any, stats: Any) -> tuple[list[str], list[int]]:
@@ -176,9 +197,12 @@ def encode(texts: Sequence[str], model_folder: str) -> bytes:
 
 
 def _cache_path(model_folder: str, target: Path | str | None = None) -> Path:
-    key = digest({"version": FORMAT_VERSION, "min_zipf": MIN_ZIPF, "dims": DIMENSIONS,
-                  "index": index_path(wordnet_folder(target)).name, **_versions(model_folder)})[:16]
-    return cache_dir("resources") / f"sense-vectors-{key}.marshal"
+    folder = wordnet_folder(target)
+    stats = word_stats_path(index_path(folder), folder).name
+    name = cache_name("sense-vectors", [str(folder.resolve()), str(Path(model_folder).resolve())],
+                      {"version": FORMAT_VERSION, "min_zipf": MIN_ZIPF, "dims": DIMENSIONS, "word_stats": stats,
+                       **_model_key(model_folder)})
+    return cache_dir("resources") / name
 
 
 _LOADED: dict[str, SenseVectors] = {}
@@ -200,7 +224,7 @@ def sense_vectors() -> SenseVectors:
         return words, [wn.name(s) for s in senses], encode(texts, model_folder)
 
     data = marshal_file(path, build, valid=lambda d: isinstance(d, (tuple, list)) and len(d) == 3,
-                        older="sense-vectors-*.marshal")
+                        older=older_versions(path.name))
     words, names, blob = data
     found = _LOADED[str(path)] = SenseVectors(words, [wn.synset(n) for n in names], blob)
     return found
@@ -219,4 +243,4 @@ def sense_vectors_status(target: Path | str | None = None) -> ResourceStatus:
         return ResourceStatus(NAME, False, "", "", f"needs WordNet: {exc}")
     if path.is_file():
         return ResourceStatus(NAME, True, str(path), f"{model.source}; {os.path.getsize(path) >> 20} MiB")
-    return ResourceStatus(NAME, True, str(path), f"{model.source}; not built yet: built on first use (about 10 s)")
+    return ResourceStatus(NAME, True, str(path), f"{model.source}; not built yet: built on first use (about 6 s)")

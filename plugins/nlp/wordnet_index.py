@@ -6,17 +6,20 @@ needs lemma -> senses, morphy, a few pointer types, lemma counts, glosses and de
 installed WordNet files (`corpora/wordnet`, found as `vqa_harness_plugins.nlp.wordnet` finds them)
 are parsed once into plain tuples and lists and written with `marshal` to the harness cache:
 
-    <cache>/resources/wordnet-index-<key>.marshal
+    <cache>/resources/wordnet-index-<folder>-<key>.marshal
 
-The key is a digest of the index format version and of (name, size, mtime) of every source
-file, so a changed or re-installed WordNet builds a new index; stale index files are removed.
+`<folder>` is a digest of the source folder's path, the key a digest of the index format
+version and of (name, size, mtime) of every source file, so a changed or re-installed WordNet
+builds a new index; stale index files of the same folder are removed (never those of another
+installed WordNet).
 `marshal` holds only plain data written by this module into the user's own cache folder.
 
 Semantics follow NLTK's reader exactly where the generator relies on them (tested against
 it): `morphy` is NLTK's `_morphy`, `synsets` its `synsets` (adjective satellites included),
-synset names (`dog.n.01`), lemma sense keys and counts (`index.sense`), pointers in the
-order of the data file (NLTK keeps them in sets), `max_depth` / `min_depth` over hypernyms
-and instance hypernyms.
+synset names (`dog.n.01`), lemma sense keys, pointers in the order of the data file (NLTK
+keeps them in sets), `max_depth` / `min_depth` over hypernyms and instance hypernyms.
+Lemma counts come from `index.sense`; they differ from NLTK's `Lemma.count()` (read from
+`cntlist.rev`) for 83 lemmas of WordNet 3.0, all adjective satellites, see docs/resources.md.
 """
 
 from __future__ import annotations
@@ -26,16 +29,12 @@ from array import array
 from pathlib import Path
 from typing import Any
 
-from harness.cache.files import marshal_file
-from harness.digest import digest
-from harness.paths import cache_dir
-
 from .base import quick_state
-from .wordnet_build import build_index
+from .wordnet_build import _SOURCE_FILES, build_index, check_folder, index_path, load_data  # noqa: F401
 from .wordnet_corpus import wordnet_folder
-from .wordnet_format import INDEX_VERSION, POS_FILES
+from .wordnet_format import INDEX_VERSION
 
-__all__ = ["INDEX_VERSION", "WordNetIndex", "index_path", "load_index", "wordnet_index"]
+__all__ = ["INDEX_VERSION", "WordNetIndex", "check_folder", "index_path", "load_index", "wordnet_index"]
 
 _SUBSTITUTIONS = {
     "n": [("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
@@ -45,8 +44,6 @@ _SUBSTITUTIONS = {
     "a": [("er", ""), ("est", ""), ("er", "e"), ("est", "e")],
     "r": [],
 }  # fmt: skip
-_SOURCE_FILES = tuple(f"{kind}.{pos}" for kind in ("data", "index") for pos in POS_FILES.values()) + tuple(
-    f"{pos}.exc" for pos in POS_FILES.values()) + ("index.sense", "lexnames")
 
 
 class WordNetIndex:
@@ -107,9 +104,11 @@ class WordNetIndex:
         return found
 
     def synsets(self, lemma: str, pos: str) -> list[int]:
-        """Senses of `lemma` (any inflected form) for pos n/v/a/r, most frequent first (NLTK order)."""
-        p = "a" if pos == "s" else pos
-        return [sid for form in self.morphy(lemma.lower(), pos) for sid in self._senses(p, form)]
+        """Senses of `lemma` (any inflected form) for pos n/v/a/r, most frequent first (NLTK
+        order; 'a' includes adjective satellites); pos 's' gives the satellites only, as NLTK."""
+        if pos == "s":
+            return [sid for sid in self.synsets(lemma, "a") if self._pos[sid] == "s"]
+        return [sid for form in self.morphy(lemma.lower(), pos) for sid in self._senses(pos, form)]
 
     def has_lemma(self, lemma: str, pos: str) -> bool:
         """Whether `lemma` (base form, '_' for spaces) is a WordNet lemma of `pos`."""
@@ -200,14 +199,6 @@ class WordNetIndex:
         return self._mind[sid]
 
 
-def _source_key(folder: Path) -> str:
-    stats = []
-    for name in _SOURCE_FILES:
-        st = (folder / name).stat()
-        stats.append([name, st.st_size, st.st_mtime_ns])
-    return digest({"version": INDEX_VERSION, "folder": str(folder.resolve()), "files": stats})[:16]
-
-
 def _ints(data: bytes) -> array:
     """An array('i') over bytes written by `build_index`."""
     out = array("i")
@@ -217,17 +208,10 @@ def _ints(data: bytes) -> array:
 
 
 # ---------------------------------------------------------------------- cache
-def index_path(folder: Path) -> Path:
-    """Where the index of the WordNet files in `folder` is cached (the key names the sources)."""
-    return cache_dir("resources") / f"wordnet-index-{_source_key(folder)}.marshal"
-
-
 def load_index(folder: Path) -> WordNetIndex:
-    """The index for `folder`: read from the cache, or built, written atomically and read."""
-    data = marshal_file(index_path(folder), lambda: build_index(folder),
-                        valid=lambda d: isinstance(d, dict) and d.get("format") == INDEX_VERSION,
-                        older="wordnet-index-*.marshal")
-    return WordNetIndex(data)
+    """The index for `folder`: read from the cache, or built, written atomically and read
+    (ResourceError naming the file and line when a WordNet file is damaged)."""
+    return WordNetIndex(load_data(folder))
 
 
 _LOADED: dict[str, WordNetIndex] = {}

@@ -5,12 +5,13 @@ is it a common English word (wordfreq's Zipf frequency: log10 of occurrences per
 words, so 3.0 = once per million), and what is its surface form for a Penn tag
 (lemminflect, a maintained inflection library)? Importing both libraries and loading
 their data costs about 1.5 s, so the answers for WordNet's whole vocabulary are computed
-once (about 5 s) and cached with `marshal` in the harness cache:
+once (about 3 s) and cached with `marshal` in the harness cache:
 
-    <cache>/resources/wordstats-<key>.marshal
+    <cache>/resources/wordstats-<folder>-<key>.marshal
 
-keyed by the WordNet index file, the wordfreq and lemminflect versions and the format
-version. Words outside that vocabulary are looked up live (same values, slower).
+`<folder>` names the WordNet folder; the key holds the WordNet index file (whose name holds
+the WordNet files' sizes and times), the wordfreq and lemminflect versions and the format
+version; older files of the same folder are removed. Words outside that vocabulary are looked up live (same values, slower).
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ import importlib.metadata as md
 from pathlib import Path
 from typing import Any
 
-from harness.cache.files import marshal_file
-from harness.digest import digest
+from harness.cache.files import cache_name, marshal_file, older_versions
 from harness.errors import ResourceError
 from harness.paths import cache_dir
 
@@ -107,9 +107,11 @@ def _build(wn: Any) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
     return {w: zipf_frequency(w, "en") for w in sorted(words)}, forms
 
 
-def _cache_path(index_file: Path) -> Path:
-    key = digest({"version": CACHE_VERSION, "index": index_file.name, **_versions()})[:16]
-    return cache_dir("resources") / f"wordstats-{key}.marshal"
+def _cache_path(index_file: Path, folder: Path) -> Path:
+    """Where the tables for the WordNet in `folder` (index file `index_file`) are cached."""
+    name = cache_name("wordstats", str(folder.resolve()),
+                      {"version": CACHE_VERSION, "index": index_file.name, **_versions()})
+    return cache_dir("resources") / name
 
 
 _LOADED: dict[str, WordStats] = {}
@@ -120,7 +122,8 @@ def word_stats(target: Path | str | None = None) -> WordStats:
     `wordfreq` and `lemminflect` packages the first time (ResourceError otherwise)."""
 
     wn = wordnet_index(target)
-    path = _cache_path(index_path(wordnet_folder(target)))
+    folder = wordnet_folder(target)
+    path = _cache_path(index_path(folder), folder)
     key = str(path)
     if key in _LOADED:
         return _LOADED[key]
@@ -132,7 +135,7 @@ def word_stats(target: Path | str | None = None) -> WordStats:
         return _build(wn)
 
     zipf, forms = marshal_file(path, build, valid=lambda d: isinstance(d, (tuple, list)) and len(d) == 2,
-                               older="wordstats-*.marshal")
+                               older=older_versions(path.name))
     stats = WordStats(zipf, forms)
     _LOADED[key] = stats
     return stats

@@ -89,3 +89,26 @@ def test_bert_score_runs_offline_on_the_local_model() -> None:
     assert values[1] < 0.5  # unrelated sentences, all-MiniLM-L6-v2 layer 6
     assert float(precision[0]) == pytest.approx(1.0, abs=1e-4)
     assert float(recall[0]) == pytest.approx(1.0, abs=1e-4)
+
+
+@pytest.mark.parametrize("value", ["²", "٣", "3.0", "-1"])
+def test_layers_that_are_not_ascii_whole_numbers_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              value: str) -> None:
+    # '²' and Arabic-Indic '٣' pass str.isdigit() but not int(): a traceback before.
+    monkeypatch.setenv(bertscore_mod.MODEL_ENV, str(_fake_model(tmp_path / "m", layers=4)))
+    monkeypatch.setenv(bertscore_mod.LAYERS_ENV, value)
+    found = bertscore_mod.bertscore_status()
+    assert not found.present and found.detail == f"VQA_HARNESS_BERTSCORE_LAYERS={value!r} must be a whole number from 1 to 4"
+    with pytest.raises(ResourceError, match="VQA_HARNESS_BERTSCORE_LAYERS="):
+        resources.bertscore_model()
+
+
+@pytest.mark.parametrize("value", [True, False, 2.5, "6"])
+def test_num_hidden_layers_must_be_a_whole_number(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  value: object) -> None:
+    folder = _fake_model(tmp_path / "m", layers=2)
+    (folder / "config.json").write_text(json.dumps({"num_hidden_layers": value}))
+    layers, problem = bertscore_mod.check_model_folder(folder)
+    assert layers == 0 and f"num_hidden_layers is {value!r}" in problem  # JSON true is not one layer
+    monkeypatch.setenv(bertscore_mod.MODEL_ENV, str(folder))
+    assert not bertscore_mod.bertscore_status().present

@@ -28,21 +28,30 @@ needs_wordnet = pytest.mark.skipif(
 needs_aptagger = pytest.mark.skipif(not HAS_APTAGGER, reason="textblob-aptagger not installed")
 
 
+@pytest.fixture(scope="module")
+def module_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The harness cache of this module: `status` and `install` index the temporary installs
+    (cache files named after their folders), which must not pile up in the session's cache."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated_nltk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def isolated_nltk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, module_cache: Path) -> None:
     """No NLTK data the machine happens to have (~/nltk_data, NLTK_DATA) leaks into a test."""
     monkeypatch.setattr(nltk_data, "path", [])
     monkeypatch.delenv("NLTK_DATA", raising=False)
     monkeypatch.setenv("VQA_HARNESS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("VQA_HARNESS_CACHE", str(module_cache))
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def installed(tmp_path_factory: pytest.TempPathFactory, module_cache: Path) -> Iterator[Path]:
     """One offline install shared by the module (WordNet copy ~1 s, tagger conversion ~0.5 s)."""
     target = tmp_path_factory.mktemp("nltk") / "nltk_data"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(nltk_data, "path", [])
         mp.delenv("NLTK_DATA", raising=False)
+        mp.setenv("VQA_HARNESS_CACHE", str(module_cache))
         statuses = resources.install(target)
     by_name = {s.name: s for s in statuses}
     assert by_name["wordnet"].present == HAS_DEBIAN_WORDNET

@@ -48,12 +48,45 @@ def test_index_agrees_with_nltk(nltk_wn, index) -> None:
             assert all(set(lem.frame_ids()) == index.frames(sid, lem.name()) for lem in s.lemmas())
     words = ["dogs", "glasses", "ran", "better", "saw", "geese", "leaves", "children", "deep", "little", "taken"]
     for word in words + rng.sample(sorted(nltk_wn._lemma_pos_offset_map), 300):
-        for pos in "nvar":
+        for pos in "nvars":  # 's': satellites only, as NLTK
             assert nltk_wn._morphy(word, pos) == index.morphy(word, pos), (word, pos)
             assert [s.name() for s in nltk_wn.synsets(word, pos)] == [index.name(x) for x in index.synsets(word, pos)]
     dog = index.synset("dog.n.01")
     assert index.lemma_counts(dog)[0] == 42  # index.sense: dog%1:05:00:: 42
     assert index.name(index.hypernyms(dog)[0]) == "canine.n.02"  # first-listed parent, file order
+
+
+def test_lemma_counts_differ_from_nltk_exactly_where_documented(nltk_wn, index) -> None:
+    """docs/resources.md: the index's counts (index.sense) differ from NLTK's Lemma.count()
+    (cntlist.rev) for the 83 satellite lemmas whose cntlist.rev line marks the head word."""
+    import re
+
+    from vqa_harness_plugins.nlp.wordnet_corpus import wordnet_folder
+
+    folder = wordnet_folder()
+    in_sense = {line.split()[0] for line in (folder / "index.sense").read_text(encoding="utf-8").splitlines()}
+    marked = {}
+    for line in (folder / "cntlist.rev").read_text(encoding="utf-8").splitlines():
+        key, _number, count = line.split()
+        plain = re.sub(r"\((a|p|ip)\)", "", key)
+        if plain != key and plain in in_sense:
+            marked[plain] = int(count)
+    assert len(marked) == 83
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "resources.md").read_text(encoding="utf-8")
+    assert "83 lemmas in 65 satellite synsets under 30 head words" in " ".join(docs.split())
+    assert len({nltk_wn.lemma_from_key(k).synset().name() for k in marked}) == 65
+    assert len({k.split(":")[3] for k in marked}) == 30
+    for key, count in marked.items():
+        lemma = nltk_wn.lemma_from_key(key)
+        sid = index.synset(lemma.synset().name())
+        assert lemma.count() == 0 and index.count(sid, lemma.name()) == count > 0, key
+    # Every other lemma agrees: all satellite synsets, and random others.
+    rng = random.Random(1)
+    sids = [sid for sid in range(len(index)) if index.pos(sid) == "s"] + rng.sample(range(len(index)), 2000)
+    for sid in sids:
+        for lemma, count in zip(nltk_wn.synset(index.name(sid)).lemmas(), index.lemma_counts(sid)):
+            if lemma.key() not in marked:
+                assert lemma.count() == count, lemma.key()
 
 
 def test_index_cache_is_keyed_by_the_resource_files(tmp_path, monkeypatch) -> None:
@@ -64,7 +97,7 @@ def test_index_cache_is_keyed_by_the_resource_files(tmp_path, monkeypatch) -> No
         load_index,
     )
 
-    module = sys.modules["vqa_harness_plugins.nlp.wordnet_index"]  # the package's `wordnet_index` is a function
+    module = sys.modules["vqa_harness_plugins.nlp.wordnet_build"]  # where the cached index is built
 
     monkeypatch.setenv("VQA_HARNESS_CACHE", str(tmp_path / "cache"))
     folder = tmp_path / "wordnet"

@@ -1,0 +1,49 @@
+"""`harness.fileio.atomic_folder`: what it puts in place is readable by others (like a
+folder made by mkdir under the umask) and on disk before it takes its name."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from harness import fileio
+
+
+def test_atomic_folder_has_ordinary_permissions(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        with fileio.atomic_folder(tmp_path / "out") as partial:
+            (partial / "a.txt").write_text("a")
+            (partial / "sub").mkdir()
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE((tmp_path / "out").stat().st_mode)
+    assert mode == 0o777 & ~fileio._UMASK, oct(mode)  # not mkdtemp's 0700
+
+
+def test_atomic_folder_syncs_every_file_and_folder_before_the_rename(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    def replace(src, dst) -> None:
+        synced.append(f"replace {dst}")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    with fileio.atomic_folder(tmp_path / "out") as partial:
+        (partial / "sub").mkdir()
+        (partial / "a.txt").write_text("a")
+        (partial / "sub" / "b.txt").write_text("b")
+    rename = synced.index(f"replace {tmp_path / 'out'}")
+    before = [Path(p).name for p in synced[:rename]]
+    assert {"a.txt", "b.txt", "sub", partial.name} <= set(before), synced
+    assert (tmp_path / "out" / "sub" / "b.txt").read_text() == "b"
