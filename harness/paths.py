@@ -48,6 +48,6 @@ def env_megabytes(variable: str, default: int) -> int:
     text = os.environ.get(variable, "").strip()
     if not text:
         return default * 2**20
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):  # "²" passes isdigit() and breaks int()
         raise UsageError(f"{variable}={text!r}: expected a whole number of megabytes (the default is {default})")
     return int(text) * 2**20

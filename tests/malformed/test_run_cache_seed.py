@@ -112,9 +112,10 @@ def test_a_harness_cache_variable_naming_a_file_is_one_line(capsys, tmp_path, mo
     expect_one_line(result, "a file is in the way", "set VQA_HARNESS_CACHE", code=2)
 
 
-def test_an_image_cache_size_that_is_not_a_number_is_one_line_before_any_work(capsys, tmp_path, monkeypatch):
-    monkeypatch.setenv("VQA_HARNESS_IMAGE_CACHE_MB", "512MB")
+@pytest.mark.parametrize("size", ["512MB", "\u00b2"])  # "²" passes str.isdigit(), not int()
+def test_an_image_cache_size_that_is_not_a_number_is_one_line_before_any_work(capsys, tmp_path, monkeypatch, size):
+    monkeypatch.setenv("VQA_HARNESS_IMAGE_CACHE_MB", size)
     result = run_cli(capsys, _argv(tmp_path, "--cache", str(tmp_path / "c.sqlite")),
                      plugin_for([Task("tiny", "val", ("accuracy",))], Tiny))
-    expect_one_line(result, "VQA_HARNESS_IMAGE_CACHE_MB='512MB'", "whole number of megabytes", code=2)
+    expect_one_line(result, f"VQA_HARNESS_IMAGE_CACHE_MB={size!r}", "whole number of megabytes", code=2)
     assert not (tmp_path / "runs").exists()
