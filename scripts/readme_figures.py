@@ -5,7 +5,8 @@
 RUNS_FOLDER holds the run folders of the README's command 1 (results/runs after
 `harness run --model prior --model qonly --model cnn-lstm --model retrieval-explainer
 --suite toy`). Prints the markdown block; with --write, replaces the block between the
-`<!-- figures:start -->` and `<!-- figures:end -->` markers of README.md. The figures are
+`<!-- figures:start -->` and `<!-- figures:end -->` markers of README.md, and refuses (exit 1,
+README.md untouched) when the runs do not give every figure of the block. The figures are
 meant to be the same on any x86-64 machine with AVX2 and the locked install (constraints.txt):
 training runs on one thread with kernels chosen not to depend on the CPU model (docs/models.md,
 "Machine-independent numerics"). Measured: every cell identical on an AMD EPYC (here) and an
@@ -25,9 +26,15 @@ MODELS = (("prior", "prior"), ("qonly", "qonly (question only)"), ("cnn-lstm", "
 
 
 def _rows(runs: Path) -> list[dict]:
+    if not runs.is_dir():
+        raise SystemExit(f"error: {runs} is not a folder")
     latest: dict[str, Path] = {}
     for run in sorted(p for p in runs.iterdir() if (p / "results.jsonl").is_file()):
-        manifest = json.loads((run / "manifest.json").read_text())
+        try:
+            manifest = json.loads((run / "manifest.json").read_text())
+        except (OSError, ValueError) as exc:
+            print(f"skipped {run}: unreadable manifest ({exc})", file=sys.stderr)
+            continue
         if manifest.get("suite") == "toy" and manifest.get("status") == "complete":
             latest[manifest["model"]] = run
     rows = []
@@ -43,19 +50,29 @@ def _value(rows: list[dict], model: str, **where: str) -> float | None:
     return None
 
 
-def block(rows: list[dict]) -> str:
+def cells(rows: list[dict]) -> dict[str, float | None]:
     """The README's figures: Goyal's UU / BB accuracy of the three answer models, and the
-    decoy effect for cnn-lstm."""
+    decoy effect for cnn-lstm (IQA and QA); None where no row gives the cell."""
+    out: dict[str, float | None] = {}
+    for model, _ in MODELS:
+        for cell, (train, data) in {"UU": ("toyvqa:variant=unbalanced/train", "toyvqa:variant=unbalanced"),
+                                    "BB": ("toyvqa:variant=balanced/train", "toyvqa:variant=balanced")}.items():
+            out[f"{model} {cell}"] = _value(rows, model, probe="balanced-accuracy", metric="vqa_accuracy",
+                                            dataset=data, train=train)
+    for name, metric in (("IQA", "mc_accuracy"), ("QA", "mc_accuracy/QA")):
+        out[f"cnn-lstm decoys {name}"] = _value(rows, "cnn-lstm", probe="decoys", variant="iou+qou", metric=metric)
+    return out
+
+
+def block(values: dict[str, float | None]) -> str:
+    """The markdown block of `cells`' figures ("-" for a missing accuracy cell)."""
     def acc(model: str, cell: str) -> str:
-        train, data = {"UU": ("toyvqa:variant=unbalanced/train", "toyvqa:variant=unbalanced"),
-                       "BB": ("toyvqa:variant=balanced/train", "toyvqa:variant=balanced")}[cell]
-        v = _value(rows, model, probe="balanced-accuracy", metric="vqa_accuracy", dataset=data, train=train)
+        v = values[f"{model} {cell}"]
         return "-" if v is None else f"{100 * v:.2f}"
 
     lines = ["| model | unbalanced (UU) | balanced (BB) |", "|---|---|---|"]
     lines += [f"| {label} | {acc(m, 'UU')} | {acc(m, 'BB')} |" for m, label in MODELS]
-    iq = _value(rows, "cnn-lstm", probe="decoys", variant="iou+qou", metric="mc_accuracy")
-    qa = _value(rows, "cnn-lstm", probe="decoys", variant="iou+qou", metric="mc_accuracy/QA")
+    iq, qa = values["cnn-lstm decoys IQA"], values["cnn-lstm decoys QA"]
     if iq is not None and qa is not None:
         lines += ["", f"On the IoU+QoU decoys (`decoys`), cnn-lstm picks the target {100 * iq:.1f}% of the time with "
                       f"the image and {100 * qa:.1f}% with the image blanked."]
@@ -65,10 +82,17 @@ def block(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", type=Path)
-    parser.add_argument("--write", action="store_true", help="replace the block in README.md")
+    parser.add_argument("--write", action="store_true",
+                        help="replace the block in README.md (refused unless the runs give every figure)")
     args = parser.parse_args(argv)
-    text = block(_rows(args.runs))
-    print(text)
+    values = cells(_rows(args.runs))
+    missing = [name for name, v in values.items() if v is None]
+    if args.write and missing:
+        raise SystemExit(f"error: no complete toy run under {args.runs} gives {len(missing)} of the "
+                         f"{len(values)} figures ({', '.join(missing)}); README.md not written")
+    print(block(values))
+    if missing:
+        print(f"note: {len(missing)} figures missing ({', '.join(missing)})", file=sys.stderr)
     if args.write:
         readme = ROOT / "README.md"
         content = readme.read_text(encoding="utf-8")
@@ -76,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("README.md has no figures markers")
         head, rest = content.split(START, 1)
         _, tail = rest.split(END, 1)
-        readme.write_text(f"{head}{START}\n{text}\n{END}{tail}", encoding="utf-8")
+        readme.write_text(f"{head}{START}\n{block(values)}\n{END}{tail}", encoding="utf-8")
     return 0
 
 

@@ -1,0 +1,91 @@
+"""Command-line edges of scripts/ and benchmarks/ (review of the benchmark scripts, findings
+7-12): bad input gives one line and a non-zero exit, never a traceback or a silent success;
+--help is help; outputs are what the docstrings say."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _script(relative: str):
+    path = ROOT / relative
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cli(relative: str, *args: str, cwd: Path, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / relative), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, **kw)
+
+
+def _run_folder(root: Path, run_id: str, manifest: dict, rows: list[dict]) -> Path:
+    folder = root / run_id
+    folder.mkdir(parents=True)
+    (folder / "manifest.json").write_text(json.dumps({"run_id": run_id, "status": "complete", **manifest}))
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+# --- scripts/readme_figures.py (finding 7) ---------------------------------------------------
+
+README = "# x\n\n<!-- figures:start -->\n| prior | 29.98 | 21.37 |\n<!-- figures:end -->\ntail\n"
+
+
+def _toy_rows(model: str, with_decoys: bool) -> list[dict]:
+    rows = [{"model": model, "probe": "balanced-accuracy", "metric": "vqa_accuracy",
+             "dataset": f"toyvqa:variant={v}", "train": f"toyvqa:variant={v}/train", "value": value}
+            for v, value in (("unbalanced", 0.5), ("balanced", 0.25))]
+    if with_decoys:
+        rows += [{"model": model, "probe": "decoys", "variant": "iou+qou", "metric": metric, "value": value}
+                 for metric, value in (("mc_accuracy", 0.4), ("mc_accuracy/QA", 0.3))]
+    return rows
+
+
+@pytest.fixture
+def readme_script(tmp_path, monkeypatch):
+    module = _script("scripts/readme_figures.py")
+    monkeypatch.setattr(module, "ROOT", tmp_path)  # README.md of tmp_path, never the project's
+    (tmp_path / "README.md").write_text(README, encoding="utf-8")
+    return module
+
+
+@pytest.mark.parametrize("models", [(), ("prior", "qonly")], ids=["no-runs", "cnn-lstm-missing"])
+def test_readme_write_refuses_runs_that_miss_figures(readme_script, tmp_path, capsys, models):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for i, model in enumerate(models):
+        _run_folder(runs, f"2026010{i}-{model}-toy", {"model": model, "suite": "toy"}, _toy_rows(model, False))
+    _run_folder(runs, "20260109-cnn-lstm-goyal", {"model": "cnn-lstm", "suite": "goyal"},
+                _toy_rows("cnn-lstm", True))  # not a toy run: does not count
+    with pytest.raises(SystemExit) as exc:
+        readme_script.main([str(runs), "--write"])
+    assert "README.md not written" in str(exc.value) and "cnn-lstm BB" in str(exc.value)
+    assert (tmp_path / "README.md").read_text(encoding="utf-8") == README
+    assert capsys.readouterr().out == ""
+
+
+def test_readme_write_with_every_figure(readme_script, tmp_path):
+    runs = tmp_path / "runs"
+    for i, model in enumerate(("prior", "qonly", "cnn-lstm")):
+        _run_folder(runs, f"2026010{i}-{model}-toy", {"model": model, "suite": "toy"},
+                    _toy_rows(model, model == "cnn-lstm"))
+    assert readme_script.main([str(runs), "--write"]) == 0
+    text = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "| cnn-lstm (image + question) | 50.00 | 25.00 |" in text and "target 40.0%" in text
+    assert text.endswith("<!-- figures:end -->\ntail\n") and "29.98" not in text
+
+
+def test_readme_missing_runs_folder_is_one_line(readme_script, tmp_path):
+    with pytest.raises(SystemExit, match="is not a folder"):
+        readme_script.main([str(tmp_path / "nowhere"), "--write"])
+    assert (tmp_path / "README.md").read_text(encoding="utf-8") == README
