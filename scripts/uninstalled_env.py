@@ -8,14 +8,23 @@ host finds the built-in plugins.
     python3 scripts/uninstalled_env.py /tmp/vqa-env
     PYTHONPATH=/tmp/vqa-env:. python3 -m pytest -q tests/hf/test_hf_vlm_families.py
 
-Nothing is installed and nothing outside FOLDER is written. Python 3.11+ (tomllib).
+Nothing is installed and nothing outside FOLDER is written. Reads pyproject.toml with
+tomllib (Python 3.11+); on Python 3.10 it needs the `tomli` package and says so if it is absent.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
-import tomllib
 from pathlib import Path
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    try:
+        import tomli as tomllib
+    except ImportError:
+        tomllib = None
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {"vqa_harness_cli": ROOT / "cli", "vqa_harness_plugins": ROOT / "plugins",
@@ -24,6 +33,9 @@ PACKAGES = {"vqa_harness_cli": ROOT / "cli", "vqa_harness_plugins": ROOT / "plug
 
 def write_env(folder: Path) -> Path:
     """Create FOLDER (links and dist-info); an existing one is refreshed."""
+    if tomllib is None:
+        raise SystemExit(f"error: reading pyproject.toml needs Python 3.11+ (tomllib) or the tomli package; "
+                         f"this is Python {sys.version.split()[0]} without tomli")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     folder.mkdir(parents=True, exist_ok=True)
     for name, target in PACKAGES.items():
@@ -46,7 +58,15 @@ def write_env(folder: Path) -> Path:
     return folder
 
 
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path, help="the folder to write (created; an existing one is refreshed)")
+    args = parser.parse_args(argv)
+    if args.folder.exists() and not args.folder.is_dir():
+        raise SystemExit(f"error: {args.folder} exists and is not a folder")
+    print(write_env(args.folder))
+    return 0
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: python3 scripts/uninstalled_env.py FOLDER")
-    print(write_env(Path(sys.argv[1])))
+    sys.exit(main())

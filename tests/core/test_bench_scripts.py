@@ -89,3 +89,34 @@ def test_readme_missing_runs_folder_is_one_line(readme_script, tmp_path):
     with pytest.raises(SystemExit, match="is not a folder"):
         readme_script.main([str(tmp_path / "nowhere"), "--write"])
     assert (tmp_path / "README.md").read_text(encoding="utf-8") == README
+
+
+# --- scripts/uninstalled_env.py (finding 8) --------------------------------------------------
+
+def test_uninstalled_env_help_is_help_and_writes_nothing(tmp_path):
+    done = _cli("scripts/uninstalled_env.py", "--help", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("usage:")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_uninstalled_env_writes_the_folder(tmp_path):
+    done = _cli("scripts/uninstalled_env.py", "env", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "env" / "vqa_harness_cli").resolve() == ROOT / "cli"
+    (dist,) = (tmp_path / "env").glob("vqa_harness-*.dist-info")
+    assert "[vqa_harness]" in (dist / "entry_points.txt").read_text()
+
+
+NO_TOMLLIB = """import runpy, sys
+sys.modules["tomllib"] = sys.modules["tomli"] = None  # as on Python 3.10 without tomli
+sys.argv = [sys.argv[1], "env"]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_uninstalled_env_without_tomllib_says_so_in_one_line(tmp_path):
+    done = subprocess.run([sys.executable, "-c", NO_TOMLLIB, str(ROOT / "scripts/uninstalled_env.py")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "tomli" in done.stderr
+    assert list(tmp_path.iterdir()) == []
