@@ -5,11 +5,14 @@
 For every run folder given (its manifest and results.jsonl only): the model, suite, wall
 time (manifest start to finish) and the figures the issue compares: multiple-choice
 accuracy per decoy set (IQA and the QA / IA / A ablations), official VQA accuracy per
-task, and counter-example Recall@5 per ranker, with 95% intervals. Values in %.
+task, and counter-example Recall@5 per ranker, with 95% intervals. Values in %. Paths that
+are not run folders are skipped (a glob may match other files); a path that does not exist, or
+no run folder among the paths, is an error (exit 1).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from datetime import datetime
@@ -46,13 +49,27 @@ def summarize(folder: Path) -> list[str]:
     return out
 
 
-def main(argv: list[str]) -> int:
-    for arg in argv:
-        folder = Path(arg)
-        if (folder / "manifest.json").is_file() and (folder / "results.jsonl").is_file():
-            print("\n".join(summarize(folder)))
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folders", nargs="+", type=Path, metavar="RUN_FOLDER",
+                        help="`harness run` folders (manifest.json and results.jsonl), e.g. results/runs/*")
+    args = parser.parse_args(argv)
+    absent = [str(f) for f in args.folders if not f.exists()]
+    if absent:
+        raise SystemExit(f"error: no such file or folder: {', '.join(absent)}")
+    found = [f for f in args.folders if (f / "manifest.json").is_file() and (f / "results.jsonl").is_file()]
+    if not found:
+        raise SystemExit(f"error: none of the {len(args.folders)} paths given is a run folder (manifest.json and "
+                         f"results.jsonl); give the run folders themselves, e.g. results/runs/*")
+    for folder in found:
+        try:
+            lines = summarize(folder)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SystemExit(f"error: {folder}: unreadable manifest.json or results.jsonl "
+                             f"({type(exc).__name__}: {exc})") from None
+        print("\n".join(lines))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

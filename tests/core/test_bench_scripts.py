@@ -120,3 +120,26 @@ def test_uninstalled_env_without_tomllib_says_so_in_one_line(tmp_path):
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "tomli" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+# --- benchmarks/paper_models.py (finding 9) --------------------------------------------------
+
+def test_paper_models_help_and_bad_paths(tmp_path):
+    done = _cli("benchmarks/paper_models.py", "--help", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("usage:")
+    done = _cli("benchmarks/paper_models.py", str(tmp_path / "nonexistent"), cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip() == f"error: no such file or folder: {tmp_path / 'nonexistent'}"
+    done = _cli("benchmarks/paper_models.py", str(tmp_path), cwd=tmp_path)  # a folder of run folders
+    assert done.returncode == 1 and "none of the 1 paths given is a run folder" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_paper_models_prints_the_run_folders_given(tmp_path, capsys):
+    row = {"dataset": "toyvqa", "train": "toyvqa/train", "probe": "accuracy", "metric": "vqa_accuracy",
+           "variant": "", "value": 0.5, "ci_low": 0.4, "ci_high": 0.6}
+    run = _run_folder(tmp_path, "20260101-qonly-toy", {"model": "qonly", "suite": "toy", "seed": 0}, [row])
+    (tmp_path / "notes.txt").write_text("not a run folder")  # skipped, as a glob may match it
+    assert _script("benchmarks/paper_models.py").main([str(run), str(tmp_path / "notes.txt")]) == 0
+    out = capsys.readouterr().out
+    assert "qonly on toy (seed 0)" in out and "vqa_accuracy toyvqa (train toyvqa/train): 50.00 [40.0, 60.0]" in out
