@@ -14,7 +14,9 @@ Prints, for each step: wall seconds, the per-model seconds (from each run's mani
 peak memory (the largest resident set of the run's process), and the ratios fresh/warm
 and first/re-run. The baseline of each ratio is measured in the same invocation, on the
 same machine state; the load (`uptime`) is printed before and after. Nothing is written
-into the project: everything goes to a temporary folder (or --keep DIR).
+into the project: everything goes to a temporary folder (or --keep DIR, which must be new or
+empty: a DIR that holds anything, e.g. an earlier --keep run's cache, is refused with exit 1,
+since the first step would then not be fresh; remove it or name another).
 """
 
 from __future__ import annotations
@@ -59,9 +61,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default=",".join(MAIN_JOB))
     parser.add_argument("--suite", default="toy")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON")
-    parser.add_argument("--keep", type=Path, default=None, help="work in DIR and keep it")
+    parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                        help="work in DIR and keep it; DIR must be new or empty (an earlier run's "
+                             "cache would make the fresh step warm), anything else is refused")
     parser.add_argument("--skip-small", action="store_true", help="skip the qonly/vqa-accuracy step")
     args = parser.parse_args(argv)
+    if args.keep is not None and args.keep.exists() and (not args.keep.is_dir() or any(args.keep.iterdir())):
+        raise SystemExit(f"error: --keep {args.keep} " + ("is not a folder" if not args.keep.is_dir() else
+                         "is not empty (a fresh run needs a new or empty folder: remove it or name another)"))
     root = args.keep or Path(tempfile.mkdtemp(prefix="harness-bench-"))
     root.mkdir(parents=True, exist_ok=True)
     models = [m for m in args.models.split(",") if m]

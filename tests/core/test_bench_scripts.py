@@ -143,3 +143,44 @@ def test_paper_models_prints_the_run_folders_given(tmp_path, capsys):
     assert _script("benchmarks/paper_models.py").main([str(run), str(tmp_path / "notes.txt")]) == 0
     out = capsys.readouterr().out
     assert "qonly on toy (seed 0)" in out and "vqa_accuracy toyvqa (train toyvqa/train): 50.00 [40.0, 60.0]" in out
+
+
+# --- benchmarks/main_job.py (finding 10) -----------------------------------------------------
+
+@pytest.fixture
+def main_job(monkeypatch):
+    module = _script("benchmarks/main_job.py")
+    calls = []
+
+    def fake_run(args, workdir, cache):  # no harness process: the folder handling only
+        calls.append((args, workdir, cache))
+        return {"wall": 1.0, "peak_mb": 1.0, "per_model": {}, "exit": 0}
+
+    monkeypatch.setattr(module, "_run", fake_run)
+    monkeypatch.setattr(module, "uptime", lambda: "load")
+    module.calls = calls
+    return module
+
+
+@pytest.mark.parametrize("content", ["work", "cache", "notes.txt"])
+def test_main_job_refuses_a_keep_folder_that_is_not_empty(main_job, tmp_path, content):
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    if content.endswith(".txt"):
+        (keep / content).write_text("x")
+    else:  # what an earlier --keep run left
+        (keep / content).mkdir()
+    with pytest.raises(SystemExit, match=r"--keep .* is not empty"):
+        main_job.main(["--keep", str(keep), "--skip-small"])
+    assert main_job.calls == [] and [p.name for p in keep.iterdir()] == [content]
+
+
+def test_main_job_keep_new_or_empty_folder_is_used(main_job, tmp_path):
+    for keep in (tmp_path / "new", tmp_path / "empty"):
+        (tmp_path / "empty").mkdir(exist_ok=True)
+        assert main_job.main(["--keep", str(keep), "--skip-small"]) == 0
+        assert (keep / "work").is_dir()
+    assert len(main_job.calls) == 4
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(SystemExit, match="is not a folder"):
+        main_job.main(["--keep", str(tmp_path / "file")])
