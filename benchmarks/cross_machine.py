@@ -5,11 +5,11 @@ made THERE (benchmarks/cross_machine.sh) against the same rows HERE, seed by see
 
 THERE and HERE are folders holding run folders (searched recursively); only complete runs
 count, read as benchmarks/seed_spread.py reads them (the latest run per model, suite and
-seed; where runs of two suites give the same row, a later HERE folder's wins), and a row is
-matched by (seed, model, dataset, split, probe, variant, metric, train),
-so suites that share a task (the toy suite, balanced-vqa, a one-task suite) compare. Prints,
-per model, how many rows matched and how many are identical to the last bit; then the
-headline cells of docs/models.md (Goyal's four accuracy cells and Recall@5; Chao's accuracy
+seed, each folder on its own); where runs give the same row, a later HERE folder's row wins,
+and within one folder the later run's (by run id). A row is matched by (seed, model, dataset,
+split, probe, variant, metric, train), so suites that share a task (the toy suite,
+balanced-vqa, a one-task suite) compare. Prints, per model, how many rows matched and how
+many are identical to the last bit; then the headline cells of docs/models.md (Goyal's four accuracy cells and Recall@5; Chao's accuracy
 per decoy set and its ablations), each with THERE's value, HERE's value of the same seed and
 HERE's range over every seed it has: identical, inside the range, or outside it.
 """
@@ -35,13 +35,15 @@ GOYAL = {
 
 def load(folders: list[Path]) -> dict[tuple, float]:
     """(seed, model, dataset, split, probe, variant, metric, train) -> value, from the latest
-    complete run per model, suite and seed (`seed_spread.runs`); where runs of two suites give
-    the same row, the later folder's wins."""
+    complete run per model, suite and seed (`seed_spread.runs`) of each folder; where runs give
+    the same row (two suites that share a task), a later folder's row wins, and within one
+    folder the later run's (by run id)."""
     rows: dict[tuple, float] = {}
-    for (_model, _suite, seed), found in runs(folders).items():
-        for r in found:
-            rows[(seed, r["model"], r["dataset"], r["split"], r["probe"], r["variant"], r["metric"], r["train"])] = \
-                r["value"]
+    for folder in folders:
+        for (_model, _suite, seed), found in runs([folder]).items():  # in run-id order
+            for r in found:
+                key = (seed, r["model"], r["dataset"], r["split"], r["probe"], r["variant"], r["metric"], r["train"])
+                rows[key] = r["value"]
     return rows
 
 

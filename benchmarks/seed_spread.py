@@ -24,7 +24,7 @@ CELL = ("suite", "probe", "dataset", "split", "variant", "metric", "train")
 
 
 def runs(roots: list[Path]) -> dict[tuple[str, str, int], list[dict]]:
-    """(model, suite, seed) -> the rows of the latest complete run."""
+    """(model, suite, seed) -> the rows of the latest complete run, in run-id order."""
     latest: dict[tuple[str, str, int], tuple[str, list[dict]]] = {}
     for root in roots:
         for folder in sorted(p for p in root.rglob("manifest.json")):
@@ -40,7 +40,7 @@ def runs(roots: list[Path]) -> dict[tuple[str, str, int], list[dict]]:
             if key not in latest or latest[key][0] < manifest["run_id"]:
                 rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines() if line.strip()]
                 latest[key] = (manifest["run_id"], rows)
-    return {key: rows for key, (_, rows) in latest.items()}
+    return {key: rows for key, (_, rows) in sorted(latest.items(), key=lambda item: item[1][0])}
 
 
 def spread(found: dict[tuple[str, str, int], list[dict]]) -> dict[tuple, dict[str, dict[int, float]]]:

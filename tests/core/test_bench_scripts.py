@@ -184,3 +184,34 @@ def test_main_job_keep_new_or_empty_folder_is_used(main_job, tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(SystemExit, match="is not a folder"):
         main_job.main(["--keep", str(tmp_path / "file")])
+
+
+# --- benchmarks/cross_machine.py (finding 11) ------------------------------------------------
+
+def _bb_run(root: Path, run_id: str, suite: str, value: float) -> None:
+    row = {"model": "m", "suite": suite, "dataset": "toyvqa:variant=balanced", "split": "val",
+           "probe": "balanced-accuracy", "variant": "", "metric": "vqa_accuracy",
+           "train": "toyvqa:variant=balanced/train", "value": value, "unit": "fraction"}
+    _run_folder(root, run_id, {"model": "m", "suite": suite, "seed": 0}, [row])
+
+
+def test_cross_machine_a_later_here_folder_wins(tmp_path, capsys):
+    """The review's case: here1 holds a toy run (10%) and a later balanced-vqa run (20%) with
+    the same row, here2 a newer toy run (30%); here2's row is the one compared."""
+    _bb_run(tmp_path / "there", "20260101-000000-m-toy", "toy", 0.3)
+    _bb_run(tmp_path / "here1", "20260101-000001-m-toy", "toy", 0.1)
+    _bb_run(tmp_path / "here1", "20260101-000002-m-bal", "balanced-vqa", 0.2)
+    _bb_run(tmp_path / "here2", "20260101-000003-m-toy", "toy", 0.3)
+    module = _script("benchmarks/cross_machine.py")
+    here = [str(tmp_path / "here1"), str(tmp_path / "here2")]
+    assert module.main([str(tmp_path / "there"), *here]) == 0
+    assert "30.00  30.00 [30.00, 30.00]  identical" in capsys.readouterr().out
+    _bb_run(tmp_path / "here3", "20250101-000000-m-toy", "toy", 0.1)  # an older run, in a later folder
+    assert set(module.load([tmp_path / "here2", tmp_path / "here3"]).values()) == {0.1}
+    assert set(module.load([tmp_path / "here1"]).values()) == {0.2}  # one folder: the later run id
+
+
+def test_cross_machine_within_one_folder_the_later_run_id_wins(tmp_path):
+    _bb_run(tmp_path / "here" / "b", "20260101-000001-m-toy", "toy", 0.1)  # path order is not run-id order
+    _bb_run(tmp_path / "here" / "a", "20260101-000002-m-bal", "balanced-vqa", 0.2)
+    assert set(_script("benchmarks/cross_machine.py").load([tmp_path / "here"]).values()) == {0.2}
