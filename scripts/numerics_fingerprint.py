@@ -3,7 +3,8 @@
 
     python scripts/numerics_fingerprint.py [--epochs 15] [--previous] [--ops-only]
 
-Run it on two machines and compare the JSON lines: `ops` holds a digest per CPU op the toy
+Run it on two machines and compare the JSON lines (stdout holds only the JSON line; the
+trainer's progress goes to stderr, so `> out.json` is valid JSON): `ops` holds a digest per CPU op the toy
 trainers use (38: matrix products, convolutions, the LSTM, BatchNorm, Adam per-tensor and
 fused, sqrt, softmax, ...; forward and backward) on fixed inputs under `reproducible_cpu(1)`
 (the 30 ops of docs/benchmarks.md, "Machine-independent numerics", plus the fused Adam, sqrt
@@ -216,18 +217,19 @@ def train(epochs: int) -> dict[str, Any]:
             "bb_accuracy": round(100 * accuracy, 2), "train_seconds": round(seconds, 1)}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=15)
     parser.add_argument("--previous", action="store_true", help="the numerics before issue 27")
     parser.add_argument("--ops-only", action="store_true")
-    args = parser.parse_args()
-    cpu = environment()["cpu"]
-    out: dict[str, Any] = {"numerics": "previous" if args.previous else "current", "cpu": cpu["model"],
-                           "vendor": cpu["vendor"], "torch": torch.__version__, "python": platform.python_version(),
-                           "ops": ops()}
-    if not args.ops_only:
-        out["training"] = train(args.epochs)
+    args = parser.parse_args(argv)
+    with contextlib.redirect_stdout(sys.stderr):  # progress (the trainer's epoch lines) to stderr
+        cpu = environment()["cpu"]
+        out: dict[str, Any] = {"numerics": "previous" if args.previous else "current", "cpu": cpu["model"],
+                               "vendor": cpu["vendor"], "torch": torch.__version__,
+                               "python": platform.python_version(), "ops": ops()}
+        if not args.ops_only:
+            out["training"] = train(args.epochs)
     print(json.dumps(out))
 
 

@@ -215,3 +215,21 @@ def test_cross_machine_within_one_folder_the_later_run_id_wins(tmp_path):
     _bb_run(tmp_path / "here" / "b", "20260101-000001-m-toy", "toy", 0.1)  # path order is not run-id order
     _bb_run(tmp_path / "here" / "a", "20260101-000002-m-bal", "balanced-vqa", 0.2)
     assert set(_script("benchmarks/cross_machine.py").load([tmp_path / "here"]).values()) == {0.2}
+
+
+# --- scripts/numerics_fingerprint.py (finding 12) --------------------------------------------
+
+def test_numerics_fingerprint_stdout_is_only_the_json(monkeypatch, capsys):
+    module = _script("scripts/numerics_fingerprint.py")
+
+    def train(epochs):  # what the trainer does between the digests: progress lines on stdout
+        print(f"train cnn-lstm: epoch 1/{epochs}, loss 1.000", flush=True)
+        return {"epochs": epochs}
+
+    monkeypatch.setattr(module, "ops", lambda: {"mm_small": "0123456789"})
+    monkeypatch.setattr(module, "train", train)
+    monkeypatch.setattr(sys, "argv", ["numerics_fingerprint.py", "--epochs", "2"])
+    module.main()
+    out, err = capsys.readouterr()
+    assert json.loads(out)["training"] == {"epochs": 2}  # the whole of stdout, as `> out.json` keeps it
+    assert "train cnn-lstm: epoch 1/2" in err
