@@ -93,8 +93,29 @@ class Session:
     def load(self, spec: str, split: str, *, limit: bool = False) -> list[Example]:
         """Examples of `spec`/`split` (memoized); `limit=True` applies `--limit`."""
         key = (spec, split, limit)
-        if key in self._loaded:
-            return self._loaded[key]
+        if key not in self._loaded:
+            self._loaded[key] = to_examples(self._rows(spec, split, limit))
+        return self._loaded[key]
+
+    def ids(self, spec: str, split: str) -> list[str]:
+        """The example ids of `spec`/`split` (no `--limit`), read from the id column when the
+        loader gives an Arrow table: no Example objects (a warm run of 214k VQA v2
+        questions spent 1.9 s building them for `Model.check_example_ids` alone)."""
+        if (spec, split, False) in self._loaded:
+            return [ex.id for ex in self._loaded[(spec, split, False)]]
+        rows = self._rows(spec, split, False)
+        if isinstance(rows, list):
+            self._loaded[(spec, split, False)] = rows
+            return [ex.id for ex in rows]
+        try:  # one Arrow column to Python at once (iterating a Column formats row by row)
+            column = rows.select_columns(["id"]).to_dict()["id"]
+        except (AttributeError, KeyError, TypeError, ValueError):  # another table type: as load() reads it
+            return [ex.id for ex in to_examples(rows)]
+        return [str(i) for i in column]
+
+    def _rows(self, spec: str, split: str, limit: bool) -> Any:
+        """The loader's rows (a list of Examples or an Arrow table), checked: files present,
+        unchanged while read, at least one row; `limit=True` applies `--limit`."""
         plugin = self.dataset(spec)
         if split not in plugin.splits:
             raise UsageError(f"dataset {plugin.name!r} has no split {split!r}; splits: {', '.join(plugin.splits)}")
@@ -115,14 +136,9 @@ class Session:
             raise DataError(f"dataset {plugin.name!r} split {split!r}: no examples (read from {files}); "
                             "a dataset split needs at least one")
         if isinstance(rows, list):
-            examples = rows if cap is None else rows[:cap]
-        else:
-            # An Arrow table is memory-mapped: only the rows kept become Python objects.
-            if cap is not None and cap < len(rows):
-                rows = rows.select(range(cap))
-            examples = to_examples(rows)
-        self._loaded[key] = examples
-        return examples
+            return rows if cap is None else rows[:cap]
+        # An Arrow table is memory-mapped: only the rows kept become Python objects.
+        return rows.select(range(cap)) if cap is not None and cap < len(rows) else rows
 
     def lazy(self, spec: str, split: str, *, limit: bool = False) -> LazyExamples:
         """`load` deferred until the examples are used; the fingerprint covers `--limit`.

@@ -77,7 +77,7 @@ def _check_example_ids(model: Model, tasks: list[Task], session: Session) -> Non
         return
     ids: set[str] = set()
     for spec, split in dict.fromkeys((t.dataset, t.split) for t in tasks):
-        ids.update(ex.id for ex in session.load(spec, split))
+        ids.update(session.ids(spec, split))
     model.check_example_ids(frozenset(ids))
 
 

@@ -213,3 +213,22 @@ def test_toyvqa_half_keeps_whole_pairs():
     assert len(kept) == 20 and all(e.pair_id in ids for e in kept)
     assert kept == keep_pair_fraction(exs, 0.5, seed=3)
     assert kept != keep_pair_fraction(exs, 0.5, seed=4)
+
+
+def test_session_ids_come_from_the_id_column_and_match_the_examples(tmp_path, fresh_cache, monkeypatch):
+    """`Session.ids` (what `Model.check_example_ids` gets) reads the Arrow id column: the same
+    ids as `load`, in order, without building Example objects."""
+    import harness.data.session as session_module
+
+    write_v2(tmp_path)
+    built = []
+    real = session_module.to_examples
+    monkeypatch.setattr(session_module, "to_examples", lambda rows: built.append(1) or real(rows))
+    session = Session(make_host(vqa_pkg), data_dir=tmp_path)
+    assert session.ids("vqa2", "val") == ["42000", "43000", "42001"] and built == []
+    assert [ex.id for ex in session.load("vqa2", "val")] == session.ids("vqa2", "val")
+    # A dataset whose loader returns Examples (a list): the same ids, from the examples.
+    from vqa_harness_plugins.datasets.toyvqa import ToyVQA
+
+    toy = Session(make_host(builtins=True), data_dir=tmp_path)
+    assert toy.ids("toyvqa:images=30", "val") == [ex.id for ex in ToyVQA(images=30).load("val")]
