@@ -43,16 +43,18 @@ class Measured:
 #: resident set of the process a child was forked from (and, for vfork/posix_spawn, that
 #: process's peak) in the child's `ru_maxrss`: a benchmark that had generated 214k questions
 #: in memory made a 265 MB warm run read 950 MB. This process is fresh and small; it forks
-#: the command, reaps it with `wait4` and writes its usage to the file named in argv[1].
+#: the command, reaps it with `wait4` and writes its usage and exit code (-N when signal N
+#: killed it) to the file named in argv[1]. It costs one more Python start-up (about 40 ms).
 _REAPER = """
 import json, os, sys
 pid = os.fork()
 if pid == 0:
     os.execv(sys.executable, [sys.executable, *sys.argv[2:]])
 _, status, usage = os.wait4(pid, 0)
+code = os.waitstatus_to_exitcode(status)  # -N: killed by signal N
 with open(sys.argv[1], "w") as fh:
-    json.dump({"maxrss_kb": usage.ru_maxrss, "cpu": usage.ru_utime + usage.ru_stime}, fh)
-sys.exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    json.dump({"maxrss_kb": usage.ru_maxrss, "cpu": usage.ru_utime + usage.ru_stime, "code": code}, fh)
+sys.exit(code & 0xFF)
 """
 
 
@@ -76,7 +78,7 @@ def run_python(args: list[str], cwd: Path, cache: Path, *, check: bool = True) -
         usage = json.loads(Path(report).read_text() or "{}")
     finally:
         os.unlink(report)
-    code = proc.returncode
+    code = usage.get("code", proc.returncode)  # the command's own, a signal as -N (not the reaper's)
     if check and (code not in (0, 1) or not usage):
         raise SystemExit(f"python {' '.join(args)} failed ({code}):\n{proc.stdout[-3000:]}")
     return Measured(wall, usage.get("maxrss_kb", 0) / 1024, usage.get("cpu", 0.0), proc.stdout, code)

@@ -329,7 +329,8 @@ def generic_tables(probe: str, rows: Sequence[ResultRow], names: Names | None = 
         parts += [variant] if len(variants) > 1 and variant else []
         parts.append(names.metric(metric, probe))
         headers.append(" ".join(parts))
-    keys = sorted(sorted(index, key=lambda k: k[1], reverse=True), key=lambda k: k[0]) if runs else sorted(index)
+    # Per model its runs newest first (run ids sort by time), each run's training data in order.
+    keys = sorted(sorted(sorted(index), key=lambda k: k[1], reverse=True), key=lambda k: k[0]) if runs else sorted(index)
     lead = 3 if runs else 2  # model, (run,) trained on
     body = tuple((*k[:-1], k[-1] or "-", *(format_cell(index[k].get(c)) for c in columns)) for k in keys)
     cells = tuple((*[None] * lead, *(index[k].get(c) for c in columns)) for k in keys)

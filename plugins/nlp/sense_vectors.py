@@ -130,7 +130,7 @@ class SenseVectors:
 
 
 #: The model files the vectors depend on (weights, configuration, tokenizer).
-_MODEL_FILES = ("model.safetensors", "config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
+_MODEL_FILES = ("model.safetensors", "pytorch_model.bin", "config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
                 "special_tokens_map.json", "added_tokens.json")
 
 

@@ -12,16 +12,13 @@ import pytest
 from harness import fileio
 
 
-def test_atomic_folder_has_ordinary_permissions(tmp_path: Path) -> None:
-    old = os.umask(0o022)
-    try:
-        with fileio.atomic_folder(tmp_path / "out") as partial:
-            (partial / "a.txt").write_text("a")
-            (partial / "sub").mkdir()
-    finally:
-        os.umask(old)
+def test_atomic_folder_has_ordinary_permissions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fileio, "_UMASK", 0o022)  # read once at import: the process's umask may be 077
+    with fileio.atomic_folder(tmp_path / "out") as partial:
+        (partial / "a.txt").write_text("a")
+        (partial / "sub").mkdir()
     mode = stat.S_IMODE((tmp_path / "out").stat().st_mode)
-    assert mode == 0o777 & ~fileio._UMASK, oct(mode)  # not mkdtemp's 0700
+    assert mode == 0o755, oct(mode)  # not mkdtemp's 0700
 
 
 def test_atomic_folder_syncs_every_file_and_folder_before_the_rename(tmp_path: Path,

@@ -255,3 +255,6 @@ def test_a_measured_command_is_not_charged_the_benchmarks_own_memory(tmp_path) -
     assert 200 < big.peak_mb < 350, big.peak_mb  # the command's own peak is still seen
     failed = proc.run_python(["-c", "import sys; print('boom'); sys.exit(3)"], tmp_path, tmp_path / "c", check=False)
     assert failed.code == 3 and "boom" in failed.output
+    killed = proc.run_python(["-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"], tmp_path,
+                             tmp_path / "c", check=False)
+    assert killed.code == -9  # the signal, as wait4 says it, not the reaper's exit status

@@ -179,9 +179,18 @@ def test_new_deletions_are_valid(modes):
 
 def test_a_base_verb_that_an_article_and_adjectives_open_is_a_noun(modes):
     # The tagger calls "cross" a verb after "the small"; it was "the small cut through".
+    from vqa_harness_plugins.generators.counterfactual.tagging import retag
+    from vqa_harness_plugins.generators.counterfactual.text import tokenize
+
     question = "What color is the small cross?"
+    tokens = tokenize(question)
+    tags = [t for _, t in modes[1].tagger([t.text for t in tokens])]
+    assert tags[4:6] == ["JJ", "VB"]  # the tagger's reading
+    # "cross" becomes the noun, and "small" stays its adjective (no "small cross" compound).
+    assert retag(modes[1].wn, modes[1].quality.tag_plausible, tokens, tags)[4:6] == ["JJ", "NN"]
     assert _quality(modes, question, "synonym_verb") == "no_site"
-    assert _quality(modes, question, "hypernym_noun") != "no_site"
+    assert _quality(modes, question, "synonym_adj") == "What color is the little cross?"
+    assert "compound_part" not in _rejected(modes, question, "hypernym_noun")
     # A demonstrative opens no noun phrase, and "do" waits for the verb: those stay verbs.
     assert _quality(modes, "Does this look like a good place to swim?", "synonym_verb") != "no_site"
     assert _quality(modes, "Is the small cross red?", "synonym_verb") == "no_site"

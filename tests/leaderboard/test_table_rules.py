@@ -252,6 +252,10 @@ def test_several_runs_of_one_model_get_a_row_each_newest_first() -> None:
     generic = build_tables(rows, {}, TagIndex())["toy"][0]
     assert generic.headers[:3] == ("model", "run", "trained on")
     assert [line[:2] for line in generic.body] == [("cnn", "r1"), ("prior", "r2"), ("prior", "r1")]
+    trained = [_row(run, "prior", "model", 0.2, train=t) for run in ("r1", "r2") for t in ("z/train", "a/train")]
+    generic = build_tables(trained, {}, TagIndex())["toy"][0]
+    assert [line[:3] for line in generic.body] == [("prior", "r2", "a/train"), ("prior", "r2", "z/train"),
+                                                    ("prior", "r1", "a/train"), ("prior", "r1", "z/train")]
     # Global rules keep each run's most and least robust concepts, ranked within the run.
     cf = [_cf(run, "qonly", "hypernym_noun", f"unchanged/concept={c}", v + shift, True)
           for run, shift in (("r1", 0.0), ("r2", 0.05)) for c, v in (("box", 0.2), ("ring", 0.1), ("cube", 0.5))]

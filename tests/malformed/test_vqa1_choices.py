@@ -38,6 +38,8 @@ CASES = [
      ["questions[1]", "field 'question'", "'Totally different?' here but"]),
     ("empty choice", "vqa1", lambda q: q["multiple_choices"].__setitem__(3, " "),
      ["questions[1]", "field 'multiple_choices[3]'", "an empty choice"]),
+    ("choice empty once normalized", "vqa1", lambda q: q["multiple_choices"].__setitem__(3, "."),
+     ["questions[1]", "field 'multiple_choices[3]'", "an empty choice ('.' once normalized)"]),
     ("target not among the choices", "vqa1-mc", _replace_target,
      ["field 'multiple_choices'", "1 question(s)", "do not offer their target", "among their 18 choices", "question_id 50001",
       "mscoco_val2014_annotations.json"]),

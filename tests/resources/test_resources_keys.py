@@ -84,3 +84,16 @@ def test_competing_senses_keeps_only_the_first_when_no_other_is_counted(tmp_path
     ix = load_index(folder)
     assert [ix.name(s) for s in sv.competing_senses(ix, "tabby", "n")] == ["tabby.n.01", "tabby.n.02"]
     assert sv.competing_senses(ix, "unicorn", "n") == []
+
+
+def test_sense_vector_key_follows_pytorch_bin_weights(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model folder with `pytorch_model.bin` (BERTScore accepts it) instead of safetensors."""
+    target = tmp_path / "nltk_data"
+    tiny_wordnet(target)
+    model = _model(tmp_path / "model")
+    (model / "model.safetensors").rename(model / "pytorch_model.bin")
+    monkeypatch.setenv(bertscore_mod.MODEL_ENV, str(model))
+    base = sv._cache_path(str(model), target)
+    (model / "pytorch_model.bin").write_bytes(b"other weights")
+    os.utime(model / "pytorch_model.bin", ns=(1, 10**9))
+    assert sv._cache_path(str(model), target) != base

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 from harness.api import DatasetPlugin, Option
 from harness.errors import UsageError
 from harness.paths import cache_dir
+from vqa_harness_plugins.generators.decoys import normalize_for_match
 from vqa_harness_plugins.validation import Tally, answers_option, duplicates_option, fail
 
 from .arrow_cache import cache_key, cached_dataset, read_summary
@@ -237,7 +238,8 @@ class VQA1(OfficialVQA):
                                             f"{q['question']!r} in {open_ended}", "question")
             if "choices" in rec:
                 for k, choice in enumerate(rec["choices"]):
-                    if not choice.strip():
-                        raise fail(path, rows[qid], "an empty choice", f"multiple_choices[{k}]")
+                    if not normalize_for_match(choice):  # "" or "." (nothing left to match), as Visual7W
+                        raise fail(path, rows[qid], f"an empty choice ({choice!r} once normalized)",
+                                   f"multiple_choices[{k}]")
                 q["choices"] = rec["choices"]
         return [tally]

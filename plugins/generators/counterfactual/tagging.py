@@ -49,9 +49,15 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
     """`tags` with the corrections of the module docstring (a new list when any applies);
     `plausible(word, pos)` is the SemCor-count test of quality_mode.tag_plausible,
     `zero_plural(word)` whether a noun's plural is the word itself."""
+    words = [t.text.lower() for t in tokens]
+    # First the base-form verbs an article opens ("the small cross/VB"): the rules below read
+    # the next word's tag ("small" stays an adjective before a noun).
+    opened = [i for i, tag in enumerate(tags) if tag in ("VB", "VBP") and words[i].isalpha()
+              and _opened_noun_phrase(words, tags, i) and words[i] in wn.morphy(words[i], "n")]
+    if opened:
+        tags = [("NN" if i in opened else tag) for i, tag in enumerate(tags)]
     out = tags
     # a do-question whose main verb the tagger missed: no verb after "do/does/did"
-    words = [t.text.lower() for t in tokens]
     first_verb = words[0] in ("do", "does", "did") and not any(
         t.startswith("VB") or t == "MD" for t in tags[1:])
     for i in range(len(tags)):
@@ -70,9 +76,6 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
         elif tag == "NN" and first_verb and i > 1 and tags[i - 1] in ("NN", "NNS") and low in wn.morphy(low, "v") \
                 and plausible(word, "v") and (i + 1 >= len(tags) or tags[i + 1] in ("IN", "TO", "RP", "DT", ".")):
             new = "VB"  # "Does the hand belong/NN to a man?", "Did this man jump/NN in the air?"
-        if tag in ("VB", "VBP") and low.isalpha() and _opened_noun_phrase(words, tags, i) and \
-                low in wn.morphy(low, "n"):
-            new = "NN"  # "the small cross/VB": a base-form verb heads no noun phrase
         if tag == "NN" and low.isalpha() and _plural_here(words, tags, i) and low in wn.morphy(low, "n") \
                 and zero_plural(low):  # a WordNet noun's forms are prebuilt (word_stats): no lemminflect call
             new = "NNS"  # "What are the sheep doing?", "How many deer are there?"
