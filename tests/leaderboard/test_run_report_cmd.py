@@ -63,8 +63,6 @@ def test_markdown_subset() -> None:
 def test_run_page_reads_like_the_index(tmp_path: Path) -> None:
     # Readable names in the headline table (not raw specs and metric ids), one "Headline
     # numbers" heading, an explanation line for every table, skips without literal backticks.
-    import re
-
     from vqa_harness_leaderboard.runreport import render_run_html
 
     run = next(p for p in write_sample_runs(tmp_path / "runs", suites=("decoys",)) if p.name.endswith("mlp-iqa-decoys"))
