@@ -10,12 +10,11 @@ device; nothing of the runner, the session or the plugin host.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
 from .context import FeatureExtractor, FeatureResolver, ProbeContext
-from .digest import digest
+from .digest import digest, file_stamps
 from .display import ChartSpec, Degenerate, Display, Evidence
 from .inputs import ANSWER_FACTORS
 from .layouts import Layout
@@ -98,14 +97,8 @@ class DatasetPlugin(Configurable):
         the options and the size and modification time of `expected_files(split)`; a
         dataset whose content depends on more (generated data, image files) overrides it."""
 
-        stamps = []
-        for path in self.expected_files(split):
-            try:
-                st = os.stat(path)
-                stamps.append([str(path), st.st_size, st.st_mtime_ns])
-            except OSError:
-                stamps.append([str(path), None, None])
-        return digest({"dataset": self.name, "split": split, "config": self.config, "files": stamps})
+        return digest({"dataset": self.name, "split": split, "config": self.config,
+                       "files": file_stamps(self.expected_files(split))})
 
 
 # ------------------------------------------------------------------------------ models

@@ -16,7 +16,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable
 
-__all__ = ["digest", "digest_bytes", "digest_stream", "source_digest", "class_source_digest", "DIGEST_LENGTH"]
+__all__ = ["digest", "digest_bytes", "digest_stream", "file_stamps", "source_digest", "class_source_digest",
+           "DIGEST_LENGTH"]
 
 #: Hex characters kept (128 bits): ample for cache keys, short enough for folder names.
 DIGEST_LENGTH = 32
@@ -25,6 +26,21 @@ DIGEST_LENGTH = 32
 def canonical_json(obj: Any) -> bytes:
     """Sorted-key JSON (non-JSON values through `str`), the bytes every digest hashes."""
     return json.dumps(obj, sort_keys=True, default=str, ensure_ascii=False).encode()
+
+
+def file_stamps(paths: Iterable[Path | str | None]) -> list[list[Any]]:
+    """[path, size, mtime_ns] of each file for a key, [path, None, None] for one that is
+    absent (so adding, removing or editing it changes the key); None paths are skipped."""
+    stamps: list[list[Any]] = []
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            st = os.stat(path)
+            stamps.append([str(path), st.st_size, st.st_mtime_ns])
+        except OSError:
+            stamps.append([str(path), None, None])
+    return stamps
 
 
 def digest(obj: Any, length: int = DIGEST_LENGTH) -> str:

@@ -134,9 +134,13 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
     table = table.compact()
     links = links or {}
     head = []
+    # The whole table is tagged with every dataset it mentions (a paper table names its data
+    # once, in its title and spec, not in its rows): the dataset filter hides it as a whole.
+    block = set(_matches(" ".join([table.title, table.spec, table.shared]), datasets))
     arrows = tuple(table.directions) + ("",) * (len(table.headers) - len(table.directions))
     for h, arrow in zip(table.headers, arrows):
         ds = _matches(h, datasets)
+        block.update(ds)
         attr = f' data-dataset="{esc("|".join(ds))}"' if ds else ""
         label = esc(h) + (f' <span class="dir" title="{"higher" if arrow == "↑" else "lower"} is better">'
                           f"{arrow}</span>" if arrow else "")
@@ -147,6 +151,7 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
         # Paper tables may print a model id in capitals ("MLP-A" for mlp-a).
         tagged = sorted({lowered[c.lower()] for c in row if c.lower() in lowered})
         ds = sorted({d for c in row for d in _matches(c, datasets)})
+        block.update(ds)
         attrs = ""
         if tagged:
             attrs += f' data-model="{esc("|".join(tagged))}"'
@@ -167,11 +172,7 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
                  "value (p ≥ 0.05; hover for the difference and p).</p>")
     ident = f' id="{esc(table_id)}"' if table_id else ""
     label = f' aria-label="{esc(table.title)}"' if table.title else ""
-    # The whole table is tagged with every dataset it mentions (a paper table names its data
-    # once, in its title and spec, not in its rows): the dataset filter hides it as a whole.
-    mentioned = " ".join([table.title, table.spec, table.shared, *table.headers, *(c for r in table.body for c in r)])
-    block = _matches(mentioned, datasets)
-    block_attr = f' data-dataset="{esc("|".join(block))}"' if block else ""
+    block_attr = f' data-dataset="{esc("|".join(sorted(block)))}"' if block else ""
     return (f'<div class="table-block"{block_attr}>{table_head(table, docs)}<div class="scroll">'
             f'<table class="lb sortable"{ident}{label}>\n'
             f"<thead><tr>{''.join(head)}</tr></thead>\n"

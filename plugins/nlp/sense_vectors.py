@@ -33,7 +33,6 @@ embeddings only. Older files of the same source are removed.
 
 from __future__ import annotations
 
-import importlib.metadata as md
 import json
 import os
 from pathlib import Path
@@ -41,10 +40,11 @@ from typing import Any, Iterable, Sequence
 
 from harness.cache.files import cache_name, marshal_file, older_versions
 from harness.errors import ResourceError
+from harness.manifest import package_version
 from harness.paths import cache_dir
 
 from .base import ResourceStatus
-from .bertscore import bertscore_model, bertscore_status
+from .bertscore import WEIGHT_FILES, bertscore_model, bertscore_status
 from .wordnet_corpus import wordnet_folder
 from .wordnet_index import index_path, wordnet_index
 from .wordstats import _cache_path as word_stats_path
@@ -130,7 +130,7 @@ class SenseVectors:
 
 
 #: The model files the vectors depend on (weights, configuration, tokenizer).
-_MODEL_FILES = ("model.safetensors", "pytorch_model.bin", "config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
+_MODEL_FILES = (*WEIGHT_FILES, "config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
                 "special_tokens_map.json", "added_tokens.json")
 
 
@@ -142,12 +142,7 @@ def _model_key(model_folder: str) -> dict[str, Any]:
         except OSError:
             continue  # absent: AutoTokenizer does without it
         files.append([name, st.st_size, st.st_mtime_ns])
-    versions = {}
-    for dist in ("transformers", "tokenizers"):
-        try:
-            versions[dist] = md.version(dist)
-        except md.PackageNotFoundError:
-            versions[dist] = "missing"
+    versions = {dist: package_version(dist) or "missing" for dist in ("transformers", "tokenizers")}
     return {"model_files": files, **versions}
 
 

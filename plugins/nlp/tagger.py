@@ -24,7 +24,7 @@ from harness.fileio import atomic_folder
 from .base import (
     ResourceCache,
     ResourceStatus,
-    candidate_roots,
+    first_root,
     is_file,
     make_target,
     read_manifest,
@@ -159,17 +159,11 @@ def write_nltk_tagger(
 
 def _locate_folder(target: Path) -> Path | None:
     """The first NLTK data root with the three JSON files unzipped (what `pos_tag` reads)."""
-    for root in candidate_roots(target):
-        if complete(root / TAGGER_DIR):
-            return root
-    return None
+    return first_root(target, lambda root: complete(root / TAGGER_DIR))
 
 
 def _locate_zip(target: Path) -> Path | None:
-    for root in candidate_roots(target):
-        if is_file(root / (TAGGER_DIR + ".zip")):
-            return root
-    return None
+    return first_root(target, lambda root: is_file(root / (TAGGER_DIR + ".zip")))
 
 
 def _locate(target: Path) -> Path | None:

@@ -11,6 +11,7 @@ from harness.cache.files import cache_name, marshal_file, older_versions
 from harness.errors import ResourceError
 from harness.paths import cache_dir
 
+from .base import check_cached, folder_stamps
 from .wordnet_format import FILE_POS, INDEX_VERSION, MARKER, POINTERS, POS_FILES, POS_NUMBER
 
 __all__ = ["build_index", "check_folder", "index_path", "load_data"]
@@ -44,22 +45,11 @@ class _Lines:
             yield line
 
 
-def _source_key(folder: Path) -> list[list[Any]]:
-    stats = []
-    for name in _SOURCE_FILES:
-        try:
-            st = (folder / name).stat()
-        except OSError as exc:
-            raise ResourceError(f"{folder / name}: cannot read ({exc.strerror or exc}); the WordNet files are "
-                                "damaged or unreadable; run `harness resources install`") from None
-        stats.append([name, st.st_size, st.st_mtime_ns])
-    return stats
-
-
 def index_path(folder: Path) -> Path:
     """Where the index of the WordNet files in `folder` is cached (the key names the sources)."""
-    name = cache_name("wordnet-index", str(folder.resolve()),
-                      {"version": INDEX_VERSION, "files": _source_key(folder)})
+    stamps = folder_stamps(folder, _SOURCE_FILES,
+                           "the WordNet files are damaged or unreadable; run `harness resources install`")
+    name = cache_name("wordnet-index", str(folder.resolve()), {"version": INDEX_VERSION, "files": stamps})
     return cache_dir("resources") / name
 
 
@@ -75,12 +65,10 @@ def check_folder(folder: Path) -> str:
     """"" when the WordNet files in `folder` can be read into the index (its cache file for
     these very files exists, or building it succeeds, which caches it), else the problem."""
     try:
-        if index_path(folder).is_file():
-            return ""
-        load_data(folder)
+        cache_file = index_path(folder)
     except ResourceError as exc:
         return str(exc)
-    return ""
+    return check_cached(cache_file, lambda: load_data(folder))
 
 
 def build_index(folder: Path) -> dict[str, Any]:

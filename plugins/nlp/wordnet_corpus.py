@@ -19,7 +19,7 @@ from harness.fileio import atomic_folder
 from .base import (
     ResourceCache,
     ResourceStatus,
-    candidate_roots,
+    first_root,
     is_file,
     make_target,
     read_manifest,
@@ -119,28 +119,17 @@ def _complete(folder: Path) -> bool:
 def _locate_folder(target: Path) -> Path | None:
     """The first NLTK data root holding every WordNet file in `corpora/wordnet/` (the form
     both NLTK's reader and the harness's prebuilt index read)."""
-    for root in candidate_roots(target):
-        if _complete(root / "corpora" / "wordnet"):
-            return root
-    return None
+    return first_root(target, lambda root: _complete(root / "corpora" / "wordnet"))
 
 
 def _locate_zip(target: Path) -> Path | None:
     """The first NLTK data root holding NLTK's `corpora/wordnet.zip` (NLTK's reader only)."""
-    for root in candidate_roots(target):
-        if is_file(root / "corpora" / "wordnet.zip"):
-            return root
-    return None
+    return first_root(target, lambda root: is_file(root / "corpora" / "wordnet.zip"))
 
 
 def _locate(target: Path) -> Path | None:
     """Where NLTK's reader reads WordNet: a folder first, else NLTK's zip."""
     return _locate_folder(target) or _locate_zip(target)
-
-
-def _problem(folder: Path) -> str:
-    """"" when the files in `folder` parse (the prebuilt index is read or built), else why not."""
-    return check_folder(folder)
 
 
 def _package_versions() -> str:
@@ -176,7 +165,7 @@ def _status_at(root: Path, target: Path) -> ResourceStatus:
         )
     else:
         source = f"existing NLTK data ({root})"
-    problem = _problem(folder)
+    problem = check_folder(folder)  # "" when the files parse (the prebuilt index is read or built)
     if problem and root != target:
         problem += f" (it comes first on NLTK's data path: repair or remove {folder})"
     return ResourceStatus(NAME, not problem, str(folder), source, problem)

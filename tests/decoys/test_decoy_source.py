@@ -3,21 +3,12 @@ task's are the file's own human choices ("original"), not "generated" (review fi
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites"))
+from helpers_official import write_visual7w_test_split as _v7w  # noqa: E402
 from helpers_official import write_vqa  # noqa: E402
-
-
-def _v7w(root: Path) -> None:
-    images = [{"image_id": i, "filename": f"v7w_{i}.jpg", "split": "test",
-               "qa_pairs": [{"qa_id": i * 10 + j, "image_id": i, "question": f"What is {j}?", "answer": f"t{i}{j}",
-                             "multiple_choices": ["a", "b", "c"]} for j in range(2)]} for i in range(2)]
-    path = root / "visual7w" / "dataset_v7w_telling.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"images": images}))
 
 
 def test_visual7w_orig_decoys_are_original(tmp_path, fresh_cache):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,14 +15,12 @@ import pytest
 from vqa_harness_plugins.datasets.multiple_choice.vg import VisualGenomeQA
 from vqa_harness_plugins.datasets.multiple_choice.visual7w import Visual7W
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites"))
+from helpers_official import write_visual7w_test_split  # noqa: E402
+
 
 def _v7w(root: Path) -> tuple[type, Path]:
-    images = [{"image_id": i, "filename": f"v7w_{i}.jpg", "split": "test",
-               "qa_pairs": [{"qa_id": i * 10 + j, "image_id": i, "question": f"What is {j}?", "answer": f"t{i}{j}",
-                             "multiple_choices": ["a", "b", "c"]} for j in range(2)]} for i in range(2)]
-    path = root / "visual7w" / "dataset_v7w_telling.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"images": images}))
+    write_visual7w_test_split(root)
     return Visual7W, root / "visual7w" / "decoys.json"
 
 

@@ -20,7 +20,7 @@ from harness.testing import hookimpl, make_host, use_host
 from harness.types import Answer, Example
 from vqa_harness_cli import main
 
-__all__ = ["ConstModel", "plugin_for", "run_cli", "run_bad", "expect_one_line", "write"]
+__all__ = ["ConstModel", "plugin_for", "run_cli", "run_bad", "expect_one_line", "visual7w_data", "write"]
 
 
 class ConstModel(Model):
@@ -112,3 +112,16 @@ def write(path: Path, content: str | bytes) -> Path:
     else:
         path.write_text(content, encoding="utf-8")
     return path
+
+
+def visual7w_data() -> dict:
+    """A small Visual7W telling file (3 images: train, train, test; 2 questions each) to break."""
+    images = []
+    for i in range(3):
+        pairs = [{"qa_id": i * 10 + j, "image_id": i, "question": q, "answer": a, "multiple_choices": mc,
+                  "type": "what"}
+                 for j, (q, a, mc) in enumerate([("What color is the car?", "Red.", ["Blue.", "Green.", "Black."]),
+                                                 ("How many dogs?", "Two.", ["Three.", "One.", "Four."])])]
+        images.append({"image_id": i, "filename": f"v7w_{i}.jpg", "split": "train" if i < 2 else "test",
+                       "qa_pairs": pairs})
+    return {"images": images}

@@ -7,21 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers_malformed import expect_one_line, run_bad, write
+from helpers_malformed import expect_one_line, run_bad, visual7w_data, write
 
 from harness.api import Task
-
-
-def _v7w():
-    images = []
-    for i in range(3):
-        pairs = [{"qa_id": i * 10 + j, "image_id": i, "question": q, "answer": a, "multiple_choices": mc,
-                  "type": "what"}
-                 for j, (q, a, mc) in enumerate([("What color is the car?", "Red.", ["Blue.", "Green.", "Black."]),
-                                                 ("How many dogs?", "Two.", ["Three.", "One.", "Four."])])]
-        images.append({"image_id": i, "filename": f"v7w_{i}.jpg", "split": "train" if i < 2 else "test",
-                       "qa_pairs": pairs})
-    return {"images": images}
 
 
 def _qa(fn):
@@ -67,7 +55,7 @@ V7W_CASES = [
 
 @pytest.mark.parametrize("name, mutate, needles", V7W_CASES, ids=[c[0] for c in V7W_CASES])
 def test_malformed_visual7w(capsys, tmp_path, name, mutate, needles):
-    data = _v7w()
+    data = visual7w_data()
     mutate(data)
     f = write(tmp_path / "v7w.json", json.dumps(data))
     line = expect_one_line(run_bad(capsys, tmp_path, [Task(f"visual7w:file={f}", "test", ("accuracy",))]),
@@ -88,7 +76,7 @@ def test_unreadable_visual7w(capsys, tmp_path, body, needles):
 def test_visual7w_policies_count_what_they_accept(tmp_path):
     from vqa_harness_plugins.datasets.multiple_choice import Visual7W
 
-    data = _v7w()
+    data = visual7w_data()
     data["images"][1]["qa_pairs"][0].update(qa_id=0)
     data["images"][0]["qa_pairs"][1].update(multiple_choices=["Three.", "One."])
     f = write(tmp_path / "v7w.json", json.dumps(data))
@@ -157,14 +145,14 @@ DECOY_CASES = [
 
 @pytest.mark.parametrize("name, body, needles", DECOY_CASES, ids=[c[0] for c in DECOY_CASES])
 def test_malformed_released_decoy_file(capsys, tmp_path, name, body, needles):
-    f = write(tmp_path / "v7w.json", json.dumps(_v7w()))
+    f = write(tmp_path / "v7w.json", json.dumps(visual7w_data()))
     decoys = write(tmp_path / "decoys.json", body)
     spec = f"visual7w:file={f},decoy_file={decoys},decoys=all"
     expect_one_line(run_bad(capsys, tmp_path, [Task(spec, "train", ("accuracy",))]), str(decoys), *needles)
 
 
 def test_the_decoy_file_is_a_folder(capsys, tmp_path):
-    f = write(tmp_path / "v7w.json", json.dumps(_v7w()))
+    f = write(tmp_path / "v7w.json", json.dumps(visual7w_data()))
     (tmp_path / "decoys").mkdir()
     spec = f"visual7w:file={f},decoy_file={tmp_path / 'decoys'},decoys=all"
     expect_one_line(run_bad(capsys, tmp_path, [Task(spec, "train", ("accuracy",))]), "decoys", "is a folder")
@@ -173,5 +161,5 @@ def test_the_decoy_file_is_a_folder(capsys, tmp_path):
 def test_fixtures_are_valid(tmp_path):
     from vqa_harness_plugins.datasets.multiple_choice import Visual7W
 
-    f = write(tmp_path / "v7w.json", json.dumps(_v7w()))
+    f = write(tmp_path / "v7w.json", json.dumps(visual7w_data()))
     assert len(Visual7W(file=str(f)).load("train")) == 4

@@ -8,21 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers_malformed import expect_one_line, run_bad, write
+from helpers_malformed import expect_one_line, run_bad, visual7w_data, write
 
 from harness.api import Task
-
-
-def _v7w():
-    images = []
-    for i in range(3):
-        pairs = [{"qa_id": i * 10 + j, "image_id": i, "question": q, "answer": a, "multiple_choices": mc,
-                  "type": "what"}
-                 for j, (q, a, mc) in enumerate([("What color is the car?", "Red.", ["Blue.", "Green.", "Black."]),
-                                                 ("How many dogs?", "Two.", ["Three.", "One.", "Four."])])]
-        images.append({"image_id": i, "filename": f"v7w_{i}.jpg", "split": "train" if i < 2 else "test",
-                       "qa_pairs": pairs})
-    return {"images": images}
 
 
 def _other_split(data):
@@ -45,7 +33,7 @@ V7W_CASES = [
 @pytest.mark.parametrize("name, mutate, needles", V7W_CASES, ids=[c[0] for c in V7W_CASES])
 @pytest.mark.parametrize("decoys", ["orig", "iou"])
 def test_visual7w(capsys, tmp_path, fresh_cache, name, mutate, needles, decoys):
-    data = _v7w()
+    data = visual7w_data()
     mutate(data)
     f = write(tmp_path / "v7w.json", json.dumps(data))
     spec = f"visual7w:file={f},decoy_file=,decoys={decoys}"
@@ -55,7 +43,7 @@ def test_visual7w(capsys, tmp_path, fresh_cache, name, mutate, needles, decoys):
 def test_visual7w_same_image_twice_in_one_split_is_one_image(tmp_path, fresh_cache):
     from vqa_harness_plugins.datasets.multiple_choice import Visual7W
 
-    data = _v7w()
+    data = visual7w_data()
     data["images"].append({**data["images"][0], "qa_pairs": [{**qa, "qa_id": 100 + k}
                                                                for k, qa in enumerate(data["images"][0]["qa_pairs"])]})
     f = write(tmp_path / "v7w.json", json.dumps(data))
@@ -72,7 +60,7 @@ def test_visual_genome_answer_a_period(capsys, tmp_path, fresh_cache):
 
 
 def test_released_decoy_a_period(capsys, tmp_path, fresh_cache):
-    f = write(tmp_path / "v7w.json", json.dumps(_v7w()))
+    f = write(tmp_path / "v7w.json", json.dumps(visual7w_data()))
     decoys = write(tmp_path / "decoys.json", json.dumps({"0": {"IoU_decoys": ["blue", ".", "green"],
                                                                "QoU_decoys": ["one", "two", "six"]}}))
     spec = f"visual7w:file={f},decoy_file={decoys},decoys=iou"

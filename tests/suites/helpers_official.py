@@ -114,6 +114,16 @@ def write_visual7w(root: Path, n_images: int = 24, *, released: bool = True) -> 
         (root / "visual7w" / "decoys.json").write_text(json.dumps(decoys))
 
 
+def write_visual7w_test_split(root: Path) -> None:
+    """Two Visual7W test images of two questions each, 3 choices, no images or decoy file."""
+    images = [{"image_id": i, "filename": f"v7w_{i}.jpg", "split": "test",
+               "qa_pairs": [{"qa_id": i * 10 + j, "image_id": i, "question": f"What is {j}?", "answer": f"t{i}{j}",
+                             "multiple_choices": ["a", "b", "c"]} for j in range(2)]} for i in range(2)]
+    path = root / "visual7w" / "dataset_v7w_telling.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"images": images}))
+
+
 def write_visual_genome(root: Path, n_images: int = 30) -> None:
     colors = sorted(COLORS)
     data = []

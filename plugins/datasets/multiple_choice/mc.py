@@ -31,7 +31,7 @@ from vqa_harness_plugins.generators.decoys import (
 )
 
 __all__ = ["MC_OPTIONS", "GENERATOR_OPTIONS", "attach_decoys", "generated_decoys", "generation_stats",
-           "generation_summary", "check_orig_decoys", "records_of", "decoy_config", "file_stamps"]
+           "generation_summary", "check_orig_decoys", "records_of", "decoy_config"]
 
 GENERATOR_OPTIONS: Mapping[str, Option] = {
     "decoy_seed": Option(0, "seed of the decoy generator (IoU order, fill-ins, candidate order)", min=0),
@@ -43,21 +43,6 @@ MC_OPTIONS: Mapping[str, Option] = {
     **GENERATOR_OPTIONS,
 }
 _CACHE_VERSION = "2"
-
-
-def file_stamps(paths: Sequence[Path | None]) -> list[list[Any]]:
-    """[path, size, mtime_ns] of each file, [path, None, None] for one that is absent (so
-    adding, removing or editing it changes a key built from the stamps); None paths skipped."""
-    stamps = []
-    for path in paths:
-        if path is None:
-            continue
-        try:
-            st = path.stat()
-            stamps.append([str(path), st.st_size, st.st_mtime_ns])
-        except OSError:
-            stamps.append([str(path), None, None])
-    return stamps
 
 
 def decoy_config(config: Mapping[str, Any]) -> DecoyConfig:

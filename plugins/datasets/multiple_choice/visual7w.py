@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
-from harness.digest import digest
+from harness.digest import digest, file_stamps
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
@@ -41,7 +41,6 @@ from .mc import (
     attach_decoys,
     check_orig_decoys,
     decoy_config,
-    file_stamps,
     generated_decoys,
     generation_summary,
 )

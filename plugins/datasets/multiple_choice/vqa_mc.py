@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from harness.api import DatasetPlugin, Option
-from harness.digest import digest
+from harness.digest import digest, file_stamps
 from harness.errors import DataError, UsageError
 from harness.types import Example
 from vqa_harness_plugins.datasets.vqa import VQA1, VQA2
@@ -24,7 +24,6 @@ from .mc import (
     attach_decoys,
     check_orig_decoys,
     decoy_config,
-    file_stamps,
     generated_decoys,
     generation_summary,
 )
