@@ -215,7 +215,8 @@ def try_nltk_download(package: str, target: Path, timeout_s: float = DOWNLOAD_TI
     """Try `nltk.download(package)` into `target` with a short socket timeout; True on success.
 
     Never raises and never hangs: without network the download fails within `timeout_s`.
-    Restricted on purpose: only `harness resources install` calls it (never a run or a test),
+    Restricted on purpose: only `harness resources install --allow-download` calls it (off by
+    default; never a run, a test or the install script),
     for the two package names fixed in wordnet_corpus.py and tagger.py, into the harness's own
     NLTK folder; both have offline fallbacks (Debian WordNet, the converted tagger). The
     reason: a machine that can reach NLTK's data server gets NLTK's own copies."""
