@@ -27,9 +27,10 @@ SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "av
 def _distributions() -> dict[str, str]:
     found: dict[str, str] = {}
     for dist in md.distributions():
-        name = (dist.metadata["Name"] or "").strip()
+        meta = dist.metadata  # parsed once: `dist.version` would parse the file again
+        name = (meta["Name"] or "").strip()
         if name:
-            found.setdefault(name.lower().replace("_", "-"), dist.version)
+            found.setdefault(name.lower().replace("_", "-"), meta["Version"])
     return dict(sorted(found.items()))
 
 

@@ -205,3 +205,39 @@ def test_option_mistakes_are_one_line_when_the_model_is_made(tiny_blip, tiny_lla
         HFVQAModel(path=str(tiny_blip), explain_prompt="why is {answr} right")
     with pytest.raises(UsageError, match="max_length"):  # hf-vqa's question truncation only
         HFVLMModel(path=str(tiny_llava), max_length=1)
+
+
+def _top_answers_one_row(logits, labels, score_fn, k):
+    """The definition: each row on its own, a full stable sort (the code before the batched one)."""
+    x = logits.astype(np.float64)
+    if score_fn == "sigmoid":
+        probs = 1.0 / (1.0 + np.exp(-x))
+    else:
+        shifted = np.exp(x - logits.max())
+        probs = shifted / shifted.sum()
+    order = np.argsort(-probs, kind="stable")[:k]
+    return labels[int(np.argmax(logits))], [(labels[int(i)], float(probs[int(i)])) for i in order]
+
+
+@pytest.mark.parametrize("score_fn", ["sigmoid", "softmax"])
+def test_batched_top_answers_equal_a_full_sort_row_by_row(score_fn):
+    """Same labels, same order, same float64 bits as a full sort of each row: ties (rounded
+    logits) go to the lower label id, NaN and inf rows fall back to the full sort."""
+    from vqa_harness_plugins.models.hf.vqa import top_answers
+
+    rng = np.random.default_rng(0)
+    with np.errstate(all="ignore"):
+        for trial in range(60):
+            m = int(rng.choice([1, 3, 100, 3129]))
+            logits = (rng.normal(size=(int(rng.integers(1, 9)), m)) * rng.choice([0.01, 1, 300])).astype(np.float32)
+            if trial % 3 == 0:
+                logits = np.round(logits)
+            if trial % 7 == 0:
+                logits[0, : min(m, 12)] = np.nan
+            if trial % 11 == 0:
+                logits[0, :] = np.inf
+            labels = [f"a{i}" for i in range(m)]
+            for k in (1, 10, m + 1):
+                got = [(a.text, list(a.scores.items())) for a in top_answers(logits, labels, score_fn, k)]
+                want = [_top_answers_one_row(row, labels, score_fn, k) for row in logits]
+                assert repr(got) == repr(want), (trial, k)
