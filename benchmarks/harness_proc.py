@@ -91,5 +91,5 @@ def run_harness(args: list[str], cwd: Path, cache: Path) -> tuple[float, float, 
     try:
         m = run_python(["-m", "vqa_harness_cli", *args], cwd, cache)
     except SystemExit as exc:
-        raise SystemExit(str(exc).replace(f"python -m vqa_harness_cli {' '.join(args)}", f"harness {' '.join(args)}", 1))
+        raise SystemExit(str(exc).replace(f"python -m vqa_harness_cli {' '.join(args)}", f"harness {' '.join(args)}", 1)) from None
     return m.wall, m.peak_mb, m.output, m.code

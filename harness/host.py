@@ -117,17 +117,16 @@ class PluginHost:
 
     # ----------------------------------------------------------- collection
     def _collect(self) -> None:
-        targets: list[tuple[str, Registry[Any], Callable[[Any], str], Callable[[Any], bool], str]] = [
-            ("register_datasets", self.datasets, _name, _subclass(DatasetPlugin), "a subclass of harness.api.DatasetPlugin"),
-            ("register_models", self.models, _name, _subclass(Model), "a subclass of harness.api.Model"),
-            ("register_probes", self.probes, _name, _subclass(Probe), "a subclass of harness.api.Probe"),
-            ("register_suites", self.suites, _name, lambda o: isinstance(o, Suite), "a harness.api.Suite"),
-            ("register_features", self.features, _name, _subclass(FeatureExtractor),
-             "a subclass of harness.api.FeatureExtractor"),
-            ("register_publishers", self.publishers, _name, _subclass(Publisher), "a subclass of harness.api.Publisher"),
-            ("register_commands", self.commands, _name, _is_command, "a click command"),
+        targets: list[tuple[str, Registry[Any], Callable[[Any], bool], str]] = [
+            ("register_datasets", self.datasets, _subclass(DatasetPlugin), "a subclass of harness.api.DatasetPlugin"),
+            ("register_models", self.models, _subclass(Model), "a subclass of harness.api.Model"),
+            ("register_probes", self.probes, _subclass(Probe), "a subclass of harness.api.Probe"),
+            ("register_suites", self.suites, lambda o: isinstance(o, Suite), "a harness.api.Suite"),
+            ("register_features", self.features, _subclass(FeatureExtractor), "a subclass of harness.api.FeatureExtractor"),
+            ("register_publishers", self.publishers, _subclass(Publisher), "a subclass of harness.api.Publisher"),
+            ("register_commands", self.commands, _is_command, "a click command"),
         ]
-        for hook_name, registry, name_of, accepts, what in targets:
+        for hook_name, registry, accepts, what in targets:
             caller = getattr(self.pm.hook, hook_name)
             # Built-ins first: a third-party plugin cannot take a built-in name (it is refused,
             # the built-in kept); otherwise in loading order.
@@ -135,10 +134,10 @@ class PluginHost:
             for impl in impls:
                 plugin = impl.plugin_name
                 dist = self._dists.get(plugin, "(unknown)")
-                self._call_register(impl, hook_name, plugin, dist, registry, name_of, accepts, what)
+                self._call_register(impl, hook_name, plugin, dist, registry, accepts, what)
 
     def _call_register(self, impl: Any, hook_name: str, plugin: str, dist: str, registry: Registry[Any],
-                       name_of: Callable[[Any], str], accepts: Callable[[Any], bool], what: str) -> None:
+                       accepts: Callable[[Any], bool], what: str) -> None:
         """Call one plugin's `register_*` hook with its `register` callback: an object of the
         wrong kind ends the hook (a failure naming the plugin); a name already taken refuses
         that object only (a failure naming both plugins, built-in or not)."""
@@ -147,9 +146,9 @@ class PluginHost:
             if not accepts(obj):
                 raise PluginError(f"plugin {plugin!r} ({dist}) registered {obj!r}, which is not {what}")
             try:
-                registry.add(name_of(obj), obj, plugin=plugin, distribution=dist)
+                registry.add(obj.name, obj, plugin=plugin, distribution=dist)
             except PluginError as exc:  # a duplicate name: this object is refused, the plugin's others kept
-                first = registry.get(name_of(obj)) if name_of(obj) in registry else None
+                first = registry.get(obj.name) if obj.name in registry else None
                 kept = (f"; the built-in {registry.kind} is kept" if first is not None
                         and first.plugin in self._builtin else "")
                 self.failures.append(PluginFailure(plugin, dist, f"{hook_name}: {exc}{kept}"))
@@ -163,10 +162,6 @@ class PluginHost:
             self.failures.append(PluginFailure(plugin, dist, (
                 f"{hook_name} returned {_shown(returned)} instead of calling register(...) for each; "
                 "nothing from the returned value is registered")))
-
-
-def _name(obj: Any) -> str:
-    return obj.name
 
 
 def _shown(value: Any) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,7 +15,6 @@ from .types import BLANK_IMAGE
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
-    from PIL import Image
 
 __all__ = ["load_image", "missing_images", "image_array", "decoded_cache_bytes", "BLANK_IMAGE"]
 
@@ -49,11 +47,6 @@ def load_image(path: str, size: tuple[int, int] | None = None) -> "Image.Image":
     if size is not None and im.size != size:
         im = im.resize(size, Image.BILINEAR)
     return im
-
-
-@lru_cache(maxsize=64)
-def _exists(path: str) -> bool:
-    return Path(path).is_file()
 
 
 def missing_images(paths: list[str], limit: int = 5) -> tuple[int, list[str]]:

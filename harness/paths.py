@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from .errors import UsageError
+from .project import CACHE_ENV
 
 __all__ = ["cache_dir", "data_home", "env_megabytes", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
 
@@ -20,7 +21,7 @@ DEFAULT_LEADERBOARD = RESULTS / "leaderboard"
 
 def cache_dir(*parts: str) -> Path:
     """`$VQA_HARNESS_CACHE` or `$XDG_CACHE_HOME/vqa-harness` (default ~/.cache/vqa-harness)."""
-    return _folder("VQA_HARNESS_CACHE", "XDG_CACHE_HOME", "~/.cache", parts)
+    return _folder(CACHE_ENV, "XDG_CACHE_HOME", "~/.cache", parts)
 
 
 def data_home(*parts: str) -> Path:

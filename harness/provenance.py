@@ -1,10 +1,10 @@
 """What a run's numbers depend on beside its code and data: installed packages, the CPU and
-the float-arithmetic settings in force (manifest `environment`), and how two runs differ.
+the float-arithmetic settings in force (manifest `environment`).
 
 Every installed distribution is recorded, not a chosen few: a plugin's data package or a
 transitive dependency (Pillow under an image pipeline, pyarrow under `datasets`) can move a
-number as surely as torch can. `differences` is what `scripts/compare_runs.py` prints when two
-runs' rows differ. See docs/models.md, "Training", for why the CPU and the settings matter.
+number as surely as torch can. See docs/models.md, "Training", for why the CPU and the settings
+matter.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import importlib.metadata as md
 import os
 import platform
 import sys
-from typing import Any, Mapping
+from typing import Any
 
 from . import NUMERICS_ENV, PINS_IN_EFFECT
 
-__all__ = ["environment", "numerics", "torch_numerics", "differences", "SIMD_FLAGS", "EXPLAINING"]
+__all__ = ["environment", "numerics", "torch_numerics", "SIMD_FLAGS"]
 
 #: CPU features that decide which vectorized kernels a numeric library may run.
 SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
@@ -84,25 +84,3 @@ def torch_numerics() -> dict[str, Any]:
         return {"cpu_capability": torch.backends.cpu.get_cpu_capability(), "threads": torch.get_num_threads()}
     except Exception:  # metadata only: an unusual torch build must not end the run
         return {}
-
-
-def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for key, sub in value.items():
-            out.update(_flat(sub, f"{prefix}.{key}" if prefix else str(key)))
-        return out
-    return {prefix: value}
-
-
-#: Manifest fields that can explain different numbers (`differences` compares these).
-EXPLAINING = ("environment", "numerics", "versions", "data", "seed", "device", "limit", "split", "batch_size",
-              "config_digest", "git_commit", "suite_file", "data_dir")
-
-
-def differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
-    """(field, value in a, value in b) for every manifest field that can change a number and
-    differs between two manifests, flattened to dotted names ("environment.packages.pillow")."""
-    fa = _flat({k: a.get(k) for k in EXPLAINING if k in a})
-    fb = _flat({k: b.get(k) for k in EXPLAINING if k in b})
-    return [(k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]

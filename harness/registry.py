@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any, Generic, Iterator, TypeVar
+from typing import Generic, Iterator, TypeVar
 
 from .errors import PluginError, UsageError
 
@@ -74,14 +74,3 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         return sorted(self._entries)
-
-    def describe(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "name": e.name,
-                "plugin": e.plugin,
-                "distribution": e.distribution,
-                "description": getattr(e.obj, "description", ""),
-            }
-            for e in self
-        ]

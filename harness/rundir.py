@@ -1,13 +1,6 @@
-"""The run folder `runs/<run-id>/` (docs/architecture.md, "The run folder").
-
-    manifest.json            argv, versions, git commit, seed, device, resources, status
-    predictions/<dataset>/<split>/<task>/<probe>/<variant>.jsonl
-    artifacts/<probe>/<dataset>/<split>/<task>/...   probe outputs (local explanations,
-                             decoy sets, samples, per-example scores)
-    results.jsonl            one ResultRow per line (the leaderboard reads these)
-    tables.json              the probes' table layouts and row tags (data, harness.layouts)
-    report.md                headline numbers, tables, examples, failures
-    .writer                  the lock of the one process writing the run (`RunDir.claim`)
+"""The run folder `runs/<run-id>/`: its files are listed in docs/architecture.md, "The run
+folder" (manifest.json, predictions/, artifacts/, results.jsonl, tables.json, report.md and
+the `.writer` lock of `RunDir.claim`).
 
 Where a probe's files go is decided in one place, `RunDir.probe_files`: keyed by the whole
 task (`task_folder`: its training data, label and probe options besides dataset and split),
@@ -36,7 +29,7 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: a second writer is not detected
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["RunDir", "ProbeFiles", "safe_name", "read_results", "task_folder", "TABLES_FILE", "DEFAULT_TASK",
+__all__ = ["RunDir", "ProbeFiles", "safe_name", "task_folder", "TABLES_FILE", "DEFAULT_TASK",
            "WRITER_FILE"]
 
 #: The table layouts and row tags of a run (written by the run, read by the leaderboard).
@@ -65,15 +58,6 @@ def task_folder(task: Task) -> str:
     ident = digest({"train": list(task.train) if task.train else None, "label": task.label,
                     "probe_options": {k: dict(v) for k, v in task.probe_options.items()}}, 8)
     return f"{safe_name(readable)[:48]}-{ident}"
-
-
-def read_results(path: Path) -> list[ResultRow]:
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                rows.append(ResultRow.from_json(json.loads(line)))
-    return rows
 
 
 class RunDir:

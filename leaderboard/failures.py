@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import re
-
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 

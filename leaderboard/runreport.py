@@ -19,10 +19,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from harness.display import Display
 from harness.report import escape_markdown, headline_rows, md_cell, md_code
 from harness.types import ResultRow
-
-from harness.display import Display
 
 from .cards import Card, build_cards, card_markdown
 from .examples import examples_html

@@ -21,11 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from harness.display import Display
 from harness.layouts import Layout
 from harness.rundir import safe_name
 from harness.types import ResultRow
-
-from harness.display import Display
 
 from .cards import build_cards
 from .charts import derive_charts, write_charts

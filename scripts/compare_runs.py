@@ -9,7 +9,7 @@ dataset, split, probe, variant, metric, train); run ids and row order are ignore
 the rows only in one side and the rows whose value, n or interval differ; for each (model,
 suite) whose rows differ, what its two manifests record differently among the things a number
 depends on (packages, CPU, numerics settings, data digests, seed, options, code version:
-`harness.provenance.differences`); then a one-line verdict. Exits 0 when identical, 1
+`differences`); then a one-line verdict. Exits 0 when identical, 1
 otherwise (also for a row repeated within one run); a side that is missing, holds no run or
 an unreadable results.jsonl is a one-line error. Used to check that a change left the main
 job's results unchanged, and to explain two machines' different numbers (docs/benchmarks.md).
@@ -21,8 +21,30 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any, Mapping
 
-from harness.provenance import differences
+
+def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, sub in value.items():
+            out.update(_flat(sub, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return {prefix: value}
+
+
+#: Manifest fields that can explain different numbers (`differences` compares these).
+EXPLAINING = ("environment", "numerics", "versions", "data", "seed", "device", "limit", "split", "batch_size",
+              "config_digest", "git_commit", "suite_file", "data_dir")
+
+
+def differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(field, value in a, value in b) for every manifest field that can change a number and
+    differs between two manifests, flattened to dotted names ("environment.packages.pillow")."""
+    fa = _flat({k: a.get(k) for k in EXPLAINING if k in a})
+    fb = _flat({k: b.get(k) for k in EXPLAINING if k in b})
+    return [(k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
+
 
 KEY = ("model", "suite", "dataset", "split", "probe", "variant", "metric", "train")
 VALUES = ("value", "n", "ci_low", "ci_high", "unit", "higher_is_better")

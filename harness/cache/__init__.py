@@ -4,6 +4,5 @@
 - `artifacts`: model-independent work as content-addressed entries (toy data, decoy sets,
   perturbations, features, reference scores), and `harness cache status|clear`;
 - `outputs`: a probe's whole output on a task, restored by a re-run;
-- `files`: derived files of plain data (resource indexes);
 - `locks`: one builder at a time for an entry shared by several processes.
 """

@@ -18,7 +18,7 @@ import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from .. import __version__
 from ..digest import digest
@@ -27,9 +27,6 @@ from ..fileio import atomic_folder
 from ..paths import cache_dir
 from ..types import Example
 from .locks import build_lock
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..types import Example
 
 __all__ = ["ArtifactStore", "KindStatus", "cache_status", "clear_cache"]
 
@@ -104,25 +101,6 @@ class ArtifactStore:
                 return [Example.from_row(json.loads(line)) for line in fh if line.strip()]
 
         return self._value(path, write, read, (OSError, ValueError, KeyError))
-
-    def arrays(self, kind: str, key: Any, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """Named numpy arrays (an .npz without pickles), computed by `build()` once per key."""
-        import numpy as np  # heavy: numpy is loaded only where arrays are computed
-
-        path = self.folder(kind, key) / "arrays.npz"
-        built: list[dict[str, Any]] = []
-
-        def write(folder: Path) -> None:
-            built.append({name: np.asarray(arr) for name, arr in build().items()})
-            np.savez(folder / "arrays.npz", **built[0])
-
-        def read() -> dict[str, Any]:
-            if built:
-                return built[0]
-            with np.load(path, allow_pickle=False) as data:
-                return {name: data[name] for name in data.files}
-
-        return self._value(path, write, read, (OSError, ValueError))
 
     def _value(self, path: Path, write: Callable[[Path], None], read: Callable[[], Any],
                damaged: tuple[type[Exception], ...]) -> Any:

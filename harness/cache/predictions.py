@@ -160,13 +160,9 @@ class PredictionCache:
                                    "--resume") from None
             raise
 
-    def count(self, fingerprint: str | None = None) -> int:
+    def count(self) -> int:
         with self._lock:
-            if fingerprint is None:
-                return self._conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0]
-            return self._conn.execute(
-                "SELECT COUNT(*) FROM predictions WHERE fingerprint=?", (fingerprint,)
-            ).fetchone()[0]
+            return self._conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0]
 
     def close(self) -> None:
         with self._lock:

@@ -19,12 +19,13 @@ the report how many questions rule 2 switched.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..types import Example
+from .vqa import normalize_answer
 
-__all__ = ["MIN_VQA_ANSWERS", "OFFICIAL_ANSWERS", "accuracy_metric", "reference_label", "split_by_metric",
-           "switched_note"]
+__all__ = ["MIN_VQA_ANSWERS", "OFFICIAL_ANSWERS", "accuracy_metric", "canonical_answer", "reference_label",
+           "split_by_metric", "switched_note"]
 
 #: Human answers per question in the official VQA data (v1, v2).
 OFFICIAL_ANSWERS = 10
@@ -44,9 +45,15 @@ def accuracy_metric(example: Example) -> str:
 def reference_label(example: Example) -> str:
     """The target of `label_accuracy`: the label, else the most common human answer, counted
     as it is compared (stripped, lower-cased: "Red" and "red" are one answer)."""
+    return example.label or canonical_answer(example, lambda a: a.strip().lower())
+
+
+def canonical_answer(example: Example, norm: Callable[[str], str] = normalize_answer) -> str:
+    """The normalized `label`, else the most frequent normalized human answer (ties:
+    alphabetical), else "" (VQA's `multiple_choice_answer` equivalent)."""
     if example.label:
-        return example.label
-    counts = Counter(a.strip().lower() for a in example.answers)
+        return norm(example.label)
+    counts = Counter(norm(a) for a in example.answers)
     return min(counts, key=lambda a: (-counts[a], a)) if counts else ""
 
 

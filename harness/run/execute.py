@@ -50,7 +50,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     layouts, headlines, displays = _declarations(host, plan)
     cache = PredictionCache(config.cache_path)  # a bad --cache is one line before a run folder exists
     watch = CacheWatch(cache)  # a cache deleted during the run fails it (it must not complete)
-    predictor = predictor_factory(plan.model, cache=cache, batch_size=config.batch_size, device=plan.device,
+    predictor = predictor_factory(plan.model, cache=cache, batch_size=config.batch_size,
                                   progress=config.progress,
                                   plugin_label=f"{plan.model_entry.plugin}:{plan.model_entry.name}")
     with stops.deferred():  # a stop request waits until the manifest can record it

@@ -59,7 +59,6 @@ class Predictor:
         *,
         cache: PredictionCache,
         batch_size: int = 32,
-        device: str = "cpu",
         progress: bool = True,
         plugin_label: str | None = None,
     ) -> None:
@@ -68,7 +67,6 @@ class Predictor:
         self.model = model
         self.cache = cache
         self.batch_size = batch_size
-        self.device = device
         self.progress = progress and not os.environ.get("TQDM_DISABLE")
         self.plugin_label = plugin_label or model.name
         self.stats = PredictorStats()

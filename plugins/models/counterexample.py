@@ -36,7 +36,7 @@ import numpy as np
 from harness.api import Option
 from harness.digest import digest
 from harness.errors import DataError, UsageError
-from harness.metrics.canonical import canonical_answer
+from harness.metrics.rule import canonical_answer
 from harness.types import CANDIDATE_IMAGES, Example
 from vqa_harness_plugins.models.features.candidates import (
     BUILTIN,

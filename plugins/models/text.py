@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from harness.digest import digest_stream
-from harness.metrics.canonical import canonical_answer
+from harness.metrics.rule import canonical_answer
 from harness.types import Example
 
 __all__ = [

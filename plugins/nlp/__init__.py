@@ -20,10 +20,10 @@ from harness.errors import ResourceError
 
 from .base import ResourceStatus, ensure_nltk_path
 from .bertscore import bertscore_model, bertscore_status
+from .sense_vectors import SenseVectors, competing_senses, sense_vectors, sense_vectors_status
 from .tagger import install_tagger, pos_tag, tagger_status
 from .wordnet_corpus import install_wordnet, wordnet, wordnet_status
 from .wordnet_index import WordNetIndex, wordnet_index
-from .sense_vectors import SenseVectors, competing_senses, sense_vectors, sense_vectors_status
 from .wordstats import WordStats, word_stats
 
 __all__ = [

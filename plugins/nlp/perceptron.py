@@ -18,11 +18,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.cache.files import cache_name, marshal_file, older_versions
 from harness.errors import ResourceError
 from harness.paths import cache_dir
 
 from .base import candidate_roots, check_cached, folder_stamps, is_file, quick_state, resolve_target
+from .indexfiles import cache_name, marshal_file, older_versions
 
 __all__ = ["FastPerceptronTagger", "check_folder", "complete", "fast_tagger", "tagger_folder", "NOT_INSTALLED", "TAGGER_DIR", "TAGGER_FILES"]
 

@@ -38,13 +38,13 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from harness.cache.files import cache_name, marshal_file, older_versions
 from harness.errors import ResourceError
 from harness.manifest import package_version
 from harness.paths import cache_dir
 
 from .base import ResourceStatus
 from .bertscore import WEIGHT_FILES, bertscore_model, bertscore_status
+from .indexfiles import cache_name, marshal_file, older_versions
 from .wordnet_corpus import wordnet_folder
 from .wordnet_index import index_path, wordnet_index
 from .wordstats import _cache_path as word_stats_path

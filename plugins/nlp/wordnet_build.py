@@ -7,11 +7,11 @@ from array import array
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from harness.cache.files import cache_name, marshal_file, older_versions
 from harness.errors import ResourceError
 from harness.paths import cache_dir
 
 from .base import check_cached, folder_stamps
+from .indexfiles import cache_name, marshal_file, older_versions
 from .wordnet_format import FILE_POS, INDEX_VERSION, MARKER, POINTERS, POS_FILES, POS_NUMBER
 
 __all__ = ["build_index", "check_folder", "index_path", "load_data"]

@@ -20,10 +20,10 @@ import importlib.metadata as md
 from pathlib import Path
 from typing import Any
 
-from harness.cache.files import cache_name, marshal_file, older_versions
 from harness.errors import ResourceError
 from harness.paths import cache_dir
 
+from .indexfiles import cache_name, marshal_file, older_versions
 from .wordnet_corpus import wordnet_folder
 from .wordnet_index import index_path, wordnet_index
 

@@ -5,13 +5,17 @@ dispatch level when torch was used, and a digest per dataset split trained on or
 from __future__ import annotations
 
 import importlib.metadata as md
+import importlib.util
 import json
+from pathlib import Path
 
 from helpers_core import core_plugins, tiny_examples
 
 from harness import NUMERICS_ENV
-from harness.provenance import differences, environment, numerics
+from harness.provenance import environment, numerics
 from harness.testing import dataset_plugin, make_host, run_in_process
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "compare_runs.py"
 
 
 def test_the_environment_lists_every_installed_distribution_and_the_cpu():
@@ -41,7 +45,10 @@ def test_other_data_gives_another_digest_and_differences_name_it(tmp_path):
     second = run_in_process(make_host(plugins[0], other, plugins[2], names=names), model="echo", suite="tiny-suite",
                             tmp_path=tmp_path / "b")
     a, b = (json.loads((o.rundir.path / "manifest.json").read_text()) for o in (first, second))
-    found = {field for field, _, _ in differences(a, b)}
+    spec = importlib.util.spec_from_file_location("compare_runs", SCRIPT)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    found = {field for field, _, _ in script.differences(a, b)}
     assert "data.tiny/val" in found
     assert not any(f.startswith("environment.packages") for f in found)  # same machine, same packages
 

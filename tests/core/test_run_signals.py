@@ -108,7 +108,7 @@ def test_ctrl_c_to_the_process_group_marks_every_model_every_time(tmp_path):
         assert err.strip().splitlines() == ["interrupted: what was computed is saved; re-run with --resume to "
                                             "continue"], err
         assert {m["status"] for m in _manifests(folder).values()} == {"interrupted"}
-        _wait_for(lambda: not any(_alive(pid) for pid in workers), "the workers to exit")
+        _wait_for(lambda workers=workers: not any(_alive(pid) for pid in workers), "the workers to exit")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork and /proc")

@@ -145,11 +145,10 @@ def test_spearman_matches_scipy_and_known_values():
 
 
 def test_imported_human_rows_get_their_own_table_3(run_dir):
-    from harness.rundir import read_results
     from vqa_harness_leaderboard import tables_of
 
-    rows = read_results(run_dir / "results.jsonl")
-    if not any(r.variant == "human" for r in rows):
+    lines = (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    if not any(json.loads(line)["variant"] == "human" for line in lines if line.strip()):
         pytest.skip("runs after the round-trip test appended the human rows")
     titles = [t.title for ts in tables_of([run_dir]).values() for t in ts]
     assert "e-ViL human evaluation" in titles

@@ -20,7 +20,12 @@ from harness.digest import digest as _digest
 from harness.errors import UsageError
 from harness.seeding import seeded_random
 from harness.types import Example
-from vqa_harness_plugins.datasets.toyvqa import GENERATOR_VERSION, TOY_ANSWER_FACTORS, TOY_DERIVED_META, ToyVQA
+from vqa_harness_plugins.datasets.toyvqa import (
+    GENERATOR_VERSION,
+    TOY_ANSWER_FACTORS,
+    TOY_DERIVED_META,
+    ToyVQA,
+)
 
 from .loaders import VQA2
 

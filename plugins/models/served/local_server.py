@@ -48,8 +48,10 @@ def tiny_llava(folder: Path, says: str) -> Path:
     try:
         # optional (the hf extra) and heavy (seconds to import): only building the model needs them
         import torch
+
         # optional (the hf extra), as above
         from tokenizers import Tokenizer, models, pre_tokenizers
+
         # optional (the hf extra), as above
         from transformers import (
             CLIPImageProcessor,

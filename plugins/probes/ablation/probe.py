@@ -31,15 +31,21 @@ from typing import ClassVar, Mapping
 import numpy as np
 
 from harness.api import Display, Layout, Option, Probe, ProbeContext
-from harness.metrics import normalize_answer, reference_label, split_by_metric, switched_note, vqa_accuracy_batch
+from harness.metrics import (
+    normalize_answer,
+    reference_label,
+    split_by_metric,
+    switched_note,
+    vqa_accuracy_batch,
+)
 from harness.perexample import write_scores
 from harness.stats import bootstrap_ci, wilson_interval
 from harness.types import Example, Prediction, ResultRow
 
 from .derange import image_derangement
-from .tables import ABLATION_LAYOUTS
 from .display import ABLATION_DISPLAY
 from .examples import show_ablation
+from .tables import ABLATION_LAYOUTS
 
 __all__ = ["ImageAblationProbe", "CONDITIONS", "answers_changed", "paired_drop"]
 

@@ -18,6 +18,7 @@ from harness.errors import UsageError
 from harness.stats import bootstrap_ci
 from harness.types import ResultRow
 
+from .display import AUDIT_DISPLAY
 from .metrics import (
     answer_entropy_by_type,
     canonical_answer,
@@ -26,7 +27,6 @@ from .metrics import (
     prior_accuracies,
 )
 from .tables import AUDIT_LAYOUTS
-from .display import AUDIT_DISPLAY
 
 __all__ = ["LanguagePriorAudit"]
 

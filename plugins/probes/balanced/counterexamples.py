@@ -41,7 +41,7 @@ import numpy as np
 from harness.api import Display, Layout, Option, Probe, ProbeContext
 from harness.errors import UsageError
 from harness.metrics import normalize_answer
-from harness.metrics.canonical import canonical_answer
+from harness.metrics.rule import canonical_answer
 from harness.perexample import write_scores
 from harness.stats import wilson_interval
 from harness.types import CANDIDATE_IMAGES, Example, ResultRow

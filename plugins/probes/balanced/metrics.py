@@ -26,7 +26,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from harness.metrics import accuracy_metric, normalize_answer, vqa_accuracy
-from harness.metrics.canonical import canonical_answer
+from harness.metrics.rule import canonical_answer
 from harness.types import Example
 
 __all__ = [

@@ -15,10 +15,10 @@ from harness.perexample import write_scores
 from harness.stats import bootstrap_ci, wilson_interval
 from harness.types import ResultRow
 
-from .metrics import find_pairs, pair_outcomes
-from .tables import PAIR_LAYOUTS, trained_condition
 from .display import PAIR_DISPLAY
 from .examples import show_pairs
+from .metrics import find_pairs, pair_outcomes
+from .tables import PAIR_LAYOUTS, trained_condition
 
 __all__ = ["PairProbe", "PAIR_METRICS"]
 

@@ -16,8 +16,8 @@ import marshal
 from pathlib import Path
 from typing import Any, Callable
 
-from ..digest import digest
-from ..fileio import atomic_write_bytes
+from harness.digest import digest
+from harness.fileio import atomic_write_bytes
 
 __all__ = ["cache_name", "marshal_file", "older_versions"]
 
