@@ -92,6 +92,13 @@ class DatasetPlugin(Configurable):
         probes to report; {} when there is nothing to say or the split was not loaded."""
         return {}
 
+    def accepted(self, split: str) -> Mapping[str, Any]:
+        """What options that relax the checks let through when `split` was loaded (records
+        dropped or kept against the usual rules): JSON-able counts and a one-line `note`. The
+        run records it in the manifest's `data_counts` and shows the note in report.md;
+        {} (the default) when nothing was accepted."""
+        return {}
+
     def fingerprint(self, split: str) -> str:
         """Changes whenever the loaded examples could change. The default covers the name,
         the options and the size and modification time of `expected_files(split)`; a

@@ -41,23 +41,9 @@ def md_code(value: Any) -> str:
     return "`" + escape_markdown(_one_line(value).replace("`", "'")) + "`"
 
 
-def data_count_line(counts: Mapping[str, Any]) -> str:
-    """One line for what a dataset's policies accepted (manifest `data_counts`): repeated ids
-    dropped under duplicates=keep-first, other answer counts kept under answers=lenient."""
-    parts = []
-    for key, value in counts.items():
-        if key.startswith("duplicate_") and not key.endswith("_shown") and isinstance(value, int):
-            name = key[len("duplicate_"):-1]
-            shown = counts.get(f"{key}_shown") or []
-            parts.append(f"{value} repeated {name}(s) dropped, the first kept (duplicates=keep-first"
-                         + (f"; e.g. {', '.join(map(str, shown[:5]))}" if shown else "") + ")")
-    mismatches = counts.get("answer_count_mismatches")
-    if mismatches:
-        shown = counts.get("answer_count_mismatches_shown") or []
-        expected = counts.get("expected_answers")
-        parts.append(f"{mismatches} record(s) with other than {expected or 'the expected'} answers kept "
-                     "(answers=lenient" + (f"; e.g. {', '.join(map(str, shown[:5]))}" if shown else "") + ")")
-    return md_cell("; ".join(parts) or "nothing accepted")
+def data_count_line(accepted: Mapping[str, Any]) -> str:
+    """A dataset's manifest `data_counts` entry as one line: its `note`, else its fields."""
+    return md_cell(accepted.get("note") or "; ".join(f"{k}={v}" for k, v in accepted.items()))
 
 
 def format_value(row: ResultRow) -> str:

@@ -158,26 +158,19 @@ class TaskRunner:
         self.datasets[spec] = {**dataset_provenance(plugin, entry, splits), "splits": splits}
 
     def _note_counts(self, spec: str, split: str) -> None:
-        """Record what a dataset's `duplicates=keep-first` / `answers=lenient` accepted (the
-        non-zero counts of its `summary(split)`), so the manifest and report.md show them.
-        Only datasets with such a policy are asked: with the defaults nothing is accepted."""
+        """Record what a dataset's relaxed checks accepted (`DatasetPlugin.accepted`), so the
+        manifest and report.md show it."""
         key = f"{spec}/{split}"
-        plugin = self.session.dataset(spec)
-        config = getattr(plugin, "config", {}) or {}
-        if key in self.data_counts or (config.get("duplicates") != "keep-first" and config.get("answers") != "lenient"):
+        if key in self.data_counts:
             return
         try:
-            summary = dict(plugin.summary(split))
+            accepted = dict(self.session.dataset(spec).accepted(split))
         except HarnessError:
             raise
         except Exception:  # metadata only: a plugin bug here must not end the run
             return
-        counts = {k: v for k, v in summary.items()
-                  if k.startswith(("duplicate_", "answer_count_mismatches")) and v}
-        if counts:
-            policies = {k: config[k] for k in ("duplicates", "answers") if k in config}
-            self.data_counts[key] = {**policies, **({"expected_answers": summary["expected_answers"]}
-                                                    if summary.get("expected_answers") else {}), **counts}
+        if accepted:
+            self.data_counts[key] = accepted
 
     def _fit(self, train: LazyExamples, label: str) -> None:
         """Fit the model on `train`, or defer it until a prediction needs it (`fit_key`)."""

@@ -9,6 +9,8 @@ import json
 from helpers_malformed import run_bad, write
 
 from harness.api import Task
+from harness.testing import ListDataset
+from harness.types import Example
 
 HEADER = ",pairID,Flickr30kID,hypothesis,gold_label,explanation\n"
 CSV = HEADER + "0,p1,1.jpg,A dog.,entailment,e\n1,p2,2.jpg,A cat.,neutral,e\n2,p1,3.jpg,<b>x</b>,neutral,e\n"
@@ -35,7 +37,8 @@ def test_keep_first_and_lenient_counts_reach_the_manifest_and_report(capsys, tmp
     run, manifest, report = _run_folder(tmp_path)
     counts = manifest["data_counts"]
     assert counts[f"{e_spec}/dev"] == {"duplicates": "keep-first", "duplicate_pairIDs": 1,
-                                       "duplicate_pairIDs_shown": ["p1"]}
+                                       "duplicate_pairIDs_shown": ["p1"], "note": "1 repeated pairID(s) "
+                                       "dropped, the first kept (duplicates=keep-first; e.g. p1)"}
     assert counts[f"{x_spec}/val"]["answer_count_mismatches"] == 2
     assert counts[f"{x_spec}/val"]["answer_count_mismatches_shown"] == ["2", "3"]
     section = report[report.index("## Data accepted under lenient policies"):].split("\n## ")[0]
@@ -60,3 +63,23 @@ def test_a_policy_that_accepted_nothing_records_nothing(capsys, tmp_path):
     assert rc == 0, err
     run, manifest, report = _run_folder(tmp_path)
     assert "data_counts" not in manifest and "lenient policies" not in report
+
+
+def test_any_dataset_reports_what_it_accepted_through_the_contract(capsys, tmp_path):
+    """The engine knows no policy option: a third-party dataset's `accepted(split)` reaches
+    the manifest as it is, and report.md shows its `note` (or, without one, its fields)."""
+
+    class Lenient(ListDataset):
+        name = "mine"
+        splits = ("val",)
+        data = {"val": [Example(id="q1", question="what?", image="", answers=("a",) * 10)]}
+
+        def accepted(self, split):
+            return {"blurry_images_kept": 3}
+
+    assert ListDataset().accepted("val") == {}  # the default: nothing accepted
+    rc, out, err = run_bad(capsys, tmp_path, [Task("mine", "val", ("accuracy",))], Lenient)
+    assert rc == 0, err
+    run, manifest, report = _run_folder(tmp_path)
+    assert manifest["data_counts"] == {"mine/val": {"blurry_images_kept": 3}}
+    assert "- `mine/val`: blurry_images_kept=3" in report

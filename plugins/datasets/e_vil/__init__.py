@@ -21,6 +21,7 @@ from harness.digest import digest
 from harness.errors import UsageError
 from harness.types import Example
 from vqa_harness_plugins.validation import answers_option, duplicates_option
+from vqa_harness_plugins.validation.accepted import PolicyCounts
 
 from ._common import base_split, split_file, take_half
 from .loaders import ESNLIVE_LABELS, read_esnlive, read_vcr, read_vqax
@@ -28,7 +29,7 @@ from .loaders import ESNLIVE_LABELS, read_esnlive, read_vcr, read_vqax
 __all__ = ["ESNLIVE", "VQAX", "VCR", "ESNLIVE_LABELS"]
 
 
-class _EvilDataset(DatasetPlugin):
+class _EvilDataset(PolicyCounts, DatasetPlugin):
     """A dataset read from one file per split (plus the seeded halves of each)."""
 
     folder: ClassVar[str] = ""

@@ -31,6 +31,7 @@ from vqa_harness_plugins.validation import (
     describe,
     duplicates_option,
 )
+from vqa_harness_plugins.validation.accepted import PolicyCounts
 
 from .mc import (
     MC_OPTIONS,
@@ -67,7 +68,7 @@ def split_images(image_ids: list[str], seed: int) -> dict[str, str]:
     return out
 
 
-class VisualGenomeQA(DatasetPlugin):
+class VisualGenomeQA(PolicyCounts, DatasetPlugin):
     """Visual Genome QA pairs, multiple choice with generated decoys."""
 
     name = "visual-genome-qa"

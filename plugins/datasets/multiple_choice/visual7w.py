@@ -35,6 +35,7 @@ from vqa_harness_plugins.validation import (
     duplicates_option,
     fail,
 )
+from vqa_harness_plugins.validation.accepted import PolicyCounts
 
 from .mc import (
     MC_OPTIONS,
@@ -143,7 +144,7 @@ def released_fingerprint(base: str, option: str, resolve: Callable[[str], Path],
     return digest({"base": base, "decoy_file": file_stamps([path])})
 
 
-class Visual7W(DatasetPlugin):
+class Visual7W(PolicyCounts, DatasetPlugin):
     """Visual7W telling: 4 candidates per question (target + 3 human decoys)."""
 
     name = "visual7w"

@@ -18,6 +18,7 @@ from harness.types import Example
 from vqa_harness_plugins.datasets.vqa import VQA1, VQA2
 from vqa_harness_plugins.generators.decoys import VARIANTS, normalize_for_match
 from vqa_harness_plugins.validation import answers_option, duplicates_option
+from vqa_harness_plugins.validation.accepted import PolicyCounts
 
 from .mc import (
     GENERATOR_OPTIONS,
@@ -31,7 +32,7 @@ from .mc import (
 __all__ = ["VQA1MC", "VQA2MC"]
 
 
-class _VQAMC(DatasetPlugin):
+class _VQAMC(PolicyCounts, DatasetPlugin):
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     base_name: ClassVar[str] = ""
     default_decoys: ClassVar[str] = "orig"

@@ -16,6 +16,7 @@ from harness.errors import UsageError
 from harness.paths import cache_dir
 from vqa_harness_plugins.generators.decoys import normalize_for_match
 from vqa_harness_plugins.validation import Tally, answers_option, duplicates_option, fail
+from vqa_harness_plugins.validation.accepted import PolicyCounts
 
 from .arrow_cache import cache_key, cached_dataset, read_summary
 from .official import (
@@ -40,7 +41,7 @@ IMAGE_FOLDERS: Mapping[str, str] = {"train": "train2014", "val": "val2014",
                                     "test-dev": "test2015", "test": "test2015"}
 
 
-class OfficialVQA(DatasetPlugin):
+class OfficialVQA(PolicyCounts, DatasetPlugin):
     """Shared reader of the official VQA files (v1 and v2 differ in names and extras)."""
 
     splits: ClassVar[tuple[str, ...]] = ("train", "val", "test-dev", "test")
