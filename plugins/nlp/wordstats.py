@@ -65,10 +65,6 @@ class WordStats:
         """The prebuilt vocabulary's words with Zipf >= `min_zipf`, sorted."""
         return sorted(w for w, z in self._zipf.items() if z >= min_zipf)
 
-    def known_zipf(self, word: str, default: float = 0.0) -> float:
-        """`zipf` for words of the prebuilt vocabulary, `default` for others (no lookup)."""
-        return self._zipf.get(word.lower(), default)
-
     def inflect(self, word: str, tag: str) -> str | None:
         """lemminflect's first form of the one-word lemma `word` for Penn `tag` (NN/NNS,
         VB/VBP/VBZ/VBD/VBN/VBG, JJ), or None when lemminflect does not know the word."""
