@@ -93,10 +93,12 @@ class DatasetPlugin(Configurable):
         return {}
 
     def accepted(self, split: str) -> Mapping[str, Any]:
-        """What options that relax the checks let through when `split` was loaded (records
-        dropped or kept against the usual rules): JSON-able counts and a one-line `note`. The
-        run records it in the manifest's `data_counts` and shows the note in report.md;
-        {} (the default) when nothing was accepted."""
+        """What options that relax the checks let through in `split` (records dropped or kept
+        against the usual rules): JSON-able counts and a one-line `note`. The run asks at the
+        end of each task that used `split`, records it in the manifest's `data_counts` and
+        shows the note in report.md; {} (the default) when nothing was accepted. The split
+        may not have been loaded in this process (a re-run restores cached probe outputs):
+        load it, as `summary` does, when the counts come from loading."""
         return {}
 
     def fingerprint(self, split: str) -> str:

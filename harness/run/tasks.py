@@ -9,6 +9,7 @@ kept here.
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import time
@@ -111,7 +112,7 @@ class TaskRunner:
         self._fitted_on: str | None = None
         self._train_fp = ""
         self._done: dict[str, str] = {}
-        #: "<dataset spec>/<split>" -> what its lenient policies accepted (manifest `data_counts`).
+        #: "<dataset spec>/<split>" -> what its relaxed checks accepted (manifest `data_counts`).
         self.data_counts: dict[str, dict[str, Any]] = {}
         #: "<dataset spec>/<split>" -> fingerprint of the examples trained on or scored
         #: (manifest `data`): two runs whose rows differ can be told apart by their data.
@@ -133,10 +134,8 @@ class TaskRunner:
             if self._fitted_on != label:
                 self._fit(train, label)
             self.data_digests.setdefault(label, train.fingerprint)
-            self._note_counts(*source)
             self._note_dataset(*source)
         self.data_digests.setdefault(f"{task.dataset}/{task.split}", examples.fingerprint)
-        self._note_counts(task.dataset, task.split)
         self._note_dataset(task.dataset, task.split)
         for probe_name in task.probes:
             start, seconds = time.perf_counter(), self.predictor.stats.seconds
@@ -144,6 +143,9 @@ class TaskRunner:
             self.timings.append({"task": task.title, "probe": probe_name,
                                  "seconds": round(time.perf_counter() - start, 3),
                                  "model_seconds": round(self.predictor.stats.seconds - seconds, 3)})
+        if self.model.trainable:  # asked after the probes, when whatever they loaded was loaded
+            self._note_counts(*source)
+        self._note_counts(task.dataset, task.split)
 
     def _note_dataset(self, spec: str, split: str) -> None:
         """The manifest's `datasets`: per dataset spec, its plugin and distribution, description,
@@ -165,9 +167,12 @@ class TaskRunner:
             return
         try:
             accepted = dict(self.session.dataset(spec).accepted(split))
+            json.dumps(accepted, allow_nan=False)  # it goes into the manifest as it is
         except HarnessError:
             raise
-        except Exception:  # metadata only: a plugin bug here must not end the run
+        except Exception as exc:  # metadata only: a plugin bug here must not end the run
+            self.outcome.warnings.append(f"dataset {spec}: accepted({split!r}) failed or returned what JSON "
+                                         f"cannot hold ({type(exc).__name__}: {exc}); not recorded")
             return
         if accepted:
             self.data_counts[key] = accepted

@@ -3,12 +3,14 @@
 shows its `note` in report.md (docs/datasets.md, "Duplicate and answer-count policies").
 
 A dataset whose options include those policies and whose `summary(split)` carries a
-`Tally`'s counts inherits `PolicyCounts` before `DatasetPlugin`.
+`Tally`'s counts subclasses `PolicyCounts` (a `DatasetPlugin`) instead of `DatasetPlugin`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
+
+from harness.api import DatasetPlugin
 
 __all__ = ["PolicyCounts", "accepted_counts", "accepted_note"]
 
@@ -44,13 +46,12 @@ def accepted_note(counts: Mapping[str, Any]) -> str:
     return "; ".join(parts) or "nothing accepted"
 
 
-class PolicyCounts:
-    """`DatasetPlugin.accepted` from the policy options and `summary(split)`: only a dataset
-    run with a lenient policy is asked for its summary (with the defaults nothing is accepted)."""
-
-    config: Mapping[str, Any]
+class PolicyCounts(DatasetPlugin):
+    """A dataset whose `accepted` comes from the policy options and `summary(split)`: only a
+    dataset run with a lenient policy is asked for its summary (with the defaults nothing is
+    accepted)."""
 
     def accepted(self, split: str) -> dict[str, Any]:
         if self.config.get("duplicates") != "keep-first" and self.config.get("answers") != "lenient":
             return {}
-        return accepted_counts(self.config, self.summary(split))  # type: ignore[attr-defined]
+        return accepted_counts(self.config, self.summary(split))

@@ -223,7 +223,7 @@ def _top_answers_one_row(logits, labels, score_fn, k):
 def test_batched_top_answers_equal_a_full_sort_row_by_row(score_fn):
     """Same labels, same order, same float64 bits as a full sort of each row: ties (rounded
     logits) go to the lower label id, NaN and inf rows fall back to the full sort."""
-    from vqa_harness_plugins.models.hf.vqa import top_answers
+    from vqa_harness_plugins.models.hf.vqa import classifier_answers
 
     rng = np.random.default_rng(0)
     with np.errstate(all="ignore"):
@@ -234,10 +234,12 @@ def test_batched_top_answers_equal_a_full_sort_row_by_row(score_fn):
                 logits = np.round(logits)
             if trial % 7 == 0:
                 logits[0, : min(m, 12)] = np.nan
+            if trial % 5 == 0:  # fewer NaNs than k (10): the partial sort must fall back too
+                logits[-1, rng.choice(m, size=min(m, int(rng.integers(1, 10))), replace=False)] = np.nan
             if trial % 11 == 0:
                 logits[0, :] = np.inf
             labels = [f"a{i}" for i in range(m)]
-            for k in (1, 10, m + 1):
-                got = [(a.text, list(a.scores.items())) for a in top_answers(logits, labels, score_fn, k)]
+            for k in (0, 1, 10, m + 1):
+                got = [(a.text, list(a.scores.items())) for a in classifier_answers(logits, labels, score_fn, k)]
                 want = [_top_answers_one_row(row, labels, score_fn, k) for row in logits]
                 assert repr(got) == repr(want), (trial, k)

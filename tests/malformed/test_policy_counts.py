@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import pytest
 from helpers_malformed import run_bad, write
 
 from harness.api import Task
-from harness.testing import ListDataset
+from harness.testing import ListDataset, make_host
 from harness.types import Example
 
 HEADER = ",pairID,Flickr30kID,hypothesis,gold_label,explanation\n"
@@ -83,3 +85,53 @@ def test_any_dataset_reports_what_it_accepted_through_the_contract(capsys, tmp_p
     run, manifest, report = _run_folder(tmp_path)
     assert manifest["data_counts"] == {"mine/val": {"blurry_images_kept": 3}}
     assert "- `mine/val`: blurry_images_kept=3" in report
+
+
+class _Counting(ListDataset):
+    """Counts what it let through while loading, as the contract's docstring suggests."""
+
+    name = "counting"
+    splits = ("val",)
+    data = {"val": [Example(id="q1", question="what?", image="", answers=("a",) * 10)]}
+    kept: dict = {}
+
+    def load(self, split):
+        type(self).kept[split] = 2
+        return super().load(split)
+
+    def accepted(self, split):
+        return {"odd_records_kept": self.kept[split]} if split in self.kept else {}
+
+
+def test_accepted_is_asked_after_the_probes_loaded_the_split(capsys, tmp_path):
+    _Counting.kept = {}
+    rc, out, err = run_bad(capsys, tmp_path, [Task("counting", "val", ("accuracy",))], _Counting)
+    assert rc == 0, err
+    assert _run_folder(tmp_path)[1]["data_counts"] == {"counting/val": {"odd_records_kept": 2}}
+
+
+@pytest.mark.parametrize("value", [np.int64(3), {1, 2}, float("nan")])
+def test_an_accepted_value_json_cannot_hold_is_a_warning_not_a_lost_run(capsys, tmp_path, value):
+    class Odd(_Counting):
+        def accepted(self, split):
+            return {"kept": value}
+
+    rc, out, err = run_bad(capsys, tmp_path, [Task("counting", "val", ("accuracy",))], Odd)
+    assert rc == 0 and "Traceback" not in err, err
+    assert "dataset counting: accepted('val') failed or returned what JSON cannot hold" in err
+    run, manifest, report = _run_folder(tmp_path)
+    assert manifest["status"] == "complete" and "data_counts" not in manifest
+    assert "vqa_accuracy" in (run / "results.jsonl").read_text()
+
+
+def test_every_builtin_dataset_with_a_policy_option_reports_it():
+    """A loader with `duplicates` or `answers` options inherits PolicyCounts.accepted (a
+    DatasetPlugin.accepted left in place would record nothing, silently)."""
+    from vqa_harness_plugins.validation.accepted import PolicyCounts
+
+    host = make_host(builtins=True)
+    with_policy = [e.obj for e in host.datasets if {"duplicates", "answers"} & set(e.obj.options)]
+    assert {"e-snli-ve", "vcr", "visual-genome-qa", "visual7w", "vqa-x", "vqa1", "vqa1-mc", "vqa2",
+            "vqa2-mc"} <= {cls.name for cls in with_policy}
+    for cls in with_policy:
+        assert issubclass(cls, PolicyCounts) and cls.accepted is PolicyCounts.accepted, cls.name

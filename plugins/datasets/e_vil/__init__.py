@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping
 
-from harness.api import DatasetPlugin, Option
+from harness.api import Option
 from harness.digest import digest
 from harness.errors import UsageError
 from harness.types import Example
@@ -29,7 +29,7 @@ from .loaders import ESNLIVE_LABELS, read_esnlive, read_vcr, read_vqax
 __all__ = ["ESNLIVE", "VQAX", "VCR", "ESNLIVE_LABELS"]
 
 
-class _EvilDataset(PolicyCounts, DatasetPlugin):
+class _EvilDataset(PolicyCounts):
     """A dataset read from one file per split (plus the seeded halves of each)."""
 
     folder: ClassVar[str] = ""

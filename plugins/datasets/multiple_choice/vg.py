@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
-from harness.api import DatasetPlugin, Option
+from harness.api import Option
 from harness.digest import digest_bytes
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
@@ -68,7 +68,7 @@ def split_images(image_ids: list[str], seed: int) -> dict[str, str]:
     return out
 
 
-class VisualGenomeQA(PolicyCounts, DatasetPlugin):
+class VisualGenomeQA(PolicyCounts):
     """Visual Genome QA pairs, multiple choice with generated decoys."""
 
     name = "visual-genome-qa"

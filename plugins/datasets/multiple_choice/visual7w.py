@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping
 
-from harness.api import DatasetPlugin, Option
+from harness.api import Option
 from harness.digest import digest, file_stamps
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
@@ -144,7 +144,7 @@ def released_fingerprint(base: str, option: str, resolve: Callable[[str], Path],
     return digest({"base": base, "decoy_file": file_stamps([path])})
 
 
-class Visual7W(PolicyCounts, DatasetPlugin):
+class Visual7W(PolicyCounts):
     """Visual7W telling: 4 candidates per question (target + 3 human decoys)."""
 
     name = "visual7w"

@@ -32,7 +32,7 @@ from .mc import (
 __all__ = ["VQA1MC", "VQA2MC"]
 
 
-class _VQAMC(PolicyCounts, DatasetPlugin):
+class _VQAMC(PolicyCounts):
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
     base_name: ClassVar[str] = ""
     default_decoys: ClassVar[str] = "orig"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
-from harness.api import DatasetPlugin, Option
+from harness.api import Option
 from harness.errors import UsageError
 from harness.paths import cache_dir
 from vqa_harness_plugins.generators.decoys import normalize_for_match
@@ -41,7 +41,7 @@ IMAGE_FOLDERS: Mapping[str, str] = {"train": "train2014", "val": "val2014",
                                     "test-dev": "test2015", "test": "test2015"}
 
 
-class OfficialVQA(PolicyCounts, DatasetPlugin):
+class OfficialVQA(PolicyCounts):
     """Shared reader of the official VQA files (v1 and v2 differ in names and extras)."""
 
     splits: ClassVar[tuple[str, ...]] = ("train", "val", "test-dev", "test")

@@ -176,7 +176,7 @@ class HFVQAModel(HFModelBase):
         return out.logits.detach().float().cpu().numpy()
 
     def _top_answers(self, logits: np.ndarray) -> list[Answer]:
-        return top_answers(logits, self.labels, self.score_fn, max(1, int(self.config["top_k"])))
+        return classifier_answers(logits, self.labels, self.score_fn, max(1, int(self.config["top_k"])))
 
     def _label_logits(self, logits: np.ndarray, choices: Sequence[str]) -> list[float]:
         out = []
@@ -329,7 +329,7 @@ def _set_processor_size(ip: Any, size: int) -> None:
             ip.size = new
 
 
-def top_answers(logits: np.ndarray, labels: Sequence[str], score_fn: str, k: int) -> list[Answer]:
+def classifier_answers(logits: np.ndarray, labels: Sequence[str], score_fn: str, k: int) -> list[Answer]:
     """Per row of a (examples x labels) logit matrix: the argmax label (ties to the lowest
     id) with the `k` most probable labels' probabilities, in float64, most probable first
     (ties in label order). The whole batch at once, and only the top `k` sorted: a full sort
@@ -343,7 +343,7 @@ def top_answers(logits: np.ndarray, labels: Sequence[str], score_fn: str, k: int
     best = np.argmax(logits, axis=1)
     out = []
     for row, b in zip(probs, best):
-        if k < row.size:  # every label at least as probable as the k-th, in label order
+        if 0 < k < row.size:  # every label at least as probable as the k-th, in label order
             top = np.flatnonzero(row >= np.partition(row, row.size - k)[row.size - k])
         else:
             top = np.arange(row.size)
