@@ -166,6 +166,8 @@ def test_trained_ranker_can_explain_the_predicted_answer(tmp_path, features):
 def test_model_ranker_not_applicable_for_declared_question_only_model(tmp_path, features):
     rows, report = _run(tmp_path, features, "question-only")
     assert set(rows) == {"chance", "random", "distance"}
+    # model-free references: the same for every model, so no model is better on them
+    assert [rows[v].higher_is_better for v in ("chance", "random", "distance")] == [None, None, None]
     assert "not applicable: the model does not read the image (inputs: question)" in report
     assert "no `score_images` capability" in report
 

@@ -61,6 +61,8 @@ from .tables import COUNTEREXAMPLE_LAYOUTS, trained_condition
 __all__ = ["CounterExampleProbe", "RANKERS", "select_questions", "model_scores", "image_independent", "significant"]
 
 RANKERS = ("random", "distance", "model", "trained")
+#: Rankers that do not use the model: the same value for every model on the same data.
+MODEL_FREE = ("random", "distance")
 TOP = 5
 #: Scores closer than this (relative to their size) count as equal in `image_independent`.
 SAME_SCORE = 1e-6
@@ -188,7 +190,10 @@ class CounterExampleProbe(Probe):
         for ranker, ranked in rankings.items():
             hits_of[ranker] = hits = recall_at_k(ranked, targets, TOP)
             s = int(hits.sum())
-            rows.append(ctx.row(metric, s / n, n, ci=wilson_interval(s, n), variant=ranker))
+            # Random and Distance rank without the model: references, not a model's score
+            # (docs/leaderboard.md, "Which direction is better").
+            rows.append(ctx.row(metric, s / n, n, ci=wilson_interval(s, n), variant=ranker,
+                                **({"higher_is_better": None} if ranker in MODEL_FREE else {})))
             # Per-question hits (0/1) for paired comparisons: `harness compare` (McNemar) and the site.
             write_scores(ctx, ids, {metric: hits}, variant=ranker)
         ctx.report(f"{n} questions scored with K={k} candidates (chance Recall@{TOP} = {TOP / k:.4f}) drawn from "
