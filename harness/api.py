@@ -267,6 +267,12 @@ class Probe(Configurable):
     #: it (`answers_depend_on`) the run says so and those rows lose their better direction.
     assumes: ClassVar[Mapping[str, str]] = {}
 
+    def cache_settings(self) -> Mapping[str, Any]:
+        """What besides its options changes this probe's output (a resource chosen by an
+        environment variable, the files of a model it scores with): JSON-able, part of the key
+        under which a re-run restores the output instead of running the probe. Default {}."""
+        return {}
+
     def run(self, ctx: ProbeContext) -> list[ResultRow]:  # pragma: no cover - abstract
         raise NotImplementedError
 

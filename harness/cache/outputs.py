@@ -17,7 +17,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..digest import source_digest
 from ..types import ResultRow
@@ -55,14 +55,15 @@ class ProbeOutputCache:
     @staticmethod
     def key(*, model_fingerprint: str, probe: str, probe_class: type, options: dict[str, Any], dataset: str,
             dataset_fingerprint: str, split: str, task: str, limit: int | None, train: str, train_fingerprint: str,
-            labelled: bool, seed: int, modules: Sequence[str]) -> dict[str, Any]:
+            labelled: bool, seed: int, modules: Sequence[str],
+            settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The identity of one probe output (see the module docstring); `task` is the task's
-        folder (`harness.rundir.task_folder`)."""
+        folder (`harness.rundir.task_folder`); `settings`: `Probe.cache_settings()`."""
         return {"model": model_fingerprint, "probe": probe, "task": task,
                 "probe_class": f"{probe_class.__module__}.{probe_class.__qualname__}", "options": options,
                 "dataset": dataset, "dataset_fp": dataset_fingerprint, "split": split, "limit": limit,
                 "train": train, "train_fp": train_fingerprint, "labelled": labelled, "seed": seed,
-                "code": source_digest(modules)}
+                "code": source_digest(modules), **({"settings": dict(settings)} if settings else {})}
 
     def get(self, key: dict[str, Any], run_dir: Path, *, run_id: str, model: str, suite: str,
             fingerprint: Callable[[str, str], str]) -> ProbeOutput | None:

@@ -254,12 +254,20 @@ class TaskRunner:
         if self.outputs is None:
             return None
         model_free = probe_cls.model_free  # a dataset audit gives the same output whatever the model
+        try:
+            settings = dict(probe.cache_settings())
+            digest(settings)
+        except HarnessError:
+            raise
+        except Exception:  # a probe that cannot say what its output depends on runs again
+            return None
         return self.outputs.key(
             model_fingerprint="(model-free)" if model_free else self.predictor.fingerprint, probe=probe_name,
             probe_class=probe_cls, options=probe.config, dataset=task.dataset,
             dataset_fingerprint=examples.fingerprint, split=task.split, task=task_folder(task), limit=self.config.limit,
             train=self.trained_on, train_fingerprint=self._train_fp if self.model.trainable else "",
             labelled=self.session.labelled(task.dataset, task.split), seed=self.config.seed,
+            settings=settings,
             modules=[probe_cls.__module__, type(self.model).__module__,
                      type(self.session.dataset(task.dataset)).__module__])
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from harness.errors import ResourceError
 
 from .base import ResourceStatus, ensure_nltk_path
-from .bertscore import bertscore_model, bertscore_status
+from .bertscore import bertscore_model, bertscore_settings, bertscore_status
 from .sense_vectors import SenseVectors, competing_senses, sense_vectors, sense_vectors_status
 from .tagger import install_tagger, pos_tag, tagger_status
 from .wordnet_corpus import install_wordnet, wordnet, wordnet_status
@@ -33,6 +33,7 @@ __all__ = [
     "ResourceStatus",
     "SenseVectors",
     "bertscore_model",
+    "bertscore_settings",
     "competing_senses",
     "ensure_nltk_path",
     "install",

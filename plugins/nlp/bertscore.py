@@ -13,7 +13,9 @@ import importlib.util
 import json
 import os
 from pathlib import Path
+from typing import Any
 
+from harness.digest import file_stamps
 from harness.errors import ResourceError
 
 from .base import ResourceStatus
@@ -25,6 +27,7 @@ __all__ = [
     "PIP_PACKAGE",
     "WEIGHT_FILES",
     "bertscore_model",
+    "bertscore_settings",
     "bertscore_status",
     "check_model_folder",
 ]
@@ -110,6 +113,23 @@ def bertscore_status(target: Path | str | None = None) -> ResourceStatus:
     if problem:
         return ResourceStatus(NAME, False, str(folder), source, problem)
     return ResourceStatus(NAME, True, str(folder), f"{source}, num_layers={layers}")
+
+
+def bertscore_settings(folder: str | None = None, *, layers: bool = True) -> dict[str, Any]:
+    """What BERTScore numbers depend on beside the code, for a probe's `cache_settings`: the
+    two variables as set, the package's version and the stamps of the model folder's files
+    (`folder`: a probe's own model option, else the one the variables or the package give).
+    `layers=False` leaves out the layer variable (the sense vectors use no layer)."""
+    found = folder or os.environ.get(MODEL_ENV, "").strip() or _package_folder()
+    try:
+        version = importlib.metadata.version(PIP_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        version = None
+    files = [Path(found).expanduser() / name for name in ("config.json", *WEIGHT_FILES)] if found else []
+    env = {MODEL_ENV: os.environ.get(MODEL_ENV, "")}
+    if layers:
+        env[LAYERS_ENV] = os.environ.get(LAYERS_ENV, "")
+    return {"env": env, "package": version, "files": file_stamps(files)}
 
 
 def bertscore_model() -> tuple[str, int]:

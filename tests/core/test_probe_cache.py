@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import json
+import os
 
 from helpers_core import EchoModel, core_plugins, tiny_examples
 
+from harness.api import Probe
 from harness.cache.artifacts import ArtifactStore, cache_status, clear_cache
-from harness.testing import dataset_plugin, make_host, run_in_process
+from harness.testing import dataset_plugin, hookimpl, make_host, run_in_process
 from harness.types import Suite, Task
 
 
@@ -100,3 +102,56 @@ def test_cache_command_shows_and_clears(tmp_path, monkeypatch, capsys):
     assert "no cache kind 'nope'" in capsys.readouterr().err
     assert main(["cache", "clear", "demo", "--yes"]) == 0
     assert not (tmp_path / "cache" / "artifacts" / "demo").exists()
+
+
+class _EnvProbe(Probe):
+    """A probe whose output depends on an environment variable, and says so."""
+
+    name = "env-probe"
+    model_free = True
+
+    def cache_settings(self):
+        return {"knob": os.environ.get("TEST_KNOB", "")}
+
+    def run(self, ctx):
+        return [ctx.row("knob", float(os.environ.get("TEST_KNOB", "0")), 1, unit="count", higher_is_better=None)]
+
+
+class _EnvPlugin:
+    @hookimpl
+    def register_probes(self, register):
+        register(_EnvProbe)
+
+
+def test_a_setting_outside_the_options_is_part_of_the_key(tmp_path, monkeypatch):
+    """`Probe.cache_settings`: the output of another setting (here an environment variable,
+    as BERTScore's layer) is never restored; the same setting is."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, _EnvPlugin(), names=[*names, "env"])
+    suite = Suite("env-suite", "one env-dependent probe", (Task("tiny", "val", ("env-probe",)),))
+
+    def knob(value):
+        monkeypatch.setenv("TEST_KNOB", value)
+        outcome = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path)
+        return [r.value for r in outcome.rows if r.metric == "knob"], _stats(outcome)["probe_outputs_reused"]
+
+    assert knob("3") == ([3.0], 0)
+    assert knob("6") == ([6.0], 0)  # before, the 3 was restored
+    assert knob("3") == ([3.0], 1)
+
+
+def test_bertscore_settings_follow_the_variables_and_the_weights(tmp_path, monkeypatch):
+    from vqa_harness_plugins.nlp import bertscore_settings
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"1")
+    monkeypatch.setenv("VQA_HARNESS_BERTSCORE_MODEL", str(folder))
+    monkeypatch.delenv("VQA_HARNESS_BERTSCORE_LAYERS", raising=False)
+    base = bertscore_settings()
+    monkeypatch.setenv("VQA_HARNESS_BERTSCORE_LAYERS", "3")
+    assert bertscore_settings() != base and bertscore_settings(layers=False) == bertscore_settings(layers=False)
+    assert bertscore_settings(layers=False)["env"] == {"VQA_HARNESS_BERTSCORE_MODEL": str(folder)}
+    before = bertscore_settings()
+    (folder / "model.safetensors").write_bytes(b"22")
+    assert bertscore_settings() != before

@@ -30,6 +30,7 @@ from vqa_harness_plugins.generators.counterfactual import (
     perturb_many,
     resolve_kinds,
 )
+from vqa_harness_plugins.nlp import bertscore_settings
 from vqa_harness_plugins.nlp.wordstats import _versions
 
 from .display import COUNTERFACTUAL_DISPLAY
@@ -66,6 +67,11 @@ class CounterfactualProbe(Probe):
         "top": Option(5, "local explanations per kind and rules per end shown in the report", min=0,
                       max=10_000),
     }
+
+    def cache_settings(self) -> dict:
+        """Quality mode's sense vectors come from the BERTScore model: another model folder
+        (`$VQA_HARNESS_BERTSCORE_MODEL`) or other weights give other perturbations."""
+        return {"sense_vectors": bertscore_settings(layers=False)} if self.config["mode"] == "quality" else {}
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         kinds = resolve_kinds(str(self.config["kinds"]))

@@ -22,6 +22,7 @@ from harness.rundir import safe_name
 from harness.stats import bootstrap_ci
 from harness.types import ResultRow
 from vqa_harness_plugins.metrics.nlg import METRIC_LABELS, METRICS, e_vil_score, nlg_scores
+from vqa_harness_plugins.nlp import bertscore_settings
 
 from .display import EVIL_DISPLAY
 from .scoring import CORRECT_RULES, gt_pairs, task_scores
@@ -51,6 +52,11 @@ class NLEProbe(Probe):
         "bertscore_layers": Option(0, "BERTScore layer (0: the model's default)", min=0, max=1000),
         "bertscore_batch": Option(64, "BERTScore batch size", min=1, max=65_536),
     }
+
+    def cache_settings(self) -> dict:
+        """BERTScore's model and layer when the options leave them to `$VQA_HARNESS_BERTSCORE_*`
+        or the installed package (another layer or model gives other S_E numbers)."""
+        return {"bertscore": bertscore_settings(self.config["bertscore_model"] or None)}
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         metrics = _metric_list(self.config["metrics"], METRICS)
