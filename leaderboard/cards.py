@@ -27,7 +27,7 @@ from .labels import Names, readable_spec
 from .tabletypes import TagIndex, field_value
 
 __all__ = ["Declared", "CardLine", "Card", "declared_evidence", "build_cards", "card_markdown", "verdict",
-           "row_label", "value_text", "context", "significant"]
+           "row_label", "value_text", "value_label", "context", "significant"]
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,8 @@ def verdict(card: Card) -> str:
     return f"no measurable use of the image: {tested} not significantly above 0"
 
 
-def _value_label(evidence: Evidence, name: str, value: str) -> str:
+def value_label(evidence: Evidence, name: str, value: str) -> str:
+    """A field's value as the evidence names it (`labels`), else readable."""
     found = (evidence.labels.get(name) or {}).get(value)
     if found is not None:
         return found
@@ -156,7 +157,7 @@ def row_label(evidence: Evidence, row: ResultRow, rows: Sequence[ResultRow], tag
         for name, template in fields.items():
             if len({field_value(r, name, tags) for r in rows}) > 1:
                 value = field_value(row, name, tags)
-                parts.append(template.format(_value_label(evidence, name, value) if value else "-"))
+                parts.append(template.format(value_label(evidence, name, value) if value else "-"))
         if parts:
             break
     if not parts and len({r.suite for r in rows}) > 1:

@@ -15,6 +15,7 @@ in `<suite>-<chart>.sha256`. The SVGs are deterministic, so a rebuild is byte-id
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from harness.display import ChartSpec, Display
@@ -22,6 +23,7 @@ from harness.types import ResultRow
 
 from .chartdraw import MAX_SERIES, svgs_of
 from .charttypes import RENDER_VERSION, Chart, Panel, Series
+from .collisions import cell_of, separating_field
 from .files import write_public as atomic_write_text
 from .labels import readable_spec
 from .tabletypes import TagIndex, field_value
@@ -86,6 +88,7 @@ def chart_of(spec: ChartSpec, probe: str, rows: Sequence[ResultRow], tags: TagIn
     if not used:
         return None
     refs = {id(r): _is_reference(spec, r, tags) for r in used}
+    spec = _separated(spec, [r for r in used if not refs[id(r)]], tags)
     # Panel keys: the panel fields; reference rows belong to every panel of the same other fields.
     free = [f for f in spec.panels if f != "model"]
 
@@ -135,6 +138,18 @@ def chart_of(spec: ChartSpec, probe: str, rows: Sequence[ResultRow], tags: TagIn
             shown = title + (f" ({n + 1}/{-(-len(series) // MAX_SERIES)})" if len(series) > MAX_SERIES else "")
             panels.append(Panel(shown, axis, tuple(cats), part, style=spec.style, references=tuple(references)))
     return Chart(chart_id or spec.id, spec.title, tuple(panels), tuple(used))
+
+
+def _separated(spec: ChartSpec, rows: Sequence[ResultRow], tags: TagIndex | None) -> ChartSpec:
+    """`spec` with a panel field for each field (split, training data, dataset) that tells apart
+    rows of one model it would draw as one point (collisions.py): each gets its own panel, and
+    the tables and the reliance table show the same rows."""
+    while True:
+        fields = (*spec.panels, spec.categories, spec.series)
+        name = separating_field(rows, cell_of(fields, tags), fields, tags)
+        if name is None:
+            return spec
+        spec = replace(spec, panels=(*spec.panels, name))
 
 
 class _Labelled(dict):

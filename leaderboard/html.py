@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from .labels import slug
+from .paired import MIN_PAIRED
 from .tables import Table
 
 __all__ = ["esc", "inline_markdown", "markdown_to_html", "page", "sort_key", "split_ci", "table_head", "table_html"]
@@ -80,6 +81,8 @@ def _cell(text: str, tag: str = "td", href: str | None = None, mark: tuple[str, 
         cls.append("best")
     elif kind == "same":
         sig = f'<span class="sig" title="{esc(why)}">≈</span>'
+    elif kind == "untested":  # too few questions in common with the best: no verdict
+        sig = f'<span class="sig" title="{esc(why)}">·</span>'
     if kind:
         attrs += f' data-sig="{esc(kind)}"'
     if ci:
@@ -129,7 +132,8 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
     mentions (title and spec included). Untagged rows (Random, GT) always show.
     A cell whose text is a key of `links` links to its value (run id -> run report page).
     `table.marks` (significance against the best of a column) mark cells: bold for the
-    best, "≈" for not significantly different from it.
+    best, "≈" for not significantly different from it, "·" for not tested (too few questions
+    in common with it).
     """
     table = table.compact()
     links = links or {}
@@ -170,6 +174,9 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
         note += ('<p class="note">Bold: significantly better than every other model of its column on the same '
                  "questions (paired bootstrap, p < 0.05); ≈: not significantly different from the column's best "
                  "value (p ≥ 0.05; hover for the difference and p).</p>")
+    if any(k == "untested" for m in table.marks for k, _ in m):
+        note += ('<p class="note">·: not tested against the column\'s best, too few questions in common with it '
+                 f"(fewer than {MIN_PAIRED}, or fewer than half of either row's; hover for how many).</p>")
     ident = f' id="{esc(table_id)}"' if table_id else ""
     label = f' aria-label="{esc(table.title)}"' if table.title else ""
     block_attr = f' data-dataset="{esc("|".join(sorted(block)))}"' if block else ""

@@ -3,6 +3,9 @@
 Reads each run's per-example score files (harness.perexample: artifacts/<probe>/per_example/
 *.json, written by the probes) and finds, for a result row, the per-question scores it is the
 mean of. Two rows are comparable when both have scores; they are paired on their common ids.
+A comparison is tested only on enough common questions (`pairing_problem`: at least
+MIN_PAIRED, and at least MIN_SHARE of either row's), and a group's best is chosen only among
+rows over comparable numbers of questions (`rankable`).
 """
 
 from __future__ import annotations
@@ -18,9 +21,37 @@ from harness.types import ResultRow
 from .runs import RunInfo
 from .significance import McNemar, PairedTest, is_binary, mcnemar_exact, paired_bootstrap_many
 
-__all__ = ["ScoreIndex", "Comparison", "compare_rows", "compare_many", "pair_scores", "row_key"]
+__all__ = ["ScoreIndex", "Comparison", "compare_rows", "compare_many", "pair_scores", "row_key", "MIN_PAIRED",
+           "MIN_SHARE", "pairing_problem", "rankable"]
 
 Key = tuple[str, str, str, str, str, str]
+
+#: Fewest paired questions a leaderboard comparison is tested on. Below 6 no test can reach
+#: p < 0.05: the exact two-sided sign test's smallest p over n paired questions is 2 / 2^n
+#: (0.0625 for 5, 0.031 for 6), while the bootstrap resamples the same few values and reaches
+#: its floor 1 / (B + 1) with a single question (every resample is that question).
+MIN_PAIRED = 6
+#: A comparison whose common questions are fewer than this share of either row's questions is
+#: not tested: the two means the reader sees are then mostly over different questions.
+MIN_SHARE = 0.5
+
+
+def pairing_problem(paired: int, n_a: int, n_b: int) -> str:
+    """Why a comparison on `paired` common questions of rows over `n_a` and `n_b` questions is
+    not tested, or '' when it is."""
+    if paired < MIN_PAIRED:
+        return (f"too few paired items ({paired}; fewer than {MIN_PAIRED}, where no test can reach "
+                "p < 0.05)")
+    if paired < MIN_SHARE * max(n_a, n_b):
+        return f"only {paired} paired items of {n_a} and {n_b} (the means are over different questions)"
+    return ""
+
+
+def rankable(rows: Sequence[ResultRow]) -> list[bool]:
+    """Which rows of one group may be its best (bold, ▲): at least MIN_PAIRED items and at
+    least MIN_SHARE of the group's largest n (a mean over far fewer questions is no rival)."""
+    most = max((r.n for r in rows), default=0)
+    return [r.n >= MIN_PAIRED and r.n >= MIN_SHARE * most for r in rows]
 
 
 def row_key(row: ResultRow) -> Key:
@@ -66,6 +97,11 @@ class Comparison:
     mcnemar: McNemar | None
     n_a: int
     n_b: int
+
+    @property
+    def problem(self) -> str:
+        """Why this comparison is not a test (too few common questions), or ''."""
+        return pairing_problem(self.test.n, self.n_a, self.n_b)
 
 
 def aligned(first: tuple[Sequence[str], np.ndarray], second: tuple[Sequence[str], np.ndarray]) -> \

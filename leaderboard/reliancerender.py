@@ -20,7 +20,10 @@ INTRO = ("A row per model: what its runs measured of its use of the image, each 
 
 
 def _of(cell: Cell) -> str:
-    return f"(1 of {cell.of})" if cell.of > 1 else ""
+    """'(1 of 3)', '(train U, not compared)', both, or ''."""
+    said = "; ".join(t for t in (f"{cell.apart}, not compared" if cell.apart else "",
+                                 f"1 of {cell.of}" if cell.of > 1 else "") if t)
+    return f"({said})" if said else ""
 
 
 def _where(table: RelianceTable) -> str:
@@ -75,7 +78,7 @@ def reliance_html(table: RelianceTable, model_links: Mapping[str, str] | None = 
             cls = "num best" if cell.bold else "num"
             sig = (f'<span class="sig sig-{esc(cell.mark)}">{esc(cell.sig(table.n_boot))}</span>'
                    if cell.mark else "")
-            of = f'<small class="of">{esc(_of(cell))}</small>' if cell.of > 1 else ""
+            of = f'<small class="of">{esc(_of(cell))}</small>' if _of(cell) else ""
             # One span: on a phone the cell is a grid of its label and this span.
             # The value and its interval never break apart; the mark goes to a second line only
             # when the table would not fit the screen otherwise.

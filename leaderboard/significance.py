@@ -39,8 +39,12 @@ N_BOOT = 10_000
 P_FLOOR = 1e-300
 
 
-def p_text(p: float) -> str:
-    """A p-value as printed after "p": '= 0.0312', '= 1', or '< 1e-300' (never '= 0')."""
+def p_text(p: float, n_boot: int | None = None) -> str:
+    """A p-value as printed after "p": '= 0.0312', '= 1', or '< 1e-300' (never '= 0'); at the
+    bootstrap's floor 1 / (B + 1) what B resamples can say, '< 0.0005' for B = 2000 (as
+    `p_short`), never '= 0.0005'."""
+    if n_boot is not None and p <= (1.0 / (n_boot + 1)) * (1 + 1e-9):
+        return f"< {1.0 / n_boot:.1g}"
     return f"< {P_FLOOR:g}" if p < P_FLOOR else f"= {p:.3g}"
 
 

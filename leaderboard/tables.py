@@ -15,6 +15,7 @@ from harness.display import Display
 from harness.layouts import Layout
 from harness.types import ResultRow
 
+from .collisions import cell_of, separate_layout, still_colliding
 from .degenerate import degenerate_tasks, neutralize, note_degenerate
 from .extremes import RANK_HEADER, keep_extremes
 from .intervals import interval_note, missing_intervals
@@ -97,6 +98,14 @@ def render_layout(layout: Layout, rows: Sequence[ResultRow], tags: TagIndex, nam
     names = names or Names()
     chosen = _select(layout, rows, tags)
     layout = _with_runs(layout, chosen, tags)
+    # Rows of one model that the layout would put in one cell (another split, training data,
+    # dataset) get a row each, with a column saying which is which: none hides another.
+    layout, added = separate_layout(layout, [r for r in chosen if _model_free(layout, r, tags) is None], tags)
+    if added:
+        what = ", ".join({"train": "training data"}.get(f, f) for f in added)
+        heads = ", ".join(f'"{_header(layout, f)}"' for f in added)
+        layout = replace(layout, note=" ".join(t for t in (layout.note, (
+            f"A model has rows here that differ in {what}: the {heads} column tells them apart.")) if t))
     if "metric" in (*layout.rows, *layout.columns):
         known = layout.labels.get("metric") or {}
         extra = {m: names.metric(m, r.probe) for r in chosen for m in [r.metric] if m not in known
@@ -248,6 +257,11 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
             if w:
                 inapplicable.setdefault(w, []).append(b[0][0])
     note = " ".join(t for t in (layout.note, na_note(inapplicable)) if t)
+    doubled = still_colliding([r for r in rows if _model_free(layout, r, tags) is None],
+                              cell_of((*layout.rows, *layout.columns), tags))
+    if doubled:  # rows that differ in none of the fields above: say so rather than hide it
+        note += (f" {', '.join(doubled)}: several rows for one cell (they differ in none of the table's fields); "
+                 "the cell shows the last one read, results.csv has every row.")
     if unranked:  # degenerate rows (no direction) are left out of the most / least robust
         note += f" Not ranked (no better direction, see docs/leaderboard.md): {', '.join(unranked)}."
     note = " ".join(t for t in (note, interval_note(body, names, layout)) if t)

@@ -223,7 +223,7 @@ def test_each_cell_is_tested_against_the_row_above_on_hover(runs: dict[str, Path
     assert rows.index("scripted-a") == below - 1
     kind, why = marked.marks[below][col]
     assert kind == "differs" and "vs the best (scripted-a): -20.00 [" in why
-    assert "vs the row above (scripted-a): -20.00 [" in why and "p = " in why and "n = 100 paired items" in why
+    assert "vs the row above (scripted-a): -20.00 [" in why and "p < 0.0005" in why and "n = 100 paired items" in why
     assert marked.marks[below - 1][col][0] == "best" and "row above" not in marked.marks[below - 1][col][1]
     assert ABOVE_NOTE in marked.note
     site = tmp_path / "site"
