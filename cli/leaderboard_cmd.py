@@ -23,7 +23,8 @@ def leaderboard() -> None:
 @click.argument("runs", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_LEADERBOARD,
               show_default=True, help="Folder for the leaderboard (never inside a source package).")
-@click.option("--all-runs", is_flag=True, help="Keep every run, not only the latest per (model, suite).")
+@click.option("--all-runs", is_flag=True,
+              help="Keep every run, not only the newest complete one per model, suite, probe and task.")
 def build(runs: tuple[Path, ...], out: Path, all_runs: bool) -> None:
     """Build tables, charts and index.html from RUNS (run folders or folders of runs;
     default: results/runs/). No run folder among them is an error (exit 3), not an empty

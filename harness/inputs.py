@@ -21,7 +21,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .types import BLANK_IMAGE, Example
 
-__all__ = ["ABLATABLE", "ANSWER_FACTORS", "REMOVED_FIELDS", "remove_input", "remove_inputs"]
+__all__ = ["ABLATABLE", "ANSWER_FACTORS", "ASSUMPTIONS_TAG", "REMOVED_FIELDS", "remove_input", "remove_inputs"]
 
 #: What can decide a dataset's answers (`DatasetPlugin.answers_depend_on`) and what a probe
 #: may assume does not (`Probe.assumes`, harness.run.assumptions), with what each means.
@@ -31,6 +31,10 @@ ANSWER_FACTORS: Mapping[str, str] = {
     "count": "the exact number named in the question",
     "position": "the exact position or spatial relation named in the question",
 }
+
+#: Row tag of a task whose dataset decides its answers by a factor a probe assumes does not
+#: (the variants, comma-separated): set by the run, read by the leaderboard.
+ASSUMPTIONS_TAG = "assumptions_not_met"
 
 #: The inputs an ablation can remove.
 ABLATABLE = ("image", "question")

@@ -6,7 +6,9 @@ Reads only run folders: each run's `results.jsonl`, `manifest.json` and `tables.
 (layouts and row tags written by the run), so a leaderboard built on any machine, with or
 without the plugins installed, lays out the same tables. Output is deterministic: the same
 runs give byte-identical files (no timestamps, stable ordering, charts redrawn only when
-their rows change). By default the latest run per (model, suite) is used.
+their rows change). By default each quantity (model, suite, probe, data, split, training
+data) shows the rows of its newest complete run (runchoice.py); `latest_only=False` shows
+every run's.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from harness.api import Publisher
-from harness.report import md_code
+from harness.report import md_cell, md_code
 from harness.types import ResultRow
 
 from .failures import failed_by_model, mark_failed_rows, runs_table
@@ -57,6 +59,8 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     problems = found.problems
     if problems and progress is not None:
         progress(f"{len(problems)} result row(s) or file(s) skipped, e.g. {problems[0]} (all in {out / 'problems.txt'})")
+    for note in found.notes if progress is not None else ():
+        progress(f"rows of more than one run: {note}")
     tag_index = TagIndex(found.tags)
     tables = build_tables(rows, found.layouts, tag_index, found.displays)
     failed = failed_by_model(found.runs, rows)
@@ -80,6 +84,8 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
         index.append(f"\n## Suite {md_code(suite)}\n\n{body}")
     if rows:
         index.append("\n## Runs\n\n" + render_markdown(runs_table(found.runs, rows)))
+        index += ["\nRows of more than one run of a model:\n\n"] + [f"- {md_cell(n)}\n" for n in found.notes] \
+            if found.notes else []
     if problems:
         index.append(f"\n{len(problems)} result row(s) were skipped; see problems.txt.\n")
     write_public(out / "index.md", "".join(index))
@@ -89,7 +95,7 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
             stale.unlink()
     written += _write_data(rows, problems, out)
     written += write_site(rows, problems, tables, found.runs, out, [str(p) for p in inputs], found.layouts, tag_index,
-                          found.displays, reliance=reliance)
+                          found.displays, reliance=reliance, notes=found.notes)
     if keep is not None:
         keep(found, reliance)
     return written

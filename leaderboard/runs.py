@@ -24,7 +24,9 @@ from harness.project import MANIFEST_SCHEMA_VERSION, READABLE_SCHEMA_VERSIONS, s
 from harness.rundir import TABLES_FILE
 from harness.types import UNITS, ResultRow
 
-from .notapplicable import report_tags
+from .assumptions import assumption_tags
+from .notapplicable import invalid_tags, report_tags
+from .runchoice import newest_per_quantity, run_status
 
 __all__ = ["RunInfo", "Collected", "run_dirs", "read_rows", "load_run", "collect", "validate_row"]
 
@@ -103,16 +105,25 @@ def validate_row(data: Any) -> str:
 
 def read_rows(path: Path) -> tuple[list[ResultRow], list[str]]:
     """Valid rows of one results.jsonl and a problem line per invalid one."""
+    rows, problems, _ = _read_rows(path)
+    return rows, problems
+
+
+def _read_rows(path: Path) -> tuple[list[ResultRow], list[str], list[tuple[Any, str]]]:
+    """`read_rows`, and per skipped line its JSON (NaN and Infinity read as numbers; None
+    when not JSON) and its problem as `results.jsonl:<line>: ...`: the cell of a skipped row
+    that still names its task says "invalid" (notapplicable.invalid_tags)."""
     rows: list[ResultRow] = []
     problems: list[str] = []
+    skipped: list[tuple[Any, str]] = []
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        return [], [f"{path}: cannot read ({exc.strerror or exc})"]
+        return [], [f"{path}: cannot read ({exc.strerror or exc})"], []
     try:
         text = decode_text(raw, path)
     except DataError as exc:  # byte offset and line of the first invalid byte
-        return [], [f"{exc}; no row read"]
+        return [], [f"{exc}; no row read"], []
     lines = text.split("\n")
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
@@ -122,14 +133,24 @@ def read_rows(path: Path) -> tuple[list[ResultRow], list[str]]:
         except (json.JSONDecodeError, ValueError) as exc:
             truncated = lineno == len(lines) and not text.endswith("\n")
             reason = "truncated (the run may have been interrupted)" if truncated else "not JSON"
-            problems.append(f"{path}:{lineno}: {reason} ({getattr(exc, 'msg', exc)})")
+            problem = f"{reason} ({getattr(exc, 'msg', exc)})"
+            problems.append(f"{path}:{lineno}: {problem}")
+            skipped.append((_lenient(line), f"{Path(path).name}:{lineno}: {problem}"))
             continue
         problem = validate_row(data)
         if problem:
             problems.append(f"{path}:{lineno}: {problem}")
+            skipped.append((data, f"{Path(path).name}:{lineno}: {problem}"))
             continue
         rows.append(ResultRow.from_json(data))
-    return rows, problems
+    return rows, problems, skipped
+
+
+def _lenient(line: str) -> Any:
+    try:
+        return json.loads(line)  # NaN, Infinity and -Infinity read as floats
+    except ValueError:
+        return None
 
 
 def _reject_constant(name: str) -> float:
@@ -189,7 +210,8 @@ def load_run(path: Path) -> RunInfo:
     unknown = schema_problem(manifest, (MANIFEST_SCHEMA_VERSION,), str(path / "manifest.json"))
     if unknown:  # a newer format: refused (the run is skipped with this line), never read as if known
         raise DataError(unknown)
-    rows, problems = read_rows(path / "results.jsonl") if (path / "results.jsonl").is_file() else ([], [])
+    rows, problems, skipped = _read_rows(path / "results.jsonl") if (path / "results.jsonl").is_file() \
+        else ([], [], [])
     manifest, damaged = _typed_fields(manifest)
     problems += [f"{path / 'manifest.json'}: field {k!r} must be {_SHAPES[k][1]} (left out)" for k in damaged]
     layouts: dict[str, list[Layout]] = {}
@@ -210,6 +232,8 @@ def load_run(path: Path) -> RunInfo:
     report_path = path / "report.md"
     report = report_path.read_text(encoding="utf-8", errors="replace") if report_path.is_file() else ""
     tags += report_tags(report, rows, tags)  # "not applicable" of runs written before the n/a tags
+    tags += invalid_tags(skipped, tags)  # a skipped row's cell says "invalid", not "-" (no row)
+    tags += assumption_tags(report, tags)  # the report's reason, per variant, for rows tagged assumptions_not_met
     art_root = path / "artifacts"
     artifacts = sorted(p.relative_to(path).as_posix() for p in art_root.rglob("*") if p.is_file()) \
         if art_root.is_dir() else []
@@ -219,7 +243,8 @@ def load_run(path: Path) -> RunInfo:
 
 @dataclass
 class Collected:
-    """Rows, layouts and tags of many runs (latest run per (model, suite) by default)."""
+    """Rows, layouts and tags of many runs (by default per quantity the newest complete
+    run's rows, runchoice.py)."""
 
     runs: list[RunInfo]
     rows: list[ResultRow]
@@ -228,11 +253,16 @@ class Collected:
     tags: dict[str, list[RowTags]]
     #: probe -> its display (the newest run that declares one wins).
     displays: dict[str, Display] = field(default_factory=dict)
+    #: (model, suite) whose rows come from several runs, or that pass over a newer run: one
+    #: line each naming the runs (shown under the runs table).
+    notes: list[str] = field(default_factory=list)
 
 
 def collect(inputs: Iterable[Path], *, latest_only: bool = True) -> Collected:
-    """Read every run folder under `inputs`. Layouts and displays of a probe come from the
-    newest run that declares them."""
+    """Read every run folder under `inputs`: with `latest_only`, per quantity (model, suite,
+    probe, data, split, training data) the rows of the newest complete run, else of the
+    newest run (runchoice.py); otherwise every run's rows. Layouts and displays of a probe
+    come from the newest run that declares them."""
     inputs = [Path(p) for p in inputs]
     runs: list[RunInfo] = []
     problems: list[str] = _results_not_files(inputs)
@@ -248,18 +278,16 @@ def collect(inputs: Iterable[Path], *, latest_only: bool = True) -> Collected:
             continue
         seen[info.run_id] = folder
         runs.append(info)
-    rows = [r for info in runs for r in info.rows]
     problems += [p for info in runs for p in info.problems]
+    notes: list[str] = []
     if latest_only:
-        latest: dict[tuple[str, str], str] = {}
-        for r in rows:
-            key = (r.model, r.suite)
-            latest[key] = max(latest.get(key, ""), r.run_id)
-        rows = [r for r in rows if latest[(r.model, r.suite)] == r.run_id]
+        rows, notes = newest_per_quantity([(run_status(info.manifest), info.rows) for info in runs])
+    else:
+        rows = [r for info in runs for r in info.rows]
     layouts: dict[str, list[Layout]] = {}
     displays: dict[str, Display] = {}
     for info in sorted(runs, key=lambda i: i.run_id):
         layouts.update({probe: found for probe, found in info.layouts.items() if found})
         displays.update(info.displays)
     tags = {info.run_id: list(info.tags) for info in runs}
-    return Collected(runs, rows, problems, layouts, tags, displays)
+    return Collected(runs, rows, problems, layouts, tags, displays, notes)

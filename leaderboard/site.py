@@ -144,8 +144,9 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
                  charts: Mapping[str, Sequence[tuple[str, Sequence[str], int]]], runs: Sequence[RunLink],
                  inputs: Sequence[str], descriptions: Mapping[str, str] | None = None, *,
                  cards: Sequence[str] = (), models_html: str = "", reliance: str = "",
-                 full: Mapping[tuple[str, str, str], str] | None = None, docs=None) -> str:
-    """The index page, the answer first; `charts` maps suite -> [(title, svg paths, max series)]."""
+                 full: Mapping[tuple[str, str, str], str] | None = None, docs=None, notes: Sequence[str] = ()) -> str:
+    """The index page, the answer first; `charts` maps suite -> [(title, svg paths, max series)];
+    `notes` name the models whose rows come from several runs (runchoice.py)."""
     models = sorted({r.model for r in rows})
     datasets = sorted({r.dataset for r in rows})
     descriptions = descriptions or {}
@@ -203,7 +204,9 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
                     + "</details></section>")
     if runs:
         body.append('<section class="suite" id="runs"><h2>Runs</h2>'
-                    + table_html(_runs_table(runs), models=models, links=links) + "</section>")
+                    + table_html(_runs_table(runs), models=models, links=links)
+                    + ('<p class="note">Rows of more than one run of a model:</p><ul class="notes">'
+                       + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>" if notes else "") + "</section>")
     if problems:
         body.append('<section class="suite" id="problems"><h2>Skipped result rows</h2><ul class="problems">'
                     + "".join(f"<li>{esc(p)}</li>" for p in problems) + "</ul></section>")
@@ -258,7 +261,8 @@ def _full_pages(rows: Sequence[ResultRow], tables: Mapping[str, Sequence[Table]]
 def write_site(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mapping[str, Sequence[Table]],
                run_infos: Sequence[RunInfo], out: Path, inputs: Sequence[str],
                layouts: Mapping[str, Sequence[Layout]] | None = None, tags: TagIndex | None = None,
-               displays: Mapping[str, Display] | None = None, reliance: RelianceTable | None = None) -> list[Path]:
+               displays: Mapping[str, Display] | None = None, reliance: RelianceTable | None = None,
+               notes: Sequence[str] = ()) -> list[Path]:
     """Write index.html, the model pages, the charts and the run pages; returns the paths
     written or kept. `displays` (probe -> `Display`, from the run folders) name the probes'
     evidence, charts, metrics and docs."""
@@ -321,7 +325,7 @@ def write_site(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mappi
     atomic_write_text(out / "index.html", render_index(rows, problems, tables, charts, runs, inputs,
                                                        _suite_descriptions(run_infos), cards=card_blocks,
                                                        models_html=models_html, reliance=reliance, full=full,
-                                                       docs=docs))
+                                                       docs=docs, notes=notes))
     written.append(out / "index.html")
     return written
 

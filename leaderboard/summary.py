@@ -28,13 +28,11 @@ MAX_HEADLINES = 40
 
 def headline_text(found: Collected, width: int) -> str:
     """The headline rows of the runs whose rows are shown, as a plain-text table."""
-    shown = {r.run_id for r in found.rows}
+    shown = set(found.rows)  # a run shows only its rows no other run replaced (runchoice.py)
     names = Names(found.displays, found.layouts)
     body = []
     for info in sorted(found.runs, key=lambda i: i.run_id):
-        if info.run_id not in shown:
-            continue
-        for r in headline_rows(list(info.rows), info.headlines):
+        for r in headline_rows([r for r in info.rows if r in shown], info.headlines):
             body.append([r.model, readable_spec(f"{r.dataset}/{r.split}"), names.probe(r.probe),
                          names.metric(r.metric, r.probe) + (f" ({r.variant})" if r.variant else ""), format_cell(r)])
     if not body:

@@ -17,10 +17,10 @@ from harness.types import ResultRow
 
 from .collisions import cell_of, separate_layout, still_colliding
 from .degenerate import degenerate_tasks, neutralize, note_degenerate
-from .extremes import RANK_HEADER, keep_extremes
+from .extremes import RANK_HEADER, keep_extremes, unranked_note
 from .intervals import interval_note, missing_intervals
 from .labels import Names, direction_mark, readable_spec
-from .notapplicable import NA_TEXT, na_note, na_tag
+from .notapplicable import na_note, na_tag, na_text, other_task_reason
 from .tablemd import render_markdown
 from .tabletypes import Table, TagIndex, field_value
 
@@ -214,9 +214,9 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
                 for i in all_rows]
         values = [cells.get((rk, ck)) for ck in cols]
         line = [format_cell(v, layout.fmt) for v in values]
-        why = ["" if v is not None or rk in shared else _na_reason(layout, tags, values, ck)
-               for v, ck in zip(values, cols)]
-        line = [NA_TEXT if w else text for text, w in zip(line, why)]
+        why = ["" if v is not None or rk in shared else _na_reason(layout, tags, values, ck, {
+            **split, **dict(zip(layout.rows, rk)), **dict(zip(layout.columns, ck))}) for v, ck in zip(values, cols)]
+        line = [na_text(w) if w else text for text, w in zip(line, why)]
         sources: list[ResultRow | None] = [None] * len(lead)
         if layout.mean_column:
             meant = [v for v, ck in zip(values, cols)
@@ -235,7 +235,7 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
         hints = [""] * len(lead) + why + ([""] if layout.n_column else [])
         body.append((lead, line, values, sources, hints))
     cut = 0
-    unranked: list[str] = []
+    unranked: dict[str, list[ResultRow]] = {}
     rank_at = 2 if "run_id" in layout.rows else 1  # the rank column: right after the model (and run)
     if layout.extremes:
         # Per model its k most and k least (by the first value), each with its rank column.
@@ -262,8 +262,8 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
     if doubled:  # rows that differ in none of the fields above: say so rather than hide it
         note += (f" {', '.join(doubled)}: several rows for one cell (they differ in none of the table's fields); "
                  "the cell shows the last one read, results.csv has every row.")
-    if unranked:  # degenerate rows (no direction) are left out of the most / least robust
-        note += f" Not ranked (no better direction, see docs/leaderboard.md): {', '.join(unranked)}."
+    if unranked:  # rows without a direction are left out of the most / least robust, with the reason
+        note += " " + unranked_note(unranked, tags)
     note = " ".join(t for t in (note, interval_note(body, names, layout)) if t)
     return Table(title=title, headers=tuple(headers), body=tuple(tuple(b[0] + b[1]) for b in body),
                  note=note, description=layout.description, reference=layout.reference,
@@ -275,14 +275,16 @@ def _one_table(layout: Layout, rows: list[ResultRow], tags: TagIndex, split: dic
                  hints=tuple(tuple(b[4]) for b in body) if inapplicable else ())
 
 
-def _na_reason(layout: Layout, tags: TagIndex, values: Sequence[ResultRow | None], ck: tuple[str, ...]) -> str:
-    """Why the cell of column `ck` is not applicable (a row tag of a sibling cell's task), or ''."""
+def _na_reason(layout: Layout, tags: TagIndex, values: Sequence[ResultRow | None], ck: tuple[str, ...],
+               cell: Mapping[str, str]) -> str:
+    """Why the cell of column `ck` has no row ("n/a", or its row was skipped as invalid): a row
+    tag of a sibling cell's task, else of the run's task whose fields are the `cell`'s; or ''."""
     for s in values:
         if s is None:
             continue
         metric = ck[layout.columns.index("metric")] if "metric" in layout.columns else s.metric
         variant = ck[layout.columns.index("variant")] if "variant" in layout.columns else s.variant
-        found = tags.get(s, na_tag(metric, variant))
+        found = tags.get(s, na_tag(metric, variant)) or other_task_reason(layout, tags, s, metric, variant, cell)
         if found:
             return found
     return ""

@@ -94,6 +94,11 @@ class TagIndex:
         found = self._tags.get((row.run_id, row.probe, row.dataset, row.split, row.train))
         return None if found is None else found.get(name)
 
+    def tasks_with(self, run_id: str, probe: str, name: str) -> list[tuple[str, str, str, str]]:
+        """(dataset, split, train, value) of each task of the run's probe tagged `name`."""
+        return [(key[2], key[3], key[4], found[name]) for key, found in self._tags.items()
+                if key[:2] == (run_id, probe) and name in found]
+
 
 def field_value(row: ResultRow, name: str, tags: TagIndex | None) -> str:
     """A field of a row: a ResultRow attribute, "data" (dataset/split) or a row tag ('' if none)."""

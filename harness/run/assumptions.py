@@ -21,12 +21,13 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from ..api import ANSWER_FACTORS, Probe
+from ..inputs import ASSUMPTIONS_TAG
 from ..types import ResultRow
 
 __all__ = ["TAG", "unmet_assumptions", "neutralize", "explain"]
 
 #: Row tag naming the variants whose assumption the dataset does not meet (comma list).
-TAG = "assumptions_not_met"
+TAG = ASSUMPTIONS_TAG
 
 
 def unmet_assumptions(probe: type[Probe], dataset: Any) -> dict[str, str]:
