@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from harness.cache.artifacts import cache_status, clear_cache
+from harness.cache.artifacts import cache_status, clear_cache, foreign_folders
 from harness.errors import UsageError
 from harness.paths import cache_dir
 from harness.registry import did_you_mean
@@ -36,6 +36,9 @@ def status() -> None:
     click.echo(f"cache folder: {cache_dir()}")
     click.echo(tabulate(rows, headers=["kind", "entries", "size"], tablefmt="simple") if rows else "(empty)")
     click.echo(f"total: {_size(sum(s.bytes for s in found))}")
+    foreign = foreign_folders()
+    if foreign:
+        click.echo(f"not the harness's (no CACHEDIR.TAG; never cleared): {', '.join(foreign)}")
 
 
 @cache.command("clear")

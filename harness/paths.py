@@ -10,7 +10,7 @@ from pathlib import Path
 from .errors import UsageError
 from .project import CACHE_ENV
 
-__all__ = ["cache_dir", "data_home", "env_megabytes", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
+__all__ = ["cache_dir", "CACHE_TAG", "tag_cache_folder", "data_home", "env_megabytes", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
 
 #: The one home of generated output under the working directory: run folders and the
 #: leaderboard. It is never a package (see vqa_harness_cli.publish.check_output_folder).
@@ -19,9 +19,31 @@ DEFAULT_RUNS = RESULTS / "runs"
 DEFAULT_LEADERBOARD = RESULTS / "leaderboard"
 
 
+#: Marks a folder of the cache as the harness's own (the Cache Directory Tagging standard,
+#: which backup tools honour): `harness cache clear` removes only folders that carry it.
+CACHE_TAG = "CACHEDIR.TAG"
+_TAG_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+             "# A cache folder of vqa-harness: `harness cache clear` may remove it.\n")
+
+
 def cache_dir(*parts: str) -> Path:
-    """`$VQA_HARNESS_CACHE` or `$XDG_CACHE_HOME/vqa-harness` (default ~/.cache/vqa-harness)."""
-    return _folder(CACHE_ENV, "XDG_CACHE_HOME", "~/.cache", parts)
+    """`$VQA_HARNESS_CACHE` or `$XDG_CACHE_HOME/vqa-harness` (default ~/.cache/vqa-harness);
+    the first of `parts` names a kind, whose folder is tagged as the harness's (`CACHE_TAG`)."""
+    path = _folder(CACHE_ENV, "XDG_CACHE_HOME", "~/.cache", parts)
+    if parts:
+        tag_cache_folder(_folder(CACHE_ENV, "XDG_CACHE_HOME", "~/.cache", parts[:1]))
+    return path
+
+
+def tag_cache_folder(folder: Path) -> None:
+    """Mark `folder` (an existing folder) as a cache folder of the harness (`CACHE_TAG`)."""
+    tag = folder / CACHE_TAG
+    if not tag.exists():
+        try:
+            with open(tag, "x", encoding="utf-8") as fh:
+                fh.write(_TAG_TEXT)
+        except OSError:  # written by another process meanwhile, or a read-only cache
+            pass
 
 
 def data_home(*parts: str) -> Path:

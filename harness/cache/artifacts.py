@@ -24,11 +24,11 @@ from .. import __version__
 from ..digest import digest
 from ..errors import DataError
 from ..fileio import atomic_folder
-from ..paths import cache_dir
+from ..paths import CACHE_TAG, cache_dir, tag_cache_folder
 from ..types import Example
 from .locks import build_lock
 
-__all__ = ["ArtifactStore", "KindStatus", "cache_status", "clear_cache"]
+__all__ = ["ArtifactStore", "KindStatus", "cache_status", "clear_cache", "foreign_folders"]
 
 #: The files of one artifact entry live in <root>/<kind>/<key>/; COMPLETE marks a finished write.
 COMPLETE = ".complete"
@@ -131,6 +131,7 @@ def _write_entry(final: Path, build: Callable[[Path], None]) -> None:
     with atomic_folder(final) as tmp:
         build(tmp)
         (tmp / COMPLETE).write_text("", encoding="utf-8")
+    tag_cache_folder(final.parent.parent)  # the store's root: <root>/<kind>/<key>
 
 
 def _safe(kind: str) -> str:
@@ -143,18 +144,29 @@ def _size(path: Path) -> int:
 
 def cache_status(root: Path | None = None) -> list[KindStatus]:
     """Per kind of the harness cache: complete entries and bytes on disk. The prediction
-    cache and trained weights are listed as kinds `predictions` and `models`."""
+    cache and trained weights are listed as kinds `predictions` and `models`. Only folders
+    the harness made (tagged `CACHE_TAG` by `cache_dir`) are kinds; see `foreign_folders`."""
     base = Path(root) if root is not None else cache_dir()
     out = []
     arts = base / "artifacts"
-    if arts.is_dir():
+    if (arts / CACHE_TAG).is_file():
         for kind in sorted(p for p in arts.iterdir() if p.is_dir()):
             entries = [e for e in kind.iterdir() if (e / COMPLETE).is_file()]
             out.append(KindStatus(kind.name, len(entries), _size(kind), kind))
-    for name in sorted(p.name for p in base.iterdir() if p.is_dir() and p.name != "artifacts") if base.is_dir() else ():
-        folder = base / name
-        out.append(KindStatus(name, sum(1 for _ in folder.iterdir()), _size(folder), folder))
+    for folder in sorted(p for p in base.iterdir() if p.name != "artifacts" and (p / CACHE_TAG).is_file()) \
+            if base.is_dir() else ():
+        out.append(KindStatus(folder.name, sum(1 for f in folder.iterdir() if f.name != CACHE_TAG), _size(folder),
+                              folder))
     return out
+
+
+def foreign_folders(root: Path | None = None) -> list[str]:
+    """Folders in the cache folder that the harness did not make (no `CACHE_TAG`): never
+    listed as kinds nor removed (a cache variable set to a project folder must not cost it
+    its files). Folders of a cache written before the tag get it when a run uses them."""
+    base = Path(root) if root is not None else cache_dir()
+    return sorted(p.name for p in base.iterdir() if p.is_dir() and not (p / CACHE_TAG).is_file()) \
+        if base.is_dir() else []
 
 
 def clear_cache(kinds: list[str] | None = None, root: Path | None = None) -> list[KindStatus]:

@@ -10,6 +10,7 @@ from helpers_core import EchoModel, core_plugins, tiny_examples
 
 from harness.api import Probe
 from harness.cache.artifacts import ArtifactStore, cache_status, clear_cache
+from harness.paths import cache_dir
 from harness.testing import dataset_plugin, hookimpl, make_host, run_in_process
 from harness.types import Suite, Task
 
@@ -155,3 +156,24 @@ def test_bertscore_settings_follow_the_variables_and_the_weights(tmp_path, monke
     before = bertscore_settings()
     (folder / "model.safetensors").write_bytes(b"22")
     assert bertscore_settings() != before
+
+
+def test_cache_clear_removes_only_the_harness_folders(tmp_path, monkeypatch, capsys):
+    """`$VQA_HARNESS_CACHE` set to a project folder by mistake: `cache clear` must not take
+    its run folders or anything else the harness did not make (no CACHEDIR.TAG)."""
+    from vqa_harness_cli import main
+
+    root = tmp_path / "project"
+    (root / "results" / "runs" / "r1").mkdir(parents=True)
+    (root / "results" / "runs" / "r1" / "results.jsonl").write_text("{}\n")
+    (root / "mystuff").mkdir()
+    monkeypatch.setenv("VQA_HARNESS_CACHE", str(root))
+    ArtifactStore().json("demo", {"k": 1}, lambda: [1])
+    cache_dir("predictions")
+    assert {s.kind for s in cache_status()} == {"demo", "predictions"}
+    assert main(["cache", "status"]) == 0
+    assert "not the harness's (no CACHEDIR.TAG; never cleared): mystuff, results" in capsys.readouterr().out
+    assert main(["cache", "clear", "results", "--yes"]) == 2
+    assert main(["cache", "clear", "--yes"]) == 0
+    assert (root / "results" / "runs" / "r1" / "results.jsonl").is_file() and (root / "mystuff").is_dir()
+    assert not (root / "artifacts" / "demo").exists() and not (root / "predictions").exists()
