@@ -78,6 +78,9 @@ def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed
         if status != "complete":  # a run that ended early has only some of its suite's rows
             notes.insert(0, f"run {which} did not complete (status {status}): only the metrics it computed "
                             "are compared")
+    for which, info in (("B", b), ("A", a)):
+        if info.problems:  # rows it could not read are not compared
+            notes.insert(0, f"run {which}: {len(info.problems)} problem(s) reading it, e.g. {info.problems[0]}")
     for note in notes:
         click.echo(f"note: {note}", err=True)
     if not found:

@@ -121,11 +121,17 @@ def _read_rows(path: Path) -> tuple[list[ResultRow], list[str], list[tuple[Any, 
     except OSError as exc:
         return [], [f"{path}: cannot read ({exc.strerror or exc})"], []
     try:
-        text = decode_text(raw, path)
-    except DataError as exc:  # byte offset and line of the first invalid byte
-        return [], [f"{exc}; no row read"], []
+        text, undecodable = decode_text(raw, path), {}
+    except DataError:  # a line that is not UTF-8 is one skipped row; the others are read
+        text, undecodable = _decode_lines(raw)
     lines = text.split("\n")
     for lineno, line in enumerate(lines, 1):
+        if lineno in undecodable:
+            truncated = lineno == len(lines) and not text.endswith("\n")
+            problem = ("truncated (the run may have been interrupted); " if truncated else "") + undecodable[lineno]
+            problems.append(f"{path}:{lineno}: {problem}")
+            skipped.append((None, f"{Path(path).name}:{lineno}: {problem}"))
+            continue
         if not line.strip():
             continue
         try:
@@ -144,6 +150,18 @@ def _read_rows(path: Path) -> tuple[list[ResultRow], list[str], list[tuple[Any, 
             continue
         rows.append(ResultRow.from_json(data))
     return rows, problems, skipped
+
+
+def _decode_lines(raw: bytes) -> tuple[str, dict[int, str]]:
+    """The lines of `raw` that are UTF-8 (the others left empty) and, per other line, why."""
+    lines, bad = [], {}
+    for lineno, blob in enumerate(raw.split(b"\n"), 1):
+        try:
+            lines.append(blob.decode("utf-8-sig" if lineno == 1 else "utf-8"))
+        except UnicodeDecodeError as exc:
+            bad[lineno] = f"not UTF-8 text (byte {exc.start} of the line: {blob[exc.start:exc.start + 4]!r})"
+            lines.append("")
+    return "\n".join(lines), bad
 
 
 def _lenient(line: str) -> Any:

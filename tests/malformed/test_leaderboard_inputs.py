@@ -91,7 +91,8 @@ def test_non_utf8_results_and_manifest_are_one_warning_each(capsys, tmp_path):
     assert len([w for w in err.splitlines() if w.strip()]) == 1 and "2 result row(s) or file(s) skipped" in err
     problems = (tmp_path / "lb" / "problems.txt").read_text()
     assert "not UTF-8 text (byte" in problems and "manifest.json: not UTF-8 text" in problems
-    assert [r["model"] for r in json.loads((tmp_path / "lb" / "results.json").read_text())] == ["m3"]
+    # m1's readable row is kept: one bad byte costs its line, not the run
+    assert [r["model"] for r in json.loads((tmp_path / "lb" / "results.json").read_text())] == ["m1", "m3"]
     assert good.name in (tmp_path / "lb" / "index.md").read_text()
 
 
@@ -166,11 +167,15 @@ def test_a_results_jsonl_folder_is_warned_about(capsys, tmp_path):
 
 def test_compare_names_a_results_file_that_is_not_utf8(capsys, tmp_path):
     good = _run_folder(tmp_path / "runs", "m1", [GOOD])
-    bad = _run_folder(tmp_path / "runs", "m2", b'{"model": "caf\xe9"}\n' + (GOOD + "\n").encode())
+    bad = _run_folder(tmp_path / "runs", "m2", b'{"model": "caf\xe9"}\n')
     code, out, err = run_cli(capsys, ["compare", str(good), str(bad)])
     lines = [line for line in err.splitlines() if line.strip()]
     assert code == 3 and len(lines) == 1 and "Traceback" not in err, err
-    assert f"{bad / 'results.jsonl'}: not UTF-8 text (byte 14, line 1" in lines[0] and "no row read" in lines[0]
+    assert f"{bad / 'results.jsonl'}:1: not UTF-8 text (byte 14 of the line" in lines[0]
+    # with a readable row beside it, the comparison goes on and says what it skipped
+    bad = _run_folder(tmp_path / "runs2", "m2", b'{"model": "caf\xe9"}\n' + (GOOD + "\n").encode())
+    code, out, err = run_cli(capsys, ["compare", str(good), str(bad)])
+    assert "Traceback" not in err and f"note: run B: 1 problem(s) reading it, e.g. {bad / 'results.jsonl'}:1: not UTF-8" in err
 
 
 def test_rows_of_schema_version_1_are_still_read():
