@@ -136,9 +136,9 @@ def bertscore_model() -> tuple[str, int]:
     """(local model folder, num_layers) for `bert_score.score(model_type=..., num_layers=...)`."""
     status = bertscore_status()
     if not status.present:
-        raise ResourceError(
-            f"{NOT_INSTALLED}: {status.detail}" if status.location else NOT_INSTALLED
-        )
+        # A folder found but unusable (or a bad layer variable) is that problem, not "not installed".
+        raise ResourceError(f"BERTScore model {status.location}: {status.detail}" if status.location
+                            else NOT_INSTALLED)
     hidden, _ = check_model_folder(Path(status.location))
     layers, _ = _layers(hidden)
     return status.location, layers

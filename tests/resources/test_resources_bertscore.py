@@ -70,8 +70,9 @@ def test_bad_override_is_a_resource_error(tmp_path: Path, monkeypatch: pytest.Mo
     _fake_model(tmp_path / "m2", layers=2)
     monkeypatch.setenv(bertscore_mod.MODEL_ENV, str(tmp_path / "m2"))
     monkeypatch.setenv(bertscore_mod.LAYERS_ENV, "7")
-    with pytest.raises(ResourceError, match=r"VQA_HARNESS_BERTSCORE_LAYERS='7' must be"):
+    with pytest.raises(ResourceError, match=r"VQA_HARNESS_BERTSCORE_LAYERS='7' must be") as caught:
         resources.bertscore_model()
+    assert "not installed" not in str(caught.value)  # the model is there: the variable is the problem
 
 
 @needs_model
