@@ -137,7 +137,7 @@ def bertscore_model() -> tuple[str, int]:
     status = bertscore_status()
     if not status.present:
         # A folder found but unusable (or a bad layer variable) is that problem, not "not installed".
-        raise ResourceError(f"BERTScore model {status.location}: {status.detail}" if status.location
+        raise ResourceError(f"BERTScore model (from {status.source}): {status.detail}" if status.location
                             else NOT_INSTALLED)
     hidden, _ = check_model_folder(Path(status.location))
     layers, _ = _layers(hidden)

@@ -59,7 +59,7 @@ def test_bad_override_is_a_resource_error(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv(bertscore_mod.MODEL_ENV, str(tmp_path / "nowhere"))
     found = bertscore_mod.bertscore_status()
     assert not found.present and "is not a folder" in found.detail
-    with pytest.raises(ResourceError, match="BERTScore model is not installed"):
+    with pytest.raises(ResourceError, match=r"BERTScore model \(from \$VQA_HARNESS_BERTSCORE_MODEL\): .* is not a folder"):
         resources.bertscore_model()
 
     folder = _fake_model(tmp_path / "m", layers=2)
