@@ -13,6 +13,7 @@ read. Anything that could change a number changes the key.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -82,6 +83,8 @@ class ProbeOutputCache:
             text = (folder / "output.json").read_text(encoding="utf-8")
             data = json.loads(text.replace(json.dumps(RUN_TOKEN)[1:-1], json.dumps(str(run_dir))[1:-1]))
             rows = [ResultRow.from_json({**r, "run_id": run_id, "model": model, "suite": suite}) for r in data["rows"]]
+            if not all(_sound(r) for r in rows):  # a probe never stores such a row: the entry is damaged
+                raise ValueError("a stored row is not a finite number")
             for rel in data["files"]:
                 _place(folder / "files" / rel, Path(run_dir) / rel)
         except (OSError, ValueError, KeyError, TypeError):
@@ -122,3 +125,13 @@ def _place(source: Path, target: Path) -> None:
         os.link(source, target)
     except OSError:
         shutil.copy2(source, target)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _sound(row: ResultRow) -> bool:
+    """What the run checks of a probe's rows before it stores them: finite numbers."""
+    return _number(row.value) and isinstance(row.n, int) and not isinstance(row.n, bool) and all(
+        v is None or _number(v) for v in (row.ci_low, row.ci_high))

@@ -177,3 +177,19 @@ def test_cache_clear_removes_only_the_harness_folders(tmp_path, monkeypatch, cap
     assert main(["cache", "clear", "--yes"]) == 0
     assert (root / "results" / "runs" / "r1" / "results.jsonl").is_file() and (root / "mystuff").is_dir()
     assert not (root / "artifacts" / "demo").exists() and not (root / "predictions").exists()
+
+
+def test_a_stored_output_with_a_row_that_is_not_a_number_is_computed_again(tmp_path):
+    """A damaged entry (a value edited to "abc" or NaN) is removed and the probe runs again,
+    instead of a traceback in the report or a NaN published."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    first = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
+    for bad in ('"abc"', "NaN"):
+        (entry,) = tmp_path.rglob("output.json")  # the one stored probe output
+        data = json.loads(entry.read_text())
+        data["rows"][0]["value"] = "__BAD__"
+        entry.write_text(json.dumps(data).replace('"__BAD__"', bad))
+        again = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
+        assert again.exit_code == 0 and _stats(again)["probe_outputs_reused"] == 0
+        assert _rows(again) == _rows(first)
