@@ -42,6 +42,8 @@ class Option:
                         raise ValueError(raw)
                     value = raw.lower() in ("1", "true", "yes")
                 else:
+                    if not raw.isascii() or "_" in raw:  # int() also reads '١' and '1_0': not plain decimal
+                        raise ValueError(raw)
                     value = kind(raw)
             except ValueError:
                 shown = raw if len(raw) <= 30 else f"{raw[:27]}..."

@@ -27,6 +27,9 @@ class Tiny(ListDataset):
                                               "between 1 and 1000"]),
     ("qonly:epochs=0", ["epochs=0 is out of range"]),
     ("qonly:epochs=1e9", ["epochs='1e9' is not a valid int"]),
+    ("qonly:epochs=\u0661", ["epochs='\u0661' is not a valid int"]),  # an Arabic-Indic digit: not plain decimal
+    ("qonly:epochs=1_0", ["epochs='1_0' is not a valid int"]),
+    ("qonly:lr=1_0.5", ["lr='1_0.5' is not a valid float"]),
     ("cnn-lstm:lr=nan", ["model 'cnn-lstm'", "lr=nan must be a finite number"]),
     ("cnn-lstm:hidden=-4", ["hidden=-4 is out of range"]),
     ("mlp-a:hidden=100000000", ["model 'mlp-a'", "hidden=100000000 is out of range"]),
