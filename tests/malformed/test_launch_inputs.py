@@ -44,3 +44,17 @@ def test_a_bad_launcher_environment_is_one_line_naming_the_variable(capsys, tmp_
         monkeypatch.setenv(variable, value)
     expect_one_line(_run(capsys, tmp_path, "const"), *needles, code=2)
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("spec, needles, code", [
+    ("qonly:epochs=abc", ["model 'qonly'", "epochs='abc' is not a valid int"], 2),
+    ("predictions:path={tmp}/empty.jsonl", ["empty.jsonl", "empty file"], 3),
+    ("no-such-model", ["unknown model 'no-such-model'"], 2),
+    ("const:trained_on=x", ["trained_on='x' is neither training data"], 2),
+])
+def test_a_bad_later_model_is_one_line_before_the_first_model_runs(capsys, tmp_path, spec, needles, code, jobs):
+    (tmp_path / "empty.jsonl").write_text("", encoding="utf-8")
+    result = _run(capsys, tmp_path, "const", spec.format(tmp=tmp_path), jobs=jobs)
+    expect_one_line(result, *needles, code=code)
+    assert not (tmp_path / "runs").exists()  # the first model did not run
