@@ -19,6 +19,11 @@ from harness.types import Example
 LONE = "\\ud800"  # the six characters of the JSON / YAML escape
 
 
+def _lone(text: str, escape: str = LONE) -> str:
+    """`text` with each @ replaced by the escape."""
+    return text.replace("@", escape)
+
+
 class Tiny(ListDataset):
     name = "tiny"
     splits = ("val",)
@@ -26,9 +31,9 @@ class Tiny(ListDataset):
 
 
 @pytest.mark.parametrize("body, needle", [
-    ('{"a": {"b": "x%s"}}' % LONE, "field 'a.b'"),
-    ('{"a": ["ok", "%s"]}' % LONE.replace("d800", "dfff"), "field 'a[1]'"),
-    ('{"%s": 1}' % LONE, "lone surrogate"),
+    (_lone('{"a": {"b": "x@"}}'), "field 'a.b'"),
+    (_lone('{"a": ["ok", "@"]}', "\\udfff"), "field 'a[1]'"),
+    (_lone('{"@": 1}'), "lone surrogate"),
 ])
 def test_read_json_refuses_a_lone_surrogate_with_either_parser(tmp_path, json_backend, body, needle):
     path = write(tmp_path / "f.json", body)
@@ -42,7 +47,7 @@ def test_a_surrogate_pair_is_one_character_and_reads(tmp_path, json_backend):
 
 
 def test_jsonl_names_the_row_and_field(tmp_path):
-    path = write(tmp_path / "f.jsonl", '{"id": "a", "answer": "yes"}\n{"id": "b", "answer": "%s"}\n' % LONE)
+    path = write(tmp_path / "f.jsonl", _lone('{"id": "a", "answer": "yes"}\n{"id": "b", "answer": "@"}\n'))
     with pytest.raises(DataError, match="row 2") as info:
         list(jsonl_records(path))
     assert "field 'answer'" in str(info.value) and "lone surrogate" in str(info.value)
@@ -53,7 +58,7 @@ def test_a_predictions_file_with_a_lone_surrogate_is_refused_at_load(capsys, tmp
     rows = [{"id": f"v{i}", "answer": "yes"} for i in range(4)]
     text = "\n".join(json.dumps(r) for r in rows) + "\n" if name.endswith("l") else json.dumps(
         [{"question_id": f"v{i}", "answer": "yes"} for i in range(4)])
-    path = write(tmp_path / name, text.replace('"yes"', '"%s"' % LONE, 1))
+    path = write(tmp_path / name, text.replace('"yes"', _lone('"@"'), 1))
     result = run_bad(capsys, tmp_path, [Task("tiny", "val", ("accuracy",))], Tiny,
                      model=f"predictions:path={path}")
     expect_one_line(result, str(path), "field", "lone surrogate", code=3)
@@ -61,11 +66,11 @@ def test_a_predictions_file_with_a_lone_surrogate_is_refused_at_load(capsys, tmp
 
 
 @pytest.mark.parametrize("body, needles", [
-    ('name: x\ntasks:\n- {dataset: tiny, split: val, probes: [accuracy], label: "%s"}\n' % LONE,
+    (_lone('name: x\ntasks:\n- {dataset: tiny, split: val, probes: [accuracy], label: "@"}\n'),
      ["tasks[0]", "field 'label'"]),
-    ('name: x\ndescription: "%s"\ntasks:\n- {dataset: tiny, split: val, probes: [accuracy]}\n' % LONE,
+    (_lone('name: x\ndescription: "@"\ntasks:\n- {dataset: tiny, split: val, probes: [accuracy]}\n'),
      ["field 'description'"]),
-    ('name: x\ntasks:\n- {dataset: tiny, split: val, probes: [accuracy], "%s": 1}\n' % LONE, ["tasks[0]"]),
+    (_lone('name: x\ntasks:\n- {dataset: tiny, split: val, probes: [accuracy], "@": 1}\n'), ["tasks[0]"]),
 ])
 def test_a_suite_file_with_a_lone_surrogate_is_one_line(capsys, tmp_path, body, needles):
     suite = write(tmp_path / "s.yaml", body)
