@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from harness.errors import DataError, UsageError
-from harness.fileio import check_writable_folder
+from harness.fileio import check_folder_links, check_writable_folder
 from harness.host import PluginHost
 
 __all__ = ["publish", "check_output_folder"]
@@ -18,8 +18,9 @@ def check_output_folder(out: Path) -> None:
     """Refuse the root of the file system (`--out /`), an output folder inside an installed or
     importable package (a folder with an `__init__.py`): generated files must never land in a
     source package; and one that cannot be created or written (`/proc/x`, a path under a
-    file), before any work starts."""
+    file, a broken symbolic link or a link loop), before any work starts."""
 
+    check_folder_links(out)  # before resolve(): it follows a dangling link, and a loop is a RuntimeError
     out = Path(out).resolve()
     if out == Path(out.anchor):  # runs and leaderboard files among the system's folders, scanned as runs
         raise UsageError(f"output folder {out} is the root of the file system; choose a folder of its own "

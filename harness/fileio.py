@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO, TypeVar
 
 from .errors import DataError, StorageError, UsageError
 
-__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_writable_folder", "storage_error", "atomic_path",
+__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_folder_links", "check_writable_folder", "storage_error", "atomic_path",
            "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
 
 
@@ -179,14 +179,36 @@ def read_json_files(paths: Iterable[Path], parse: Callable[[Any, str], _T]) -> t
 # ------------------------------------------------------------------ output folders
 
 
+def check_folder_links(folder: Path | str, what: str = "output folder") -> None:
+    """UsageError when `folder` or a folder above it is a symbolic link that leads nowhere (a
+    broken link, a link loop): creating the folder through it would fail half-way, after the
+    work (`mkdir -p` refuses a dangling link too)."""
+    folder = Path(folder)
+    for p in reversed((folder, *folder.parents)):
+        if not os.path.islink(p):
+            continue
+        where = f"{what} {folder}" + ("" if p == folder else f": {p}")
+        try:
+            os.stat(p)
+        except FileNotFoundError:
+            raise UsageError(f"{where} is a broken symbolic link (to {os.readlink(p)}); "
+                             "create its target or choose another folder") from None
+        except OSError as exc:
+            reason = "a symbolic link loop" if exc.errno == errno.ELOOP else (
+                f"a symbolic link that cannot be followed ({exc.strerror or exc})")
+            raise UsageError(f"{where} is {reason}; choose another folder") from None
+
+
 def check_writable_folder(folder: Path | str, what: str = "output folder") -> None:
     """UsageError, before any work, when `folder` cannot be created or written (`/proc/x`,
-    a path under a file, a read-only mount). Nothing is left behind by the check.
+    a path under a file, a read-only mount, a broken symbolic link or a link loop on the way).
+    Nothing is left behind by the check.
 
     Several processes may check the same folder at once (the ranks of a `torchrun` job):
     a folder another process created in between counts as existing, and a check that lost
     a race (its folder removed by the other's clean-up) is tried again."""
     folder = Path(folder)
+    check_folder_links(folder, what)
     for attempt in range(_CHECK_ATTEMPTS):
         try:
             _check_writable_once(folder, what)

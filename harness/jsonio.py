@@ -3,9 +3,11 @@
 Strict JSON: `NaN`, `Infinity` and numbers too large for a float (`1e309`) are errors, not
 values (Python's `json` accepts them; JSON does not), named with line, column and the key
 they belong to. Non-UTF-8 bytes give the byte offset; a file that ends early says it is
-truncated. Repeated keys in one object (which `json.loads` silently resolves to the last)
-can be an error or recorded (`duplicate_keys=`). The loaders' record
-checks are `vqa_harness_plugins.validation`.
+truncated. A `\\ud800`-style escape of a lone surrogate (half of a UTF-16 pair: not a
+character, and no UTF-8 file or database can store it) is an error naming the field, not a
+string that fails later when a result is written. Repeated keys in one object (which
+`json.loads` silently resolves to the last) can be an error or recorded (`duplicate_keys=`).
+The loaders' record checks are `vqa_harness_plugins.validation`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from .errors import DataError
 from .fileio import decode_text, read_bytes
 
 __all__ = ["read_json", "parse_json", "loads_strict", "jsonl_records", "parse_jsonl", "JSONObject",
-           "DUPLICATE_KEYS"]
+           "DUPLICATE_KEYS", "lone_surrogate_at"]
 
 #: `read_json(duplicate_keys=...)`: "ignore" (fast; the last value wins, as in json.loads),
 #: "error" (DataError naming the key) or "record" (objects are `JSONObject`s keeping the
@@ -44,6 +46,39 @@ class _DuplicateKey(ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
+
+
+class _LoneSurrogate(ValueError):
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.where = where
+
+
+#: A JSON escape of a surrogate code point (a lone one survives `json.loads`; a pair becomes one character).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate_at(value: Any, where: str = "") -> str | None:
+    """Where in parsed data (dicts, lists, strings) a string holds a lone surrogate
+    ('tasks[0].label'; '' for the value itself), or None when none does: such text cannot be
+    written as UTF-8 (report, results, cache), so a reader refuses it."""
+    if isinstance(value, str):
+        return where if _SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            inner = f"{where}.{key}" if where else str(key)
+            if isinstance(key, str) and _SURROGATE.search(key):
+                return inner
+            found = lone_surrogate_at(item, inner)
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            found = lone_surrogate_at(item, f"{where}[{i}]")
+            if found is not None:
+                return found
+    return None
 
 
 def _constant(name: str) -> float:
@@ -85,7 +120,12 @@ _HOOKS = {"ignore": None, "error": _error_pairs, "record": _record_pairs}
 def loads_strict(text: str, *, duplicate_keys: str = "ignore") -> Any:
     """`json.loads` without NaN / Infinity / overflowing floats (raises ValueError subclasses
     that `describe_json_error` turns into one line)."""
-    return json.loads(text, parse_constant=_constant, parse_float=_float, object_pairs_hook=_HOOKS[duplicate_keys])
+    value = json.loads(text, parse_constant=_constant, parse_float=_float, object_pairs_hook=_HOOKS[duplicate_keys])
+    if _SURROGATE_ESCAPE.search(text):  # rare: the walk is paid only by text with such an escape
+        where = lone_surrogate_at(value)
+        if where is not None:
+            raise _LoneSurrogate(where)
+    return value
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
@@ -116,6 +156,10 @@ def _describe(exc: ValueError, text: str) -> str:
     if isinstance(exc, _DuplicateKey):
         return (f"duplicated key {exc.key!r} in one JSON object (a JSON reader keeps only one of "
                 "them; remove or rename the other)")
+    if isinstance(exc, _LoneSurrogate):
+        field = f"field {exc.where!r}: " if exc.where else ""
+        return (f"{field}a \\ud800-\\udfff escape without its other half (a lone surrogate) is not a character "
+                "and cannot be stored as UTF-8 text")
     if isinstance(exc, _NonFinite):
         pos = _token_position(text, exc.token)
         at = ""

@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .fileio import describe, fail
 from .project import MANIFEST_SCHEMA_VERSION
 from .provenance import environment, numerics
 
-__all__ = ["new_manifest", "now", "package_version"]
+__all__ = ["new_manifest", "check_resumed", "now", "package_version"]
 
 
 def now() -> str:
@@ -36,6 +37,24 @@ def _git_commit() -> str:
         return out.stdout.strip() if out.returncode == 0 else ""
     except (OSError, subprocess.SubprocessError):
         return ""
+
+
+def check_resumed(previous: Any, path: Path | str) -> dict[str, Any]:
+    """The manifest of a run `--resume` continues, once the fields the new manifest carries on
+    (`started`, `resumed`, `usage`) have the types it needs; else one DataError line naming
+    the file and the field (an edited or damaged manifest.json), before the run goes on."""
+    if not isinstance(previous, dict):
+        raise fail(path, "", f"expected a JSON object, got {describe(previous)}")
+    expected = {"started": (str, "a time stamp (text)"), "resumed": (int, "a whole number of resumes"),
+                "usage": (dict, "an object of usage counts")}
+    for field, (kind, what) in expected.items():
+        value = previous.get(field)
+        if field not in previous or (value is None and field != "resumed"):
+            continue
+        if not isinstance(value, kind) or isinstance(value, bool) or (kind is int and value < 0):
+            raise fail(path, "", f"expected {what}, got {describe(value)}; fix or remove the field to --resume",
+                       field)
+    return previous
 
 
 def new_manifest(config: Any, host: Any, model_spec: str, model_entry: Any, suite: Any, device: str,

@@ -37,9 +37,35 @@ __all__ = ["world", "ShardPredictor", "run_distributed"]
 
 
 def world() -> tuple[int, int, int]:
-    """(rank, world size, local rank) from the launcher's environment; (0, 1, 0) without one."""
-    return (int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1")),
-            int(os.environ.get("LOCAL_RANK", "0")))
+    """(rank, world size, local rank) from the launcher's environment; (0, 1, 0) without one.
+    A value that is not a whole number, a rank outside the world, or a world of several
+    processes without what torch's rendezvous needs (RANK, MASTER_ADDR, MASTER_PORT) is one
+    UsageError line naming the variable, before anything is computed."""
+    size = _whole("WORLD_SIZE", 1, low=1)
+    rank, local_rank = _whole("RANK", 0), _whole("LOCAL_RANK", 0)
+    if size > 1:
+        for variable in ("RANK", "MASTER_ADDR", "MASTER_PORT"):
+            if not os.environ.get(variable, "").strip():
+                raise UsageError(f"WORLD_SIZE={size} but {variable} is not set: start several processes with a "
+                                 "launcher (torchrun, accelerate launch) that sets RANK, WORLD_SIZE, MASTER_ADDR "
+                                 "and MASTER_PORT, or unset WORLD_SIZE")
+        _whole("MASTER_PORT", 0, low=1, high=65535)
+    if rank >= size:
+        raise UsageError(f"RANK={rank} is not below WORLD_SIZE={size} (ranks are 0 to WORLD_SIZE - 1)")
+    return rank, size, local_rank
+
+
+def _whole(variable: str, default: int, *, low: int = 0, high: int | None = None) -> int:
+    """The launcher's `$variable` as a whole number (`default` when unset)."""
+    text = os.environ.get(variable)
+    if text is None:
+        return default
+    value = text.strip()
+    if not (value.isascii() and value.isdigit()) or int(value) < low or (high is not None and int(value) > high):
+        bounds = f" from {low} to {high}" if high is not None else (f" of at least {low}" if low else "")
+        raise UsageError(f"{variable}={text!r}: expected a whole number{bounds} (set by a launcher such as "
+                         "torchrun; unset it to run in one process)")
+    return int(value)
 
 
 class ShardPredictor(Predictor):

@@ -13,8 +13,10 @@ from harness.errors import ExitCode
 from harness.host import PluginHost
 from harness.run.config import RunConfig
 from harness.run.execute import execute_run
+from harness.run.plan import resolve_model
 from harness.run.tasks import RunOutcome
 from harness.specs import parse_spec
+from harness.suites import resolve_suite
 
 from ..publish import publish
 from . import signals
@@ -48,6 +50,10 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
     if repeated:  # the same run twice: the second would only re-read the first one's cache
         warn(f"warning: model(s) given more than once run once: {', '.join(repeated)}")
         models = list(dict.fromkeys(models))
+    if len(models) > 1:  # a bad spec or option of a later model is one line before the first one runs
+        suite = resolve_suite(host, base.suite)  # (one model: its run's plan does this first thing)
+        for spec in models:
+            resolve_model(spec, suite, host)
     configs = [replace(base, model=spec) for spec in models]
     jobs = 1 if size > 1 else min(jobs or default_jobs(len(models), base.device), len(models))
     if jobs > 1:

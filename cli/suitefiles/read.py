@@ -39,6 +39,7 @@ from harness.digest import digest_bytes
 from harness.errors import HarnessError, UsageError
 from harness.fileio import decode_text, describe, read_bytes
 from harness.host import PluginHost
+from harness.jsonio import lone_surrogate_at
 from harness.registry import did_you_mean
 from harness.specs import parse_spec
 from harness.suites import MAX_DESCRIPTION, NAME_PATTERN, feed_gap, registered_suite
@@ -175,6 +176,7 @@ def parse_suite(data: Any, host: PluginHost, *, source: str = "<suite>") -> Suit
     where = _Where(source)
     if not isinstance(data, dict):
         raise where.error("", None, f"expected a mapping with name, description and tasks, got {_kind(data)}")
+    _check_text(data, where)
     _check_keys(data, top_keys(), where, "")
     for key in ("name", "tasks"):
         if key not in data:
@@ -212,6 +214,17 @@ def parse_suite(data: Any, host: PluginHost, *, source: str = "<suite>") -> Suit
     suite = Suite(name=name, description=description, tasks=parsed, **flags)
     _check_name(suite, host, where)
     return suite
+
+
+def _check_text(data: Mapping[str, Any], where: _Where) -> None:
+    """A YAML "\\ud800" escape gives a lone surrogate, text no UTF-8 file can hold (the
+    manifest, report.md, the run's digest): refused here, naming the task and the field."""
+    found = lone_surrogate_at(data)
+    if found is None:
+        return
+    record, _, field = found.partition(".") if found.startswith("tasks[") else ("", "", found)
+    raise where.error(record, field or None, "holds a \\ud800-\\udfff escape without its other half (a lone "
+                                             "surrogate), which is not a character; write the character itself")
 
 
 def _check_keys(mapping: Mapping[str, Any], allowed: tuple[str, ...], where: _Where, record: str,

@@ -21,7 +21,7 @@ from ..errors import ExitCode, HarnessError, PluginError, Stopped, StopRun, Stor
 from ..fileio import storage_error
 from ..host import PluginHost
 from ..layouts import Layout
-from ..manifest import new_manifest, now
+from ..manifest import check_resumed, new_manifest, now
 from ..provenance import torch_numerics
 from ..report import render_report
 from ..rundir import RunDir
@@ -128,7 +128,7 @@ def _open_rundir(config: RunConfig, host: PluginHost, plan: RunPlan) -> tuple[Ru
         rundir = RunDir.create(config.out, plan.model_spec, plan.suite.name)
     try:
         rundir.claim()
-        previous = {} if fresh else rundir.read_manifest()
+        previous = {} if fresh else check_resumed(rundir.read_manifest(), rundir.manifest_path)
         manifest = new_manifest(config, host, plan.model_spec, plan.model_entry, plan.suite, plan.device,
                                 rundir.run_id, previous)
         rundir.write_manifest(manifest)

@@ -20,7 +20,7 @@ from ..specs import format_spec, parse_spec
 from ..suites import check_suite, resolve_suite
 from .config import RunConfig
 
-__all__ = ["RunPlan", "plan_run"]
+__all__ = ["RunPlan", "plan_run", "resolve_model"]
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,24 @@ def plan_run(config: RunConfig, host: PluginHost) -> RunPlan:
     """Resolve `config` against the registered plugins; UsageError / DataError otherwise."""
     decoded_cache_bytes()  # a bad $VQA_HARNESS_IMAGE_CACHE_MB is one line before any work
     suite = resolve_suite(host, config.suite)
-    model_name, options = parse_spec(config.model)
+    entry, model, model_spec, declared = resolve_model(config.model, suite, host)
+    tasks = [_with_split(t, config.split) for t in suite.tasks]
+    session = Session(host, data_dir=config.data_dir, limit=config.limit)
+    _validate(tasks, host, session)
+    check_suite(suite, host)
+    runnable, skipped = check_data(suite, tasks, session, trainable=model.trainable)
+    _check_example_ids(model, runnable, session)
+    return RunPlan(suite, model, entry, model_spec,
+                   declared if declared is not None else type(model).trained_on, tuple(runnable), tuple(skipped),
+                   session, resolve_device(config.device))
+
+
+def resolve_model(spec: str, suite: Suite, host: PluginHost) -> tuple[Entry[type[Model]], Model, str, str | None]:
+    """The model a `--model` spec names, built with its options (a model builds cheaply: its
+    weights load in `setup`), its spec as rows and folders name it, and the training data it
+    declares (`trained_on=`, None when not given); UsageError for an unknown name or a bad
+    option. The launcher calls it for every model before the first one runs."""
+    model_name, options = parse_spec(spec)
     entry = host.models.get(model_name)
     declared = options.pop(TRAINED_ON, None)
     if declared is not None:
@@ -59,15 +76,7 @@ def plan_run(config: RunConfig, host: PluginHost) -> RunPlan:
     shown: dict[str, Any] = {k: model.config[k] for k in options}
     if declared is not None:
         shown[TRAINED_ON] = declared
-    tasks = [_with_split(t, config.split) for t in suite.tasks]
-    session = Session(host, data_dir=config.data_dir, limit=config.limit)
-    _validate(tasks, host, session)
-    check_suite(suite, host)
-    runnable, skipped = check_data(suite, tasks, session, trainable=model.trainable)
-    _check_example_ids(model, runnable, session)
-    return RunPlan(suite, model, entry, format_spec(model_name, shown),
-                   declared if declared is not None else type(model).trained_on, tuple(runnable), tuple(skipped),
-                   session, resolve_device(config.device))
+    return entry, model, format_spec(model_name, shown), declared
 
 
 def _check_example_ids(model: Model, tasks: list[Task], session: Session) -> None:

@@ -10,6 +10,7 @@ import click
 from harness.data.session import Session
 from harness.devices import resolve_device
 from harness.errors import UsageError
+from harness.fileio import atomic_write_text, check_writable_folder
 from harness.host import get_host
 from harness.types import Example
 from vqa_harness_plugins.generators.decoys import (
@@ -62,6 +63,9 @@ def dataset_records(plugin, split: str):
 def generate(dataset: str, split: str, out: Path, data_dir: Path | None, seed: int, top_n: int, embedding: str,
              device: str, stats_path: Path | None) -> None:
     """Write {qa_id: {IoU_decoys, QoU_decoys}} for DATASET/SPLIT to OUT."""
+    for path, option in ((out, "--out"), (stats_path, "--stats")):
+        if path is not None:  # one line before generating, not a traceback after it
+            check_writable_folder(path.parent, f"folder of {option}")
     session = Session(get_host(), data_dir=data_dir)
     plugin = session.dataset(dataset)
     if split not in plugin.splits:
@@ -71,7 +75,7 @@ def generate(dataset: str, split: str, out: Path, data_dir: Path | None, seed: i
     result = generate_decoys(records, config, source=f"{dataset}/{split}")
     write_decoy_file(out, result.released())
     if stats_path is not None:
-        stats_path.write_text(json.dumps(result.stats.to_json(), indent=1, sort_keys=True) + "\n")
+        atomic_write_text(stats_path, json.dumps(result.stats.to_json(), indent=1, sort_keys=True) + "\n")
     s = result.stats
     click.echo(f"{out}: {s.questions} questions, {s.images} images; IoU from image {s.iou_from_image}, "
                f"QoU from questions {s.qou_from_questions}, fill-ins orig {s.fill_orig} / frequent {s.fill_frequent}, "

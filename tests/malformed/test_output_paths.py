@@ -1,0 +1,65 @@
+"""Output paths that cannot be used (a file on the way, a broken symbolic link, a link loop)
+are one line and exit 2 before any work, for `harness run --out / --leaderboard`,
+`harness leaderboard build --out` and `harness decoys generate --out / --stats`."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from helpers_malformed import expect_one_line, plugin_for, run_cli, write
+
+from harness.api import Task
+from harness.testing import ListDataset
+from harness.types import Example
+
+
+class Tiny(ListDataset):
+    name = "tiny"
+    splits = ("val",)
+    data = {"val": [Example(id=f"v{i}", question=f"Is it {i}?", answers=("yes",) * 10) for i in range(4)]}
+
+
+def _links(tmp_path):
+    os.symlink(tmp_path / "nowhere", tmp_path / "broken")
+    os.symlink(tmp_path / "loop2", tmp_path / "loop1")
+    os.symlink(tmp_path / "loop1", tmp_path / "loop2")
+
+
+@pytest.mark.parametrize("out, needle", [("broken", "is a broken symbolic link"), ("broken/runs", "broken symbolic"),
+                                         ("loop1", "is a symbolic link loop"), ("loop1/runs", "symbolic link loop")])
+def test_run_refuses_a_dangling_link_as_out_or_leaderboard_before_the_run(capsys, tmp_path, out, needle):
+    _links(tmp_path)
+    plugin = plugin_for([Task("tiny", "val", ("accuracy",))], Tiny)
+    target = str(tmp_path / out)
+    common = ["run", "--model", "const", "--suite", "bad", "--cache", str(tmp_path / "c.sqlite")]
+    result = run_cli(capsys, [*common, "--out", target, "--no-leaderboard"], plugin)
+    expect_one_line(result, f"output folder {target}", needle, code=2)
+    result = run_cli(capsys, [*common, "--out", str(tmp_path / "runs"), "--leaderboard", target], plugin)
+    expect_one_line(result, f"output folder {target}", needle, code=2)
+    assert not (tmp_path / "runs").exists()  # refused before the run, not after it
+    assert not (tmp_path / "nowhere").exists()  # the check created nothing at the link's target
+
+
+@pytest.mark.parametrize("out, needle", [("broken", "is a broken symbolic link"), ("loop1", "symbolic link loop")])
+def test_leaderboard_build_refuses_a_dangling_link_as_out(capsys, tmp_path, out, needle):
+    _links(tmp_path)
+    write(tmp_path / "runs" / "r1" / "results.jsonl", "")
+    result = run_cli(capsys, ["leaderboard", "build", str(tmp_path / "runs"), "--out", str(tmp_path / out)])
+    expect_one_line(result, str(tmp_path / out), needle, code=2)
+
+
+@pytest.mark.parametrize("option, value, needle", [
+    ("--out", "a-file/x.json", "folder of --out"), ("--out", "broken/x.json", "broken symbolic link"),
+    ("--stats", "a-file/s.json", "folder of --stats"), ("--stats", "loop1/s.json", "symbolic link loop")])
+def test_decoys_generate_checks_its_output_paths_before_generating(capsys, tmp_path, fresh_cache, option, value,
+                                                                   needle):
+    _links(tmp_path)
+    write(tmp_path / "a-file", "x")
+    argv = ["decoys", "generate", "--dataset", "toyvqa-mc", "--out", str(tmp_path / "d.json")]
+    argv += [option, str(tmp_path / value)] if option == "--stats" else []
+    if option == "--out":
+        argv[-1] = str(tmp_path / value)
+    expect_one_line(run_cli(capsys, argv), needle, str(tmp_path / value.split("/")[0]), code=2)
+    assert not (tmp_path / "d.json").exists()  # nothing generated, nothing written
+    assert not fresh_cache.exists() or not any(fresh_cache.rglob("*.json"))
