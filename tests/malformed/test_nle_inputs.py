@@ -110,3 +110,14 @@ def test_out_naming_an_input_csv_is_refused_and_the_default_is_allowed(capsys, t
     default = run / "artifacts" / "nle" / "d-val.human.json"
     code, out, err = run_cli(capsys, ["nle", "import", str(run), str(filled), "--out", str(default)])
     assert code == 0 and json.loads(default.read_text())["n_ratings"] == 3, err
+
+
+def test_out_through_a_link_loop_or_a_broken_link_is_one_line(capsys, tmp_path):
+    run = _run(tmp_path)
+    filled = write(tmp_path / "filled.csv", GOOD)
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "broken").symlink_to(tmp_path / "nowhere")
+    for out, needle in ((tmp_path / "loop" / "h.json", "symbolic link loop"),
+                        (tmp_path / "broken" / "h.json", "broken symbolic link")):
+        for cmd in (["import", str(run), str(filled)], ["sample", str(run)]):
+            expect_one_line(run_cli(capsys, ["nle", *cmd, "--out", str(out)]), "--out", needle, code=2)

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from harness.errors import DataError, UsageError
-from harness.fileio import atomic_write_json, write_jsonl
+from harness.fileio import atomic_write_json, check_folder_links, write_jsonl
 from harness.jsonio import jsonl_records, read_json
 from harness.types import ResultRow
 from vqa_harness_plugins.probes.e_vil.human import (
@@ -65,6 +65,7 @@ def _check_out(out: Path | None, run: Path, default: Path, inputs: tuple[Path, .
     UsageError before anything is read: writing there would replace data with the summary."""
     if out is None:
         return default
+    check_folder_links(out.expanduser(), "--out")  # resolve() cannot follow a link loop
     target = out.expanduser().resolve()
     if target != default.resolve():
         if target == run.resolve() or run.resolve() in target.parents:
