@@ -76,7 +76,10 @@ def dump_suite(suite: Suite, host: PluginHost, *, header: str = "") -> str:
     """YAML text of `suite` that `load_suite_file` reads back as the same suite; `header`
     (comment lines without '#') goes on top."""
 
-    body = yaml.safe_dump(suite_data(suite, host), sort_keys=False, allow_unicode=True,
-                          default_flow_style=None, width=100)
+    data = suite_data(suite, host)
+    body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None, width=100)
+    if yaml.safe_load(body) != data:  # PyYAML writes some characters (U+0085) in a style that
+        # reads back folded: escaped ASCII ("\N") reads back exact
+        body = yaml.safe_dump(data, sort_keys=False, allow_unicode=False, default_flow_style=None, width=100)
     lines = [f"# {line}".rstrip() for line in header.splitlines()]
     return "\n".join(lines + [body.rstrip("\n")]) + "\n"

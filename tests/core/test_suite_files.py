@@ -65,6 +65,13 @@ def test_show_suite_prints_the_file_the_loader_reads(tmp_path, capsys):
     assert "  train: {dataset: vqa2-half, split: train}\n" in text
 
 
+def test_a_label_with_a_next_line_character_round_trips(host, tmp_path):
+    """PyYAML writes U+0085 (NEL) single-quoted, which YAML reads back as a line break
+    folded into a space; the file must give back the same label."""
+    suite = Suite("nel", "d\x85e", (Task("toyvqa:variant=balanced", "val", ("accuracy",), label="a\x85b é"),))
+    assert load_suite_file(write(tmp_path, dump_suite(suite, host)), host) == suite
+
+
 def test_dataset_options_keep_their_order_types_and_text(host, tmp_path):
     suite = Suite("opts", "", (Task("toyvqa:variant=balanced,images=40,size=32", "val", ("accuracy",),
                                     train=("toyvqa-half:images=40", "train"), label="x"),))
