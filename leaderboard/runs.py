@@ -19,6 +19,7 @@ from typing import Any
 from harness.display import Display, parse_displays
 from harness.errors import DataError, UsageError
 from harness.fileio import decode_text
+from harness.jsonio import lone_surrogate_at
 from harness.layouts import Layout, RowTags, parse_tables
 from harness.project import MANIFEST_SCHEMA_VERSION, READABLE_SCHEMA_VERSIONS, schema_problem
 from harness.rundir import TABLES_FILE
@@ -144,6 +145,9 @@ def _read_rows(path: Path) -> tuple[list[ResultRow], list[str], list[tuple[Any, 
             skipped.append((_lenient(line), f"{Path(path).name}:{lineno}: {problem}"))
             continue
         problem = validate_row(data)
+        surrogate = lone_surrogate_at(data)
+        if not problem and surrogate is not None:  # no page or file could be written with it
+            problem = f"field {surrogate!r} holds a lone surrogate (not a character; no UTF-8 file can store it)"
         if problem:
             problems.append(f"{path}:{lineno}: {problem}")
             skipped.append((data, f"{Path(path).name}:{lineno}: {problem}"))
@@ -196,7 +200,12 @@ class RunInfo:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
+        surrogate = lone_surrogate_at(data)
+        if surrogate is not None:  # no page or file could be written with it
+            raise DataError(f"{path}: field {surrogate!r} holds a lone surrogate (not a character; no UTF-8 "
+                            "file can store it)")
+        return data
     except UnicodeDecodeError:
         raise DataError(f"{path}: not UTF-8 text") from None
     except json.JSONDecodeError as exc:

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers_malformed import run_cli, write
+from helpers_malformed import expect_one_line, run_cli, write
 
 from harness.project import SCHEMA_VERSION
 
@@ -194,3 +194,18 @@ def test_bad_report_and_compare_options_are_one_line(capsys, tmp_path):
         code, out, err = run_cli(capsys, argv)
         lines = [line for line in err.splitlines() if line.strip()]
         assert code == 2 and "Traceback" not in out + err and len(lines) == 1 and needle in lines[0], err
+
+
+def test_a_lone_surrogate_in_a_row_or_a_manifest_is_a_problem_line_not_a_traceback(capsys, tmp_path):
+    """`"\\ud800"` is valid JSON but no UTF-8 page can hold it: the row (or the run, for its
+    manifest) is skipped with the field named; `harness report` says it in one line."""
+    _run_folder(tmp_path / "runs", "m1", [GOOD, json.dumps(_row(variant="x\ud800"))])
+    bad = _run_folder(tmp_path / "runs", "m2", [json.dumps(_row("m2"))], manifest={"model": "m\ud800"})
+    code, out, err = run_cli(capsys, ["leaderboard", "build", str(tmp_path / "runs"), "--out", str(tmp_path / "lb")])
+    assert code == 0 and "Traceback" not in out + err, err
+    problems = (tmp_path / "lb" / "problems.txt").read_text()
+    assert "results.jsonl:2: field 'variant' holds a lone surrogate" in problems
+    assert "manifest.json: field 'model' holds a lone surrogate" in problems
+    assert [r["model"] for r in json.loads((tmp_path / "lb" / "results.json").read_text())] == ["m1"]
+    expect_one_line(run_cli(capsys, ["report", str(bad), "--out", str(tmp_path / "rep")]),
+                    "manifest.json: field 'model' holds a lone surrogate")
