@@ -10,7 +10,9 @@ suites that would measure it), never filled in. Each row has its own label: the 
 name, and when the model has several rows of it, what tells them apart (the fields the
 evidence names in `context`, else the variant, the training data, the data). Only "direct"
 evidence (the image removed or swapped) enters the verdict line; "context" evidence (e.g. a
-question perturbation) is shown, never read as image evidence.
+question perturbation) is shown, never read as image evidence. A row over fewer than
+MIN_PAIRED questions (paired.py) enters no verdict: its interval says nothing ([100, 100] over
+one question), so a model with only such rows gets "too few questions to tell".
 Pure: rows in, `Card` records out (site.py, reliance.py and runreport.py render them).
 """
 
@@ -24,6 +26,7 @@ from harness.report import md_cell, md_code
 from harness.types import ResultRow
 
 from .labels import Names, readable_spec
+from .paired import MIN_PAIRED, enough_items
 from .tabletypes import TagIndex, field_value
 
 __all__ = ["Declared", "CardLine", "Card", "declared_evidence", "build_cards", "card_markdown", "verdict",
@@ -124,14 +127,20 @@ def significant(evidence: Evidence, row: ResultRow) -> bool:
 
 def verdict(card: Card) -> str:
     """One line from the direct evidence (the image removed or swapped), or '' without it;
-    support and context evidence never enter it."""
+    support and context evidence never enter it, nor rows over too few questions to tell."""
     direct = [line for line in card.lines if line.evidence.direct and line.rows]
     if not direct:
         return ""
-    said = [line.evidence.header for line in direct if any(significant(line.evidence, r) for r in line.rows)]
+    # The same minimum as a paired test: an interval over 1 to 5 questions ([100, 100] over one)
+    # cannot tell use from chance, so it gives no verdict either way.
+    enough = [(line.evidence, kept) for line in direct if (kept := [r for r in line.rows if enough_items(r.n)])]
+    if not enough:
+        most = max(r.n for line in direct for r in line.rows)
+        return f"too few questions to tell: n = {most} (fewer than {MIN_PAIRED})"
+    said = [ev.header for ev, rows in enough if any(significant(ev, r) for r in rows)]
     if said:
         return f"uses the image: {' and '.join(said)} significantly above 0 (95% interval)"
-    tested = " / ".join(line.evidence.header for line in direct)
+    tested = " / ".join(ev.header for ev, _ in enough)
     return f"no measurable use of the image: {tested} not significantly above 0"
 
 

@@ -6,7 +6,8 @@ questions both runs scored: the two means, the difference A - B with its paired-
 correctness (0/1). Rows are matched on (probe, dataset, split, variant, metric) and the
 training data; when the two models were trained on different data (a pretrained model
 against a fitted one), a metric whose task appears once in each run is still matched and the
-two training sets are printed.
+two training sets are printed. A metric paired on fewer than MIN_PAIRED questions (paired.py:
+below it no test can reach p < 0.05) is listed as not tested, with why and no p-value.
 
 The text starts with one line ("A better on N metrics, worse on M, no difference on K"),
 then one table per data and training set with readable metric names (the probes' own,
@@ -28,13 +29,13 @@ from harness.types import ResultRow
 
 from .degenerate import degenerate_tasks, neutralize
 from .labels import Names, readable_spec
-from .paired import Comparison, ScoreIndex, compare_many, row_key
+from .paired import MIN_PAIRED, Comparison, ScoreIndex, compare_many, enough_items, row_key
 from .runs import RunInfo
 from .significance import p_short
 from .texttable import render_text_table
 
 __all__ = ["compare_runs", "render_comparisons", "comparisons_json", "match_rows", "Matched", "check_probes",
-           "summary_line", "unique_comparisons"]
+           "summary_line", "unique_comparisons", "not_tested"]
 
 
 @dataclass(frozen=True)
@@ -122,8 +123,18 @@ def _fmt(value: float, pct: bool) -> str:
     return f"{100 * value:.2f}" if pct else f"{value:.4f}"
 
 
+def not_tested(c: Comparison) -> str:
+    """Why `c` is not a test ('too few paired questions: 3'), or '' when it is one. Only the
+    leaderboard's minimum applies (paired.enough_items), not its share of each row's questions:
+    here both means are over the paired questions, and `n` says "n of nA/nB"."""
+    return "" if enough_items(c.test.n) else f"too few paired questions: {c.test.n}"
+
+
 def _better(c: Comparison, alpha: float) -> str:
-    """'A', 'B', '' (no significant difference) or '-' (the metric has no better direction)."""
+    """'A', 'B', '' (no significant difference), '-' (the metric has no better direction) or
+    '?' (not tested: too few paired questions)."""
+    if not_tested(c):
+        return "?"
     hib = c.a.higher_is_better if c.a.higher_is_better == c.b.higher_is_better else None
     if hib is None:
         return "-"
@@ -161,9 +172,9 @@ def summary_line(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alpha: flo
     model = a.manifest.get("model") or (a.rows[0].model if a.rows else "A")
     line = (f"A ({model}) better on {verdicts.count('A')} metrics, worse on {verdicts.count('B')}, no difference on "
             f"{verdicts.count('')}")
-    rest = verdicts.count("-")
-    return line + (f" ({rest} without a better direction)" if rest else "") + \
-        f": paired tests on the same questions, p < {alpha:g}."
+    kinds = {"-": "without a better direction", "?": f"not tested: fewer than {MIN_PAIRED} paired questions"}
+    rest = [f"{verdicts.count(mark)} {said}" for mark, said in kinds.items() if mark in verdicts]
+    return line + (f" ({'; '.join(rest)})" if rest else "") + f": paired tests on the same questions, p < {alpha:g}."
 
 
 def _head(a: RunInfo, b: RunInfo, alpha: float) -> str:
@@ -192,11 +203,17 @@ def render_comparisons(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alph
         t = c.test
         train = c.a.train if c.a.train == c.b.train else f"{c.a.train or '-'} vs {c.b.train or '-'}"
         n = f"{t.n}" + ("" if t.n == c.n_a == c.n_b else f" of {c.n_a}/{c.n_b}")
-        diff = f"{_fmt(t.diff, pct)} [{_fmt(t.low, pct)}, {_fmt(t.high, pct)}]"
-        mcn = "-" if c.mcnemar is None else f"{p_short(c.mcnemar.p)} ({c.mcnemar.b}/{c.mcnemar.c})"
+        why = not_tested(c)
+        if why:  # no interval and no p: over so few questions they would look like a finding
+            diff, p, better = _fmt(t.diff, pct), "not tested", f"({why})"
+            mcn = "-" if c.mcnemar is None else "not tested"
+        else:
+            diff = f"{_fmt(t.diff, pct)} [{_fmt(t.low, pct)}, {_fmt(t.high, pct)}]"
+            p, better = p_short(t.p, n_boot), _better(c, alpha)
+            mcn = "-" if c.mcnemar is None else f"{p_short(c.mcnemar.p)} ({c.mcnemar.b}/{c.mcnemar.c})"
         name = names.metric(c.a.metric, c.a.probe)
         cond = (variants.get(c.a.probe) or {}).get(c.a.variant, c.a.variant)
-        nums = [n, _fmt(t.mean_a, pct), _fmt(t.mean_b, pct), diff, p_short(t.p, n_boot), mcn, _better(c, alpha)]
+        nums = [n, _fmt(t.mean_a, pct), _fmt(t.mean_b, pct), diff, p, mcn, better]
         flat.append([f"{c.a.dataset}/{c.a.split}", train or "-", " = ".join(probes), c.a.variant or "-", c.a.metric,
                      name, *nums])
         label = "\n".join(textwrap.wrap(name + (f" · {cond}" if cond else ""), 34))
@@ -218,11 +235,14 @@ def render_comparisons(a: RunInfo, b: RunInfo, found: Sequence[Comparison], alph
 
 def _as_json(c: Comparison) -> dict:
     t = c.test
-    return {"probe": c.a.probe, "dataset": c.a.dataset, "split": c.a.split, "variant": c.a.variant,
-            "metric": c.a.metric, "train_a": c.a.train, "train_b": c.b.train, "unit": c.a.unit,
-            "higher_is_better": c.a.higher_is_better, "n": t.n, "n_a": c.n_a, "n_b": c.n_b,
-            "mean_a": t.mean_a, "mean_b": t.mean_b, "diff": t.diff, "ci_low": t.low, "ci_high": t.high,
-            "p_bootstrap": t.p, "mcnemar": None if c.mcnemar is None else
+    why = not_tested(c)
+    found = {"probe": c.a.probe, "dataset": c.a.dataset, "split": c.a.split, "variant": c.a.variant,
+             "metric": c.a.metric, "train_a": c.a.train, "train_b": c.b.train, "unit": c.a.unit,
+             "higher_is_better": c.a.higher_is_better, "n": t.n, "n_a": c.n_a, "n_b": c.n_b,
+             "mean_a": t.mean_a, "mean_b": t.mean_b, "diff": t.diff, "not_tested": why or None}
+    if why:  # no interval, no p-value (null, as a metric without McNemar has)
+        return {**found, "ci_low": None, "ci_high": None, "p_bootstrap": None, "mcnemar": None}
+    return {**found, "ci_low": t.low, "ci_high": t.high, "p_bootstrap": t.p, "mcnemar": None if c.mcnemar is None else
             {"only_a": c.mcnemar.b, "only_b": c.mcnemar.c, "p": c.mcnemar.p, "log10_p": c.mcnemar.log10_p}}
 
 

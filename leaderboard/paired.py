@@ -22,7 +22,7 @@ from .runs import RunInfo
 from .significance import McNemar, PairedTest, is_binary, mcnemar_exact, paired_bootstrap_many
 
 __all__ = ["ScoreIndex", "Comparison", "compare_rows", "compare_many", "pair_scores", "row_key", "MIN_PAIRED",
-           "MIN_SHARE", "pairing_problem", "rankable"]
+           "MIN_SHARE", "enough_items", "pairing_problem", "rankable"]
 
 Key = tuple[str, str, str, str, str, str]
 
@@ -36,10 +36,16 @@ MIN_PAIRED = 6
 MIN_SHARE = 0.5
 
 
+def enough_items(n: int) -> bool:
+    """Whether `n` questions can carry a test at all (at least MIN_PAIRED): the rule of every
+    paired test, of `harness compare` and of a card's verdict from one row's interval."""
+    return n >= MIN_PAIRED
+
+
 def pairing_problem(paired: int, n_a: int, n_b: int) -> str:
     """Why a comparison on `paired` common questions of rows over `n_a` and `n_b` questions is
     not tested, or '' when it is."""
-    if paired < MIN_PAIRED:
+    if not enough_items(paired):
         return (f"too few paired items ({paired}; fewer than {MIN_PAIRED}, where no test can reach "
                 "p < 0.05)")
     if paired < MIN_SHARE * max(n_a, n_b):
@@ -51,7 +57,7 @@ def rankable(rows: Sequence[ResultRow]) -> list[bool]:
     """Which rows of one group may be its best (bold, ▲): at least MIN_PAIRED items and at
     least MIN_SHARE of the group's largest n (a mean over far fewer questions is no rival)."""
     most = max((r.n for r in rows), default=0)
-    return [r.n >= MIN_PAIRED and r.n >= MIN_SHARE * most for r in rows]
+    return [enough_items(r.n) and r.n >= MIN_SHARE * most for r in rows]
 
 
 def row_key(row: ResultRow) -> Key:

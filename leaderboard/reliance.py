@@ -116,10 +116,13 @@ class RelianceTable:
 
 
 def short_verdict(card: Card) -> str:
-    """'uses the image', 'no measurable use' or 'no direct test' (the card has the sentence)."""
+    """'uses the image', 'no measurable use', 'too few questions to tell: n = 1' or 'no direct
+    test' (the card has the sentence)."""
     said = verdict(card)
     if not said:
         return "no direct test"
+    if said.startswith("too few"):
+        return said.split(" (")[0]
     return "uses the image" if said.startswith("uses") else "no measurable use"
 
 

@@ -51,7 +51,8 @@ def test_four_suites_rows_card_usage_and_a_silent_rerun(servers, tmp_path: Path,
     yes, says_b = _spec(servers["yes"]), _spec(servers["B"])
     suite_file = tmp_path / "decoys-iou-qou.yaml"
     suite_file.write_text(DECOY_SUITE)
-    plan = [(yes, "vqa-accuracy", 4), (yes, "image-ablation-toy", 4), (yes, "e-vil-toy", 6),
+    # The ablation on 6 questions: a card's verdict needs rows over at least MIN_PAIRED (6).
+    plan = [(yes, "vqa-accuracy", 4), (yes, "image-ablation-toy", 6), (yes, "e-vil-toy", 6),
             (says_b, load_suite_file(suite_file, host), 4)]
     first = {}
     for spec, suite, limit in plan:
