@@ -22,7 +22,7 @@ from .errors import DataError
 from .fileio import decode_text, read_bytes
 
 __all__ = ["read_json", "parse_json", "loads_strict", "jsonl_records", "parse_jsonl", "JSONObject",
-           "DUPLICATE_KEYS", "lone_surrogate_at"]
+           "DUPLICATE_KEYS", "lone_surrogate_at", "json_lone_surrogate"]
 
 #: `read_json(duplicate_keys=...)`: "ignore" (fast; the last value wins, as in json.loads),
 #: "error" (DataError naming the key) or "record" (objects are `JSONObject`s keeping the
@@ -121,11 +121,17 @@ def loads_strict(text: str, *, duplicate_keys: str = "ignore") -> Any:
     """`json.loads` without NaN / Infinity / overflowing floats (raises ValueError subclasses
     that `describe_json_error` turns into one line)."""
     value = json.loads(text, parse_constant=_constant, parse_float=_float, object_pairs_hook=_HOOKS[duplicate_keys])
-    if _SURROGATE_ESCAPE.search(text):  # rare: the walk is paid only by text with such an escape
-        where = lone_surrogate_at(value)
-        if where is not None:
-            raise _LoneSurrogate(where)
+    where = json_lone_surrogate(text, value)
+    if where is not None:
+        raise _LoneSurrogate(where)
     return value
+
+
+def json_lone_surrogate(text: str, value: Any) -> str | None:
+    """`lone_surrogate_at(value)` for `value` parsed from the JSON `text`. Only a `\\ud800`-style
+    escape can put a surrogate in decoded UTF-8, so text without one is not walked (the
+    common case costs one regex scan)."""
+    return lone_surrogate_at(value) if _SURROGATE_ESCAPE.search(text) else None
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:

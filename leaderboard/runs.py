@@ -19,7 +19,7 @@ from typing import Any
 from harness.display import Display, parse_displays
 from harness.errors import DataError, UsageError
 from harness.fileio import decode_text
-from harness.jsonio import lone_surrogate_at
+from harness.jsonio import json_lone_surrogate
 from harness.layouts import Layout, RowTags, parse_tables
 from harness.project import MANIFEST_SCHEMA_VERSION, READABLE_SCHEMA_VERSIONS, schema_problem
 from harness.rundir import TABLES_FILE
@@ -145,7 +145,7 @@ def _read_rows(path: Path) -> tuple[list[ResultRow], list[str], list[tuple[Any, 
             skipped.append((_lenient(line), f"{Path(path).name}:{lineno}: {problem}"))
             continue
         problem = validate_row(data)
-        surrogate = lone_surrogate_at(data)
+        surrogate = json_lone_surrogate(line, data)
         if not problem and surrogate is not None:  # no page or file could be written with it
             problem = f"field {surrogate!r} holds a lone surrogate (not a character; no UTF-8 file can store it)"
         if problem:
@@ -200,8 +200,9 @@ class RunInfo:
 
 def _read_json(path: Path) -> Any:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        surrogate = lone_surrogate_at(data)
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
+        surrogate = json_lone_surrogate(text, data)
         if surrogate is not None:  # no page or file could be written with it
             raise DataError(f"{path}: field {surrogate!r} holds a lone surrogate (not a character; no UTF-8 "
                             "file can store it)")

@@ -48,34 +48,37 @@ def test_sense_vector_key_follows_wordfreq_and_the_weights_not_the_layer_count(
     assert sv._cache_path(str(model), target).name.rsplit("-", 1)[0] == base.name.rsplit("-", 1)[0]
 
 
-def test_synsets_with_pos_s_are_satellites_only_as_in_nltk(tmp_path: Path) -> None:
+def _wordnet_with(tmp_path: Path, **files: str):
+    """The tiny WordNet with `files` (name with '.' as '_': data_adj=...) replaced, and its index."""
     from vqa_harness_plugins.nlp import wordnet_index
 
     target = tmp_path / "nltk_data"
     folder = tiny_wordnet(target)
-    (folder / "data.adj").write_text(
-        "00000010 00 a 01 happy 0 001 & 00000050 a 0000 | enjoying well-being\n"
-        "00000050 00 s 01 glad 0 001 & 00000010 a 0000 | showing pleasure\n"
-        "00000090 00 s 01 happy 0 001 & 00000010 a 0000 | eagerly disposed\n")
-    (folder / "index.adj").write_text("glad a 1 1 & 1 0 00000050\nhappy a 2 1 & 2 0 00000010 00000090\n")
-    ix = wordnet_index(target)
+    for name, text in files.items():
+        (folder / name.replace("_", ".")).write_text(text)
+    return folder, wordnet_index(target)
+
+
+def test_synsets_with_pos_s_are_satellites_only_as_in_nltk(tmp_path: Path) -> None:
+    _, ix = _wordnet_with(
+        tmp_path,
+        data_adj="00000010 00 a 01 happy 0 001 & 00000050 a 0000 | enjoying well-being\n"
+                 "00000050 00 s 01 glad 0 001 & 00000010 a 0000 | showing pleasure\n"
+                 "00000090 00 s 01 happy 0 001 & 00000010 a 0000 | eagerly disposed\n",
+        index_adj="glad a 1 1 & 1 0 00000050\nhappy a 2 1 & 2 0 00000010 00000090\n")
     assert [ix.name(s) for s in ix.synsets("happy", "a")] == ["happy.a.01", "happy.s.01"]
     assert [ix.name(s) for s in ix.synsets("happy", "s")] == ["happy.s.01"]  # was: happy.a.01 too
     assert [ix.name(s) for s in ix.synsets("glad", "s")] == ["glad.s.01"]
 
 
 def test_competing_senses_keeps_only_the_first_when_no_other_is_counted(tmp_path: Path) -> None:
-    from vqa_harness_plugins.nlp import wordnet_index
-
-    target = tmp_path / "nltk_data"
-    folder = tiny_wordnet(target)
-    (folder / "data.noun").write_text(
-        "00000001 03 n 01 entity 0 000 | that which is perceived\n"
-        "00000070 05 n 01 tabby 0 001 @ 00000001 n 0000 | a cat\n"
-        "00000080 03 n 01 tabby 0 001 @ 00000001 n 0000 | a fabric\n")
-    (folder / "index.noun").write_text("entity n 1 0 1 0 00000001\ntabby n 2 1 @ 2 0 00000070 00000080\n")
-    (folder / "index.sense").write_text("")
-    ix = wordnet_index(target)
+    folder, ix = _wordnet_with(
+        tmp_path,
+        data_noun="00000001 03 n 01 entity 0 000 | that which is perceived\n"
+                  "00000070 05 n 01 tabby 0 001 @ 00000001 n 0000 | a cat\n"
+                  "00000080 03 n 01 tabby 0 001 @ 00000001 n 0000 | a fabric\n",
+        index_noun="entity n 1 0 1 0 00000001\ntabby n 2 1 @ 2 0 00000070 00000080\n",
+        index_sense="")
     assert [ix.name(s) for s in sv.competing_senses(ix, "tabby", "n")] == ["tabby.n.01"]
     (folder / "index.sense").write_text("tabby%1:03:00:: 00000080 2 1\n")
     os.utime(folder / "index.sense", ns=(1, 10**9))

@@ -162,7 +162,7 @@ class HFVQAModel(HFModelBase):
             logits = self.backoff.run(n, lambda a, b: list(self._logits(slice_inputs(inputs, a, b))))
             logits = np.stack(logits) if logits else np.zeros((0, len(self.labels)), dtype=np.float32)
             if capability == "answer":
-                return self._top_answers(logits)
+                return classifier_answers(logits, self.labels, self.score_fn, max(1, int(self.config["top_k"])))
             return [self._label_logits(row, ex.choices) for row, ex in zip(logits, batch)]
         if capability == "score_choices":
             return self.backoff.run(n, lambda a, b: self._choice_logliks(slice_inputs(inputs, a, b), batch[a:b]))
@@ -174,9 +174,6 @@ class HFVQAModel(HFModelBase):
         with self._autocast():
             out = self.net(**inputs)
         return out.logits.detach().float().cpu().numpy()
-
-    def _top_answers(self, logits: np.ndarray) -> list[Answer]:
-        return classifier_answers(logits, self.labels, self.score_fn, max(1, int(self.config["top_k"])))
 
     def _label_logits(self, logits: np.ndarray, choices: Sequence[str]) -> list[float]:
         out = []
