@@ -270,7 +270,8 @@ class Probe(Configurable):
     def cache_settings(self) -> Mapping[str, Any]:
         """What besides its options changes this probe's output (a resource chosen by an
         environment variable, the files of a model it scores with): JSON-able, part of the key
-        under which a re-run restores the output instead of running the probe. Default {}."""
+        under which a re-run restores the output instead of running the probe, and of the key
+        of its `ctx.memo` values. Default {}."""
         return {}
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:  # pragma: no cover - abstract

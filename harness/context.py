@@ -106,7 +106,8 @@ class ProbeContext(Protocol):
     def memo(self, name: str, key: Any, build: Callable[[], Any]) -> Any:
         """A model-independent JSON value (decoy sets, perturbations, reference scores)
         computed once by `build()` and shared by every model and run: keyed by the probe,
-        `name`, `key`, the task's data and the probe's code (harness.cache.artifacts)."""
+        `name`, `key`, the task's data, the probe's code and its `cache_settings`
+        (harness.cache.artifacts)."""
 
     def row(self, metric: str, value: float, n: int, *, ci: tuple[float, float] | None = None,
             variant: str = "", higher_is_better: bool | None = True, unit: str = "fraction",

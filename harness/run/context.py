@@ -45,6 +45,8 @@ class TaskContext:
     #: Identity of the task's (limited) data and of the probe's code, for `memo`.
     data_fingerprint: str = ""
     probe_module: str = ""
+    #: The probe's `cache_settings` (asked when `memo` is first used, inside the probe's run).
+    probe_settings: Callable[[], Mapping[str, Any]] = dict
     report_sections: list[str] = field(default_factory=list)
     missing: list[tuple[str, str]] = field(default_factory=list)
     resources: dict[str, Any] = field(default_factory=dict)
@@ -92,12 +94,15 @@ class TaskContext:
 
     def memo(self, name: str, key: Any, build: Callable[[], Any]) -> Any:
         """A model-independent JSON value computed once and shared by every model and run:
-        keyed by the probe, `name`, `key`, the task's data, split and training data, and the
-        probe's code."""
+        keyed by the probe, `name`, `key`, the task's data, split and training data, the
+        probe's code and its `cache_settings`."""
         source = self.task.train_source(self.session.dataset(self.dataset).splits)
         train = self.session.fingerprint(*source) if source is not None else ""
         full = {"probe": self.probe, "name": name, "key": key, "data": self.data_fingerprint, "train": train,
                 "dataset": self.dataset, "split": self.split, "code": source_digest([self.probe_module])}
+        settings = dict(self.probe_settings())
+        if settings:  # keys of probes without settings stay as they were
+            full["settings"] = settings
         return ArtifactStore().json("probe-memo", full, build)
 
     # ----------------------------------------------------------- predictions

@@ -286,6 +286,7 @@ class TaskRunner:
             seed=self.config.seed, options=probe.config, session=self.session, files=files, model=self.model,
             predictor=self.predictor, train=self.trained_on, device=self.plan.device,
             data_fingerprint=examples.fingerprint, probe_module=type(probe).__module__,
+            probe_settings=probe.cache_settings,
         )
         errors_before = self.predictor.stats.errors
         failed = False

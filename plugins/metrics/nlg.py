@@ -268,7 +268,8 @@ def nlg_scores(
     """Score each prediction against its references with every metric in `metrics`.
 
     One batch call per metric; `tokenize` applies to the pycocoevalcap metrics. A metric
-    that cannot be computed (SPICE without its models) is in `unavailable` with a reason.
+    that cannot be computed (SPICE or BERTScore without its model) is in `unavailable` with
+    a reason.
     Raises ResourceError when Java is missing for METEOR or PTB tokenization.
     """
     unknown = [m for m in metrics if m not in METRICS]
@@ -315,7 +316,11 @@ def nlg_scores(
         _coco_scores(coco, gts, res, corpus, per, timings)
     if "bertscore_f1" in metrics:
         t0 = time.perf_counter()
-        f1, used = _bertscore(preds, refs, bertscore_model, bertscore_layers, batch_size, device)
+        try:
+            f1, used = _bertscore(preds, refs, bertscore_model, bertscore_layers, batch_size, device)
+        except ResourceError as exc:  # no usable model: like SPICE, the other metrics stand
+            unavailable["bertscore_f1"] = str(exc)
+            return NLGResult(n, corpus, per, unavailable, resources, timings)
         timings["bertscore_f1"] = time.perf_counter() - t0
         corpus["bertscore_f1"] = float(ordered_sum(f1) / n)
         per["bertscore_f1"] = tuple(f1)

@@ -141,6 +141,43 @@ def test_a_setting_outside_the_options_is_part_of_the_key(tmp_path, monkeypatch)
     assert knob("3") == ([3.0], 1)
 
 
+class _MemoProbe(Probe):
+    """Memoizes a model-independent value that depends on an environment variable."""
+
+    name = "memo-probe"
+    model_free = True
+
+    def cache_settings(self):
+        return {"knob": os.environ.get("TEST_KNOB", "")}
+
+    def run(self, ctx):
+        value = ctx.memo("knob", {}, lambda: float(os.environ.get("TEST_KNOB", "0")))
+        return [ctx.row("knob", value, 1, unit="count", higher_is_better=None)]
+
+
+class _MemoPlugin:
+    @hookimpl
+    def register_probes(self, register):
+        register(_MemoProbe)
+
+
+def test_a_setting_outside_the_options_is_part_of_the_memo_key(tmp_path, monkeypatch, fresh_cache):
+    """`ctx.memo` (the GT row's BERTScore, quality-mode perturbations) is keyed by the
+    probe's `cache_settings` too: with outputs not reused, the memo alone must not restore
+    the value another setting gave."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, _MemoPlugin(), names=[*names, "memo"])
+    suite = Suite("memo-suite", "one memoizing probe", (Task("tiny", "val", ("memo-probe",)),))
+
+    def knob(value):
+        monkeypatch.setenv("TEST_KNOB", value)
+        outcome = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path, reuse_outputs=False)
+        return [r.value for r in outcome.rows if r.metric == "knob"]
+
+    assert knob("3") == [3.0]
+    assert knob("6") == [6.0]  # before, the memo gave 3 again
+
+
 def test_bertscore_settings_follow_the_variables_and_the_weights(tmp_path, monkeypatch):
     from vqa_harness_plugins.nlp import bertscore_settings
 

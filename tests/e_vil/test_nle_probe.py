@@ -41,6 +41,9 @@ class Plugin:
         register(Suite("nle-full", "", (Task("toyvqa:images=30", "val", ("nle",), train=train,
                                              probe_options={"nle": {"metrics": "rouge_l,cider,meteor,spice,bertscore_f1",
                                                                     "bertscore_batch": 8, "gt": False}}),)))
+        register(Suite("nle-bertscore", "", (Task("toyvqa:images=30", "val", ("nle",), train=train,
+                                                  probe_options={"nle": {"metrics": "rouge_l,bertscore_f1",
+                                                                         "tokenize": "simple"}}),)))
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +156,19 @@ def test_full_bundle_names_the_combined_score_without_spice(host, tmp_path):
     # Overall S_E is the mean of the S_E columns (one dataset here).
     assert model[0] == "retrieval-explainer"
     assert model[1] == model[4] == f"{100 * rows['s_e/e_vil_score_no_spice'].value:.1f}"
+
+
+def test_a_missing_bertscore_model_loses_no_other_score(host, tmp_path, monkeypatch):
+    """BERTScore's model is a resource like SPICE's: without it, S_T, the other metrics and
+    the ground-truth rows are kept, and BERTScore is unavailable with the reason."""
+    monkeypatch.setenv("VQA_HARNESS_BERTSCORE_MODEL", str(tmp_path / "no-such-model"))
+    out = run_in_process(host, model="retrieval-explainer", suite="nle-bertscore", tmp_path=tmp_path)
+    assert out.exit_code == 0 and not out.probe_failures, out.probe_failures
+    rows, gt = _rows(out), _rows(out, "gt")
+    assert {"s_t", "s_e/rouge_l", "s_o/rouge_l"} <= set(rows) and "s_e/rouge_l" in gt
+    assert not {m for m in [*rows, *gt] if "bertscore" in m or "e_vil_score" in m}
+    report = (out.rundir.path / "report.md").read_text()
+    assert "s_e/bertscore_f1" in report and "no-such-model is not a folder" in report
 
 
 def test_task_scores_follow_the_stated_rule_for_few_human_answers():
