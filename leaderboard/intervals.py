@@ -16,7 +16,7 @@ from harness.layouts import Layout
 
 from .labels import Names
 
-__all__ = ["interval_note", "missing_intervals"]
+__all__ = ["interval_note", "missing_intervals", "no_interval_sentences"]
 
 
 def missing_intervals(rows: Sequence[Any], names: Names) -> dict[str, list[str]]:
@@ -33,12 +33,21 @@ def missing_intervals(rows: Sequence[Any], names: Names) -> dict[str, list[str]]
     return found
 
 
+def no_interval_sentences(found: dict[str, list[str]]) -> list[str]:
+    """"No interval for A, B: reason." per reason; labels holding a comma ("S_E, BLEU-1") are
+    separated by semicolons, so two of them never read as four."""
+    def listed(labels: list[str]) -> str:
+        return ("; " if any("," in label for label in labels) else ", ").join(labels)
+
+    return [f"No interval for {listed(labels)}: {reason}." for reason, labels in found.items()]
+
+
 def interval_note(body: Sequence[tuple[Any, ...]], names: Names, layout: Layout) -> str:
     """The note for the cells of table rows `(lead, line, values, ...)` that have no interval."""
     if layout.fmt == "count":
         return ""
     rows = [v for b in body for v in b[2]]
-    parts = [f"No interval for {', '.join(labels)}: {reason}." for reason, labels in missing_intervals(rows, names).items()]
+    parts = no_interval_sentences(missing_intervals(rows, names))
     if layout.mean_column and body:
         parts.append(f"{layout.mean_column}: the mean of the row's values, no interval.")
     return " ".join(parts)

@@ -18,7 +18,7 @@ from harness.types import ResultRow
 from .collisions import cell_of, separate_layout, still_colliding
 from .degenerate import degenerate_tasks, neutralize, note_degenerate
 from .extremes import RANK_HEADER, keep_extremes, unranked_note
-from .intervals import interval_note, missing_intervals
+from .intervals import interval_note, missing_intervals, no_interval_sentences
 from .labels import Names, direction_mark, readable_spec
 from .notapplicable import na_note, na_tag, na_text, other_task_reason
 from .tablemd import render_markdown
@@ -352,7 +352,7 @@ def generic_tables(probe: str, rows: Sequence[ResultRow], names: Names | None = 
     cells = tuple((*[None] * lead, *(index[k].get(c) for c in columns)) for k in keys)
     directions = ("",) * lead + tuple(_direction([index[k][c] for k in keys if c in index[k]]) for c in columns)
     found = missing_intervals([c for k in keys for c in index[k].values()], names)
-    note = " ".join(f"No interval for {', '.join(labels)}: {reason}." for reason, labels in found.items())
+    note = " ".join(no_interval_sentences(found))
     return [Table(title=names.probe(probe) if names.probe(probe) != probe else f"Probe {probe}",
                   headers=tuple(headers), body=body, probe=probe, directions=directions, cells=cells,
                   spec=", ".join(sorted(datasets)), note=note)]
