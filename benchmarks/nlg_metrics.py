@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 
 from vqa_harness_plugins.datasets.e_vil.loaders import read_esnlive, read_vqax
-from vqa_harness_plugins.metrics.nlg import e_vil_score, nlg_scores, ptb_tokenize
+from vqa_harness_plugins.metrics.evil_score import e_vil_score
+from vqa_harness_plugins.metrics.nlg import nlg_scores, ptb_tokenize
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -22,7 +22,7 @@ from .errors import DataError
 from .fileio import decode_text, read_bytes
 
 __all__ = ["read_json", "parse_json", "loads_strict", "jsonl_records", "parse_jsonl", "JSONObject",
-           "DUPLICATE_KEYS", "lone_surrogate_at", "json_lone_surrogate"]
+           "DUPLICATE_KEYS", "lone_surrogate_at", "json_lone_surrogate", "surrogate_in"]
 
 #: `read_json(duplicate_keys=...)`: "ignore" (fast; the last value wins, as in json.loads),
 #: "error" (DataError naming the key) or "record" (objects are `JSONObject`s keeping the
@@ -57,6 +57,12 @@ class _LoneSurrogate(ValueError):
 #: A JSON escape of a surrogate code point (a lone one survives `json.loads`; a pair becomes one character).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_in(text: str) -> str:
+    """"U+D800 at character 3" for the first lone surrogate in `text`, "" when there is none."""
+    found = _SURROGATE.search(text)
+    return f"U+{ord(found.group()):04X} at character {found.start()}" if found else ""
 
 
 def lone_surrogate_at(value: Any, where: str = "") -> str | None:

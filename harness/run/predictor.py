@@ -6,8 +6,9 @@
   recorded as an error naming the model plugin, and the run continues.
 - Outputs are checked against the contract (one output per example, one score per choice).
 - A model that raises `StopRun` (endpoint gone, budget spent) is not contained: the run stops.
-- An output larger than one prediction may hold (`oversize`: 100,000 characters of text,
-  100,000 answer scores) is a failed example, not a cache entry or a line of a predictions file.
+- An output larger than one prediction may hold (`unkeepable`: 100,000 characters of text,
+  100,000 answer scores), or text that is not Unicode (a lone surrogate, which no UTF-8 file
+  can hold), is a failed example, not a cache entry or a line of a predictions file.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from ..cache.predictions import PredictionCache
 from ..devices import model_threads
 from ..errors import FitError, HarnessError, StopRun, UsageError
 from ..fileio import storage_error
+from ..jsonio import surrogate_in
 from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 
-__all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING", "guarded_fit", "oversize", "MAX_TEXT", "MAX_SCORES"]
+__all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING", "guarded_fit", "unkeepable", "MAX_TEXT", "MAX_SCORES"]
 
 #: Capabilities that take one answer per example besides the examples.
 ANSWER_TAKING = ("explain", "score_images")
@@ -179,7 +181,7 @@ class Predictor:
                 fresh = {}
                 for pos, pred in zip(positions, preds):
                     i = indices[pos]
-                    problem = oversize(pred) if pred.error is None else ""
+                    problem = unkeepable(pred) if pred.error is None else ""
                     if problem:
                         pred = Prediction(pred.example_id, capability,
                                           error=f"plugin {self.plugin_label}: ValueError: {problem}")
@@ -273,13 +275,18 @@ class Predictor:
         raise UsageError(f"unknown capability {capability!r}")
 
 
-def oversize(pred: Prediction) -> str:
-    """Why `pred` is too large to keep as one prediction ("" when it is not)."""
-    for name, text in (("answer", pred.answer), ("explanation", pred.explanation)):
-        if text is not None and len(text) > MAX_TEXT:
+def unkeepable(pred: Prediction) -> str:
+    """Why `pred` cannot be kept as one prediction: too large, or text that is not Unicode
+    ("" when it can)."""
+    scores = pred.answer_scores or {}
+    for name, text in (("answer", pred.answer), ("explanation", pred.explanation),
+                       *(("answer scores", k) for k in scores)):
+        if text is not None and len(text) > MAX_TEXT and name != "answer scores":
             return (f"{name} of {len(text):,} characters is longer than one prediction may hold ({MAX_TEXT:,}; "
                     f"example {pred.example_id})")
-    scores = pred.answer_scores or {}
+        found = surrogate_in(text) if text is not None else ""
+        if found:
+            return f"{name} holds a lone surrogate ({found}), not Unicode text (example {pred.example_id})"
     if len(scores) > MAX_SCORES or sum(len(k) for k in scores) > MAX_TEXT * 10:
         return (f"answer scores of {len(scores):,} answers are more than one prediction may hold ({MAX_SCORES:,}; "
                 f"example {pred.example_id})")
@@ -287,8 +294,8 @@ def oversize(pred: Prediction) -> str:
 
 
 def _kept(pred: Prediction) -> Prediction:
-    """`pred`, or a ValueError (a failed example: contained and reported) when `oversize`."""
-    problem = oversize(pred)
+    """`pred`, or a ValueError (a failed example: contained and reported) when `unkeepable`."""
+    problem = unkeepable(pred)
     if problem:
         raise ValueError(problem)
     return pred

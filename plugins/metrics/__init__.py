@@ -1,6 +1,7 @@
-"""Paper metrics that are not the engine's: e-ViL's NLG bundle (`nlg`), and the local
-`evaluate` modules (`nle_scores`, and `vqa_accuracy` wrapping the engine's `harness.metrics`)
-for ``evaluate.load(evaluate_module_path(name))`` (docs/metrics.md, docs/e-vil.md)."""
+"""Paper metrics that are not the engine's: e-ViL's NLG bundle (`nlg`) and combined score
+(`evil_score`), and the local `evaluate` modules (`nle_scores`, and `vqa_accuracy` wrapping
+the engine's `harness.metrics`) for ``evaluate.load(evaluate_module_path(name))``
+(docs/metrics.md, docs/e-vil.md)."""
 
 from __future__ import annotations
 

@@ -14,12 +14,11 @@ BERTScore always sees the raw, untokenized text.
 
 SPICE needs Stanford CoreNLP models that pycocoevalcap downloads on first use; here it is
 computed only when they are already present, else it is reported unavailable (never 0).
-The paper's combined score is then computed without it and named `e_vil_score_no_spice`.
+The paper's combined score (`.evil_score`) is then computed without it.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import shutil
 import subprocess
@@ -38,7 +37,6 @@ from ..nlp.bertscore import check_model_folder
 
 __all__ = [
     "METRICS",
-    "NGRAM_METRICS",
     "TOKENIZERS",
     "METRIC_LABELS",
     "JAVA_HINT",
@@ -47,17 +45,12 @@ __all__ = [
     "ptb_tokenize",
     "simple_tokenize",
     "spice_status",
-    "harmonic_mean",
-    "e_vil_score",
-    "combined_metric_name",
 ]
 
 #: Metric identifiers, in the paper's order (Table 6).
 METRICS: tuple[str, ...] = (
     "bleu1", "bleu2", "bleu3", "bleu4", "meteor", "rouge_l", "cider", "spice", "bertscore_f1",
 )
-#: NGRAMScore = harmonic mean of these (Kayser et al. 2021, §5.2).
-NGRAM_METRICS: tuple[str, ...] = ("rouge_l", "spice", "cider", "meteor")
 TOKENIZERS: tuple[str, ...] = ("ptb", "simple", "none")
 METRIC_LABELS: dict[str, str] = {
     "bleu1": "BLEU-1", "bleu2": "BLEU-2", "bleu3": "BLEU-3", "bleu4": "BLEU-4",
@@ -369,36 +362,3 @@ def _coco_scores(wanted, gts, res, corpus, per, timings) -> None:
         corpus["spice"] = float(score)
         per["spice"] = tuple(float(s["All"]["f"]) for s in scores)
         timings["spice"] = time.perf_counter() - t0
-
-
-# ------------------------------------------------------------------ combined score
-
-
-def harmonic_mean(values: Sequence[float]) -> float:
-    """Harmonic mean of non-negative values; 0 when any value is 0 (its limit)."""
-    if not values:
-        raise DataError("harmonic_mean: no values")
-    if any(v < 0 or math.isnan(v) for v in values):
-        raise DataError(f"harmonic_mean: values must be non-negative numbers, got {list(values)}")
-    if any(v == 0 for v in values):
-        return 0.0
-    return len(values) / ordered_sum(1.0 / v for v in values)
-
-
-def combined_metric_name(available: Mapping[str, float] | Sequence[str]) -> str:
-    """`e_vil_score`, or `e_vil_score_no_spice` when SPICE is not among the scores."""
-    return "e_vil_score" if "spice" in available else "e_vil_score_no_spice"
-
-
-def e_vil_score(scores: Mapping[str, float]) -> tuple[str, float, tuple[str, ...]] | None:
-    """The paper's automatic explanation score: harmonic mean of BERTScore F1 and NGRAMScore
-    (harmonic mean of ROUGE-L, SPICE, CIDEr, METEOR), from corpus-level scores.
-
-    Returns (metric name, value, n-gram parts used), computed without SPICE (and named so)
-    when SPICE is absent; None when BERTScore or any other part is missing."""
-    parts = tuple(m for m in NGRAM_METRICS if m in scores)
-    needed = {"rouge_l", "cider", "meteor"}
-    if "bertscore_f1" not in scores or not needed <= set(parts):
-        return None
-    ngram = harmonic_mean([scores[m] for m in parts])
-    return combined_metric_name(parts), harmonic_mean([scores["bertscore_f1"], ngram]), parts

@@ -28,10 +28,21 @@ class Verbose(Model):
         return [Answer("x" * (MAX_TEXT + 1) if ex.id == "q1" else "red") for ex in batch]
 
 
+class Garbled(Model):
+    """Answers one question with a lone surrogate (a served model's JSON reply can hold
+    "\\ud800"): text that cannot be written as UTF-8."""
+
+    name = "garbled"
+
+    def answer(self, batch):
+        return [Answer("red\ud800" if ex.id == "q1" else "red") for ex in batch]
+
+
 class Plugin:
     @hookimpl
     def register_models(self, register):
         register(Verbose)
+        register(Garbled)
 
 
 @pytest.fixture(autouse=True)
@@ -65,6 +76,20 @@ def _run(host, tmp_path: Path, cache: Path):
     out = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path, cache_path=cache)
     manifest = json.loads((out.rundir.path / "manifest.json").read_text())
     return out, manifest["stats"]["probe_outputs_reused"]
+
+
+def test_an_answer_that_is_not_unicode_text_is_a_failed_example(tmp_path):
+    """Before, the write of the predictions file raised UnicodeEncodeError and the probe was
+    lost whole ('surrogates not allowed')."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, Plugin(), names=[*names, "verbose-model"])
+    out = run_in_process(host, model="garbled", suite="tiny-suite", tmp_path=tmp_path)
+    assert not out.probe_failures and out.example_errors == 1 and out.rows
+    lines = [json.loads(line) for line in
+             next((out.rundir.path / "predictions" / "tiny" / "val").rglob("accuracy/answer.jsonl")).read_text().splitlines()]
+    (bad,) = [p for p in lines if p["example_id"] == "q1"]
+    assert bad["error"] == ("plugin verbose-model:garbled: ValueError: answer holds a lone surrogate (U+D800 at "
+                            "character 3), not Unicode text (example q1)")
 
 
 def test_probe_outputs_belong_to_their_own_cache_file(tmp_path):

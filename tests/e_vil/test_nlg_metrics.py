@@ -6,13 +6,8 @@ import pytest
 
 from harness.errors import ResourceError
 from vqa_harness_plugins.metrics import nlg
-from vqa_harness_plugins.metrics.nlg import (
-    e_vil_score,
-    harmonic_mean,
-    nlg_scores,
-    ptb_tokenize,
-    simple_tokenize,
-)
+from vqa_harness_plugins.metrics.evil_score import e_vil_score, harmonic_mean
+from vqa_harness_plugins.metrics.nlg import nlg_scores, ptb_tokenize, simple_tokenize
 
 PREDS = ["The man is riding a horse.", "a dog, running in the park!", "", "two kids play football on grass",
          "the sky is blue because it is day", "It's a red car -- parked."]
@@ -192,7 +187,7 @@ def test_bertscore_bits_do_not_depend_on_hash_seed_or_threads(tmp_path):
 def test_cider_and_the_e_vil_score_are_unavailable_on_one_example_not_zero():
     """With one example every CIDEr-D n-gram weight is log(1/1) = 0: the score would be 0 for
     a perfect explanation, and the e-ViL score (a harmonic mean with it) 0 too."""
-    from vqa_harness_plugins.metrics.nlg import e_vil_score, nlg_scores
+    from vqa_harness_plugins.metrics.nlg import nlg_scores
 
     one = nlg_scores(["the man is riding a horse"], [["the man is riding a horse", "a man rides a horse"]],
                      metrics=("rouge_l", "cider"), tokenize="simple")

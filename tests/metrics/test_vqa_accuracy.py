@@ -26,7 +26,7 @@ from harness.metrics import (
 from harness.metrics.vqa import CONTRACTIONS, process_digit_article, process_punctuation
 from harness.stats import ordered_sum
 from vqa_harness_plugins.metrics import evaluate_module_path
-from vqa_harness_plugins.metrics.nlg import harmonic_mean
+from vqa_harness_plugins.metrics.evil_score import harmonic_mean
 
 # --- a literal, independent transcription of docs/metrics.md -------------------------------
 

@@ -21,7 +21,8 @@ from harness.perexample import write_scores
 from harness.rundir import safe_name
 from harness.stats import bootstrap_ci
 from harness.types import ResultRow
-from vqa_harness_plugins.metrics.nlg import METRIC_LABELS, METRICS, e_vil_score, nlg_scores
+from vqa_harness_plugins.metrics.evil_score import e_vil_score
+from vqa_harness_plugins.metrics.nlg import METRIC_LABELS, METRICS, nlg_scores
 from vqa_harness_plugins.nlp import bertscore_settings
 
 from .display import EVIL_DISPLAY

@@ -26,7 +26,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from harness.errors import DataError
-from vqa_harness_plugins.metrics.nlg import METRIC_LABELS, METRICS, e_vil_score
+from vqa_harness_plugins.metrics.evil_score import e_vil_score
+from vqa_harness_plugins.metrics.nlg import METRIC_LABELS, METRICS
 from vqa_harness_plugins.validation import csv_rows
 
 __all__ = [

@@ -11,7 +11,8 @@ from __future__ import annotations
 import datasets
 import evaluate
 
-from vqa_harness_plugins.metrics.nlg import METRICS, e_vil_score, nlg_scores
+from vqa_harness_plugins.metrics.evil_score import e_vil_score
+from vqa_harness_plugins.metrics.nlg import METRICS, nlg_scores
 
 _DESCRIPTION = """e-ViL automatic explanation scores (Kayser et al. 2021): corpus-level BLEU-1..4,
 METEOR, ROUGE-L, CIDEr, SPICE (pycocoevalcap), mean BERTScore F1 (bert_score, local model),
