@@ -134,12 +134,16 @@ def _failures(info: RunInfo) -> list[str]:
     return lines
 
 
+#: A lone surrogate (a `\ud800` escape in a foreign artifact) cannot be written as UTF-8.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _cell_text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         value = value[0] if len(value) == 1 else "; ".join(map(str, value[:2])) + ("; …" if len(value) > 2 else "")
     if isinstance(value, float):
         value = f"{value:.4g}"
-    text = str(value).replace("\n", " ").replace("|", "/")
+    text = _SURROGATE.sub("\ufffd", str(value).replace("\n", " ").replace("|", "/"))
     return text if len(text) <= 90 else text[:89] + "…"
 
 
@@ -164,7 +168,7 @@ def _examples(info: RunInfo) -> list[tuple[str, tuple[str, ...], list[tuple[str,
             records = [r for r in records if r.get("answer_changed")] + [r for r in records if not r.get("answer_changed")]
         if any("explanation" in r for r in records):
             records = [r for r in records if "explanation" in r]
-        keys = list(records[0])
+        keys = [k for k in records[0] if not _SURROGATE.search(k)]
         columns = next((c for c in ARTIFACT_COLUMNS if all(k in keys for k in c)), None)
         if columns is None:
             columns = tuple(k for k in keys if not isinstance(records[0][k], dict))[:7]

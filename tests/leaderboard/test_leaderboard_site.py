@@ -311,3 +311,21 @@ def test_docs_links_work_wherever_the_site_folder_goes(runs: Path, tmp_path: Pat
     html = (tmp_path / "remote" / "index.html").read_text(encoding="utf-8")
     assert 'href="https://example.org/vqa-harness/docs/balanced-vqa.md#probes-and-metrics"' in html
     assert not (tmp_path / "remote" / "docs").exists()
+
+
+def test_an_artifact_line_holding_a_lone_surrogate_is_shown_not_a_traceback(runs: Path, tmp_path: Path) -> None:
+    """Run pages show artifact records leniently (bad bytes replaced); a `\\ud800` escape in a
+    hand-edited or foreign artifact made writing the page raise UnicodeEncodeError."""
+    import shutil
+
+    copy = tmp_path / "runs"
+    shutil.copytree(runs, copy)
+    artifact = next(p for p in sorted(copy.glob("*/artifacts/**/*.jsonl")) if p.read_text().strip())
+    first = json.loads(artifact.read_text().splitlines()[0])
+    key = next(k for k, v in first.items() if isinstance(v, str) and k != "image")
+    artifact.write_text(json.dumps({**first, key: first[key] + "\ud800"}) + "\n" + artifact.read_text())
+    out = tmp_path / "site"
+    build_leaderboard([copy], out)
+    run = artifact.relative_to(copy).parts[0]
+    page = (out / "run-reports" / f"{run}.html").read_text(encoding="utf-8")
+    assert "\ufffd" in page  # the surrogate, replaced where the record is shown
