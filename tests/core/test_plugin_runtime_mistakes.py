@@ -149,3 +149,27 @@ def test_a_dataset_load_returning_a_tuple_of_examples_runs(tmp_path):
     host = make_host(_plugin(datasets=(dataset,), suite_dataset="loads"), names=["mine0"])
     outcome = run_in_process(host, model="echo", suite="s", tmp_path=tmp_path)
     assert outcome.exit_code == 0 and [r.value for r in outcome.rows] == [1.0]
+
+
+@pytest.mark.parametrize("key", [object(), {"colors": {"red", "blue"}}, float("nan")])
+def test_a_memo_key_that_is_not_json_fails_the_probe_instead_of_missing_the_memo_in_every_process(key, tmp_path):
+    class Memo(Share):
+        def run(self, ctx):
+            ctx.memo("colors", key, lambda: 1)
+            return super().run(ctx)
+
+    outcome = run_in_process(_host(_plugin(probes=(Memo,))), model="echo", suite="s", tmp_path=tmp_path)
+    [failure] = outcome.probe_failures
+    assert "ctx.memo('colors', key, ...): the key is not JSON" in failure.message
+
+
+def test_a_memo_value_comes_back_as_json_reads_it_the_first_time_too(tmp_path):
+    seen = []
+
+    class Memo(Share):
+        def run(self, ctx):
+            seen.append(ctx.memo("pair", {"n": len(ctx.examples)}, lambda: (1, 2)))
+            return super().run(ctx)
+
+    outcome = run_in_process(_host(_plugin(probes=(Memo,))), model="echo", suite="s", tmp_path=tmp_path)
+    assert outcome.exit_code == 0 and seen == [[1, 2]]  # docs/plugins.md, the ctx table
