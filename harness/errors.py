@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import enum
 import signal
+from typing import Any, Callable, TypeVar
 
 __all__ = ["ExitCode", "HarnessError", "UsageError", "DataError", "PluginError", "ResourceError", "StopRun",
-           "StorageError", "FitError", "Stopped"]
+           "StorageError", "FitError", "Stopped", "plugin_call"]
+
+T = TypeVar("T")
 
 
 class ExitCode(enum.IntEnum):
@@ -108,3 +111,16 @@ class Stopped(KeyboardInterrupt):
     @property
     def name(self) -> str:
         return signal.Signals(self.signum).name
+
+
+def plugin_call(what: str, fn: "Callable[..., T]", *args: Any, **kwargs: Any) -> T:
+    """`fn(*args, **kwargs)`, plugin code the run cannot go on without (building a model or a
+    dataset, `setup`, `load`): an exception that is not a HarnessError becomes one PluginError
+    line, `what` (which names the plugin) and the exception, instead of a traceback; a
+    HarnessError (a bad option, a DataError naming a file) passes unchanged."""
+    try:
+        return fn(*args, **kwargs)
+    except HarnessError:
+        raise
+    except Exception as exc:
+        raise PluginError(f"{what}: {type(exc).__name__}: {' '.join(str(exc).split())}".rstrip(": ")) from exc

@@ -8,18 +8,22 @@ the failures.
 from __future__ import annotations
 
 import importlib.metadata as md
+import inspect
 import os
+import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import click
 import pluggy
 
 from . import hookspecs
-from .api import DatasetPlugin, FeatureExtractor, Model, Probe, Publisher, Suite
+from .api import DatasetPlugin, FeatureExtractor, Model, Option, Probe, Publisher, Suite
 from .errors import PluginError
+from .options import Configurable
 from .project import BLOCK_ENV, DISTRIBUTION, ENTRY_POINT_GROUP, NAME
-from .registry import Registry
+from .registry import Registry, did_you_mean
+from .types import CAPABILITIES
 
 __all__ = ["PluginHost", "PluginFailure", "LoadedPlugin", "get_host", "reset_host"]
 
@@ -101,16 +105,21 @@ class PluginHost:
     def _register(self, name: str, obj: Any, dist: str) -> None:
         if name in self.blocked:
             return
+        if self.pm.is_registered(obj):  # `make_host(my_plugin, builtins=True)` with my_plugin installed
+            return
         try:
             self.pm.register(obj, name=name)
-        except Exception as exc:  # pluggy validates hookimpl signatures here
+        except pluggy.PluginValidationError as exc:  # pluggy validates hookimpl signatures here
+            self.failures.append(PluginFailure(name, dist, _validation_line(exc)))
+            return
+        except Exception as exc:
             self.failures.append(PluginFailure(name, dist, _one_line(exc)))
             return
         try:
             self.pm.check_pending()  # a misspelt hook fails at start-up, naming the plugin
         except pluggy.PluginValidationError as exc:
             self.pm.unregister(obj)
-            self.failures.append(PluginFailure(name, dist, _one_line(exc)))
+            self.failures.append(PluginFailure(name, dist, _validation_line(exc)))
             return
         self._dists[name] = dist
         self.loaded.append(LoadedPlugin(name, dist, getattr(obj, "__name__", type(obj).__name__)))
@@ -145,6 +154,11 @@ class PluginHost:
         def register(obj: Any) -> None:
             if not accepts(obj):
                 raise PluginError(f"plugin {plugin!r} ({dist}) registered {obj!r}, which is not {what}")
+            problem = _contract_problem(obj)
+            if problem:  # refused, the plugin's others kept (as for a duplicate name)
+                self.failures.append(PluginFailure(plugin, dist, (
+                    f"{hook_name}: {registry.kind} {getattr(obj, 'name', '')!r} refused: {problem}")))
+                return
             try:
                 registry.add(obj.name, obj, plugin=plugin, distribution=dist)
             except PluginError as exc:  # a duplicate name: this object is refused, the plugin's others kept
@@ -162,6 +176,53 @@ class PluginHost:
             self.failures.append(PluginFailure(plugin, dist, (
                 f"{hook_name} returned {_shown(returned)} instead of calling register(...) for each; "
                 "nothing from the returned value is registered")))
+
+
+def _contract_problem(obj: Any) -> str:
+    """What a registered class declares wrongly, found before any run: `options` that are not
+    `Option`s or whose default breaks the option's own rules (the default is used unchecked),
+    a probe's `requires` / `requires_any` naming no capability (the probe would be skipped
+    for every model). '' when nothing."""
+    if not (isinstance(obj, type) and issubclass(obj, Configurable)):
+        return ""
+    options = obj.options
+    if not isinstance(options, Mapping):
+        return f"options must map option names to harness.api.Option, got a {type(options).__name__}"
+    for key, option in options.items():
+        if not isinstance(option, Option):
+            return f"option {key!r} is not a harness.api.Option (got {type(option).__name__} {option!r:.40})"
+        problem = option.default_problem()
+        if problem:
+            return f"option {key!r}: {problem}"
+    if issubclass(obj, Probe):
+        for attr in ("requires", "requires_any"):
+            declared = getattr(obj, attr)
+            if isinstance(declared, str) or not all(isinstance(c, str) for c in declared):
+                return f"{attr} must be a tuple of capability names, got {declared!r}"
+            unknown = [c for c in declared if c not in CAPABILITIES]
+            if unknown:
+                return (f"{attr} names unknown capabilit{'y' if len(unknown) == 1 else 'ies'} "
+                        f"{', '.join(map(repr, unknown))}{did_you_mean(unknown[0], list(CAPABILITIES))}")
+    return ""
+
+
+def _validation_line(exc: pluggy.PluginValidationError) -> str:
+    """pluggy's validation error as one line that says what is wrong: an unknown hook with
+    near matches, or a hook whose arguments the hookspec does not have (pluggy puts the
+    reason on later lines, which `_one_line` would drop)."""
+    text = str(exc).strip()
+    unknown = re.match(r"unknown hook '([^']+)'", text)
+    if unknown:
+        hooks = [n for n in dir(hookspecs) if n.startswith("register_")]
+        return f"unknown hook {unknown.group(1)!r}{did_you_mean(unknown.group(1), hooks)}"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    hook = re.search(r"for hook '([^']+)'", lines[0]) if lines else None
+    detail = "; ".join(lines[1:])
+    if hook and detail:
+        spec = getattr(hookspecs, hook.group(1), None)
+        expected = f" (the hookspec is {hook.group(1)}({', '.join(inspect.signature(spec).parameters)}))" if spec else ""
+        return f"hook {hook.group(1)!r}: {detail}{expected}"
+    return _one_line(exc)
 
 
 def _shown(value: Any) -> str:

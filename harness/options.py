@@ -68,6 +68,22 @@ class Option:
             hi = "inf" if self.max is None else _num(self.max)
             raise UsageError(f"{owner}: option {key}={shown} is out of range: must be between {lo} and {hi}")
 
+    def default_problem(self) -> str:
+        """What is wrong with the default against the option's own rules ('' when nothing):
+        checked when the plugin registers, since the default is used without `parse`."""
+        value = self.default
+        if self.choices is not None and value not in self.choices:
+            return f"default {value!r} is not one of its choices ({', '.join(map(str, self.choices))})"
+        bounded = self.min is not None or self.max is not None
+        if bounded and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            return (f"has min/max but its default {value!r} is not a number (values are converted to the "
+                    "default's type, so give a number)")
+        try:
+            self._check_range("option", "default", value)
+        except UsageError as exc:
+            return str(exc).split(": ", 1)[-1].replace("option default=", "default ")
+        return ""
+
     def describe_range(self) -> str:
         """'1..1000' (for listings and docs); '' when unbounded."""
         if self.min is None and self.max is None:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from ..api import DatasetPlugin
 from ..digest import digest
-from ..errors import DataError, UsageError
+from ..errors import DataError, PluginError, UsageError, plugin_call
 from ..host import PluginHost
 from ..specs import parse_spec
 from ..types import Example
@@ -86,16 +86,39 @@ class Session:
         loading, e.g. its `summary`, is kept)."""
         if spec not in self._plugins:
             name, options = parse_spec(spec)
-            cls = self.host.datasets[name]
-            self._plugins[spec] = cls(data_dir=self.data_dir, **options)
+            entry = self.host.datasets.get(name)
+            self._plugins[spec] = plugin_call(f"plugin {entry.plugin}:{name}: the dataset could not be created",
+                                              entry.obj, data_dir=self.data_dir, **options)
         return self._plugins[spec]
+
+    def _owner(self, plugin: DatasetPlugin) -> str:
+        """'plugin P:NAME', how errors about a dataset plugin's code name it."""
+        entry = self.host.datasets.get(plugin.name) if plugin.name in self.host.datasets else None
+        return f"plugin {entry.plugin if entry else '?'}:{plugin.name}"
 
     def load(self, spec: str, split: str, *, limit: bool = False) -> list[Example]:
         """Examples of `spec`/`split` (memoized); `limit=True` applies `--limit`."""
         key = (spec, split, limit)
         if key not in self._loaded:
-            self._loaded[key] = to_examples(self._rows(spec, split, limit))
+            items = to_examples(self._rows(spec, split, limit))
+            self._check_examples(self.dataset(spec), split, items)
+            self._loaded[key] = items
         return self._loaded[key]
+
+    def _check_examples(self, plugin: DatasetPlugin, split: str, items: list[Example]) -> None:
+        """What `load` returned holds Examples with ids unique within the split (the key of
+        predictions, per-question scores and `pair_id`); else one PluginError naming it."""
+        wrong = next((x for x in items if not isinstance(x, Example)), None)
+        if wrong is not None:
+            raise PluginError(f"{self._owner(plugin)}: load({split!r}) returned a {type(wrong).__name__} among its "
+                              "examples; it returns harness.types.Example records (or a datasets.Dataset of their rows)")
+        if len({x.id for x in items}) != len(items):
+            seen: dict[str, int] = {}
+            for x in items:
+                seen[x.id] = seen.get(x.id, 0) + 1
+            dups = [i for i, c in seen.items() if c > 1]
+            raise PluginError(f"{self._owner(plugin)}: load({split!r}) returned {len(dups)} id(s) used more than once "
+                              f"(first: {dups[0]!r}, {seen[dups[0]]} times); Example.id must be unique within a split")
 
     def ids(self, spec: str, split: str) -> list[str]:
         """The example ids of `spec`/`split` (no `--limit`), read from the id column when the
@@ -105,6 +128,7 @@ class Session:
             return [ex.id for ex in self._loaded[(spec, split, False)]]
         rows = self._rows(spec, split, False)
         if isinstance(rows, list):
+            self._check_examples(self.dataset(spec), split, rows)
             self._loaded[(spec, split, False)] = rows
             return [ex.id for ex in rows]
         try:  # one Arrow column to Python at once (iterating a Column formats row by row)
@@ -129,7 +153,13 @@ class Session:
             )
         cap = self.limit if limit and self.limit is not None else None
         before = plugin.fingerprint(split)
-        rows = plugin.load(split, limit=cap) if cap is not None and takes_limit(plugin) else plugin.load(split)
+        what = f"{self._owner(plugin)}: load({split!r}) failed"
+        rows = (plugin_call(what, plugin.load, split, limit=cap) if cap is not None and takes_limit(plugin)
+                else plugin_call(what, plugin.load, split))
+        rows = list(rows) if isinstance(rows, tuple) else rows
+        if not isinstance(rows, list) and not hasattr(rows, "select"):
+            raise PluginError(f"{self._owner(plugin)}: load({split!r}) returned a {type(rows).__name__}, not a list of "
+                              "harness.types.Example nor a datasets.Dataset")
         self._check_unchanged(plugin, split, before)
         if len(rows) == 0:  # loaders say which file is empty; this catches any other plugin
             files = ", ".join(str(p) for p in plugin.expected_files(split)[:3]) or "no file"

@@ -4,6 +4,7 @@ probes see only the protocol's attributes and methods."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -12,7 +13,7 @@ from ..api import FeatureExtractor, Model, Task
 from ..cache.artifacts import ArtifactStore
 from ..data.session import Session, missing_files
 from ..digest import source_digest
-from ..errors import UsageError
+from ..errors import PluginError, UsageError
 from ..features import resolve_features
 from ..fileio import write_jsonl
 from ..inputs import remove_inputs
@@ -95,7 +96,14 @@ class TaskContext:
     def memo(self, name: str, key: Any, build: Callable[[], Any]) -> Any:
         """A model-independent JSON value computed once and shared by every model and run:
         keyed by the probe, `name`, `key`, the task's data, split and training data, the
-        probe's code and its `cache_settings`."""
+        probe's code and its `cache_settings`. A key that is not JSON is a PluginError: the
+        digest would fall back on `str` (a set's order, an object's address), so the value
+        would be computed again in every process instead of shared."""
+        try:
+            json.dumps(key, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise PluginError(f"probe {self.probe!r}: ctx.memo({name!r}, key, ...): the key is not JSON ({exc}); "
+                              "give str, numbers, booleans, None, lists and dicts with string keys") from None
         source = self.task.train_source(self.session.dataset(self.dataset).splits)
         train = self.session.fingerprint(*source) if source is not None else ""
         full = {"probe": self.probe, "name": name, "key": key, "data": self.data_fingerprint, "train": train,

@@ -17,7 +17,15 @@ from ..api import Model
 from ..cache.predictions import PredictionCache
 from ..cache.watch import CacheWatch
 from ..display import Display
-from ..errors import ExitCode, HarnessError, PluginError, Stopped, StopRun, StorageError
+from ..errors import (
+    ExitCode,
+    HarnessError,
+    PluginError,
+    Stopped,
+    StopRun,
+    StorageError,
+    plugin_call,
+)
 from ..fileio import storage_error
 from ..host import PluginHost
 from ..layouts import Layout
@@ -63,7 +71,8 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     status, error = "failed", ""
     try:
         stops.raise_pending()
-        plan.model.setup(plan.device)
+        plugin_call(f"plugin {plan.model_entry.plugin}:{plan.model_entry.name}: setup({plan.device!r}) failed",
+                    plan.model.setup, plan.device)
         for task in plan.tasks:
             run.task(task)
             watch.check()

@@ -11,7 +11,7 @@ from ..api import Model, Suite, Task
 from ..data.check import TRAINED_ON, check_data, check_trained_on
 from ..data.session import Session
 from ..devices import resolve_device
-from ..errors import UsageError
+from ..errors import UsageError, plugin_call
 from ..features import resolve_features
 from ..host import PluginHost
 from ..images import decoded_cache_bytes
@@ -69,7 +69,8 @@ def resolve_model(spec: str, suite: Suite, host: PluginHost) -> tuple[Entry[type
         check_trained_on(declared, suite, host)
     if "feature_resolver" in options:  # the harness's own constructor argument, not an option
         raise UsageError(f"model {model_name!r} does not accept option(s) feature_resolver")
-    model: Model = entry.obj(feature_resolver=functools.partial(resolve_features, host=host), **options)
+    model: Model = plugin_call(f"plugin {entry.plugin}:{model_name}: the model could not be created",
+                               entry.obj, feature_resolver=functools.partial(resolve_features, host=host), **options)
     if declared is not None and model.trainable:
         raise UsageError(f"model {model_name!r} is trained by the harness on each task's train split; "
                          f"`{TRAINED_ON}=` declares the training data of a pretrained model")

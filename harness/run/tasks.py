@@ -32,7 +32,7 @@ from ..host import PluginHost
 from ..images import missing_images
 from ..layouts import RowTags
 from ..rundir import RunDir, task_folder
-from ..types import ResultRow
+from ..types import UNITS, ResultRow
 from .assumptions import TAG as ASSUMPTIONS_TAG
 from .assumptions import explain, neutralize, unmet_assumptions
 from .config import RunConfig
@@ -348,4 +348,13 @@ def _checked(rows: Sequence[ResultRow]) -> list[ResultRow]:
             if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value)):
                 raise PluginError(f"metric {row.metric!r} (variant {row.variant!r}): {name} {value!r} is not a finite "
                                   "number; report a metric that cannot be computed with ctx.metric_unavailable")
+        if row.unit not in UNITS:  # the leaderboard would drop the row
+            raise PluginError(f"metric {row.metric!r} (variant {row.variant!r}): unit {row.unit!r} is not one of "
+                              f"{', '.join(UNITS)}")
+        # A fraction (a proportion, a difference or relative change of proportions) is at most 1:
+        # above, it is a percentage or a count the leaderboard would show x100.
+        if row.unit == "fraction" and any(v is not None and v > 1 + 1e-9 for v in (row.value, row.ci_low, row.ci_high)):
+            raise PluginError(f"metric {row.metric!r} (variant {row.variant!r}): {row.value!r} (interval {row.ci_low!r}, "
+                              f"{row.ci_high!r}) is above 1, so not a fraction: proportions are in [0, 1], never "
+                              f"percentages; other numbers take another unit ({', '.join(UNITS[1:])})")
     return out

@@ -144,3 +144,18 @@ def test_the_architecture_doc_shows_the_layer_contracts_of_pyproject():
     missing = [name for layer in layers.values() for line in layer for name in re.split(r"\s*[|:]\s*", line)
                if name not in doc_words and f"harness.{name}" not in doc_words and f"{name}/" not in doc]
     assert missing == []
+
+
+def test_every_probe_context_member_is_in_the_plugin_guides_ctx_table():
+    """A probe author learns `ctx` from the guide's table (docs/plugins.md, "Probes and
+    suites"): every attribute and method of harness.api.ProbeContext is named there."""
+    from harness.api import ProbeContext
+
+    guide = (ROOT / "docs" / "plugins.md").read_text()
+    start = guide.index("## Probes and suites")
+    table = "\n".join(line for line in guide[start:].splitlines() if line.startswith("| `"))
+    members = set(ProbeContext.__annotations__) | {
+        n for n, f in vars(ProbeContext).items() if inspect.isfunction(f) and not n.startswith("_")}
+    assert members >= {"memo", "predict", "row"}
+    missing = sorted(m for m in members if f"`{m}`" not in table and f"`{m}(" not in table)
+    assert missing == [], missing

@@ -1,0 +1,117 @@
+"""A third-party plugin author's mistakes found at registration are one line naming the plugin
+and what is wrong (hook arguments, a misspelt hook, option defaults, a probe's capabilities),
+and refuse that class only; the guide's own test recipe records no failure."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from harness.api import Model, Option, Probe, Suite, Task
+from harness.hookspecs import hookimpl
+from harness.testing import fake_entry_points, make_host
+
+
+class Echo(Model):
+    name = "echo"
+
+    def answer(self, batch):
+        return ["red" for _ in batch]
+
+
+class Share(Probe):
+    """One row: the share of answers that are 'red' (a fraction)."""
+
+    name = "share"
+    requires = ("answer",)
+    row_kw: dict = {}
+
+    def run(self, ctx):
+        preds = ctx.predict(ctx.examples, "answer")
+        share = sum(p.answer == "red" for p in preds) / len(preds)
+        return [ctx.row("share", share, len(preds), **self.row_kw)]
+
+
+def _plugin(models=(Echo,), probes=(Share,), datasets=(), suite_dataset="colors"):
+    class Plugin:
+        @hookimpl
+        def register_models(self, register):
+            for m in models:
+                register(m)
+
+        @hookimpl
+        def register_probes(self, register):
+            for p in probes:
+                register(p)
+
+        @hookimpl
+        def register_datasets(self, register):
+            for d in datasets:
+                register(d)
+
+        @hookimpl
+        def register_suites(self, register):
+            register(Suite("s", "test suite", (Task(suite_dataset, "val", ("share",)),)))
+
+    return Plugin()
+
+
+# ------------------------------------------------------------------- registration
+
+
+def test_a_hook_with_other_arguments_says_which_and_what_the_hookspec_takes():
+    class WrongArgs:
+        @hookimpl
+        def register_models(self, reg):
+            reg(Echo)
+
+    host = make_host(WrongArgs(), names=["mine"])
+    [failure] = host.failures
+    assert failure.plugin == "mine"
+    assert "'reg'" in failure.message and "register_models(register)" in failure.message
+
+
+def test_a_misspelt_hook_suggests_the_hook_meant():
+    class Misspelt:
+        @hookimpl
+        def register_model(self, register):
+            register(Echo)
+
+    host = make_host(Misspelt(), names=["mine"])
+    [failure] = host.failures
+    assert "unknown hook 'register_model'" in failure.message and "did you mean: register_models" in failure.message
+
+
+@pytest.mark.parametrize("options, says", [
+    ({"k": Option(500, "k", min=1, max=10)}, "option 'k': default 500 is out of range"),
+    ({"mode": Option("fast", "mode", choices=("a", "b"))}, "option 'mode': default 'fast' is not one of its choices"),
+    ({"k": Option(None, "k", min=1)}, "option 'k': has min/max but its default None is not a number"),
+    ({"k": 5}, "option 'k' is not a harness.api.Option"),
+])
+def test_an_option_whose_default_breaks_its_own_rules_refuses_that_class_only(options, says):
+    bad = type("Bad", (Echo,), {"name": "bad", "options": options})
+    host = make_host(_plugin(models=(bad, Echo)), names=["mine"])
+    [failure] = host.failures
+    assert failure.plugin == "mine" and "model 'bad' refused" in failure.message and says in failure.message
+    assert "bad" not in host.models and "echo" in host.models
+
+
+def test_a_probe_requiring_an_unknown_capability_is_refused_not_skipped_for_every_model():
+    typo = type("Typo", (Share,), {"name": "typo", "requires": ("answers",)})
+    host = make_host(_plugin(probes=(typo, Share)), names=["mine"])
+    [failure] = host.failures
+    assert "probe 'typo' refused: requires names unknown capability 'answers'" in failure.message
+    assert "did you mean: answer" in failure.message
+    assert "typo" not in host.probes and "share" in host.probes
+
+
+def test_the_guides_test_recipe_with_the_plugin_installed_records_no_failure(monkeypatch):
+    module = types.ModuleType("installed_plugin")
+    module.register_models = hookimpl(lambda register: register(Echo))
+    monkeypatch.setitem(sys.modules, "installed_plugin", module)
+    with fake_entry_points(monkeypatch, {"installed": "installed_plugin"}):
+        host = make_host(module, builtins=True)  # docs/plugins.md, "Testing your plugin in-process"
+    assert not [f for f in host.failures if "installed" in f.plugin], host.failures
+    assert host.models.get("echo").plugin == "installed"

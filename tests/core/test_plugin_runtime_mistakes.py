@@ -1,0 +1,175 @@
+"""A third-party plugin author's mistakes found while running are one line naming the plugin:
+a model or dataset whose code raises or returns what is not examples (not a traceback), rows in
+a unit the leaderboard would drop or a percentage it would show x100 (not a wrong number)."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.api import DatasetPlugin, Model, Probe, Suite, Task
+from harness.errors import PluginError
+from harness.hookspecs import hookimpl
+from harness.testing import dataset_plugin, make_host, run_in_process
+from harness.types import Example
+
+EXAMPLES = [Example(id=f"q{i}", question="what color?", answers=("red",) * 10) for i in range(4)]
+
+
+class Echo(Model):
+    name = "echo"
+
+    def answer(self, batch):
+        return ["red" for _ in batch]
+
+
+class Share(Probe):
+    """One row: the share of answers that are 'red' (a fraction)."""
+
+    name = "share"
+    requires = ("answer",)
+    row_kw: dict = {}
+
+    def run(self, ctx):
+        preds = ctx.predict(ctx.examples, "answer")
+        share = sum(p.answer == "red" for p in preds) / len(preds)
+        return [ctx.row("share", share, len(preds), **self.row_kw)]
+
+
+def _plugin(models=(Echo,), probes=(Share,), datasets=(), suite_dataset="colors"):
+    class Plugin:
+        @hookimpl
+        def register_models(self, register):
+            for m in models:
+                register(m)
+
+        @hookimpl
+        def register_probes(self, register):
+            for p in probes:
+                register(p)
+
+        @hookimpl
+        def register_datasets(self, register):
+            for d in datasets:
+                register(d)
+
+        @hookimpl
+        def register_suites(self, register):
+            register(Suite("s", "test suite", (Task(suite_dataset, "val", ("share",)),)))
+
+    return Plugin()
+
+
+def _host(*plugins):
+    data = dataset_plugin("colors", {"val": EXAMPLES})
+    return make_host(data, *plugins, names=["data", *(f"mine{i}" for i in range(len(plugins)))])
+
+
+# --------------------------------------------------------------------- run time
+
+
+@pytest.mark.parametrize("row_kw, says", [
+    ({"unit": "percent"}, "unit 'percent' is not one of fraction"),
+    ({"unit": "fraction", "ci": (0.5, 1.5)}, "is above 1, so not a fraction"),
+])
+def test_a_row_the_leaderboard_would_drop_or_show_x100_fails_its_probe(row_kw, says, tmp_path):
+    probe = type("Bad", (Share,), {"name": "share", "row_kw": row_kw})
+    outcome = run_in_process(_host(_plugin(probes=(probe,))), model="echo", suite="s", tmp_path=tmp_path)
+    assert outcome.exit_code == 1 and outcome.rows == []
+    [failure] = outcome.probe_failures
+    assert failure.plugin == "mine0" and says in failure.message
+
+
+def test_a_percentage_in_another_unit_is_kept(tmp_path):
+    probe = type("Pct", (Share,), {"name": "share", "row_kw": {"unit": "score"}})
+    outcome = run_in_process(_host(_plugin(probes=(probe,))), model="echo", suite="s", tmp_path=tmp_path)
+    assert outcome.exit_code == 0 and [r.value for r in outcome.rows] == [1.0]
+
+
+class RaisesInInit(Echo):
+    name = "raises-init"
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        raise RuntimeError("weights\nnot found")
+
+
+class RaisesInSetup(Echo):
+    name = "raises-setup"
+
+    def setup(self, device):
+        raise RuntimeError("no such device")
+
+
+@pytest.mark.parametrize("model, says", [
+    ("raises-init", "plugin mine0:raises-init: the model could not be created: RuntimeError: weights not found"),
+    ("raises-setup", "plugin mine0:raises-setup: setup('cpu') failed: RuntimeError: no such device"),
+])
+def test_a_model_whose_construction_or_setup_raises_is_one_plugin_error(model, says, tmp_path):
+    host = _host(_plugin(models=(RaisesInInit, RaisesInSetup)))
+    with pytest.raises(PluginError) as caught:
+        run_in_process(host, model=model, suite="s", tmp_path=tmp_path)
+    assert str(caught.value) == says
+
+
+def test_a_bad_model_option_stays_a_usage_error(tmp_path):
+    from harness.errors import UsageError
+
+    with pytest.raises(UsageError, match="does not accept option"):
+        run_in_process(_host(_plugin()), model="echo:nope=1", suite="s", tmp_path=tmp_path)
+
+
+class Loads(DatasetPlugin):
+    name = "loads"
+    splits = ("val",)
+    returned: object = None
+
+    def load(self, split):
+        if isinstance(self.returned, BaseException):
+            raise self.returned
+        return self.returned
+
+
+@pytest.mark.parametrize("returned, says", [
+    (KeyError("questions"), "plugin mine0:loads: load('val') failed: KeyError: 'questions'"),
+    (None, "plugin mine0:loads: load('val') returned a NoneType, not a list"),
+    ([{"id": "1", "question": "q"}], "plugin mine0:loads: load('val') returned a dict among its examples"),
+    ([EXAMPLES[0], EXAMPLES[1], EXAMPLES[0]],
+     "plugin mine0:loads: load('val') returned 1 id(s) used more than once (first: 'q0', 2 times)"),
+])
+def test_a_dataset_load_that_raises_or_returns_what_is_not_examples_is_one_plugin_error(returned, says, tmp_path):
+    dataset = type("Bad", (Loads,), {"returned": returned})
+    host = make_host(_plugin(datasets=(dataset,), suite_dataset="loads"), names=["mine0"])
+    with pytest.raises(PluginError) as caught:
+        run_in_process(host, model="echo", suite="s", tmp_path=tmp_path)
+    assert str(caught.value).startswith(says)
+
+
+def test_a_dataset_load_returning_a_tuple_of_examples_runs(tmp_path):
+    dataset = type("Tup", (Loads,), {"returned": tuple(EXAMPLES)})
+    host = make_host(_plugin(datasets=(dataset,), suite_dataset="loads"), names=["mine0"])
+    outcome = run_in_process(host, model="echo", suite="s", tmp_path=tmp_path)
+    assert outcome.exit_code == 0 and [r.value for r in outcome.rows] == [1.0]
+
+
+@pytest.mark.parametrize("key", [object(), {"colors": {"red", "blue"}}, float("nan")])
+def test_a_memo_key_that_is_not_json_fails_the_probe_instead_of_missing_the_memo_in_every_process(key, tmp_path):
+    class Memo(Share):
+        def run(self, ctx):
+            ctx.memo("colors", key, lambda: 1)
+            return super().run(ctx)
+
+    outcome = run_in_process(_host(_plugin(probes=(Memo,))), model="echo", suite="s", tmp_path=tmp_path)
+    [failure] = outcome.probe_failures
+    assert "ctx.memo('colors', key, ...): the key is not JSON" in failure.message
+
+
+def test_a_memo_value_comes_back_as_json_reads_it_the_first_time_too(tmp_path):
+    seen = []
+
+    class Memo(Share):
+        def run(self, ctx):
+            seen.append(ctx.memo("pair", {"n": len(ctx.examples)}, lambda: (1, 2)))
+            return super().run(ctx)
+
+    outcome = run_in_process(_host(_plugin(probes=(Memo,))), model="echo", suite="s", tmp_path=tmp_path)
+    assert outcome.exit_code == 0 and seen == [[1, 2]]  # docs/plugins.md, the ctx table
