@@ -351,10 +351,4 @@ def _checked(rows: Sequence[ResultRow]) -> list[ResultRow]:
         if row.unit not in UNITS:  # the leaderboard would drop the row
             raise PluginError(f"metric {row.metric!r} (variant {row.variant!r}): unit {row.unit!r} is not one of "
                               f"{', '.join(UNITS)}")
-        # A fraction (a proportion, a difference or relative change of proportions) is at most 1:
-        # above, it is a percentage or a count the leaderboard would show x100.
-        if row.unit == "fraction" and any(v is not None and v > 1 + 1e-9 for v in (row.value, row.ci_low, row.ci_high)):
-            raise PluginError(f"metric {row.metric!r} (variant {row.variant!r}): {row.value!r} (interval {row.ci_low!r}, "
-                              f"{row.ci_high!r}) is above 1, so not a fraction: proportions are in [0, 1], never "
-                              f"percentages; other numbers take another unit ({', '.join(UNITS[1:])})")
     return out
