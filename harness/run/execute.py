@@ -89,7 +89,9 @@ def execute_run(config: RunConfig, host: PluginHost, *,
         error = str(exc) if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
         raise
     finally:
-        _finish(run, manifest, headlines, status=status, error=error)
+        with stops.deferred():  # a signal now would cut the last write: it waits for it
+            _finish(run, manifest, headlines, status=status, error=error)
+    stops.raise_pending()  # every task ran (`complete`), then the command was stopped
     return run.outcome
 
 

@@ -7,8 +7,8 @@ The command line does (`vqa_harness_cli.launch.signals`) and hands each signal t
 `terminated` for SIGTERM) and releases its folder. Later requests are ignored, so a second
 Ctrl-C cannot cut the manifest's last write in half.
 
-`deferred()` marks the few writes a stop must not cut (opening the run folder); a request
-that arrives inside is raised when `raise_pending` is next called.
+`deferred()` marks the few writes a stop must not cut (opening the run folder, the run's last
+write); a request that arrives inside is raised when `raise_pending` is next called.
 """
 
 from __future__ import annotations
