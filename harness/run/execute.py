@@ -80,6 +80,10 @@ def execute_run(config: RunConfig, host: PluginHost, *,
         raise
     except Exception as exc:  # bad input found mid-run (HarnessError) also keeps what was computed;
         # StopRun: the model cannot go on (endpoint gone, budget spent, not trainable), the disk is full
+        stop = stops.swallowed()
+        if stop is not None:  # the error a stop became (a library swallowed its Stopped): that stop
+            status = stop.status
+            raise stop from exc
         known = None if isinstance(exc, StorageError) else (
             watch.lost() or (None if isinstance(exc, StopRun) else storage_error(exc, rundir.path)))
         if known is not None:  # the cause (a deleted cache, a full disk), not what it broke

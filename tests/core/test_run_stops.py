@@ -108,3 +108,46 @@ def test_a_signal_during_the_last_write_does_not_leave_the_manifest_running(tmp_
     assert manifest["status"] == "complete" and "finished" in manifest
     assert "vqa_accuracy" in (run / "results.jsonl").read_text()
     assert RunDir(run).writer() is None
+
+
+# ------------------------------------------------------------------ a stop a library swallows
+
+
+class SwallowingModel(Model):
+    """SIGTERM arrives during its first batch, inside library code that turns the `Stopped`
+    into another error (as a bare `except:` in a module being imported did in torch's first
+    import: the next import then failed with a RuntimeError)."""
+
+    name = "swallowing"
+    calls = 0
+
+    def answer(self, batch):
+        SwallowingModel.calls += len(batch)
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        except BaseException:  # the library's bare except
+            pass
+        raise RuntimeError("partially initialized module 'torch' has no attribute 'distributed'")
+
+
+class SwallowPlugin:
+    @hookimpl
+    def register_models(self, register):
+        register(SwallowingModel)
+
+
+def test_a_stop_turned_into_another_error_still_stops_the_run(tmp_path):
+    # Before, the example failed (and was retried one by one), every later probe ran on, and
+    # the run ended `complete`; SIGTERM during `import torch` in a real run gave 26 of 100
+    # rows, probe failures and exit 0.
+    plugins, names = core_plugins()
+    host = make_host(*plugins, SwallowPlugin(), names=[*names, "swallow-model"])
+    SwallowingModel.calls = 0
+    with stop_on_signals(), pytest.raises(Stopped) as stopped:
+        run_in_process(host, model="swallowing", suite="tiny-suite", tmp_path=tmp_path, batch_size=8)
+    assert stopped.value.status == "terminated"
+    assert SwallowingModel.calls == 8  # one batch: not retried example by example
+    (run,) = (tmp_path / "runs").iterdir()
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["status"] == "terminated" and manifest["stats"]["example_errors"] == 0
+    assert RunDir(run).writer() is None
