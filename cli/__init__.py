@@ -75,6 +75,8 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+    command = words[0] if words else ""
     try:
         cli.main(args=argv, prog_name="harness", standalone_mode=False)
     except HarnessError as exc:
@@ -82,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.exit_code)
     except click.exceptions.Abort as exc:  # click turns Ctrl-C (and Stopped) into Abort
         if isinstance(exc.__context__, KeyboardInterrupt):
-            return _interrupted(exc.__context__)
+            return _interrupted(exc.__context__, command)
         click.echo("aborted", err=True)
         return 130
     except click.ClickException as exc:  # bad command line: one line, as for every expected failure
@@ -93,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except KeyboardInterrupt as exc:
-        return _interrupted(exc)
+        return _interrupted(exc, command)
     except BrokenPipeError:
         return 0
     except SystemExit as exc:  # commands exit non-zero for partial runs
@@ -101,14 +103,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _interrupted(exc: KeyboardInterrupt) -> int:
+#: What to do after `harness run` was stopped while its models ran.
+RESUME = "what was computed is saved; re-run with --resume to continue"
+
+
+def _interrupted(exc: KeyboardInterrupt, command: str) -> int:
     """The one line for Ctrl-C, or a signal `harness run` stops on (harness.errors.Stopped),
-    and its exit code: 128 + the signal number."""
-    if isinstance(exc, Stopped) and exc.status == "terminated":
-        click.echo(f"terminated ({exc.name}): what was computed is saved; re-run with --resume to continue", err=True)
-        return exc.exit_code
-    click.echo("interrupted: what was computed is saved; re-run with --resume to continue", err=True)
-    return 130
+    and its exit code: 128 + the signal number. The advice to `--resume` is `harness run`'s
+    alone; where the command knows better (its runs were complete), `exc.advice` says it."""
+    advice = getattr(exc, "advice", "") or (RESUME if command == "run" else "")
+    terminated = isinstance(exc, Stopped) and exc.status == "terminated"
+    head = f"terminated ({exc.name})" if terminated else "interrupted"
+    click.echo(head + (f": {advice}" if advice else ""), err=True)
+    return exc.exit_code if terminated else 130
 
 
 def _entry() -> None:  # pragma: no cover

@@ -69,7 +69,12 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
     if leaderboard is not None and rank == 0:
         if len(host.publishers):
             closing: list[str] = []
-            written = publish(host, [base.out], leaderboard, progress=warn, summary=closing.append)
+            try:
+                written = publish(host, [base.out], leaderboard, progress=warn, summary=closing.append)
+            except KeyboardInterrupt as exc:  # the runs are complete: --resume would start new ones
+                exc.advice = (f"every run is complete; the leaderboard in {leaderboard} may be partly written: "
+                              f"`harness leaderboard build {base.out} --out {leaderboard}` writes it")
+                raise
             echo(f"leaderboard: {len(written)} files in {leaderboard}/")
             for text in closing:  # the answer at a glance (the publisher's table) and where it is
                 echo("\n" + text.rstrip("\n"))

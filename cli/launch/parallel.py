@@ -26,7 +26,7 @@ import signal
 import sys
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from harness.devices import has_nvidia_driver
 from harness.errors import HarnessError, PluginError, Stopped
@@ -72,14 +72,32 @@ def _can_fork() -> bool:
 # (inherited by fork, never pickled).
 _HOST: PluginHost | None = None
 _EXECUTE: Callable[[RunConfig, PluginHost], RunOutcome] | None = None
+#: Per model (in the given order), shared with the workers: the pid of the worker running it
+#: while it runs, 0 before, -1 once its run has ended in any way the worker saw.
+_RUNNING: Any = None
 
 
-def _work(config: RunConfig) -> RunOutcome:
+def _work(index: int, config: RunConfig) -> RunOutcome:
     assert _HOST is not None and _EXECUTE is not None
     # Several processes' progress bars (runner, training) would overwrite each other.
     os.environ["TQDM_DISABLE"] = "1"
-    with signals.worker_run():
-        return _EXECUTE(config, _HOST)
+    _RUNNING[index] = os.getpid()
+    try:
+        with signals.worker_run():
+            return _EXECUTE(config, _HOST)
+    finally:
+        _RUNNING[index] = -1
+
+
+def _ended_abruptly(configs: Sequence[RunConfig], running: Sequence[int]) -> PluginError:
+    """The line for a broken pool, once its workers are gone: it names the models whose worker
+    died in their run (the others were stopped by the pool and marked `terminated`); every
+    model that was running when no worker can be named (one died before its run began)."""
+    died = [i for i in running if _RUNNING[i] > 0] or sorted(running)
+    models = ", ".join(repr(configs[i].model) for i in died)
+    which = f"process running model {models}" if len(died) == 1 else f"processes running models {models}"
+    return PluginError(f"the {which} ended abruptly (killed, out of memory?); what it computed is saved: "
+                       "re-run with --resume")
 
 
 def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
@@ -92,8 +110,9 @@ def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
     interrupt nothing queued starts. A worker that dies (killed, out of memory) is a
     PluginError naming the model; a signal (Ctrl-C, SIGTERM) stops the running models, which
     record their state (`--resume` continues them), and is raised once the workers have exited."""
-    global _HOST, _EXECUTE
+    global _HOST, _EXECUTE, _RUNNING
     _HOST, _EXECUTE = host, execute
+    _RUNNING = multiprocessing.get_context("fork").RawArray("q", len(configs))
     waiting = sorted(range(len(configs)), key=lambda i: -cost[i])  # stable: the given order on ties
     running: dict[Future, int] = {}
     outcomes: dict[int, RunOutcome] = {}
@@ -107,7 +126,7 @@ def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
         while waiting or running:
             while waiting and failure is None and len(running) < jobs:
                 i = waiting.pop(0)
-                running[pool.submit(_work, configs[i])] = i
+                running[pool.submit(_work, i, configs[i])] = i
             if not running:
                 break
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -117,10 +136,9 @@ def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
                     outcomes[i] = future.result()
                 except HarnessError as exc:
                     failure = failure or exc
-                except BrokenProcessPool:
-                    model = configs[i].model
-                    raise PluginError(f"the process running model {model!r} ended abruptly (killed, out of "
-                                      "memory?); what it computed is saved: re-run with --resume") from None
+                except BrokenProcessPool:  # which worker died: known once the pool has stopped the others
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise _ended_abruptly(configs, [i, *running.values()]) from None
             # Hand back, in the given order, every outcome whose turn has come.
             while shown < len(configs) and (shown in outcomes or (failure is not None and shown in waiting)):
                 if shown in outcomes:
@@ -141,4 +159,4 @@ def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
         if stop is not None:
             signals.forward(list(getattr(pool, "_processes", {}) or {}), stop)
         pool.shutdown(wait=True, cancel_futures=True)
-        _HOST = _EXECUTE = None
+        _HOST = _EXECUTE = _RUNNING = None

@@ -28,7 +28,7 @@ from ..paths import CACHE_TAG, cache_dir, tag_cache_folder
 from ..types import Example
 from .locks import build_lock
 
-__all__ = ["ArtifactStore", "KindStatus", "cache_status", "clear_cache", "foreign_folders"]
+__all__ = ["ArtifactStore", "KindStatus", "cache_kinds", "cache_status", "clear_cache", "foreign_folders"]
 
 #: The files of one artifact entry live in <root>/<kind>/<key>/; COMPLETE marks a finished write.
 COMPLETE = ".complete"
@@ -142,21 +142,27 @@ def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def cache_kinds(root: Path | None = None) -> list[Path]:
+    """The folder of each kind of the harness cache, as `harness cache clear` removes them:
+    `artifacts/<kind>` and the other folders the harness made (tagged `CACHE_TAG` by
+    `cache_dir`: `predictions`, `models`, the toy data, ...); nothing is sized or counted."""
+    base = Path(root) if root is not None else cache_dir()
+    arts = base / "artifacts"
+    out = sorted(p for p in arts.iterdir() if p.is_dir()) if (arts / CACHE_TAG).is_file() else []
+    return out + (sorted(p for p in base.iterdir() if p.name != "artifacts" and (p / CACHE_TAG).is_file())
+                  if base.is_dir() else [])
+
+
 def cache_status(root: Path | None = None) -> list[KindStatus]:
     """Per kind of the harness cache: complete entries and bytes on disk. The prediction
     cache and trained weights are listed as kinds `predictions` and `models`. Only folders
     the harness made (tagged `CACHE_TAG` by `cache_dir`) are kinds; see `foreign_folders`."""
-    base = Path(root) if root is not None else cache_dir()
+    arts = (Path(root) if root is not None else cache_dir()) / "artifacts"
     out = []
-    arts = base / "artifacts"
-    if (arts / CACHE_TAG).is_file():
-        for kind in sorted(p for p in arts.iterdir() if p.is_dir()):
-            entries = [e for e in kind.iterdir() if (e / COMPLETE).is_file()]
-            out.append(KindStatus(kind.name, len(entries), _size(kind), kind))
-    for folder in sorted(p for p in base.iterdir() if p.name != "artifacts" and (p / CACHE_TAG).is_file()) \
-            if base.is_dir() else ():
-        out.append(KindStatus(folder.name, sum(1 for f in folder.iterdir() if f.name != CACHE_TAG), _size(folder),
-                              folder))
+    for kind in cache_kinds(root):
+        entries = sum(1 for e in kind.iterdir() if (e / COMPLETE).is_file()) if kind.parent == arts else \
+            sum(1 for f in kind.iterdir() if f.name != CACHE_TAG)
+        out.append(KindStatus(kind.name, entries, _size(kind), kind))
     return out
 
 

@@ -89,6 +89,10 @@ def execute_run(config: RunConfig, host: PluginHost, *,
         raise
     except Exception as exc:  # bad input found mid-run (HarnessError) also keeps what was computed;
         # StopRun: the model cannot go on (endpoint gone, budget spent, not trainable), the disk is full
+        stop = stops.swallowed()
+        if stop is not None:  # the error a stop became (a library swallowed its Stopped): that stop
+            status = stop.status
+            raise stop from exc
         known = None if isinstance(exc, StorageError) else (
             watch.lost() or (None if isinstance(exc, StopRun) else storage_error(exc, rundir.path)))
         if known is not None:  # the cause (a deleted cache, a full disk), not what it broke
@@ -98,7 +102,9 @@ def execute_run(config: RunConfig, host: PluginHost, *,
         error = str(exc) if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
         raise
     finally:
-        _finish(run, manifest, headlines, status=status, error=error)
+        with stops.deferred():  # a signal now would cut the last write: it waits for it
+            _finish(run, manifest, headlines, status=status, error=error)
+    stops.raise_pending()  # every task ran (`complete`), then the command was stopped
     return run.outcome
 
 

@@ -27,6 +27,7 @@ from ..errors import FitError, HarnessError, StopRun, UsageError
 from ..fileio import storage_error
 from ..jsonio import surrogate_in
 from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
+from . import stops
 
 __all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING", "guarded_fit", "unkeepable", "MAX_TEXT", "MAX_SCORES"]
 
@@ -135,7 +136,9 @@ class Predictor:
 
     # ------------------------------------------------------------------ internals
     def _run_missing(self, examples, extras, keys, indices, capability, desc) -> dict[str, Prediction]:
-        import torch  # heavy: torch takes seconds to import; only code that computes needs it
+        with stops.deferred():  # a signal inside torch's first import would leave it half-initialised for good
+            import torch  # heavy: torch takes seconds to import; only code that computes needs it
+        stops.raise_pending()
 
         with model_threads(self.model):
             self.ensure_fitted()
@@ -197,6 +200,7 @@ class Predictor:
         except (KeyboardInterrupt, SystemExit, StopRun):
             raise
         except Exception as exc:  # fall back to the plain path for whatever is not done; say so
+            stops.raise_swallowed()  # the error a stop became is that stop
             left = sum(1 for i in indices if keys[i] not in done)
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             print(f"warning: plugin {self.plugin_label}: predict_stream failed ({type(exc).__name__}: {message}); "
@@ -214,6 +218,7 @@ class Predictor:
         except (KeyboardInterrupt, SystemExit, StopRun):
             raise
         except Exception:
+            stops.raise_swallowed()  # not retried one by one: the run was asked to stop
             if len(batch) == 1:
                 return [self._failed(batch[0], capability)]
         # Isolate the failing example(s): retry one at a time.
@@ -228,6 +233,7 @@ class Predictor:
         return out
 
     def _failed(self, example: Example, capability: str) -> Prediction:
+        stops.raise_swallowed()  # a stop turned into another error by the model's code is that stop
         exc = sys.exc_info()[1]
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         error = f"plugin {self.plugin_label}: {type(exc).__name__}: {message}".rstrip(": ")
@@ -309,8 +315,10 @@ def guarded_fit(fit: Callable[[], None], label: str) -> None:
     except (KeyboardInterrupt, SystemExit, StopRun):
         raise
     except HarnessError as exc:
+        stops.raise_swallowed()  # a stop turned into another error is that stop, not a model that cannot train
         raise FitError(f"plugin {label}: the model could not be trained: {exc}", exc.exit_code) from exc
     except Exception as exc:
+        stops.raise_swallowed()
         known = storage_error(exc)
         if known is not None:
             raise known from exc

@@ -7,8 +7,13 @@ The command line does (`vqa_harness_cli.launch.signals`) and hands each signal t
 `terminated` for SIGTERM) and releases its folder. Later requests are ignored, so a second
 Ctrl-C cannot cut the manifest's last write in half.
 
-`deferred()` marks the few writes a stop must not cut (opening the run folder); a request
-that arrives inside is raised when `raise_pending` is next called.
+A library may swallow the `Stopped` it was handed (a bare `except:` in a module being imported,
+a C extension turning it into another error): `swallowed()` still knows the stop was asked
+for, and the run's containment boundaries (a failed probe, example or fit) re-raise it
+(`raise_swallowed`) instead of recording a failure and going on.
+
+`deferred()` marks the few writes a stop must not cut (opening the run folder, the run's last
+write); a request that arrives inside is raised when `raise_pending` is next called.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ from typing import Iterator
 
 from ..errors import Stopped
 
-__all__ = ["claim_run", "release_run", "request_stop", "deferred", "raise_pending", "pending", "runs_here"]
+__all__ = ["claim_run", "release_run", "request_stop", "deferred", "raise_pending", "pending", "runs_here",
+           "swallowed", "raise_swallowed"]
 
 
 class _State:
@@ -90,3 +96,20 @@ def raise_pending() -> None:
 def pending() -> int | None:
     """The signal this process received (None when none)."""
     return _STATE.received
+
+
+def swallowed() -> Stopped | None:
+    """The stop this process's run was asked for, as a `Stopped` to raise again (None when
+    none was asked for, or outside the process that claimed the run)."""
+    if _STATE.received is None or not runs_here():
+        return None
+    _STATE.raised = True
+    return Stopped(_STATE.received)
+
+
+def raise_swallowed() -> None:
+    """Raise `swallowed()`, if any: at a boundary that contains errors, an error that follows
+    a stop request is that stop, whatever became of its `Stopped` (call it inside `except`)."""
+    stop = swallowed()
+    if stop is not None:
+        raise stop

@@ -33,6 +33,7 @@ from ..images import missing_images
 from ..layouts import RowTags
 from ..rundir import RunDir, task_folder
 from ..types import UNITS, ResultRow
+from . import stops
 from .assumptions import TAG as ASSUMPTIONS_TAG
 from .assumptions import explain, neutralize, unmet_assumptions
 from .config import RunConfig
@@ -242,6 +243,7 @@ class TaskRunner:
                 self._gather(task, probe_cls, found)
                 return
         output, clean = self._run_contained(task, probe_name, entry.plugin, probe, examples)
+        stops.raise_swallowed()  # a stop the probe's code swallowed whole: its output is not kept
         if self.watch is not None:
             self.watch.check()
         self._gather(task, probe_cls, output)
@@ -295,9 +297,11 @@ class TaskRunner:
         except (KeyboardInterrupt, SystemExit, StopRun):  # StopRun: the model cannot go on at all
             raise
         except HarnessError as exc:
+            stops.raise_swallowed()  # the error a stop became (in a library) is that stop, not a probe failure
             self.outcome.probe_failures.append(ProbeFailure(task.title, probe_name, plugin, str(exc)))
             rows, failed = [], True
         except Exception as exc:  # contain: the probe is reported, the run goes on
+            stops.raise_swallowed()
             known = storage_error(exc, self.rundir.path)
             if known is not None:  # the disk, not the probe: the run cannot go on
                 raise known from exc

@@ -156,3 +156,31 @@ def test_one_writer_per_run_folder(tmp_path):
     assert resumed.returncode == 0
     assert json.loads((run / "manifest.json").read_text())["status"] == "complete"
     assert RunDir(run).writer() is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork and /proc")
+def test_a_worker_killed_mid_run_is_named_by_its_own_model(tmp_path):
+    # The OOM killer (SIGKILL) takes one worker of three, each in turn. Before, the line named
+    # whichever model's future the broken pool reported first (the same one whichever worker
+    # died): now the one killed, every time; the pool stops the others, which mark their runs
+    # `terminated`.
+    for victim in "abc":
+        folder = tmp_path / victim
+        folder.mkdir()
+        proc = _start(folder, "--model", "wait:tag=a", "--model", "wait:tag=b", "--model", "wait:tag=c",
+                      "--jobs", "3")
+        _wait_for(lambda folder=folder: len(_markers(folder)) == 3, "the three models to run", proc)
+        workers = {p.name.split("-")[1]: int(p.name.split("-")[0]) for p in _markers(folder)}
+        os.kill(workers[victim], signal.SIGKILL)
+        try:
+            out, err = proc.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+        assert proc.returncode == 4, err
+        assert err.strip().splitlines() == [f"error: the process running model 'wait:tag={victim}' ended abruptly "
+                                            "(killed, out of memory?); what it computed is saved: re-run with "
+                                            "--resume"], err
+        status = {model: m["status"] for model, m in _manifests(folder).items()}
+        assert status == {f"wait:tag={t}": "running" if t == victim else "terminated" for t in "abc"}
+        _wait_for(lambda workers=workers: not any(_alive(pid) for pid in workers.values()), "the workers to exit")

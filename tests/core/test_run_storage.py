@@ -18,9 +18,11 @@ from pathlib import Path
 import pytest
 from helpers_core import core_plugins
 
-from harness.api import Model
+from harness.api import Model, Option
+from harness.cache.artifacts import ArtifactStore, clear_cache
 from harness.errors import ExitCode, HarnessError
 from harness.hookspecs import hookimpl
+from harness.paths import cache_dir
 from harness.testing import make_host, run_in_process
 from harness.types import Answer
 
@@ -35,6 +37,18 @@ class CacheDeleter(Model):
 
     def answer(self, batch):
         shutil.rmtree(os.environ["VQA_HARNESS_CACHE"], ignore_errors=True)
+        return [Answer("red") for _ in batch]
+
+
+class KindClearer(Model):
+    """Runs `harness cache clear tiny-images` (a kind: generated data, trained weights) during
+    its first batch, then answers."""
+
+    name = "kind-clearer"
+    options = {"kind": Option("tiny-images", "the kind of the harness cache to clear")}
+
+    def answer(self, batch):
+        assert [s.kind for s in clear_cache([self.config["kind"]])] == [self.config["kind"]]
         return [Answer("red") for _ in batch]
 
 
@@ -57,6 +71,7 @@ class Plugin:
     @hookimpl
     def register_models(self, register):
         register(CacheDeleter)
+        register(KindClearer)
         register(UntrainableModel)
 
 
@@ -83,6 +98,25 @@ def test_a_cache_deleted_mid_run_fails_the_run(tmp_path, fresh_cache):
     # --resume redoes it (a failed run is not complete)
     out = run_in_process(_host(), model="echo", suite="tiny-suite", tmp_path=tmp_path / "other")
     assert out.exit_code == 0
+
+
+@pytest.mark.parametrize("kind", ["tiny-images", "tiny-decoys"])
+def test_a_cache_kind_cleared_mid_run_fails_the_run(kind, tmp_path, fresh_cache):
+    # `harness cache clear KIND` while a run goes on: the toy benchmark's images (a kind of
+    # its own, like trained weights) or an artifact kind (decoy sets, perturbations). Before,
+    # the run completed (exit 0) with rows computed on what was left and stored that output
+    # for reuse, so a re-run gave the same wrong rows.
+    (cache_dir("tiny-images") / "img0.png").write_bytes(b"made before the run")
+    ArtifactStore().json("tiny-decoys", {"v": 1}, build=lambda: [1, 2, 3])
+    with pytest.raises(HarnessError, match=rf"the cache \S*{kind} was deleted or replaced during the run") as info:
+        run_in_process(_host(), model=f"kind-clearer:kind={kind}", suite="tiny-suite", tmp_path=tmp_path)
+    assert type(info.value).__name__ == "StorageError" and info.value.exit_code == ExitCode.RESOURCE
+    manifest = _manifest(tmp_path)
+    assert manifest["status"] == "failed" and kind in manifest["error"]
+    (run,) = (tmp_path / "runs").iterdir()
+    rows = (run / "results.jsonl").read_text() if (run / "results.jsonl").exists() else ""
+    assert "vqa_accuracy" not in rows  # the probe that ran on a cleared kind is neither gathered nor stored
+    assert not (fresh_cache / "artifacts" / "probe-outputs").exists()
 
 
 def test_a_model_that_cannot_be_trained_fails_the_run_instead_of_scoring_zero(tmp_path):
