@@ -35,8 +35,11 @@ from .replies import reply_text
 
 __all__ = ["OpenAIModel"]
 
-#: Bump when the reading of answers changes (messages.py): cached predictions are then redone.
-PROTOCOL = 1
+#: Bump when the reading of answers changes (messages.py, replies.py): cached predictions are
+#: then redone. 2: content given as a list of parts is joined, a refusal reads as its text, and
+#: a reply without an answer is a failed example (version 1 cached these as "" or as the list's
+#: repr).
+PROTOCOL = 2
 
 _LABELS = {"yes/no": ("yes", "no"), "entailment": ENTAILMENT_LABELS}
 
