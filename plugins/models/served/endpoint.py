@@ -11,7 +11,10 @@ decides, so every attempt is counted and the rules below hold on every client ve
   endpoint does not serve, and `SAME_4XX_STOP` identical 4xx answers in a row (a parameter
   the server refuses fails every request alike) stop the run (`StopRun`, one line naming the
   endpoint and what the server said); 5xx, timeouts and other 4xx after every retry fail
-  that example only (not cached, so a re-run asks again).
+  that example only (not cached, so a re-run asks again); `FAILED_STOP` of those in a row
+  with no answer between them stop the run.
+- A 200 response that carries no answer (no choices, an `error` object, an empty answer cut
+  at the length limit) fails its example like a 5xx, instead of reading as an empty answer.
 - The API key is read from the environment variable named by `api_key_env` when the client
   is built and is never stored in the options, the fingerprint, a log or a message.
 - Usage: answered requests, attempts, retries by cause, prompt and completion tokens.
@@ -39,16 +42,21 @@ from typing import Any
 
 from harness.errors import ExitCode, StopRun
 
-from .replies import MAX_RETRY_AFTER, error_message, innermost_reason, retry_after
+from .replies import MAX_RETRY_AFTER, error_message, innermost_reason, reply_problem, retry_after
 
 __all__ = ["Endpoint", "Usage", "Ticket", "RequestFailed", "BudgetWait", "retry_after", "MAX_RETRY_AFTER",
-           "SAME_4XX_STOP"]
+           "SAME_4XX_STOP", "FAILED_STOP"]
 
 _BASE_DELAY, _MAX_DELAY = 0.5, 8.0
 
 #: Identical 4xx answers in a row (no answer between them) that stop the run: a request
 #: parameter the server refuses fails every example the same way.
 SAME_4XX_STOP = 5
+
+#: Requests in a row that failed for good on a 5xx, a timeout or a response that carries no
+#: answer (no answer between them) that stop the run: a broken server fails every example
+#: alike, and a re-run asks again for each (instead of failing 100,000 examples one by one).
+FAILED_STOP = 5
 
 #: Words of a 4xx message that point at the request's generation parameters (hosted
 #: reasoning models refuse max_tokens and temperature): the stop message then says what to pass.
@@ -118,6 +126,7 @@ class Endpoint:
         self._reserved_tokens = 0
         self._margin = 1.0  # the worst ratio of counted to estimated prompt tokens seen (>= 1)
         self._last_4xx: tuple[Any, int] = (None, 0)  # ((status, message), times in a row)
+        self._failed_in_a_row = 0  # requests failed for good on 5xx, timeouts, unanswered replies
         self._stopped: StopRun | None = None
         self._served: list[str] | None = None
         self._secret = ""
@@ -253,12 +262,13 @@ class Endpoint:
                         continue
                     if status == 429:
                         self.stop(f"still rate-limited after {attempt + 1} tries ({last}); lower concurrency")
-                    self._failed()
+                    self._failed(last)
                     raise RequestFailed(f"endpoint {self.base_url}: {last} after {attempt + 1} tries", status,
                                         detail) from None
                 self._check_model(status, detail)
                 if not (tolerate and status in (400, 422) and tolerate in detail.lower()):
-                    self._failed()  # a tolerated refusal is asked again (without the option): not a failure
+                    # (a tolerated refusal is asked again, without the option: not a failure)
+                    self._failed(in_a_row=False)  # 4xx: SAME_4XX_STOP applies
                     self._refused(status, detail)
                 raise RequestFailed(f"endpoint {self.base_url}: HTTP {status}: {detail}", status, detail) from None
             except openai.APIConnectionError as exc:
@@ -268,31 +278,36 @@ class Endpoint:
                     self._wait("timeout" if timeout else "connection", attempt, None)
                     continue
                 if timeout:
-                    self._failed()
+                    self._failed(f"no answer within {self.timeout:g} s")
                     raise RequestFailed(f"endpoint {self.base_url}: no answer within {self.timeout:g} s "
                                         f"after {attempt + 1} tries") from None
                 self.stop(f"unreachable ({last}) after {attempt + 1} tries; is the server running there?")
             except openai.APIError as exc:  # a response the client cannot read (not the API's shape)
-                self._failed()
-                raise RequestFailed(f"endpoint {self.base_url}: unreadable response "
-                                    f"({type(exc).__name__}: {self._detail(exc)})") from None
-            self._account(response, ticket)
+                last = f"unreadable response ({type(exc).__name__}: {self._detail(exc)})"
+                self._failed(last)
+                raise RequestFailed(f"endpoint {self.base_url}: {last}") from None
+            problem = reply_problem(response, params.get("max_tokens", params.get("max_completion_tokens")))
+            self._account(response, ticket, answered=not problem)
+            if problem:
+                self._failed(self.scrub(problem))
+                raise RequestFailed(f"endpoint {self.base_url}: {self.scrub(problem)}")
             return response
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
-    def _account(self, response: Any, ticket: Ticket | None) -> None:
-        """Count an answer. Under a token budget, an answer without token counts stops the run
-        once it is handed over (the budget cannot be kept without them)."""
+    def _account(self, response: Any, ticket: Ticket | None, answered: bool = True) -> None:
+        """Count a response's tokens, and an answer when it `answered`. Under a token budget, a
+        response without token counts stops the run once it is handed over."""
         usage = getattr(response, "usage", None)
         raw_prompt, raw_completion = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
         counted = isinstance(raw_prompt, int) and isinstance(raw_completion, int)
         prompt, completion = (int(raw_prompt), int(raw_completion)) if counted else (0, 0)
         with self._lock:
             u = self.usage
-            u.requests += 1
             u.prompt_tokens += prompt
             u.completion_tokens += completion
-            self._last_4xx = (None, 0)
+            if answered:
+                u.requests += 1
+                self._last_4xx, self._failed_in_a_row = (None, 0), 0
             if not counted:
                 u.without_usage += 1
                 if self.budget_tokens:
@@ -319,9 +334,15 @@ class Endpoint:
                             "logprobs=off and a larger max_tokens (docs/served-models.md)")
                 self._stop(f"HTTP {status} on {count} requests in a row, each saying: {detail}{hint}", ExitCode.USAGE)
 
-    def _failed(self) -> None:
+    def _failed(self, last: str = "", in_a_row: bool = True) -> None:
+        """A request failed for good; `FAILED_STOP` in a row (`in_a_row`: 5xx, timeouts,
+        responses without an answer) with no answer between them stop the run."""
         with self._lock:
             self.usage.failed += 1
+            self._failed_in_a_row += 1 if in_a_row else 0
+            if in_a_row and self._failed_in_a_row >= FAILED_STOP:
+                self._stop(f"{self._failed_in_a_row} requests in a row failed after every retry, the last with: "
+                           f"{last}; is the server healthy?")
 
     def _wait(self, cause: str, attempt: int, headers: Any) -> None:
         with self._lock:

@@ -11,7 +11,7 @@ reading of answers in `messages.py`.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any, Iterator, Mapping, Sequence
 
 from harness.api import Model, Option
@@ -31,11 +31,15 @@ from .messages import (
     sent_pixels,
     user_message,
 )
+from .replies import reply_text
 
 __all__ = ["OpenAIModel"]
 
-#: Bump when the reading of answers changes (messages.py): cached predictions are then redone.
-PROTOCOL = 1
+#: Bump when the reading of answers changes (messages.py, replies.py): cached predictions are
+#: then redone. 2: content given as a list of parts is joined, a refusal reads as its text, and
+#: a reply without an answer is a failed example (version 1 cached these as "" or as the list's
+#: repr).
+PROTOCOL = 2
 
 _LABELS = {"yes/no": ("yes", "no"), "entailment": ENTAILMENT_LABELS}
 
@@ -154,7 +158,6 @@ class OpenAIModel(Model):
         width = int(self.config["concurrency"])
         tokens = int(self.config["explain_max_tokens" if capability == "explain" else "max_tokens"])
         longest = int(self.config["image_max_side"])
-        pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="openai")
         pending: dict[Future, tuple[int, Ticket]] = {}
         stop: StopRun | None = None
         todo = iter(range(len(examples)))
@@ -175,7 +178,7 @@ class OpenAIModel(Model):
                 except StopRun as exc:
                     stop = exc
                     return
-                fut = pool.submit(self._one, ex, capability, extras[nxt], ticket)
+                fut = _in_thread(self._one, ex, capability, extras[nxt], ticket)
                 # Freed however the request ends, even if this generator is abandoned meanwhile.
                 fut.add_done_callback(lambda _f, t=ticket: self.endpoint.release(t))
                 pending[fut] = (nxt, ticket)
@@ -196,7 +199,8 @@ class OpenAIModel(Model):
                 fill()  # refill before the caller commits these: the endpoint never waits on the cache
                 yield from finished
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            for fut in pending:  # abandoned (interrupted): one whose thread has not begun is never sent
+                fut.cancel()
         if stop is not None:
             raise stop
 
@@ -298,11 +302,12 @@ class OpenAIModel(Model):
                                ExitCode.USAGE)
         return None
 
-    @staticmethod
-    def _content(response: Any) -> str:
-        choices = getattr(response, "choices", None) or []
-        message = getattr(choices[0], "message", None) if choices else None
-        return str(getattr(message, "content", None) or "")
+    def _content(self, response: Any) -> str:
+        """The generated text (text parts joined; a refusal's text when that is all, counted)."""
+        text, refused = reply_text(response)
+        if refused:
+            self._count("refusals")
+        return text
 
     # ------------------------------------------------------------------- usage
     def _count(self, key: str) -> None:
@@ -330,6 +335,24 @@ class OpenAIModel(Model):
                          f"log-probabilities, {c.get('choices_by_letter', 0)} from the letter written, "
                          f"{c.get('choices_unanswered', 0)} naming no option (scored as a tie).")
         return "\n".join(f"- {line}" for line in lines)
+
+
+def _in_thread(fn: Any, *args: Any) -> Future:
+    """`fn(*args)` in a daemon thread of its own (at most `concurrency` at once): a run
+    interrupted while requests are in flight exits at once instead of waiting for each
+    (`timeout` x retries) as the non-daemon workers of a ThreadPoolExecutor made it do."""
+    fut: Future = Future()
+
+    def work() -> None:
+        if not fut.set_running_or_notify_cancel():
+            return
+        try:
+            fut.set_result(fn(*args))
+        except BaseException as exc:  # handed to the stream, which re-raises StopRun
+            fut.set_exception(exc)
+
+    threading.Thread(target=work, name="openai-request", daemon=True).start()
+    return fut
 
 
 def _value(pred: Prediction) -> Answer | str:
