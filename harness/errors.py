@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import enum
+import errno
 import signal
 from typing import Any, Callable, TypeVar
 
 __all__ = ["ExitCode", "HarnessError", "UsageError", "DataError", "PluginError", "ResourceError", "StopRun",
-           "StorageError", "FitError", "Stopped", "plugin_call"]
+           "StorageError", "FitError", "Stopped", "plugin_call", "STORAGE_ERRNOS"]
 
 T = TypeVar("T")
 
@@ -113,14 +114,21 @@ class Stopped(KeyboardInterrupt):
         return signal.Signals(self.signum).name
 
 
+#: Errors of the disk the harness writes to, not of the input it reads (harness.fileio.storage_error).
+STORAGE_ERRNOS = {errno.ENOSPC: "disk full", errno.EDQUOT: "disk quota exceeded", errno.EROFS: "read-only"}
+
+
 def plugin_call(what: str, fn: "Callable[..., T]", *args: Any, **kwargs: Any) -> T:
     """`fn(*args, **kwargs)`, plugin code the run cannot go on without (building a model or a
     dataset, `setup`, `load`): an exception that is not a HarnessError becomes one PluginError
     line, `what` (which names the plugin) and the exception, instead of a traceback; a
-    HarnessError (a bad option, a DataError naming a file) passes unchanged."""
+    HarnessError (a bad option, a DataError naming a file) passes unchanged, and so does a
+    full or read-only disk (`STORAGE_ERRNOS`: the disk, not the plugin; the run says so)."""
     try:
         return fn(*args, **kwargs)
     except HarnessError:
         raise
     except Exception as exc:
+        if isinstance(exc, OSError) and exc.errno in STORAGE_ERRNOS:
+            raise
         raise PluginError(f"{what}: {type(exc).__name__}: {' '.join(str(exc).split())}".rstrip(": ")) from exc

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO, TypeVar
 
-from .errors import DataError, StorageError, UsageError
+from .errors import STORAGE_ERRNOS, DataError, StorageError, UsageError
 
 __all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_folder_links", "check_writable_folder", "storage_error", "atomic_path",
            "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
@@ -255,8 +255,6 @@ def _check_writable_once(folder: Path, what: str) -> None:
                 pass
 
 
-#: Errors of the disk the harness writes to, not of the input it reads.
-_STORAGE_ERRNOS = {errno.ENOSPC: "disk full", errno.EDQUOT: "disk quota exceeded", errno.EROFS: "read-only"}
 
 
 def storage_error(exc: BaseException, folder: Path | str | None = None) -> StorageError | None:
@@ -267,9 +265,9 @@ def storage_error(exc: BaseException, folder: Path | str | None = None) -> Stora
         return None
     where = Path(exc.filename) if isinstance(exc.filename, (str, os.PathLike)) else Path(folder or ".")
     inside = folder is not None and (where == Path(folder) or Path(folder) in where.parents)
-    if exc.errno not in _STORAGE_ERRNOS and not (exc.errno in (errno.EACCES, errno.EPERM) and inside):
+    if exc.errno not in STORAGE_ERRNOS and not (exc.errno in (errno.EACCES, errno.EPERM) and inside):
         return None
-    what = _STORAGE_ERRNOS.get(exc.errno, "permission denied")
+    what = STORAGE_ERRNOS.get(exc.errno, "permission denied")
     return StorageError(f"cannot write {where}: {exc.strerror or what} ({what}); what was computed before is kept "
                         "(the prediction cache, the run folder's last complete write); make room or make it "
                         "writable, then re-run with --resume")

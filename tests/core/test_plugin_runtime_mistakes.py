@@ -143,6 +143,21 @@ def test_a_dataset_load_that_raises_or_returns_what_is_not_examples_is_one_plugi
     assert str(caught.value).startswith(says)
 
 
+def test_a_full_disk_while_a_dataset_loads_is_the_disk_not_the_plugin(tmp_path):
+    """A loader writing its cache (VQA's Arrow files) onto a full disk: StorageError (exit 5,
+    "make room ... --resume"), not a PluginError blaming the dataset plugin."""
+    import errno
+
+    from harness.errors import StorageError
+
+    full = OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "cache" / "data.arrow"))
+    dataset = type("Full", (Loads,), {"returned": full})
+    host = make_host(_plugin(datasets=(dataset,), suite_dataset="loads"), names=["mine0"])
+    with pytest.raises(StorageError) as caught:
+        run_in_process(host, model="echo", suite="s", tmp_path=tmp_path)
+    assert "disk full" in str(caught.value) and "--resume" in str(caught.value)
+
+
 def test_a_dataset_load_returning_a_tuple_of_examples_runs(tmp_path):
     dataset = type("Tup", (Loads,), {"returned": tuple(EXAMPLES)})
     host = make_host(_plugin(datasets=(dataset,), suite_dataset="loads"), names=["mine0"])
