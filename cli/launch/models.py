@@ -62,10 +62,19 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
                                                              started=echo)
     else:
         outcomes = (run_distributed(c, host) if size > 1 else execute_run(c, host) for c in configs)
-    for spec, outcome in zip(models, outcomes):
-        if outcome is None:  # ranks other than 0 only predict
-            continue
-        worst = max(worst, _summary(spec, base.suite_name, outcome, size, echo, warn))
+    shown = 0
+    try:
+        for spec, outcome in zip(models, outcomes):
+            shown += 1
+            if outcome is None:  # ranks other than 0 only predict
+                continue
+            worst = max(worst, _summary(spec, base.suite_name, outcome, size, echo, warn))
+    except KeyboardInterrupt as exc:  # a run finished (complete), then the stop: --resume has none of it
+        if getattr(exc, "finished", "") and jobs == 1:
+            left = models[shown + 1:]
+            exc.advice = (f"the run of {models[shown]} was complete before the stop ({exc.finished})"
+                          + (f"; models not started: {', '.join(left)}" if left else ": nothing of it to resume"))
+        raise
     if leaderboard is not None and rank == 0:
         if len(host.publishers):
             closing: list[str] = []

@@ -104,7 +104,11 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     finally:
         with stops.deferred():  # a signal now would cut the last write: it waits for it
             _finish(run, manifest, headlines, status=status, error=error)
-    stops.raise_pending()  # every task ran (`complete`), then the command was stopped
+    try:
+        stops.raise_pending()  # every task ran (`complete`), then the command was stopped
+    except Stopped as stop:
+        stop.finished = str(rundir.path)  # nothing of this run to resume (the command says so)
+        raise
     return run.outcome
 
 
