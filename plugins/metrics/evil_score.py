@@ -11,10 +11,12 @@ from typing import Mapping, Sequence
 from harness.errors import DataError
 from harness.stats import ordered_sum
 
-__all__ = ["NGRAM_METRICS", "harmonic_mean", "combined_metric_name", "e_vil_score"]
+__all__ = ["NGRAM_METRICS", "NEEDED", "harmonic_mean", "combined_metric_name", "e_vil_score", "why_not_combined"]
 
 #: NGRAMScore = harmonic mean of these (Kayser et al. 2021, §5.2).
 NGRAM_METRICS: tuple[str, ...] = ("rouge_l", "spice", "cider", "meteor")
+#: The parts the combined score cannot do without (without SPICE it is `e_vil_score_no_spice`).
+NEEDED: tuple[str, ...] = ("bertscore_f1", "rouge_l", "cider", "meteor")
 
 
 def harmonic_mean(values: Sequence[float]) -> float:
@@ -40,8 +42,17 @@ def e_vil_score(scores: Mapping[str, float]) -> tuple[str, float, tuple[str, ...
     Returns (metric name, value, n-gram parts used), computed without SPICE (and named so)
     when SPICE is absent; None when BERTScore or any other part is missing."""
     parts = tuple(m for m in NGRAM_METRICS if m in scores)
-    needed = {"rouge_l", "cider", "meteor"}
-    if "bertscore_f1" not in scores or not needed <= set(parts):
+    if not set(NEEDED) <= set(scores):
         return None
     ngram = harmonic_mean([scores[m] for m in parts])
     return combined_metric_name(parts), harmonic_mean([scores["bertscore_f1"], ngram]), parts
+
+
+def why_not_combined(requested: Sequence[str], unavailable: Mapping[str, str]) -> str:
+    """Why the combined score is missing although every part it needs was requested: the parts
+    that were unavailable ("" when none was, or when a part was not requested)."""
+    gone = [m for m in NEEDED if m in unavailable]
+    if not gone or not set(NEEDED) <= set(requested):
+        return ""
+    return (f"needs {', '.join(NEEDED[:-1])} and {NEEDED[-1]}; "
+            + "; ".join(f"{m} is unavailable ({unavailable[m]})" for m in gone))

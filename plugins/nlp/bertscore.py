@@ -30,6 +30,7 @@ __all__ = [
     "bertscore_settings",
     "bertscore_status",
     "check_model_folder",
+    "chosen_model_problem",
 ]
 
 NAME = "bertscore-model"
@@ -130,6 +131,20 @@ def bertscore_settings(folder: str | None = None, *, layers: bool = True) -> dic
     if layers:
         env[LAYERS_ENV] = os.environ.get(LAYERS_ENV, "")
     return {"env": env, "package": version, "files": file_stamps(files)}
+
+
+def chosen_model_problem(folder: str | None = None) -> str:
+    """What is wrong with the BERTScore model the user chose (`folder`: a probe's
+    `bertscore_model=`; else `$VQA_HARNESS_BERTSCORE_MODEL`, or the installed package's folder)
+    or with the layer variable ("" when usable). A model not installed at all is no choice:
+    "" too (the metric is then reported unavailable)."""
+    if folder:
+        _, problem = check_model_folder(Path(folder).expanduser())
+        return f"BERTScore model (bertscore_model={folder}): {problem}" if problem else ""
+    status = bertscore_status()
+    if status.present or not status.location:
+        return ""
+    return f"BERTScore model (from {status.source}): {status.detail}"
 
 
 def bertscore_model() -> tuple[str, int]:

@@ -42,7 +42,7 @@ class Plugin:
                                              probe_options={"nle": {"metrics": "rouge_l,cider,meteor,spice,bertscore_f1",
                                                                     "bertscore_batch": 8, "gt": False}}),)))
         register(Suite("nle-bertscore", "", (Task("toyvqa:images=30", "val", ("nle",), train=train,
-                                                  probe_options={"nle": {"metrics": "rouge_l,bertscore_f1",
+                                                  probe_options={"nle": {"metrics": "rouge_l,cider,meteor,bertscore_f1",
                                                                          "tokenize": "simple"}}),)))
 
 
@@ -158,17 +158,37 @@ def test_full_bundle_names_the_combined_score_without_spice(host, tmp_path):
     assert model[1] == model[4] == f"{100 * rows['s_e/e_vil_score_no_spice'].value:.1f}"
 
 
-def test_a_missing_bertscore_model_loses_no_other_score(host, tmp_path, monkeypatch):
+def test_bertscore_not_installed_loses_no_other_score(host, tmp_path, monkeypatch):
     """BERTScore's model is a resource like SPICE's: without it, S_T, the other metrics and
-    the ground-truth rows are kept, and BERTScore is unavailable with the reason."""
-    monkeypatch.setenv("VQA_HARNESS_BERTSCORE_MODEL", str(tmp_path / "no-such-model"))
+    the ground-truth rows are kept; BERTScore and the combined score are unavailable with the
+    reason (before, the probe failed and every row was lost)."""
+    import shutil
+
+    from vqa_harness_plugins.nlp import bertscore
+
+    if shutil.which("java") is None:
+        pytest.skip("needs java (METEOR)")
+    monkeypatch.delenv("VQA_HARNESS_BERTSCORE_MODEL", raising=False)
+    monkeypatch.setattr(bertscore, "_package_folder", lambda: None)
     out = run_in_process(host, model="retrieval-explainer", suite="nle-bertscore", tmp_path=tmp_path)
     assert out.exit_code == 0 and not out.probe_failures, out.probe_failures
     rows, gt = _rows(out), _rows(out, "gt")
-    assert {"s_t", "s_e/rouge_l", "s_o/rouge_l"} <= set(rows) and "s_e/rouge_l" in gt
+    assert {"s_t", "s_e/rouge_l", "s_o/cider", "s_e/meteor"} <= set(rows) and "s_e/rouge_l" in gt
     assert not {m for m in [*rows, *gt] if "bertscore" in m or "e_vil_score" in m}
     report = (out.rundir.path / "report.md").read_text()
-    assert "s_e/bertscore_f1" in report and "no-such-model is not a folder" in report
+    assert "`s_e/bertscore_f1` — the BERTScore model is not installed; pip install" in report
+    assert "`s_e/e_vil_score` — needs bertscore_f1, rouge_l, cider and meteor; bertscore_f1 is unavailable" in report
+
+
+def test_a_bertscore_model_chosen_but_unusable_fails_the_probe_before_any_model_call(host, tmp_path, monkeypatch):
+    """A typo in the model the user chose (the variable, or the probe's bertscore_model=) is a
+    one-line error, found before the model is asked anything, not a metric left out."""
+    monkeypatch.setenv("VQA_HARNESS_BERTSCORE_MODEL", str(tmp_path / "no-such-model"))
+    out = run_in_process(host, model="retrieval-explainer", suite="nle-bertscore", tmp_path=tmp_path)
+    (failure,) = out.probe_failures
+    assert failure.message.startswith("BERTScore model (from $VQA_HARNESS_BERTSCORE_MODEL): ")
+    assert failure.message.endswith("; fix it, or leave bertscore_f1 out of the probe's metrics")
+    assert "no-such-model is not a folder" in failure.message and out.model_calls == 0
 
 
 def test_task_scores_follow_the_stated_rule_for_few_human_answers():

@@ -15,15 +15,16 @@ from typing import Any, Sequence
 import numpy as np
 
 from harness.api import Display, Layout, Option, Probe, ProbeContext, Suite, Task
-from harness.errors import UsageError
+from harness.errors import ResourceError, UsageError
 from harness.fileio import atomic_write_json, write_jsonl
 from harness.perexample import write_scores
 from harness.rundir import safe_name
 from harness.stats import bootstrap_ci
 from harness.types import ResultRow
-from vqa_harness_plugins.metrics.evil_score import e_vil_score
+from vqa_harness_plugins.metrics.evil_score import e_vil_score, why_not_combined
 from vqa_harness_plugins.metrics.nlg import METRIC_LABELS, METRICS, nlg_scores
 from vqa_harness_plugins.nlp import bertscore_settings
+from vqa_harness_plugins.nlp.bertscore import chosen_model_problem
 
 from .display import EVIL_DISPLAY
 from .scoring import CORRECT_RULES, gt_pairs, task_scores
@@ -61,6 +62,9 @@ class NLEProbe(Probe):
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         metrics = _metric_list(self.config["metrics"], METRICS)
+        chosen = chosen_model_problem(self.config["bertscore_model"] or None) if "bertscore_f1" in metrics else ""
+        if chosen:  # a model the user chose but mistyped: one line before any model call
+            raise ResourceError(f"{chosen}; fix it, or leave bertscore_f1 out of the probe's metrics")
         ctx.tag("task", task_label(ctx.dataset, ctx.split))
         examples = ctx.examples
         if not ctx.labelled:
@@ -102,6 +106,8 @@ class NLEProbe(Probe):
             combined = e_vil_score(scores)
             if combined is not None:
                 scores[combined[0]] = combined[1]
+            elif why_not_combined(metrics, result.unavailable):
+                ctx.metric_unavailable("s_e/e_vil_score", why_not_combined(metrics, result.unavailable))
             for m, s_e in scores.items():
                 rows.append(ctx.row(f"s_e/{m}", s_e, len(idx), unit="score"))
                 rows.append(ctx.row(f"s_o/{m}", ts.s_t * s_e, len(examples), unit="score"))
