@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import signal
 
+import pytest
+
 from helpers_core import core_plugins
 
 from harness.api import Model, Publisher
@@ -93,7 +95,16 @@ def test_ctrl_c_while_the_leaderboard_is_written_does_not_send_to_resume(tmp_pat
     assert json.loads((run / "manifest.json").read_text())["status"] == "complete"
 
 
-def test_ctrl_c_in_another_command_is_one_line_without_resume(tmp_path, capsys):
+@pytest.fixture
+def python_ctrl_c():
+    """Python's own Ctrl-C handler, which commands other than `run` rely on: a shell starting
+    the tests in the background (`cmd &`) hands them SIGINT ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_in_another_command_is_one_line_without_resume(tmp_path, capsys, python_ctrl_c):
     (tmp_path / "runs" / "r1").mkdir(parents=True)
     (tmp_path / "runs" / "r1" / "results.jsonl").write_text("")
     with use_host(_host()):

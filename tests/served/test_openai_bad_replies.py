@@ -113,8 +113,11 @@ def test_content_parts_and_refusals_are_read_as_text(fake, tmp_path):
     assert only_manifest(tmp_path)["usage"]["refusals"] == 4
 
 
+# SIGINT's default handler set again: a shell starting the tests in the background (`cmd &`)
+# hands its children SIGINT ignored, and then Ctrl-C never reaches the run at all.
 _INTERRUPTED = """
-import sys
+import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from harness.host import PluginHost
 from harness.testing import run_in_process
 try:
