@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import enum
 import errno
+import re
 import signal
 from typing import Any, Callable, TypeVar
 
 __all__ = ["ExitCode", "HarnessError", "UsageError", "DataError", "PluginError", "ResourceError", "StopRun",
-           "StorageError", "FitError", "Stopped", "plugin_call", "STORAGE_ERRNOS"]
+           "StorageError", "FitError", "Stopped", "plugin_call", "STORAGE_ERRNOS",
+           "SURROGATE", "printable"]
 
 T = TypeVar("T")
 
@@ -112,6 +114,17 @@ class Stopped(KeyboardInterrupt):
     @property
     def name(self) -> str:
         return signal.Signals(self.signum).name
+
+
+#: A lone surrogate: text no UTF-8 file can hold (a `\udce9` escape in a server's JSON reply, a
+#: file name's undecodable bytes as Python decodes them).
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """`text` with each lone surrogate replaced by U+FFFD: an error message, or a value shown
+    to a reader, that the run's UTF-8 files (report, manifest, predictions) can hold."""
+    return SURROGATE.sub("\ufffd", text)
 
 
 #: Errors of the disk the harness writes to, not of the input it reads (harness.fileio.storage_error).

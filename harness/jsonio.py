@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from .errors import DataError
+from .errors import SURROGATE, DataError
 from .fileio import decode_text, read_bytes
 
 __all__ = ["read_json", "parse_json", "loads_strict", "jsonl_records", "parse_jsonl", "JSONObject",
@@ -56,12 +56,11 @@ class _LoneSurrogate(ValueError):
 
 #: A JSON escape of a surrogate code point (a lone one survives `json.loads`; a pair becomes one character).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def surrogate_in(text: str) -> str:
     """"U+D800 at character 3" for the first lone surrogate in `text`, "" when there is none."""
-    found = _SURROGATE.search(text)
+    found = SURROGATE.search(text)
     return f"U+{ord(found.group()):04X} at character {found.start()}" if found else ""
 
 
@@ -70,11 +69,11 @@ def lone_surrogate_at(value: Any, where: str = "") -> str | None:
     ('tasks[0].label'; '' for the value itself), or None when none does: such text cannot be
     written as UTF-8 (report, results, cache), so a reader refuses it."""
     if isinstance(value, str):
-        return where if _SURROGATE.search(value) else None
+        return where if SURROGATE.search(value) else None
     if isinstance(value, dict):
         for key, item in value.items():
             inner = f"{where}.{key}" if where else str(key)
-            if isinstance(key, str) and _SURROGATE.search(key):
+            if isinstance(key, str) and SURROGATE.search(key):
                 return inner
             found = lone_surrogate_at(item, inner)
             if found is not None:

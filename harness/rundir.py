@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .digest import digest
-from .errors import DataError, UsageError
+from .errors import DataError, UsageError, printable
 from .fileio import atomic_write_json, atomic_write_text, write_jsonl
 from .project import MANIFEST_SCHEMA_VERSION, TABLES_SCHEMA_VERSION, schema_problem
 from .types import ResultRow, Task
@@ -224,7 +224,7 @@ class RunDir:
         })
 
     def write_report(self, markdown: str) -> None:
-        atomic_write_text(self.path / "report.md", markdown)
+        atomic_write_text(self.path / "report.md", printable(markdown))  # a reader's file: text UTF-8 can hold
 
 
 @dataclass(frozen=True)

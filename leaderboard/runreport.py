@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.display import Display
+from harness.errors import SURROGATE, printable
 from harness.report import escape_markdown, headline_rows, md_cell, md_code
 from harness.types import ResultRow
 
@@ -134,16 +135,12 @@ def _failures(info: RunInfo) -> list[str]:
     return lines
 
 
-#: A lone surrogate (a `\ud800` escape in a foreign artifact) cannot be written as UTF-8.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _cell_text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         value = value[0] if len(value) == 1 else "; ".join(map(str, value[:2])) + ("; …" if len(value) > 2 else "")
     if isinstance(value, float):
         value = f"{value:.4g}"
-    text = _SURROGATE.sub("\ufffd", str(value).replace("\n", " ").replace("|", "/"))
+    text = printable(str(value).replace("\n", " ").replace("|", "/"))  # a foreign artifact's `\ud800` too
     return text if len(text) <= 90 else text[:89] + "…"
 
 
@@ -168,7 +165,7 @@ def _examples(info: RunInfo) -> list[tuple[str, tuple[str, ...], list[tuple[str,
             records = [r for r in records if r.get("answer_changed")] + [r for r in records if not r.get("answer_changed")]
         if any("explanation" in r for r in records):
             records = [r for r in records if "explanation" in r]
-        keys = [k for k in records[0] if not _SURROGATE.search(k)]
+        keys = [k for k in records[0] if not SURROGATE.search(k)]
         columns = next((c for c in ARTIFACT_COLUMNS if all(k in keys for k in c)), None)
         if columns is None:
             columns = tuple(k for k in keys if not isinstance(records[0][k], dict))[:7]

@@ -25,6 +25,7 @@ from ..errors import (
     StopRun,
     StorageError,
     plugin_call,
+    printable,
 )
 from ..fileio import storage_error
 from ..host import PluginHost
@@ -169,6 +170,7 @@ def _finish(run: TaskRunner, manifest: dict[str, Any], headlines: dict[str, list
     writer's reserve and writes the manifest alone, so that it still says how the run ended
     (`failed`); the files before it stay as they were (atomic writes), and it is one
     StorageError line unless the run already ends with an error of its own."""
+    error = printable(error)  # an error's text may hold what no UTF-8 file can
     try:
         run.predictor.cache.close()
         run.outcome.example_errors = run.predictor.stats.errors

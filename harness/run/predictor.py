@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import sys
@@ -23,7 +24,7 @@ from typing import Any, Callable, Sequence
 from ..api import Model
 from ..cache.predictions import PredictionCache
 from ..devices import model_threads
-from ..errors import FitError, HarnessError, StopRun, UsageError
+from ..errors import FitError, HarnessError, StopRun, UsageError, printable
 from ..fileio import storage_error
 from ..jsonio import surrogate_in
 from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
@@ -190,7 +191,8 @@ class Predictor:
                                           error=f"plugin {self.plugin_label}: ValueError: {problem}")
                     if pred.error is None:
                         self.stats.model_calls += 1
-                    else:
+                    else:  # the model's own error text
+                        pred = dataclasses.replace(pred, error=printable(pred.error))
                         self._count_error(examples[i], pred.error)
                     fresh[keys[i]] = pred
                 self.cache.put_many(self.fingerprint, fresh)
@@ -236,7 +238,7 @@ class Predictor:
         stops.raise_swallowed()  # a stop turned into another error by the model's code is that stop
         exc = sys.exc_info()[1]
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        error = f"plugin {self.plugin_label}: {type(exc).__name__}: {message}".rstrip(": ")
+        error = printable(f"plugin {self.plugin_label}: {type(exc).__name__}: {message}".rstrip(": "))
         self._count_error(example, error)
         return Prediction(example_id=example.id, capability=capability, error=error)
 

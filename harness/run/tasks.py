@@ -26,7 +26,7 @@ from ..data.origin import dataset_provenance
 from ..data.session import LazyExamples
 from ..devices import model_threads
 from ..digest import digest
-from ..errors import DataError, ExitCode, HarnessError, PluginError, StopRun
+from ..errors import DataError, ExitCode, HarnessError, PluginError, StopRun, printable
 from ..fileio import atomic_write_text, storage_error
 from ..host import PluginHost
 from ..images import missing_images
@@ -50,6 +50,9 @@ class ProbeFailure:
     probe: str
     plugin: str
     message: str
+
+    def __post_init__(self) -> None:
+        self.message = printable(self.message)  # an error's text may hold what no UTF-8 file can
 
 
 @dataclass

@@ -38,11 +38,24 @@ class Garbled(Model):
         return [Answer("red\ud800" if ex.id == "q1" else "red") for ex in batch]
 
 
+class GarbledError(Model):
+    """Fails one question with an error whose text holds a lone surrogate (a server's error
+    body with a `\\udce9` escape, a file name with undecodable bytes)."""
+
+    name = "garbled-error"
+
+    def answer(self, batch):
+        if any(ex.id == "q1" for ex in batch):
+            raise ValueError("server said: caf\udce9")
+        return [Answer("red") for _ in batch]
+
+
 class Plugin:
     @hookimpl
     def register_models(self, register):
         register(Verbose)
         register(Garbled)
+        register(GarbledError)
 
 
 @pytest.fixture(autouse=True)
@@ -90,6 +103,17 @@ def test_an_answer_that_is_not_unicode_text_is_a_failed_example(tmp_path):
     (bad,) = [p for p in lines if p["example_id"] == "q1"]
     assert bad["error"] == ("plugin verbose-model:garbled: ValueError: answer holds a lone surrogate (U+D800 at "
                             "character 3), not Unicode text (example q1)")
+
+
+def test_an_error_text_that_is_not_unicode_is_kept_readable(tmp_path):
+    """Before, writing report.md raised UnicodeEncodeError: the run ended in a traceback and
+    its report was never written."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, Plugin(), names=[*names, "verbose-model"])
+    out = run_in_process(host, model="garbled-error", suite="tiny-suite", tmp_path=tmp_path)
+    assert out.example_errors == 1 and out.rows
+    assert "server said: caf\ufffd" in (out.rundir.path / "report.md").read_text(encoding="utf-8")
+    assert json.loads((out.rundir.path / "manifest.json").read_text())["status"] == "complete"
 
 
 def test_probe_outputs_belong_to_their_own_cache_file(tmp_path):
