@@ -155,3 +155,17 @@ def test_an_interrupted_run_exits_without_waiting_for_the_request_in_flight(fake
         release.set()
     assert child[0].returncode == 130 and "interrupted" in out, err
     assert len(fake.requests) == 1
+
+
+def test_an_empty_reply_cut_at_the_limit_that_carries_log_probabilities_is_an_answer():
+    """max_tokens=1 for letter scoring: the one token may be a space, and the letters are in its
+    alternatives (read from the log-probabilities), so the reply is not "without an answer"."""
+    from types import SimpleNamespace as NS
+
+    from vqa_harness_plugins.models.served.replies import reply_problem
+
+    first = NS(token=" ", logprob=-0.1, top_logprobs=[NS(token="B", logprob=-2.5), NS(token="A", logprob=-3.0)])
+    choice = NS(message=NS(content=" ", refusal=None), finish_reason="length", logprobs=NS(content=[first]))
+    assert reply_problem(NS(choices=[choice]), 1) == ""
+    bare = NS(message=NS(content=" ", refusal=None), finish_reason="length", logprobs=None)
+    assert reply_problem(NS(choices=[bare]), 1).startswith("empty answer cut at the length limit")

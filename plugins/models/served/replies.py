@@ -89,7 +89,8 @@ def reply_problem(response: Any, limit: int | None) -> str:
     """Why a 200 response carries no answer ("" when it carries one): not a chat completion
     (no choices, an `error` object, a first choice without a message), or an empty answer cut
     at the length limit (`finish_reason: length`: a reasoning model spent `limit` tokens
-    thinking). Such a response fails its example (not cached) instead of reading as ""."""
+    thinking) without log-probabilities to read the answer from. Such a response fails its
+    example (not cached) instead of reading as ""."""
     choices = getattr(response, "choices", None)
     if not isinstance(choices, list) or not choices:
         error = getattr(response, "error", None)
@@ -100,7 +101,8 @@ def reply_problem(response: Any, limit: int | None) -> str:
     if getattr(choices[0], "message", None) is None:
         return "response's first choice has no message"
     text, _ = reply_text(response)
-    if not text.strip() and getattr(choices[0], "finish_reason", None) == "length":
+    scored = getattr(getattr(choices[0], "logprobs", None), "content", None)  # letters read from these
+    if not text.strip() and getattr(choices[0], "finish_reason", None) == "length" and not scored:
         return (f"empty answer cut at the length limit (finish_reason: length, {limit} tokens); a reasoning model? "
                 "raise max_tokens / explain_max_tokens (docs/served-models.md)")
     return ""
