@@ -197,7 +197,7 @@ def _contract_problem(obj: Any) -> str:
     if issubclass(obj, Probe):
         for attr in ("requires", "requires_any"):
             declared = getattr(obj, attr)
-            if isinstance(declared, str) or not all(isinstance(c, str) for c in declared):
+            if not isinstance(declared, (tuple, list, frozenset, set)) or not all(isinstance(c, str) for c in declared):
                 return f"{attr} must be a tuple of capability names, got {declared!r}"
             unknown = [c for c in declared if c not in CAPABILITIES]
             if unknown:

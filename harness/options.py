@@ -50,7 +50,7 @@ class Option:
                 raise UsageError(
                     f"{owner}: option {key}={shown!r} is not a valid {kind.__name__}"
                 ) from None
-        if self.choices is not None and value not in self.choices:
+        if self.choices is not None and value is not None and value not in self.choices:  # None: unset
             raise UsageError(
                 f"{owner}: option {key}={value!r} must be one of {', '.join(map(str, self.choices))}"
             )
@@ -72,7 +72,7 @@ class Option:
         """What is wrong with the default against the option's own rules ('' when nothing):
         checked when the plugin registers, since the default is used without `parse`."""
         value = self.default
-        if self.choices is not None and value not in self.choices:
+        if self.choices is not None and value is not None and value not in self.choices:  # None: unset
             return f"default {value!r} is not one of its choices ({', '.join(map(str, self.choices))})"
         bounded = self.min is not None or self.max is not None
         if bounded and (isinstance(value, bool) or not isinstance(value, (int, float))):

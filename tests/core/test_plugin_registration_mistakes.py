@@ -107,6 +107,23 @@ def test_a_probe_requiring_an_unknown_capability_is_refused_not_skipped_for_ever
     assert "typo" not in host.probes and "share" in host.probes
 
 
+def test_a_probe_whose_requires_is_not_a_tuple_is_refused_alone():
+    """Before, `requires = None` raised TypeError inside the register hook, which dropped the
+    plugin's other probes and named none."""
+    broken = type("Broken", (Share,), {"name": "broken", "requires": None})
+    host = make_host(_plugin(probes=(broken, Share)), names=["mine"])
+    [failure] = host.failures
+    assert "probe 'broken' refused: requires must be a tuple of capability names, got None" in failure.message
+    assert "broken" not in host.probes and "share" in host.probes
+
+
+def test_an_unset_option_with_choices_is_accepted():
+    """`Option(None, choices=...)`: no value unless the user gives one of the choices."""
+    unset = type("Unset", (Echo,), {"name": "unset", "options": {"mode": Option(None, "mode", choices=("a", "b"))}})
+    host = make_host(_plugin(models=(unset,)), names=["mine"])
+    assert not host.failures and "unset" in host.models
+
+
 def test_the_guides_test_recipe_with_the_plugin_installed_records_no_failure(monkeypatch):
     module = types.ModuleType("installed_plugin")
     module.register_models = hookimpl(lambda register: register(Echo))
