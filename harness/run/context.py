@@ -100,7 +100,7 @@ class TaskContext:
         digest would fall back on `str` (a set's order, an object's address), so the value
         would be computed again in every process instead of shared."""
         try:
-            json.dumps(key, sort_keys=True, allow_nan=False)
+            json.dumps(key, sort_keys=True)
         except (TypeError, ValueError) as exc:
             raise PluginError(f"probe {self.probe!r}: ctx.memo({name!r}, key, ...): the key is not JSON ({exc}); "
                               "give str, numbers, booleans, None, lists and dicts with string keys") from None

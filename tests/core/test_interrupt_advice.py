@@ -9,7 +9,6 @@ import json
 import signal
 
 import pytest
-
 from helpers_core import core_plugins
 
 from harness.api import Model, Publisher

@@ -8,55 +8,11 @@ import sys
 import types
 
 import pytest
+from helpers_mistakes import Echo, Share, plugin_with
 
-from harness.api import Model, Option, Probe, Suite, Task
+from harness.api import Option
 from harness.hookspecs import hookimpl
 from harness.testing import fake_entry_points, make_host
-
-
-class Echo(Model):
-    name = "echo"
-
-    def answer(self, batch):
-        return ["red" for _ in batch]
-
-
-class Share(Probe):
-    """One row: the share of answers that are 'red' (a fraction)."""
-
-    name = "share"
-    requires = ("answer",)
-    row_kw: dict = {}
-
-    def run(self, ctx):
-        preds = ctx.predict(ctx.examples, "answer")
-        share = sum(p.answer == "red" for p in preds) / len(preds)
-        return [ctx.row("share", share, len(preds), **self.row_kw)]
-
-
-def _plugin(models=(Echo,), probes=(Share,), datasets=(), suite_dataset="colors"):
-    class Plugin:
-        @hookimpl
-        def register_models(self, register):
-            for m in models:
-                register(m)
-
-        @hookimpl
-        def register_probes(self, register):
-            for p in probes:
-                register(p)
-
-        @hookimpl
-        def register_datasets(self, register):
-            for d in datasets:
-                register(d)
-
-        @hookimpl
-        def register_suites(self, register):
-            register(Suite("s", "test suite", (Task(suite_dataset, "val", ("share",)),)))
-
-    return Plugin()
-
 
 # ------------------------------------------------------------------- registration
 
@@ -92,7 +48,7 @@ def test_a_misspelt_hook_suggests_the_hook_meant():
 ])
 def test_an_option_whose_default_breaks_its_own_rules_refuses_that_class_only(options, says):
     bad = type("Bad", (Echo,), {"name": "bad", "options": options})
-    host = make_host(_plugin(models=(bad, Echo)), names=["mine"])
+    host = make_host(plugin_with(models=(bad, Echo)), names=["mine"])
     [failure] = host.failures
     assert failure.plugin == "mine" and "model 'bad' refused" in failure.message and says in failure.message
     assert "bad" not in host.models and "echo" in host.models
@@ -100,7 +56,7 @@ def test_an_option_whose_default_breaks_its_own_rules_refuses_that_class_only(op
 
 def test_a_probe_requiring_an_unknown_capability_is_refused_not_skipped_for_every_model():
     typo = type("Typo", (Share,), {"name": "typo", "requires": ("answers",)})
-    host = make_host(_plugin(probes=(typo, Share)), names=["mine"])
+    host = make_host(plugin_with(probes=(typo, Share)), names=["mine"])
     [failure] = host.failures
     assert "probe 'typo' refused: requires names unknown capability 'answers'" in failure.message
     assert "did you mean: answer" in failure.message
@@ -111,7 +67,7 @@ def test_a_probe_whose_requires_is_not_a_tuple_is_refused_alone():
     """Before, `requires = None` raised TypeError inside the register hook, which dropped the
     plugin's other probes and named none."""
     broken = type("Broken", (Share,), {"name": "broken", "requires": None})
-    host = make_host(_plugin(probes=(broken, Share)), names=["mine"])
+    host = make_host(plugin_with(probes=(broken, Share)), names=["mine"])
     [failure] = host.failures
     assert "probe 'broken' refused: requires must be a tuple of capability names, got None" in failure.message
     assert "broken" not in host.probes and "share" in host.probes
@@ -120,7 +76,7 @@ def test_a_probe_whose_requires_is_not_a_tuple_is_refused_alone():
 def test_an_unset_option_with_choices_is_accepted():
     """`Option(None, choices=...)`: no value unless the user gives one of the choices."""
     unset = type("Unset", (Echo,), {"name": "unset", "options": {"mode": Option(None, "mode", choices=("a", "b"))}})
-    host = make_host(_plugin(models=(unset,)), names=["mine"])
+    host = make_host(plugin_with(models=(unset,)), names=["mine"])
     assert not host.failures and "unset" in host.models
 
 
