@@ -285,19 +285,20 @@ class Predictor:
 
 def unkeepable(pred: Prediction) -> str:
     """Why `pred` cannot be kept as one prediction: too large, or text that is not Unicode
-    ("" when it can)."""
+    ("" when it can). Sizes first: the text is then scanned only within the caps."""
     scores = pred.answer_scores or {}
-    for name, text in (("answer", pred.answer), ("explanation", pred.explanation),
-                       *(("answer scores", k) for k in scores)):
-        if text is not None and len(text) > MAX_TEXT and name != "answer scores":
+    texts = (("answer", pred.answer), ("explanation", pred.explanation))
+    for name, text in texts:
+        if text is not None and len(text) > MAX_TEXT:
             return (f"{name} of {len(text):,} characters is longer than one prediction may hold ({MAX_TEXT:,}; "
                     f"example {pred.example_id})")
-        found = surrogate_in(text) if text is not None else ""
-        if found:
-            return f"{name} holds a lone surrogate ({found}), not Unicode text (example {pred.example_id})"
     if len(scores) > MAX_SCORES or sum(len(k) for k in scores) > MAX_TEXT * 10:
         return (f"answer scores of {len(scores):,} answers are more than one prediction may hold ({MAX_SCORES:,}; "
                 f"example {pred.example_id})")
+    for name, text in (*texts, *(("answer scores", k) for k in scores)):
+        found = surrogate_in(text) if text is not None else ""
+        if found:
+            return f"{name} holds a lone surrogate ({found}), not Unicode text (example {pred.example_id})"
     return ""
 
 
