@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness import hookspecs
+from harness.api import ProbeContext
 from harness.host import PluginHost
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,7 +150,6 @@ def test_the_architecture_doc_shows_the_layer_contracts_of_pyproject():
 def test_every_probe_context_member_is_in_the_plugin_guides_ctx_table():
     """A probe author learns `ctx` from the guide's table (docs/plugins.md, "Probes and
     suites"): every attribute and method of harness.api.ProbeContext is named there."""
-    from harness.api import ProbeContext
 
     guide = (ROOT / "docs" / "plugins.md").read_text()
     start = guide.index("## Probes and suites")

@@ -4,11 +4,13 @@ a unit the leaderboard would drop (not a row lost without a word)."""
 
 from __future__ import annotations
 
+import errno
+
 import pytest
 from helpers_mistakes import Echo, Share, plugin_with
 
 from harness.api import DatasetPlugin
-from harness.errors import PluginError
+from harness.errors import PluginError, StorageError, UsageError
 from harness.testing import dataset_plugin, make_host, run_in_process
 from harness.types import Example
 
@@ -67,7 +69,6 @@ def test_a_model_whose_construction_or_setup_raises_is_one_plugin_error(model, s
 
 
 def test_a_bad_model_option_stays_a_usage_error(tmp_path):
-    from harness.errors import UsageError
 
     with pytest.raises(UsageError, match="does not accept option"):
         run_in_process(_host(plugin_with()), model="echo:nope=1", suite="s", tmp_path=tmp_path)
@@ -102,9 +103,7 @@ def test_a_dataset_load_that_raises_or_returns_what_is_not_examples_is_one_plugi
 def test_a_full_disk_while_a_dataset_loads_is_the_disk_not_theplugin_with(tmp_path):
     """A loader writing its cache (VQA's Arrow files) onto a full disk: StorageError (exit 5,
     "make room ... --resume"), not a PluginError blaming the dataset plugin."""
-    import errno
 
-    from harness.errors import StorageError
 
     full = OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "cache" / "data.arrow"))
     dataset = type("Full", (Loads,), {"returned": full})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -10,6 +11,7 @@ from harness.api import Suite, Task
 from harness.hookspecs import hookimpl
 from harness.testing import make_host, run_in_process
 from vqa_harness_plugins.models.explainers import RetrievalExplainer
+from vqa_harness_plugins.nlp import bertscore
 
 CHEAP = {"metrics": "bleu1,bleu4,rouge_l,cider", "tokenize": "simple"}
 
@@ -132,7 +134,6 @@ def test_full_bundle_names_the_combined_score_without_spice(host, tmp_path):
 
     if spice_status()[0]:
         pytest.skip("SPICE models are installed here")
-    import shutil
 
     from vqa_harness_plugins.nlp.bertscore import bertscore_status
 
@@ -162,9 +163,7 @@ def test_bertscore_not_installed_loses_no_other_score(host, tmp_path, monkeypatc
     """BERTScore's model is a resource like SPICE's: without it, S_T, the other metrics and
     the ground-truth rows are kept; BERTScore and the combined score are unavailable with the
     reason (before, the probe failed and every row was lost)."""
-    import shutil
 
-    from vqa_harness_plugins.nlp import bertscore
 
     if shutil.which("java") is None:
         pytest.skip("needs java (METEOR)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -289,7 +290,6 @@ def test_docs_links_work_wherever_the_site_folder_goes(runs: Path, tmp_path: Pat
     # The linked docs pages are carried inside the site (docs/<page>.html, with the section
     # anchors), so the links still land after the folder is moved; with VQA_HARNESS_DOCS_URL
     # set, links point there and no copy is written.
-    import shutil
 
     monkeypatch.delenv("VQA_HARNESS_DOCS_URL", raising=False)
     build_leaderboard([runs], tmp_path / "site")
@@ -316,7 +316,6 @@ def test_docs_links_work_wherever_the_site_folder_goes(runs: Path, tmp_path: Pat
 def test_an_artifact_line_holding_a_lone_surrogate_is_shown_not_a_traceback(runs: Path, tmp_path: Path) -> None:
     """Run pages show artifact records leniently (bad bytes replaced); a `\\ud800` escape in a
     hand-edited or foreign artifact made writing the page raise UnicodeEncodeError."""
-    import shutil
 
     copy = tmp_path / "runs"
     shutil.copytree(runs, copy)

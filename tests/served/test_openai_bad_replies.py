@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace as NS
 
 import pytest
 from helpers_fake import FakeOpenAI, completion, fake_spec, only_manifest
@@ -20,6 +21,7 @@ from harness.errors import ExitCode, StopRun
 from harness.host import PluginHost
 from harness.testing import run_in_process
 from vqa_harness_plugins.models.served import endpoint
+from vqa_harness_plugins.models.served.replies import reply_problem
 
 
 @pytest.fixture
@@ -160,9 +162,7 @@ def test_an_interrupted_run_exits_without_waiting_for_the_request_in_flight(fake
 def test_an_empty_reply_cut_at_the_limit_that_carries_log_probabilities_is_an_answer():
     """max_tokens=1 for letter scoring: the one token may be a space, and the letters are in its
     alternatives (read from the log-probabilities), so the reply is not "without an answer"."""
-    from types import SimpleNamespace as NS
 
-    from vqa_harness_plugins.models.served.replies import reply_problem
 
     first = NS(token=" ", logprob=-0.1, top_logprobs=[NS(token="B", logprob=-2.5), NS(token="A", logprob=-3.0)])
     choice = NS(message=NS(content=" ", refusal=None), finish_reason="length", logprobs=NS(content=[first]))
