@@ -51,9 +51,6 @@ class ProbeFailure:
     plugin: str
     message: str
 
-    def __post_init__(self) -> None:
-        self.message = printable(self.message)  # an error's text may hold what no UTF-8 file can
-
 
 @dataclass
 class RunOutcome:
@@ -309,7 +306,7 @@ class TaskRunner:
             if known is not None:  # the disk, not the probe: the run cannot go on
                 raise known from exc
             detail = "".join(traceback.format_exception(exc))
-            atomic_write_text(files.artifact("traceback.txt"), detail)
+            atomic_write_text(files.artifact("traceback.txt"), printable(detail))  # text UTF-8 can hold
             self.outcome.probe_failures.append(
                 ProbeFailure(task.title, probe_name, plugin, f"{type(exc).__name__}: {exc}"))
             rows, failed = [], True

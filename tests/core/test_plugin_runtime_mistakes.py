@@ -142,3 +142,18 @@ def test_a_memo_value_comes_back_as_json_reads_it_the_first_time_too(tmp_path):
 
     outcome = run_in_process(_host(plugin_with(probes=(Memo,))), model="echo", suite="s", tmp_path=tmp_path)
     assert outcome.exit_code == 0 and seen == [[1, 2]]  # docs/plugins.md, the ctx table
+
+
+def test_a_probe_error_text_that_is_not_unicode_is_kept_readable(tmp_path):
+    """A probe's exception whose text holds a lone surrogate: before, writing its
+    traceback.txt raised UnicodeEncodeError out of the containment, and the run ended there."""
+    class Garbled(Share):
+        def run(self, ctx):
+            raise ValueError("server said: caf\udce9")
+
+    outcome = run_in_process(_host(plugin_with(probes=(Garbled,))), model="echo", suite="s", tmp_path=tmp_path)
+    [failure] = outcome.probe_failures
+    assert outcome.exit_code == 1 and failure.message.startswith("ValueError: server said: caf")
+    (trace,) = outcome.rundir.path.rglob("traceback.txt")
+    assert "server said: caf\ufffd" in trace.read_text(encoding="utf-8")
+    assert "server said: caf\ufffd" in (outcome.rundir.path / "report.md").read_text(encoding="utf-8")
