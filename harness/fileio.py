@@ -255,8 +255,6 @@ def _check_writable_once(folder: Path, what: str) -> None:
                 pass
 
 
-
-
 def storage_error(exc: BaseException, folder: Path | str | None = None) -> StorageError | None:
     """The one-line StorageError for an OSError that says the disk cannot take what the run
     writes (disk full, quota exceeded, a read-only file system; a permission refused inside

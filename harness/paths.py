@@ -30,8 +30,8 @@ def cache_dir(*parts: str) -> Path:
     """`$VQA_HARNESS_CACHE` or `$XDG_CACHE_HOME/vqa-harness` (default ~/.cache/vqa-harness);
     the first of `parts` names a kind, whose folder is tagged as the harness's (`CACHE_TAG`)."""
     path = _folder(CACHE_ENV, "XDG_CACHE_HOME", "~/.cache", parts)
-    if parts:
-        tag_cache_folder(_folder(CACHE_ENV, "XDG_CACHE_HOME", "~/.cache", parts[:1]))
+    if parts:  # the kind's folder: `path` itself, or the ancestor the first part names
+        tag_cache_folder(path.parents[len(parts) - 2] if len(parts) > 1 else path)
     return path
 
 

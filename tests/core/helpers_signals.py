@@ -8,11 +8,14 @@ The `wait` model writes `<pid>-<tag>` into $HARNESS_TEST_MARKERS when its first 
 starts, then waits (for a stop, or for $HARNESS_TEST_RELEASE to exist); the test waits for
 the marker before it signals, so nothing depends on timing. Without either, it gives up after
 two minutes and answers, so a broken test never hangs.
+
+The `late-signal` model raises Ctrl-C in its own process while the run makes its last write.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -23,6 +26,31 @@ from harness.hookspecs import hookimpl
 from harness.testing import make_host, use_host
 from harness.types import Answer
 from vqa_harness_cli import main
+
+
+class LateSignalModel(Model):
+    """Answers; the first signal arrives while the run writes its last manifest (its usage is
+    asked for then, after the report notes that follow the last task)."""
+
+    name = "late-signal"
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.tasks_done = self.signalled = False
+
+    def answer(self, batch):
+        return [Answer("red") for _ in batch]
+
+    def report_notes(self):
+        self.tasks_done = True
+        return ""
+
+    def usage(self):
+        if self.tasks_done and not self.signalled:
+            self.signalled = True
+            signal.raise_signal(signal.SIGINT)  # Ctrl-C, delivered before this returns
+        return {}
+
 
 #: How long the `wait` model waits before it answers anyway (seconds).
 PATIENCE = 120.0

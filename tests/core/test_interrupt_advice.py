@@ -10,11 +10,11 @@ import signal
 
 import pytest
 from helpers_core import core_plugins
+from helpers_signals import LateSignalModel
 
-from harness.api import Model, Publisher
+from harness.api import Publisher
 from harness.hookspecs import hookimpl
 from harness.testing import make_host, use_host
-from harness.types import Answer
 from vqa_harness_cli import main
 
 
@@ -28,26 +28,6 @@ class CtrlCPublisher(Publisher):
         return []
 
 
-class LateStop(Model):
-    """Ctrl-C arrives while the run's last write is made (every task has run)."""
-
-    name = "late-stop"
-    done = sent = False
-
-    def answer(self, batch):
-        return [Answer("red") for _ in batch]
-
-    def report_notes(self):  # asked for the last write's report, before its manifest
-        LateStop.done = True
-        return ""
-
-    def usage(self):
-        if LateStop.done and not LateStop.sent:
-            LateStop.sent = True
-            signal.raise_signal(signal.SIGINT)
-        return {}
-
-
 class Plugin:
     @hookimpl
     def register_publishers(self, register):
@@ -55,7 +35,7 @@ class Plugin:
 
     @hookimpl
     def register_models(self, register):
-        register(LateStop)
+        register(LateSignalModel)
 
 
 def _host():
@@ -67,16 +47,15 @@ def test_ctrl_c_during_a_complete_runs_last_write_names_the_models_left(tmp_path
     """The run's last write finishes (`complete`), then the stop ends the command; before, the
     line said 're-run with --resume to continue', which has nothing of that run to continue."""
     runs = tmp_path / "runs"
-    for models, left in ((["late-stop"], ": nothing of it to resume"),
-                         (["late-stop", "echo"], "; models not started: echo")):
-        LateStop.done = LateStop.sent = False
+    for models, left in ((["late-signal"], ": nothing of it to resume"),
+                         (["late-signal", "echo"], "; models not started: echo")):
         with use_host(_host()):
             code = main(["run", *[a for m in models for a in ("--model", m)], "--suite", "tiny-suite", "--jobs", "1",
                          "--out", str(runs), "--cache", str(tmp_path / "cache.sqlite"), "--device", "cpu"])
         err = capsys.readouterr().err.strip().splitlines()
         run = max(runs.iterdir())
         assert code == 130 and json.loads((run / "manifest.json").read_text())["status"] == "complete"
-        assert err[-1] == f"interrupted: the run of late-stop was complete before the stop ({run}){left}"
+        assert err[-1] == f"interrupted: the run of late-signal was complete before the stop ({run}){left}"
 
 
 def test_ctrl_c_while_the_leaderboard_is_written_does_not_send_to_resume(tmp_path, capsys):

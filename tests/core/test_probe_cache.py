@@ -118,10 +118,21 @@ class _EnvProbe(Probe):
         return [ctx.row("knob", float(os.environ.get("TEST_KNOB", "0")), 1, unit="count", higher_is_better=None)]
 
 
+class _MemoProbe(_EnvProbe):
+    """The same value, memoized: model-independent, shared by every run (`ctx.memo`)."""
+
+    name = "memo-probe"
+
+    def run(self, ctx):
+        value = ctx.memo("knob", {}, lambda: float(os.environ.get("TEST_KNOB", "0")))
+        return [ctx.row("knob", value, 1, unit="count", higher_is_better=None)]
+
+
 class _EnvPlugin:
     @hookimpl
     def register_probes(self, register):
         register(_EnvProbe)
+        register(_MemoProbe)
 
 
 def test_a_setting_outside_the_options_is_part_of_the_key(tmp_path, monkeypatch):
@@ -141,32 +152,12 @@ def test_a_setting_outside_the_options_is_part_of_the_key(tmp_path, monkeypatch)
     assert knob("3") == ([3.0], 1)
 
 
-class _MemoProbe(Probe):
-    """Memoizes a model-independent value that depends on an environment variable."""
-
-    name = "memo-probe"
-    model_free = True
-
-    def cache_settings(self):
-        return {"knob": os.environ.get("TEST_KNOB", "")}
-
-    def run(self, ctx):
-        value = ctx.memo("knob", {}, lambda: float(os.environ.get("TEST_KNOB", "0")))
-        return [ctx.row("knob", value, 1, unit="count", higher_is_better=None)]
-
-
-class _MemoPlugin:
-    @hookimpl
-    def register_probes(self, register):
-        register(_MemoProbe)
-
-
 def test_a_setting_outside_the_options_is_part_of_the_memo_key(tmp_path, monkeypatch, fresh_cache):
     """`ctx.memo` (the GT row's BERTScore, quality-mode perturbations) is keyed by the
     probe's `cache_settings` too: with outputs not reused, the memo alone must not restore
     the value another setting gave."""
     plugins, names = core_plugins()
-    host = make_host(*plugins, _MemoPlugin(), names=[*names, "memo"])
+    host = make_host(*plugins, _EnvPlugin(), names=[*names, "env"])
     suite = Suite("memo-suite", "one memoizing probe", (Task("tiny", "val", ("memo-probe",)),))
 
     def knob(value):

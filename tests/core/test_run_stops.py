@@ -9,6 +9,7 @@ import signal
 
 import pytest
 from helpers_core import core_plugins
+from helpers_signals import LateSignalModel
 
 from harness.api import Model
 from harness.errors import Stopped
@@ -16,7 +17,6 @@ from harness.hookspecs import hookimpl
 from harness.run import stops
 from harness.rundir import RunDir
 from harness.testing import make_host, run_in_process
-from harness.types import Answer
 from vqa_harness_cli.launch.signals import stop_on_signals
 
 
@@ -62,30 +62,6 @@ def test_a_worker_claims_after_a_reset_and_raises_what_came_before():
 
 
 # ------------------------------------------------------------------ a signal during the last write
-
-
-class LateSignalModel(Model):
-    """Answers; the first signal arrives while the run writes its last manifest (its usage is
-    asked for then, after the report notes that follow the last task)."""
-
-    name = "late-signal"
-
-    def __init__(self, **options):
-        super().__init__(**options)
-        self.tasks_done = self.signalled = False
-
-    def answer(self, batch):
-        return [Answer("red") for _ in batch]
-
-    def report_notes(self):
-        self.tasks_done = True
-        return ""
-
-    def usage(self):
-        if self.tasks_done and not self.signalled:
-            self.signalled = True
-            signal.raise_signal(signal.SIGINT)  # Ctrl-C, delivered before this returns
-        return {}
 
 
 class LatePlugin:

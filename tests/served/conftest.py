@@ -1,6 +1,9 @@
-"""One `transformers serve` per tiny model for the whole session (started side by side)."""
+"""One `transformers serve` per tiny model for the whole session (started side by side), and
+the fake server the robustness, budget and bad-reply tests script."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 
@@ -8,7 +11,17 @@ pytest.importorskip("openai")
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
+from helpers_fake import FakeOpenAI  # noqa: E402
+
 from vqa_harness_plugins.models.served.local_server import LocalServer, tiny_llava  # noqa: E402
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    """A fake OpenAI-compatible server (tests/served/helpers_fake.py), one per test."""
+    server = FakeOpenAI()
+    yield server
+    server.close()
 
 
 @pytest.fixture(scope="session")

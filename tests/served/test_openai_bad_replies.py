@@ -15,20 +15,13 @@ from pathlib import Path
 from types import SimpleNamespace as NS
 
 import pytest
-from helpers_fake import FakeOpenAI, completion, fake_spec, only_manifest
+from helpers_fake import completion, fake_spec, only_manifest
 
 from harness.errors import ExitCode, StopRun
 from harness.host import PluginHost
 from harness.testing import run_in_process
 from vqa_harness_plugins.models.served import endpoint
 from vqa_harness_plugins.models.served.replies import reply_problem
-
-
-@pytest.fixture
-def fake():
-    server = FakeOpenAI()
-    yield server
-    server.close()
 
 
 def _spec(base_url: str, **extra) -> str:

@@ -19,13 +19,6 @@ from harness.types import Example
 from vqa_harness_plugins.models.served import OpenAIModel
 
 
-@pytest.fixture
-def fake():
-    server = FakeOpenAI()
-    yield server
-    server.close()
-
-
 def _spec(base_url: str, **extra) -> str:
     return fake_spec(base_url, 4, **extra)
 

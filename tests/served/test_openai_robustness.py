@@ -8,7 +8,7 @@ import json
 from typing import Any, Iterator, Sequence
 
 import pytest
-from helpers_fake import FakeOpenAI, completion, fake_spec, only_manifest
+from helpers_fake import completion, fake_spec, only_manifest
 from PIL import Image
 
 from harness.api import Model
@@ -19,13 +19,6 @@ from harness.run.predictor import Predictor
 from harness.testing import run_in_process
 from harness.types import Example, Prediction
 from vqa_harness_plugins.models.served import endpoint, messages
-
-
-@pytest.fixture
-def fake():
-    server = FakeOpenAI()
-    yield server
-    server.close()
 
 
 def _spec(base_url: str, **extra) -> str:
