@@ -31,7 +31,7 @@ from .messages import (
     sent_pixels,
     user_message,
 )
-from .replies import reply_text
+from .replies import first_token, reply_text
 
 __all__ = ["OpenAIModel"]
 
@@ -293,10 +293,9 @@ class OpenAIModel(Model):
 
     def _first_token(self, response: Any) -> Any:
         """The first generated token's log-probability record, or None when none came back."""
-        choice = (getattr(response, "choices", None) or [None])[0]
-        content = getattr(getattr(choice, "logprobs", None), "content", None) or []
-        if content:
-            return content[0]
+        token = first_token(response)
+        if token is not None:
+            return token
         if self.config["logprobs"] == "on":
             self.endpoint.stop("returned no log-probabilities (logprobs=on); use logprobs=auto or off",
                                ExitCode.USAGE)

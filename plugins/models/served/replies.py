@@ -8,7 +8,8 @@ import email.utils
 import time
 from typing import Any
 
-__all__ = ["MAX_RETRY_AFTER", "retry_after", "error_message", "innermost_reason", "reply_text", "reply_problem"]
+__all__ = ["MAX_RETRY_AFTER", "retry_after", "error_message", "innermost_reason", "reply_text", "first_token",
+           "reply_problem"]
 
 #: The longest server-requested wait honoured (seconds); longer ones wait this long.
 MAX_RETRY_AFTER = 120.0
@@ -85,6 +86,14 @@ def reply_text(response: Any) -> tuple[str, bool]:
     return text, False
 
 
+def first_token(response: Any) -> Any:
+    """The first generated token's log-probability record of the first choice (None when no
+    log-probabilities came back): closed answers and choices are read from its alternatives."""
+    choice = (getattr(response, "choices", None) or [None])[0]
+    content = getattr(getattr(choice, "logprobs", None), "content", None) or []
+    return content[0] if content else None
+
+
 def reply_problem(response: Any, limit: int | None) -> str:
     """Why a 200 response carries no answer ("" when it carries one): not a chat completion
     (no choices, an `error` object, a first choice without a message), or an empty answer cut
@@ -101,7 +110,7 @@ def reply_problem(response: Any, limit: int | None) -> str:
     if getattr(choices[0], "message", None) is None:
         return "response's first choice has no message"
     text, _ = reply_text(response)
-    scored = getattr(getattr(choices[0], "logprobs", None), "content", None)  # letters read from these
+    scored = first_token(response) is not None  # an answer is read from its alternatives
     if not text.strip() and getattr(choices[0], "finish_reason", None) == "length" and not scored:
         return (f"empty answer cut at the length limit (finish_reason: length, {limit} tokens); a reasoning model? "
                 "raise max_tokens / explain_max_tokens (docs/served-models.md)")
