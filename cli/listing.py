@@ -29,6 +29,8 @@ def list_cmd(kind: str) -> None:
 
     host = get_host()
     registry = getattr(host, kind)
+    heads = {"models": "capabilities", "datasets": "splits", "probes": "needs", "suites": "needs",
+             "features": "modality", "publishers": "", "commands": ""}
     rows = []
     for entry in registry:
         obj = entry.obj
@@ -45,14 +47,17 @@ def list_cmd(kind: str) -> None:
         elif kind == "features":
             extra = obj.modality
         elif kind == "commands":
-            desc = (obj.help or "").strip().splitlines()[0] if obj.help else ""
+            # The help's first paragraph, whole: its first source line stops mid-sentence.
+            desc = " ".join((obj.help or "").strip().split("\n\n")[0].split())
         rows.append([entry.name, extra, entry.plugin, desc])
     if kind == "suites" and TOY_SUITE not in registry:
         rows.append([TOY_SUITE, "nothing (embedded)", "(core)", "every probe that exists on the embedded toy benchmark"])
-    heads = {"models": "capabilities", "datasets": "splits", "probes": "needs", "suites": "needs",
-             "features": "modality", "publishers": "", "commands": ""}
-    click.echo(tabulate(sorted(rows), headers=["name", heads[kind], "plugin", "description"], tablefmt="simple",
-                        maxcolwidths=_widths(rows)))
+    headers, widths, rows = ["name", heads[kind], "plugin", "description"], _widths(rows), sorted(rows)
+    if not heads[kind]:  # publishers and commands have no second column: print none (not a nameless one)
+        keep = (0, 2, 3)
+        headers, widths = [headers[i] for i in keep], [widths[i] for i in keep]
+        rows = [[row[i] for i in keep] for row in rows]
+    click.echo(tabulate(rows, headers=headers, tablefmt="simple", maxcolwidths=widths))
     _warn(host)
 
 
