@@ -344,8 +344,10 @@ def _sync_tree(root: Path) -> None:
 @contextlib.contextmanager
 def atomic_writer(path: Path | str) -> Iterator[TextIO]:
     """A UTF-8 text file written piece by piece and put in place (synced to disk) only when
-    the block ends without an error (`atomic_path`), for output too large to build in memory."""
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+    the block ends without an error (`atomic_path`), for output too large to build in memory.
+    A path Python could not decode (an ASCII locale keeps "é" of `--out résultats` as the
+    surrogates \\udcc3\\udca9) is written as the bytes of its name ("surrogateescape")."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
         yield fh
 
 
