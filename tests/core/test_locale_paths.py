@@ -1,5 +1,5 @@
 """Paths that are not ASCII under a locale whose file names Python decodes as ASCII
-(LC_ALL=C with PYTHONUTF8=0 and PYTHONCOERCECLOCALE=0, or a C locale without C.UTF-8):
+(LC_ALL=C with PYTHONUTF8=0 and PYTHONCOERCECLOCALE=0):
 Python keeps each undecodable byte as a lone surrogate (\\udcc3 for 0xc3), which a UTF-8
 file cannot hold as such."""
 
