@@ -54,7 +54,13 @@ def data_home(*parts: str) -> Path:
 def _folder(variable: str, xdg: str, default: str, parts: tuple[str, ...]) -> Path:
     root = os.environ.get(variable)
     if not root:
-        root = os.path.join(os.environ.get(xdg) or os.path.expanduser(default), "vqa-harness")
+        base = os.environ.get(xdg, "")
+        if not os.path.isabs(base):  # the XDG base directory spec: a relative path is ignored
+            base = os.path.expanduser(default)
+        if not os.path.isabs(base):  # "~" left as is: HOME unset and the user has no passwd entry
+            raise UsageError(f"no home folder to keep the harness's files in (HOME is unset and user id "
+                             f"{os.getuid()} has none); set {variable} to a writable folder")
+        root = os.path.join(base, "vqa-harness")
     path = Path(root).joinpath(*parts)
     try:
         path.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,46 @@
+"""Where the harness cache is when no variable names it (harness.paths.cache_dir): never a
+folder relative to wherever the command happens to run."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness import paths
+from harness.errors import UsageError
+
+
+@pytest.fixture
+def no_cache_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("VQA_HARNESS_CACHE", "XDG_CACHE_HOME", "HOME"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_no_home_at_all_is_one_line_naming_the_variable(no_cache_variables, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """HOME unset and a user id without a passwd entry (`docker run --user 12345`): "~" cannot
+    be expanded. Before, the cache went to a folder named "~" in the working directory."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(os.path, "expanduser", lambda path: path)  # what it does for such a user
+    with pytest.raises(UsageError, match="no home folder.*set VQA_HARNESS_CACHE"):
+        paths.cache_dir()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_relative_xdg_cache_home_is_ignored(no_cache_variables, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The XDG base directory spec: a relative path in XDG_CACHE_HOME is invalid and ignored
+    (else each working directory would get a cache of its own)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")
+    assert paths.cache_dir() == tmp_path / "home" / ".cache" / "vqa-harness"
+    assert not (tmp_path / "relative").exists()
+
+
+def test_an_absolute_xdg_cache_home_is_used(no_cache_variables, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert paths.cache_dir() == tmp_path / "xdg" / "vqa-harness"
