@@ -257,4 +257,19 @@ def test_a_restored_report_names_the_new_run_folder_when_the_path_is_not_ascii(t
     assert _stats(again)["probe_outputs_reused"] == 1
     report = (again.rundir.path / "report.md").read_text(encoding="utf-8")
     assert str(first.rundir.path) not in report
-    assert f"`{again.rundir.path / 'artifacts'}" in report
+    assert "Notes: `artifacts/path-probe/tiny/val/default/notes.txt`." in report
+
+
+def test_the_report_names_the_run_s_files_relative_to_the_run_folder(tmp_path):
+    """A run folder moved elsewhere (or the run made with a relative --out, read from another
+    folder): before, the report named its files by the path they had when the run wrote it."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, _PathPlugin(), names=[*names, "path"])
+    suite = Suite("path-suite", "one probe naming a file", (Task("tiny", "val", ("path-probe",)),))
+    outcome = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "here")
+    moved = tmp_path / "elsewhere"
+    outcome.rundir.path.rename(moved)
+    report = (moved / "report.md").read_text(encoding="utf-8")
+    assert str(tmp_path / "here") not in report
+    named = report.split("Notes: `", 1)[1].split("`", 1)[0]
+    assert (moved / named).is_file()
