@@ -10,7 +10,7 @@ from pathlib import Path
 from .errors import UsageError
 from .project import CACHE_ENV
 
-__all__ = ["cache_dir", "CACHE_TAG", "tag_cache_folder", "data_home", "env_megabytes", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
+__all__ = ["cache_dir", "check_cache_writable", "CACHE_TAG", "tag_cache_folder", "data_home", "env_megabytes", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
 
 #: The one home of generated output under the working directory: run folders and the
 #: leaderboard. It is never a package (see vqa_harness_cli.publish.check_output_folder).
@@ -33,6 +33,16 @@ def cache_dir(*parts: str) -> Path:
     if parts:  # the kind's folder: `path` itself, or the ancestor the first part names
         tag_cache_folder(path.parents[len(parts) - 2] if len(parts) > 1 else path)
     return path
+
+
+def check_cache_writable() -> None:
+    """A UsageError line when the cache (or its artifacts folder) exists but cannot be written:
+    a run builds toy data, decoys, memos and probe outputs there. Checked before a run starts;
+    else each probe failed on its lock file, blamed on its plugin."""
+    for path in (cache_dir(), cache_dir("artifacts")):
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise UsageError(f"{path} cannot be used as a folder (not writable); set {CACHE_ENV} to a "
+                             f"writable folder (now {os.environ.get(CACHE_ENV) or 'unset'})")
 
 
 def tag_cache_folder(folder: Path) -> None:

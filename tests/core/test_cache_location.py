@@ -7,9 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers_core import core_plugins
 
 from harness import paths
 from harness.errors import UsageError
+from harness.testing import make_host, run_in_process
 
 
 @pytest.fixture
@@ -44,3 +46,19 @@ def test_an_absolute_xdg_cache_home_is_used(no_cache_variables, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert paths.cache_dir() == tmp_path / "xdg" / "vqa-harness"
+
+
+def test_a_run_with_a_cache_it_cannot_write_is_one_line_before_a_run_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only harness cache (another user's, a read-only mount) with --cache elsewhere:
+    before, every probe failed on its lock file in the cache, each blamed on its plugin, and the
+    run ended `failed`. os.access is what the check asks; it is told "no" here, because the
+    test may run as root, for whom a mode-555 folder is writable."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("VQA_HARNESS_CACHE", str(cache))
+    real = os.access
+    monkeypatch.setattr(paths.os, "access", lambda p, mode: False if Path(p) == cache else real(p, mode))
+    plugins, names = core_plugins()
+    with pytest.raises(UsageError, match=f"^{cache} cannot be used as a folder \\(not writable\\); set VQA_HARNESS_CACHE"):
+        run_in_process(make_host(*plugins, names=names), model="echo", suite="tiny-suite", tmp_path=tmp_path)
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
