@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO, TypeVar
 
 from .errors import STORAGE_ERRNOS, DataError, StorageError, UsageError
 
-__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_folder_links", "check_writable_folder", "storage_error", "atomic_path",
+__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "exists", "check_folder_links", "check_writable_folder", "storage_error", "atomic_path",
            "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
 
 
@@ -177,6 +177,16 @@ def read_json_files(paths: Iterable[Path], parse: Callable[[Any, str], _T]) -> t
 
 
 # ------------------------------------------------------------------ output folders
+
+
+def exists(path: Path | str) -> bool:
+    """Whether `path` exists; one DataError line naming it, and why, when that cannot be
+    known (a folder on the way this user may not search, a name longer than the file system
+    takes), where Path.exists raises OSError."""
+    try:
+        return Path(path).exists()
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def check_folder_links(folder: Path | str, what: str = "output folder") -> None:
