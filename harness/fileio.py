@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO, TypeVar
 
 from .errors import STORAGE_ERRNOS, DataError, StorageError, UsageError
 
-__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "exists", "check_folder_links", "check_writable_folder", "storage_error", "atomic_path",
+__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "exists", "check_folder_links", "check_writable_folder", "check_writable_file", "storage_error", "atomic_path",
            "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
 
 
@@ -229,6 +229,16 @@ def check_writable_folder(folder: Path | str, what: str = "output folder") -> No
                                  "choose another folder") from None
 
 
+def check_writable_file(path: Path | str, what: str = "--out") -> None:
+    """check_writable_folder for the file's folder, and a name its file system takes: one
+    too long would fail only when the finished output is put in place, after the work."""
+    path = Path(path)
+    check_writable_folder(path.parent, f"folder of {what}")
+    existing = next(p for p in (path.parent, *path.parent.parents) if p.is_dir())
+    if len(os.fsencode(path.name)) > os.pathconf(existing, "PC_NAME_MAX"):
+        raise UsageError(f"{what} {path}: the file name is longer than this file system takes; choose a shorter one")
+
+
 #: Tries of check_writable_folder when another process removes the folder under it.
 _CHECK_ATTEMPTS = 5
 
@@ -296,7 +306,8 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     as another user can serve leaderboard files. For writers that take a path (torch.save)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # The name cut short: the temporary one must fit the file system's limit wherever `path` does.
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:100]}.", suffix=".tmp")
     os.close(fd)
     tmp = Path(name)
     try:

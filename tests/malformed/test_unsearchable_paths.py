@@ -43,3 +43,12 @@ def test_an_output_folder_that_cannot_be_looked_at_is_one_line(capsys, tmp_path,
                  ["leaderboard", "build", str(tmp_path), "--out", str(too_long)]):
         expect_one_line(run_cli(capsys, argv), f"output folder {too_long} cannot be created or written "
                                                "(File name too long)", code=2)
+
+
+@pytest.mark.parametrize("argv", [["perturb", "--dataset", "toyvqa", "--kind", "deletion_noun", "--out"],
+                                  ["decoys", "generate", "--dataset", "toyvqa-mc", "--split", "val", "--out"]])
+def test_an_output_file_name_too_long_is_one_line_before_the_work(capsys, tmp_path, argv):
+    """Before, the name was refused only when the finished output was put in place: a
+    traceback after the work."""
+    out = tmp_path / ("x" * 300 + ".json")
+    expect_one_line(run_cli(capsys, [*argv, str(out)]), f"--out {out}: the file name is longer", code=2)
