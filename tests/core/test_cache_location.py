@@ -3,6 +3,7 @@ folder relative to wherever the command happens to run."""
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from helpers_core import core_plugins
 from harness import paths
 from harness.errors import UsageError
 from harness.testing import make_host, run_in_process
+from vqa_harness_cli import main
 
 
 @pytest.fixture
@@ -62,3 +64,16 @@ def test_a_run_with_a_cache_it_cannot_write_is_one_line_before_a_run_folder(
     with pytest.raises(UsageError, match=f"^{cache} cannot be used as a folder \\(not writable\\); set VQA_HARNESS_CACHE"):
         run_in_process(make_host(*plugins, names=names), model="echo", suite="tiny-suite", tmp_path=tmp_path)
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+@pytest.mark.parametrize("answer, code, said", [("", 2, "error: no answer on standard input; pass --yes"),
+                                                 ("n\n", 1, "nothing removed"), ("y\n", 0, "")])
+def test_cache_clear_without_an_answer_is_a_usage_error_not_an_interrupt(
+        fresh_cache: Path, monkeypatch: pytest.MonkeyPatch, capsys, answer, code, said) -> None:
+    """Standard input closed or empty (a script, a job without a terminal): before, "aborted"
+    and exit 130, the code of Ctrl-C; a "no" was 130 too. Nothing is removed unless "y"."""
+    paths.cache_dir("toyvqa")
+    monkeypatch.setattr("sys.stdin", io.StringIO(answer))
+    assert main(["cache", "clear"]) == code
+    assert said in capsys.readouterr().err
+    assert (fresh_cache / "toyvqa").exists() == (code != 0)
