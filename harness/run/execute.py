@@ -75,6 +75,9 @@ def execute_run(config: RunConfig, host: PluginHost, *,
             cache.close()
             raise
         run = TaskRunner(config, host, plan, rundir, predictor, outputs_root=cache.outputs_root, watch=watch)
+    if config.resume and not manifest["resumed"]:  # a relative --out from another folder, say: not silent
+        run.outcome.warnings.append(f"--resume: no unfinished run with these settings in {config.out}; "
+                                    "this is a new run")
     status, error = "failed", ""
     try:
         stops.raise_pending()

@@ -72,6 +72,18 @@ def test_kill_and_resume_loses_nothing_and_repeats_no_call(tmp_path):
     assert len(EchoModel.calls) == len(set(EchoModel.calls)) == 40  # no call repeated
     assert _rows(resumed) == _rows(reference)
     assert json.loads((killed_run / "manifest.json").read_text())["status"] == "complete"
+    assert not [w for w in resumed.warnings if "--resume" in w]
+
+
+def test_resume_with_nothing_to_continue_says_it_is_a_new_run(tmp_path):
+    """A relative --out given from another folder, a moved or deleted run: before, --resume
+    started a new run without a word, and the unfinished one stayed unfinished."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    outcome = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path, resume=True)
+    assert outcome.exit_code == 0
+    assert f"--resume: no unfinished run with these settings in {tmp_path / 'runs'}; this is a new run" in \
+        outcome.warnings
 
 
 @pytest.mark.parametrize("content", [b"[]", b'{"status": "\xff"}', b"{not json", b'"text"'])
