@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from helpers_core import EchoModel, core_plugins
@@ -120,3 +121,23 @@ def test_missing_images_stop_an_image_model_before_it_starts(tmp_path):
     finally:
         EchoModel.uses_images = False
     assert EchoModel.calls == []
+
+
+def test_resume_finds_the_run_whatever_folder_the_data_dir_was_given_from(tmp_path, monkeypatch):
+    """`--data-dir data` from the project folder, resumed as `--data-dir /project/data` (or
+    the other way round) from another folder: the same data, the same run. Before, the
+    identity held the text as given, and the resume started a new run."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    (tmp_path / "project" / "data").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "project")
+    EchoModel.stop_after = 13
+    with pytest.raises(KeyboardInterrupt):
+        run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path, batch_size=5, data_dir=Path("data"))
+    (stopped,) = (tmp_path / "runs").iterdir()
+    EchoModel.stop_after = 0
+    monkeypatch.chdir(tmp_path)
+    resumed = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path, resume=True,
+                             data_dir=tmp_path / "project" / "data")
+    assert resumed.rundir.path == stopped and resumed.model_calls == 25
+
