@@ -18,6 +18,7 @@ from .cache_cmd import cache
 from .data_cmd import data
 from .leaderboard_cmd import leaderboard
 from .listing import list_cmd, plugins_cmd
+from .pipes import survive_broken_pipes
 from .run_cmd import run
 from .show_cmd import show
 
@@ -75,6 +76,13 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`harness ARGV`: the exit code. Output to a reader that has gone (`harness run | head`)
+    is dropped and the command goes on (vqa_harness_cli.pipes)."""
+    with survive_broken_pipes():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
     command = words[0] if words else ""
     try:

@@ -41,6 +41,18 @@ def status() -> None:
         click.echo(f"not the harness's (no CACHEDIR.TAG; never cleared): {', '.join(foreign)}")
 
 
+def _agreed(question: str) -> bool:
+    """The user's answer; no answer at all (standard input closed or empty: a script, a job
+    without a terminal) is one UsageError line, where it was "aborted" and exit 130, as Ctrl-C."""
+    try:
+        return click.confirm(question, default=False)
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__context__, EOFError):
+            click.echo()  # ends the question's line
+            raise UsageError("no answer on standard input; pass --yes to remove without asking") from None
+        raise
+
+
 @cache.command("clear")
 @click.argument("kinds", nargs=-1)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
@@ -51,7 +63,8 @@ def clear(kinds: tuple[str, ...], yes: bool) -> None:
     if unknown:
         raise UsageError(f"no cache kind {unknown[0]!r}{did_you_mean(unknown[0], known)}")
     what = ", ".join(kinds) if kinds else "the whole harness cache"
-    if not yes and not click.confirm(f"remove {what}?", default=False):
-        raise click.exceptions.Abort()
+    if not yes and not _agreed(f"remove {what}?"):
+        click.echo("nothing removed", err=True)
+        raise SystemExit(1)  # a "no", not an interrupt (130)
     removed = clear_cache(list(kinds) or None)
     click.echo(f"removed {len(removed)} kind(s), {_size(sum(s.bytes for s in removed))}")

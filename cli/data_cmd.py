@@ -69,7 +69,7 @@ class _Files:
     broken: dict[str, str] = field(default_factory=dict)  # split -> why its files do not load (--check)
 
     def missing(self, split: str) -> list[Path]:
-        return [p for p in self.splits.get(split, []) if not p.is_file()]  # a folder is no file
+        return [p for p in self.splits.get(split, []) if _kind(p) != "file"]  # a folder is no file
 
 
 def status_lines(host: "PluginHost", data_dir: Path | None, *, check: bool = False) -> list[str]:
@@ -139,8 +139,9 @@ def _dataset_lines(name: str, plugin: Any, files: _Files) -> list[str]:
             by_path.setdefault(p, []).append(split)
     unreadable = {p for reason in files.broken.values() for p in by_path if str(p) in reason}
     for path, splits in by_path.items():
-        state = ("missing" if not path.exists() else "a folder" if path.is_dir() else
-                 "unreadable" if path in unreadable else "found  ")
+        kind = _kind(path)
+        state = ("found  " if kind == "file" and path not in unreadable else
+                 "unreadable" if kind in ("file", "unreadable") else kind)
         lines.append(f"  {state}  {path}  ({', '.join(splits)})")
     for problem in dict.fromkeys(files.problem.values()):
         splits = [s for s, p in files.problem.items() if p == problem]
@@ -157,14 +158,23 @@ def _dataset_lines(name: str, plugin: Any, files: _Files) -> list[str]:
     return lines
 
 
+def _kind(path: Path) -> str:
+    """"file", "a folder", "missing", or "unreadable": a folder on the way this user may not
+    search, a name too long (Path.exists raises for those; the listing goes on)."""
+    try:
+        return "a folder" if path.is_dir() else "file" if path.exists() else "missing"
+    except OSError:
+        return "unreadable"
+
+
 def _image_lines(plugin: Any) -> list[str]:
     try:
         folders = [Path(f) for f in plugin.image_folders()]
-    except HarnessError as exc:
+    except (HarnessError, OSError) as exc:  # OSError: a folder on the way this user may not search
         return [f"  images   unknown: {exc}"]
     lines, missing = [], []
     for folder in dict.fromkeys(folders):
-        if folder.is_dir():
+        if _kind(folder) == "a folder":
             n = count_images(folder)
             lines.append(f"  images   {folder}: {n:,} image file{'' if n == 1 else 's'}")
         else:
@@ -200,7 +210,7 @@ def _needed(session: Any, known: dict[str, _Files], spec: str, split: str, check
         return files.missing(split), files.problem.get(split, "") or files.broken.get(split, "")
     try:
         plugin = session.dataset(spec)
-        missing = [Path(p) for p in plugin.expected_files(split) if not Path(p).exists()]
+        missing = [Path(p) for p in plugin.expected_files(split) if _kind(Path(p)) in ("missing", "unreadable")]
     except HarnessError as exc:
         return [], str(exc)
     return missing, (_load_problem(session, spec, split) if check and not missing else "")

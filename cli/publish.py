@@ -25,11 +25,11 @@ def check_output_folder(out: Path) -> None:
     if out == Path(out.anchor):  # runs and leaderboard files among the system's folders, scanned as runs
         raise UsageError(f"output folder {out} is the root of the file system; choose a folder of its own "
                          "(default: results/)")
+    check_writable_folder(out)  # before the package check, whose stats raise in a folder this user may not search
     for folder in (out, *out.parents):
         if (folder / "__init__.py").is_file():
             raise UsageError(f"output folder {out} is inside the Python package {folder}; "
                              "choose a folder outside any package (default: results/)")
-    check_writable_folder(out)
 
 
 def publish(host: PluginHost, inputs: Sequence[Path], out: Path, *, latest_only: bool = True,

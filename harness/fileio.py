@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO, TypeVar
 
 from .errors import STORAGE_ERRNOS, DataError, StorageError, UsageError
 
-__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "check_folder_links", "check_writable_folder", "storage_error", "atomic_path",
+__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "exists", "check_folder_links", "check_writable_folder", "check_writable_file", "storage_error", "atomic_path",
            "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
 
 
@@ -179,6 +179,16 @@ def read_json_files(paths: Iterable[Path], parse: Callable[[Any, str], _T]) -> t
 # ------------------------------------------------------------------ output folders
 
 
+def exists(path: Path | str) -> bool:
+    """Whether `path` exists; one DataError line naming it, and why, when that cannot be
+    known (a folder on the way this user may not search, a name longer than the file system
+    takes), where Path.exists raises OSError."""
+    try:
+        return Path(path).exists()
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
 def check_folder_links(folder: Path | str, what: str = "output folder") -> None:
     """UsageError when `folder` or a folder above it is a symbolic link that leads nowhere (a
     broken link, a link loop): creating the folder through it would fail half-way, after the
@@ -217,6 +227,16 @@ def check_writable_folder(folder: Path | str, what: str = "output folder") -> No
             if attempt == _CHECK_ATTEMPTS - 1:
                 raise UsageError(f"{what} {folder} cannot be created or written ({exc.strerror or exc}); "
                                  "choose another folder") from None
+
+
+def check_writable_file(path: Path | str, what: str = "--out") -> None:
+    """check_writable_folder for the file's folder, and a name its file system takes: one
+    too long would fail only when the finished output is put in place, after the work."""
+    path = Path(path)
+    check_writable_folder(path.parent, f"folder of {what}")
+    existing = next(p for p in (path.parent, *path.parent.parents) if p.is_dir())
+    if len(os.fsencode(path.name)) > os.pathconf(existing, "PC_NAME_MAX"):
+        raise UsageError(f"{what} {path}: the file name is longer than this file system takes; choose a shorter one")
 
 
 #: Tries of check_writable_folder when another process removes the folder under it.
@@ -286,7 +306,8 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     as another user can serve leaderboard files. For writers that take a path (torch.save)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # The name cut short: the temporary one must fit the file system's limit wherever `path` does.
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:100]}.", suffix=".tmp")
     os.close(fd)
     tmp = Path(name)
     try:
@@ -344,8 +365,10 @@ def _sync_tree(root: Path) -> None:
 @contextlib.contextmanager
 def atomic_writer(path: Path | str) -> Iterator[TextIO]:
     """A UTF-8 text file written piece by piece and put in place (synced to disk) only when
-    the block ends without an error (`atomic_path`), for output too large to build in memory."""
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+    the block ends without an error (`atomic_path`), for output too large to build in memory.
+    A path Python could not decode (an ASCII locale keeps "é" of `--out résultats` as the
+    surrogates \\udcc3\\udca9) is written as the bytes of its name ("surrogateescape")."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
         yield fh
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from .errors import UsageError
 from .project import CACHE_ENV
 
-__all__ = ["cache_dir", "CACHE_TAG", "tag_cache_folder", "data_home", "env_megabytes", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
+__all__ = ["cache_dir", "check_cache_writable", "CACHE_TAG", "tag_cache_folder", "data_home", "env_megabytes", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
 
 #: The one home of generated output under the working directory: run folders and the
 #: leaderboard. It is never a package (see vqa_harness_cli.publish.check_output_folder).
@@ -35,6 +35,16 @@ def cache_dir(*parts: str) -> Path:
     return path
 
 
+def check_cache_writable() -> None:
+    """A UsageError line when the cache (or its artifacts folder) exists but cannot be written:
+    a run builds toy data, decoys, memos and probe outputs there. Checked before a run starts;
+    else each probe failed on its lock file, blamed on its plugin."""
+    for path in (cache_dir(), cache_dir("artifacts")):
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise UsageError(f"{path} cannot be used as a folder (not writable); set {CACHE_ENV} to a "
+                             f"writable folder (now {os.environ.get(CACHE_ENV) or 'unset'})")
+
+
 def tag_cache_folder(folder: Path) -> None:
     """Mark `folder` (an existing folder) as a cache folder of the harness (`CACHE_TAG`)."""
     tag = folder / CACHE_TAG
@@ -54,7 +64,13 @@ def data_home(*parts: str) -> Path:
 def _folder(variable: str, xdg: str, default: str, parts: tuple[str, ...]) -> Path:
     root = os.environ.get(variable)
     if not root:
-        root = os.path.join(os.environ.get(xdg) or os.path.expanduser(default), "vqa-harness")
+        base = os.environ.get(xdg, "")
+        if not os.path.isabs(base):  # the XDG base directory spec: a relative path is ignored
+            base = os.path.expanduser(default)
+        if not os.path.isabs(base):  # "~" left as is: HOME unset and the user has no passwd entry
+            raise UsageError(f"no home folder to keep the harness's files in (HOME is unset and user id "
+                             f"{os.getuid()} has none); set {variable} to a writable folder")
+        root = os.path.join(base, "vqa-harness")
     path = Path(root).joinpath(*parts)
     try:
         path.mkdir(parents=True, exist_ok=True)

@@ -224,6 +224,9 @@ class RunDir:
         })
 
     def write_report(self, markdown: str) -> None:
+        """report.md; a file of the run that a probe names (`ctx.artifact`) is named relative
+        to the run folder, where report.md is, so the report stays right when the folder moves."""
+        markdown = markdown.replace(f"{self.path}{os.sep}", "")
         atomic_write_text(self.path / "report.md", printable(markdown))  # a reader's file: text UTF-8 can hold
 
 

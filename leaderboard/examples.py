@@ -36,10 +36,14 @@ def picture_html(picture: Picture, page_dir: Path | None) -> str:
         return (f'<figure class="thumb"><div class="gray" style="background:{esc(fill)}" role="img" '
                 f'aria-label="{esc(picture.label)}: a uniform gray image ({esc(fill)})"></div>{label}</figure>')
     path = Path(picture.path) if picture.path else None
-    if path is None or not path.is_file():
+    try:
+        found = path is not None and path.is_file()
+        why = "image not on this machine"
+    except OSError:  # is_file() says False only for "not there": here another user's folder, say
+        found, why = False, "image not readable on this machine"
+    if not found:
         said = f"<code>{esc(picture.path)}</code>" if picture.path else "no path recorded"
-        return (f'<figure class="thumb"><div class="missing">image not on this machine: {said}</div>'
-                f"{label}</figure>")
+        return f'<figure class="thumb"><div class="missing">{why}: {said}</div>{label}</figure>'
     src = os.path.relpath(path.resolve(), Path(page_dir).resolve()) if page_dir is not None else str(path.resolve())
     return (f'<figure class="thumb"><a href="{esc(src)}"><img src="{esc(src)}" alt="{esc(picture.label)}" '
             f'width="{THUMB_PX}" loading="eager"></a>{label}</figure>')

@@ -27,7 +27,12 @@ def top_keys() -> tuple[str, ...]:
 
 def is_suite_file(name: str) -> bool:
     """True when `name` ends in .yaml/.yml/.toml or names an existing file."""
-    return Path(name).suffix.lower() in SUITE_FILE_SUFFIXES or Path(name).is_file()
+    if Path(name).suffix.lower() in SUITE_FILE_SUFFIXES:
+        return True
+    try:
+        return Path(name).is_file()
+    except OSError:  # a name too long to be a file's: not a suite file (a suite name, or a typo)
+        return False
 
 
 def option_text(value: Any) -> str:

@@ -37,7 +37,7 @@ import yaml
 
 from harness.digest import digest_bytes
 from harness.errors import HarnessError, UsageError
-from harness.fileio import decode_text, describe, read_bytes
+from harness.fileio import decode_text, describe, exists, read_bytes
 from harness.host import PluginHost
 from harness.jsonio import lone_surrogate_at
 from harness.registry import did_you_mean
@@ -59,7 +59,11 @@ MAX_FILE_BYTES = 1024 * 1024
 def load_suite_file(path: Path | str, host: PluginHost) -> Suite:
     """The suite a file describes, checked against the registered plugins (UsageError)."""
     path = Path(path)
-    if not path.exists():
+    try:
+        found = exists(path)
+    except HarnessError as exc:  # a folder on the way this user may not search, a name too long
+        raise UsageError(f"suite file {exc}") from None
+    if not found:
         raise UsageError(f"suite file {path} not found (a suite is a registered name, see `harness list suites`, "
                          "or a .yaml/.toml file, see docs/suites.md)")
     try:

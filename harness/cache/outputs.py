@@ -81,7 +81,7 @@ class ProbeOutputCache:
             return None
         try:
             text = (folder / "output.json").read_text(encoding="utf-8")
-            data = json.loads(text.replace(json.dumps(RUN_TOKEN)[1:-1], json.dumps(str(run_dir))[1:-1]))
+            data = json.loads(text.replace(_in_json(RUN_TOKEN), _in_json(str(run_dir))))
             rows = [ResultRow.from_json({**r, "run_id": run_id, "model": model, "suite": suite}) for r in data["rows"]]
             if not all(_sound(r) for r in rows):  # a probe never stores such a row: the entry is damaged
                 raise ValueError("a stored row is not a finite number")
@@ -109,10 +109,15 @@ class ProbeOutputCache:
                 "reads": output.reads,
             }, ensure_ascii=False, default=str)
             # Report text may name files of this run: stored with a placeholder for the folder.
-            text = text.replace(json.dumps(str(run_dir))[1:-1], json.dumps(RUN_TOKEN)[1:-1])
+            text = text.replace(_in_json(str(run_dir)), _in_json(RUN_TOKEN))
             (folder / "output.json").write_text(text, encoding="utf-8")
 
         self.store.entry(KIND, key, write)
+
+
+def _in_json(text: str) -> str:
+    """`text` as the stored JSON holds it (a non-ASCII "é" as itself, not as an escape)."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
 
 
 def _place(source: Path, target: Path) -> None:

@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator, Sequence
 from ..api import DatasetPlugin
 from ..digest import digest
 from ..errors import DataError, PluginError, UsageError, plugin_call
+from ..fileio import exists
 from ..host import PluginHost
 from ..specs import parse_spec
 from ..types import Example
@@ -143,7 +144,7 @@ class Session:
         plugin = self.dataset(spec)
         if split not in plugin.splits:
             raise UsageError(f"dataset {plugin.name!r} has no split {split!r}; splits: {', '.join(plugin.splits)}")
-        missing = [p for p in plugin.expected_files(split) if not Path(p).exists()]
+        missing = [p for p in plugin.expected_files(split) if not exists(p)]
         if missing:
             shown = "; ".join(str(p) for p in missing[:6])
             raise DataError(
@@ -199,7 +200,7 @@ class Session:
 
 def missing_files(session: Session, spec: str, split: str) -> list[Path]:
     """Files `spec`/`split` needs that are not on disk."""
-    return [Path(p) for p in session.dataset(spec).expected_files(split) if not Path(p).exists()]
+    return [Path(p) for p in session.dataset(spec).expected_files(split) if not exists(p)]
 
 
 def to_examples(dataset: Any) -> list[Example]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,5 +58,7 @@ class RunConfig:
         device are excluded on purpose (results must not depend on them)."""
         tasks = [task_data(t) for t in suite.tasks]
         return digest({"model": model_spec, "suite": suite.name, "suite_file": suite.file_sha256, "tasks": tasks,
-                       "data_dir": str(self.data_dir or ""), "split": self.split, "limit": self.limit,
+                       # Absolute: `--data-dir data` from the project and its full path from elsewhere are one run.
+                       "data_dir": os.path.abspath(self.data_dir) if self.data_dir else "", "split": self.split,
+                       "limit": self.limit,
                        "seed": self.seed}, 16)

@@ -31,6 +31,7 @@ from ..fileio import storage_error
 from ..host import PluginHost
 from ..layouts import Layout
 from ..manifest import check_resumed, new_manifest, now
+from ..paths import check_cache_writable
 from ..provenance import torch_numerics
 from ..report import render_report
 from ..rundir import RunDir
@@ -58,6 +59,11 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     plan = plan_run(config, host)
     layouts, headlines, displays = _declarations(host, plan)
     cache = PredictionCache(config.cache_path)  # a bad --cache is one line before a run folder exists
+    try:
+        check_cache_writable()  # so is a read-only harness cache (--cache holds only the predictions)
+    except BaseException:
+        cache.close()
+        raise
     watch = CacheWatch(cache)  # a cache deleted during the run fails it (it must not complete)
     predictor = predictor_factory(plan.model, cache=cache, batch_size=config.batch_size,
                                   progress=config.progress,
@@ -69,6 +75,9 @@ def execute_run(config: RunConfig, host: PluginHost, *,
             cache.close()
             raise
         run = TaskRunner(config, host, plan, rundir, predictor, outputs_root=cache.outputs_root, watch=watch)
+    if config.resume and not manifest["resumed"]:  # a relative --out from another folder, say: not silent
+        run.outcome.warnings.append(f"--resume: no unfinished run with these settings in {config.out}; "
+                                    "this is a new run")
     status, error = "failed", ""
     try:
         stops.raise_pending()

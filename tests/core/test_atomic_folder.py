@@ -44,3 +44,11 @@ def test_atomic_folder_syncs_every_file_and_folder_before_the_rename(tmp_path: P
     before = [Path(p).name for p in synced[:rename]]
     assert {"a.txt", "b.txt", "sub", partial.name} <= set(before), synced
     assert (tmp_path / "out" / "sub" / "b.txt").read_text() == "b"
+
+
+def test_a_file_whose_name_is_near_the_limit_is_written_atomically(tmp_path: Path) -> None:
+    """The temporary name beside it (".NAME.xxxxxxxx.tmp") was 14 bytes longer than the name:
+    a legal 250-byte name failed with "File name too long" once the output was complete."""
+    path = tmp_path / ("y" * 244 + ".jsonl")
+    fileio.atomic_write_text(path, "{}\n")
+    assert path.read_text() == "{}\n" and [p.name for p in tmp_path.iterdir()] == [path.name]

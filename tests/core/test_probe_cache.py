@@ -221,3 +221,55 @@ def test_a_stored_output_with_a_row_that_is_not_a_number_is_computed_again(tmp_p
         again = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
         assert again.exit_code == 0 and _stats(again)["probe_outputs_reused"] == 0
         assert _rows(again) == _rows(first)
+
+
+class _PathProbe(Probe):
+    """Writes a file of the run folder and names it in its report section (as the
+    counterfactual probe names its local explanations)."""
+
+    name = "path-probe"
+    model_free = True
+
+    def run(self, ctx):
+        path = ctx.artifact("notes.txt")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x\n", encoding="utf-8")
+        ctx.report(f"Notes: `{path}`.")
+        return [ctx.row("one", 1.0, 1, unit="count", higher_is_better=None)]
+
+
+class _PathPlugin:
+    @hookimpl
+    def register_probes(self, register):
+        register(_PathProbe)
+
+
+def test_a_restored_report_names_the_new_run_folder_when_the_path_is_not_ascii(tmp_path):
+    """The stored report replaces the run folder with a placeholder; a folder with a
+    non-ASCII name ("é") was not replaced (it was looked for in its \\u00e9 escape), so the
+    report of a later run named the first run's folder."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, _PathPlugin(), names=[*names, "path"])
+    suite = Suite("path-suite", "one probe naming a file", (Task("tiny", "val", ("path-probe",)),))
+    cache = tmp_path / "cache.sqlite"
+    first = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "résultats 1", cache_path=cache)
+    again = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "résultats 2", cache_path=cache)
+    assert _stats(again)["probe_outputs_reused"] == 1
+    report = (again.rundir.path / "report.md").read_text(encoding="utf-8")
+    assert str(first.rundir.path) not in report
+    assert "Notes: `artifacts/path-probe/tiny/val/default/notes.txt`." in report
+
+
+def test_the_report_names_the_run_s_files_relative_to_the_run_folder(tmp_path):
+    """A run folder moved elsewhere (or the run made with a relative --out, read from another
+    folder): before, the report named its files by the path they had when the run wrote it."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, _PathPlugin(), names=[*names, "path"])
+    suite = Suite("path-suite", "one probe naming a file", (Task("tiny", "val", ("path-probe",)),))
+    outcome = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "here")
+    moved = tmp_path / "elsewhere"
+    outcome.rundir.path.rename(moved)
+    report = (moved / "report.md").read_text(encoding="utf-8")
+    assert str(tmp_path / "here") not in report
+    named = report.split("Notes: `", 1)[1].split("`", 1)[0]
+    assert (moved / named).is_file()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from helpers_core import EchoModel, core_plugins
@@ -72,6 +73,18 @@ def test_kill_and_resume_loses_nothing_and_repeats_no_call(tmp_path):
     assert len(EchoModel.calls) == len(set(EchoModel.calls)) == 40  # no call repeated
     assert _rows(resumed) == _rows(reference)
     assert json.loads((killed_run / "manifest.json").read_text())["status"] == "complete"
+    assert not [w for w in resumed.warnings if "--resume" in w]
+
+
+def test_resume_with_nothing_to_continue_says_it_is_a_new_run(tmp_path):
+    """A relative --out given from another folder, a moved or deleted run: before, --resume
+    started a new run without a word, and the unfinished one stayed unfinished."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    outcome = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path, resume=True)
+    assert outcome.exit_code == 0
+    assert f"--resume: no unfinished run with these settings in {tmp_path / 'runs'}; this is a new run" in \
+        outcome.warnings
 
 
 @pytest.mark.parametrize("content", [b"[]", b'{"status": "\xff"}', b"{not json", b'"text"'])
@@ -108,3 +121,23 @@ def test_missing_images_stop_an_image_model_before_it_starts(tmp_path):
     finally:
         EchoModel.uses_images = False
     assert EchoModel.calls == []
+
+
+def test_resume_finds_the_run_whatever_folder_the_data_dir_was_given_from(tmp_path, monkeypatch):
+    """`--data-dir data` from the project folder, resumed as `--data-dir /project/data` (or
+    the other way round) from another folder: the same data, the same run. Before, the
+    identity held the text as given, and the resume started a new run."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    (tmp_path / "project" / "data").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "project")
+    EchoModel.stop_after = 13
+    with pytest.raises(KeyboardInterrupt):
+        run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path, batch_size=5, data_dir=Path("data"))
+    (stopped,) = (tmp_path / "runs").iterdir()
+    EchoModel.stop_after = 0
+    monkeypatch.chdir(tmp_path)
+    resumed = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path, resume=True,
+                             data_dir=tmp_path / "project" / "data")
+    assert resumed.rundir.path == stopped and resumed.model_calls == 25
+

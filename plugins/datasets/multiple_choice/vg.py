@@ -102,7 +102,7 @@ class VisualGenomeQA(PolicyCounts):
     def image_folders(self) -> list[Path]:
         """The image folders present (the `images=` folder when none is)."""
         dirs = self._image_dirs()
-        return [d for d in dirs if d.is_dir()] or dirs[:1]
+        return [d for d in dirs if os.path.isdir(d)] or dirs[:1]  # False, not an error, where it cannot be searched
 
     def _image_paths(self, image_ids: list[str]) -> dict[str, str]:
         """image_id -> the first folder holding <image_id>.jpg (one listing per folder);

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from harness.data.session import Session
-from harness.fileio import atomic_write_text, check_writable_folder
+from harness.fileio import atomic_write_text, check_writable_file
 from harness.host import get_host
 from vqa_harness_plugins.generators.counterfactual import (
     Perturbation,
@@ -49,7 +49,7 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
 
     t_start = time.perf_counter()
     if out is not None:
-        check_writable_folder(out.parent, "folder of --out")  # one line, before any work
+        check_writable_file(out)  # one line, before any work
     kinds = resolve_kinds(kind)
     session = Session(get_host(), data_dir=data_dir, limit=limit)
     plugin = session.dataset(dataset)

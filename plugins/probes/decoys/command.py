@@ -10,7 +10,7 @@ import click
 from harness.data.session import Session
 from harness.devices import resolve_device
 from harness.errors import UsageError
-from harness.fileio import atomic_write_text, check_writable_folder
+from harness.fileio import atomic_write_text, check_writable_file
 from harness.host import get_host
 from harness.types import Example
 from vqa_harness_plugins.generators.decoys import (
@@ -65,7 +65,7 @@ def generate(dataset: str, split: str, out: Path, data_dir: Path | None, seed: i
     """Write {qa_id: {IoU_decoys, QoU_decoys}} for DATASET/SPLIT to OUT."""
     for path, option in ((out, "--out"), (stats_path, "--stats")):
         if path is not None:  # one line before generating, not a traceback after it
-            check_writable_folder(path.parent, f"folder of {option}")
+            check_writable_file(path, option)
     session = Session(get_host(), data_dir=data_dir)
     plugin = session.dataset(dataset)
     if split not in plugin.splits:

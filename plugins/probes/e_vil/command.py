@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from harness.errors import DataError, UsageError
-from harness.fileio import atomic_write_json, check_folder_links, write_jsonl
+from harness.fileio import atomic_write_json, check_folder_links, check_writable_file, write_jsonl
 from harness.jsonio import jsonl_records, read_json
 from harness.types import ResultRow
 from vqa_harness_plugins.probes.e_vil.human import (
@@ -26,7 +26,7 @@ from vqa_harness_plugins.probes.e_vil.human import (
     summarize,
     write_sample_csv,
 )
-from vqa_harness_plugins.validation import Field, check_record, check_writable_folder
+from vqa_harness_plugins.validation import Field, check_record
 
 __all__ = ["nle"]
 
@@ -74,7 +74,7 @@ def _check_out(out: Path | None, run: Path, default: Path, inputs: tuple[Path, .
         for path in inputs:
             if target == path.resolve():
                 raise UsageError(f"--out {out} is one of the input files; choose another file")
-    check_writable_folder(out.parent, "folder of --out")
+    check_writable_file(out)
     return out
 
 
