@@ -13,6 +13,7 @@ file.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import errno
@@ -367,9 +368,25 @@ def atomic_writer(path: Path | str) -> Iterator[TextIO]:
     """A UTF-8 text file written piece by piece and put in place (synced to disk) only when
     the block ends without an error (`atomic_path`), for output too large to build in memory.
     A path Python could not decode (an ASCII locale keeps "é" of `--out résultats` as the
-    surrogates \\udcc3\\udca9) is written as the bytes of its name ("surrogateescape")."""
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
+    surrogates \\udcc3\\udca9) is written as the bytes of its name when they are UTF-8, else
+    as U+FFFD (`_NAME_BYTES`): the file stays UTF-8 that the harness can read back."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", errors=_NAME_BYTES, newline="\n") as fh:
         yield fh
+
+
+def _name_bytes(exc: UnicodeError) -> tuple[bytes, int]:
+    """Encoding error handler: a run of lone surrogates becomes the bytes they stand for
+    (os.fsdecode's surrogateescape keeps byte 0xNN as U+DCNN) read as UTF-8, each byte that is
+    not UTF-8 (and any other lone surrogate) as U+FFFD."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    run = exc.object[exc.start:exc.end]
+    blob = b"".join(bytes([ord(c) - 0xDC00]) if 0xDC80 <= ord(c) <= 0xDCFF else b"\xff" for c in run)
+    return blob.decode("utf-8", "replace").encode("utf-8"), exc.end  # bytes: the encoder takes only ASCII text
+
+
+_NAME_BYTES = "vqa-harness-name-bytes"
+codecs.register_error(_NAME_BYTES, _name_bytes)
 
 
 def atomic_write_text(path: Path | str, text: str) -> None:

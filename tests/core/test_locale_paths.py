@@ -34,3 +34,13 @@ def test_a_run_under_a_folder_whose_name_python_could_not_decode_completes(tmp_p
     manifest = json.loads((outcome.rundir.path / "manifest.json").read_bytes().decode("utf-8"))
     assert manifest["status"] == "complete"
     assert manifest["argv"][-1] == os.fsencode(out / "runs").decode("utf-8")  # ".../résultats/runs"
+
+
+def test_a_path_whose_bytes_are_not_utf8_leaves_the_file_utf8(tmp_path: Path) -> None:
+    """A folder name holding a Latin-1 byte (`o\\xe9`) is kept by Python as `o\\udce9` under any
+    locale. Written back as its byte, manifest.json was not UTF-8: `leaderboard build` skipped
+    the run and `--resume` could not find it. It is shown as U+FFFD instead; other lone
+    surrogates too, and the UTF-8 bytes of an undecoded name are still written as they were."""
+    fileio.atomic_write_json(tmp_path / "m.json", {"out": "o\udce9", "mixed": UNDECODED + "\udce9\ud800"})
+    assert json.loads((tmp_path / "m.json").read_bytes().decode("utf-8")) == {
+        "out": "o\ufffd", "mixed": "résultats\ufffd\ufffd"}
