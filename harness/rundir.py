@@ -10,16 +10,15 @@ VQA v2 val).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
-from .digest import digest
+from .digest import digest, digest_stream
 from .errors import DataError, UsageError, printable
 from .fileio import atomic_write_json, atomic_write_text, atomic_writer, write_jsonl
 from .project import MANIFEST_SCHEMA_VERSION, TABLES_SCHEMA_VERSION, schema_problem
@@ -251,13 +250,14 @@ class ProbeFiles:
         six copies of one file: 330 of a 356 MB run at 200,000 questions
         (benchmarks/run_folder_size.py). The bytes, and every path, stay as they were."""
         path = self.predictions(variant)
-        sha = hashlib.sha256()
         with atomic_writer(path) as fh:
-            for row in rows:
-                line = json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n"
-                fh.write(line)
-                sha.update(line.encode("utf-8"))
-        key = sha.hexdigest()
+            def lines() -> Iterator[str]:
+                for row in rows:
+                    line = json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n"
+                    fh.write(line)
+                    yield line
+
+            key = digest_stream(lines())  # of the lines as written, while they are written
         first = self.written.get(key)
         if first is not None and first[0] != path and _link_over(first, path):
             return path
