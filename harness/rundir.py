@@ -248,7 +248,7 @@ class ProbeFiles:
         model the same questions (vqa2: accuracy, pairs and image-ablation's real images; a
         model that ignores the image answers every ablation alike), so a run folder held up to
         six copies of one file: 330 of a 356 MB run at 200,000 questions
-        (benchmarks/run_folder_size.py). The bytes, and every path, stay as they were."""
+        (benchmarks/vqa2_sizes.py). The bytes, and every path, stay as they were."""
         path = self.predictions(variant)
         with atomic_writer(path) as fh:
             def lines() -> Iterator[str]:
