@@ -15,7 +15,6 @@ from ..data.session import Session, missing_files
 from ..digest import source_digest
 from ..errors import PluginError, UsageError
 from ..features import resolve_features
-from ..fileio import write_jsonl
 from ..inputs import remove_inputs
 from ..rundir import ProbeFiles
 from ..types import Example, Prediction, ResultRow
@@ -137,8 +136,7 @@ class TaskContext:
             examples = [ex.with_(choices=()) if ex.choices and ex.answers else ex for ex in examples]
         label = f"{self.dataset}/{self.split} {self.probe}{'/' + variant if variant else ''}"
         preds = self.predictor.predict(examples, capability, answers=answers, desc=label)
-        path = self.files.predictions(variant or capability)
-        write_jsonl(path, (p.to_json() for p in preds))
+        path = self.files.write_predictions(variant or capability, (p.to_json() for p in preds))
         self.touched.append(path)
         return preds
 

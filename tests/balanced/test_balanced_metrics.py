@@ -15,6 +15,7 @@ from vqa_harness_plugins.probes.balanced.counterexamples import model_scores, se
 from vqa_harness_plugins.probes.balanced.metrics import (
     answer_entropy_by_type,
     answer_score,
+    answer_scores,
     canonical_answer,
     entropy_bits,
     find_pairs,
@@ -22,6 +23,7 @@ from vqa_harness_plugins.probes.balanced.metrics import (
     pair_outcomes,
     predictive_prefixes,
     prior_accuracies,
+    question_words,
     recall_at_k,
 )
 from vqa_harness_plugins.probes.balanced.tables import cell_name, condition
@@ -171,3 +173,52 @@ def test_fewer_than_four_human_answers_are_scored_by_exact_match_not_vqa_accurac
     qs = [ex(f"d{i}", "", ["yes"], question="Do you see a cat?") for i in range(10)]
     assert predictive_prefixes(qs, min_count=10, max_words=1)[0].accuracy == 1.0
     assert answer_score("yes", Example("e", "q?")) == 0.0  # nothing to match: not a hit
+
+
+def _mixed_examples(n: int, seed: int = 3) -> list[Example]:
+    """Questions scored by both rules: 10 human answers with stray spacing, case and
+    punctuation (VQA accuracy), one to three answers or a label only (exact match), none."""
+    rng = random.Random(seed)
+    pool = ["yes", "Yes ", "no", "two", "2", "a dog", "dog.", "red", "Red", "it's", "its", ""]
+    out = []
+    for k in range(n):
+        kind = rng.randrange(4)
+        answers = [rng.choice(pool) for _ in range((10, rng.randint(1, 3), 0, 10)[kind])]
+        label = rng.choice(pool) if kind in (1, 2) else ""
+        out.append(Example(id=f"q{k}", question=rng.choice(["What is it?", "Is it red?", "How many dogs?"]),
+                           label=label, answers=tuple(answers), question_type=rng.choice(["what", "is", ""])))
+    return out
+
+
+def test_batched_answer_scores_equal_the_per_question_rule_value_for_value():
+    examples = _mixed_examples(600)
+    rng = random.Random(4)
+    answers = [rng.choice(["yes", "YES", "2", "two", "dog", "a dog.", "red", "its", " no ", "", "."]) for _ in examples]
+    batched = answer_scores(answers, examples)
+    assert batched.dtype == np.float64
+    assert batched.tolist() == [answer_score(a, e) for a, e in zip(answers, examples)]
+    assert answer_scores([], []).shape == (0,)
+    with pytest.raises(ValueError, match="2 answers for 1 examples"):
+        answer_scores(["a", "b"], examples[:1])
+
+
+def test_pairs_priors_and_prefixes_equal_the_per_question_definitions():
+    """The batched probes give the numbers the per-question definitions give (module doc)."""
+    examples = _mixed_examples(400)
+    rng = random.Random(5)
+    preds = [(rng.choice(["yes", "2", "dog"]), rng.choice(["no", "two", "red"])) for _ in range(200)]
+    pairs = [(examples[2 * k], examples[2 * k + 1]) for k in range(200)]
+    for o, (a, b), (pa, pb) in zip(pair_outcomes(pairs, preds), pairs, preds):
+        assert type(o.strict_accuracy) is float
+        assert o.strict_accuracy == min(answer_score(pa, a), answer_score(pb, b))
+    fit = fit_priors(examples[:200])
+    prior, typed = prior_accuracies(fit, examples)
+    scored = [e for e in examples if e.answers]
+    assert prior.tolist() == [answer_score(fit.prior, e) for e in scored]
+    assert typed.tolist() == [answer_score(fit.by_type.get(e.question_type, fit.prior), e) for e in scored]
+    stats = predictive_prefixes(examples, min_count=5, top=50)
+    assert stats
+    for s in stats:
+        group = [e for e in examples if " ".join(question_words(e.question)[:len(s.prefix.split())]) == s.prefix]
+        assert s.count == len(group)
+        assert s.accuracy == float(np.mean([answer_score(s.answer, e) for e in group]))

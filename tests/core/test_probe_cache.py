@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 from helpers_core import EchoModel, core_plugins, tiny_examples
 
 from harness.api import Probe
 from harness.cache.artifacts import ArtifactStore, cache_status, clear_cache
+from harness.fileio import write_jsonl
 from harness.paths import cache_dir
+from harness.rundir import ProbeFiles
 from harness.testing import dataset_plugin, hookimpl, make_host, run_in_process
 from harness.types import Suite, Task
 
@@ -273,3 +276,40 @@ def test_the_report_names_the_run_s_files_relative_to_the_run_folder(tmp_path):
     assert str(tmp_path / "here") not in report
     named = report.split("Notes: `", 1)[1].split("`", 1)[0]
     assert (moved / named).is_file()
+
+
+def test_identical_prediction_files_of_a_run_share_one_file(tmp_path):
+    """A prediction file with the bytes of an earlier one of the run is a hard link to it
+    (several probes ask the same questions); other bytes, or an earlier file replaced since,
+    give a file of its own. The bytes are those `write_jsonl` writes."""
+    shared: dict = {}
+    a = ProbeFiles(tmp_path / "p" / "accuracy", tmp_path / "a" / "accuracy", shared)
+    b = ProbeFiles(tmp_path / "p" / "pairs", tmp_path / "a" / "pairs", shared)
+    rows = [{"example_id": str(i), "answer": f"r\u00e9d {i}"} for i in range(5)]
+    first = a.write_predictions("answer", iter(rows))
+    same = b.write_predictions("answer", iter(rows))
+    other = b.write_predictions("blank", iter(rows[:4]))
+    write_jsonl(tmp_path / "plain.jsonl", rows)
+    assert first.read_bytes() == same.read_bytes() == (tmp_path / "plain.jsonl").read_bytes()
+    assert os.path.samefile(first, same) and not os.path.samefile(first, other)
+    # The first file replaced (a new inode): the next copy is not linked to what it became.
+    first.unlink()
+    first.write_text("changed\n")
+    again = b.write_predictions("swap", iter(rows))
+    assert again.read_bytes() == (tmp_path / "plain.jsonl").read_bytes()
+    assert not os.path.samefile(first, again)
+
+
+def test_a_stored_output_keeps_its_files_when_the_run_folder_goes(tmp_path):
+    """Probe outputs are stored as hard links to the run's files (not copies): removing the
+    run folder leaves them, and a re-run restores the same bytes."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    first = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
+    rel = "predictions/tiny/val/default/accuracy/answer.jsonl"
+    data = (first.rundir.path / rel).read_bytes()
+    assert os.stat(first.rundir.path / rel).st_nlink == 2  # the run folder's and the cache's
+    shutil.rmtree(first.rundir.path)
+    again = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
+    assert _stats(again)["probe_outputs_reused"] == 1
+    assert (again.rundir.path / rel).read_bytes() == data
