@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from harness.errors import DataError, UsageError
-from harness.fileio import check_folder_links, check_writable_folder
+from harness.folders import check_folder_links, check_writable_folder
 from harness.host import PluginHost
 
 __all__ = ["publish", "check_output_folder"]

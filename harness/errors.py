@@ -127,7 +127,7 @@ def printable(text: str) -> str:
     return SURROGATE.sub("\ufffd", text)
 
 
-#: Errors of the disk the harness writes to, not of the input it reads (harness.fileio.storage_error).
+#: Errors of the disk the harness writes to, not of the input it reads (harness.folders.storage_error).
 STORAGE_ERRNOS = {errno.ENOSPC: "disk full", errno.EDQUOT: "disk quota exceeded", errno.EROFS: "read-only"}
 
 

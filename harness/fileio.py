@@ -1,10 +1,10 @@
-"""Files in and out: reading input with one-line errors, checking output folders, and the
-one atomic writer every module uses (`vqa_harness_plugins.validation`, the loaders' record
-checks, re-exports the reading half).
+"""Files in and out: reading input with one-line errors, and the one atomic writer every
+module uses (`vqa_harness_plugins.validation`, the loaders' record checks, re-exports the
+reading half). Whether an output folder can be written is `harness.folders`.
 
 A missing file, a folder where a file is expected, bytes that are not UTF-8 (byte offset
-and line), a CSV row that does not fit its header and an output folder that cannot be
-written are each one `DataError` / `UsageError` line naming the path. Every file the
+and line) and a CSV row that does not fit its header are each one `DataError` line naming
+the path. Every file the
 harness or a plugin writes goes through `atomic_path` (a temporary file in the same folder,
 synced to disk, then `os.replace`) or, for a folder of files, `atomic_folder` (a temporary
 folder whose files and folders are synced, then renamed): a reader never sees a half-written
@@ -16,7 +16,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import csv
-import errno
 import io
 import json
 import os
@@ -27,9 +26,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO, TypeVar
 
-from .errors import STORAGE_ERRNOS, DataError, StorageError, UsageError
+from .errors import DataError
 
-__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "exists", "check_folder_links", "check_writable_folder", "check_writable_file", "storage_error", "atomic_path",
+__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "exists", "atomic_path",
            "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
 
 
@@ -177,9 +176,6 @@ def read_json_files(paths: Iterable[Path], parse: Callable[[Any, str], _T]) -> t
     return found, problems
 
 
-# ------------------------------------------------------------------ output folders
-
-
 def exists(path: Path | str) -> bool:
     """Whether `path` exists; one DataError line naming it, and why, when that cannot be
     known (a folder on the way this user may not search, a name longer than the file system
@@ -188,108 +184,6 @@ def exists(path: Path | str) -> bool:
         return Path(path).exists()
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
-def check_folder_links(folder: Path | str, what: str = "output folder") -> None:
-    """UsageError when `folder` or a folder above it is a symbolic link that leads nowhere (a
-    broken link, a link loop): creating the folder through it would fail half-way, after the
-    work (`mkdir -p` refuses a dangling link too)."""
-    folder = Path(folder)
-    for p in reversed((folder, *folder.parents)):
-        if not os.path.islink(p):
-            continue
-        where = f"{what} {folder}" + ("" if p == folder else f": {p}")
-        try:
-            os.stat(p)
-        except FileNotFoundError:
-            raise UsageError(f"{where} is a broken symbolic link (to {os.readlink(p)}); "
-                             "create its target or choose another folder") from None
-        except OSError as exc:
-            reason = "a symbolic link loop" if exc.errno == errno.ELOOP else (
-                f"a symbolic link that cannot be followed ({exc.strerror or exc})")
-            raise UsageError(f"{where} is {reason}; choose another folder") from None
-
-
-def check_writable_folder(folder: Path | str, what: str = "output folder") -> None:
-    """UsageError, before any work, when `folder` cannot be created or written (`/proc/x`,
-    a path under a file, a read-only mount, a broken symbolic link or a link loop on the way).
-    Nothing is left behind by the check.
-
-    Several processes may check the same folder at once (the ranks of a `torchrun` job):
-    a folder another process created in between counts as existing, and a check that lost
-    a race (its folder removed by the other's clean-up) is tried again."""
-    folder = Path(folder)
-    check_folder_links(folder, what)
-    for attempt in range(_CHECK_ATTEMPTS):
-        try:
-            _check_writable_once(folder, what)
-            return
-        except FileNotFoundError as exc:
-            if attempt == _CHECK_ATTEMPTS - 1:
-                raise UsageError(f"{what} {folder} cannot be created or written ({exc.strerror or exc}); "
-                                 "choose another folder") from None
-
-
-def check_writable_file(path: Path | str, what: str = "--out") -> None:
-    """check_writable_folder for the file's folder, and a name its file system takes: one
-    too long would fail only when the finished output is put in place, after the work."""
-    path = Path(path)
-    check_writable_folder(path.parent, f"folder of {what}")
-    existing = next(p for p in (path.parent, *path.parent.parents) if p.is_dir())
-    if len(os.fsencode(path.name)) > os.pathconf(existing, "PC_NAME_MAX"):
-        raise UsageError(f"{what} {path}: the file name is longer than this file system takes; choose a shorter one")
-
-
-#: Tries of check_writable_folder when another process removes the folder under it.
-_CHECK_ATTEMPTS = 5
-
-
-def _check_writable_once(folder: Path, what: str) -> None:
-    created: list[Path] = []
-    try:
-        if folder.is_file():  # not "exists and not a dir": another checker may remove it between
-            raise UsageError(f"{what} {folder} is a file, not a folder")
-        missing = [p for p in (folder, *folder.parents) if not p.exists()]
-        for p in reversed(missing):
-            try:
-                p.mkdir()
-            except FileExistsError:
-                if p.is_file():
-                    raise
-                # another process made it meanwhile (and may remove it again: then a later
-                # step meets FileNotFoundError and the check is tried again); not ours to remove
-                continue
-            created.append(p)
-        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
-    except (UsageError, FileNotFoundError):
-        raise
-    except OSError as exc:
-        raise UsageError(f"{what} {folder} cannot be created or written ({exc.strerror or exc}); "
-                         "choose another folder") from None
-    finally:
-        for p in reversed(created):
-            try:
-                p.rmdir()
-            except OSError:
-                pass
-
-
-def storage_error(exc: BaseException, folder: Path | str | None = None) -> StorageError | None:
-    """The one-line StorageError for an OSError that says the disk cannot take what the run
-    writes (disk full, quota exceeded, a read-only file system; a permission refused inside
-    `folder`), else None. Nothing is half-written (every writer here is atomic)."""
-    if not isinstance(exc, OSError) or exc.errno is None:
-        return None
-    where = Path(exc.filename) if isinstance(exc.filename, (str, os.PathLike)) else Path(folder or ".")
-    inside = folder is not None and (where == Path(folder) or Path(folder) in where.parents)
-    if exc.errno not in STORAGE_ERRNOS and not (exc.errno in (errno.EACCES, errno.EPERM) and inside):
-        return None
-    what = STORAGE_ERRNOS.get(exc.errno, "permission denied")
-    return StorageError(f"cannot write {where}: {exc.strerror or what} ({what}); what was computed before is kept "
-                        "(the prediction cache, the run folder's last complete write); make room or make it "
-                        "writable, then re-run with --resume")
 
 
 # ------------------------------------------------------------------ writing files

@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 
 from harness.errors import DataError
-from harness.fileio import atomic_write_text, check_writable_folder
+from harness.fileio import atomic_write_text
+from harness.folders import check_writable_folder
 from harness.rundir import RunDir
 
 from .compare import check_probes, compare_runs, comparisons_json, render_comparisons

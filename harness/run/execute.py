@@ -27,7 +27,7 @@ from ..errors import (
     plugin_call,
     printable,
 )
-from ..fileio import storage_error
+from ..folders import storage_error
 from ..host import PluginHost
 from ..layouts import Layout
 from ..manifest import check_resumed, new_manifest, now

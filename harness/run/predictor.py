@@ -25,7 +25,7 @@ from ..api import Model
 from ..cache.predictions import PredictionCache
 from ..devices import model_threads
 from ..errors import FitError, HarnessError, StopRun, UsageError, printable
-from ..fileio import storage_error
+from ..folders import storage_error
 from ..jsonio import surrogate_in
 from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 from . import stops

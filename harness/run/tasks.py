@@ -27,7 +27,8 @@ from ..data.session import LazyExamples
 from ..devices import model_threads
 from ..digest import digest
 from ..errors import DataError, ExitCode, HarnessError, PluginError, StopRun, printable
-from ..fileio import atomic_write_text, storage_error
+from ..fileio import atomic_write_text
+from ..folders import storage_error
 from ..host import PluginHost
 from ..images import missing_images
 from ..layouts import RowTags

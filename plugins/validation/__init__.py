@@ -35,7 +35,6 @@ from typing import Any, Mapping, Sequence, Sized
 
 from harness.errors import DataError, UsageError
 from harness.fileio import (
-    check_writable_folder,
     csv_rows,
     decode_text,
     describe,
@@ -44,6 +43,7 @@ from harness.fileio import (
     read_text,
     type_name,
 )
+from harness.folders import check_writable_folder
 from harness.options import Option
 
 __all__ = [

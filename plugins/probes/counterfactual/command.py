@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 
 from harness.data.session import Session
-from harness.fileio import atomic_write_text, check_writable_file
+from harness.fileio import atomic_write_text
+from harness.folders import check_writable_file
 from harness.host import get_host
 from vqa_harness_plugins.generators.counterfactual import (
     Perturbation,

@@ -10,7 +10,8 @@ import click
 from harness.data.session import Session
 from harness.devices import resolve_device
 from harness.errors import UsageError
-from harness.fileio import atomic_write_text, check_writable_file
+from harness.fileio import atomic_write_text
+from harness.folders import check_writable_file
 from harness.host import get_host
 from harness.types import Example
 from vqa_harness_plugins.generators.decoys import (

@@ -15,7 +15,8 @@ from pathlib import Path
 import click
 
 from harness.errors import DataError, UsageError
-from harness.fileio import atomic_write_json, check_folder_links, check_writable_file, write_jsonl
+from harness.fileio import atomic_write_json, write_jsonl
+from harness.folders import check_folder_links, check_writable_file
 from harness.jsonio import jsonl_records, read_json
 from harness.types import ResultRow
 from vqa_harness_plugins.probes.e_vil.human import (

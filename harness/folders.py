@@ -1,0 +1,117 @@
+"""Output folders and files: whether they can be created and written, checked before the work
+(`harness run --out`, `leaderboard build --out`, the plugin commands' `--out`), and the one-line
+StorageError for a disk that cannot take what a run writes (full, over quota, read-only).
+The writing itself is `harness.fileio`'s atomic writers."""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import STORAGE_ERRNOS, StorageError, UsageError
+
+__all__ = ["check_folder_links", "check_writable_folder", "check_writable_file", "storage_error"]
+
+
+def check_folder_links(folder: Path | str, what: str = "output folder") -> None:
+    """UsageError when `folder` or a folder above it is a symbolic link that leads nowhere (a
+    broken link, a link loop): creating the folder through it would fail half-way, after the
+    work (`mkdir -p` refuses a dangling link too)."""
+    folder = Path(folder)
+    for p in reversed((folder, *folder.parents)):
+        if not os.path.islink(p):
+            continue
+        where = f"{what} {folder}" + ("" if p == folder else f": {p}")
+        try:
+            os.stat(p)
+        except FileNotFoundError:
+            raise UsageError(f"{where} is a broken symbolic link (to {os.readlink(p)}); "
+                             "create its target or choose another folder") from None
+        except OSError as exc:
+            reason = "a symbolic link loop" if exc.errno == errno.ELOOP else (
+                f"a symbolic link that cannot be followed ({exc.strerror or exc})")
+            raise UsageError(f"{where} is {reason}; choose another folder") from None
+
+
+def check_writable_folder(folder: Path | str, what: str = "output folder") -> None:
+    """UsageError, before any work, when `folder` cannot be created or written (`/proc/x`,
+    a path under a file, a read-only mount, a broken symbolic link or a link loop on the way).
+    Nothing is left behind by the check.
+
+    Several processes may check the same folder at once (the ranks of a `torchrun` job):
+    a folder another process created in between counts as existing, and a check that lost
+    a race (its folder removed by the other's clean-up) is tried again."""
+    folder = Path(folder)
+    check_folder_links(folder, what)
+    for attempt in range(_CHECK_ATTEMPTS):
+        try:
+            _check_writable_once(folder, what)
+            return
+        except FileNotFoundError as exc:
+            if attempt == _CHECK_ATTEMPTS - 1:
+                raise UsageError(f"{what} {folder} cannot be created or written ({exc.strerror or exc}); "
+                                 "choose another folder") from None
+
+
+def check_writable_file(path: Path | str, what: str = "--out") -> None:
+    """check_writable_folder for the file's folder, and a name its file system takes: one
+    too long would fail only when the finished output is put in place, after the work."""
+    path = Path(path)
+    check_writable_folder(path.parent, f"folder of {what}")
+    existing = next(p for p in (path.parent, *path.parent.parents) if p.is_dir())
+    if len(os.fsencode(path.name)) > os.pathconf(existing, "PC_NAME_MAX"):
+        raise UsageError(f"{what} {path}: the file name is longer than this file system takes; choose a shorter one")
+
+
+#: Tries of check_writable_folder when another process removes the folder under it.
+_CHECK_ATTEMPTS = 5
+
+
+def _check_writable_once(folder: Path, what: str) -> None:
+    created: list[Path] = []
+    try:
+        if folder.is_file():  # not "exists and not a dir": another checker may remove it between
+            raise UsageError(f"{what} {folder} is a file, not a folder")
+        missing = [p for p in (folder, *folder.parents) if not p.exists()]
+        for p in reversed(missing):
+            try:
+                p.mkdir()
+            except FileExistsError:
+                if p.is_file():
+                    raise
+                # another process made it meanwhile (and may remove it again: then a later
+                # step meets FileNotFoundError and the check is tried again); not ours to remove
+                continue
+            created.append(p)
+        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except (UsageError, FileNotFoundError):
+        raise
+    except OSError as exc:
+        raise UsageError(f"{what} {folder} cannot be created or written ({exc.strerror or exc}); "
+                         "choose another folder") from None
+    finally:
+        for p in reversed(created):
+            try:
+                p.rmdir()
+            except OSError:
+                pass
+
+
+def storage_error(exc: BaseException, folder: Path | str | None = None) -> StorageError | None:
+    """The one-line StorageError for an OSError that says the disk cannot take what the run
+    writes (disk full, quota exceeded, a read-only file system; a permission refused inside
+    `folder`), else None. Nothing is half-written (every writer here is atomic)."""
+    if not isinstance(exc, OSError) or exc.errno is None:
+        return None
+    where = Path(exc.filename) if isinstance(exc.filename, (str, os.PathLike)) else Path(folder or ".")
+    inside = folder is not None and (where == Path(folder) or Path(folder) in where.parents)
+    if exc.errno not in STORAGE_ERRNOS and not (exc.errno in (errno.EACCES, errno.EPERM) and inside):
+        return None
+    what = STORAGE_ERRNOS.get(exc.errno, "permission denied")
+    return StorageError(f"cannot write {where}: {exc.strerror or what} ({what}); what was computed before is kept "
+                        "(the prediction cache, the run folder's last complete write); make room or make it "
+                        "writable, then re-run with --resume")
