@@ -20,12 +20,23 @@ __all__ = ["survive_broken_pipes"]
 
 
 class _PipeSafe:
-    """`stream` (a text stream) whose writes and flushes after a broken pipe go nowhere."""
+    """`stream` (a text stream, or the binary one under it) whose writes and flushes after a
+    broken pipe go nowhere."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: Any) -> None:
         self._stream = stream
+        self._buffer: _PipeSafe | None = None
 
-    def write(self, text: str) -> int:
+    @property
+    def buffer(self) -> _PipeSafe:
+        """The binary stream under the text one, as safe: click writes there through a text
+        stream of its own when the stream's encoding is ASCII (LC_ALL=C without UTF-8 mode),
+        and so did a broken pipe end `harness list suites | head -1` with exit 1 there."""
+        if self._buffer is None:
+            self._buffer = _PipeSafe(self._stream.buffer)  # AttributeError: __getattr__ says so too
+        return self._buffer
+
+    def write(self, text: Any) -> int:
         try:
             return self._stream.write(text)
         except BrokenPipeError:

@@ -24,8 +24,11 @@ DIGEST_LENGTH = 32
 
 
 def canonical_json(obj: Any) -> bytes:
-    """Sorted-key JSON (non-JSON values through `str`), the bytes every digest hashes."""
-    return json.dumps(obj, sort_keys=True, default=str, ensure_ascii=False).encode()
+    """Sorted-key JSON (non-JSON values through `str`), the bytes every digest hashes. A path
+    Python could not decode (a folder named with a Latin-1 byte, `o\\xe9`, kept as `o\\udce9`)
+    counts as the bytes of its name (surrogateescape): the run identity holds the absolute
+    --data-dir, which such a working folder is part of. Any other text gives the bytes it gave."""
+    return json.dumps(obj, sort_keys=True, default=str, ensure_ascii=False).encode("utf-8", "surrogateescape")
 
 
 def file_stamps(paths: Iterable[Path | str | None]) -> list[list[Any]]:

@@ -193,6 +193,16 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)
 
 
+def _temp_prefix(name: str) -> str:
+    """".NAME." with NAME cut to at most 100 bytes as the file system counts them (whole
+    characters): the temporary name beside a file must fit the file system's limit (255
+    bytes) wherever the file's own name does. Cut by characters, a name of 84 three-byte
+    characters (252 bytes, legal) still gave a 266-byte temporary name."""
+    while len(os.fsencode(name)) > 100:
+        name = name[:-1]
+    return f".{name}."
+
+
 @contextlib.contextmanager
 def atomic_path(path: Path | str) -> Iterator[Path]:
     """A temporary path beside `path` to write to; it replaces `path`, synced to disk, only
@@ -201,8 +211,7 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     as another user can serve leaderboard files. For writers that take a path (torch.save)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # The name cut short: the temporary one must fit the file system's limit wherever `path` does.
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:100]}.", suffix=".tmp")
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(path.name), suffix=".tmp")
     os.close(fd)
     tmp = Path(name)
     try:
@@ -226,7 +235,7 @@ def atomic_folder(path: Path | str) -> Iterator[Path]:
     another account can read what is installed in it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(path.name), dir=path.parent))
     try:
         yield tmp
         _sync_tree(tmp)

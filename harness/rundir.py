@@ -276,12 +276,14 @@ class ProbeFiles:
 
 def _link_over(source: tuple[Path, int], target: Path) -> bool:
     """Replace `target` by a hard link to `source` (a path and the inode it was written as),
-    atomically; False, leaving `target` as it is, when `source` was replaced or removed since,
-    or the file system has no hard links."""
+    atomically; False, leaving `target` as it is, when `source` was replaced or removed since
+    (or holds other bytes than `target`), or the file system has no hard links."""
     path, inode = source
     tmp = target.with_name(f".{target.name}.link.tmp")
     try:
-        if path.stat().st_ino != inode:
+        # The inode alone does not say the file is the one written: a file system gives a freed
+        # inode number to the next new file (the path rewritten twice since), so the bytes decide.
+        if path.stat().st_ino != inode or not _same_bytes(path, target):
             return False
         tmp.unlink(missing_ok=True)
         os.link(path, tmp)
@@ -290,3 +292,16 @@ def _link_over(source: tuple[Path, int], target: Path) -> bool:
     except OSError:
         tmp.unlink(missing_ok=True)
         return False
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    """Whether files `a` and `b` hold the same bytes (read in 1 MiB blocks)."""
+    if a.stat().st_size != b.stat().st_size:
+        return False
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        while True:
+            block = fa.read(1 << 20)
+            if block != fb.read(1 << 20):
+                return False
+            if not block:
+                return True

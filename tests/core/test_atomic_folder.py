@@ -52,3 +52,15 @@ def test_a_file_whose_name_is_near_the_limit_is_written_atomically(tmp_path: Pat
     path = tmp_path / ("y" * 244 + ".jsonl")
     fileio.atomic_write_text(path, "{}\n")
     assert path.read_text() == "{}\n" and [p.name for p in tmp_path.iterdir()] == [path.name]
+
+
+def test_a_non_ascii_name_near_the_limit_is_written_atomically(tmp_path: Path) -> None:
+    """The cut is counted in bytes: 84 characters of three bytes (244 bytes with ".txt", a
+    legal name) gave a temporary name of 258 bytes when 100 characters were kept."""
+    path = tmp_path / ("日" * 80 + ".txt")
+    fileio.atomic_write_text(path, "x\n")
+    folder = tmp_path / ("é" * 125)
+    with fileio.atomic_folder(folder) as tmp:
+        (tmp / "a.txt").write_text("a")
+    assert path.read_text() == "x\n" and (folder / "a.txt").read_text() == "a"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, folder.name])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -177,11 +178,34 @@ def test_the_readme_layout_names_only_modules_that_exist_and_every_top_level_fol
                 stale.append(f"{key} {module}")
     assert stale == []
     section = _readme_section("Layout")
-    # Every top-level folder of the checkout (not hidden ones, not generated output).
-    folders = {p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(".")
-               and p.name not in ("results", "build", "dist") and not p.name.endswith(".egg-info")}
+    folders = _project_folders()
     assert {"harness", "cli", "plugins", "docs"} <= folders
     assert sorted(n for n in folders if not re.search(rf"(?<![\w/]){n}/", section)) == []
+
+
+def _project_folders(root: Path = ROOT) -> set[str]:
+    """The top-level folders of the project: those git tracks files in (not a coverage report,
+    a data folder or any other folder a developer's checkout holds besides); outside a git
+    checkout every folder but hidden ones and generated output."""
+    try:
+        tracked = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True, check=True,
+                                 timeout=60).stdout.decode("utf-8", "surrogateescape").split("\0")
+    except (OSError, subprocess.SubprocessError):
+        return {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")
+                and p.name not in ("results", "build", "dist") and not p.name.endswith(".egg-info")}
+    return {name.split("/")[0] for name in tracked if "/" in name and not name.startswith(".")}
+
+
+def test_the_project_folders_are_those_git_tracks_not_whatever_the_checkout_holds(tmp_path):
+    """A folder the checkout holds besides the project's (`htmlcov/` of a coverage run, a
+    `wandb/` of an experiment) made the Layout test fail on that machine alone."""
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "harness" / "a.py").write_text("")
+    (tmp_path / "htmlcov").mkdir()
+    (tmp_path / "htmlcov" / "index.html").write_text("")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "harness/a.py"], check=True)
+    assert _project_folders(tmp_path) == {"harness"}
 
 
 def _option_tables() -> Iterator[tuple[str, int, list[str], list[str], str]]:

@@ -44,3 +44,17 @@ def test_a_path_whose_bytes_are_not_utf8_leaves_the_file_utf8(tmp_path: Path) ->
     fileio.atomic_write_json(tmp_path / "m.json", {"out": "o\udce9", "mixed": UNDECODED + "\udce9\ud800"})
     assert json.loads((tmp_path / "m.json").read_bytes().decode("utf-8")) == {
         "out": "o\ufffd", "mixed": "résultats\ufffd\ufffd"}
+
+
+def test_a_relative_data_dir_in_a_folder_named_with_a_byte_that_is_not_utf8_runs(
+        tmp_path: Path, monkeypatch) -> None:
+    """The run identity holds the absolute --data-dir, so the working folder's name is part of
+    it: in a folder named `o\\xe9` (kept as `o\\udce9`), `--data-dir data` ended in a
+    UnicodeEncodeError traceback while the identity was hashed, before any run folder."""
+    here = tmp_path / "o\udce9"
+    (here / "data").mkdir(parents=True)
+    monkeypatch.chdir(here)
+    plugins, names = core_plugins()
+    outcome = run_in_process(make_host(*plugins, names=names), model="echo", suite="tiny-suite", tmp_path=tmp_path,
+                             data_dir=Path("data"))
+    assert json.loads((outcome.rundir.path / "manifest.json").read_bytes().decode("utf-8"))["status"] == "complete"

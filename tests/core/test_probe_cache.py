@@ -313,3 +313,21 @@ def test_a_stored_output_keeps_its_files_when_the_run_folder_goes(tmp_path):
     again = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
     assert _stats(again)["probe_outputs_reused"] == 1
     assert (again.rundir.path / rel).read_bytes() == data
+
+
+def test_a_prediction_file_that_holds_other_bytes_since_is_not_linked_though_its_inode_is_the_same(tmp_path):
+    """The inode number alone does not say the file is unchanged: the first file's path written
+    twice more gets its freed number back at once on ext4, and a file edited in place keeps it.
+    A later file with the first version's bytes was linked to what is there now."""
+    shared: dict = {}
+    a = ProbeFiles(tmp_path / "p" / "a", tmp_path / "x" / "a", shared)
+    b = ProbeFiles(tmp_path / "p" / "b", tmp_path / "x" / "b", shared)
+    rows = [{"example_id": "1", "answer": "x"}]
+    path = a.write_predictions("v", iter(rows))
+    inode = path.stat().st_ino
+    with open(path, "w", encoding="utf-8") as fh:  # the same inode, other bytes
+        fh.write('{"answer": "y", "example_id": "1"}\n')
+    assert path.stat().st_ino == inode
+    copy = b.write_predictions("v", iter(rows))
+    write_jsonl(tmp_path / "plain.jsonl", rows)
+    assert copy.read_bytes() == (tmp_path / "plain.jsonl").read_bytes() and not os.path.samefile(path, copy)
