@@ -32,9 +32,10 @@ def status() -> None:
     from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     found = cache_status()
-    rows = [[s.kind, s.entries, _size(s.bytes)] for s in found]
+    rows = [[s.kind, s.entries, _size(s.bytes), _size(s.shared) if s.shared else ""] for s in found]
     click.echo(f"cache folder: {cache_dir()}")
-    click.echo(tabulate(rows, headers=["kind", "entries", "size"], tablefmt="simple") if rows else "(empty)")
+    click.echo(tabulate(rows, headers=["kind", "entries", "size", "of it also in run folders"], tablefmt="simple")
+               if rows else "(empty)")
     click.echo(f"total: {_size(sum(s.bytes for s in found))}")
     foreign = foreign_folders()
     if foreign:
@@ -67,4 +68,7 @@ def clear(kinds: tuple[str, ...], yes: bool) -> None:
         click.echo("nothing removed", err=True)
         raise SystemExit(1)  # a "no", not an interrupt (130)
     removed = clear_cache(list(kinds) or None)
-    click.echo(f"removed {len(removed)} kind(s), {_size(sum(s.bytes for s in removed))}")
+    shared = sum(s.shared for s in removed)
+    click.echo(f"removed {len(removed)} kind(s), {_size(sum(s.bytes for s in removed))}"
+               + (f"; {_size(shared)} of it is still linked from run folders and stays on disk until they go"
+                  if shared else ""))

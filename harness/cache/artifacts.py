@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -40,8 +41,12 @@ class KindStatus:
 
     kind: str
     entries: int
+    #: bytes on disk, each file once however many links it has in the kind
     bytes: int
     path: Path
+    #: of `bytes`, those of files also linked from outside the kind (run folders: stored probe
+    #: outputs are hard links to a run's files), which stay on disk when the kind is cleared
+    shared: int = 0
 
 
 class ArtifactStore:
@@ -138,8 +143,16 @@ def _safe(kind: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in kind) or "_"
 
 
-def _size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+def _size(path: Path) -> tuple[int, int]:
+    """(bytes, shared) of the files under `path`, each file (inode) counted once; shared: the
+    files with more links than those under `path`."""
+    seen: dict[tuple[int, int], list[int]] = {}  # (device, inode) -> [size, links, links found here]
+    for p in path.rglob("*"):
+        st = p.lstat()
+        if stat.S_ISREG(st.st_mode):
+            seen.setdefault((st.st_dev, st.st_ino), [st.st_size, st.st_nlink, 0])[2] += 1
+    return (sum(size for size, _, _ in seen.values()),
+            sum(size for size, links, here in seen.values() if links > here))
 
 
 def cache_kinds(root: Path | None = None) -> list[Path]:
@@ -162,7 +175,8 @@ def cache_status(root: Path | None = None) -> list[KindStatus]:
     for kind in cache_kinds(root):
         entries = sum(1 for e in kind.iterdir() if (e / COMPLETE).is_file()) if kind.parent == arts else \
             sum(1 for f in kind.iterdir() if f.name != CACHE_TAG)
-        out.append(KindStatus(kind.name, entries, _size(kind), kind))
+        size, shared = _size(kind)
+        out.append(KindStatus(kind.name, entries, size, kind, shared))
     return out
 
 

@@ -108,6 +108,33 @@ def test_cache_command_shows_and_clears(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "cache" / "artifacts" / "demo").exists()
 
 
+def test_cache_sizes_count_a_file_once_and_say_what_run_folders_still_hold(tmp_path, monkeypatch, capsys):
+    """Stored probe outputs are hard links to run folders' files (and a run's identical
+    prediction files are links to one file): `cache status` counted every link at full size,
+    and `cache clear` said it removed bytes that stay on disk while a run folder links them."""
+    from vqa_harness_cli import main
+
+    monkeypatch.setenv("VQA_HARNESS_CACHE", str(tmp_path / "cache"))
+    store = ArtifactStore()
+
+    def build(folder):
+        (folder / "a.jsonl").write_bytes(b"x" * 3000)
+        os.link(folder / "a.jsonl", folder / "b.jsonl")  # the same file twice: 3,000 bytes on disk
+        (folder / "own.jsonl").write_bytes(b"y" * 1000)
+
+    store.entry("demo", {"k": 1}, build)
+    (entry,) = (e for e in (tmp_path / "cache" / "artifacts" / "demo").iterdir() if e.is_dir())
+    run_file = tmp_path / "run" / "answer.jsonl"
+    run_file.parent.mkdir()
+    os.link(next(entry.rglob("a.jsonl")), run_file)  # a run folder's file, linked into the cache
+    (status,) = cache_status()
+    assert status.bytes < 5000 and status.bytes >= 4000 and status.shared == 3000
+    assert main(["cache", "clear", "demo", "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "2.9 KB of it is still linked from run folders" in out
+    assert run_file.read_bytes() == b"x" * 3000
+
+
 class _EnvProbe(Probe):
     """A probe whose output depends on an environment variable, and says so."""
 
