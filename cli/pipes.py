@@ -14,7 +14,7 @@ import contextlib
 import io
 import os
 import sys
-from typing import Any, Iterator, TextIO
+from typing import Any, Iterator
 
 __all__ = ["survive_broken_pipes"]
 
