@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO, TypeVar
 
 from .errors import DataError
 
-__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "exists", "atomic_path",
+__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "exists", "NAME_BYTES", "atomic_path",
            "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
 
 
@@ -272,8 +272,8 @@ def atomic_writer(path: Path | str) -> Iterator[TextIO]:
     the block ends without an error (`atomic_path`), for output too large to build in memory.
     A path Python could not decode (an ASCII locale keeps "é" of `--out résultats` as the
     surrogates \\udcc3\\udca9) is written as the bytes of its name when they are UTF-8, else
-    as U+FFFD (`_NAME_BYTES`): the file stays UTF-8 that the harness can read back."""
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", errors=_NAME_BYTES, newline="\n") as fh:
+    as U+FFFD (`NAME_BYTES`): the file stays UTF-8 that the harness can read back."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", errors=NAME_BYTES, newline="\n") as fh:
         yield fh
 
 
@@ -288,8 +288,9 @@ def _name_bytes(exc: UnicodeError) -> tuple[bytes, int]:
     return blob.decode("utf-8", "replace").encode("utf-8"), exc.end  # bytes: the encoder takes only ASCII text
 
 
-_NAME_BYTES = "vqa-harness-name-bytes"
-codecs.register_error(_NAME_BYTES, _name_bytes)
+#: The `errors=` of every text file the harness writes (`atomic_writer`, stored probe outputs).
+NAME_BYTES = "vqa-harness-name-bytes"
+codecs.register_error(NAME_BYTES, _name_bytes)
 
 
 def atomic_write_text(path: Path | str, text: str) -> None:

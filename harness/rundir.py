@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from .digest import digest, digest_stream
-from .errors import DataError, UsageError, printable
+from .errors import DataError, UsageError
 from .fileio import atomic_write_json, atomic_write_text, atomic_writer, write_jsonl
 from .project import MANIFEST_SCHEMA_VERSION, TABLES_SCHEMA_VERSION, schema_problem
 from .types import ResultRow, Task
@@ -228,7 +228,9 @@ class RunDir:
         """report.md; a file of the run that a probe names (`ctx.artifact`) is named relative
         to the run folder, where report.md is, so the report stays right when the folder moves."""
         markdown = markdown.replace(f"{self.path}{os.sep}", "")
-        atomic_write_text(self.path / "report.md", printable(markdown))  # a reader's file: text UTF-8 can hold
+        # A path Python could not decode as its name's bytes where they are UTF-8, else U+FFFD
+        # (atomic_writer), as a stored output restored into a later run writes it.
+        atomic_write_text(self.path / "report.md", markdown)
 
 
 @dataclass(frozen=True)

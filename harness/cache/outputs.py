@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..digest import source_digest
+from ..fileio import NAME_BYTES
 from ..types import ResultRow
 from .artifacts import ArtifactStore
 from .locks import build_lock
@@ -111,7 +112,8 @@ class ProbeOutputCache:
             }, ensure_ascii=False, default=str)
             # Report text may name files of this run: stored with a placeholder for the folder.
             text = text.replace(_in_json(str(run_dir)), _in_json(RUN_TOKEN))
-            (folder / "output.json").write_text(text, encoding="utf-8")
+            # A path Python could not decode, in the report, as atomic_writer writes it (not a raise).
+            (folder / "output.json").write_text(text, encoding="utf-8", errors=NAME_BYTES)
 
         self.store.entry(KIND, key, write)
 

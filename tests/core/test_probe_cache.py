@@ -290,6 +290,39 @@ def test_a_restored_report_names_the_new_run_folder_when_the_path_is_not_ascii(t
     assert "Notes: `artifacts/path-probe/tiny/val/default/notes.txt`." in report
 
 
+class _UndecodedPathProbe(Probe):
+    """Names a data file outside the run folder whose path Python could not decode (an ASCII
+    file-name encoding keeps "é" of /data/résultats as the surrogates \\udcc3\\udca9)."""
+
+    name = "undecoded-probe"
+    model_free = True
+
+    def run(self, ctx):
+        ctx.report("Data: `/data/r\udcc3\udca9sultats/q.json`, `/data/o\udce9`.")
+        return [ctx.row("one", 1.0, 1, unit="count", higher_is_better=None)]
+
+
+class _UndecodedPlugin:
+    @hookimpl
+    def register_probes(self, register):
+        register(_UndecodedPathProbe)
+
+
+def test_a_stored_output_whose_report_names_an_undecoded_path_is_kept(tmp_path):
+    """Storing the output wrote its JSON as strict UTF-8: the lone surrogates raised
+    UnicodeEncodeError outside the probe's containment, after the probe had run."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, _UndecodedPlugin(), names=[*names, "undecoded"])
+    suite = Suite("undecoded-suite", "one probe", (Task("tiny", "val", ("undecoded-probe",)),))
+    cache = tmp_path / "cache.sqlite"
+    first = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "one", cache_path=cache)
+    again = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "two", cache_path=cache)
+    assert first.exit_code == 0 and _stats(again)["probe_outputs_reused"] == 1
+    for outcome in (first, again):  # computed, then restored: the same text
+        report = (outcome.rundir.path / "report.md").read_text(encoding="utf-8")
+        assert "Data: `/data/résultats/q.json`, `/data/o\ufffd`." in report
+
+
 def test_the_report_names_the_run_s_files_relative_to_the_run_folder(tmp_path):
     """A run folder moved elsewhere (or the run made with a relative --out, read from another
     folder): before, the report named its files by the path they had when the run wrote it."""
