@@ -130,6 +130,41 @@ def test_bad_filled_csv_is_one_line_naming_file_row_field(run_dir, tmp_path, cap
     assert "row 0 (header): missing column(s) rating" in capsys.readouterr().err
 
 
+def test_ratings_of_another_runs_sample_are_refused_not_scored(run_dir, tmp_path, capsys):
+    """Human S_E averages over the run's correctly answered explanations: a row rating an
+    example the model got wrong, or another model's explanation of the same question (a copy
+    filled for another run's sample), is a one-line error, not a silently different S_E."""
+    sample_csv = tmp_path / "s.csv"
+    assert main(["nle", "sample", str(run_dir), "--n", "4", "--out", str(sample_csv)]) == 0
+    rows = [{**r, "annotator": "a", "rating": "yes"} for r in csv.DictReader(sample_csv.open())]
+    wrong = next(r for r in _records(run_dir) if not r["correct"])
+
+    def write(name, body):
+        path = tmp_path / name
+        with path.open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(body)
+        return path
+
+    incorrect = write("incorrect.csv", [*rows, {**rows[0], "example_id": wrong["id"], "rating": "no"}])
+    other = write("other.csv", [rows[0], {**rows[1], "explanation": "another model's explanation"}])
+    respaced = write("respaced.csv", [{**r, "explanation": "  " + r["explanation"].replace(" ", "\n ") + " "}
+                                      for r in rows])
+    capsys.readouterr()
+    assert main(["nle", "import", str(run_dir), str(incorrect), "--out", str(tmp_path / "h.json")]) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{incorrect}: row {len(rows) + 1}: field 'example_id'" in err
+    assert "not answered correctly" in err
+    assert main(["nle", "import", str(run_dir), str(other), "--out", str(tmp_path / "h.json")]) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{other}: row 2: field 'explanation'" in err
+    assert not (tmp_path / "h.json").exists()
+    # A spreadsheet that re-wrapped the cell still names the same words: accepted, S_E = 1.
+    assert main(["nle", "import", str(run_dir), str(respaced), "--out", str(tmp_path / "h.json")]) == 0
+    assert json.loads((tmp_path / "h.json").read_text())["s_e"] == 1.0
+
+
 def test_spearman_matches_scipy_and_known_values():
     assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == (1.0, 0.0)
     assert spearman([1, 2, 3, 4], [4, 3, 2, 1])[0] == -1.0

@@ -127,7 +127,7 @@ def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | N
     path, meta = _task(run, task)
     out = _check_out(out, run, path.with_name(path.name[: -len(".jsonl")] + ".human.json"), filled)
     records = _records(path)
-    ratings = read_ratings(list(filled), known_ids={r["id"] for r in records})
+    ratings = read_ratings(list(filled), known={r["id"]: r for r in records})
     summary = summarize(records, ratings, float(meta["s_t"]))
     click.echo(render_markdown(summary, f"{meta.get('model', '')} on {meta['dataset']}/{meta['split']}"))
     rows = human_rows(meta, summary)
