@@ -11,7 +11,7 @@ import click
 
 from harness.errors import DataError
 from harness.fileio import atomic_write_text
-from harness.folders import check_writable_folder
+from harness.folders import check_outside_runs, check_writable_folder
 from harness.rundir import RunDir
 
 from .compare import check_probes, compare_runs, comparisons_json, render_comparisons
@@ -63,6 +63,8 @@ def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed
     questions: per metric, the difference A - B, its paired-bootstrap 95% interval and p-value,
     and the exact McNemar p-value for per-question correctness (docs/compare.md)."""
 
+    if json_out is not None:  # one line before the work; never into a run folder (its results.jsonl ...)
+        check_outside_runs(json_out, (run_a, run_b), "--json")
     a, b = load_run(run_a), load_run(run_b)
     for which, info in (("A", a), ("B", b)):
         writer = RunDir(info.path).writer()

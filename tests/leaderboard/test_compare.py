@@ -208,6 +208,25 @@ def test_cli_without_per_question_scores_is_one_line_error(runs: dict[str, Path]
     assert main(["compare", str(runs["a"]), str(tmp_path)]) == 2  # not a run folder
 
 
+def test_cli_json_into_a_run_folder_or_nowhere_is_refused_before_the_work(runs: dict[str, Path], tmp_path: Path,
+                                                                          capsys) -> None:
+    """`--json runs/A/results.jsonl` replaced run A's results with the comparison; `--json
+    /proc/x.json` ended in a traceback after the work. Both are one line (exit 2) now."""
+    from vqa_harness_cli import main
+
+    run = tmp_path / "run-b"
+    shutil.copytree(runs["b"], run)
+    results = (run / "results.jsonl").read_bytes()
+    for target in (run / "results.jsonl", run / "manifest.json", run / "cmp.json"):
+        assert main(["compare", str(runs["a"]), str(run), "--n-boot", "100", "--json", str(target)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and f"--json {target} is inside the run folder {run}" in err
+    assert (run / "results.jsonl").read_bytes() == results and not (run / "cmp.json").exists()
+    assert main(["compare", str(runs["a"]), str(run), "--n-boot", "100", "--json", "/proc/no/x.json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "/proc/no" in err and "Traceback" not in err
+
+
 def test_each_cell_is_tested_against_the_row_above_on_hover(runs: dict[str, Path], tmp_path: Path) -> None:
     # The site's tables: besides "≈ the best", every cell carries (in its hover text only) the
     # paired test against the cell above it: difference, 95% interval and p.
