@@ -63,3 +63,15 @@ def test_decoys_generate_checks_its_output_paths_before_generating(capsys, tmp_p
     expect_one_line(run_cli(capsys, argv), needle, str(tmp_path / value.split("/")[0]), code=2)
     assert not (tmp_path / "d.json").exists()  # nothing generated, nothing written
     assert not fresh_cache.exists() or not any(fresh_cache.rglob("*.json"))
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--top-n", "-5"], "'--top-n': -5 is not in the range x>=1"),  # was a ValueError traceback
+    (["--top-n", "0"], "'--top-n': 0 is not in the range x>=1"),  # was QoU decoys from no question at all
+    (["--stats", "SAME"], "is the --out file")])  # the statistics replaced the decoys
+def test_decoys_generate_refuses_a_top_n_below_one_and_stats_onto_out(capsys, tmp_path, fresh_cache, extra, needle):
+    out = tmp_path / "d.json"
+    extra = [str(out) if x == "SAME" else x for x in extra]
+    result = run_cli(capsys, ["decoys", "generate", "--dataset", "toyvqa-mc", "--out", str(out), *extra])
+    expect_one_line(result, needle, code=2)
+    assert not out.exists()
