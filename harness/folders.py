@@ -58,9 +58,15 @@ def check_writable_folder(folder: Path | str, what: str = "output folder") -> No
 
 def check_writable_file(path: Path | str, what: str = "--out") -> None:
     """check_writable_folder for the file's folder, and a name its file system takes: one
-    too long would fail only when the finished output is put in place, after the work."""
+    too long would fail only when the finished output is put in place, after the work. A
+    file inside a run folder is refused: it would replace the run's results, manifest or
+    artifacts (a command's own default output there does not come through this check)."""
     path = Path(path)
     check_writable_folder(path.parent, f"folder of {what}")
+    run = _run_folder_above(path)
+    if run is not None:  # `perturb --out runs/<id>/results.jsonl` replaced the run's rows
+        raise UsageError(f"{what} {path} is inside the run folder {run} (it would overwrite the run's own "
+                         "files); write it outside the run")
     existing = next(p for p in (path.parent, *path.parent.parents) if p.is_dir())
     if len(os.fsencode(path.name)) > os.pathconf(existing, "PC_NAME_MAX"):
         raise UsageError(f"{what} {path}: the file name is longer than this file system takes; choose a shorter one")
@@ -79,6 +85,15 @@ def check_outside_runs(path: Path | str, runs: Sequence[Path | str], what: str =
             raise UsageError(f"{what} {path} is inside the run folder {run} (it would overwrite the run's own "
                              "files); write it outside the run")
     check_writable_file(path, what)
+
+
+def _run_folder_above(path: Path) -> Path | None:
+    """The run folder (one holding both manifest.json and results.jsonl, what `harness run`
+    writes) that `path` lies in, or None."""
+    for folder in Path(path).expanduser().resolve().parents:
+        if (folder / "manifest.json").is_file() and (folder / "results.jsonl").is_file():
+            return folder
+    return None
 
 
 #: Tries of check_writable_folder when another process removes the folder under it.
