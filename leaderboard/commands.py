@@ -84,6 +84,8 @@ def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed
     for which, info in (("B", b), ("A", a)):
         if info.problems:  # rows it could not read are not compared
             notes.insert(0, f"run {which}: {len(info.problems)} problem(s) reading it, e.g. {info.problems[0]}")
+    if Path(run_a).resolve() == Path(run_b).resolve():  # a slip on the command line, most likely
+        notes.insert(0, f"RUN_A and RUN_B are the same run folder ({run_a}): every difference is 0 by construction")
     for note in notes:
         click.echo(f"note: {note}", err=True)
     if not found:

@@ -227,6 +227,16 @@ def test_cli_json_into_a_run_folder_or_nowhere_is_refused_before_the_work(runs: 
     assert len(err.splitlines()) == 1 and "/proc/no" in err and "Traceback" not in err
 
 
+def test_cli_names_a_run_compared_with_itself(runs: dict[str, Path], capsys) -> None:
+    from vqa_harness_cli import main
+
+    assert main(["compare", str(runs["a"]), str(runs["a"]) + "/.", "--n-boot", "100"]) == 0
+    err = capsys.readouterr().err
+    assert "note: RUN_A and RUN_B are the same run folder" in err
+    assert main(["compare", str(runs["a"]), str(runs["a2"]), "--n-boot", "100"]) == 0  # a copy: compared, no note
+    assert "same run folder" not in capsys.readouterr().err
+
+
 def test_each_cell_is_tested_against_the_row_above_on_hover(runs: dict[str, Path], tmp_path: Path) -> None:
     # The site's tables: besides "≈ the best", every cell carries (in its hover text only) the
     # paired test against the cell above it: difference, 95% interval and p.
