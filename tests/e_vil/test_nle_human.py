@@ -187,3 +187,43 @@ def test_imported_human_rows_get_their_own_table_3(run_dir):
         pytest.skip("runs after the round-trip test appended the human rows")
     titles = [t.title for ts in tables_of([run_dir]).values() for t in ts]
     assert "e-ViL human evaluation" in titles
+
+
+class TwoTrainSets:
+    """One dataset and split evaluated after two training sets: two nle tasks of one run."""
+
+    @hookimpl
+    def register_suites(self, register):
+        opts = {"nle": {"metrics": "bleu1", "tokenize": "simple", "gt": False}}
+        register(Suite("nle-two", "", tuple(Task("toyvqa:images=12", "val", ("nle",), train=(f"toyvqa:images={k}", "train"),
+                                                 probe_options=opts) for k in (14, 16))))
+
+
+def test_appending_one_tasks_human_rows_keeps_the_other_tasks(tmp_path, capsys):
+    """`--append-results` replaces the human rows of the task it imports; those of another task
+    on the same dataset and split (another training set) were dropped with them."""
+    run = run_in_process(make_host(TwoTrainSets(), builtins=True), model="template-explainer", suite="nle-two",
+                         tmp_path=tmp_path)
+    assert run.exit_code == 0, run.probe_failures
+    folder = run.rundir.path
+    metas = sorted((folder / "artifacts" / "nle").rglob("*.meta.json"))
+    tasks = [m.relative_to(folder / "artifacts" / "nle").as_posix()[: -len(".meta.json")] for m in metas]
+    assert len(tasks) == 2
+    for k, task in enumerate(tasks):
+        sample = tmp_path / f"s{k}.csv"
+        assert main(["nle", "sample", str(folder), "--task", task, "--n", "3", "--out", str(sample)]) == 0
+        filled = tmp_path / f"f{k}.csv"
+        with filled.open("w", newline="") as fh:
+            rows = [{**r, "annotator": "a", "rating": "yes"} for r in csv.DictReader(sample.open())]
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        assert main(["nle", "import", str(folder), str(filled), "--task", task, "--append-results",
+                     "--out", str(tmp_path / f"h{k}.json")]) == 0
+    # Importing a task again replaces its rows, not adds to them.
+    assert main(["nle", "import", str(folder), str(tmp_path / "f0.csv"), "--task", tasks[0], "--append-results",
+                 "--out", str(tmp_path / "h0.json")]) == 0
+    capsys.readouterr()
+    rows = [json.loads(x) for x in (folder / "results.jsonl").read_text().splitlines() if x.strip()]
+    human = sorted(r["train"] for r in rows if r["variant"] == "human" and r["metric"] == "s_e/human")
+    assert human == ["toyvqa:images=14/train", "toyvqa:images=16/train"]

@@ -139,8 +139,11 @@ def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | N
     click.echo(f"wrote {out}")
     if append_results:
         results = run / "results.jsonl"
+        # Replace this task's human rows only: a task is its data and its training set (two
+        # tasks of one run may share dataset and split after different training sets).
         kept = [r for r in (_result_rows(results) if results.is_file() else [])
-                if not (r.variant == "human" and r.dataset == meta["dataset"] and r.split == meta["split"])]
+                if not (r.variant == "human" and r.dataset == meta["dataset"] and r.split == meta["split"]
+                        and r.train == meta.get("train", ""))]
         write_jsonl(results, (r.to_json() for r in kept + rows))
         click.echo(f"appended {len(rows)} rows to {results}")
 
