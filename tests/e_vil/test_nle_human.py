@@ -227,3 +227,33 @@ def test_appending_one_tasks_human_rows_keeps_the_other_tasks(tmp_path, capsys):
     rows = [json.loads(x) for x in (folder / "results.jsonl").read_text().splitlines() if x.strip()]
     human = sorted(r["train"] for r in rows if r["variant"] == "human" and r["metric"] == "s_e/human")
     assert human == ["toyvqa:images=14/train", "toyvqa:images=16/train"]
+
+
+def test_appending_to_a_run_still_being_written_is_refused(run_dir, tmp_path, capsys):
+    """Its process rewrites results.jsonl: human rows added meanwhile (or its rows, by ours) would be lost."""
+    import fcntl
+    import os
+
+    sample_csv = tmp_path / "s.csv"
+    assert main(["nle", "sample", str(run_dir), "--n", "3", "--out", str(sample_csv)]) == 0
+    filled = tmp_path / "f.csv"
+    with filled.open("w", newline="") as fh:
+        rows = [{**r, "annotator": "a", "rating": "no"} for r in csv.DictReader(sample_csv.open())]
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    before = (run_dir / "results.jsonl").read_bytes()
+    fd = os.open(run_dir / ".writer", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        capsys.readouterr()
+        argv = ["nle", "import", str(run_dir), str(filled), "--out", str(tmp_path / "h.json")]
+        assert main([*argv, "--append-results"]) == 3
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and f"{run_dir} is still being written (process {os.getpid()})" in err
+        assert (run_dir / "results.jsonl").read_bytes() == before
+        assert main(argv) == 0  # the summary alone changes nothing of the run's
+    finally:
+        os.ftruncate(fd, 0)
+        os.close(fd)

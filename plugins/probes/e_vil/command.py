@@ -18,6 +18,7 @@ from harness.errors import DataError, UsageError
 from harness.fileio import atomic_write_json, write_jsonl
 from harness.folders import check_folder_links, check_writable_file
 from harness.jsonio import jsonl_records, read_json
+from harness.rundir import RunDir
 from harness.types import ResultRow
 from vqa_harness_plugins.probes.e_vil.human import (
     SHORTCOMINGS,
@@ -126,6 +127,10 @@ def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | N
     """Read filled annotation CSVs; print human S_E / S_O, shortcomings and correlations."""
     path, meta = _task(run, task)
     out = _check_out(out, run, path.with_name(path.name[: -len(".jsonl")] + ".human.json"), filled)
+    writer = RunDir(run).writer() if append_results else None
+    if writer is not None:  # its results.jsonl is still being written: rows added now could be lost
+        raise DataError(f"{run} is still being written (process {writer or '?'}); add the human rows with "
+                        "--append-results once that run has ended")
     records = _records(path)
     ratings = read_ratings(list(filled), known={r["id"]: r for r in records})
     summary = summarize(records, ratings, float(meta["s_t"]))
