@@ -237,6 +237,28 @@ def test_cli_names_a_run_compared_with_itself(runs: dict[str, Path], capsys) -> 
     assert "same run folder" not in capsys.readouterr().err
 
 
+def test_per_question_scores_that_do_not_average_to_their_row_are_not_compared(runs: dict[str, Path],
+                                                                               tmp_path: Path, capsys) -> None:
+    """A per-question score edited to 7 (of a fraction) or -1 shifted B's mean and the test
+    silently; the scores behind a row average to its value (harness.perexample), so such a
+    file is a note and the metric is left out."""
+    from vqa_harness_cli import main
+
+    for bad in (7.0, -1.0):
+        run = tmp_path / f"edited-{bad}"
+        shutil.copytree(runs["b"], run)
+        (path,) = [p for p in run.rglob("per_example/*.json") if "vqa_accuracy" in json.loads(p.read_text())["scores"]]
+        data = json.loads(path.read_text())
+        data["scores"]["vqa_accuracy"][0] = bad
+        path.write_text(json.dumps(data))
+        out = tmp_path / "cmp.json"
+        assert main(["compare", str(runs["a"]), str(run), "--n-boot", "100", "--json", str(out)]) == 0
+        err = capsys.readouterr().err
+        assert f"note: {path}: the per-question scores of 'vqa_accuracy' average to" in err
+        assert "not 0.4 as its result row says" in err and "file deleted?" not in err
+        assert "vqa_accuracy" not in {c["metric"] for c in json.loads(out.read_text())["comparisons"]}
+
+
 def test_each_cell_is_tested_against_the_row_above_on_hover(runs: dict[str, Path], tmp_path: Path) -> None:
     # The site's tables: besides "≈ the best", every cell carries (in its hover text only) the
     # paired test against the cell above it: difference, 95% interval and p.
