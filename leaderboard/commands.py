@@ -74,6 +74,10 @@ def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed
         if info.problems and not info.rows:  # none of its rows could be read: say why, not "no metric in both"
             more = len(info.problems) - 1
             raise DataError(info.problems[0] + (f" (and {more} more problem(s))" if more else ""))
+        if not info.rows:  # nothing to compare in it: say so, not "no metric in both"
+            results = info.path / "results.jsonl"
+            raise DataError(f"run {which} ({info.path}) has no result rows: {results} is "
+                            f"{'empty' if results.is_file() else 'missing'}")
     check_probes(a, b, probes)
     found, notes = compare_runs(a, b, seed=seed, n_boot=n_boot, probes=probes)
     for which, info in (("B", b), ("A", a)):

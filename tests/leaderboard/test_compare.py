@@ -206,6 +206,14 @@ def test_cli_without_per_question_scores_is_one_line_error(runs: dict[str, Path]
     assert err.splitlines()[-1].startswith("error: no metric has per-question scores in both")
     assert "Traceback" not in err
     assert main(["compare", str(runs["a"]), str(tmp_path)]) == 2  # not a run folder
+    # No result rows at all: that is the reason, not "no metric has per-question scores in both".
+    (bare / "results.jsonl").write_text("")
+    capsys.readouterr()
+    assert main(["compare", str(runs["a"]), str(bare)]) == 3
+    assert capsys.readouterr().err.strip() == f"error: run B ({bare}) has no result rows: {bare / 'results.jsonl'} is empty"
+    (bare / "results.jsonl").unlink()
+    assert main(["compare", str(bare), str(runs["a"])]) == 3
+    assert capsys.readouterr().err.strip() == f"error: run A ({bare}) has no result rows: {bare / 'results.jsonl'} is missing"
 
 
 def test_cli_json_into_a_run_folder_or_nowhere_is_refused_before_the_work(runs: dict[str, Path], tmp_path: Path,
