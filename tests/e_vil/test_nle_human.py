@@ -257,3 +257,24 @@ def test_appending_to_a_run_still_being_written_is_refused(run_dir, tmp_path, ca
     finally:
         os.ftruncate(fd, 0)
         os.close(fd)
+
+
+@pytest.mark.parametrize("field, value, needle", [
+    ("correct", "false", "field 'correct': expected true or false, got str 'false'"),  # was sampled as correct
+    ("scores", {"cider": "x"}, "field 'scores.cider': expected a number, got str 'x'"),  # was a ValueError traceback
+    ("explanation", 3, "field 'explanation': expected text")])
+def test_records_of_the_wrong_shape_are_one_line(run_dir, tmp_path, capsys, field, value, needle):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(run_dir, run)
+    (path,) = (run / "artifacts" / "nle").rglob("*_val.jsonl")
+    records = [json.loads(x) for x in path.read_text().splitlines()]
+    k = next(i for i, r in enumerate(records) if (not r["correct"] if field == "correct" else "scores" in r))
+    records[k][field] = value
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    capsys.readouterr()
+    assert main(["nle", "sample", str(run), "--out", str(tmp_path / "s.csv")]) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{path}: row {k + 1}: {needle}" in err, err
+    assert not (tmp_path / "s.csv").exists()

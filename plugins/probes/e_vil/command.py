@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from harness.errors import DataError, UsageError
-from harness.fileio import atomic_write_json, write_jsonl
+from harness.fileio import atomic_write_json, describe, fail, write_jsonl
 from harness.folders import check_folder_links, check_writable_file
 from harness.jsonio import jsonl_records, read_json
 from harness.rundir import RunDir
@@ -28,7 +28,7 @@ from vqa_harness_plugins.probes.e_vil.human import (
     summarize,
     write_sample_csv,
 )
-from vqa_harness_plugins.validation import Field, check_record
+from vqa_harness_plugins.validation import Field, check_number, check_object, check_record
 
 __all__ = ["nle"]
 
@@ -86,9 +86,20 @@ RECORD = {"id": Field("text")}
 
 
 def _records(path: Path) -> list[dict]:
+    """The probe's per-example records; the fields the sample and the summary read are
+    checked (a `correct` of "false" would be sampled as correct, a text score ends Spearman)."""
     out = []
     for row, item in jsonl_records(path, "written by the nle probe"):
         check_record(item, RECORD, path, f"row {row}")
+        if not isinstance(item.get("correct", False), bool):
+            raise fail(path, f"row {row}", f"expected true or false, got {describe(item['correct'])}", "correct")
+        if "explanation" in item and not isinstance(item["explanation"], str):
+            raise fail(path, f"row {row}", f"expected text, got {describe(item['explanation'])}", "explanation")
+        scores = item.get("scores")
+        if scores is not None:
+            check_object(scores, path, f"row {row}", "scores")
+            for metric, value in scores.items():
+                check_number(value, path, f"row {row}", f"scores.{metric}")
         out.append(item)
     return out
 
