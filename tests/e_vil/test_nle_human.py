@@ -278,3 +278,17 @@ def test_records_of_the_wrong_shape_are_one_line(run_dir, tmp_path, capsys, fiel
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and f"{path}: row {k + 1}: {needle}" in err, err
     assert not (tmp_path / "s.csv").exists()
+
+
+def test_an_s_t_outside_zero_to_one_is_one_line_not_a_scaled_s_o(run_dir, tmp_path, capsys):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(run_dir, run)
+    (meta_path,) = (run / "artifacts" / "nle").rglob("*.meta.json")
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "s_t": 61.9}))  # a percentage: S_O came out as 61.9 * S_E
+    capsys.readouterr()
+    assert main(["nle", "sample", str(run), "--out", str(tmp_path / "s.csv")]) == 3
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: {meta_path}: field 's_t': expected a fraction in [0, 1], got 61.9"

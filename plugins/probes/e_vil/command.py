@@ -58,6 +58,8 @@ def _task(run: Path, task: str | None) -> tuple[Path, dict]:
         raise UsageError(f"no nle task {task!r} in {run}; tasks: {', '.join(names)}")
     meta_path = metas[names.index(task)]
     meta = check_record(read_json(meta_path, "written by the nle probe"), META, meta_path, "")
+    if not 0.0 <= meta["s_t"] <= 1.0:  # a fraction (accuracy); 61.9 would make S_O = 61.9 * S_E
+        raise fail(meta_path, "", f"expected a fraction in [0, 1], got {meta['s_t']}", "s_t")
     return meta_path.with_name(meta_path.name[: -len(".meta.json")] + ".jsonl"), meta
 
 
