@@ -292,3 +292,22 @@ def test_an_s_t_outside_zero_to_one_is_one_line_not_a_scaled_s_o(run_dir, tmp_pa
     assert main(["nle", "sample", str(run), "--out", str(tmp_path / "s.csv")]) == 3
     err = capsys.readouterr().err.strip()
     assert err == f"error: {meta_path}: field 's_t': expected a fraction in [0, 1], got 61.9"
+
+
+def test_sample_never_overwrites_a_filled_copy(run_dir, tmp_path, capsys):
+    """`nle sample --out filled_a.csv` replaced an annotator's ratings with a blank sample."""
+    sample_csv = tmp_path / "s.csv"
+    assert main(["nle", "sample", str(run_dir), "--n", "3", "--out", str(sample_csv)]) == 0
+    assert main(["nle", "sample", str(run_dir), "--n", "3", "--out", str(sample_csv)]) == 0  # a blank one: fine
+    rows = [{**r, "annotator": "a", "rating": "weak yes"} for r in csv.DictReader(sample_csv.open())]
+    filled = tmp_path / "filled_a.csv"
+    with filled.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    before = filled.read_bytes()
+    capsys.readouterr()
+    assert main(["nle", "sample", str(run_dir), "--n", "3", "--out", str(filled)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"--out {filled} holds 3 filled rating(s)" in err
+    assert filled.read_bytes() == before

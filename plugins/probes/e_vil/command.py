@@ -10,6 +10,7 @@ See docs/e-vil.md.
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import click
@@ -82,6 +83,16 @@ def _check_out(out: Path | None, run: Path, default: Path, inputs: tuple[Path, .
     return out
 
 
+def _ratings_in(path: Path) -> int:
+    """How many rows of an existing CSV at `path` have a `rating` filled in (0 when there is
+    no such file or it is not a readable CSV with that column)."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            return sum(1 for row in csv.DictReader(fh) if (row.get("rating") or "").strip())
+    except (OSError, UnicodeError, csv.Error):
+        return 0
+
+
 #: What the nle probe writes: `<task>.meta.json` and one record per example in `<task>.jsonl`.
 META = {"dataset": Field("str"), "split": Field("str"), "s_t": Field("number")}
 RECORD = {"id": Field("text")}
@@ -118,6 +129,10 @@ def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> 
     """Write the annotation sample: seeded shuffle, first N correctly answered, unique images."""
     path, meta = _task(run, task)
     out = _check_out(out, run, path.with_name(path.name[: -len(".jsonl")] + ".sample.csv"))
+    rated = _ratings_in(out)
+    if rated:  # annotators' work cannot be recomputed: never replace it with a blank sample
+        raise UsageError(f"--out {out} holds {rated} filled rating(s) (an annotator's copy?); "
+                         "write the sample to another file, or remove that one first")
     records = _records(path)
     chosen = draw_sample(records, n=n, seed=seed)
     if not chosen:
