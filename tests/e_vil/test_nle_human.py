@@ -311,3 +311,8 @@ def test_sample_never_overwrites_a_filled_copy(run_dir, tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and f"--out {filled} holds 3 filled rating(s)" in err
     assert filled.read_bytes() == before
+    other = tmp_path / "filled_b.csv"  # import --out naming another annotator's copy, not an input
+    other.write_bytes(before.replace(b",a,weak yes,", b",b,weak yes,"))
+    assert main(["nle", "import", str(run_dir), str(filled), "--out", str(other)]) == 2
+    assert f"--out {other} holds 3 filled rating(s)" in capsys.readouterr().err
+    assert other.read_bytes() == before.replace(b",a,weak yes,", b",b,weak yes,")

@@ -83,6 +83,15 @@ def _check_out(out: Path | None, run: Path, default: Path, inputs: tuple[Path, .
     return out
 
 
+def _keep_ratings(out: Path, what: str) -> None:
+    """UsageError when `out` is a CSV holding filled ratings: annotators' work cannot be
+    recomputed, so it is never replaced by an output."""
+    rated = _ratings_in(out)
+    if rated:
+        raise UsageError(f"--out {out} holds {rated} filled rating(s) (an annotator's copy?); "
+                         f"write {what} to another file, or remove that one first")
+
+
 def _ratings_in(path: Path) -> int:
     """How many rows of an existing CSV at `path` have a `rating` filled in (0 when there is
     no such file or it is not a readable CSV with that column)."""
@@ -129,10 +138,7 @@ def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> 
     """Write the annotation sample: seeded shuffle, first N correctly answered, unique images."""
     path, meta = _task(run, task)
     out = _check_out(out, run, path.with_name(path.name[: -len(".jsonl")] + ".sample.csv"))
-    rated = _ratings_in(out)
-    if rated:  # annotators' work cannot be recomputed: never replace it with a blank sample
-        raise UsageError(f"--out {out} holds {rated} filled rating(s) (an annotator's copy?); "
-                         "write the sample to another file, or remove that one first")
+    _keep_ratings(out, "the sample")
     records = _records(path)
     chosen = draw_sample(records, n=n, seed=seed)
     if not chosen:
@@ -155,6 +161,7 @@ def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | N
     """Read filled annotation CSVs; print human S_E / S_O, shortcomings and correlations."""
     path, meta = _task(run, task)
     out = _check_out(out, run, path.with_name(path.name[: -len(".jsonl")] + ".human.json"), filled)
+    _keep_ratings(out, "the summary")
     writer = RunDir(run).writer() if append_results else None
     if writer is not None:  # its results.jsonl is still being written: rows added now could be lost
         raise DataError(f"{run} is still being written (process {writer or '?'}); add the human rows with "
