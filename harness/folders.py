@@ -8,11 +8,12 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import STORAGE_ERRNOS, StorageError, UsageError
 
-__all__ = ["check_folder_links", "check_writable_folder", "check_writable_file", "storage_error"]
+__all__ = ["check_folder_links", "check_writable_folder", "check_writable_file", "check_outside_runs", "storage_error"]
 
 
 def check_folder_links(folder: Path | str, what: str = "output folder") -> None:
@@ -57,12 +58,42 @@ def check_writable_folder(folder: Path | str, what: str = "output folder") -> No
 
 def check_writable_file(path: Path | str, what: str = "--out") -> None:
     """check_writable_folder for the file's folder, and a name its file system takes: one
-    too long would fail only when the finished output is put in place, after the work."""
+    too long would fail only when the finished output is put in place, after the work. A
+    file inside a run folder is refused: it would replace the run's results, manifest or
+    artifacts (a command's own default output there does not come through this check)."""
     path = Path(path)
     check_writable_folder(path.parent, f"folder of {what}")
+    run = _run_folder_above(path)
+    if run is not None:  # `perturb --out runs/<id>/results.jsonl` replaced the run's rows
+        raise UsageError(f"{what} {path} is inside the run folder {run} (it would overwrite the run's own "
+                         "files); write it outside the run")
     existing = next(p for p in (path.parent, *path.parent.parents) if p.is_dir())
     if len(os.fsencode(path.name)) > os.pathconf(existing, "PC_NAME_MAX"):
         raise UsageError(f"{what} {path}: the file name is longer than this file system takes; choose a shorter one")
+
+
+def check_outside_runs(path: Path | str, runs: Sequence[Path | str], what: str = "--out") -> None:
+    """UsageError when the output file `path` is one of the run folders `runs` or inside one
+    (`compare --json runs/A/results.jsonl`): an output written there would replace the run's
+    own results, manifest or artifacts with it. Then check_writable_file, all before any work."""
+    path = Path(path).expanduser()
+    check_folder_links(path.parent, f"folder of {what}")  # resolve() cannot follow a link loop
+    target = path.resolve()
+    for run in map(Path, runs):
+        home = run.resolve()
+        if target == home or home in target.parents:
+            raise UsageError(f"{what} {path} is inside the run folder {run} (it would overwrite the run's own "
+                             "files); write it outside the run")
+    check_writable_file(path, what)
+
+
+def _run_folder_above(path: Path) -> Path | None:
+    """The run folder (one holding both manifest.json and results.jsonl, what `harness run`
+    writes) that `path` lies in, or None."""
+    for folder in Path(path).expanduser().resolve().parents:
+        if (folder / "manifest.json").is_file() and (folder / "results.jsonl").is_file():
+            return folder
+    return None
 
 
 #: Tries of check_writable_folder when another process removes the folder under it.

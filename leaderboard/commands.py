@@ -11,7 +11,7 @@ import click
 
 from harness.errors import DataError
 from harness.fileio import atomic_write_text
-from harness.folders import check_writable_folder
+from harness.folders import check_outside_runs, check_writable_folder
 from harness.rundir import RunDir
 
 from .compare import check_probes, compare_runs, comparisons_json, render_comparisons
@@ -63,6 +63,8 @@ def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed
     questions: per metric, the difference A - B, its paired-bootstrap 95% interval and p-value,
     and the exact McNemar p-value for per-question correctness (docs/compare.md)."""
 
+    if json_out is not None:  # one line before the work; never into a run folder (its results.jsonl ...)
+        check_outside_runs(json_out, (run_a, run_b), "--json")
     a, b = load_run(run_a), load_run(run_b)
     for which, info in (("A", a), ("B", b)):
         writer = RunDir(info.path).writer()
@@ -72,6 +74,10 @@ def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed
         if info.problems and not info.rows:  # none of its rows could be read: say why, not "no metric in both"
             more = len(info.problems) - 1
             raise DataError(info.problems[0] + (f" (and {more} more problem(s))" if more else ""))
+        if not info.rows:  # nothing to compare in it: say so, not "no metric in both"
+            results = info.path / "results.jsonl"
+            raise DataError(f"run {which} ({info.path}) has no result rows: {results} is "
+                            f"{'empty' if results.is_file() else 'missing'}")
     check_probes(a, b, probes)
     found, notes = compare_runs(a, b, seed=seed, n_boot=n_boot, probes=probes)
     for which, info in (("B", b), ("A", a)):
@@ -82,6 +88,8 @@ def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed
     for which, info in (("B", b), ("A", a)):
         if info.problems:  # rows it could not read are not compared
             notes.insert(0, f"run {which}: {len(info.problems)} problem(s) reading it, e.g. {info.problems[0]}")
+    if Path(run_a).resolve() == Path(run_b).resolve():  # a slip on the command line, most likely
+        notes.insert(0, f"RUN_A and RUN_B are the same run folder ({run_a}): every difference is 0 by construction")
     for note in notes:
         click.echo(f"note: {note}", err=True)
     if not found:

@@ -106,7 +106,7 @@ def compare_runs(a: RunInfo, b: RunInfo, *, seed: int = 0, n_boot: int = 10_000,
         # copied without it), so the metric is left out. A metric without scores in either
         # run (a breakdown row, a model-free count) is simply not paired: no note.
         has = (index_a.get(m.a) is not None, index_b.get(m.b) is not None)
-        if c is None and has[0] != has[1]:
+        if c is None and has[0] != has[1] and not (index_a.rejects(m.a) or index_b.rejects(m.b)):
             which, row = ("B", m.b) if has[0] else ("A", m.a)
             notes.append(f"run {which}: the per-question scores of {row.probe} {row.metric}"
                          f"{f' ({row.variant})' if row.variant else ''} on {row.dataset}/{row.split} are "

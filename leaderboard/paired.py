@@ -10,6 +10,7 @@ rows over comparable numbers of questions (`rankable`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -71,6 +72,9 @@ class ScoreIndex:
     def __init__(self, runs: Iterable[RunInfo]) -> None:
         self._runs = {info.run_id: info for info in runs}
         self._scores: dict[str, dict[Key, tuple[tuple[str, ...], np.ndarray]]] = {}
+        self._paths: dict[tuple[str, Key], str] = {}
+        #: (run id, key) of score series left out: they do not average to their row's value
+        self.rejected: set[tuple[str, Key]] = set()
         self.problems: list[str] = []
 
     def of_run(self, run_id: str) -> dict[Key, tuple[tuple[str, ...], np.ndarray]]:
@@ -85,12 +89,28 @@ class ScoreIndex:
             for s in found:
                 for metric, values in s.scores.items():
                     table[s.key(metric)] = (s.ids, np.asarray(values, dtype=np.float64))
+                    self._paths[(run_id, s.key(metric))] = s.path
             self._scores[run_id] = table
         return self._scores[run_id]
 
     def get(self, row: ResultRow) -> tuple[tuple[str, ...], np.ndarray] | None:
-        """The per-question scores behind `row`, or None when its run has none."""
-        return self.of_run(row.run_id).get(row_key(row))
+        """The per-question scores behind `row`, or None when its run has none, or when they
+        do not average to the row's value (harness.perexample: the row is their mean), so an
+        edited or stale score file (a score of 7 for a fraction) is a problem, never a test."""
+        found = self.of_run(row.run_id).get(row_key(row))
+        if found is None or math.isclose(float(found[1].mean()), row.value, rel_tol=1e-9, abs_tol=1e-12):
+            return found
+        key = (row.run_id, row_key(row))
+        if key not in self.rejected:
+            self.rejected.add(key)
+            self.problems.append(f"{self._paths.get(key) or row.run_id}: the per-question scores of {row.metric!r} "
+                                 f"average to {float(found[1].mean()):.6g}, not {row.value:.6g} as its result row "
+                                 "says (file edited, or from another run?); that metric is not compared")
+        return None
+
+    def rejects(self, row: ResultRow) -> bool:
+        """Whether `row`'s scores were left out by `get` (their mean is not the row's value)."""
+        return (row.run_id, row_key(row)) in self.rejected
 
 
 @dataclass(frozen=True)

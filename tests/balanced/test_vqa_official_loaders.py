@@ -232,3 +232,25 @@ def test_session_ids_come_from_the_id_column_and_match_the_examples(tmp_path, fr
 
     toy = Session(make_host(builtins=True), data_dir=tmp_path)
     assert toy.ids("toyvqa:images=30", "val") == [ex.id for ex in ToyVQA(images=30).load("val")]
+
+
+def test_toy_export_into_an_earlier_export_replaces_its_images(tmp_path, fresh_cache, capsys):
+    """A second export (another seed) into the same folder kept the first one's images under
+    the names its questions point at: questions about one set of scenes, images of another."""
+    from vqa_harness_cli import main
+
+    argv = ["export", "toy-vqa2", "--images", "4", "--split", "val"]
+    assert main([*argv, "--seed", "0", "--out", str(tmp_path / "twice")]) == 0
+    assert main([*argv, "--seed", "1", "--out", str(tmp_path / "twice")]) == 0
+    assert main([*argv, "--seed", "1", "--out", str(tmp_path / "once")]) == 0
+    once = sorted(p.relative_to(tmp_path / "once") for p in (tmp_path / "once").rglob("*") if p.is_file())
+    assert any(p.suffix == ".jpg" for p in once)
+    for rel in once:
+        assert (tmp_path / "twice" / rel).read_bytes() == (tmp_path / "once" / rel).read_bytes(), rel
+    # A file where a folder of the layout must be: one line, not a FileExistsError traceback.
+    (tmp_path / "blocked").mkdir()
+    (tmp_path / "blocked" / "vqa2").write_text("x")
+    capsys.readouterr()
+    assert main([*argv, "--out", str(tmp_path / "blocked")]) == 3
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: export: cannot write {tmp_path / 'blocked' / 'vqa2'} (a file is where a folder must be)"

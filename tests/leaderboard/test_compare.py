@@ -206,6 +206,65 @@ def test_cli_without_per_question_scores_is_one_line_error(runs: dict[str, Path]
     assert err.splitlines()[-1].startswith("error: no metric has per-question scores in both")
     assert "Traceback" not in err
     assert main(["compare", str(runs["a"]), str(tmp_path)]) == 2  # not a run folder
+    # No result rows at all: that is the reason, not "no metric has per-question scores in both".
+    (bare / "results.jsonl").write_text("")
+    capsys.readouterr()
+    assert main(["compare", str(runs["a"]), str(bare)]) == 3
+    assert capsys.readouterr().err.strip() == f"error: run B ({bare}) has no result rows: {bare / 'results.jsonl'} is empty"
+    (bare / "results.jsonl").unlink()
+    assert main(["compare", str(bare), str(runs["a"])]) == 3
+    assert capsys.readouterr().err.strip() == f"error: run A ({bare}) has no result rows: {bare / 'results.jsonl'} is missing"
+
+
+def test_cli_json_into_a_run_folder_or_nowhere_is_refused_before_the_work(runs: dict[str, Path], tmp_path: Path,
+                                                                          capsys) -> None:
+    """`--json runs/A/results.jsonl` replaced run A's results with the comparison; `--json
+    /proc/x.json` ended in a traceback after the work. Both are one line (exit 2) now."""
+    from vqa_harness_cli import main
+
+    run = tmp_path / "run-b"
+    shutil.copytree(runs["b"], run)
+    results = (run / "results.jsonl").read_bytes()
+    for target in (run / "results.jsonl", run / "manifest.json", run / "cmp.json"):
+        assert main(["compare", str(runs["a"]), str(run), "--n-boot", "100", "--json", str(target)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and f"--json {target} is inside the run folder {run}" in err
+    assert (run / "results.jsonl").read_bytes() == results and not (run / "cmp.json").exists()
+    assert main(["compare", str(runs["a"]), str(run), "--n-boot", "100", "--json", "/proc/no/x.json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "/proc/no" in err and "Traceback" not in err
+
+
+def test_cli_names_a_run_compared_with_itself(runs: dict[str, Path], capsys) -> None:
+    from vqa_harness_cli import main
+
+    assert main(["compare", str(runs["a"]), str(runs["a"]) + "/.", "--n-boot", "100"]) == 0
+    err = capsys.readouterr().err
+    assert "note: RUN_A and RUN_B are the same run folder" in err
+    assert main(["compare", str(runs["a"]), str(runs["a2"]), "--n-boot", "100"]) == 0  # a copy: compared, no note
+    assert "same run folder" not in capsys.readouterr().err
+
+
+def test_per_question_scores_that_do_not_average_to_their_row_are_not_compared(runs: dict[str, Path],
+                                                                               tmp_path: Path, capsys) -> None:
+    """A per-question score edited to 7 (of a fraction) or -1 shifted B's mean and the test
+    silently; the scores behind a row average to its value (harness.perexample), so such a
+    file is a note and the metric is left out."""
+    from vqa_harness_cli import main
+
+    for bad in (7.0, -1.0):
+        run = tmp_path / f"edited-{bad}"
+        shutil.copytree(runs["b"], run)
+        (path,) = [p for p in run.rglob("per_example/*.json") if "vqa_accuracy" in json.loads(p.read_text())["scores"]]
+        data = json.loads(path.read_text())
+        data["scores"]["vqa_accuracy"][0] = bad
+        path.write_text(json.dumps(data))
+        out = tmp_path / "cmp.json"
+        assert main(["compare", str(runs["a"]), str(run), "--n-boot", "100", "--json", str(out)]) == 0
+        err = capsys.readouterr().err
+        assert f"note: {path}: the per-question scores of 'vqa_accuracy' average to" in err
+        assert "not 0.4 as its result row says" in err and "file deleted?" not in err
+        assert "vqa_accuracy" not in {c["metric"] for c in json.loads(out.read_text())["comparisons"]}
 
 
 def test_each_cell_is_tested_against_the_row_above_on_hover(runs: dict[str, Path], tmp_path: Path) -> None:

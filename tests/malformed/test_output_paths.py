@@ -63,3 +63,33 @@ def test_decoys_generate_checks_its_output_paths_before_generating(capsys, tmp_p
     expect_one_line(run_cli(capsys, argv), needle, str(tmp_path / value.split("/")[0]), code=2)
     assert not (tmp_path / "d.json").exists()  # nothing generated, nothing written
     assert not fresh_cache.exists() or not any(fresh_cache.rglob("*.json"))
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--top-n", "-5"], "'--top-n': -5 is not in the range x>=1"),  # was a ValueError traceback
+    (["--top-n", "0"], "'--top-n': 0 is not in the range x>=1"),  # was QoU decoys from no question at all
+    (["--stats", "SAME"], "is the --out file")])  # the statistics replaced the decoys
+def test_decoys_generate_refuses_a_top_n_below_one_and_stats_onto_out(capsys, tmp_path, fresh_cache, extra, needle):
+    out = tmp_path / "d.json"
+    extra = [str(out) if x == "SAME" else x for x in extra]
+    result = run_cli(capsys, ["decoys", "generate", "--dataset", "toyvqa-mc", "--out", str(out), *extra])
+    expect_one_line(result, needle, code=2)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["perturb", "--dataset", "toyvqa", "--limit", "2", "--kind", "synonym_adj", "--out", "RUN/results.jsonl"],
+    ["decoys", "generate", "--dataset", "toyvqa-mc", "--out", "RUN/artifacts/d.json"],
+    ["decoys", "generate", "--dataset", "toyvqa-mc", "--out", "d.json", "--stats", "RUN/manifest.json"]])
+def test_an_output_file_inside_a_run_folder_is_refused_before_the_work(capsys, tmp_path, fresh_cache, argv):
+    """`perturb --out runs/<id>/results.jsonl` replaced the run's result rows with its JSONL."""
+    run = tmp_path / "runs" / "20260101-000000-const-toy"
+    write(run / "manifest.json", '{"status": "complete"}\n')
+    write(run / "results.jsonl", '{"metric": "m"}\n')
+    (run / "artifacts").mkdir()
+    argv = [a.replace("RUN", str(run)) if a.startswith("RUN") else str(tmp_path / a) if a == "d.json" else a
+            for a in argv]
+    expect_one_line(run_cli(capsys, argv), f"is inside the run folder {run}", code=2)
+    assert (run / "results.jsonl").read_text() == '{"metric": "m"}\n'
+    assert (run / "manifest.json").read_text() == '{"status": "complete"}\n'
+    assert not (tmp_path / "d.json").exists() and not (run / "artifacts" / "d.json").exists()

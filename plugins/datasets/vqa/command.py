@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 import click
 
+from harness.errors import DataError
+from harness.folders import storage_error
 from vqa_harness_plugins.datasets.vqa import export_toy_vqa2
 from vqa_harness_plugins.validation import check_writable_folder
 
@@ -32,8 +35,13 @@ def toy_vqa2(variant: str, out: Path, seed: int, images: int, size: int, splits:
              no_images: bool) -> None:
     """Write toyvqa in the official VQA v2 format; read it back with `--data-dir OUT` and vqa2."""
     check_writable_folder(out)
-    result = export_toy_vqa2(out, variant=variant, seed=seed, images=images, size=size,
-                             splits=splits or ("train", "val"), copy_images=not no_images)
+    try:
+        result = export_toy_vqa2(out, variant=variant, seed=seed, images=images, size=size,
+                                 splits=splits or ("train", "val"), copy_images=not no_images)
+    except OSError as exc:  # e.g. a file where OUT/vqa2 or OUT/coco/val2014 must be a folder
+        in_the_way = exc.errno in (errno.EEXIST, errno.ENOTDIR)
+        reason = "a file is where a folder must be" if in_the_way else exc.strerror or str(exc)
+        raise storage_error(exc, out) or DataError(f"export: cannot write {exc.filename or out} ({reason})") from None
     json_files = [p for p in result.files if p.suffix == ".json"]
     for path in json_files:
         click.echo(str(path))

@@ -88,9 +88,13 @@ def write_vqa2_split(examples: Sequence[Example], split: str, out: Path, *, copy
                                     "annotations": annotations}))
     files[2].write_text(json.dumps(pairs))
     if copy_images:
+        copied: set[Path] = set()
         for ex in examples:
             target = Path(image_path(Path(out) / "coco", folder, image_ids[ex.image_id]))
-            if ex.image and not target.exists():
+            # Once per image of this export (its questions share it); an image an earlier export
+            # left under the same name (another seed or size) is replaced, never kept.
+            if ex.image and target not in copied:
+                copied.add(target)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 try:
                     shutil.copyfile(ex.image, target)

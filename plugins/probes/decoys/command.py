@@ -56,7 +56,7 @@ def dataset_records(plugin, split: str):
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="decoy JSON to write")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--top-n", type=int, default=10_000, show_default=True, help="QoU: similar questions kept per triplet")
+@click.option("--top-n", type=click.IntRange(min=1), default=10_000, show_default=True, help="QoU: similar questions kept per triplet")
 @click.option("--embedding", type=click.Choice(["tfidf", "sentence"]), default="tfidf", show_default=True)
 @click.option("--device", default="cpu", show_default=True, help="torch device for the similarity search")
 @click.option("--stats", "stats_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -67,6 +67,8 @@ def generate(dataset: str, split: str, out: Path, data_dir: Path | None, seed: i
     for path, option in ((out, "--out"), (stats_path, "--stats")):
         if path is not None:  # one line before generating, not a traceback after it
             check_writable_file(path, option)
+    if stats_path is not None and stats_path.expanduser().resolve() == out.expanduser().resolve():
+        raise UsageError(f"--stats {stats_path} is the --out file: the statistics would replace the decoys")
     session = Session(get_host(), data_dir=data_dir)
     plugin = session.dataset(dataset)
     if split not in plugin.splits:

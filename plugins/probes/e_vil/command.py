@@ -10,14 +10,16 @@ See docs/e-vil.md.
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import click
 
 from harness.errors import DataError, UsageError
-from harness.fileio import atomic_write_json, write_jsonl
+from harness.fileio import atomic_write_json, describe, fail, write_jsonl
 from harness.folders import check_folder_links, check_writable_file
 from harness.jsonio import jsonl_records, read_json
+from harness.rundir import RunDir
 from harness.types import ResultRow
 from vqa_harness_plugins.probes.e_vil.human import (
     SHORTCOMINGS,
@@ -27,7 +29,7 @@ from vqa_harness_plugins.probes.e_vil.human import (
     summarize,
     write_sample_csv,
 )
-from vqa_harness_plugins.validation import Field, check_record
+from vqa_harness_plugins.validation import Field, check_number, check_object, check_record
 
 __all__ = ["nle"]
 
@@ -57,6 +59,8 @@ def _task(run: Path, task: str | None) -> tuple[Path, dict]:
         raise UsageError(f"no nle task {task!r} in {run}; tasks: {', '.join(names)}")
     meta_path = metas[names.index(task)]
     meta = check_record(read_json(meta_path, "written by the nle probe"), META, meta_path, "")
+    if not 0.0 <= meta["s_t"] <= 1.0:  # a fraction (accuracy); 61.9 would make S_O = 61.9 * S_E
+        raise fail(meta_path, "", f"expected a fraction in [0, 1], got {meta['s_t']}", "s_t")
     return meta_path.with_name(meta_path.name[: -len(".meta.json")] + ".jsonl"), meta
 
 
@@ -79,15 +83,45 @@ def _check_out(out: Path | None, run: Path, default: Path, inputs: tuple[Path, .
     return out
 
 
+def _keep_ratings(out: Path, what: str) -> None:
+    """UsageError when `out` is a CSV holding filled ratings: annotators' work cannot be
+    recomputed, so it is never replaced by an output."""
+    rated = _ratings_in(out)
+    if rated:
+        raise UsageError(f"--out {out} holds {rated} filled rating(s) (an annotator's copy?); "
+                         f"write {what} to another file, or remove that one first")
+
+
+def _ratings_in(path: Path) -> int:
+    """How many rows of an existing CSV at `path` have a `rating` filled in (0 when there is
+    no such file or it is not a readable CSV with that column)."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            return sum(1 for row in csv.DictReader(fh) if (row.get("rating") or "").strip())
+    except (OSError, UnicodeError, csv.Error):
+        return 0
+
+
 #: What the nle probe writes: `<task>.meta.json` and one record per example in `<task>.jsonl`.
 META = {"dataset": Field("str"), "split": Field("str"), "s_t": Field("number")}
 RECORD = {"id": Field("text")}
 
 
 def _records(path: Path) -> list[dict]:
+    """The probe's per-example records; the fields the sample and the summary read are
+    checked (a `correct` of "false" would be sampled as correct, a text score ends Spearman)."""
     out = []
     for row, item in jsonl_records(path, "written by the nle probe"):
         check_record(item, RECORD, path, f"row {row}")
+        if not isinstance(item.get("correct", False), bool):
+            raise fail(path, f"row {row}", f"expected true or false, got {describe(item['correct'])}", "correct")
+        if "explanation" in item and not isinstance(item["explanation"], str):
+            raise fail(path, f"row {row}", f"expected text, got {describe(item['explanation'])}", "explanation")
+        scores = item.get("scores")
+        if scores is not None:
+            check_object(scores, path, f"row {row}", "scores")
+            for metric, value in scores.items():
+                check_number(value, path, f"row {row}", f"scores.{metric}")
         out.append(item)
     return out
 
@@ -104,6 +138,7 @@ def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> 
     """Write the annotation sample: seeded shuffle, first N correctly answered, unique images."""
     path, meta = _task(run, task)
     out = _check_out(out, run, path.with_name(path.name[: -len(".jsonl")] + ".sample.csv"))
+    _keep_ratings(out, "the sample")
     records = _records(path)
     chosen = draw_sample(records, n=n, seed=seed)
     if not chosen:
@@ -126,8 +161,13 @@ def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | N
     """Read filled annotation CSVs; print human S_E / S_O, shortcomings and correlations."""
     path, meta = _task(run, task)
     out = _check_out(out, run, path.with_name(path.name[: -len(".jsonl")] + ".human.json"), filled)
+    _keep_ratings(out, "the summary")
+    writer = RunDir(run).writer() if append_results else None
+    if writer is not None:  # its results.jsonl is still being written: rows added now could be lost
+        raise DataError(f"{run} is still being written (process {writer or '?'}); add the human rows with "
+                        "--append-results once that run has ended")
     records = _records(path)
-    ratings = read_ratings(list(filled), known_ids={r["id"] for r in records})
+    ratings = read_ratings(list(filled), known={r["id"]: r for r in records})
     summary = summarize(records, ratings, float(meta["s_t"]))
     click.echo(render_markdown(summary, f"{meta.get('model', '')} on {meta['dataset']}/{meta['split']}"))
     rows = human_rows(meta, summary)
@@ -139,8 +179,11 @@ def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | N
     click.echo(f"wrote {out}")
     if append_results:
         results = run / "results.jsonl"
+        # Replace this task's human rows only: a task is its data and its training set (two
+        # tasks of one run may share dataset and split after different training sets).
         kept = [r for r in (_result_rows(results) if results.is_file() else [])
-                if not (r.variant == "human" and r.dataset == meta["dataset"] and r.split == meta["split"])]
+                if not (r.variant == "human" and r.dataset == meta["dataset"] and r.split == meta["split"]
+                        and r.train == meta.get("train", ""))]
         write_jsonl(results, (r.to_json() for r in kept + rows))
         click.echo(f"appended {len(rows)} rows to {results}")
 

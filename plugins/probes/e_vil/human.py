@@ -107,26 +107,32 @@ def write_sample_csv(path: Path, sample: Sequence[Mapping[str, Any]]) -> None:
                              "annotator": "", "rating": "", **{c: "" for c, _ in SHORTCOMINGS}})
 
 
-def read_ratings(paths: Sequence[Path], known_ids: set[str] | None = None) -> list[Rating]:
+def read_ratings(paths: Sequence[Path], known: Mapping[str, Mapping[str, Any]] | None = None) -> list[Rating]:
     """Ratings from filled CSVs; a blank `annotator` is the file's stem. One-line DataError
     naming file, row and field for a missing column, unknown rating or shortcoming value,
-    unknown example id or a duplicate (example, annotator)."""
+    unknown example id or a duplicate (example, annotator). With `known` (the run's records
+    by id), a rated example must be one the run answered correctly (human S_E, like S_E,
+    averages over those only), and a row's `explanation`, where the CSV has that column,
+    must be the run's: a copy filled for another model's sample would otherwise be scored
+    as this model's explanations."""
     out: list[Rating] = []
     seen: dict[tuple[str, str], str] = {}
     needed = ("example_id", "annotator", "rating", *(c for c, _ in SHORTCOMINGS))
     for path in map(Path, paths):
         for row_no, row in csv_rows(path, needed, "a filled copy of `harness nle sample`'s CSV"):
-            out.append(_rating(path, row_no, row, known_ids, seen))
+            out.append(_rating(path, row_no, row, known, seen))
     if not out:
         raise DataError(f"{', '.join(map(str, paths))}: no ratings found")
     return out
 
 
-def _rating(path, row_no, row, known_ids, seen) -> Rating:
+def _rating(path, row_no, row, known, seen) -> Rating:
     where = f"{path}: row {row_no}"
     ex_id = (row.get("example_id") or "").strip()
-    if not ex_id or (known_ids is not None and ex_id not in known_ids):
+    if not ex_id or (known is not None and ex_id not in known):
         raise DataError(f"{where}: field 'example_id': {ex_id!r} is not an example of this run's task")
+    if known is not None:
+        _check_rated_record(where, ex_id, row, known[ex_id])
     raw = " ".join((row.get("rating") or "").strip().lower().replace("_", " ").split())
     if raw not in RATINGS:
         raise DataError(f"{where}: field 'rating': {raw!r} is not one of {', '.join(RATINGS)}")
@@ -142,6 +148,21 @@ def _rating(path, row_no, row, known_ids, seen) -> Rating:
         raise DataError(f"{where}: field 'annotator': {annotator!r} already rated {ex_id!r} ({seen[key]})")
     seen[key] = where
     return Rating(ex_id, annotator, RATINGS[raw], tuple(flags))
+
+
+def _check_rated_record(where: str, ex_id: str, row: Mapping[str, Any], rec: Mapping[str, Any]) -> None:
+    """The rated example is one `draw_sample` could have drawn from this run, with its text."""
+    if not rec.get("correct") or "explanation" not in rec:
+        raise DataError(f"{where}: field 'example_id': {ex_id!r} was not answered correctly by this run's model "
+                        "(human S_E averages over correctly answered examples; is the file for another run?)")
+    if "explanation" in row and _words(row["explanation"]) != _words(rec["explanation"]):
+        raise DataError(f"{where}: field 'explanation': {_words(row['explanation'])[:60]!r} is not this run's "
+                        f"explanation of {ex_id!r} ({_words(rec['explanation'])[:60]!r}); is the file for another run?")
+
+
+def _words(text: Any) -> str:
+    # Spreadsheets may re-wrap or pad a cell; the words are what the annotator judged.
+    return " ".join(str(text or "").split())
 
 
 def summarize(records: Sequence[Mapping[str, Any]], ratings: Sequence[Rating], s_t: float) -> HumanSummary:
