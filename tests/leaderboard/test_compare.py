@@ -42,8 +42,9 @@ def test_paired_bootstrap_by_hand() -> None:
     # Every question one point better: the interval collapses and no resample reaches 0.
     shift = paired_bootstrap([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], n_boot=999)
     assert (shift.diff, shift.low, shift.high) == (1.0, 1.0, 1.0) and shift.p == 1 / 1000
-    # Differences (1, 0): resampled means 0, 0.5, 1 with probabilities 1/4, 1/2, 1/4; |d* - 0.5| >= 0.5
-    # holds for means 0 and 1 (probability 1/2), so p is about 0.5, and the interval is [0, 1].
+    # Differences (1, 0): resampled means 0, 0.5, 1 with probabilities 1/4, 1/2, 1/4; the share of
+    # means <= 0 is F = 1/4 and of means >= 0 is G = 1, so p = 2 min(F, G) is about 0.5 (the
+    # interval-inverting p of leaderboard.significance), and the interval is [0, 1].
     half = paired_bootstrap([1.0, 0.0], [0.0, 0.0], n_boot=20_000, seed=1)
     assert (half.low, half.high) == (0.0, 1.0) and half.p == pytest.approx(0.5, abs=0.02)
     with pytest.raises(ValueError):
