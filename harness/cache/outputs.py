@@ -86,7 +86,10 @@ class ProbeOutputCache:
             rows = [ResultRow.from_json({**r, "run_id": run_id, "model": model, "suite": suite}) for r in data["rows"]]
             if not all(_sound(r) for r in rows):  # a probe never stores such a row: the entry is damaged
                 raise ValueError("a stored row is not a finite number")
+            stamps = data.get("stamps", {})  # absent from entries stored before they were recorded
             for rel in data["files"]:
+                if rel in stamps and _stamp(folder / "files" / rel) != stamps[rel]:
+                    raise ValueError(f"{rel} changed since it was stored")  # edited in place through a run's link
                 _place(folder / "files" / rel, Path(run_dir) / rel)
         except (OSError, ValueError, KeyError, TypeError):
             with build_lock(folder):  # damaged: removed (not while another process builds it)
@@ -103,12 +106,13 @@ class ProbeOutputCache:
         def write(folder: Path) -> None:
             for rel in output.files:
                 _place(Path(run_dir) / rel, folder / "files" / rel)
+            stamps = {rel: _stamp(folder / "files" / rel) for rel in output.files}
             rows = [{k: v for k, v in r.to_json().items() if k not in ("run_id", "model", "suite")}
                     for r in output.rows]
             text = json.dumps({
                 "rows": rows, "sections": output.sections, "missing": [list(m) for m in output.missing],
                 "resources": output.resources, "tags": output.tags, "files": output.files,
-                "reads": output.reads,
+                "reads": output.reads, "stamps": stamps,
             }, ensure_ascii=False, default=str)
             # Report text may name files of this run: stored with a placeholder for the folder.
             text = text.replace(_in_json(str(run_dir)), _in_json(RUN_TOKEN))
@@ -133,6 +137,13 @@ def _place(source: Path, target: Path) -> None:
         os.link(source, target)
     except OSError:
         shutil.copy2(source, target)
+
+
+def _stamp(path: Path) -> list[int]:
+    """Size and modification time of a stored file: a run folder's file is the same file on
+    disk (a hard link), so an edit in place there shows here."""
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns]
 
 
 def _number(value: Any) -> bool:

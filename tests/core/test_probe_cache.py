@@ -290,6 +290,27 @@ def test_a_restored_report_names_the_new_run_folder_when_the_path_is_not_ascii(t
     assert "Notes: `artifacts/path-probe/tiny/val/default/notes.txt`." in report
 
 
+def test_a_run_file_edited_in_place_is_not_restored_into_later_runs(tmp_path):
+    """A run folder's files and the stored output are one file on disk (hard links). An edit
+    in place (an editor that keeps links writes in place) changed the stored output too, and
+    later runs restored the edited file as the probe's output. The entry is now found changed
+    and the probe runs again."""
+    plugins, names = core_plugins()
+    host = make_host(*plugins, names=names)
+    cache = tmp_path / "cache.sqlite"
+    first = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path / "one", cache_path=cache)
+    path = first.rundir.path / "predictions/tiny/val/default/accuracy/answer.jsonl"
+    data = path.read_bytes()
+    with open(path, "r+b") as fh:  # in place: the inode, and so the stored output, changes
+        fh.write(b"{" + b" " * (len(data.splitlines()[0]) - 2) + b"}")
+    again = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path / "two", cache_path=cache)
+    assert _stats(again)["probe_outputs_reused"] == 0
+    third = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path / "three", cache_path=cache)
+    assert _stats(third)["probe_outputs_reused"] == 1  # stored again, unedited
+    assert (again.rundir.path / "predictions/tiny/val/default/accuracy/answer.jsonl").read_bytes() == data
+    assert _rows(again) == _rows(first)
+
+
 class _UndecodedPathProbe(Probe):
     """Names a data file outside the run folder whose path Python could not decode (an ASCII
     file-name encoding keeps "é" of /data/résultats as the surrogates \\udcc3\\udca9)."""
