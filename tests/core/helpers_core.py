@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from harness.api import Model, Option
 from harness.hookspecs import hookimpl
 from harness.testing import dataset_plugin
@@ -63,3 +65,14 @@ def core_plugins(n: int = 40):
 
     data = dataset_plugin("tiny", {"train": tiny_examples(10, "q"), "val": tiny_examples(n)}, suite="tiny-suite")
     return [accuracy, data, ModelPlugin()], ["vqa", "tiny-data", "echo-model"]
+
+
+def run_rows(outcome) -> list[str]:
+    """A run's result rows as sorted JSON lines, without the run id (to compare two runs)."""
+    return sorted(json.dumps({k: v for k, v in r.to_json().items() if k != "run_id"}, sort_keys=True)
+                  for r in outcome.rows)
+
+
+def run_stats(outcome) -> dict:
+    """The `stats` of a run's manifest (model calls, probe outputs reused, ...)."""
+    return json.loads((outcome.rundir.path / "manifest.json").read_text())["stats"]

@@ -5,26 +5,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 
-from helpers_core import EchoModel, core_plugins, tiny_examples
+from helpers_core import EchoModel, core_plugins, run_rows, run_stats, tiny_examples
 
 from harness.api import Probe
 from harness.cache.artifacts import ArtifactStore, cache_status, clear_cache
-from harness.fileio import write_jsonl
 from harness.paths import cache_dir
-from harness.rundir import ProbeFiles
 from harness.testing import dataset_plugin, hookimpl, make_host, run_in_process
 from harness.types import Suite, Task
-
-
-def _rows(outcome):
-    return sorted(json.dumps({k: v for k, v in r.to_json().items() if k != "run_id"}, sort_keys=True)
-                  for r in outcome.rows)
-
-
-def _stats(outcome):
-    return json.loads((outcome.rundir.path / "manifest.json").read_text())["stats"]
 
 
 def test_a_rerun_restores_rows_reports_and_files(tmp_path):
@@ -33,9 +21,9 @@ def test_a_rerun_restores_rows_reports_and_files(tmp_path):
     first = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
     EchoModel.calls.clear()
     again = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
-    assert _stats(first)["probe_outputs_reused"] == 0 and _stats(again)["probe_outputs_reused"] == 1
+    assert run_stats(first)["probe_outputs_reused"] == 0 and run_stats(again)["probe_outputs_reused"] == 1
     assert again.model_calls == 0 and EchoModel.calls == []
-    assert _rows(first) == _rows(again) and {r.run_id for r in again.rows} == {again.rundir.run_id}
+    assert run_rows(first) == run_rows(again) and {r.run_id for r in again.rows} == {again.rundir.run_id}
     rel = "predictions/tiny/val/default/accuracy/answer.jsonl"
     assert (first.rundir.path / rel).read_bytes() == (again.rundir.path / rel).read_bytes()
     # Report text that names the run folder names the new one.
@@ -50,9 +38,9 @@ def test_changed_data_or_options_compute_again(tmp_path):
     other = dataset_plugin("tiny", {"train": tiny_examples(10, "q"), "val": tiny_examples(41)}, suite="tiny-suite")
     changed = run_in_process(make_host(plugins[0], other, plugins[2], names=names), model="echo", suite="tiny-suite",
                              tmp_path=tmp_path)
-    assert _stats(changed)["probe_outputs_reused"] == 0
+    assert run_stats(changed)["probe_outputs_reused"] == 0
     seeded = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path, seed=1)
-    assert _stats(seeded)["probe_outputs_reused"] == 0
+    assert run_stats(seeded)["probe_outputs_reused"] == 0
 
 
 def test_a_task_told_apart_only_by_its_label_gets_its_own_output_and_files(tmp_path):
@@ -68,13 +56,13 @@ def test_a_task_told_apart_only_by_its_label_gets_its_own_output_and_files(tmp_p
 
     first = run_in_process(host, model="echo", suite=labelled("first"), tmp_path=tmp_path)
     second = run_in_process(host, model="echo", suite=labelled("second"), tmp_path=tmp_path)
-    assert _stats(second)["probe_outputs_reused"] == 0
+    assert run_stats(second)["probe_outputs_reused"] == 0
     for outcome, label in ((first, "first"), (second, "second")):
         files = [p.relative_to(outcome.rundir.path).as_posix() for p in outcome.rundir.path.rglob("*.jsonl")
                  if "predictions" in p.parts]
         assert files and all(f"/{label}-" in f for f in files), files
     again = run_in_process(host, model="echo", suite=labelled("second"), tmp_path=tmp_path)
-    assert _stats(again)["probe_outputs_reused"] == 1
+    assert run_stats(again)["probe_outputs_reused"] == 1
 
 
 def test_artifacts_are_keyed_by_everything_given(tmp_path):
@@ -175,7 +163,7 @@ def test_a_setting_outside_the_options_is_part_of_the_key(tmp_path, monkeypatch)
     def knob(value):
         monkeypatch.setenv("TEST_KNOB", value)
         outcome = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path)
-        return [r.value for r in outcome.rows if r.metric == "knob"], _stats(outcome)["probe_outputs_reused"]
+        return [r.value for r in outcome.rows if r.metric == "knob"], run_stats(outcome)["probe_outputs_reused"]
 
     assert knob("3") == ([3.0], 0)
     assert knob("6") == ([6.0], 0)  # before, the 3 was restored
@@ -249,8 +237,8 @@ def test_a_stored_output_with_a_row_that_is_not_a_number_is_computed_again(tmp_p
         data["rows"][0]["value"] = "__BAD__"
         entry.write_text(json.dumps(data).replace('"__BAD__"', bad))
         again = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
-        assert again.exit_code == 0 and _stats(again)["probe_outputs_reused"] == 0
-        assert _rows(again) == _rows(first)
+        assert again.exit_code == 0 and run_stats(again)["probe_outputs_reused"] == 0
+        assert run_rows(again) == run_rows(first)
 
 
 class _PathProbe(Probe):
@@ -284,31 +272,10 @@ def test_a_restored_report_names_the_new_run_folder_when_the_path_is_not_ascii(t
     cache = tmp_path / "cache.sqlite"
     first = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "résultats 1", cache_path=cache)
     again = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "résultats 2", cache_path=cache)
-    assert _stats(again)["probe_outputs_reused"] == 1
+    assert run_stats(again)["probe_outputs_reused"] == 1
     report = (again.rundir.path / "report.md").read_text(encoding="utf-8")
     assert str(first.rundir.path) not in report
     assert "Notes: `artifacts/path-probe/tiny/val/default/notes.txt`." in report
-
-
-def test_a_run_file_edited_in_place_is_not_restored_into_later_runs(tmp_path):
-    """A run folder's files and the stored output are one file on disk (hard links). An edit
-    in place (an editor that keeps links writes in place) changed the stored output too, and
-    later runs restored the edited file as the probe's output. The entry is now found changed
-    and the probe runs again."""
-    plugins, names = core_plugins()
-    host = make_host(*plugins, names=names)
-    cache = tmp_path / "cache.sqlite"
-    first = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path / "one", cache_path=cache)
-    path = first.rundir.path / "predictions/tiny/val/default/accuracy/answer.jsonl"
-    data = path.read_bytes()
-    with open(path, "r+b") as fh:  # in place: the inode, and so the stored output, changes
-        fh.write(b"{" + b" " * (len(data.splitlines()[0]) - 2) + b"}")
-    again = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path / "two", cache_path=cache)
-    assert _stats(again)["probe_outputs_reused"] == 0
-    third = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path / "three", cache_path=cache)
-    assert _stats(third)["probe_outputs_reused"] == 1  # stored again, unedited
-    assert (again.rundir.path / "predictions/tiny/val/default/accuracy/answer.jsonl").read_bytes() == data
-    assert _rows(again) == _rows(first)
 
 
 class _UndecodedPathProbe(Probe):
@@ -338,7 +305,7 @@ def test_a_stored_output_whose_report_names_an_undecoded_path_is_kept(tmp_path):
     cache = tmp_path / "cache.sqlite"
     first = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "one", cache_path=cache)
     again = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "two", cache_path=cache)
-    assert first.exit_code == 0 and _stats(again)["probe_outputs_reused"] == 1
+    assert first.exit_code == 0 and run_stats(again)["probe_outputs_reused"] == 1
     for outcome in (first, again):  # computed, then restored: the same text
         report = (outcome.rundir.path / "report.md").read_text(encoding="utf-8")
         assert "Data: `/data/résultats/q.json`, `/data/o\ufffd`." in report
@@ -357,58 +324,3 @@ def test_the_report_names_the_run_s_files_relative_to_the_run_folder(tmp_path):
     assert str(tmp_path / "here") not in report
     named = report.split("Notes: `", 1)[1].split("`", 1)[0]
     assert (moved / named).is_file()
-
-
-def test_identical_prediction_files_of_a_run_share_one_file(tmp_path):
-    """A prediction file with the bytes of an earlier one of the run is a hard link to it
-    (several probes ask the same questions); other bytes, or an earlier file replaced since,
-    give a file of its own. The bytes are those `write_jsonl` writes."""
-    shared: dict = {}
-    a = ProbeFiles(tmp_path / "p" / "accuracy", tmp_path / "a" / "accuracy", shared)
-    b = ProbeFiles(tmp_path / "p" / "pairs", tmp_path / "a" / "pairs", shared)
-    rows = [{"example_id": str(i), "answer": f"r\u00e9d {i}"} for i in range(5)]
-    first = a.write_predictions("answer", iter(rows))
-    same = b.write_predictions("answer", iter(rows))
-    other = b.write_predictions("blank", iter(rows[:4]))
-    write_jsonl(tmp_path / "plain.jsonl", rows)
-    assert first.read_bytes() == same.read_bytes() == (tmp_path / "plain.jsonl").read_bytes()
-    assert os.path.samefile(first, same) and not os.path.samefile(first, other)
-    # The first file replaced (a new inode): the next copy is not linked to what it became.
-    first.unlink()
-    first.write_text("changed\n")
-    again = b.write_predictions("swap", iter(rows))
-    assert again.read_bytes() == (tmp_path / "plain.jsonl").read_bytes()
-    assert not os.path.samefile(first, again)
-
-
-def test_a_stored_output_keeps_its_files_when_the_run_folder_goes(tmp_path):
-    """Probe outputs are stored as hard links to the run's files (not copies): removing the
-    run folder leaves them, and a re-run restores the same bytes."""
-    plugins, names = core_plugins()
-    host = make_host(*plugins, names=names)
-    first = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
-    rel = "predictions/tiny/val/default/accuracy/answer.jsonl"
-    data = (first.rundir.path / rel).read_bytes()
-    assert os.stat(first.rundir.path / rel).st_nlink == 2  # the run folder's and the cache's
-    shutil.rmtree(first.rundir.path)
-    again = run_in_process(host, model="echo", suite="tiny-suite", tmp_path=tmp_path)
-    assert _stats(again)["probe_outputs_reused"] == 1
-    assert (again.rundir.path / rel).read_bytes() == data
-
-
-def test_a_prediction_file_that_holds_other_bytes_since_is_not_linked_though_its_inode_is_the_same(tmp_path):
-    """The inode number alone does not say the file is unchanged: the first file's path written
-    twice more gets its freed number back at once on ext4, and a file edited in place keeps it.
-    A later file with the first version's bytes was linked to what is there now."""
-    shared: dict = {}
-    a = ProbeFiles(tmp_path / "p" / "a", tmp_path / "x" / "a", shared)
-    b = ProbeFiles(tmp_path / "p" / "b", tmp_path / "x" / "b", shared)
-    rows = [{"example_id": "1", "answer": "x"}]
-    path = a.write_predictions("v", iter(rows))
-    inode = path.stat().st_ino
-    with open(path, "w", encoding="utf-8") as fh:  # the same inode, other bytes
-        fh.write('{"answer": "y", "example_id": "1"}\n')
-    assert path.stat().st_ino == inode
-    copy = b.write_predictions("v", iter(rows))
-    write_jsonl(tmp_path / "plain.jsonl", rows)
-    assert copy.read_bytes() == (tmp_path / "plain.jsonl").read_bytes() and not os.path.samefile(path, copy)
