@@ -75,13 +75,13 @@ class ProbeOutputCache:
             return None
         folder = self.store.folder(KIND, key)
         try:
-            reads = json.loads((folder / "output.json").read_text(encoding="utf-8")).get("reads", {})
+            text = (folder / "output.json").read_text(encoding="utf-8")  # read once, parsed twice below
+            reads = json.loads(text).get("reads", {})
             if any(fingerprint(*name.rsplit("/", 1)) != fp for name, fp in reads.items()):
                 return None
         except Exception:  # unreadable entry, or a dataset that cannot say its fingerprint now
             return None
         try:
-            text = (folder / "output.json").read_text(encoding="utf-8")
             data = json.loads(text.replace(_in_json(RUN_TOKEN), _in_json(str(run_dir))))
             rows = [ResultRow.from_json({**r, "run_id": run_id, "model": model, "suite": suite}) for r in data["rows"]]
             if not all(_sound(r) for r in rows):  # a probe never stores such a row: the entry is damaged

@@ -249,62 +249,56 @@ class _PathProbe(Probe):
     model_free = True
 
     def run(self, ctx):
+        ctx.report(self.section(ctx))
+        return [ctx.row("one", 1.0, 1, unit="count", higher_is_better=None)]
+
+    def section(self, ctx):
         path = ctx.artifact("notes.txt")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("x\n", encoding="utf-8")
-        ctx.report(f"Notes: `{path}`.")
-        return [ctx.row("one", 1.0, 1, unit="count", higher_is_better=None)]
+        return f"Notes: `{path}`."
 
 
-class _PathPlugin:
-    @hookimpl
-    def register_probes(self, register):
-        register(_PathProbe)
+class _UndecodedPathProbe(_PathProbe):
+    """Names a data file outside the run folder whose path Python could not decode (an ASCII
+    file-name encoding keeps "é" of /data/résultats as the surrogates \\udcc3\\udca9)."""
+
+    name = "undecoded-probe"
+
+    def section(self, ctx):
+        return "Data: `/data/r\udcc3\udca9sultats/q.json`, `/data/o\udce9`."
+
+
+def _report_runs(tmp_path, probe, *folders):
+    """`probe` alone as a suite, run by the echo model once into each of `folders` (under
+    `tmp_path`), all with one prediction and probe-output cache."""
+    class _Plugin:
+        @hookimpl
+        def register_probes(self, register):
+            register(probe)
+
+    plugins, names = core_plugins()
+    host = make_host(*plugins, _Plugin(), names=[*names, probe.name])
+    suite = Suite(f"{probe.name}-suite", "one probe", (Task("tiny", "val", (probe.name,)),))
+    return [run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / folder,
+                           cache_path=tmp_path / "cache.sqlite") for folder in folders]
 
 
 def test_a_restored_report_names_the_new_run_folder_when_the_path_is_not_ascii(tmp_path):
     """The stored report replaces the run folder with a placeholder; a folder with a
     non-ASCII name ("é") was not replaced (it was looked for in its \\u00e9 escape), so the
     report of a later run named the first run's folder."""
-    plugins, names = core_plugins()
-    host = make_host(*plugins, _PathPlugin(), names=[*names, "path"])
-    suite = Suite("path-suite", "one probe naming a file", (Task("tiny", "val", ("path-probe",)),))
-    cache = tmp_path / "cache.sqlite"
-    first = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "résultats 1", cache_path=cache)
-    again = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "résultats 2", cache_path=cache)
+    first, again = _report_runs(tmp_path, _PathProbe, "résultats 1", "résultats 2")
     assert run_stats(again)["probe_outputs_reused"] == 1
     report = (again.rundir.path / "report.md").read_text(encoding="utf-8")
     assert str(first.rundir.path) not in report
     assert "Notes: `artifacts/path-probe/tiny/val/default/notes.txt`." in report
 
 
-class _UndecodedPathProbe(Probe):
-    """Names a data file outside the run folder whose path Python could not decode (an ASCII
-    file-name encoding keeps "é" of /data/résultats as the surrogates \\udcc3\\udca9)."""
-
-    name = "undecoded-probe"
-    model_free = True
-
-    def run(self, ctx):
-        ctx.report("Data: `/data/r\udcc3\udca9sultats/q.json`, `/data/o\udce9`.")
-        return [ctx.row("one", 1.0, 1, unit="count", higher_is_better=None)]
-
-
-class _UndecodedPlugin:
-    @hookimpl
-    def register_probes(self, register):
-        register(_UndecodedPathProbe)
-
-
 def test_a_stored_output_whose_report_names_an_undecoded_path_is_kept(tmp_path):
     """Storing the output wrote its JSON as strict UTF-8: the lone surrogates raised
     UnicodeEncodeError outside the probe's containment, after the probe had run."""
-    plugins, names = core_plugins()
-    host = make_host(*plugins, _UndecodedPlugin(), names=[*names, "undecoded"])
-    suite = Suite("undecoded-suite", "one probe", (Task("tiny", "val", ("undecoded-probe",)),))
-    cache = tmp_path / "cache.sqlite"
-    first = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "one", cache_path=cache)
-    again = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "two", cache_path=cache)
+    first, again = _report_runs(tmp_path, _UndecodedPathProbe, "one", "two")
     assert first.exit_code == 0 and run_stats(again)["probe_outputs_reused"] == 1
     for outcome in (first, again):  # computed, then restored: the same text
         report = (outcome.rundir.path / "report.md").read_text(encoding="utf-8")
@@ -314,10 +308,7 @@ def test_a_stored_output_whose_report_names_an_undecoded_path_is_kept(tmp_path):
 def test_the_report_names_the_run_s_files_relative_to_the_run_folder(tmp_path):
     """A run folder moved elsewhere (or the run made with a relative --out, read from another
     folder): before, the report named its files by the path they had when the run wrote it."""
-    plugins, names = core_plugins()
-    host = make_host(*plugins, _PathPlugin(), names=[*names, "path"])
-    suite = Suite("path-suite", "one probe naming a file", (Task("tiny", "val", ("path-probe",)),))
-    outcome = run_in_process(host, model="echo", suite=suite, tmp_path=tmp_path / "here")
+    (outcome,) = _report_runs(tmp_path, _PathProbe, "here")
     moved = tmp_path / "elsewhere"
     outcome.rundir.path.rename(moved)
     report = (moved / "report.md").read_text(encoding="utf-8")

@@ -17,6 +17,7 @@ Definitions (docs/balanced-vqa.md):
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter, defaultdict
@@ -86,12 +87,10 @@ def answer_scores(answers: Sequence[str], examples: Sequence[Example]) -> np.nda
     vqa = [i for i, ex in enumerate(examples) if accuracy_metric(ex) == "vqa_accuracy"]
     if vqa:
         out[vqa] = vqa_accuracy_batch([answers[i] for i in vqa], [examples[i].answers for i in vqa])
-    normalized: dict[str, str] = {}
+    norm = functools.cache(normalize_answer)  # each distinct answer once, for this call
     for i, ex in enumerate(examples):
         if accuracy_metric(ex) != "vqa_accuracy":
-            a = answers[i]
-            na = normalized[a] if a in normalized else normalized.setdefault(a, normalize_answer(a))
-            out[i] = float(na == canonical_answer(ex) != "")
+            out[i] = float(norm(answers[i]) == canonical_answer(ex) != "")
     return out
 
 
@@ -119,11 +118,7 @@ def pair_outcomes(pairs: Iterable[tuple[Example, Example]], predictions: Iterabl
     pairs, predictions = pairs[:n], predictions[:n]
     firsts = answer_scores([pa for pa, _ in predictions], [a for a, _ in pairs])
     seconds = answer_scores([pb for _, pb in predictions], [b for _, b in pairs])
-    normalized: dict[str, str] = {}
-
-    def norm(text: str) -> str:
-        return normalized[text] if text in normalized else normalized.setdefault(text, normalize_answer(text))
-
+    norm = functools.cache(normalize_answer)  # each distinct prediction once, for this call
     out = []
     for k, ((a, b), (pa, pb)) in enumerate(zip(pairs, predictions)):
         na, nb = norm(pa), norm(pb)
