@@ -29,6 +29,7 @@ problems leave it out. Classes of error and their wording:
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence, Sized
@@ -51,7 +52,7 @@ __all__ = [
     "type_name", "describe", "fail", "read_bytes", "decode_text", "read_text", "csv_rows",
     "check_object", "check_list", "check_id", "check_int", "check_index", "check_str", "check_text",
     "check_str_list", "check_number", "check_choice", "Field", "check_record", "Tally",
-    "check_writable_folder", "check_nonempty", "check_id_text",
+    "check_writable_folder", "check_nonempty", "check_id_text", "check_not_input",
 ]
 
 #: Largest accepted id: 2^53 - 1, the largest integer JSON consumers agree on.
@@ -341,3 +342,22 @@ class Tally:
             if self.mismatch_ids:
                 out["answer_count_mismatches_shown"] = list(self.mismatch_ids)
         return out
+
+
+def check_not_input(path: Path | str, what: str, dataset: Any) -> None:
+    """UsageError when the output file `path` is a file the dataset plugin reads (its
+    `expected_files` of any split, under any name or hard link), before any work:
+    `perturb --dataset vqa2 --out <data-dir>/vqa2/..._questions.json` replaced the questions
+    it had just read."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        return
+    for split in dataset.splits:
+        for source in dataset.expected_files(split):
+            try:
+                same = os.path.samefile(path, source)
+            except OSError:  # a file that is not there is not this one
+                continue
+            if same:
+                raise UsageError(f"{what} {path} is the file dataset {dataset.name!r} reads for its {split} split "
+                                 f"({source}); write the output elsewhere")

@@ -93,3 +93,31 @@ def test_an_output_file_inside_a_run_folder_is_refused_before_the_work(capsys, t
     assert (run / "results.jsonl").read_text() == '{"metric": "m"}\n'
     assert (run / "manifest.json").read_text() == '{"status": "complete"}\n'
     assert not (tmp_path / "d.json").exists() and not (run / "artifacts" / "d.json").exists()
+
+
+class Filed(Tiny):
+    """A dataset read from a file (as vqa2, visual7w, ... are): `expected_files` names it."""
+
+    name = "filed"
+    data = {"val": [Example(id=f"v{i}", image_id=f"i{i}", question=f"Is the red ball {i}?", answers=("yes",) * 10, label="yes",
+                            choices=("yes", "no", "two", "red")) for i in range(4)]}
+
+    def expected_files(self, split):
+        return [self.data_dir / f"{split}.json"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["perturb", "--dataset", "filed", "--split", "val", "--kind", "synonym_adj", "--out", "INPUT"],
+    ["decoys", "generate", "--dataset", "filed", "--split", "val", "--out", "INPUT"],
+    ["decoys", "generate", "--dataset", "filed", "--split", "val", "--out", "d.json", "--stats", "INPUT"]])
+def test_an_output_file_that_is_the_datasets_own_input_is_refused_before_the_work(capsys, tmp_path, fresh_cache,
+                                                                                  argv):
+    """`perturb --dataset vqa2 --out <data-dir>/vqa2/..._questions.json` replaced the questions it read."""
+    write(tmp_path / "data" / "val.json", "the questions\n")
+    os.link(tmp_path / "data" / "val.json", tmp_path / "linked.json")  # the same file under another name
+    for target in (tmp_path / "data" / "val.json", tmp_path / "data" / ".." / "linked.json"):
+        args = [str(target) if a == "INPUT" else str(tmp_path / a) if a == "d.json" else a for a in argv]
+        result = run_cli(capsys, [*args, "--data-dir", str(tmp_path / "data")], plugin_for([], Filed))
+        expect_one_line(result, f"is the file dataset 'filed' reads for its val split", code=2)
+        assert (tmp_path / "data" / "val.json").read_text() == "the questions\n"
+        assert not (tmp_path / "d.json").exists()

@@ -21,6 +21,7 @@ from vqa_harness_plugins.generators.counterfactual import (
     resolve_kinds,
     skip_reasons,
 )
+from vqa_harness_plugins.validation import check_not_input
 
 __all__ = ["perturb"]
 
@@ -55,6 +56,8 @@ def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_d
     session = Session(get_host(), data_dir=data_dir, limit=limit)
     plugin = session.dataset(dataset)
     split = split or ("val" if "val" in plugin.splits else plugin.splits[0])
+    if out is not None:
+        check_not_input(out, "--out", plugin)
     examples = session.load(dataset, split, limit=True)
     vocabulary = [ex.question for ex in examples] + [a for ex in examples for a in ex.answers]
     perturber = Perturber(common_colors=colors_in(vocabulary), seed=seed, kinds=kinds, mode=mode)

@@ -20,6 +20,7 @@ from vqa_harness_plugins.generators.decoys import (
     generate_decoys,
     write_decoy_file,
 )
+from vqa_harness_plugins.validation import check_not_input
 
 __all__ = ["decoys", "dataset_records"]
 
@@ -73,6 +74,9 @@ def generate(dataset: str, split: str, out: Path, data_dir: Path | None, seed: i
     plugin = session.dataset(dataset)
     if split not in plugin.splits:
         raise UsageError(f"dataset {plugin.name!r} has no split {split!r}; splits: {', '.join(plugin.splits)}")
+    for path, option in ((out, "--out"), (stats_path, "--stats")):
+        if path is not None:
+            check_not_input(path, option, plugin)
     records = dataset_records(plugin, split)
     config = DecoyConfig(seed=seed, top_n=top_n, embedding=embedding, device=resolve_device(device))
     result = generate_decoys(records, config, source=f"{dataset}/{split}")
