@@ -254,3 +254,35 @@ def test_toy_export_into_an_earlier_export_replaces_its_images(tmp_path, fresh_c
     assert main([*argv, "--out", str(tmp_path / "blocked")]) == 3
     err = capsys.readouterr().err.strip()
     assert err == f"error: export: cannot write {tmp_path / 'blocked' / 'vqa2'} (a file is where a folder must be)"
+
+
+def test_toy_export_refuses_to_mix_two_toy_worlds_or_replace_files_it_did_not_write(tmp_path, fresh_cache, capsys):
+    """`--split train` then `--split val --seed 1` into one folder gave train from one toy world
+    and val from another, with an id map claiming seed 1 for both (train's map was lost); an
+    export into a --data-dir holding the real VQA v2 files replaced them."""
+    from vqa_harness_cli import main
+
+    out = tmp_path / "x"
+    argv = ["export", "toy-vqa2", "--images", "4", "--no-images", "--out", str(out)]
+    assert main([*argv, "--split", "train"]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--split", "val", "--seed", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"--out {out} holds the train split of an export with seed 0" in err, err
+    assert not (out / "vqa2" / "v2_mscoco_val2014_annotations.json").exists()
+    # The same settings: the map keeps both splits' ids.
+    assert main([*argv, "--split", "val"]) == 0
+    kept = json.loads((out / "vqa2" / "toy_id_map.json").read_text())
+    assert sorted(kept["question_ids"]) == ["train", "val"] and kept["toyvqa"]["seed"] == 0
+    # Every split again with other settings is a new export: allowed.
+    assert main([*argv, "--seed", "1"]) == 0
+    assert json.loads((out / "vqa2" / "toy_id_map.json").read_text())["toyvqa"]["seed"] == 1
+    # Files no export wrote (no toy_id_map.json beside them) are never replaced.
+    real = tmp_path / "data" / "vqa2" / "v2_OpenEnded_mscoco_val2014_questions.json"
+    real.parent.mkdir(parents=True)
+    real.write_text('{"questions": "the real ones"}')
+    capsys.readouterr()
+    assert main(["export", "toy-vqa2", "--no-images", "--split", "val", "--out", str(tmp_path / "data")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"{real} exists and was not written by `harness export toy-vqa2`" in err, err
+    assert real.read_text() == '{"questions": "the real ones"}'

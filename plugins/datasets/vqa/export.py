@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from harness.errors import DataError
+from harness.errors import DataError, UsageError
 from harness.types import Example
 from vqa_harness_plugins.datasets.toyvqa import ToyVQA
 
@@ -107,15 +107,46 @@ def write_vqa2_split(examples: Sequence[Example], split: str, out: Path, *, copy
 def export_toy_vqa2(out: Path, *, variant: str = "balanced", seed: int = 0, images: int = 0,
                     size: int = 64, splits: Sequence[str] = ("train", "val"),
                     copy_images: bool = True) -> ExportResult:
-    """Export toyvqa (`variant`, `seed`, `images`, `size`) in the official v2 format."""
+    """Export toyvqa (`variant`, `seed`, `images`, `size`) in the official v2 format. Into an
+    earlier export, the splits not exported again are kept (with their ids in the map) when
+    they come from the same settings, else refused; files no export wrote are never replaced."""
+    settings = {"variant": variant, "seed": seed, "images": images, "size": size}
+    id_map: dict[str, dict[str, int]] = _earlier_splits(Path(out), settings, splits)
     toy = ToyVQA(variant=variant, seed=seed, images=images, size=size)
     files: list[Path] = []
-    id_map: dict[str, dict[str, int]] = {}
     for split in splits:
         written, qids = write_vqa2_split(toy.examples(split), split, Path(out), copy_images=copy_images)
         files.extend(written)
         id_map[split] = qids
     map_path = Path(out) / "vqa2" / "toy_id_map.json"
-    map_path.write_text(json.dumps({"toyvqa": {"variant": variant, "seed": seed, "images": images, "size": size},
-                                    "question_ids": id_map}, sort_keys=True))
-    return ExportResult(tuple([*files, map_path]), id_map)
+    map_path.write_text(json.dumps({"toyvqa": settings, "question_ids": id_map}, sort_keys=True))
+    return ExportResult(tuple([*files, map_path]), {s: id_map[s] for s in splits})
+
+
+def _earlier_splits(out: Path, settings: Mapping[str, object], splits: Sequence[str]) -> dict[str, dict[str, int]]:
+    """The id maps of the splits an earlier export into `out` holds and this one keeps: the
+    same settings only (train from one toy world and val from another would be one dataset);
+    a UsageError when a file to write is there and no export wrote it (real VQA v2 files)."""
+    map_path = out / "vqa2" / "toy_id_map.json"
+    try:
+        earlier = json.loads(map_path.read_text(encoding="utf-8"))
+        ids = {s: dict(earlier["question_ids"][s]) for s in earlier["question_ids"]}
+        before = dict(earlier["toyvqa"])
+    except (FileNotFoundError, NotADirectoryError):  # no earlier export (a file in the way is said later)
+        for split in splits:
+            for name in (f"v2_OpenEnded_mscoco_{SPLIT_TAGS[split]}_questions.json",
+                         f"v2_mscoco_{SPLIT_TAGS[split]}_annotations.json"):
+                if (out / "vqa2" / name).exists():
+                    raise UsageError(f"{out / 'vqa2' / name} exists and was not written by `harness export "
+                                     "toy-vqa2` (no toy_id_map.json beside it); choose another --out") from None
+        return {}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        raise UsageError(f"{map_path}: not the id map of an earlier toy export (unreadable or damaged); choose "
+                         "another --out or remove the folder") from None
+    kept = sorted(set(ids) - set(splits))
+    if kept and before != dict(settings):
+        said = ", ".join(f"{k} {before.get(k)}" for k in ("variant", "images", "size"))
+        raise UsageError(f"--out {out} holds the {' and '.join(kept)} split of an export with seed {before.get('seed')} "
+                         f"({said}): exporting {' and '.join(splits)} with other settings beside it would mix two "
+                         f"toy worlds; export every split again (--split train --split val) or choose another --out")
+    return {s: ids[s] for s in kept}
