@@ -35,3 +35,25 @@ def test_scores_that_do_not_match_an_edited_row_are_reported(tmp_path: Path, cap
     assert "skipped" in err and "average to" in err, err
     assert "see problems.txt" in (out / "index.md").read_text(encoding="utf-8")
     assert "average to" in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_run_folder_whose_results_are_missing_is_named(tmp_path: Path, capsys) -> None:
+    runs = tmp_path / "runs"
+    write_sample_runs(runs, suites=("image-ablation",))
+    gone = next(p for p in runs.iterdir() if "cnn-lstm" in p.name)
+    (gone / "results.jsonl").unlink()  # a complete run whose rows were deleted (or never copied)
+    out = tmp_path / "lb"
+    assert main(["leaderboard", "build", str(runs), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    problems = (out / "problems.txt").read_text(encoding="utf-8")
+    assert f"{gone / 'results.jsonl'}: missing (run skipped" in problems, problems
+    assert "results.jsonl: missing" in err, err
+    # A run still being written (its lock held) is not a problem: it has no rows yet.
+    from harness.rundir import RunDir
+    writing = RunDir(gone)
+    writing.claim()
+    try:
+        assert main(["leaderboard", "build", str(runs), "--out", str(out)]) == 0
+    finally:
+        writing.release()
+    assert "missing" not in (out / "problems.txt").read_text(encoding="utf-8")
