@@ -37,27 +37,32 @@
     keyed.forEach(function (k) { tbody.appendChild(k.row); });
   }
 
+  // A data-model / data-dataset value: names joined by "|", each percent-encoded (html.tag_list).
+  function tags(value) {
+    return value.split("|").map(function (t) { return decodeURIComponent(t); });
+  }
+
   function applyFilters() {
     var model = document.getElementById("filter-model");
     var dataset = document.getElementById("filter-dataset");
     var m = model ? model.value : "";
     var d = dataset ? dataset.value : "";
     document.querySelectorAll(".table-block[data-dataset]").forEach(function (block) {
-      block.classList.toggle("hidden-by-filter", !!(d && block.getAttribute("data-dataset").split("|").indexOf(d) < 0));
+      block.classList.toggle("hidden-by-filter", !!(d && tags(block.getAttribute("data-dataset")).indexOf(d) < 0));
     });
     document.querySelectorAll("table.lb").forEach(function (table) {
       var hideCols = [];
       var heads = table.tHead ? table.tHead.rows[0].cells : [];
       Array.prototype.forEach.call(heads, function (th, i) {
-        var tags = th.getAttribute("data-dataset");
-        hideCols[i] = !!(d && tags && tags.split("|").indexOf(d) < 0);
+        var tagged = th.getAttribute("data-dataset");
+        hideCols[i] = !!(d && tagged && tags(tagged).indexOf(d) < 0);
         th.classList.toggle("hidden-by-filter", hideCols[i]);
       });
       Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
         var models = row.getAttribute("data-model");
         var datasets = row.getAttribute("data-dataset");
-        var hide = (m && models && models.split("|").indexOf(m) < 0) ||
-                   (d && datasets && datasets.split("|").indexOf(d) < 0);
+        var hide = (m && models && tags(models).indexOf(m) < 0) ||
+                   (d && datasets && tags(datasets).indexOf(d) < 0);
         row.classList.toggle("hidden-by-filter", !!hide);
         Array.prototype.forEach.call(row.cells, function (cell, i) {
           cell.classList.toggle("hidden-by-filter", !!hideCols[i]);
