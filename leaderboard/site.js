@@ -13,10 +13,8 @@
   }
 
   function compare(a, b) {
-    // Numbers before text; missing values ("-") last in either direction is not needed here.
+    // Both numbers, or both text (model names): by value.
     if (a.num !== null && b.num !== null) return a.num - b.num;
-    if (a.num !== null) return -1;
-    if (b.num !== null) return 1;
     return a.text < b.text ? -1 : a.text > b.text ? 1 : 0;
   }
 
@@ -30,6 +28,9 @@
     var rows = Array.prototype.slice.call(tbody.rows);
     var keyed = rows.map(function (row, i) { return { row: row, key: cellKey(row.cells[index]), i: i }; });
     keyed.sort(function (x, y) {
+      // A cell without a number ("-", n/a, not measured) in a column of numbers goes last in
+      // either direction: sorted descending, the best value is on top, not the missing ones.
+      if ((x.key.num === null) !== (y.key.num === null)) return x.key.num === null ? 1 : -1;
       var c = compare(x.key, y.key);
       if (dir === "descending") c = -c;
       return c !== 0 ? c : x.i - y.i;  // stable
