@@ -242,7 +242,7 @@ def load_run(path: Path) -> RunInfo:
     if unknown:  # a newer format: refused (the run is skipped with this line), never read as if known
         raise DataError(unknown)
     rows, problems, skipped = _read_rows(path / "results.jsonl") if (path / "results.jsonl").is_file() \
-        else ([], [], [])
+        else ([], [f"{path / 'results.jsonl'}: missing (no result rows; deleted, or a copy without it)"], [])
     manifest, damaged = _typed_fields(manifest)
     problems += [f"{path / 'manifest.json'}: field {k!r} must be {_SHAPES[k][1]} (left out)" for k in damaged]
     layouts: dict[str, list[Layout]] = {}

@@ -57,3 +57,17 @@ def test_a_run_folder_whose_results_are_missing_is_named(tmp_path: Path, capsys)
     finally:
         writing.release()
     assert "missing" not in (out / "problems.txt").read_text(encoding="utf-8")
+
+
+def test_report_of_a_run_whose_results_are_missing_says_so(tmp_path: Path, capsys) -> None:
+    runs = tmp_path / "runs"
+    write_sample_runs(runs, suites=("image-ablation",))
+    gone = next(p for p in runs.iterdir() if "cnn-lstm" in p.name)
+    (gone / "results.jsonl").unlink()
+    assert main(["report", str(gone), "--out", str(tmp_path / "rep"), "--stdout"]) == 0
+    text = capsys.readouterr().out
+    assert f"{gone / 'results.jsonl'}: missing (no result rows" in text, text
+    assert "results.jsonl: missing" in (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+    # compare keeps its own one line for it
+    assert main(["compare", str(gone), str(next(p for p in runs.iterdir() if "prior" in p.name))]) == 3
+    assert capsys.readouterr().err.strip().endswith(f"{gone / 'results.jsonl'} is missing")
