@@ -71,11 +71,11 @@ def compare(run_a: Path, run_b: Path, probes: tuple[str, ...], n_boot: int, seed
         if writer is not None:  # its rows and per-question files are still changing
             raise DataError(f"run {which} ({info.path}) is still being written (process {writer or '?'}); compare "
                             "it once that run has ended")
-        if info.problems and not info.rows:  # none of its rows could be read: say why, not "no metric in both"
+        results = info.path / "results.jsonl"
+        if info.problems and not info.rows and results.is_file():  # none could be read: say why, not "no metric in both"
             more = len(info.problems) - 1
             raise DataError(info.problems[0] + (f" (and {more} more problem(s))" if more else ""))
         if not info.rows:  # nothing to compare in it: say so, not "no metric in both"
-            results = info.path / "results.jsonl"
             raise DataError(f"run {which} ({info.path}) has no result rows: {results} is "
                             f"{'empty' if results.is_file() else 'missing'}")
     check_probes(a, b, probes)

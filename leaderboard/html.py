@@ -17,7 +17,7 @@ from .labels import slug
 from .paired import MIN_PAIRED
 from .tables import Table
 
-__all__ = ["esc", "inline_markdown", "markdown_to_html", "page", "sort_key", "split_ci", "table_head", "table_html"]
+__all__ = ["esc", "tag_list", "inline_markdown", "markdown_to_html", "page", "sort_key", "split_ci", "table_head", "table_html"]
 
 #: The one-line explanation of a report table that no paragraph introduces.
 REPORT_TABLE_NOTE = "A table of this section of the run's report, as the probe printed it (values as written there)."
@@ -30,6 +30,13 @@ _NUM = re.compile(r"^[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?%?$", re.IGNORECASE)
 def esc(text: object) -> str:
     """HTML-escape any value (quotes included, for attributes)."""
     return html.escape(str(text), quote=True)
+
+
+def tag_list(names: Iterable[str]) -> str:
+    """Names as one data-model / data-dataset attribute value: joined by '|', each with '%' and
+    '|' percent-encoded (a model spec may hold a '|': `peek:note=a|b`); site.js splits on '|'
+    and decodes each part."""
+    return "|".join(str(n).replace("%", "%25").replace("|", "%7C") for n in names)
 
 
 @cache
@@ -145,7 +152,7 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
     for h, arrow in zip(table.headers, arrows):
         ds = _matches(h, datasets)
         block.update(ds)
-        attr = f' data-dataset="{esc("|".join(ds))}"' if ds else ""
+        attr = f' data-dataset="{esc(tag_list(ds))}"' if ds else ""
         label = esc(h) + (f' <span class="dir" title="{"higher" if arrow == "↑" else "lower"} is better">'
                           f"{arrow}</span>" if arrow else "")
         head.append(f'<th{attr} tabindex="0" role="button" aria-sort="none">{label}</th>')
@@ -158,9 +165,9 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
         block.update(ds)
         attrs = ""
         if tagged:
-            attrs += f' data-model="{esc("|".join(tagged))}"'
+            attrs += f' data-model="{esc(tag_list(tagged))}"'
         if ds:
-            attrs += f' data-dataset="{esc("|".join(ds))}"'
+            attrs += f' data-dataset="{esc(tag_list(ds))}"'
         marks = table.marks[i] if i < len(table.marks) else ()
         hints = table.hints[i] if i < len(table.hints) else ()
         cells = [_cell(c, href=links.get(c), mark=marks[j] if j < len(marks) else ("", ""),
@@ -179,7 +186,7 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
                  f"(fewer than {MIN_PAIRED}, or fewer than half of either row's; hover for how many).</p>")
     ident = f' id="{esc(table_id)}"' if table_id else ""
     label = f' aria-label="{esc(table.title)}"' if table.title else ""
-    block_attr = f' data-dataset="{esc("|".join(sorted(block)))}"' if block else ""
+    block_attr = f' data-dataset="{esc(tag_list(sorted(block)))}"' if block else ""
     return (f'<div class="table-block"{block_attr}>{table_head(table, docs)}<div class="scroll">'
             f'<table class="lb sortable"{ident}{label}>\n'
             f"<thead><tr>{''.join(head)}</tr></thead>\n"

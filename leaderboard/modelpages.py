@@ -14,7 +14,7 @@ from harness.rundir import safe_name
 from harness.types import ResultRow
 
 from .cards import Card, context, row_label, value_text, verdict
-from .html import esc, page, table_html
+from .html import esc, page, table_html, tag_list
 from .labels import Names, readable_spec
 from .runs import RunInfo
 from .sigmarks import ABOVE_NOTE
@@ -144,7 +144,7 @@ def card_html(card: Card, links: Mapping[str, str], *, heading: bool = True, hre
             run = (f'<a href="{esc(links[r.run_id])}" title="{esc(r.run_id)}">{esc(_run_label(r.run_id))}</a>'
                    if r.run_id in links else f'<span title="{esc(r.run_id)}">{esc(_run_label(r.run_id))}</span>')
             head = f'<th scope="row">{esc(row_label(ev, r, line.rows, tags))}{reading}</th>'
-            trs.append(f'<tr data-model="{esc(card.model)}">{head}<td class="num" data-sort="{esc(value)}">'
+            trs.append(f'<tr data-model="{esc(tag_list([card.model]))}">{head}<td class="num" data-sort="{esc(value)}">'
                        f'{esc(value)}<small class="ci">{esc(ci)}</small></td>'
                        f'<td class="where">{esc(context(r))} · run {run}</td></tr>')
     said = verdict(card)

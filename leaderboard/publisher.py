@@ -56,7 +56,11 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     found = collect(inputs, latest_only=latest_only)
     rows = sorted(found.rows, key=lambda r: (r.suite, r.probe, r.model, r.train, r.dataset, r.split, r.variant,
                                              r.metric, r.run_id))
-    problems = found.problems
+    shown = {r.run_id for r in rows}
+    scores = ScoreIndex([i for i in found.runs if i.run_id in shown])
+    for r in rows:  # per-question scores that are not their row's mean are a problem, said like a bad row
+        scores.get(r)
+    problems = found.problems + scores.problems
     if problems and progress is not None:
         progress(f"{len(problems)} result row(s) or file(s) skipped, e.g. {problems[0]} (all in {out / 'problems.txt'})")
     for note in found.notes if progress is not None else ():
@@ -65,9 +69,7 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     tables = build_tables(rows, found.layouts, tag_index, found.displays)
     failed = failed_by_model(found.runs, rows)
     tables = {suite: [mark_failed_rows(t, failed.get(suite, {})) for t in ts] for suite, ts in tables.items()}
-    shown = {r.run_id for r in rows}
-    reliance = reliance_table(rows, found.displays, index=ScoreIndex([i for i in found.runs if i.run_id in shown]),
-                              tags=tag_index, models=sorted({r.model for r in rows}))
+    reliance = reliance_table(rows, found.displays, index=scores, tags=tag_index, models=sorted({r.model for r in rows}))
     written: list[Path] = []
     # The answer first: "Does it use the image?" opens index.md, as it opens index.html.
     index = ["# vqa-harness leaderboard\n"]
@@ -95,7 +97,7 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
             stale.unlink()
     written += _write_data(rows, problems, out)
     written += write_site(rows, problems, tables, found.runs, out, [str(p) for p in inputs], found.layouts, tag_index,
-                          found.displays, reliance=reliance, notes=found.notes)
+                          found.displays, reliance=reliance, notes=found.notes, index=scores)
     if keep is not None:
         keep(found, reliance)
     return written

@@ -55,7 +55,7 @@ MARKS = {
     "same": ("≈", "not significantly different from ▲ (paired bootstrap on the same questions, p ≥ 0.05)"),
     "less": ("▼", "significantly less image use than ▲ (p < 0.05)"),
     "more": ("△", "significantly more than ▲ on the questions both answered (their means differ on the rest)"),
-    "untested": ("·", "not tested: no per-question scores to pair with ▲"),
+    "untested": ("·", "not tested: no per-question scores to pair with ▲ (or none that match their row: problems.txt)"),
     "few": ("·", f"k paired (k of n paired): not tested, only k questions in common with ▲: fewer than {MIN_PAIRED}, "
                  "where no test can reach p < 0.05, or fewer than half of either model's n, whose means then "
                  "cover different questions"),

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 
 from harness.report import md_cell
 
-from .html import esc
+from .html import esc, tag_list
 from .reliance import Cell, RelianceTable, legend
 from .texttable import render_text_table
 
@@ -85,7 +85,7 @@ def reliance_html(table: RelianceTable, model_links: Mapping[str, str] | None = 
             tds.append(f'<td data-label="{label}" class="{cls}" data-sort="{esc(cell.value())}"><span class="cell">'
                        f'<span class="vci"><span class="val">{esc(cell.value())}</span><small class="ci">'
                        f"{esc(cell.interval())}</small></span> {sig}{of}</span></td>")
-        body.append(f'<tr data-model="{esc(model)}">' + "".join(tds) + "</tr>")
+        body.append(f'<tr data-model="{esc(tag_list([model]))}">' + "".join(tds) + "</tr>")
     notes = "".join(f"<li>{esc(n)}</li>" for n in legend(table))  # the data are in the headers
     return (f'<div class="table-block reliance-block"><p class="explain">{esc(INTRO)}</p>'
             '<div class="scroll"><table class="lb reliance" id="reliance-table" aria-label="Does it use the image?">'

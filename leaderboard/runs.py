@@ -22,7 +22,7 @@ from harness.fileio import decode_text
 from harness.jsonio import json_lone_surrogate
 from harness.layouts import Layout, RowTags, parse_tables
 from harness.project import MANIFEST_SCHEMA_VERSION, READABLE_SCHEMA_VERSIONS, schema_problem
-from harness.rundir import TABLES_FILE
+from harness.rundir import TABLES_FILE, RunDir
 from harness.types import UNITS, ResultRow
 
 from .assumptions import assumption_tags
@@ -50,8 +50,9 @@ def run_dirs(inputs: Iterable[Path]) -> list[Path]:
 
 
 def _results_not_files(inputs: Iterable[Path]) -> list[str]:
-    """A problem line per run folder whose results.jsonl is there but is not a file (a folder):
-    such a run would otherwise be passed over without a word."""
+    """A problem line per run folder whose results.jsonl is there but is not a file (a folder),
+    or is missing beside its manifest.json while no process writes the run (deleted, or a copy
+    without it): such a run would otherwise be passed over without a word."""
     out = []
     for path in inputs:
         path = Path(path)
@@ -60,6 +61,8 @@ def _results_not_files(inputs: Iterable[Path]) -> list[str]:
             results = folder / "results.jsonl"
             if results.exists() and not results.is_file():
                 out.append(f"{results}: is a folder, expected a file (run skipped)")
+            elif not results.exists() and (folder / "manifest.json").is_file() and RunDir(folder).writer() is None:
+                out.append(f"{results}: missing (run skipped; its manifest.json is there)")
     return out
 
 
@@ -239,7 +242,7 @@ def load_run(path: Path) -> RunInfo:
     if unknown:  # a newer format: refused (the run is skipped with this line), never read as if known
         raise DataError(unknown)
     rows, problems, skipped = _read_rows(path / "results.jsonl") if (path / "results.jsonl").is_file() \
-        else ([], [], [])
+        else ([], [f"{path / 'results.jsonl'}: missing (no result rows; deleted, or a copy without it)"], [])
     manifest, damaged = _typed_fields(manifest)
     problems += [f"{path / 'manifest.json'}: field {k!r} must be {_SHAPES[k][1]} (left out)" for k in damaged]
     layouts: dict[str, list[Layout]] = {}

@@ -13,10 +13,8 @@
   }
 
   function compare(a, b) {
-    // Numbers before text; missing values ("-") last in either direction is not needed here.
+    // Both numbers, or both text (model names): by value.
     if (a.num !== null && b.num !== null) return a.num - b.num;
-    if (a.num !== null) return -1;
-    if (b.num !== null) return 1;
     return a.text < b.text ? -1 : a.text > b.text ? 1 : 0;
   }
 
@@ -30,11 +28,19 @@
     var rows = Array.prototype.slice.call(tbody.rows);
     var keyed = rows.map(function (row, i) { return { row: row, key: cellKey(row.cells[index]), i: i }; });
     keyed.sort(function (x, y) {
+      // A cell without a number ("-", n/a, not measured) in a column of numbers goes last in
+      // either direction: sorted descending, the best value is on top, not the missing ones.
+      if ((x.key.num === null) !== (y.key.num === null)) return x.key.num === null ? 1 : -1;
       var c = compare(x.key, y.key);
       if (dir === "descending") c = -c;
       return c !== 0 ? c : x.i - y.i;  // stable
     });
     keyed.forEach(function (k) { tbody.appendChild(k.row); });
+  }
+
+  // A data-model / data-dataset value: names joined by "|", each percent-encoded (html.tag_list).
+  function tags(value) {
+    return value.split("|").map(function (t) { return decodeURIComponent(t); });
   }
 
   function applyFilters() {
@@ -43,21 +49,21 @@
     var m = model ? model.value : "";
     var d = dataset ? dataset.value : "";
     document.querySelectorAll(".table-block[data-dataset]").forEach(function (block) {
-      block.classList.toggle("hidden-by-filter", !!(d && block.getAttribute("data-dataset").split("|").indexOf(d) < 0));
+      block.classList.toggle("hidden-by-filter", !!(d && tags(block.getAttribute("data-dataset")).indexOf(d) < 0));
     });
     document.querySelectorAll("table.lb").forEach(function (table) {
       var hideCols = [];
       var heads = table.tHead ? table.tHead.rows[0].cells : [];
       Array.prototype.forEach.call(heads, function (th, i) {
-        var tags = th.getAttribute("data-dataset");
-        hideCols[i] = !!(d && tags && tags.split("|").indexOf(d) < 0);
+        var tagged = th.getAttribute("data-dataset");
+        hideCols[i] = !!(d && tagged && tags(tagged).indexOf(d) < 0);
         th.classList.toggle("hidden-by-filter", hideCols[i]);
       });
       Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
         var models = row.getAttribute("data-model");
         var datasets = row.getAttribute("data-dataset");
-        var hide = (m && models && models.split("|").indexOf(m) < 0) ||
-                   (d && datasets && datasets.split("|").indexOf(d) < 0);
+        var hide = (m && models && tags(models).indexOf(m) < 0) ||
+                   (d && datasets && tags(datasets).indexOf(d) < 0);
         row.classList.toggle("hidden-by-filter", !!hide);
         Array.prototype.forEach.call(row.cells, function (cell, i) {
           cell.classList.toggle("hidden-by-filter", !!hideCols[i]);

@@ -1,0 +1,73 @@
+"""What `harness leaderboard build` says about inputs it could not use: per-question scores
+that do not match their result row (an edited results.jsonl) are named on screen and in
+problems.txt, not dropped in silence behind a "no per-question scores" mark."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers_samples import write_sample_runs
+
+from vqa_harness_cli import main
+
+
+def _edit_row(run: Path, variant: str, metric: str, value: float) -> None:
+    path = run / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for r in rows:
+        if r["variant"] == variant and r["metric"] == metric:
+            r["value"], r["ci_low"], r["ci_high"] = value, value - 0.01, value + 0.01
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def test_scores_that_do_not_match_an_edited_row_are_reported(tmp_path: Path, capsys) -> None:
+    runs = tmp_path / "runs"
+    write_sample_runs(runs, suites=("image-ablation",))
+    edited = next(p for p in runs.iterdir() if "cnn-lstm" in p.name)
+    _edit_row(edited, "blank", "vqa_accuracy_drop", 0.5)
+    out = tmp_path / "lb"
+    assert main(["leaderboard", "build", str(runs), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    problems = (out / "problems.txt").read_text(encoding="utf-8")
+    assert "'vqa_accuracy_drop' average to" in problems and "not 0.5" in problems, problems
+    assert edited.name in problems or "per_example" in problems
+    assert "skipped" in err and "average to" in err, err
+    assert "see problems.txt" in (out / "index.md").read_text(encoding="utf-8")
+    assert "average to" in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_run_folder_whose_results_are_missing_is_named(tmp_path: Path, capsys) -> None:
+    runs = tmp_path / "runs"
+    write_sample_runs(runs, suites=("image-ablation",))
+    gone = next(p for p in runs.iterdir() if "cnn-lstm" in p.name)
+    (gone / "results.jsonl").unlink()  # a complete run whose rows were deleted (or never copied)
+    out = tmp_path / "lb"
+    assert main(["leaderboard", "build", str(runs), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    problems = (out / "problems.txt").read_text(encoding="utf-8")
+    assert f"{gone / 'results.jsonl'}: missing (run skipped" in problems, problems
+    assert "results.jsonl: missing" in err, err
+    # A run still being written (its lock held) is not a problem: it has no rows yet.
+    from harness.rundir import RunDir
+    writing = RunDir(gone)
+    writing.claim()
+    try:
+        assert main(["leaderboard", "build", str(runs), "--out", str(out)]) == 0
+    finally:
+        writing.release()
+    assert "missing" not in (out / "problems.txt").read_text(encoding="utf-8")
+
+
+def test_report_of_a_run_whose_results_are_missing_says_so(tmp_path: Path, capsys) -> None:
+    runs = tmp_path / "runs"
+    write_sample_runs(runs, suites=("image-ablation",))
+    gone = next(p for p in runs.iterdir() if "cnn-lstm" in p.name)
+    (gone / "results.jsonl").unlink()
+    assert main(["report", str(gone), "--out", str(tmp_path / "rep"), "--stdout"]) == 0
+    text = capsys.readouterr().out
+    assert f"{gone / 'results.jsonl'}: missing (no result rows" in text, text
+    assert "results.jsonl: missing" in (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+    # compare keeps its own one line for it
+    assert main(["compare", str(gone), str(next(p for p in runs.iterdir() if "prior" in p.name))]) == 3
+    assert capsys.readouterr().err.strip().endswith(f"{gone / 'results.jsonl'} is missing")
