@@ -59,12 +59,13 @@ def reliance_html(table: RelianceTable, model_links: Mapping[str, str] | None = 
     narrow screen each model's row becomes a block of labelled lines (site.css). A column's
     header links to its probe's docs (`docs`: probe -> link)."""
     links = model_links or {}
-    head = ['<th scope="col">model</th>', '<th scope="col">verdict</th>']
+    sortable = ' tabindex="0" role="button" aria-sort="none"'  # site.js sorts by a header's column
+    head = [f'<th scope="col"{sortable}>model</th>', f'<th scope="col"{sortable}>verdict</th>']
     for col, data in zip(table.columns, table.data):
         on = f'<small class="on">{esc(data)}</small>' if data else ""
         href = docs(col.probe) if docs is not None else None
         name = f'<a href="{esc(href)}">{esc(col.evidence.header)}</a>' if href else esc(col.evidence.header)
-        head.append(f'<th scope="col" title="{esc(col.evidence.reading)}">{name}{on}</th>')
+        head.append(f'<th scope="col" title="{esc(col.evidence.reading)}"{sortable}>{name}{on}</th>')
     body = []
     for model, said, cells in zip(table.models, table.verdicts, table.cells):
         name = f'<a href="{esc(links[model])}">{esc(model)}</a>' if model in links else esc(model)
@@ -88,7 +89,7 @@ def reliance_html(table: RelianceTable, model_links: Mapping[str, str] | None = 
         body.append(f'<tr data-model="{esc(tag_list([model]))}">' + "".join(tds) + "</tr>")
     notes = "".join(f"<li>{esc(n)}</li>" for n in legend(table))  # the data are in the headers
     return (f'<div class="table-block reliance-block"><p class="explain">{esc(INTRO)}</p>'
-            '<div class="scroll"><table class="lb reliance" id="reliance-table" aria-label="Does it use the image?">'
+            '<div class="scroll"><table class="lb sortable reliance" id="reliance-table" aria-label="Does it use the image?">'
             f"<thead><tr>{''.join(head)}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
             f'<ul class="legend">{notes}</ul></div>')
 

@@ -91,3 +91,26 @@ def test_sorting_puts_missing_values_last_both_ways(tmp_path: Path) -> None:
     assert found is not None
     for texts in found:
         assert texts[-1] == "-" and texts[0] != "-", texts
+
+
+def test_the_reliance_table_sorts_by_a_column_of_evidence(tmp_path: Path) -> None:
+    """"Does it use the image?" listed its models alphabetically with no way to sort: with 60
+    models, finding the one whose answers change most meant reading every row."""
+    if find_chromium() is None:
+        pytest.skip("chromium is not installed (bash scripts/install.sh --test installs it)")
+    runs = tmp_path / "runs"
+    write_sample_runs(runs, suites=("image-ablation",))
+    build_leaderboard([runs], tmp_path / "site")
+    with Browser.launch() as b:
+        b.open((tmp_path / "site" / "index.html").resolve().as_uri())
+        found = b.evaluate("""(() => {
+          const t = document.getElementById('reliance-table');
+          if (!t.classList.contains('sortable')) return null;
+          const keys = () => Array.from(t.tBodies[0].rows).map(r => r.cells[2].getAttribute('data-sort'))
+            .filter(k => k !== null && k !== '').map(Number);
+          const th = t.tHead.rows[0].cells[2];
+          th.click(); const up = keys(); th.click(); const down = keys();
+          return [up, down]; })()""")
+    assert found is not None, "the reliance table is not sortable"
+    up, down = found
+    assert len(up) >= 2 and up == sorted(up) and down == sorted(down, reverse=True), found
