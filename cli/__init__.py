@@ -12,7 +12,7 @@ import click
 
 from harness.errors import ExitCode, HarnessError, Stopped
 from harness.host import get_host
-from harness.registry import did_you_mean
+from harness.registry import Entry, did_you_mean
 
 from .cache_cmd import cache
 from .data_cmd import data
@@ -31,16 +31,23 @@ COMMANDS: dict[str, click.Command] = {
 }
 
 
+#: The hosts whose core-command clashes were reported (click asks for the commands many times).
+_WARNED: list[object] = []
+
+
 def plugin_commands() -> dict[str, click.Command]:
-    """Commands registered by plugins (a name a core command uses is skipped, with a warning)."""
+    """Commands registered by plugins (a name a core command uses is skipped, with a warning
+    once per host)."""
     host = get_host()
     out = {}
     for entry in host.commands:
         if entry.name in COMMANDS:
-            click.echo(f"warning: plugin {entry.plugin!r} ({entry.distribution}) registers command "
-                       f"{entry.name!r}, which is a core command; ignored", err=True)
+            if not any(h is host for h in _WARNED):
+                click.echo(f"warning: plugin {entry.plugin!r} ({entry.distribution}) registers command "
+                           f"{entry.name!r}, which is a core command; ignored", err=True)
             continue
         out[entry.name] = entry.obj
+    _WARNED[:] = [host]
     return out
 
 
@@ -107,8 +114,26 @@ def _main(argv: list[str] | None) -> int:
     except BrokenPipeError:
         return 0
     except SystemExit as exc:  # commands exit non-zero for partial runs
-        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
+        if isinstance(exc.code, str):  # sys.exit("message") in a plugin's command: the message, as Python shows it
+            click.echo(exc.code, err=True)
+            return 1
+        return int(exc.code or 0)
+    except Exception as exc:
+        entry = _plugin_command(command)
+        if entry is None:  # the harness's own command: a bug, with its traceback
+            raise
+        click.echo(f"error: plugin {entry.plugin!r} ({entry.distribution}): command {command!r} failed: "
+                   f"{type(exc).__name__}: {' '.join(str(exc).split())}".rstrip(": "), err=True)
+        return ExitCode.PLUGIN
     return 0
+
+
+def _plugin_command(name: str) -> Entry | None:
+    """The registry entry of plugin command `name` (None for a core command or no command)."""
+    if name in COMMANDS:
+        return None
+    commands = get_host().commands
+    return commands.get(name) if name in commands else None
 
 
 #: What to do after `harness run` was stopped while its models ran.

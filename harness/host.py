@@ -21,7 +21,7 @@ from . import hookspecs
 from .api import DatasetPlugin, FeatureExtractor, Model, Option, Probe, Publisher, Suite
 from .errors import PluginError
 from .options import Configurable
-from .project import BLOCK_ENV, DISTRIBUTION, ENTRY_POINT_GROUP, NAME
+from .project import BLOCK_ENV, DISTRIBUTION, ENTRY_POINT_GROUP, NAME, TOY_SUITE
 from .registry import Registry, did_you_mean
 from .types import CAPABILITIES
 
@@ -95,7 +95,9 @@ class PluginHost:
                 continue
             try:
                 obj = ep.load()
-            except Exception as exc:  # contain: report and keep going
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # contain (a module's sys.exit('needs X') too): report and keep going
                 self.failures.append(PluginFailure(ep.name, dist, f"import error: {_one_line(exc)}"))
                 continue
             if dist_name == DISTRIBUTION:
@@ -169,7 +171,9 @@ class PluginHost:
 
         try:
             returned = impl.function(register=register)
-        except Exception as exc:  # contain a plugin that breaks while registering
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # contain a plugin that breaks (or exits) while registering
             self.failures.append(PluginFailure(plugin, dist, f"{hook_name}: {_one_line(exc)}"))
             return
         if returned is not None:  # e.g. `return [MyModel]`: a hook registers through the callback only
@@ -183,11 +187,18 @@ def _contract_problem(obj: Any) -> str:
     `Option`s or whose default breaks the option's own rules (the default is used unchecked),
     a probe's `requires` / `requires_any` naming no capability (the probe would be skipped
     for every model). '' when nothing."""
+    if isinstance(obj, Suite) and obj.name == TOY_SUITE:
+        return (f"{TOY_SUITE!r} is the derived suite of every toy suite (`harness run --suite toy`); "
+                "give yours another name, with Suite(..., toy=True) to join it")
     if not (isinstance(obj, type) and issubclass(obj, Configurable)):
         return ""
     options = obj.options
     if not isinstance(options, Mapping):
         return f"options must map option names to harness.api.Option, got a {type(options).__name__}"
+    taken = sorted(set(options) & _CONSTRUCTOR_ARGUMENTS.get(obj.kind, frozenset()))
+    if taken:
+        return (f"option {taken[0]!r} is a name the harness passes to every {obj.kind} itself "
+                f"({obj.__mro__[1].__name__}.__init__); call the option something else")
     for key, option in options.items():
         if not isinstance(option, Option):
             return f"option {key!r} is not a harness.api.Option (got {type(option).__name__} {option!r:.40})"
@@ -204,6 +215,12 @@ def _contract_problem(obj: Any) -> str:
                 return (f"{attr} names unknown capabilit{'y' if len(unknown) == 1 else 'ies'} "
                         f"{', '.join(map(repr, unknown))}{did_you_mean(unknown[0], list(CAPABILITIES))}")
     return ""
+
+
+#: Keyword arguments the harness passes to a plugin class besides its options: an option of
+#: that name would never reach `config` (`--model m:feature_resolver=x` refused, its default
+#: read as the harness's value).
+_CONSTRUCTOR_ARGUMENTS = {Model.kind: frozenset({"feature_resolver"}), DatasetPlugin.kind: frozenset({"data_dir"})}
 
 
 def _validation_line(exc: pluggy.PluginValidationError) -> str:

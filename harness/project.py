@@ -13,6 +13,9 @@ DISTRIBUTION = "vqa-harness"
 BLOCK_ENV = "VQA_HARNESS_BLOCK_PLUGINS"
 #: Folder for the user cache (toy data, trained weights, predictions); see harness/paths.py.
 CACHE_ENV = "VQA_HARNESS_CACHE"
+#: The derived suite of every registered suite marked `Suite(toy=True)` (harness/suites.py): a
+#: name no plugin may register.
+TOY_SUITE = "toy"
 #: Version of the result-row schema (harness/types.py ResultRow). 2: `higher_is_better` may be
 #: null (no better direction); a reader of version 1 would take null for "lower is better".
 SCHEMA_VERSION = 2
@@ -34,5 +37,5 @@ def schema_problem(data: object, readable: tuple[int, ...], what: str) -> str:
     return (f"{what}: unknown schema_version {version!r} (this vqa-harness reads {shown}; written by a newer "
             "vqa-harness?)")
 
-__all__ = ["NAME", "ENTRY_POINT_GROUP", "DISTRIBUTION", "BLOCK_ENV", "CACHE_ENV", "SCHEMA_VERSION",
+__all__ = ["NAME", "ENTRY_POINT_GROUP", "DISTRIBUTION", "BLOCK_ENV", "CACHE_ENV", "TOY_SUITE", "SCHEMA_VERSION",
            "READABLE_SCHEMA_VERSIONS", "MANIFEST_SCHEMA_VERSION", "TABLES_SCHEMA_VERSION", "schema_problem"]

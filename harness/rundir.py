@@ -15,11 +15,11 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Iterator
 
 from .digest import digest, digest_stream
-from .errors import DataError, UsageError
+from .errors import DataError, PluginError, UsageError
 from .fileio import atomic_write_json, atomic_write_text, atomic_writer, write_jsonl
 from .project import MANIFEST_SCHEMA_VERSION, TABLES_SCHEMA_VERSION, schema_problem
 from .types import ResultRow, Task
@@ -44,8 +44,10 @@ RESERVE_BYTES = 512 * 1024
 
 
 def safe_name(text: str) -> str:
-    """A file-system-safe version of a model spec or dataset spec."""
-    return re.sub(r"[^A-Za-z0-9._=-]+", "_", text).strip("_") or "_"
+    """A file-system-safe version of a model spec or dataset spec (never `.` or `..`, which
+    would name the folder above: a split called `..`)."""
+    name = re.sub(r"[^A-Za-z0-9._=-]+", "_", text).strip("_") or "_"
+    return f"_{name}" if name in (".", "..") else name
 
 
 def task_folder(task: Task) -> str:
@@ -270,7 +272,12 @@ class ProbeFiles:
         return path
 
     def artifact(self, name: str) -> Path:
-        """A path for an extra output file (its folder is created)."""
+        """A path for an extra output file (its folder is created): `name` is relative and stays
+        inside the probe's folder (no absolute path, no `..`), else a PluginError."""
+        parts = PurePosixPath(str(name)).parts
+        if not parts or PurePosixPath(str(name)).is_absolute() or Path(str(name)).is_absolute() or ".." in parts:
+            raise PluginError(f"ctx.artifact({name!r}): the name leads outside the probe's folder; give a "
+                              "relative name without '..' (e.g. 'scores/per_question.json')")
         path = self.artifacts_folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         return path

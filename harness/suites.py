@@ -18,6 +18,7 @@ from typing import Any
 
 from .errors import PluginError, UsageError
 from .host import PluginHost
+from .project import TOY_SUITE
 from .registry import Entry, did_you_mean
 from .specs import parse_spec
 from .types import Suite, Task
@@ -26,7 +27,6 @@ __all__ = ["resolve_suite", "registered_suite", "TOY_SUITE", "suite_names", "fee
            "task_data",
            "NAME_PATTERN", "MAX_DESCRIPTION", "SUITE_FILE_SUFFIXES"]
 
-TOY_SUITE = "toy"
 #: File name endings read as suite files (YAML, or TOML for `.toml`), which only the command
 #: line reads.
 SUITE_FILE_SUFFIXES = (".yaml", ".yml", ".toml")

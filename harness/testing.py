@@ -58,8 +58,10 @@ def use_host(host: PluginHost) -> Iterator[PluginHost]:
 
 
 def run_in_process(host: PluginHost, *, model: str, suite: str | Suite, tmp_path: Path, **config: Any):
-    """Run `model` through `suite` (a registered name or a `Suite`) with everything written
-    under `tmp_path`."""
+    """Run `model` through `suite` (a registered name or a `Suite`): the run folder, the
+    prediction cache and the probe outputs stored with it are written under `tmp_path`;
+    model-independent artifacts (toy data, decoy sets, `ctx.memo` values) go to the harness
+    cache, `$VQA_HARNESS_CACHE`, shared by every run (point it at a folder of the tests' own)."""
     config.setdefault("device", "cpu")
     config.setdefault("progress", False)
     cfg = RunConfig(model=model, suite=suite, out=Path(tmp_path) / "runs",
@@ -73,7 +75,9 @@ def fake_entry_points(monkeypatch: Any, plugins: dict[str, str], dist_name: str 
     """Pretend `plugins` ({entry-point name: "module"}) are installed in the group.
 
     Works like pytest's own tests: `importlib.metadata.entry_points` is monkeypatched to add
-    entry points of a fake distribution next to the real ones.
+    entry points of a fake distribution next to the real ones. The process-wide host (what
+    `vqa_harness_cli.main` uses) is reset on entry and on exit, so the fake plugins are loaded
+    whatever ran before, and are gone after.
     """
 
     class _Dist:
@@ -95,7 +99,12 @@ def fake_entry_points(monkeypatch: Any, plugins: dict[str, str], dist_name: str 
         return eps
 
     monkeypatch.setattr(md, "entry_points", entry_points)
-    yield
+    reset_host(None)
+    try:
+        yield
+    finally:
+        monkeypatch.setattr(md, "entry_points", real)
+        reset_host(None)
 
 
 class ListDataset(DatasetPlugin):

@@ -214,6 +214,8 @@ class ResultRow:
 def as_answer(value: Any) -> Answer:
     """Accept a plain string or an `Answer` from a model's `answer` capability."""
     if isinstance(value, Answer):
+        if not isinstance(value.text, str):  # str(None) would be scored as the answer "None"
+            raise TypeError(f"answer text must be a str, got {type(value.text).__name__}")
         return value
     if isinstance(value, str):
         return Answer(value)

@@ -15,8 +15,10 @@ from __future__ import annotations
 import gc
 import inspect
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ..api import DatasetPlugin
 from ..digest import digest
@@ -101,18 +103,24 @@ class Session:
         """Examples of `spec`/`split` (memoized); `limit=True` applies `--limit`."""
         key = (spec, split, limit)
         if key not in self._loaded:
-            items = to_examples(self._rows(spec, split, limit))
-            self._check_examples(self.dataset(spec), split, items)
+            rows = self._rows(spec, split, limit)
+            items = to_examples(rows)
+            self._check_examples(self.dataset(spec), split, items, fields=isinstance(rows, list))
             self._loaded[key] = items
         return self._loaded[key]
 
-    def _check_examples(self, plugin: DatasetPlugin, split: str, items: list[Example]) -> None:
+    def _check_examples(self, plugin: DatasetPlugin, split: str, items: list[Example], *, fields: bool = True) -> None:
         """What `load` returned holds Examples with ids unique within the split (the key of
-        predictions, per-question scores and `pair_id`); else one PluginError naming it."""
+        predictions, per-question scores and `pair_id`) and, for Examples the plugin built
+        itself (`fields`; an Arrow table's rows are converted by `Example.from_row`), fields of
+        the types `harness.types.Example` declares; else one PluginError naming it."""
         wrong = next((x for x in items if not isinstance(x, Example)), None)
         if wrong is not None:
             raise PluginError(f"{self._owner(plugin)}: load({split!r}) returned a {type(wrong).__name__} among its "
                               "examples; it returns harness.types.Example records (or a datasets.Dataset of their rows)")
+        problem = _fields_problem(items) if fields else ""
+        if problem:
+            raise PluginError(f"{self._owner(plugin)}: load({split!r}) returned examples whose {problem}")
         if len({x.id for x in items}) != len(items):
             seen: dict[str, int] = {}
             for x in items:
@@ -129,7 +137,7 @@ class Session:
             return [ex.id for ex in self._loaded[(spec, split, False)]]
         rows = self._rows(spec, split, False)
         if isinstance(rows, list):
-            self._check_examples(self.dataset(spec), split, rows)
+            self._check_examples(self.dataset(spec), split, rows, fields=True)
             self._loaded[(spec, split, False)] = rows
             return [ex.id for ex in rows]
         try:  # one Arrow column to Python at once (iterating a Column formats row by row)
@@ -201,6 +209,44 @@ class Session:
 def missing_files(session: Session, spec: str, split: str) -> list[Path]:
     """Files `spec`/`split` needs that are not on disk."""
     return [Path(p) for p in session.dataset(spec).expected_files(split) if not exists(p)]
+
+
+_TEXT_FIELDS = ("id", "question", "image_id", "image", "answer_type", "question_type", "label", "pair_id")
+_TEXTS_FIELDS = ("answers", "choices", "explanations")
+
+
+def _fields_problem(items: list[Example]) -> str:
+    """The first `_field_problem` of `items` ('' when none), looked for only when the types of
+    all fields, gathered in bulk (0.5 s per 200,000 examples; 1.1 s one by one), show one."""
+    texts = attrgetter(*_TEXT_FIELDS)
+    seqs = [s for ex in items for s in attrgetter(*_TEXTS_FIELDS)(ex)]
+    kinds = set(map(type, (v for ex in items for v in texts(ex))))
+    outer = set(map(type, seqs))
+    inner = set(map(type, chain.from_iterable(seqs))) if outer <= {tuple, list} else {None}
+    metas = set(map(type, (ex.meta for ex in items)))
+    if kinds <= {str} and outer <= {tuple, list} and inner <= {str} and all(issubclass(m, Mapping) for m in metas):
+        return ""
+    return next(filter(None, map(_field_problem, items)), "")
+
+
+def _field_problem(ex: Example) -> str:
+    """What in `ex` is not of the type `Example` declares ('' when nothing): a question that is
+    None or a number, an id that is an int, answers given as one string (iterated letter by
+    letter), none of which a probe or model expects."""
+    for name in _TEXT_FIELDS:
+        value = getattr(ex, name)
+        if not isinstance(value, str):
+            return f"field {name!r} of example {ex.id!r} is {type(value).__name__}, not str"
+    for name in _TEXTS_FIELDS:
+        value = getattr(ex, name)
+        if not isinstance(value, (tuple, list)):
+            return f"field {name!r} of example {ex.id!r} is {type(value).__name__}, not a tuple of str"
+        odd = next((v for v in value if not isinstance(v, str)), None)
+        if odd is not None:
+            return f"field {name!r} of example {ex.id!r} holds {type(odd).__name__} {odd!r:.40}, not str"
+    if not isinstance(ex.meta, Mapping):
+        return f"field 'meta' of example {ex.id!r} is {type(ex.meta).__name__}, not a mapping"
+    return ""
 
 
 def to_examples(dataset: Any) -> list[Example]:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import os
@@ -178,7 +179,7 @@ class Predictor:
     def _run_stream(self, stream, examples, extras, keys, indices, capability, done, bar) -> list[int]:
         """Feed `indices` through the model's `predict_stream`; returns the indices left over
         (all of them if the stream itself broke, so the plain batched path retries them)."""
-        subset = [examples[i] for i in indices]
+        subset = [_private(examples[i]) for i in indices]
         sub_extras = [extras[i] for i in indices] if capability in ANSWER_TAKING else None
         try:
             for positions, preds in stream(subset, capability, answers=sub_extras, batch_size=self.batch_size):
@@ -199,9 +200,9 @@ class Predictor:
                 done.update(fresh)
                 if bar is not None:
                     bar.update(len(positions))
-        except (KeyboardInterrupt, SystemExit, StopRun):
+        except (KeyboardInterrupt, StopRun):
             raise
-        except Exception as exc:  # fall back to the plain path for whatever is not done; say so
+        except BaseException as exc:  # fall back to the plain path for whatever is not done; say so
             stops.raise_swallowed()  # the error a stop became is that stop
             left = sum(1 for i in indices if keys[i] not in done)
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
@@ -215,11 +216,13 @@ class Predictor:
             self.stats.error_examples.append((example.id, error))
 
     def _call_contained(self, batch, extras, capability) -> list[Prediction]:
+        """`_call`, contained: model code that raises (SystemExit and other BaseExceptions a
+        library aborts with included; not Ctrl-C or StopRun) fails its examples only."""
         try:
             return self._call(batch, extras, capability)
-        except (KeyboardInterrupt, SystemExit, StopRun):
+        except (KeyboardInterrupt, StopRun):
             raise
-        except Exception:
+        except BaseException:
             stops.raise_swallowed()  # not retried one by one: the run was asked to stop
             if len(batch) == 1:
                 return [self._failed(batch[0], capability)]
@@ -228,9 +231,9 @@ class Predictor:
         for ex, extra in zip(batch, extras):
             try:
                 out.extend(self._call([ex], [extra], capability))
-            except (KeyboardInterrupt, SystemExit, StopRun):
+            except (KeyboardInterrupt, StopRun):
                 raise
-            except Exception:
+            except BaseException:
                 out.append(self._failed(ex, capability))
         return out
 
@@ -244,6 +247,7 @@ class Predictor:
 
     def _call(self, batch: list[Example], extras: list[str], capability: str) -> list[Prediction]:
         self.stats.model_calls += len(batch)
+        batch = [_private(ex) for ex in batch]  # what the model changes in them stays with it
         name = self.model.name
         if capability == "answer":
             raw = list(self.model.answer(batch))
@@ -252,6 +256,8 @@ class Predictor:
             for ex, value in zip(batch, raw):
                 ans = as_answer(value)
                 scores = {str(k): float(v) for k, v in ans.scores.items()} if ans.scores else None
+                if scores and any(math.isnan(v) for v in scores.values()):
+                    raise ValueError(f"answer scores hold NaN (example {ex.id})")
                 preds.append(_kept(Prediction(ex.id, capability, answer=str(ans.text), answer_scores=scores)))
             return preds
         if capability in ("score_choices", "score_images"):
@@ -302,6 +308,13 @@ def unkeepable(pred: Prediction) -> str:
     return ""
 
 
+def _private(example: Example) -> Example:
+    """A copy of `example` for the model: its `meta` (a plain dict, shared with every probe of the
+    run) copied deeply, so a model that changes what it is given (sorts the candidate images in
+    place, adds a key) changes nothing the probes or later calls see."""
+    return example.with_(meta=copy.deepcopy(example.meta) if example.meta else {})
+
+
 def _kept(pred: Prediction) -> Prediction:
     """`pred`, or a ValueError (a failed example: contained and reported) when `unkeepable`."""
     problem = unkeepable(pred)
@@ -315,12 +328,12 @@ def guarded_fit(fit: Callable[[], None], label: str) -> None:
     (`label`), or StorageError when the disk could not take the weights."""
     try:
         fit()
-    except (KeyboardInterrupt, SystemExit, StopRun):
+    except (KeyboardInterrupt, StopRun):
         raise
     except HarnessError as exc:
         stops.raise_swallowed()  # a stop turned into another error is that stop, not a model that cannot train
         raise FitError(f"plugin {label}: the model could not be trained: {exc}", exc.exit_code) from exc
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit and a library's own BaseException too: not a traceback
         stops.raise_swallowed()
         known = storage_error(exc)
         if known is not None:

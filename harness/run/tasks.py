@@ -285,7 +285,7 @@ class TaskRunner:
         files = self.rundir.probe_files(task, probe_name)
         ctx = TaskContext(
             run_id=self.rundir.run_id, suite=self.plan.suite.name, model_spec=self.plan.model_spec, probe=probe_name,
-            task=task, examples=examples.items(), labelled=self.session.labelled(task.dataset, task.split),
+            task=task, examples=list(examples.items()), labelled=self.session.labelled(task.dataset, task.split),
             seed=self.config.seed, options=probe.config, session=self.session, files=files, model=self.model,
             predictor=self.predictor, train=self.trained_on, device=self.plan.device,
             data_fingerprint=examples.fingerprint, probe_module=type(probe).__module__,
@@ -294,14 +294,14 @@ class TaskRunner:
         errors_before = self.predictor.stats.errors
         failed = False
         try:
-            rows = _checked(probe.run(ctx))
-        except (KeyboardInterrupt, SystemExit, StopRun):  # StopRun: the model cannot go on at all
+            rows = _checked(probe.run(ctx), ctx)
+        except (KeyboardInterrupt, StopRun):  # StopRun: the model cannot go on at all
             raise
         except HarnessError as exc:
             stops.raise_swallowed()  # the error a stop became (in a library) is that stop, not a probe failure
             self.outcome.probe_failures.append(ProbeFailure(task.title, probe_name, plugin, str(exc)))
             rows, failed = [], True
-        except Exception as exc:  # contain: the probe is reported, the run goes on
+        except BaseException as exc:  # contain (SystemExit, a library's BaseException too): reported, the run goes on
             stops.raise_swallowed()
             known = storage_error(exc, self.rundir.path)
             if known is not None:  # the disk, not the probe: the run cannot go on
@@ -340,20 +340,43 @@ class TaskRunner:
                     self.outcome.announced.append(found)
 
 
-def _checked(rows: Sequence[ResultRow]) -> list[ResultRow]:
-    """A probe's rows, each a ResultRow whose value and interval are finite numbers; else a
-    PluginError, so the probe fails with that line (a metric that cannot be computed is
-    `ctx.metric_unavailable`, never a NaN in results.jsonl)."""
+def _checked(rows: Sequence[ResultRow], ctx: TaskContext) -> list[ResultRow]:
+    """A probe's rows, each a ResultRow the leaderboard reads as written (harness.types): a value
+    and interval that are finite numbers, `n` a non-negative integer, `higher_is_better` True,
+    False or None, a known unit, string fields, one row per (dataset, variant, metric), and a
+    dataset the task's or one the probe read (`ctx.examples_of`); else a PluginError, so the
+    probe fails with that line (a metric that cannot be computed is `ctx.metric_unavailable`,
+    never a NaN in results.jsonl; a second row would silently replace the first)."""
     out = list(rows)
+    seen: set[tuple[str, str, str]] = set()
     for row in out:
         if not isinstance(row, ResultRow):
             raise PluginError(f"run() returned a {type(row).__name__}, not a ResultRow (make rows with ctx.row)")
+        where = f"metric {row.metric!r} (variant {row.variant!r})"
+        for name in ("metric", "variant", "dataset"):
+            if not isinstance(getattr(row, name), str):
+                raise PluginError(f"{where}: {name} {getattr(row, name)!r} is not a string")
+        if not row.metric:
+            raise PluginError(f"{where}: the metric is empty")
         for name in ("value", "ci_low", "ci_high"):
             value = getattr(row, name)
-            if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value)):
-                raise PluginError(f"metric {row.metric!r} (variant {row.variant!r}): {name} {value!r} is not a finite "
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise PluginError(f"{where}: {name} {value!r} is a {type(value).__name__}, not a float (ctx.row "
+                                  "converts it)")
+            if value is not None and not math.isfinite(value):
+                raise PluginError(f"{where}: {name} {value!r} is not a finite "
                                   "number; report a metric that cannot be computed with ctx.metric_unavailable")
+        if isinstance(row.n, bool) or not isinstance(row.n, int) or row.n < 0:
+            raise PluginError(f"{where}: n {row.n!r} is not a non-negative integer")
+        if row.higher_is_better is not None and not isinstance(row.higher_is_better, bool):
+            raise PluginError(f"{where}: higher_is_better {row.higher_is_better!r} is not True, False or None")
         if row.unit not in UNITS:  # the leaderboard would drop the row
-            raise PluginError(f"metric {row.metric!r} (variant {row.variant!r}): unit {row.unit!r} is not one of "
-                              f"{', '.join(UNITS)}")
+            raise PluginError(f"{where}: unit {row.unit!r} is not one of {', '.join(UNITS)}")
+        if row.dataset != ctx.dataset and not any(key.startswith(f"{row.dataset}/") for key in ctx.reads):
+            raise PluginError(f"{where}: a row for dataset {row.dataset!r}, which the probe did not read (the task's "
+                              f"is {ctx.dataset!r}; rows for another dataset need ctx.examples_of)")
+        key = (row.dataset, row.variant, row.metric)
+        if key in seen:
+            raise PluginError(f"two rows for {where} on {row.dataset!r}; give each its own variant or metric")
+        seen.add(key)
     return out

@@ -29,8 +29,8 @@ class Share(Probe):
         return [ctx.row("share", share, len(preds), **self.row_kw)]
 
 
-def plugin_with(models=(Echo,), probes=(Share,), datasets=(), suite_dataset="colors"):
-    """A plugin registering `models`, `probes`, `datasets` and suite `s` (`share` on `suite_dataset`/val)."""
+def plugin_with(models=(Echo,), probes=(Share,), datasets=(), suite_dataset="colors", suite_probes=("share",)):
+    """A plugin registering `models`, `probes`, `datasets` and suite `s` (`suite_probes` on `suite_dataset`/val)."""
     class Plugin:
         @hookimpl
         def register_models(self, register):
@@ -49,6 +49,6 @@ def plugin_with(models=(Echo,), probes=(Share,), datasets=(), suite_dataset="col
 
         @hookimpl
         def register_suites(self, register):
-            register(Suite("s", "test suite", (Task(suite_dataset, "val", ("share",)),)))
+            register(Suite("s", "test suite", (Task(suite_dataset, "val", tuple(suite_probes)),)))
 
     return Plugin()
