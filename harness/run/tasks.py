@@ -343,12 +343,12 @@ class TaskRunner:
 def _checked(rows: Sequence[ResultRow], ctx: TaskContext) -> list[ResultRow]:
     """A probe's rows, each a ResultRow the leaderboard reads as written (harness.types): a value
     and interval that are finite numbers, `n` a non-negative integer, `higher_is_better` True,
-    False or None, a known unit, string fields, one row per (dataset, variant, metric), and a
+    False or None, a known unit, string fields, one row per (dataset, split, train, variant, metric), and a
     dataset the task's or one the probe read (`ctx.examples_of`); else a PluginError, so the
     probe fails with that line (a metric that cannot be computed is `ctx.metric_unavailable`,
     never a NaN in results.jsonl; a second row would silently replace the first)."""
     out = list(rows)
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[tuple[str, ...]] = set()
     for row in out:
         if not isinstance(row, ResultRow):
             raise PluginError(f"run() returned a {type(row).__name__}, not a ResultRow (make rows with ctx.row)")
@@ -375,8 +375,9 @@ def _checked(rows: Sequence[ResultRow], ctx: TaskContext) -> list[ResultRow]:
         if row.dataset != ctx.dataset and not any(key.startswith(f"{row.dataset}/") for key in ctx.reads):
             raise PluginError(f"{where}: a row for dataset {row.dataset!r}, which the probe did not read (the task's "
                               f"is {ctx.dataset!r}; rows for another dataset need ctx.examples_of)")
-        key = (row.dataset, row.variant, row.metric)
+        key = (row.dataset, row.split, row.train, row.variant, row.metric)
         if key in seen:
-            raise PluginError(f"two rows for {where} on {row.dataset!r}; give each its own variant or metric")
+            raise PluginError(f"two rows for {where} on {row.dataset!r}/{row.split}; give each its own variant or "
+                              "metric")
         seen.add(key)
     return out

@@ -136,6 +136,16 @@ def test_a_row_for_a_dataset_the_probe_read_is_kept(tmp_path):
     assert outcome.exit_code == 0 and [r.metric for r in outcome.rows] == ["m"]
 
 
+def test_rows_of_one_metric_on_two_splits_the_probe_read_are_not_duplicates(tmp_path):
+    def make(ctx):
+        ctx.examples_of(ctx.dataset, "val")
+        row = ctx.row("m", 0.5, 4)
+        return [row, dataclasses.replace(row, split="other", value=0.25)]
+
+    outcome = _run(tmp_path, probes=(_rows_probe(make),))
+    assert outcome.exit_code == 0 and [(r.split, r.value) for r in outcome.rows] == [("val", 0.5), ("other", 0.25)]
+
+
 @pytest.mark.parametrize("name", ["../../../outside.txt", "/tmp/vqa-harness-absolute-artifact.txt", "a/../../b"])
 def test_an_artifact_name_outside_the_probes_folder_fails_the_probe_and_writes_nothing(name, tmp_path):
     def make(ctx):
