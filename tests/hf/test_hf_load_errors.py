@@ -38,3 +38,16 @@ def test_a_folder_without_tokenizer_files_says_what_the_tokenizer_needs(tiny_lla
     message = str(err.value)
     assert f"could not load the processor from {folder}" in message and "\n" not in message
     assert "tokenizers` library serialization file" in message and not message.endswith(":")
+
+
+def test_a_checkpoint_given_to_the_other_adapter_is_one_line_naming_the_right_one(tiny_llava, tiny_blip):
+    """Before: hf-vqa loaded a LLaVA (through its generator fallback) and failed every example
+    with "Found total 0 <image> tokens and 1 images"; hf-vlm loaded BLIP's VQA checkpoint as a
+    captioner and failed every generated answer with "generate() got multiple values for keyword
+    argument 'pad_token_id'" while scoring yes/no with it."""
+    from vqa_harness_plugins.models.hf import HFVLMModel, HFVQAModel
+
+    with pytest.raises(UsageError, match=rf"chat VLM .*run it with hf-vlm:path={tiny_llava}$"):
+        HFVQAModel(path=str(tiny_llava))
+    with pytest.raises(UsageError, match=rf"not a chat VLM .*run it with hf-vqa:path={tiny_blip}$"):
+        HFVLMModel(path=str(tiny_blip))
