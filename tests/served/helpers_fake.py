@@ -61,7 +61,7 @@ def _parse(body: dict) -> Request:
 
 @dataclass
 class FakeOpenAI:
-    """`reply(request, n)` -> (status, body dict) for the n-th chat request (from 1)."""
+    """`reply(request, n)` -> (status, body dict, or the raw bytes sent) for the n-th chat request (from 1)."""
 
     reply: Callable[[Request, int], tuple[int, dict]] = lambda request, n: (200, completion())
     requests: list[Request] = field(default_factory=list)
@@ -104,8 +104,8 @@ class FakeOpenAI:
                 status, payload = fake.reply(request, n)
                 self._send(status, payload)
 
-            def _send(self, status: int, payload: dict) -> None:
-                data = json.dumps(payload).encode()
+            def _send(self, status: int, payload: dict | bytes) -> None:
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

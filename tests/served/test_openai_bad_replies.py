@@ -80,6 +80,23 @@ def test_a_server_failing_every_request_stops_the_run_after_a_few(fake, tmp_path
     assert only_manifest(tmp_path)["status"] == "stopped"
 
 
+@pytest.mark.parametrize("raw", [b'{"id": "cmpl-1", "choices": [{"mess', json.dumps(completion("XX")).encode().replace(
+    b"XX", b"r\xffd")], ids=["truncated JSON", "not UTF-8"])
+def test_an_unreadable_200_counts_as_a_failed_request_and_stops_a_run_that_gets_only_those(fake, tmp_path, raw):
+    """A 200 whose body is not JSON (a proxy cut it) or not UTF-8: the client's JSONDecodeError /
+    UnicodeDecodeError escaped the endpoint, so the example failed without naming the endpoint,
+    `failed_requests` stayed 0 (10 attempts, 0 requests, 0 failed) and the run never stopped."""
+    fake.reply = lambda r, n: (200, raw)
+    with pytest.raises(StopRun) as stop:
+        run_in_process(PluginHost(blocked=frozenset()), model=_spec(fake.base_url), suite="vqa-accuracy",
+                       tmp_path=tmp_path, limit=20)
+    message = str(stop.value)
+    assert f"{endpoint.FAILED_STOP} requests in a row failed" in message and "unreadable response" in message
+    assert "\n" not in message and len(fake.requests) == endpoint.FAILED_STOP
+    usage = only_manifest(tmp_path)["usage"]
+    assert usage["failed_requests"] == endpoint.FAILED_STOP == usage["attempts"]
+
+
 def test_failures_separated_by_answers_do_not_stop_the_run(fake, tmp_path):
     fake.reply = lambda r, n: (500, {"error": {"message": "oops"}}) if n % 3 else (200, completion("two"))
     out = run_in_process(PluginHost(blocked=frozenset()), model=_spec(fake.base_url), suite="vqa-accuracy",

@@ -119,3 +119,21 @@ def test_options_and_fingerprint():
     with pytest.raises(UsageError, match=r"option temperature=-0.5 is out of range \(-1: not sent, or >= 0\)"):
         OpenAIModel(base_url="http://127.0.0.1:1/v1", model="m", temperature=-0.5)
     assert a.capabilities() == {"answer", "score_choices", "explain"}
+
+
+def test_a_key_passed_as_api_key_env_is_refused_before_anything_is_written(tmp_path):
+    """`api_key_env=$OPENAI_API_KEY` (the key, not its variable's name): the run stopped at the
+    first request only after the run folder was made, with the key in the folder's name, the
+    manifest, report.md and the error line."""
+    from harness.host import PluginHost
+    from harness.testing import run_in_process
+
+    key = "sk-proj-Secret123"
+    spec = f"openai:base_url=http://127.0.0.1:9/v1,model=m,api_key_env={key}"
+    with pytest.raises(UsageError) as refused:
+        run_in_process(PluginHost(blocked=frozenset()), model=spec, suite="vqa-accuracy", tmp_path=tmp_path, limit=2)
+    message = str(refused.value)
+    assert "api_key_env must be the name of an environment variable" in message and key not in message
+    assert "\n" not in message
+    assert not [p for p in tmp_path.rglob("*") if key in str(p) or (p.is_file() and key in p.read_text("latin-1"))]
+    assert OpenAIModel(base_url="http://127.0.0.1:1/v1", model="m", api_key_env="OPENAI_API_KEY")

@@ -214,5 +214,13 @@ def _to_prediction(ex: Example, capability: str, value: Any, extra: str) -> Pred
 
 
 def _first_line(exc: BaseException | None) -> str:
+    """The message's first line; one that ends in ":" ("... from one of:") introduces the
+    lines after it, which are then joined to it (at most 400 characters)."""
     text = str(exc or "").strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    if not text:
+        return type(exc).__name__
+    first = text.splitlines()[0].strip()
+    if not first.endswith(":"):
+        return first
+    joined = " ".join(text.split())
+    return joined if len(joined) <= 400 else joined[:399] + "…"

@@ -52,7 +52,20 @@ def _offline() -> bool:
 
 def resolve_source(owner: str, path: str, revision: str = "", *, download: bool = False) -> ModelSource:
     """A local folder for `path`: a folder, or a hub id found in the HF cache (or, only when
-    `download` is True, fetched into it)."""
+    `download` is True, fetched into it), whose config.json is a JSON object (UsageError
+    naming the file otherwise)."""
+    source = _resolve(owner, path, revision, download=download)
+    config = source.folder / "config.json"
+    try:
+        parsed = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise UsageError(f"{owner}: {config} is not valid JSON ({exc})") from None
+    if not isinstance(parsed, dict):
+        raise UsageError(f"{owner}: {config} is not a JSON object (a model config; got {type(parsed).__name__})")
+    return source
+
+
+def _resolve(owner: str, path: str, revision: str, *, download: bool) -> ModelSource:
     if not path:
         raise UsageError(f"{owner}: option path=... is required (a local model folder or a hub id)")
     local = Path(path).expanduser()
@@ -136,5 +149,5 @@ def precision(device: str, dtype: str, autocast: bool) -> str:
 
 
 def read_config(folder: Path) -> dict[str, Any]:
-    """The model's config.json as a dict (one-line DataError-free: resolve_source checked it)."""
+    """The model's config.json as a dict (resolve_source checked that it is one)."""
     return json.loads((folder / "config.json").read_text(encoding="utf-8"))

@@ -16,12 +16,15 @@ import math
 from typing import Any, Sequence
 
 from harness.api import Option
+from harness.errors import UsageError
 from harness.types import Answer, Example
 
 from .base import COMMON_OPTIONS, HFModelBase
-from .families import family_of
+from .families import FAMILIES, family_of
+from .loading import read_config
 from .pipeline import Prepared, decode
 from .prompts import ENTAILMENT_LABELS, build_prompt, clean_answer, task_of
+from .vqa import GENERATOR_TYPES
 
 __all__ = ["HFVLMModel"]
 
@@ -39,6 +42,14 @@ class HFVLMModel(HFModelBase):
         "yes_no": Option("loglik", "yes/no questions: compare log P(yes) and log P(no), or generate",
                          ("loglik", "generate")),
     }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        kind = read_config(self.source.folder).get("model_type")
+        if kind in GENERATOR_TYPES and kind not in FAMILIES:  # BLIP-style VQA models: hf-vqa's
+            raise UsageError(f"model {self.name!r}: {self.source.folder} is a {kind} checkpoint, not a chat VLM "
+                             f"(hf-vlm's prompts and generation do not fit it): run it with "
+                             f"hf-vqa:path={self.source.folder}")
 
     def _auto_classes(self) -> Sequence[Any]:
         import transformers  # heavy: imported on use

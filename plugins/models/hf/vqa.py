@@ -25,6 +25,7 @@ from harness.metrics import normalize_answer
 from harness.types import Answer, Example
 
 from .base import COMMON_OPTIONS, OUT_OF_LABELS, HFModelBase
+from .families import FAMILIES
 from .loading import read_config
 from .pipeline import Prepared, decode, slice_inputs
 
@@ -63,6 +64,11 @@ class HFVQAModel(HFModelBase):
             raise UsageError(f"model {self.name!r}: explain_prompt={self.config['explain_prompt']!r} may use only "
                              f"{{question}} and {{answer}} ({type(exc).__name__}: {exc})") from None
         cfg = read_config(self.source.folder)
+        family = FAMILIES.get(str(cfg.get("model_type") or ""))
+        if family is not None and cfg.get("model_type") not in GENERATOR_TYPES:
+            raise UsageError(f"model {self.name!r}: {self.source.folder} is a {family.label} chat VLM (model_type "
+                             f"{cfg.get('model_type')!r}), which needs a chat prompt with its image token: run it "
+                             f"with hf-vlm:path={self.source.folder}")
         self.kind = self.config["kind"] if self.config["kind"] != "auto" else _infer_kind(cfg)
         if self.kind is None:
             raise UsageError(f"model {self.name!r}: cannot tell whether {self.source.folder} is a classifier or a "

@@ -14,7 +14,8 @@ decides, so every attempt is counted and the rules below hold on every client ve
   that example only (not cached, so a re-run asks again); `FAILED_STOP` of those in a row
   with no answer between them stop the run.
 - A 200 response that carries no answer (no choices, an `error` object, an empty answer cut
-  at the length limit) fails its example like a 5xx, instead of reading as an empty answer.
+  at the length limit) or cannot be read (not JSON, not UTF-8) fails its example like a 5xx,
+  instead of reading as an empty answer.
 - The API key is read from the environment variable named by `api_key_env` when the client
   is built and is never stored in the options, the fingerprint, a log or a message.
 - Usage: answered requests, attempts, retries by cause, prompt and completion tokens.
@@ -32,6 +33,7 @@ decides, so every attempt is counted and the rules below hold on every client ve
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -282,7 +284,9 @@ class Endpoint:
                     raise RequestFailed(f"endpoint {self.base_url}: no answer within {self.timeout:g} s "
                                         f"after {attempt + 1} tries") from None
                 self.stop(f"unreachable ({last}) after {attempt + 1} tries; is the server running there?")
-            except openai.APIError as exc:  # a response the client cannot read (not the API's shape)
+            except (openai.APIError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+                # a response the client cannot read: not the API's shape, a body cut short
+                # (the client's json.loads raises), or bytes that are not UTF-8
                 last = f"unreadable response ({type(exc).__name__}: {self._detail(exc)})"
                 self._failed(last)
                 raise RequestFailed(f"endpoint {self.base_url}: {last}") from None

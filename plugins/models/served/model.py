@@ -10,6 +10,7 @@ reading of answers in `messages.py`.
 
 from __future__ import annotations
 
+import re
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any, Iterator, Mapping, Sequence
@@ -94,6 +95,11 @@ class OpenAIModel(Model):
         if not model:
             raise UsageError(f"model {self.name!r}: option model=... is required (the name the endpoint serves)")
         c = self.config
+        if c["api_key_env"] and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(c["api_key_env"])):
+            # Never echoed: it is most likely the key itself (api_key_env=$OPENAI_API_KEY), and the
+            # options name the run folder and go into the manifest and the report.
+            raise UsageError(f"model {self.name!r}: option api_key_env must be the name of an environment variable "
+                             "(letters, digits, _), e.g. api_key_env=OPENAI_API_KEY, not the key itself")
         for key in ("temperature", "top_p"):
             if -1 < float(c[key]) < 0:
                 raise UsageError(f"model {self.name!r}: option {key}={c[key]} is out of range (-1: not sent, or >= 0)")
