@@ -136,6 +136,21 @@ def test_a_row_for_a_dataset_the_probe_read_is_kept(tmp_path):
     assert outcome.exit_code == 0 and [r.metric for r in outcome.rows] == ["m"]
 
 
+def test_a_row_for_a_dataset_read_inside_a_memo_is_kept_when_the_memo_is_reused(fresh_cache, tmp_path):
+    def make(ctx):  # a model-independent reference value, computed once (docs/plugins.md, ctx.memo)
+        n = ctx.memo("reference", {}, lambda: len(ctx.examples_of("shapes", "val")))
+        return [ctx.row("m", 0.5, n, dataset="shapes", variant="reference")]
+
+    shapes = dataset_plugin("shapes", {"val": EXAMPLES[:2]})
+    plugin = plugin_with(probes=(_rows_probe(make),), suite_probes=["rows"])
+    for i in range(2):  # the second run reads the reference from the memo
+        outcome = run_in_process(make_host(dataset_plugin("colors", {"val": EXAMPLES}), shapes, plugin,
+                                           names=["data", "shapes", "mine0"]),
+                                 model="echo", suite="s", tmp_path=tmp_path / str(i))
+        assert outcome.exit_code == 0 and [(r.dataset, r.n) for r in outcome.rows] == [("shapes", 2)], \
+            outcome.probe_failures
+
+
 def test_rows_of_one_metric_on_two_splits_the_probe_read_are_not_duplicates(tmp_path):
     def make(ctx):
         ctx.examples_of(ctx.dataset, "val")
