@@ -5,6 +5,7 @@ stays, and no row reaches results.jsonl that the leaderboard would refuse or mis
 from __future__ import annotations
 
 import dataclasses
+from types import MappingProxyType
 
 import pytest
 from helpers_mistakes import Echo, Share, plugin_with
@@ -80,6 +81,14 @@ def test_a_model_changing_the_examples_it_gets_does_not_change_them_for_later_pr
                    examples=[ex.with_(meta={"k": 1}) for ex in EXAMPLES])
     assert outcome.exit_code == 0 or outcome.rows
     assert len(seen) == 4 and all(q.startswith("what color is") and m == {"k": 1} for q, m in seen)
+
+
+def test_examples_whose_meta_is_a_read_only_mapping_reach_the_model(tmp_path):
+    # The model gets copies of the examples (above); a meta the dataset made read-only is still
+    # a mapping of JSON values (Example.to_row): copied as one, not failing every example.
+    frozen = [ex.with_(meta=MappingProxyType({"k": {"n": [1]}})) for ex in EXAMPLES]
+    outcome = _run(tmp_path, examples=frozen)
+    assert outcome.exit_code == 0 and outcome.example_errors == 0 and [r.value for r in outcome.rows] == [1.0]
 
 
 # ------------------------------------------------------------------------ probes
