@@ -195,10 +195,11 @@ def _contract_problem(obj: Any) -> str:
     options = obj.options
     if not isinstance(options, Mapping):
         return f"options must map option names to harness.api.Option, got a {type(options).__name__}"
-    taken = sorted(set(options) & _CONSTRUCTOR_ARGUMENTS.get(obj.kind, frozenset()))
-    if taken:
+    base, passed = _CONSTRUCTOR_ARGUMENTS.get(obj.kind, (None, frozenset()))
+    taken = sorted(set(options) & passed)
+    if taken and base is not None:  # the base the harness defines, not the plugin's own (obj.__mro__[1])
         return (f"option {taken[0]!r} is a name the harness passes to every {obj.kind} itself "
-                f"({obj.__mro__[1].__name__}.__init__); call the option something else")
+                f"(harness.api.{base.__name__}.__init__); call the option something else")
     for key, option in options.items():
         if not isinstance(option, Option):
             return f"option {key!r} is not a harness.api.Option (got {type(option).__name__} {option!r:.40})"
@@ -220,7 +221,8 @@ def _contract_problem(obj: Any) -> str:
 #: Keyword arguments the harness passes to a plugin class besides its options: an option of
 #: that name would never reach `config` (`--model m:feature_resolver=x` refused, its default
 #: read as the harness's value).
-_CONSTRUCTOR_ARGUMENTS = {Model.kind: frozenset({"feature_resolver"}), DatasetPlugin.kind: frozenset({"data_dir"})}
+_CONSTRUCTOR_ARGUMENTS: dict[str, tuple[type, frozenset[str]]] = {
+    Model.kind: (Model, frozenset({"feature_resolver"})), DatasetPlugin.kind: (DatasetPlugin, frozenset({"data_dir"}))}
 
 
 def _validation_line(exc: pluggy.PluginValidationError) -> str:

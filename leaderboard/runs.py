@@ -241,8 +241,13 @@ def load_run(path: Path) -> RunInfo:
     unknown = schema_problem(manifest, (MANIFEST_SCHEMA_VERSION,), str(path / "manifest.json"))
     if unknown:  # a newer format: refused (the run is skipped with this line), never read as if known
         raise DataError(unknown)
-    rows, problems, skipped = _read_rows(path / "results.jsonl") if (path / "results.jsonl").is_file() \
-        else ([], [f"{path / 'results.jsonl'}: missing (no result rows; deleted, or a copy without it)"], [])
+    results = path / "results.jsonl"
+    if results.is_file():
+        rows, problems, skipped = _read_rows(results)
+    else:  # a run in its first task has written none yet: not a problem while its process goes on
+        rows, problems, skipped = [], [] if RunDir(path).writer() is not None else [
+            f"{results}: missing (no result rows; deleted, a copy without it, or the run was killed in its first "
+            "task)"], []
     manifest, damaged = _typed_fields(manifest)
     problems += [f"{path / 'manifest.json'}: field {k!r} must be {_SHAPES[k][1]} (left out)" for k in damaged]
     layouts: dict[str, list[Layout]] = {}

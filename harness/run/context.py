@@ -97,7 +97,8 @@ class TaskContext:
         keyed by the probe, `name`, `key`, the task's data, split and training data, the
         probe's code and its `cache_settings`. A key that is not JSON is a PluginError: the
         digest would fall back on `str` (a set's order, an object's address), so the value
-        would be computed again in every process instead of shared."""
+        would be computed again in every process instead of shared. What `build` read with
+        `examples_of` counts as read whenever the value is used, reused ones included."""
         try:
             json.dumps(key, sort_keys=True)
         except (TypeError, ValueError) as exc:
@@ -110,7 +111,20 @@ class TaskContext:
         settings = dict(self.probe_settings())
         if settings:  # keys of probes without settings stay as they were
             full["settings"] = settings
-        return ArtifactStore().json("probe-memo", full, build)
+
+        def tracked() -> dict[str, Any]:
+            before = set(self.reads)
+            value = build()
+            return {"value": value, "reads": sorted(set(self.reads) - before)}
+
+        # The data `build` read (`examples_of`) is stored with the value and counts as read when the
+        # value is reused: a reference row for that dataset stays the probe's (tasks._checked).
+        stored = ArtifactStore().json("probe-memo-reads", full, tracked)
+        for read in stored["reads"]:
+            if read not in self.reads:
+                spec, _, split = read.rpartition("/")
+                self.reads[read] = self.session.fingerprint(spec, split)
+        return stored["value"]
 
     # ----------------------------------------------------------- predictions
     def predict(

@@ -13,14 +13,13 @@
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import math
 import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..api import Model
 from ..cache.predictions import PredictionCache
@@ -309,10 +308,21 @@ def unkeepable(pred: Prediction) -> str:
 
 
 def _private(example: Example) -> Example:
-    """A copy of `example` for the model: its `meta` (a plain dict, shared with every probe of the
-    run) copied deeply, so a model that changes what it is given (sorts the candidate images in
-    place, adds a key) changes nothing the probes or later calls see."""
-    return example.with_(meta=copy.deepcopy(example.meta) if example.meta else {})
+    """A copy of `example` for the model: its `meta` (shared with every probe of the run) copied
+    deeply, so a model that changes what it is given (sorts the candidate images in place, adds
+    a key) changes nothing the probes or later calls see."""
+    return example.with_(meta=_copied(example.meta) if example.meta else {})
+
+
+def _copied(value: Any) -> Any:
+    """`value` (JSON values, `meta`'s contents) with its mappings and lists copied at every
+    level: a read-only mapping (`MappingProxyType`, which `copy.deepcopy` cannot copy) becomes a
+    dict; strings, numbers and other objects are shared, as they are not changed in place."""
+    if isinstance(value, Mapping):
+        return {k: _copied(v) for k, v in value.items()}
+    if type(value) in (list, tuple, set):  # exactly: a namedtuple is rebuilt otherwise
+        return type(value)(_copied(v) for v in value)
+    return value
 
 
 def _kept(pred: Prediction) -> Prediction:

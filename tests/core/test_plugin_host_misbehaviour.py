@@ -65,12 +65,14 @@ def test_a_suite_named_toy_is_refused_so_the_derived_toy_suite_stays():
 
 @pytest.mark.parametrize("base, option", [(Model, "feature_resolver"), (DatasetPlugin, "data_dir")])
 def test_an_option_named_like_a_constructor_argument_is_refused_when_it_registers(base, option):
-    cls = type("Clash", (base,), {"name": "clash", "options": {option: Option("x", "mine")}})
+    mine = type("MyBase", (base,), {"name": "my-base"})  # a plugin's own base class: not the one named
+    cls = type("Clash", (mine,), {"name": "clash", "options": {option: Option("x", "mine")}})
     hook = "register_models" if base is Model else "register_datasets"
     plugin = type("P", (), {hook: hookimpl(lambda self, register: register(cls))})()
     host = make_host(plugin, names=["clasher"])
     [failure] = host.failures
-    assert f"option {option!r} is a name the harness passes to every {base.kind}" in failure.message
+    assert (f"option {option!r} is a name the harness passes to every {base.kind} itself "
+            f"(harness.api.{base.__name__}.__init__)") in failure.message
 
 
 @click.command("boom")

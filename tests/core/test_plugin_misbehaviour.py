@@ -5,6 +5,7 @@ stays, and no row reaches results.jsonl that the leaderboard would refuse or mis
 from __future__ import annotations
 
 import dataclasses
+from types import MappingProxyType
 
 import pytest
 from helpers_mistakes import Echo, Share, plugin_with
@@ -82,6 +83,14 @@ def test_a_model_changing_the_examples_it_gets_does_not_change_them_for_later_pr
     assert len(seen) == 4 and all(q.startswith("what color is") and m == {"k": 1} for q, m in seen)
 
 
+def test_examples_whose_meta_is_a_read_only_mapping_reach_the_model(tmp_path):
+    # The model gets copies of the examples (above); a meta the dataset made read-only is still
+    # a mapping of JSON values (Example.to_row): copied as one, not failing every example.
+    frozen = [ex.with_(meta=MappingProxyType({"k": {"n": [1]}})) for ex in EXAMPLES]
+    outcome = _run(tmp_path, examples=frozen)
+    assert outcome.exit_code == 0 and outcome.example_errors == 0 and [r.value for r in outcome.rows] == [1.0]
+
+
 # ------------------------------------------------------------------------ probes
 
 
@@ -134,6 +143,21 @@ def test_a_row_for_a_dataset_the_probe_read_is_kept(tmp_path):
 
     outcome = _run(tmp_path, probes=(_rows_probe(make),))
     assert outcome.exit_code == 0 and [r.metric for r in outcome.rows] == ["m"]
+
+
+def test_a_row_for_a_dataset_read_inside_a_memo_is_kept_when_the_memo_is_reused(fresh_cache, tmp_path):
+    def make(ctx):  # a model-independent reference value, computed once (docs/plugins.md, ctx.memo)
+        n = ctx.memo("reference", {}, lambda: len(ctx.examples_of("shapes", "val")))
+        return [ctx.row("m", 0.5, n, dataset="shapes", variant="reference")]
+
+    shapes = dataset_plugin("shapes", {"val": EXAMPLES[:2]})
+    plugin = plugin_with(probes=(_rows_probe(make),), suite_probes=["rows"])
+    for i in range(2):  # the second run reads the reference from the memo
+        outcome = run_in_process(make_host(dataset_plugin("colors", {"val": EXAMPLES}), shapes, plugin,
+                                           names=["data", "shapes", "mine0"]),
+                                 model="echo", suite="s", tmp_path=tmp_path / str(i))
+        assert outcome.exit_code == 0 and [(r.dataset, r.n) for r in outcome.rows] == [("shapes", 2)], \
+            outcome.probe_failures
 
 
 def test_rows_of_one_metric_on_two_splits_the_probe_read_are_not_duplicates(tmp_path):

@@ -71,3 +71,22 @@ def test_report_of_a_run_whose_results_are_missing_says_so(tmp_path: Path, capsy
     # compare keeps its own one line for it
     assert main(["compare", str(gone), str(next(p for p in runs.iterdir() if "prior" in p.name))]) == 3
     assert capsys.readouterr().err.strip().endswith(f"{gone / 'results.jsonl'} is missing")
+
+
+def test_report_of_a_run_still_being_written_does_not_call_its_results_deleted(tmp_path: Path, capsys) -> None:
+    """A run in its first task has a manifest and no results.jsonl yet (written after each task):
+    its report says `status: running`, not that the file was deleted."""
+    from harness.rundir import RunDir
+
+    runs = tmp_path / "runs"
+    write_sample_runs(runs, suites=("image-ablation",))
+    going = next(p for p in runs.iterdir() if "cnn-lstm" in p.name)
+    (going / "results.jsonl").unlink()
+    writing = RunDir(going)
+    writing.claim()
+    try:
+        assert main(["report", str(going), "--out", str(tmp_path / "rep"), "--stdout"]) == 0
+    finally:
+        writing.release()
+    text = capsys.readouterr().out
+    assert "results.jsonl: missing" not in text and "deleted" not in text, text

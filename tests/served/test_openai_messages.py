@@ -121,14 +121,16 @@ def test_options_and_fingerprint():
     assert a.capabilities() == {"answer", "score_choices", "explain"}
 
 
-def test_a_key_passed_as_api_key_env_is_refused_before_anything_is_written(tmp_path):
+@pytest.mark.parametrize("key", ["sk-proj-Secret123", "gsk_Secret123abcDEF"], ids=["not a name", "name-shaped"])
+def test_a_key_passed_as_api_key_env_is_refused_before_anything_is_written(key, tmp_path, monkeypatch):
     """`api_key_env=$OPENAI_API_KEY` (the key, not its variable's name): the run stopped at the
     first request only after the run folder was made, with the key in the folder's name, the
-    manifest, report.md and the error line."""
+    manifest, report.md and the error line. A key of letters, digits and '_' only (Groq's gsk_...)
+    is shaped like a name: unset and not in capitals, it is refused too."""
     from harness.host import PluginHost
     from harness.testing import run_in_process
 
-    key = "sk-proj-Secret123"
+    monkeypatch.delenv(key, raising=False)
     spec = f"openai:base_url=http://127.0.0.1:9/v1,model=m,api_key_env={key}"
     with pytest.raises(UsageError) as refused:
         run_in_process(PluginHost(blocked=frozenset()), model=spec, suite="vqa-accuracy", tmp_path=tmp_path, limit=2)

@@ -10,6 +10,7 @@ reading of answers in `messages.py`.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -95,11 +96,12 @@ class OpenAIModel(Model):
         if not model:
             raise UsageError(f"model {self.name!r}: option model=... is required (the name the endpoint serves)")
         c = self.config
-        if c["api_key_env"] and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(c["api_key_env"])):
+        if c["api_key_env"] and _looks_like_a_key(str(c["api_key_env"])):
             # Never echoed: it is most likely the key itself (api_key_env=$OPENAI_API_KEY), and the
             # options name the run folder and go into the manifest and the report.
             raise UsageError(f"model {self.name!r}: option api_key_env must be the name of an environment variable "
-                             "(letters, digits, _), e.g. api_key_env=OPENAI_API_KEY, not the key itself")
+                             "(letters, digits, _; one that is set, or in capitals), e.g. "
+                             "api_key_env=OPENAI_API_KEY, not the key itself (not shown)")
         for key in ("temperature", "top_p"):
             if -1 < float(c[key]) < 0:
                 raise UsageError(f"model {self.name!r}: option {key}={c[key]} is out of range (-1: not sent, or >= 0)")
@@ -364,3 +366,13 @@ def _value(pred: Prediction) -> Answer | str:
     if pred.answer_scores:
         return Answer(pred.answer or "", dict(pred.answer_scores))
     return pred.answer or ""
+
+
+def _looks_like_a_key(value: str) -> bool:
+    """Whether `api_key_env`'s `value` is more likely the key than its variable's name: not a
+    name at all (`sk-...`), or a name-shaped key (`gsk_...`: letters, digits, '_') that is not set
+    and not in capitals as variable names are. An unset name in capitals is left to the first
+    request (a re-run answered from the cache needs no key)."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+        return True
+    return not os.environ.get(value) and value != value.upper()
