@@ -261,12 +261,12 @@ def _full_pages(rows: Sequence[ResultRow], tables: Mapping[str, Sequence[Table]]
 def write_site(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mapping[str, Sequence[Table]],
                run_infos: Sequence[RunInfo], out: Path, inputs: Sequence[str],
                layouts: Mapping[str, Sequence[Layout]] | None = None, tags: TagIndex | None = None,
-               displays: Mapping[str, Display] | None = None, reliance: RelianceTable | None = None,
-               notes: Sequence[str] = (), index: ScoreIndex | None = None) -> list[Path]:
+               displays: Mapping[str, Display] | None = None, *, index: ScoreIndex,
+               reliance: RelianceTable | None = None, notes: Sequence[str] = ()) -> list[Path]:
     """Write index.html, the model pages, the charts and the run pages; returns the paths
     written or kept. `displays` (probe -> `Display`, from the run folders) name the probes'
-    evidence, charts, metrics and docs; `index`: the runs' per-question scores (read here
-    when not given)."""
+    evidence, charts, metrics and docs; `index`: the runs' per-question scores, as the
+    reliance table and problems.txt were made with."""
     out = Path(out)
     layouts = layouts or {}
     displays = displays or {}
@@ -296,7 +296,6 @@ def write_site(rows: Sequence[ResultRow], problems: Sequence[str], tables: Mappi
     written += doc_pages
     _prune(out / DOCS_DIR, set(doc_pages), (".html",))
     used = [by_id[r.run_id] for r in runs]
-    index = index if index is not None else ScoreIndex(used)
     tables = mark_tables(tables, index)
     full = _full_pages(rows, tables, layouts, tags, out, _up(docs), displays)
     written += [out / v for v in full.values()]

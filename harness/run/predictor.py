@@ -255,8 +255,6 @@ class Predictor:
             for ex, value in zip(batch, raw):
                 ans = as_answer(value)
                 scores = {str(k): float(v) for k, v in ans.scores.items()} if ans.scores else None
-                if scores and any(math.isnan(v) for v in scores.values()):
-                    raise ValueError(f"answer scores hold NaN (example {ex.id})")
                 preds.append(_kept(Prediction(ex.id, capability, answer=str(ans.text), answer_scores=scores)))
             return preds
         if capability in ("score_choices", "score_images"):
@@ -289,8 +287,9 @@ class Predictor:
 
 
 def unkeepable(pred: Prediction) -> str:
-    """Why `pred` cannot be kept as one prediction: too large, or text that is not Unicode
-    ("" when it can). Sizes first: the text is then scanned only within the caps."""
+    """Why `pred` cannot be kept as one prediction: too large, text that is not Unicode, or
+    answer scores holding NaN ("" when it can). Sizes first: the text is then scanned only
+    within the caps."""
     scores = pred.answer_scores or {}
     texts = (("answer", pred.answer), ("explanation", pred.explanation))
     for name, text in texts:
@@ -304,6 +303,8 @@ def unkeepable(pred: Prediction) -> str:
         found = surrogate_in(text) if text is not None else ""
         if found:
             return f"{name} holds a lone surrogate ({found}), not Unicode text (example {pred.example_id})"
+    if any(isinstance(v, float) and math.isnan(v) for v in scores.values()):
+        return f"answer scores hold NaN (example {pred.example_id})"
     return ""
 
 

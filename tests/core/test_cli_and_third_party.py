@@ -9,7 +9,6 @@ import textwrap
 
 import pytest
 
-from harness.host import reset_host
 from vqa_harness_cli import main
 
 PLUGIN_SOURCE = textwrap.dedent('''
@@ -56,9 +55,7 @@ def third_party(tmp_path, monkeypatch):
     (pkg / "__init__.py").write_text(PLUGIN_SOURCE)
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     with fake_entry_points(monkeypatch, {"shout": "shout_plugin"}, dist_name="vqa-harness-shout", version="1.2.3"):
-        reset_host(None)
-        yield
-    reset_host(None)
+        yield  # a fresh host inside, and after
 
 
 def test_third_party_plugin_is_listed_and_runs(third_party, tmp_path, capsys, monkeypatch):

@@ -19,11 +19,15 @@ pytestmark = pytest.mark.browser
 ODD = "qonly:note=a|b <i>"
 
 
-def _rename(runs: Path, old: str, new: str) -> None:
+def _edit_rows(runs: Path, edit) -> None:
+    """Rewrite every run's results.jsonl with `edit(rows)`."""
     for path in runs.glob("*/results.jsonl"):
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-        rows = [{**r, "model": new if r["model"] == old else r["model"]} for r in rows]
+        rows = edit([json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()])
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _rename(runs: Path, old: str, new: str) -> None:
+    _edit_rows(runs, lambda rows: [{**r, "model": new if r["model"] == old else r["model"]} for r in rows])
 
 
 def test_the_model_filter_keeps_the_rows_of_a_name_with_a_bar(tmp_path: Path) -> None:
@@ -72,10 +76,7 @@ SORTED = """
 
 
 def _drop_rows(runs: Path, model: str, variant: str) -> None:
-    for path in runs.glob("*/results.jsonl"):
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-        rows = [r for r in rows if not (r["model"] == model and r["variant"] == variant)]
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _edit_rows(runs, lambda rows: [r for r in rows if not (r["model"] == model and r["variant"] == variant)])
 
 
 def test_sorting_puts_missing_values_last_both_ways(tmp_path: Path) -> None:
