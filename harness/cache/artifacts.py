@@ -1,19 +1,17 @@
 """Content-addressed artifacts: model-independent work computed once, shared by every model
 and run (toy data as Arrow, decoy sets, perturbations, image features, reference scores).
 
-An artifact is identified by its *kind* (a folder name, e.g. "toyvqa-arrow") and a digest
-of everything it depends on: the caller's key (dataset fingerprint, options, a version
-constant of the code that builds it) plus the harness version. A changed input, option or
-code version gives another key, so a stale artifact is never read; old ones stay until
-`harness cache clear`. Entries are written to a temporary folder and renamed into place,
-so concurrent runs and interrupted writes never leave a half-written artifact.
+An entry is its *kind* (a folder name, e.g. "toyvqa-arrow") and a digest of the caller's key
+(dataset fingerprint, options, a version constant of the code that builds it) and the harness
+version: a changed input gives another key, so a stale entry is never read (old ones stay
+until `harness cache clear`). Entries are built in a temporary folder and renamed into place.
 
-    store = ArtifactStore()
-    rows = store.json("decoy-variants", {"dataset": fp, "variant": "iou"}, build=lambda: ...)
+    rows = ArtifactStore().json("decoy-variants", {"dataset": fp, "variant": "iou"}, build=...)
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import stat
@@ -55,7 +53,6 @@ class ArtifactStore:
     def __init__(self, root: Path | None = None) -> None:
         self.root = Path(root) if root is not None else cache_dir("artifacts")
 
-    # ------------------------------------------------------------------ keys
     def key(self, kind: str, key: Any) -> str:
         return digest({"kind": kind, "key": key, "harness": __version__})
 
@@ -66,7 +63,6 @@ class ArtifactStore:
     def has(self, kind: str, key: Any) -> bool:
         return (self.folder(kind, key) / COMPLETE).is_file()
 
-    # --------------------------------------------------------------- entries
     def entry(self, kind: str, key: Any, build: Callable[[Path], None]) -> Path:
         """The folder of a complete entry; `build(tmp_folder)` writes its files when absent
         (one process at a time: a concurrent builder waits, then finds the entry)."""
@@ -115,10 +111,8 @@ class ArtifactStore:
         folder = path.parent
         for _ in range(3):
             if (folder / COMPLETE).is_file():
-                try:
+                with contextlib.suppress(*damaged):
                     return read()
-                except damaged:
-                    pass
             with build_lock(folder):
                 if (folder / COMPLETE).is_file():
                     try:
@@ -191,9 +185,7 @@ def foreign_folders(root: Path | None = None) -> list[str]:
 
 def clear_cache(kinds: list[str] | None = None, root: Path | None = None) -> list[KindStatus]:
     """Remove the given kinds (all when None); returns what was removed."""
-    removed = []
-    for status in cache_status(root):
-        if kinds is None or status.kind in kinds:
-            shutil.rmtree(status.path, ignore_errors=True)
-            removed.append(status)
+    removed = [status for status in cache_status(root) if kinds is None or status.kind in kinds]
+    for status in removed:
+        shutil.rmtree(status.path, ignore_errors=True)
     return removed

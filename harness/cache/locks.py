@@ -1,9 +1,6 @@
-"""One builder at a time for a cache entry shared by concurrent processes.
-
-Cache entries are written to a temporary name and renamed into place, so concurrent
-builders never leave a half-written entry; without a lock they would still each compute
-it. `build_lock(path)` makes the second process wait for the first; it then re-checks
-the entry and reads what the first wrote (`harness run --jobs`, two runs on one cache).
+"""One builder at a time for a cache entry shared by concurrent processes (`harness run
+--jobs`, two runs on one cache): an atomic rename alone keeps an entry whole, but each
+process would still compute it. The second waits, re-checks the entry and reads it:
 
     if not done(path):
         with build_lock(path):

@@ -1,13 +1,10 @@
 """Probe outputs as content-addressed artifacts: what makes a re-run near-instant.
 
-A probe's output on a task — its result rows, report sections, unavailable metrics,
-resources, row tags, and the prediction and artifact files it wrote — is a pure function of
-the model's outputs (its fingerprint), the task's data (the dataset fingerprint, split,
-`--limit`, training data), the task itself (its folder: label, training data and probe
-options, which also decide where its files lie), the probe's options, the seed and the
-code (a digest of the source of the harness and of the plugins involved). A run that finds an entry for exactly
-that key restores it instead of running the probe: no data is loaded and no prediction is
-read. Anything that could change a number changes the key.
+A probe's output on a task (result rows, report sections, unavailable metrics, resources,
+row tags, the files it wrote) is a pure function of the model's fingerprint, the task's data
+(dataset fingerprint, split, `--limit`, training data), the task's folder, the probe's
+options, the seed and the code (the source of the harness and of the plugins involved). A
+run that finds an entry for that key restores it: no data is loaded, no prediction read.
 """
 
 from __future__ import annotations

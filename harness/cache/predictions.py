@@ -1,17 +1,11 @@
 """Prediction cache: model fingerprint x hash of the exact model input -> prediction.
 
-SQLite (stdlib) gives atomic, durable batches: each batch of predictions is one
-transaction, so a run killed at any point keeps every batch that finished, and a resumed
-or repeated run calls the model only for the rest. Failed examples are not cached (a
-re-run retries them). Several processes may share one cache file (WAL mode). A file that
-is not an SQLite database is one DataError line naming it, a path that cannot be opened a
-UsageError (both raised when the cache is opened, before a run creates its folder); a disk
-that fills up (or turns read-only) during a run is a StorageError line, which ends the run.
-
-A cache file of the run's own (`harness run --cache FILE`) has its own store of probe outputs,
-`FILE.outputs/<id>/` (`outputs_root`): `<id>` is drawn when the file is created, so a new
-cache file, even under an old name, never restores outputs computed with another one. The
-default cache keeps them in the harness cache (`$VQA_HARNESS_CACHE/artifacts`).
+SQLite, one transaction per batch: a killed run keeps every batch that finished. Failed
+examples are not cached (a re-run retries them). Processes may share a file (WAL mode). A
+file that is not an SQLite cache is one DataError line, a path that cannot be opened a
+UsageError (both when the cache is opened, before a run creates its folder); a disk that
+fills up (or turns read-only) during a run is a StorageError line, which ends the run.
+A `--cache FILE` keeps its probe outputs beside it (`outputs_root`; docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -128,30 +122,23 @@ class PredictionCache:
             for start in range(0, len(keys), 900):  # SQLite's host-parameter limit
                 chunk = keys[start : start + 900]
                 marks = ",".join("?" * len(chunk))
-                rows = self._conn.execute(
-                    f"SELECT input_key, payload FROM predictions WHERE fingerprint=? AND input_key IN ({marks})",
-                    [fingerprint, *chunk],
-                ).fetchall()
-                for key, payload in rows:
+                for key, payload in self._conn.execute(
+                        "SELECT input_key, payload FROM predictions WHERE fingerprint=? "
+                        f"AND input_key IN ({marks})", [fingerprint, *chunk]).fetchall():
                     found[key] = Prediction.from_json({"example_id": "", **json.loads(payload)})
         return found
 
     def put_many(self, fingerprint: str, items: Mapping[str, Prediction]) -> None:
         """Store successful predictions in one transaction (errors are never cached)."""
-        rows = []
-        for key, pred in items.items():
-            if not pred.ok:
-                continue
-            payload = pred.to_json()
-            payload.pop("example_id", None)
-            rows.append((fingerprint, key, json.dumps(payload, sort_keys=True)))
+        rows = [(fingerprint, key, json.dumps(
+            {k: v for k, v in pred.to_json().items() if k != "example_id"}, sort_keys=True))
+            for key, pred in items.items() if pred.ok]
         if not rows:
             return
         try:
             with self._lock, self._conn:
-                self._conn.executemany(
-                    "INSERT OR REPLACE INTO predictions (fingerprint, input_key, payload) VALUES (?, ?, ?)", rows
-                )
+                self._conn.executemany("INSERT OR REPLACE INTO predictions (fingerprint, input_key,"
+                                       " payload) VALUES (?, ?, ?)", rows)
         except sqlite3.OperationalError as exc:
             text = str(exc).lower()
             if "full" in text or "readonly" in text or "disk i/o" in text:
