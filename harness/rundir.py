@@ -63,10 +63,8 @@ class RunDir:
         self._written: dict[str, tuple[Path, int]] = {}  # prediction files by content: ProbeFiles
 
     def claim(self) -> None:
-        """Become the one process writing this run folder: an advisory lock on `.writer` until
-        `release` (the OS drops it when the process dies). A folder another process holds, or
-        one that cannot be written, is one UsageError line. The file also keeps RESERVE_BYTES
-        allocated: `free_reserve` gives them back so the manifest can be marked on a full disk."""
+        """Become the one process writing this run folder (a lock on `.writer` until `release`
+        or death); one UsageError line for a folder another process holds, or a read-only one."""
         path = self.path / WRITER_FILE
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -95,8 +93,7 @@ class RunDir:
             os.ftruncate(self._writer, len(f"{os.getpid()}\n"))
 
     def release(self) -> None:
-        """Stop being this folder's writer (its pid and reserve are removed; the file stays,
-        since removing a lock file races with the next process opening it)."""
+        """Stop writing; the lock file stays (removing it races with the next one opening it)."""
         if self._writer is not None:
             fd, self._writer = self._writer, None
             with contextlib.suppress(OSError):
@@ -104,8 +101,7 @@ class RunDir:
             os.close(fd)  # closing drops the lock
 
     def writer(self) -> int | None:
-        """The pid of the process writing this run now (0 when it cannot be read), or None
-        when no process is writing it (finished, stopped, or killed)."""
+        """The pid of the process writing this run now (0 when unreadable); None when none is."""
         if fcntl is None:
             return None
         try:
@@ -215,14 +211,11 @@ class ProbeFiles:
     #: content digest -> (file, inode) of the run's prediction files (shared by its ProbeFiles)
     written: dict[str, tuple[Path, int]] = field(default_factory=dict, compare=False, repr=False)
 
-    def predictions(self, variant: str) -> Path:
-        return self.predictions_folder / f"{safe_name(variant or 'default')}.jsonl"
-
     def write_predictions(self, variant: str, rows: Iterable[dict[str, Any]]) -> Path:
-        """Write `rows` as `predictions(variant)` (JSON lines, as `write_jsonl`); a file with the
-        same bytes as one this run wrote before becomes a hard link to it (docs/architecture.md,
-        "The run folder": up to six copies, 330 of a 356 MB run at 200,000 VQA v2 questions)."""
-        path = self.predictions(variant)
+        """Write `rows` as `<variant>.jsonl` (JSON lines, as `write_jsonl`); a file with the same
+        bytes as one this run wrote before becomes a hard link to it (docs/architecture.md, "The
+        run folder": up to six copies, 330 of a 356 MB run at 200,000 VQA v2 questions)."""
+        path = self.predictions_folder / f"{safe_name(variant or 'default')}.jsonl"
         with atomic_writer(path) as fh:
             def lines() -> Iterator[str]:
                 for row in rows:
@@ -232,9 +225,8 @@ class ProbeFiles:
 
             key = digest_stream(lines())  # of the lines as written, while they are written
         first = self.written.get(key)
-        if first is not None and first[0] != path and _link_over(first, path):
-            return path
-        self.written[key] = (path, path.stat().st_ino)
+        if first is None or first[0] == path or not _link_over(first, path):
+            self.written[key] = (path, path.stat().st_ino)
         return path
 
     def artifact(self, name: str) -> Path:

@@ -1,13 +1,7 @@
-"""Content-addressed artifacts: model-independent work computed once, shared by every model
-and run (toy data as Arrow, decoy sets, perturbations, image features, reference scores).
-
-An entry is its *kind* (a folder name, e.g. "toyvqa-arrow") and a digest of the caller's key
-(dataset fingerprint, options, a version constant of the code that builds it) and the harness
-version: a changed input gives another key, so a stale entry is never read (old ones stay
-until `harness cache clear`). Entries are built in a temporary folder and renamed into place.
-
-    rows = ArtifactStore().json("decoy-variants", {"dataset": fp, "variant": "iou"}, build=...)
-"""
+"""Content-addressed artifacts: model-independent work computed once, shared by every model and
+run. An entry is `<kind>/<digest of the caller's key and the harness version>/`: the key holds
+all the entry depends on (dataset fingerprint, options, a version of the code that builds it),
+so a stale entry is never read; old ones stay until `harness cache clear`."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""One builder at a time for a cache entry shared by concurrent processes (`harness run
---jobs`, two runs on one cache): an atomic rename alone keeps an entry whole, but each
-process would still compute it. The second waits, re-checks the entry and reads it:
-
-    if not done(path):
-        with build_lock(path):
-            if not done(path):
-                build(path)
-"""
+"""One builder at a time for a cache entry shared by concurrent processes (`--jobs`, two runs
+on one cache): the second waits, checks the entry again and reads what the first wrote."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Probe outputs as content-addressed artifacts: what makes a re-run near-instant.
-
-A probe's output on a task (result rows, report sections, unavailable metrics, resources,
-row tags, the files it wrote) is a pure function of the model's fingerprint, the task's data
-(dataset fingerprint, split, `--limit`, training data), the task's folder, the probe's
-options, the seed and the code (the source of the harness and of the plugins involved). A
-run that finds an entry for that key restores it: no data is loaded, no prediction read.
-"""
+"""Probe outputs as content-addressed artifacts: a re-run whose key matches restores them, with
+no data loaded and no prediction read (what the key holds: docs/architecture.md, "The caches")."""
 
 from __future__ import annotations
 
@@ -56,8 +50,8 @@ class ProbeOutputCache:
             dataset_fingerprint: str, split: str, task: str, limit: int | None, train: str, train_fingerprint: str,
             labelled: bool, seed: int, modules: Sequence[str],
             settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The identity of one probe output (see the module docstring); `task` is the task's
-        folder (`harness.rundir.task_folder`); `settings`: `Probe.cache_settings()`."""
+        """The identity of one probe output; `task`: `harness.rundir.task_folder`; `settings`:
+        `Probe.cache_settings()`."""
         return {"model": model_fingerprint, "probe": probe, "task": task,
                 "probe_class": f"{probe_class.__module__}.{probe_class.__qualname__}", "options": options,
                 "dataset": dataset, "dataset_fp": dataset_fingerprint, "split": split, "limit": limit,

@@ -1,12 +1,8 @@
-"""Prediction cache: model fingerprint x hash of the exact model input -> prediction.
-
-SQLite, one transaction per batch: a killed run keeps every batch that finished. Failed
-examples are not cached (a re-run retries them). Processes may share a file (WAL mode). A
-file that is not an SQLite cache is one DataError line, a path that cannot be opened a
-UsageError (both when the cache is opened, before a run creates its folder); a disk that
-fills up (or turns read-only) during a run is a StorageError line, which ends the run.
-A `--cache FILE` keeps its probe outputs beside it (`outputs_root`; docs/architecture.md).
-"""
+"""Prediction cache (docs/architecture.md, "The caches"): model fingerprint x hash of the exact
+model input -> prediction; failed examples are not cached. A file that is not an SQLite cache
+is one DataError line, a path that cannot be opened a UsageError (both when the cache is
+opened, before a run creates its folder); a disk that fills up (or turns read-only) during a
+run is a StorageError line, which ends the run."""
 
 from __future__ import annotations
 
@@ -36,7 +32,6 @@ CREATE TABLE IF NOT EXISTS meta (
     value TEXT NOT NULL
 ) WITHOUT ROWID;
 """
-
 
 #: What to do about a --cache file that is not the harness's.
 _NOT_OURS = "pass --cache a new file name or an existing cache written by the harness"
@@ -109,9 +104,8 @@ class PredictionCache:
 
     @property
     def outputs_root(self) -> Path | None:
-        """Where the probe outputs computed with this cache's predictions are kept: beside a
-        file of the run's own, `FILE.outputs/<id>` (see the module docstring); None for the
-        default cache (the harness cache's artifact store)."""
+        """Where probe outputs computed with this cache are kept: `FILE.outputs/<id>` beside a
+        `--cache FILE` (docs/architecture.md); None for the default cache (the artifact store)."""
         return self.path.with_name(self.path.name + ".outputs") / self.identity if self.own else None
 
     def get_many(self, fingerprint: str, keys: Iterable[str]) -> dict[str, Prediction]:

@@ -1,13 +1,5 @@
-"""Notice a cache deleted or replaced while a run uses it: the harness cache, one of its kinds
-(`harness cache clear KIND`) or a `--cache` file. What follows is not the run asked for (an
-open SQLite connection writes into a file nobody can open again, a deferred fit finds no
-weights, a probe scores half of its images), so the run checks its caches after every probe
-(`CacheWatch.check`) and fails with one line; the probe that ran on them is not stored.
-
-A path is "the same" while it names the same file (device and inode). The kinds are those
-present at the start and those that appear by a later check; the probe-output kind is not
-watched (the run only adds to it: clearing it mid-run changes no number).
-"""
+"""Notice a cache deleted or replaced while a run uses it (docs/architecture.md, "The caches":
+what is watched, and why)."""
 
 from __future__ import annotations
 
@@ -32,8 +24,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
 
 
 class CacheWatch:
-    """The caches one run uses, as they were when it started (and each kind as it was when
-    it first appeared)."""
+    """The caches one run uses, as they were when it started (a kind: when it first appeared)."""
 
     def __init__(self, cache: PredictionCache) -> None:
         self._root = cache_dir()
@@ -51,8 +42,7 @@ class CacheWatch:
                            if path.name != OUTPUTS_KIND and path not in self._seen})
 
     def lost(self) -> StorageError | None:
-        """The error naming a cache that is gone or replaced since the run started (None
-        when every one is still there)."""
+        """The error naming a cache gone or replaced since the run started; None if none is."""
         gone = [path for path, seen in self._seen.items() if seen is not None and _identity(path) != seen]
         if not gone:
             return None
