@@ -40,9 +40,8 @@ def _git_commit() -> str:
 
 
 def check_resumed(previous: Any, path: Path | str) -> dict[str, Any]:
-    """The manifest of a run `--resume` continues, once the fields the new manifest carries on
-    (`started`, `resumed`, `usage`) have the types it needs; else one DataError line naming
-    the file and the field (an edited or damaged manifest.json), before the run goes on."""
+    """The manifest `--resume` continues, once the fields the new one carries on (`started`,
+    `resumed`, `usage`) have the types it needs; else one DataError line naming file and field."""
     if not isinstance(previous, dict):
         raise fail(path, "", f"expected a JSON object, got {describe(previous)}")
     expected = {"started": (str, "a time stamp (text)"), "resumed": (int, "a whole number of resumes"),

@@ -49,8 +49,7 @@ def _cpu() -> dict[str, Any]:
 
 
 def numerics() -> dict[str, Any]:
-    """The manifest's `numerics`: `NUMERICS_ENV` (pinned by harness/__init__.py unless the user
-    set them) and the thread counts."""
+    """The manifest's `numerics`: `NUMERICS_ENV` (pinned by harness/__init__.py) and threads."""
     found: dict[str, Any] = {k: os.environ.get(k, "") for k in (*NUMERICS_ENV, "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
     if not PINS_IN_EFFECT:  # torch was loaded before the harness set them: they did not apply
         found["pins_in_effect"] = False
@@ -65,8 +64,7 @@ def environment() -> dict[str, Any]:
 
 
 def torch_numerics() -> dict[str, Any]:
-    """torch's CPU dispatch level and thread count, when this process imported torch (a run
-    of models that never import it does not pay for the import); {} otherwise."""
+    """torch's CPU dispatch level and threads; {} unless this process imported torch (not here)."""
     torch = sys.modules.get("torch")
     if torch is None:
         return {}

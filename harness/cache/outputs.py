@@ -90,10 +90,8 @@ class ProbeOutputCache:
                            dict(data["resources"]), dict(data["tags"]), list(data["files"]), dict(data["reads"]))
 
     def put(self, key: dict[str, Any], run_dir: Path, output: ProbeOutput) -> None:
-        """Store an output; its files are hard-linked from `run_dir` (copied where links are
-        not possible), as `get` links them back: a copy doubled the disk a run takes (356 MB
-        more at 200,000 VQA v2 questions). The run writes every file by an atomic rename, never
-        in place, so the stored bytes cannot change under the cache."""
+        """Store an output; its files are hard-linked from `run_dir` (copied where links are not
+        possible), as `get` links them back (docs/architecture.md, "The run folder": why)."""
         def write(folder: Path) -> None:
             for rel in output.files:
                 _place(Path(run_dir) / rel, folder / "files" / rel)

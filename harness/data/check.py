@@ -92,9 +92,8 @@ def runnable_instead(suite: Suite, session: Session, *, trainable: bool) -> list
 
 def check_data(suite: Suite, tasks: Sequence[Task], session: Session, *,
                trainable: bool) -> tuple[list[Task], list[tuple[str, str, str]]]:
-    """The tasks that can run and, for a partial suite, the skipped ones as (task, "*",
-    reason); DataError listing the missing files otherwise (the first six; the status
-    command lists all), naming the suites that can run with the files present."""
+    """The tasks that can run and, for a partial suite, the skipped ones as (task, "*", reason);
+    else a DataError naming the first six missing files and the suites that can run instead."""
     runnable, skipped, missing = _plan(tasks, session, trainable)
     if not missing:
         return runnable, []
