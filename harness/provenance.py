@@ -24,8 +24,7 @@ def _distributions() -> dict[str, str]:
     found: dict[str, str] = {}
     for dist in md.distributions():
         meta = dist.metadata  # parsed once: `dist.version` would parse the file again
-        name = (meta["Name"] or "").strip()
-        if name:
+        if name := (meta["Name"] or "").strip():
             found.setdefault(name.lower().replace("_", "-"), meta["Version"])
     return dict(sorted(found.items()))
 
@@ -65,8 +64,7 @@ def environment() -> dict[str, Any]:
 
 def torch_numerics() -> dict[str, Any]:
     """torch's CPU dispatch level and threads; {} unless this process imported torch (not here)."""
-    torch = sys.modules.get("torch")
-    if torch is None:
+    if (torch := sys.modules.get("torch")) is None:
         return {}
     try:
         return {"cpu_capability": torch.backends.cpu.get_cpu_capability(), "threads": torch.get_num_threads()}

@@ -99,9 +99,8 @@ class ArtifactStore:
 
     def _value(self, path: Path, write: Callable[[Path], None], read: Callable[[], Any],
                damaged: tuple[type[Exception], ...]) -> Any:
-        """`read()` of a complete entry; a damaged one is removed and rebuilt. Building and
-        removing hold the entry's lock, so concurrent processes compute it once and never
-        remove an entry another one has just rebuilt."""
+        """`read()` of a complete entry; a damaged one is removed and rebuilt, under the entry's
+        lock (so no process removes an entry another one has just rebuilt)."""
         folder = path.parent
         for _ in range(3):
             if (folder / COMPLETE).is_file():
@@ -144,9 +143,8 @@ def _size(path: Path) -> tuple[int, int]:
 
 
 def cache_kinds(root: Path | None = None) -> list[Path]:
-    """The folder of each kind of the harness cache, as `harness cache clear` removes them:
-    `artifacts/<kind>` and the other folders the harness made (tagged `CACHE_TAG` by
-    `cache_dir`: `predictions`, `models`, the toy data, ...); nothing is sized or counted."""
+    """Each kind's folder, as `harness cache clear` removes them: `artifacts/<kind>` and the other
+    folders tagged `CACHE_TAG` by `cache_dir` (`predictions`, `models`, ...); nothing is sized."""
     base = Path(root) if root is not None else cache_dir()
     arts = base / "artifacts"
     out = sorted(p for p in arts.iterdir() if p.is_dir()) if (arts / CACHE_TAG).is_file() else []
@@ -155,9 +153,8 @@ def cache_kinds(root: Path | None = None) -> list[Path]:
 
 
 def cache_status(root: Path | None = None) -> list[KindStatus]:
-    """Per kind of the harness cache: complete entries and bytes on disk. The prediction
-    cache and trained weights are listed as kinds `predictions` and `models`. Only folders
-    the harness made (tagged `CACHE_TAG` by `cache_dir`) are kinds; see `foreign_folders`."""
+    """Per kind (`cache_kinds`; the prediction cache and trained weights are kinds `predictions`
+    and `models`): complete entries and bytes on disk."""
     arts = (Path(root) if root is not None else cache_dir()) / "artifacts"
     out = []
     for kind in cache_kinds(root):

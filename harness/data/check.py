@@ -36,8 +36,7 @@ def check_trained_on(value: str, suite: Suite, host: PluginHost) -> str:
     for task in suite.tasks:
         name = name_of(task.dataset)
         splits = host.datasets[name].splits if name in host.datasets else ()
-        source = task.train_source(splits)
-        if source is not None:
+        if (source := task.train_source(splits)) is not None:
             used.update({source[0]: None, f"{source[0]}/{source[1]}": None})
     text = value.strip()
     if text in used or name_of(text.rsplit("/", 1)[0]) in host.datasets:

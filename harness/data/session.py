@@ -109,12 +109,10 @@ class Session:
         """One PluginError naming the plugin unless `items` are Examples with ids unique in the
         split (the key of predictions and scores) and, when the plugin built them (`fields`;
         Arrow rows go through `Example.from_row`), fields of the declared types."""
-        wrong = next((x for x in items if not isinstance(x, Example)), None)
-        if wrong is not None:
+        if (wrong := next((x for x in items if not isinstance(x, Example)), None)) is not None:
             raise PluginError(f"{self._owner(plugin)}: load({split!r}) returned a {type(wrong).__name__} among its "
                               "examples; it returns harness.types.Example records (or a datasets.Dataset of their rows)")
-        problem = _fields_problem(items) if fields else ""
-        if problem:
+        if fields and (problem := _fields_problem(items)):
             raise PluginError(f"{self._owner(plugin)}: load({split!r}) returned examples whose {problem}")
         if len({x.id for x in items}) != len(items):
             seen = Counter(x.id for x in items)
@@ -144,8 +142,7 @@ class Session:
         plugin = self.dataset(spec)
         if split not in plugin.splits:
             raise UsageError(f"dataset {plugin.name!r} has no split {split!r}; splits: {', '.join(plugin.splits)}")
-        missing = [p for p in plugin.expected_files(split) if not exists(p)]
-        if missing:
+        if missing := [p for p in plugin.expected_files(split) if not exists(p)]:
             shown = "; ".join(str(p) for p in missing[:6])
             raise DataError(f"dataset {plugin.name!r} split {split!r}: missing file(s): {shown}"
                             + (f" (+{len(missing) - 6} more)" if len(missing) > 6 else "")
@@ -229,8 +226,7 @@ def _field_problem(ex: Example) -> str:
         value = getattr(ex, name)
         if not isinstance(value, (tuple, list)):
             return f"field {name!r} of example {ex.id!r} is {type(value).__name__}, not a tuple of str"
-        odd = next((v for v in value if not isinstance(v, str)), None)
-        if odd is not None:
+        if (odd := next((v for v in value if not isinstance(v, str)), None)) is not None:
             return f"field {name!r} of example {ex.id!r} holds {type(odd).__name__} {odd!r:.40}, not str"
     if not isinstance(ex.meta, Mapping):
         return f"field 'meta' of example {ex.id!r} is {type(ex.meta).__name__}, not a mapping"
