@@ -40,9 +40,8 @@ def _git_commit() -> str:
 
 
 def check_resumed(previous: Any, path: Path | str) -> dict[str, Any]:
-    """The manifest of a run `--resume` continues, once the fields the new manifest carries on
-    (`started`, `resumed`, `usage`) have the types it needs; else one DataError line naming
-    the file and the field (an edited or damaged manifest.json), before the run goes on."""
+    """The manifest `--resume` continues, once the fields the new one carries on (`started`,
+    `resumed`, `usage`) have the types it needs; else one DataError line naming file and field."""
     if not isinstance(previous, dict):
         raise fail(path, "", f"expected a JSON object, got {describe(previous)}")
     expected = {"started": (str, "a time stamp (text)"), "resumed": (int, "a whole number of resumes"),
@@ -60,42 +59,28 @@ def check_resumed(previous: Any, path: Path | str) -> dict[str, Any]:
 def new_manifest(config: Any, host: Any, model_spec: str, model_entry: Any, suite: Any, device: str,
                  run_id: str, previous: dict[str, Any]) -> dict[str, Any]:
     """The manifest of a run starting now (`previous`: the manifest of the run it resumes)."""
-    dists = sorted({p.distribution for p in host.loaded})
-    resumed = bool(previous)
     return {
-        "schema_version": MANIFEST_SCHEMA_VERSION,
-        "run_id": run_id,
-        "argv": list(config.argv),
-        "model": model_spec,
-        "model_plugin": f"{model_entry.plugin} ({model_entry.distribution})",
-        "suite": suite.name,
-        "suite_description": suite.description,
+        "schema_version": MANIFEST_SCHEMA_VERSION, "run_id": run_id, "argv": list(config.argv),
+        "model": model_spec, "model_plugin": f"{model_entry.plugin} ({model_entry.distribution})",
+        "suite": suite.name, "suite_description": suite.description,
         "suite_file": {"path": suite.file, "sha256": suite.file_sha256} if suite.file or suite.file_sha256 else None,
-        "seed": config.seed,
-        "device": device,
-        "batch_size": config.batch_size,
-        "split": config.split,
-        "limit": config.limit,
+        "seed": config.seed, "device": device, "batch_size": config.batch_size,
+        "split": config.split, "limit": config.limit,
         "data_dir": str(config.data_dir) if config.data_dir else None,
         "config_digest": config.digest(model_spec, suite),
-        "versions": {
-            "vqa-harness": __version__,
-            "python": platform.python_version(),
-            "torch": package_version("torch"),
-            "plugin_distributions": dists,
-        },
+        "versions": {"vqa-harness": __version__, "python": platform.python_version(),
+                     "torch": package_version("torch"),
+                     "plugin_distributions": sorted({p.distribution for p in host.loaded})},
         # What the numbers depend on beside code and data: float-arithmetic settings (pinned
         # by harness/__init__.py), the CPU and every installed package (harness/provenance.py).
-        "numerics": numerics(),
-        "environment": environment(),
+        "numerics": numerics(), "environment": environment(),
         "plugins": [{"name": p.name, "distribution": p.distribution} for p in host.loaded],
         "plugin_failures": [str(f) for f in host.failures],
         "git_commit": _git_commit(),
         "started": previous.get("started") or now(),
-        "resumed": previous.get("resumed", 0) + (1 if resumed else 0),
+        "resumed": previous.get("resumed", 0) + (1 if previous else 0),
         "world_size": int(os.environ.get("WORLD_SIZE", "1")),
-        "status": "running",
-        "resources": {},
+        "status": "running", "resources": {},
         # The model usage (requests, tokens) of the attempts this run resumes: the run adds its own.
         **({"usage_before_resume": dict(previous["usage"])} if previous.get("usage") else {}),
     }

@@ -1,19 +1,6 @@
-"""Per-example scores in one probe-agnostic format, for paired comparisons between runs.
-
-A result row is a mean over questions (or pairs); two models evaluated on the same
-questions can only be compared properly with the per-question values behind that mean
-(paired bootstrap, McNemar). A probe writes them next to its rows with `write_scores`:
-
-    artifacts/<probe>/<dataset>/<split>/<task>/per_example/<stem>.json   (harness.rundir)
-    {"format": 1, "probe": "accuracy", "dataset": "toyvqa:variant=balanced", "split": "val",
-     "train": "toyvqa:variant=balanced/train", "variant": "",
-     "ids": ["q1", "q2", ...], "scores": {"vqa_accuracy": [1.0, 0.3, ...], ...}}
-
-`scores[metric][i]` is the score of item `ids[i]`; the mean of `scores[metric]` is the value
-of the result row with the same (dataset, split, train, probe, variant, metric). Ids are the
-example ids (a pair probe uses "<id>|<id>"). Only the harness and the readers of run folders
-(`harness compare`, the leaderboard) depend on this module; see docs/compare.md.
-"""
+"""Per-example scores in one probe-agnostic format, for paired comparisons between runs
+(paired bootstrap, McNemar need the per-question values behind a row's mean). The file and
+its layout: docs/compare.md, "Where the per-question scores come from"."""
 
 from __future__ import annotations
 
@@ -49,7 +36,7 @@ class ExampleScores:
     path: str = ""
 
     def key(self, metric: str) -> tuple[str, str, str, str, str, str]:
-        """The result-row key these scores average to (probe, dataset, split, train, variant, metric)."""
+        """The key of the result row these scores average to."""
         return (self.probe, self.dataset, self.split, self.train, self.variant, metric)
 
 

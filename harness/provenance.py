@@ -1,14 +1,10 @@
 """What a run's numbers depend on beside its code and data: installed packages, the CPU and
-the float-arithmetic settings in force (manifest `environment`).
-
-Every installed distribution is recorded, not a chosen few: a plugin's data package or a
-transitive dependency (Pillow under an image pipeline, pyarrow under `datasets`) can move a
-number as surely as torch can. See docs/models.md, "Training", for why the CPU and the settings
-matter.
-"""
+the float-arithmetic settings in force (docs/models.md, "Training", says why). Every installed
+distribution is recorded: a transitive dependency (Pillow, pyarrow) can move a number too."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata as md
 import os
 import platform
@@ -28,8 +24,7 @@ def _distributions() -> dict[str, str]:
     found: dict[str, str] = {}
     for dist in md.distributions():
         meta = dist.metadata  # parsed once: `dist.version` would parse the file again
-        name = (meta["Name"] or "").strip()
-        if name:
+        if name := (meta["Name"] or "").strip():
             found.setdefault(name.lower().replace("_", "-"), meta["Version"])
     return dict(sorted(found.items()))
 
@@ -37,7 +32,7 @@ def _distributions() -> dict[str, str]:
 def _cpu() -> dict[str, Any]:
     found: dict[str, str] = {}
     flags: set[str] = set()
-    try:
+    with contextlib.suppress(OSError):  # not Linux: the platform module's answer stands
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
             for line in fh:  # the first processor's block is enough
                 key, _, value = line.partition(":")
@@ -47,16 +42,13 @@ def _cpu() -> dict[str, Any]:
                 elif key == "flags":
                     flags = set(value.split())
                     break
-    except OSError:  # not Linux: the platform module's answer stands
-        pass
     return {"model": found.get("model name") or platform.processor() or platform.machine(),
             "vendor": found.get("vendor_id", ""), "machine": platform.machine(), "cores": os.cpu_count(),
             "simd": [f for f in SIMD_FLAGS if f in flags]}
 
 
 def numerics() -> dict[str, Any]:
-    """The manifest's `numerics`: the float-arithmetic settings in force (`NUMERICS_ENV`, which
-    harness/__init__.py pins unless the user set them, and the thread counts)."""
+    """The manifest's `numerics`: `NUMERICS_ENV` (pinned by harness/__init__.py) and threads."""
     found: dict[str, Any] = {k: os.environ.get(k, "") for k in (*NUMERICS_ENV, "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
     if not PINS_IN_EFFECT:  # torch was loaded before the harness set them: they did not apply
         found["pins_in_effect"] = False
@@ -66,19 +58,13 @@ def numerics() -> dict[str, Any]:
 def environment() -> dict[str, Any]:
     """The manifest's `environment`: python, platform, CPU and every installed distribution
     with its version (read from metadata; nothing is imported)."""
-    return {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpu": _cpu(),
-        "packages": _distributions(),
-    }
+    return {"python": platform.python_version(), "platform": platform.platform(), "cpu": _cpu(),
+            "packages": _distributions()}
 
 
 def torch_numerics() -> dict[str, Any]:
-    """torch's CPU dispatch level and thread count, when this process imported torch (a run
-    of models that never import it does not pay for the import); {} otherwise."""
-    torch = sys.modules.get("torch")
-    if torch is None:
+    """torch's CPU dispatch level and threads; {} unless this process imported torch (not here)."""
+    if (torch := sys.modules.get("torch")) is None:
         return {}
     try:
         return {"cpu_capability": torch.backends.cpu.get_cpu_capability(), "threads": torch.get_num_threads()}

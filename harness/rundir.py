@@ -1,15 +1,9 @@
-"""The run folder `runs/<run-id>/`: its files are listed in docs/architecture.md, "The run
-folder" (manifest.json, predictions/, artifacts/, results.jsonl, tables.json, report.md and
-the `.writer` lock of `RunDir.claim`).
-
-Where a probe's files go is decided in one place, `RunDir.probe_files`: keyed by the whole
-task (`task_folder`: its training data, label and probe options besides dataset and split),
-so two tasks of a suite never write the same file (Goyal's UB, B_half B and BB all test on
-VQA v2 val).
-"""
+"""The run folder `runs/<run-id>/` (its files: docs/architecture.md, "The run folder"); where
+a probe's files go is decided in one place, `RunDir.probe_files`."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -34,8 +28,7 @@ __all__ = ["RunDir", "ProbeFiles", "safe_name", "task_folder", "TABLES_FILE", "D
 
 #: The table layouts and row tags of a run (written by the run, read by the leaderboard).
 TABLES_FILE = "tables.json"
-#: The task folder of a task that is only its dataset and split (no training data, label
-#: or probe options of its own).
+#: The task folder of a task that is only its dataset and split.
 DEFAULT_TASK = "default"
 #: The writer's lock: its pid while it runs, and space kept for the last manifest (`claim`).
 WRITER_FILE = ".writer"
@@ -44,16 +37,14 @@ RESERVE_BYTES = 512 * 1024
 
 
 def safe_name(text: str) -> str:
-    """A file-system-safe version of a model spec or dataset spec (never `.` or `..`, which
-    would name the folder above: a split called `..`)."""
+    """A file-system-safe form of a spec; never `.` or `..` (a split `..`: the folder above)."""
     name = re.sub(r"[^A-Za-z0-9._=-]+", "_", text).strip("_") or "_"
     return f"_{name}" if name in (".", "..") else name
 
 
 def task_folder(task: Task) -> str:
-    """The folder naming `task` among the tasks on its dataset and split: `DEFAULT_TASK`
-    for a bare task, else its label (or its training data) and a digest of everything that
-    makes it a task of its own (training data, label, probe options): "UB-3f2a9c1e"."""
+    """`task`'s folder among the tasks on its split: `DEFAULT_TASK` for a bare task, else its
+    label (or training data) and a digest of training data, label, probe options: "UB-3f2a9c1e"."""
     if task.train is None and not task.label and not task.probe_options:
         return DEFAULT_TASK
     readable = task.label or (f"train={task.train[0]}/{task.train[1]}" if task.train else "options")
@@ -71,13 +62,9 @@ class RunDir:
         self._writer: int | None = None  # the lock's file descriptor while this process writes
         self._written: dict[str, tuple[Path, int]] = {}  # prediction files by content: ProbeFiles
 
-    # ------------------------------------------------------------------ one writer
     def claim(self) -> None:
-        """Become the one process writing this run folder: an advisory lock on `.writer`,
-        held until `release` (the OS drops it when the process dies, so a killed run never
-        blocks the next one). A folder another process holds, or one that cannot be written
-        (read-only), is one UsageError line. The file also keeps RESERVE_BYTES allocated:
-        `free_reserve` gives them back so the manifest can still be marked on a full disk."""
+        """Become the one process writing this run folder (a lock on `.writer` until `release`
+        or death); one UsageError line for a folder another process holds, or a read-only one."""
         path = self.path / WRITER_FILE
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -97,10 +84,8 @@ class RunDir:
         head = f"{os.getpid()}\n".encode()
         os.ftruncate(fd, 0)
         os.pwrite(fd, head, 0)
-        try:
+        with contextlib.suppress(OSError, AttributeError):  # full, or no fallocate: no reserve
             os.posix_fallocate(fd, len(head), RESERVE_BYTES)
-        except (OSError, AttributeError):  # already full, or a file system without it: no reserve
-            pass
 
     def free_reserve(self) -> None:
         """Give back the space `claim` kept (the disk is full: the manifest comes first)."""
@@ -108,19 +93,15 @@ class RunDir:
             os.ftruncate(self._writer, len(f"{os.getpid()}\n"))
 
     def release(self) -> None:
-        """Stop being this folder's writer (its pid and reserve are removed; the file stays,
-        since removing a lock file races with the next process opening it)."""
+        """Stop writing; the lock file stays (removing it races with the next one opening it)."""
         if self._writer is not None:
             fd, self._writer = self._writer, None
-            try:
+            with contextlib.suppress(OSError):
                 os.ftruncate(fd, 0)
-            except OSError:
-                pass
             os.close(fd)  # closing drops the lock
 
     def writer(self) -> int | None:
-        """The pid of the process writing this run now (0 when it cannot be read), or None
-        when no process is writing it (finished, stopped, or killed)."""
+        """The pid of the process writing this run now (0 when unreadable); None when none is."""
         if fcntl is None:
             return None
         try:
@@ -128,15 +109,13 @@ class RunDir:
         except OSError:  # no lock file: written before locks, or never started
             return None
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except OSError:
-                head = os.pread(fd, 32, 0).split(b"\n", 1)[0]
-                return int(head) if head.isdigit() else 0
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            return None
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            head = os.pread(fd, 32, 0).split(b"\n", 1)[0]
+            return int(head) if head.isdigit() else 0
         finally:
-            os.close(fd)
+            os.close(fd)  # also drops a lock just taken
+        return None
 
     @classmethod
     def create(cls, out_root: Path, model_spec: str, suite: str) -> "RunDir":
@@ -146,11 +125,9 @@ class RunDir:
         out_root.mkdir(parents=True, exist_ok=True)
         for i in range(1000):
             path = out_root / (base if i == 0 else f"{base}-{i}")
-            try:
+            with contextlib.suppress(FileExistsError):
                 path.mkdir()
                 return cls(path)
-            except FileExistsError:
-                continue
         raise RuntimeError("could not create a run directory")
 
     @classmethod
@@ -167,9 +144,9 @@ class RunDir:
                 data = json.loads(manifest.read_text(encoding="utf-8"))
             except (OSError, ValueError):  # unreadable, not UTF-8, not JSON: not a run to continue
                 continue
-            if not isinstance(data, dict) or schema_problem(data, (MANIFEST_SCHEMA_VERSION,), ""):
-                continue  # written by another version: not one to continue
-            if data.get("config_digest") == config_digest and data.get("status") != "complete":
+            if (isinstance(data, dict) and not schema_problem(data, (MANIFEST_SCHEMA_VERSION,), "")
+                    and data.get("config_digest") == config_digest
+                    and data.get("status") != "complete"):
                 return cls(path)
         return None
 
@@ -179,20 +156,18 @@ class RunDir:
 
     def read_manifest(self) -> dict[str, Any]:
         """The manifest ({} when there is none); DataError for one of an unknown schema."""
-        if self.manifest_path.is_file():
-            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-            problem = schema_problem(data, (MANIFEST_SCHEMA_VERSION,), str(self.manifest_path))
-            if problem:
-                raise DataError(problem)
-            return data
-        return {}
+        if not self.manifest_path.is_file():
+            return {}
+        data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        if problem := schema_problem(data, (MANIFEST_SCHEMA_VERSION,), str(self.manifest_path)):
+            raise DataError(problem)
+        return data
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         atomic_write_json(self.manifest_path, manifest)
 
     def probe_files(self, task: Task, probe: str) -> "ProbeFiles":
-        """Where `probe`'s files on `task` go: the one place that decides it, keyed by the
-        whole task (dataset, split and `task_folder`) and the probe."""
+        """Where `probe`'s files on `task` go, keyed by dataset, split, `task_folder` and probe."""
         where = (safe_name(task.dataset), safe_name(task.split), task_folder(task))
         return ProbeFiles(self.path.joinpath("predictions", *where, safe_name(probe)),
                           self.path.joinpath("artifacts", safe_name(probe), *where), self._written)
@@ -200,14 +175,8 @@ class RunDir:
     def relative(self, paths: Iterable[Path]) -> list[str]:
         """Paths inside the run folder that exist, relative to it (sorted, unique)."""
         root = self.path.resolve()
-        out = set()
-        for path in map(Path, paths):
-            if path.is_file():
-                try:
-                    out.add(path.resolve().relative_to(root).as_posix())
-                except ValueError:
-                    continue
-        return sorted(out)
+        found = {path.resolve() for path in map(Path, paths) if path.is_file()}
+        return sorted({p.relative_to(root).as_posix() for p in found if p.is_relative_to(root)})
 
     def write_results(self, rows: list[ResultRow]) -> None:
         write_jsonl(self.path / "results.jsonl", (r.to_json() for r in rows))
@@ -227,12 +196,10 @@ class RunDir:
         })
 
     def write_report(self, markdown: str) -> None:
-        """report.md; a file of the run that a probe names (`ctx.artifact`) is named relative
-        to the run folder, where report.md is, so the report stays right when the folder moves."""
-        markdown = markdown.replace(f"{self.path}{os.sep}", "")
-        # A path Python could not decode as its name's bytes where they are UTF-8, else U+FFFD
-        # (atomic_writer), as a stored output restored into a later run writes it.
-        atomic_write_text(self.path / "report.md", markdown)
+        """report.md; a file of the run (`ctx.artifact`) is named relative to the run folder, so
+        the report stays right when the folder moves. An undecodable path is written as
+        `atomic_writer` writes it, as a stored output restored into a later run does."""
+        atomic_write_text(self.path / "report.md", markdown.replace(f"{self.path}{os.sep}", ""))
 
 
 @dataclass(frozen=True)
@@ -241,22 +208,14 @@ class ProbeFiles:
 
     predictions_folder: Path
     artifacts_folder: Path
-    #: content digest -> (file, inode) of the run's prediction files so far (shared by the run's
-    #: ProbeFiles: `write_predictions`)
+    #: content digest -> (file, inode) of the run's prediction files (shared by its ProbeFiles)
     written: dict[str, tuple[Path, int]] = field(default_factory=dict, compare=False, repr=False)
 
-    def predictions(self, variant: str) -> Path:
-        """The JSON-lines file of the predictions of one variant."""
-        return self.predictions_folder / f"{safe_name(variant or 'default')}.jsonl"
-
     def write_predictions(self, variant: str, rows: Iterable[dict[str, Any]]) -> Path:
-        """Write `rows` as `predictions(variant)` (JSON lines, as `write_jsonl`); a file with the
-        same bytes as one this run wrote before becomes a hard link to it. Several probes ask a
-        model the same questions (vqa2: accuracy, pairs and image-ablation's real images; a
-        model that ignores the image answers every ablation alike), so a run folder held up to
-        six copies of one file: 330 of a 356 MB run at 200,000 questions
-        (benchmarks/vqa2_sizes.py). The bytes, and every path, stay as they were."""
-        path = self.predictions(variant)
+        """Write `rows` as `<variant>.jsonl` (JSON lines, as `write_jsonl`); a file with the same
+        bytes as one this run wrote before becomes a hard link to it (docs/architecture.md, "The
+        run folder": up to six copies, 330 of a 356 MB run at 200,000 VQA v2 questions)."""
+        path = self.predictions_folder / f"{safe_name(variant or 'default')}.jsonl"
         with atomic_writer(path) as fh:
             def lines() -> Iterator[str]:
                 for row in rows:
@@ -266,9 +225,8 @@ class ProbeFiles:
 
             key = digest_stream(lines())  # of the lines as written, while they are written
         first = self.written.get(key)
-        if first is not None and first[0] != path and _link_over(first, path):
-            return path
-        self.written[key] = (path, path.stat().st_ino)
+        if first is None or first[0] == path or not _link_over(first, path):
+            self.written[key] = (path, path.stat().st_ino)
         return path
 
     def artifact(self, name: str) -> Path:
@@ -285,8 +243,8 @@ class ProbeFiles:
 
 def _link_over(source: tuple[Path, int], target: Path) -> bool:
     """Replace `target` by a hard link to `source` (a path and the inode it was written as),
-    atomically; False, leaving `target` as it is, when `source` was replaced or removed since
-    (or holds other bytes than `target`), or the file system has no hard links."""
+    atomically; False, leaving `target`, when `source` was replaced or removed since (or holds
+    other bytes), or the file system has no hard links."""
     path, inode = source
     tmp = target.with_name(f".{target.name}.link.tmp")
     try:
@@ -304,7 +262,6 @@ def _link_over(source: tuple[Path, int], target: Path) -> bool:
 
 
 def _same_bytes(a: Path, b: Path) -> bool:
-    """Whether files `a` and `b` hold the same bytes (read in 1 MiB blocks)."""
     if a.stat().st_size != b.stat().st_size:
         return False
     with open(a, "rb") as fa, open(b, "rb") as fb:

@@ -1,19 +1,11 @@
-"""Content-addressed artifacts: model-independent work computed once, shared by every model
-and run (toy data as Arrow, decoy sets, perturbations, image features, reference scores).
-
-An artifact is identified by its *kind* (a folder name, e.g. "toyvqa-arrow") and a digest
-of everything it depends on: the caller's key (dataset fingerprint, options, a version
-constant of the code that builds it) plus the harness version. A changed input, option or
-code version gives another key, so a stale artifact is never read; old ones stay until
-`harness cache clear`. Entries are written to a temporary folder and renamed into place,
-so concurrent runs and interrupted writes never leave a half-written artifact.
-
-    store = ArtifactStore()
-    rows = store.json("decoy-variants", {"dataset": fp, "variant": "iou"}, build=lambda: ...)
-"""
+"""Content-addressed artifacts: model-independent work computed once, shared by every model and
+run. An entry is `<kind>/<digest of the caller's key and the harness version>/`: the key holds
+all the entry depends on (dataset fingerprint, options, a version of the code that builds it),
+so a stale entry is never read; old ones stay until `harness cache clear`."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import stat
@@ -55,7 +47,6 @@ class ArtifactStore:
     def __init__(self, root: Path | None = None) -> None:
         self.root = Path(root) if root is not None else cache_dir("artifacts")
 
-    # ------------------------------------------------------------------ keys
     def key(self, kind: str, key: Any) -> str:
         return digest({"kind": kind, "key": key, "harness": __version__})
 
@@ -66,7 +57,6 @@ class ArtifactStore:
     def has(self, kind: str, key: Any) -> bool:
         return (self.folder(kind, key) / COMPLETE).is_file()
 
-    # --------------------------------------------------------------- entries
     def entry(self, kind: str, key: Any, build: Callable[[Path], None]) -> Path:
         """The folder of a complete entry; `build(tmp_folder)` writes its files when absent
         (one process at a time: a concurrent builder waits, then finds the entry)."""
@@ -109,16 +99,13 @@ class ArtifactStore:
 
     def _value(self, path: Path, write: Callable[[Path], None], read: Callable[[], Any],
                damaged: tuple[type[Exception], ...]) -> Any:
-        """`read()` of a complete entry; a damaged one is removed and rebuilt. Building and
-        removing hold the entry's lock, so concurrent processes compute it once and never
-        remove an entry another one has just rebuilt."""
+        """`read()` of a complete entry; a damaged one is removed and rebuilt, under the entry's
+        lock (so no process removes an entry another one has just rebuilt)."""
         folder = path.parent
         for _ in range(3):
             if (folder / COMPLETE).is_file():
-                try:
+                with contextlib.suppress(*damaged):
                     return read()
-                except damaged:
-                    pass
             with build_lock(folder):
                 if (folder / COMPLETE).is_file():
                     try:
@@ -156,9 +143,8 @@ def _size(path: Path) -> tuple[int, int]:
 
 
 def cache_kinds(root: Path | None = None) -> list[Path]:
-    """The folder of each kind of the harness cache, as `harness cache clear` removes them:
-    `artifacts/<kind>` and the other folders the harness made (tagged `CACHE_TAG` by
-    `cache_dir`: `predictions`, `models`, the toy data, ...); nothing is sized or counted."""
+    """Each kind's folder, as `harness cache clear` removes them: `artifacts/<kind>` and the other
+    folders tagged `CACHE_TAG` by `cache_dir` (`predictions`, `models`, ...); nothing is sized."""
     base = Path(root) if root is not None else cache_dir()
     arts = base / "artifacts"
     out = sorted(p for p in arts.iterdir() if p.is_dir()) if (arts / CACHE_TAG).is_file() else []
@@ -167,9 +153,8 @@ def cache_kinds(root: Path | None = None) -> list[Path]:
 
 
 def cache_status(root: Path | None = None) -> list[KindStatus]:
-    """Per kind of the harness cache: complete entries and bytes on disk. The prediction
-    cache and trained weights are listed as kinds `predictions` and `models`. Only folders
-    the harness made (tagged `CACHE_TAG` by `cache_dir`) are kinds; see `foreign_folders`."""
+    """Per kind (`cache_kinds`; the prediction cache and trained weights are kinds `predictions`
+    and `models`): complete entries and bytes on disk."""
     arts = (Path(root) if root is not None else cache_dir()) / "artifacts"
     out = []
     for kind in cache_kinds(root):
@@ -191,9 +176,7 @@ def foreign_folders(root: Path | None = None) -> list[str]:
 
 def clear_cache(kinds: list[str] | None = None, root: Path | None = None) -> list[KindStatus]:
     """Remove the given kinds (all when None); returns what was removed."""
-    removed = []
-    for status in cache_status(root):
-        if kinds is None or status.kind in kinds:
-            shutil.rmtree(status.path, ignore_errors=True)
-            removed.append(status)
+    removed = [status for status in cache_status(root) if kinds is None or status.kind in kinds]
+    for status in removed:
+        shutil.rmtree(status.path, ignore_errors=True)
     return removed

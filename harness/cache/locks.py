@@ -1,15 +1,5 @@
-"""One builder at a time for a cache entry shared by concurrent processes.
-
-Cache entries are written to a temporary name and renamed into place, so concurrent
-builders never leave a half-written entry; without a lock they would still each compute
-it. `build_lock(path)` makes the second process wait for the first; it then re-checks
-the entry and reads what the first wrote (`harness run --jobs`, two runs on one cache).
-
-    if not done(path):
-        with build_lock(path):
-            if not done(path):
-                build(path)
-"""
+"""One builder at a time for a cache entry shared by concurrent processes (`--jobs`, two runs
+on one cache): the second waits, checks the entry again and reads what the first wrote."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""Probe outputs as content-addressed artifacts: what makes a re-run near-instant.
-
-A probe's output on a task — its result rows, report sections, unavailable metrics,
-resources, row tags, and the prediction and artifact files it wrote — is a pure function of
-the model's outputs (its fingerprint), the task's data (the dataset fingerprint, split,
-`--limit`, training data), the task itself (its folder: label, training data and probe
-options, which also decide where its files lie), the probe's options, the seed and the
-code (a digest of the source of the harness and of the plugins involved). A run that finds an entry for exactly
-that key restores it instead of running the probe: no data is loaded and no prediction is
-read. Anything that could change a number changes the key.
-"""
+"""Probe outputs as content-addressed artifacts: a re-run whose key matches restores them, with
+no data loaded and no prediction read (what the key holds: docs/architecture.md, "The caches")."""
 
 from __future__ import annotations
 
@@ -59,8 +50,8 @@ class ProbeOutputCache:
             dataset_fingerprint: str, split: str, task: str, limit: int | None, train: str, train_fingerprint: str,
             labelled: bool, seed: int, modules: Sequence[str],
             settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The identity of one probe output (see the module docstring); `task` is the task's
-        folder (`harness.rundir.task_folder`); `settings`: `Probe.cache_settings()`."""
+        """The identity of one probe output; `task`: `harness.rundir.task_folder`; `settings`:
+        `Probe.cache_settings()`."""
         return {"model": model_fingerprint, "probe": probe, "task": task,
                 "probe_class": f"{probe_class.__module__}.{probe_class.__qualname__}", "options": options,
                 "dataset": dataset, "dataset_fp": dataset_fingerprint, "split": split, "limit": limit,
@@ -99,10 +90,8 @@ class ProbeOutputCache:
                            dict(data["resources"]), dict(data["tags"]), list(data["files"]), dict(data["reads"]))
 
     def put(self, key: dict[str, Any], run_dir: Path, output: ProbeOutput) -> None:
-        """Store an output; its files are hard-linked from `run_dir` (copied where links are
-        not possible), as `get` links them back: a copy doubled the disk a run takes (356 MB
-        more at 200,000 VQA v2 questions). The run writes every file by an atomic rename, never
-        in place, so the stored bytes cannot change under the cache."""
+        """Store an output; its files are hard-linked from `run_dir` (copied where links are not
+        possible), as `get` links them back (docs/architecture.md, "The run folder": why)."""
         def write(folder: Path) -> None:
             for rel in output.files:
                 _place(Path(run_dir) / rel, folder / "files" / rel)

@@ -1,18 +1,8 @@
-"""Prediction cache: model fingerprint x hash of the exact model input -> prediction.
-
-SQLite (stdlib) gives atomic, durable batches: each batch of predictions is one
-transaction, so a run killed at any point keeps every batch that finished, and a resumed
-or repeated run calls the model only for the rest. Failed examples are not cached (a
-re-run retries them). Several processes may share one cache file (WAL mode). A file that
-is not an SQLite database is one DataError line naming it, a path that cannot be opened a
-UsageError (both raised when the cache is opened, before a run creates its folder); a disk
-that fills up (or turns read-only) during a run is a StorageError line, which ends the run.
-
-A cache file of the run's own (`harness run --cache FILE`) has its own store of probe outputs,
-`FILE.outputs/<id>/` (`outputs_root`): `<id>` is drawn when the file is created, so a new
-cache file, even under an old name, never restores outputs computed with another one. The
-default cache keeps them in the harness cache (`$VQA_HARNESS_CACHE/artifacts`).
-"""
+"""Prediction cache (docs/architecture.md, "The caches"): model fingerprint x hash of the exact
+model input -> prediction; failed examples are not cached. A file that is not an SQLite cache
+is one DataError line, a path that cannot be opened a UsageError (both when the cache is
+opened, before a run creates its folder); a disk that fills up (or turns read-only) during a
+run is a StorageError line, which ends the run."""
 
 from __future__ import annotations
 
@@ -42,7 +32,6 @@ CREATE TABLE IF NOT EXISTS meta (
     value TEXT NOT NULL
 ) WITHOUT ROWID;
 """
-
 
 #: What to do about a --cache file that is not the harness's.
 _NOT_OURS = "pass --cache a new file name or an existing cache written by the harness"
@@ -115,9 +104,8 @@ class PredictionCache:
 
     @property
     def outputs_root(self) -> Path | None:
-        """Where the probe outputs computed with this cache's predictions are kept: beside a
-        file of the run's own, `FILE.outputs/<id>` (see the module docstring); None for the
-        default cache (the harness cache's artifact store)."""
+        """Where probe outputs computed with this cache are kept: `FILE.outputs/<id>` beside a
+        `--cache FILE` (docs/architecture.md); None for the default cache (the artifact store)."""
         return self.path.with_name(self.path.name + ".outputs") / self.identity if self.own else None
 
     def get_many(self, fingerprint: str, keys: Iterable[str]) -> dict[str, Prediction]:
@@ -128,30 +116,23 @@ class PredictionCache:
             for start in range(0, len(keys), 900):  # SQLite's host-parameter limit
                 chunk = keys[start : start + 900]
                 marks = ",".join("?" * len(chunk))
-                rows = self._conn.execute(
-                    f"SELECT input_key, payload FROM predictions WHERE fingerprint=? AND input_key IN ({marks})",
-                    [fingerprint, *chunk],
-                ).fetchall()
-                for key, payload in rows:
+                for key, payload in self._conn.execute(
+                        "SELECT input_key, payload FROM predictions WHERE fingerprint=? "
+                        f"AND input_key IN ({marks})", [fingerprint, *chunk]).fetchall():
                     found[key] = Prediction.from_json({"example_id": "", **json.loads(payload)})
         return found
 
     def put_many(self, fingerprint: str, items: Mapping[str, Prediction]) -> None:
         """Store successful predictions in one transaction (errors are never cached)."""
-        rows = []
-        for key, pred in items.items():
-            if not pred.ok:
-                continue
-            payload = pred.to_json()
-            payload.pop("example_id", None)
-            rows.append((fingerprint, key, json.dumps(payload, sort_keys=True)))
+        rows = [(fingerprint, key, json.dumps(
+            {k: v for k, v in pred.to_json().items() if k != "example_id"}, sort_keys=True))
+            for key, pred in items.items() if pred.ok]
         if not rows:
             return
         try:
             with self._lock, self._conn:
-                self._conn.executemany(
-                    "INSERT OR REPLACE INTO predictions (fingerprint, input_key, payload) VALUES (?, ?, ?)", rows
-                )
+                self._conn.executemany("INSERT OR REPLACE INTO predictions (fingerprint, input_key,"
+                                       " payload) VALUES (?, ?, ?)", rows)
         except sqlite3.OperationalError as exc:
             text = str(exc).lower()
             if "full" in text or "readonly" in text or "disk i/o" in text:

@@ -1,19 +1,5 @@
-"""Notice a cache deleted or replaced while a run uses it.
-
-A run reads and writes the harness cache throughout: the prediction cache, trained weights,
-generated data (the toy benchmark's images among them), decoy sets, perturbations. If that
-folder, or one of its kinds (`harness cache clear KIND`), or a `--cache` file is deleted
-mid-run, what follows is not the run that was asked for: an open SQLite connection goes on
-writing into a file nobody can open again, a deferred fit finds no weights, a probe finds
-half of its images gone and scores the rest. The run checks its caches after every probe
-(`CacheWatch.check`) and fails with one line rather than complete on such grounds (and the
-probe that ran on them is not stored for reuse); `--resume` then starts from what is left.
-
-A path is "the same" while it names the same file (device and inode): deleted, or deleted and
-created again, it is not. The kinds are those present when the run starts and those that
-appear by a later check; the probe-output kind is not watched (the run only adds to it:
-clearing it mid-run changes no number).
-"""
+"""Notice a cache deleted or replaced while a run uses it (docs/architecture.md, "The caches":
+what is watched, and why)."""
 
 from __future__ import annotations
 
@@ -38,15 +24,12 @@ def _identity(path: Path) -> tuple[int, int] | None:
 
 
 class CacheWatch:
-    """The caches one run uses, as they were when it started (and each kind as it was when
-    it first appeared)."""
+    """The caches one run uses, as they were when it started (a kind: when it first appeared)."""
 
     def __init__(self, cache: PredictionCache) -> None:
         self._root = cache_dir()
-        paths = [cache.path, self._root]
-        if cache.outputs_root is not None:
-            paths.append(cache.outputs_root.parent)
-        self._seen = {path: _identity(path) for path in paths}
+        own = [] if cache.outputs_root is None else [cache.outputs_root.parent]
+        self._seen = {path: _identity(path) for path in [cache.path, self._root, *own]}
         self._note_kinds()
 
     def _note_kinds(self) -> None:
@@ -55,13 +38,11 @@ class CacheWatch:
             kinds = cache_kinds(self._root)
         except OSError:  # the folder is going away now: `lost` tells
             return
-        for path in kinds:
-            if path.name != OUTPUTS_KIND and path not in self._seen:
-                self._seen[path] = _identity(path)
+        self._seen.update({path: _identity(path) for path in kinds
+                           if path.name != OUTPUTS_KIND and path not in self._seen})
 
     def lost(self) -> StorageError | None:
-        """The error naming a cache that is gone or replaced since the run started (None
-        when every one is still there)."""
+        """The error naming a cache gone or replaced since the run started; None if none is."""
         gone = [path for path, seen in self._seen.items() if seen is not None and _identity(path) != seen]
         if not gone:
             return None
@@ -71,7 +52,6 @@ class CacheWatch:
 
     def check(self) -> None:
         """Raise `lost()`'s error, if any; else watch the kinds made since the last check."""
-        error = self.lost()
-        if error is not None:
+        if (error := self.lost()) is not None:
             raise error
         self._note_kinds()

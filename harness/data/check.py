@@ -1,10 +1,7 @@
-"""Before a run starts: are the files of the suite's tasks there?
-
-A suite over downloaded data names every missing file before any model loads, with the
-`harness data status` hint. A `Suite(partial=True)` (e-ViL: three independent datasets)
-runs the tasks whose files are present and skips the others, one line each; it fails only
-when none is present. Training files are needed only by models the harness trains.
-"""
+"""Before a run starts: are the files of the suite's tasks there? Every missing file is named
+before any model loads. A `Suite(partial=True)` (e-ViL: three independent datasets) skips the
+tasks without files, one line each, and fails only when none can run. Training files are
+needed only by models the harness trains."""
 
 from __future__ import annotations
 
@@ -26,10 +23,9 @@ TRAINED_ON = "trained_on"
 
 
 def check_trained_on(value: str, suite: Suite, host: PluginHost) -> str:
-    """`trained_on=` as declared, when it names training data the suite's tasks use (a
-    train source's spec, with or without /split) or a registered dataset (with or without
-    options or /split); UsageError with near matches otherwise (a typo would silently
-    become a table column of its own)."""
+    """`trained_on=` as declared, when it names training data of the suite's tasks or a
+    registered dataset (with or without options or /split); UsageError with near matches
+    otherwise (a typo would silently become a table column of its own)."""
     def name_of(spec: str) -> str:
         try:
             return parse_spec(spec)[0]
@@ -40,8 +36,7 @@ def check_trained_on(value: str, suite: Suite, host: PluginHost) -> str:
     for task in suite.tasks:
         name = name_of(task.dataset)
         splits = host.datasets[name].splits if name in host.datasets else ()
-        source = task.train_source(splits)
-        if source is not None:
+        if (source := task.train_source(splits)) is not None:
             used.update({source[0]: None, f"{source[0]}/{source[1]}": None})
     text = value.strip()
     if text in used or name_of(text.rsplit("/", 1)[0]) in host.datasets:
@@ -83,32 +78,27 @@ def runnable_instead(suite: Suite, session: Session, *, trainable: bool) -> list
     those with the same probes only when there are some (e-vil with only e-SNLI-VE dev and
     VQA-X val at hand: e-vil-dev, not counterfactual-vqax-dev)."""
     names = {parse_spec(t.dataset)[0] for t in suite.tasks}
-    out = []
-    for entry in session.host.suites:
-        other = entry.obj
-        if other.name == suite.name or other.toy or not names & {parse_spec(t.dataset)[0] for t in other.tasks}:
-            continue
-        if _can_run(other, session, trainable):
-            out.append(other.name)
+    out = [other.name for other in (entry.obj for entry in session.host.suites)
+           if other.name != suite.name and not other.toy
+           and names & {parse_spec(t.dataset)[0] for t in other.tasks}
+           and _can_run(other, session, trainable)]
     probes = {p for t in suite.tasks for p in t.probes}
     same = [n for n in out if probes & {p for t in session.host.suites[n].tasks for p in t.probes}]
-    out = same or out
     # The name closest to the suite's first (e-vil -> e-vil-dev).
-    return sorted(out, key=lambda n: (-difflib.SequenceMatcher(None, suite.name, n).ratio(), n))
+    return sorted(same or out,
+                  key=lambda n: (-difflib.SequenceMatcher(None, suite.name, n).ratio(), n))
 
 
 def check_data(suite: Suite, tasks: Sequence[Task], session: Session, *,
                trainable: bool) -> tuple[list[Task], list[tuple[str, str, str]]]:
-    """The tasks that can run and, for a partial suite, the skipped ones as (task, "*",
-    reason); DataError listing the missing files otherwise (the first six; the status
-    command lists all), naming the suites that can run with the files present."""
+    """The tasks that can run and, for a partial suite, the skipped ones as (task, "*", reason);
+    else a DataError naming the first six missing files and the suites that can run instead."""
     runnable, skipped, missing = _plan(tasks, session, trainable)
     if not missing:
         return runnable, []
     if getattr(suite, "partial", False) and runnable:
         return runnable, skipped
-    paths = [str(p) for found in missing.values() for p in found]
-    unique = list(dict.fromkeys(paths))
+    unique = list(dict.fromkeys(str(p) for found in missing.values() for p in found))
     shown = "; ".join(unique[:6]) + (f" (+{len(unique) - 6} more)" if len(unique) > 6 else "")
     what = (f"no task of suite {suite.name!r} can run" if getattr(suite, "partial", False)
             else f"suite {suite.name!r} cannot run")

@@ -1,7 +1,5 @@
-"""Where a dataset's files come from: the user's --data-dir, or a Python distribution that
-ships them (a plugin reading an installed data package, e.g. easy-VQA's `easy_vqa` with its
-images). `harness list suites` does not ask for --data-dir for shipped files, and the run
-manifest records the distribution and version the files were read from (`datasets`)."""
+"""Where a dataset's files come from: --data-dir, or a distribution that ships them (easy-VQA's
+`easy_vqa`): `harness list suites` asks no --data-dir for those, and the manifest records it."""
 
 from __future__ import annotations
 
@@ -16,7 +14,7 @@ __all__ = ["file_distribution", "dataset_provenance"]
 
 @functools.lru_cache(maxsize=1)
 def _import_roots() -> tuple[Path, ...]:
-    """Folders import names are found in (sys.path entries that exist), longest first."""
+    """The sys.path folders that exist, longest first."""
     roots = {Path(p).resolve() for p in sys.path if p and Path(p).is_dir()}
     return tuple(sorted(roots, key=lambda p: len(p.parts), reverse=True))
 
@@ -50,9 +48,8 @@ def file_distribution(path: Path | str) -> str:
 
 
 def dataset_provenance(plugin: Any, entry: Any, splits: Iterable[str]) -> dict[str, Any]:
-    """What the manifest records of one dataset: its plugin and distribution, description and
-    release, and where the files of `splits` were read from (the distributions that ship
-    them, or `data_dir`)."""
+    """The manifest's record of one dataset: plugin, distribution, description, release, and
+    where the files of `splits` were read from (the distributions that ship them, --data-dir)."""
     files: list[Path] = []
     for split in splits:
         try:
@@ -62,20 +59,16 @@ def dataset_provenance(plugin: Any, entry: Any, splits: Iterable[str]) -> dict[s
     shipped = sorted({d for d in (file_distribution(p) for p in files) if d})
     data_dir = getattr(plugin, "data_dir", None)
     under = sorted({str(p) for p in files if data_dir is not None and _inside(p, Path(data_dir))})
-    return {
-        "name": getattr(plugin, "name", ""),
-        "plugin": entry.plugin,
-        "plugin_distribution": entry.distribution,
-        "description": getattr(plugin, "description", "") or "",
-        "release": getattr(plugin, "release", "") or "",
-        "files_from": shipped + (["--data-dir"] if under else []) + (
-            ["embedded (no files)"] if not files else []),
-    }
+    return {"name": getattr(plugin, "name", ""), "plugin": entry.plugin,
+            "plugin_distribution": entry.distribution,
+            "description": getattr(plugin, "description", "") or "",
+            "release": getattr(plugin, "release", "") or "",
+            "files_from": shipped + (["--data-dir"] if under else [])
+            + (["embedded (no files)"] if not files else [])}
 
 
 def _inside(path: Path, folder: Path) -> bool:
     try:
-        path.resolve().relative_to(folder.resolve())
-        return True
-    except (OSError, ValueError):
+        return path.resolve().is_relative_to(folder.resolve())
+    except OSError:
         return False

@@ -1,19 +1,17 @@
 """Per-process state of a run: the plugin host, data folder, loaded datasets.
 
-A dataset's `load` returns Examples or a memory-mapped Arrow table (`datasets.Dataset`,
-what the official VQA loaders keep in the harness cache). `--limit` slices the table
-before any row becomes an Example, and reaches a plugin whose `load` takes a `limit`
-argument (the decoy datasets: decoys are generated for the kept questions only); the rest of a split is converted once, as a whole,
-because the probes need random access to all of it (complementary pairs look up their
-partner, counter-examples look for the nearest images, decoys for similar questions), so
-streaming row by row would only move the same memory elsewhere. A split is loaded only
-when a probe or a training needs it (`LazyExamples`).
+A dataset's `load` returns Examples or a memory-mapped Arrow table (`datasets.Dataset`).
+`--limit` slices the table before any row becomes an Example, and reaches a `load` that takes
+`limit` (decoys are generated for the kept questions only). A split is converted once, whole:
+probes need random access to all of it (pair partners, nearest images, similar questions),
+so streaming would only move the memory. A split is loaded only when needed (`LazyExamples`).
 """
 
 from __future__ import annotations
 
 import gc
 import inspect
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter
@@ -39,8 +37,7 @@ def data_hint(data_dir: Path | None) -> str:
 
 
 def takes_limit(plugin: DatasetPlugin) -> bool:
-    """Whether the plugin's `load` accepts `limit=` (the first N examples of the split,
-    heavy per-example work done for those only; harness.api.DatasetPlugin)."""
+    """Whether the plugin's `load` accepts `limit=` (harness.api.DatasetPlugin)."""
     try:
         params = inspect.signature(plugin.load).parameters
     except (TypeError, ValueError):
@@ -85,8 +82,7 @@ class Session:
     _plugins: dict[str, DatasetPlugin] = field(default_factory=dict)
 
     def dataset(self, spec: str) -> DatasetPlugin:
-        """The dataset plugin of 'name:key=value' (one instance per spec: what it read while
-        loading, e.g. its `summary`, is kept)."""
+        """The dataset plugin of 'name:key=value', one instance per spec (its `summary` stays)."""
         if spec not in self._plugins:
             name, options = parse_spec(spec)
             entry = self.host.datasets.get(name)
@@ -110,29 +106,23 @@ class Session:
         return self._loaded[key]
 
     def _check_examples(self, plugin: DatasetPlugin, split: str, items: list[Example], *, fields: bool = True) -> None:
-        """What `load` returned holds Examples with ids unique within the split (the key of
-        predictions, per-question scores and `pair_id`) and, for Examples the plugin built
-        itself (`fields`; an Arrow table's rows are converted by `Example.from_row`), fields of
-        the types `harness.types.Example` declares; else one PluginError naming it."""
-        wrong = next((x for x in items if not isinstance(x, Example)), None)
-        if wrong is not None:
+        """One PluginError naming the plugin unless `items` are Examples with ids unique in the
+        split (the key of predictions and scores) and, when the plugin built them (`fields`;
+        Arrow rows go through `Example.from_row`), fields of the declared types."""
+        if (wrong := next((x for x in items if not isinstance(x, Example)), None)) is not None:
             raise PluginError(f"{self._owner(plugin)}: load({split!r}) returned a {type(wrong).__name__} among its "
                               "examples; it returns harness.types.Example records (or a datasets.Dataset of their rows)")
-        problem = _fields_problem(items) if fields else ""
-        if problem:
+        if fields and (problem := _fields_problem(items)):
             raise PluginError(f"{self._owner(plugin)}: load({split!r}) returned examples whose {problem}")
         if len({x.id for x in items}) != len(items):
-            seen: dict[str, int] = {}
-            for x in items:
-                seen[x.id] = seen.get(x.id, 0) + 1
+            seen = Counter(x.id for x in items)
             dups = [i for i, c in seen.items() if c > 1]
             raise PluginError(f"{self._owner(plugin)}: load({split!r}) returned {len(dups)} id(s) used more than once "
                               f"(first: {dups[0]!r}, {seen[dups[0]]} times); Example.id must be unique within a split")
 
     def ids(self, spec: str, split: str) -> list[str]:
-        """The example ids of `spec`/`split` (no `--limit`), read from the id column when the
-        loader gives an Arrow table: no Example objects (a warm run of 214k VQA v2
-        questions spent 1.9 s building them for `Model.check_example_ids` alone)."""
+        """The example ids of `spec`/`split` (no `--limit`), from an Arrow table's id column: no
+        Examples (214k VQA v2 questions: 1.9 s for `Model.check_example_ids` alone)."""
         if (spec, split, False) in self._loaded:
             return [ex.id for ex in self._loaded[(spec, split, False)]]
         rows = self._rows(spec, split, False)
@@ -147,19 +137,16 @@ class Session:
         return [str(i) for i in column]
 
     def _rows(self, spec: str, split: str, limit: bool) -> Any:
-        """The loader's rows (a list of Examples or an Arrow table), checked: files present,
-        unchanged while read, at least one row; `limit=True` applies `--limit`."""
+        """The loader's rows (Examples or an Arrow table), checked: files present, unchanged
+        while read, at least one row."""
         plugin = self.dataset(spec)
         if split not in plugin.splits:
             raise UsageError(f"dataset {plugin.name!r} has no split {split!r}; splits: {', '.join(plugin.splits)}")
-        missing = [p for p in plugin.expected_files(split) if not exists(p)]
-        if missing:
+        if missing := [p for p in plugin.expected_files(split) if not exists(p)]:
             shown = "; ".join(str(p) for p in missing[:6])
-            raise DataError(
-                f"dataset {plugin.name!r} split {split!r}: missing file(s): {shown}"
-                + (f" (+{len(missing) - 6} more)" if len(missing) > 6 else "")
-                + f" ({data_hint(self.data_dir)})"
-            )
+            raise DataError(f"dataset {plugin.name!r} split {split!r}: missing file(s): {shown}"
+                            + (f" (+{len(missing) - 6} more)" if len(missing) > 6 else "")
+                            + f" ({data_hint(self.data_dir)})")
         cap = self.limit if limit and self.limit is not None else None
         before = plugin.fingerprint(split)
         what = f"{self._owner(plugin)}: load({split!r}) failed"
@@ -180,9 +167,8 @@ class Session:
         return rows.select(range(cap)) if cap is not None and cap < len(rows) else rows
 
     def lazy(self, spec: str, split: str, *, limit: bool = False) -> LazyExamples:
-        """`load` deferred until the examples are used; the fingerprint covers `--limit`.
-        Files that changed between the fingerprint and the load are a DataError: what the
-        run computes is cached under the fingerprint, which must name what was read."""
+        """`load` deferred until the examples are used; the fingerprint covers `--limit`. Files
+        changed between fingerprint and load are a DataError: results are cached under it."""
         base = self.fingerprint(spec, split)
         fp = digest({"dataset": base, "limit": self.limit}) if limit and self.limit is not None else base
 
@@ -230,9 +216,8 @@ def _fields_problem(items: list[Example]) -> str:
 
 
 def _field_problem(ex: Example) -> str:
-    """What in `ex` is not of the type `Example` declares ('' when nothing): a question that is
-    None or a number, an id that is an int, answers given as one string (iterated letter by
-    letter), none of which a probe or model expects."""
+    """What in `ex` is not of the type `Example` declares ('' when nothing): a None question,
+    an int id, answers as one string (iterated letter by letter)."""
     for name in _TEXT_FIELDS:
         value = getattr(ex, name)
         if not isinstance(value, str):
@@ -241,8 +226,7 @@ def _field_problem(ex: Example) -> str:
         value = getattr(ex, name)
         if not isinstance(value, (tuple, list)):
             return f"field {name!r} of example {ex.id!r} is {type(value).__name__}, not a tuple of str"
-        odd = next((v for v in value if not isinstance(v, str)), None)
-        if odd is not None:
+        if (odd := next((v for v in value if not isinstance(v, str)), None)) is not None:
             return f"field {name!r} of example {ex.id!r} holds {type(odd).__name__} {odd!r:.40}, not str"
     if not isinstance(ex.meta, Mapping):
         return f"field 'meta' of example {ex.id!r} is {type(ex.meta).__name__}, not a mapping"
