@@ -1,19 +1,14 @@
-"""How a run stops when it is asked to: the engine's half of Ctrl-C and SIGTERM.
+"""How a run stops when it is asked to: the engine's half of Ctrl-C and SIGTERM
+(docs/architecture.md, "How a run ends").
 
-The engine installs no signal handler: a library must not take over a process's signals.
-The command line does (`vqa_harness_cli.launch.signals`) and hands each signal to
-`request_stop`. In the process that runs a model (`claim_run`), the first request raises
-`harness.errors.Stopped`: the run records it in its manifest (`interrupted` for SIGINT,
-`terminated` for SIGTERM) and releases its folder. Later requests are ignored, so a second
-Ctrl-C cannot cut the manifest's last write in half.
-
-A library may swallow the `Stopped` it was handed (a bare `except:` in a module being imported,
-a C extension turning it into another error): `swallowed()` still knows the stop was asked
-for, and the run's containment boundaries (a failed probe, example or fit) re-raise it
-(`raise_swallowed`) instead of recording a failure and going on.
-
-`deferred()` marks the few writes a stop must not cut (opening the run folder, the run's last
-write); a request that arrives inside is raised when `raise_pending` is next called.
+The engine installs no signal handler (a library must not take over a process's signals):
+the command line hands each signal to `request_stop`. In the process that runs a model
+(`claim_run`), the first request raises `harness.errors.Stopped`, which the run records in
+its manifest; later requests are ignored, so a second Ctrl-C cannot cut the manifest's last
+write in half. Inside `deferred()` (opening the run folder, its last write) a request waits
+for the next `raise_pending`. A library may swallow the `Stopped` it was handed (a bare
+`except:`, a C extension turning it into another error): the run's containment boundaries
+ask `swallowed()` and re-raise the stop instead of recording a failure and going on.
 """
 
 from __future__ import annotations
@@ -78,7 +73,6 @@ def request_stop(signum: int) -> None:
 
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
-    """A stop request arriving inside the block waits (see `raise_pending`)."""
     _STATE.deferred += 1
     try:
         yield
@@ -108,8 +102,8 @@ def swallowed() -> Stopped | None:
 
 
 def raise_swallowed() -> None:
-    """Raise `swallowed()`, if any: at a boundary that contains errors, an error that follows
-    a stop request is that stop, whatever became of its `Stopped` (call it inside `except`)."""
+    """Raise `swallowed()`, if any (call it inside `except`): at a boundary that contains
+    errors, an error that follows a stop request is that stop."""
     stop = swallowed()
     if stop is not None:
         raise stop
