@@ -46,14 +46,10 @@ def execute_run(config: RunConfig, host: PluginHost, *,
                 predictor_factory: Callable[..., Predictor] = Predictor) -> RunOutcome:
     """Run `config.model` through `config.suite`; returns the outcome (never raises for
     plugin failures; raises HarnessError for bad input found before work starts).
-
-    `predictor_factory` builds the Predictor (vqa_harness_cli.launch.distributed passes a sharding one).
-    Probe outputs found in the cache (harness.cache.outputs) are restored, not recomputed,
-    unless `config.reuse_outputs` is off; data is loaded only when something needs it.
-
-    The run folder has one writer (`RunDir.claim`). However the run ends, its manifest says
-    how: `complete`, `failed` (with `error`), `stopped` (the model cannot go on),
-    `interrupted` / `terminated` (a signal: harness.run.stops)."""
+    `predictor_factory` builds the Predictor (vqa_harness_cli.launch.distributed passes a
+    sharding one). The run folder has one writer (`RunDir.claim`); however the run ends, its
+    manifest says how: `complete`, `failed` (with `error`), `stopped` (the model cannot go
+    on), `interrupted` / `terminated` (a signal: harness.run.stops)."""
     plan = plan_run(config, host)
     layouts, headlines, displays = _declarations(host, plan)
     cache = PredictionCache(config.cache_path)  # a bad --cache is one line before a run folder exists
@@ -76,8 +72,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     status, error = "failed", ""
     try:
         stops.raise_pending()
-        plugin_call(f"plugin {plan.model_entry.plugin}:{plan.model_entry.name}: setup({plan.device!r}) failed",
-                    plan.model.setup, plan.device)
+        plugin_call(f"plugin {label}: setup({plan.device!r}) failed", plan.model.setup, plan.device)
         for task in plan.tasks:
             run.task(task)
             watch.check()

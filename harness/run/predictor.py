@@ -1,13 +1,9 @@
-"""The predictor: batches examples through a model capability, with cache and containment.
-
-- Only inputs missing from the prediction cache reach the model; each finished batch is
-  committed to the cache at once, so an interrupted run loses nothing.
-- A batch that raises is retried one example at a time; an example that still raises is
-  recorded as an error naming the model plugin, and the run continues. A model that raises
-  `StopRun` (endpoint gone, budget spent) is not contained: the run stops.
-- Outputs are checked against the contract (one output per example, one score per choice)
-  and against `unkeepable`: what fails either is a failed example, never a cache entry.
-"""
+"""The predictor: batches examples through a model capability. Only inputs missing from the
+prediction cache reach the model, and each finished batch is committed to it at once (an
+interrupted run loses nothing). A batch that raises is retried one example at a time; an
+example that still raises, or whose output breaks the contract (one output per example, one
+score per choice) or is `unkeepable`, is a failed example naming the model plugin, never a
+cache entry, and the run goes on. `StopRun` (endpoint gone, budget spent) stops the run."""
 
 from __future__ import annotations
 
@@ -222,16 +218,10 @@ class Predictor:
     def _call(self, batch: list[Example], extras: list[str], capability: str) -> list[Prediction]:
         self.stats.model_calls += len(batch)
         batch = [_private(ex) for ex in batch]  # what the model changes in them stays with it
-        if capability == "answer":
-            raw = list(self.model.answer(batch))
-        elif capability == "score_choices":
-            raw = list(self.model.score_choices(batch))
-        elif capability == "score_images":
-            raw = list(self.model.score_images(batch, extras))
-        elif capability == "explain":
-            raw = list(self.model.explain(batch, extras))
-        else:
+        if capability not in ("answer", "score_choices", *ANSWER_TAKING):
             raise UsageError(f"unknown capability {capability!r}")
+        method = getattr(self.model, capability)
+        raw = list(method(batch, extras) if capability in ANSWER_TAKING else method(batch))
         if len(raw) != len(batch):
             raise ValueError(f"{capability} returned {len(raw)} outputs for a batch of "
                              f"{len(batch)}")

@@ -1,15 +1,7 @@
-"""How a run stops when it is asked to: the engine's half of Ctrl-C and SIGTERM
-(docs/architecture.md, "How a run ends").
-
-The engine installs no signal handler (a library must not take over a process's signals):
-the command line hands each signal to `request_stop`. In the process that runs a model
-(`claim_run`), the first request raises `harness.errors.Stopped`, which the run records in
-its manifest; later requests are ignored, so a second Ctrl-C cannot cut the manifest's last
-write in half. Inside `deferred()` (opening the run folder, its last write) a request waits
-for the next `raise_pending`. A library may swallow the `Stopped` it was handed (a bare
-`except:`, a C extension turning it into another error): the run's containment boundaries
-ask `swallowed()` and re-raise the stop instead of recording a failure and going on.
-"""
+"""How a run stops when it is asked to: the engine's half of Ctrl-C and SIGTERM. It installs
+no handler (a library must not take over a process's signals): the command line hands each
+signal to `request_stop`, and the first one raises `harness.errors.Stopped` where the run can
+record it in its manifest (docs/architecture.md, "How a run ends", Signals)."""
 
 from __future__ import annotations
 
@@ -63,7 +55,8 @@ def _armed() -> bool:
 
 def request_stop(signum: int) -> None:
     """A signal asks the run to stop: remembered, and raised as `Stopped` at once when this
-    process owns a run outside a deferred block."""
+    process owns a run outside a deferred block, once (a second Ctrl-C cannot cut the
+    manifest's last write)."""
     if _STATE.received is None:
         _STATE.received = signum
     if _armed():
@@ -73,6 +66,7 @@ def request_stop(signum: int) -> None:
 
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
+    """A stop request arriving inside the block waits for `raise_pending`."""
     _STATE.deferred += 1
     try:
         yield

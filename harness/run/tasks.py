@@ -1,20 +1,17 @@
-"""A run's middle stage, task by task: load data when needed, fit a trainable model, run or
-restore each probe inside a containment boundary, and gather what it produced.
-
-`harness.run.execute` drives it and writes the summary files. The model object is never
-changed: what the run learns (the training data of the fitted model) is kept here.
-"""
+"""A run's middle stage, task by task (driven by `harness.run.execute`): load data when
+needed, fit a trainable model, run or restore each probe inside a containment boundary, and
+gather what it produced. The model object is never changed: what the run learns is kept here."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
-import sys
 import time
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ..api import Model, Probe, Task
 from ..cache.artifacts import ArtifactStore
@@ -179,10 +176,10 @@ class TaskRunner:
         """Fit the model on `train`, or defer it until a prediction needs it (`fit_key`)."""
         start = time.perf_counter()
         try:
-            seed, model = self.config.seed, self.model
-            key = model.fit_key(train.fingerprint, seed)
+            model = self.model
+            key = model.fit_key(train.fingerprint, self.config.seed)
             self.predictor.refresh_fingerprint()
-            fit = self._announced(lambda: model.fit(train, seed=seed), label)
+            fit = functools.partial(self._train, train, label)
             if key is None:
                 with model_threads(model):
                     guarded_fit(fit, self.predictor.plugin_label)
@@ -197,21 +194,17 @@ class TaskRunner:
         finally:
             self.timings.append({"fit": label, "seconds": round(time.perf_counter() - start, 3)})
 
-    def _announced(self, fit: Callable[[], None], label: str) -> Callable[[], None]:
-        """`fit` with a line on stdout before and after (with `progress`): training can take
-        minutes, inside a probe when deferred, and a progress bar shows only on a terminal.
-        Not stderr: that is for the one-line errors."""
-        if not self.config.progress:
-            return fit
+    def _train(self, train: LazyExamples, label: str) -> None:
+        """`model.fit`, with a line on stdout before and after (with `progress`): training can
+        take minutes, inside a probe when deferred, and a progress bar shows only on a
+        terminal. Not stderr: that is for the one-line errors."""
         name = self.plan.model_spec
-
-        def run() -> None:
-            print(f"{name}: training on {label} (or loading its cached weights)...", file=sys.stdout, flush=True)
-            start = time.perf_counter()
-            fit()
-            print(f"{name}: trained on {label} in {time.perf_counter() - start:.1f} s", file=sys.stdout, flush=True)
-
-        return run
+        if self.config.progress:
+            print(f"{name}: training on {label} (or loading its cached weights)...", flush=True)
+        start = time.perf_counter()
+        self.model.fit(train, seed=self.config.seed)
+        if self.config.progress:
+            print(f"{name}: trained on {label} in {time.perf_counter() - start:.1f} s", flush=True)
 
     def _probe(self, task: Task, probe_name: str, examples: LazyExamples) -> None:
         entry = self.host.probes.get(probe_name)
