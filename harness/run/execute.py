@@ -131,9 +131,8 @@ def _declarations(host: PluginHost,
             if not isinstance(displays[name], Display):
                 raise TypeError("display() must return a harness.api.Display")
         except Exception as exc:
-            message = " ".join(str(exc).split())
             raise PluginError(f"plugin {entry.plugin}: probe {name!r} declares its tables wrongly: "
-                              f"{type(exc).__name__}: {message}") from None
+                              f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
     return layouts, headlines, displays
 
 

@@ -30,10 +30,8 @@ class RunPlan:
     suite: Suite
     model: Model
     model_entry: Entry[type[Model]]
-    #: The model as rows and folders name it (options given, canonical order).
-    model_spec: str
-    #: The training data a pretrained model declares (`trained_on=`, else the class's).
-    trained_on: str
+    model_spec: str  #: the model as rows and folders name it (options given, canonical order)
+    trained_on: str  #: training data a pretrained model declares (`trained_on=`, else its class's)
     tasks: tuple[Task, ...]
     #: Tasks of a partial suite whose files are missing, as (task, "*", reason).
     skipped: tuple[tuple[str, str, str], ...]

@@ -43,8 +43,7 @@ class PredictorStats:
     cache_hits: int = 0
     errors: int = 0
     seconds: float = 0.0
-    #: Seconds spent in fits the harness deferred until a prediction needed them.
-    fit_seconds: float = 0.0
+    fit_seconds: float = 0.0  #: in fits the harness deferred until a prediction needed them
     error_examples: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -283,7 +282,8 @@ def _private(example: Example) -> Example:
 
 def _copied(value: Any) -> Any:
     """`value` with its mappings and lists copied at every level (a read-only mapping, which
-    `copy.deepcopy` cannot copy, becomes a dict); other objects are shared."""
+    `copy.deepcopy` cannot copy, becomes a dict); other objects are shared, as nothing changes
+    them in place."""
     if isinstance(value, Mapping):
         return {k: _copied(v) for k, v in value.items()}
     if type(value) in (list, tuple, set):  # exactly: a namedtuple is rebuilt otherwise
@@ -310,11 +310,11 @@ def guarded_fit(fit: Callable[[], None], label: str) -> None:
         fit()
     except (KeyboardInterrupt, StopRun):
         raise
-    except HarnessError as exc:
-        stops.raise_swallowed()  # a stop turned into another error is that stop, not a model that cannot train
-        raise FitError(f"plugin {label}: the model could not be trained: {exc}", exc.exit_code) from exc
     except BaseException as exc:  # SystemExit and a library's own BaseException too: not a traceback
-        stops.raise_swallowed()
+        stops.raise_swallowed()  # a stop turned into another error is that stop, not a model that cannot train
+        if isinstance(exc, HarnessError):
+            raise FitError(f"plugin {label}: the model could not be trained: {exc}",
+                           exc.exit_code) from exc
         known = storage_error(exc)
         if known is not None:
             raise known from exc

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from types import SimpleNamespace
 from typing import Iterator
 
 from ..errors import Stopped
@@ -15,17 +16,10 @@ __all__ = ["claim_run", "release_run", "request_stop", "deferred", "raise_pendin
            "swallowed", "raise_swallowed"]
 
 
-class _State:
-    #: The process whose model run a stop request stops (0: none; a forked worker copies the
-    #: parent's pid, which is not its own, so it ignores requests until it owns a run).
-    owner = 0
-    #: The first signal received, raised or not.
-    received: int | None = None
-    raised = False
-    deferred = 0
-
-
-_STATE = _State()
+#: `owner`: the process whose model run a stop request stops (0: none; a forked worker copies
+#: the parent's pid, which is not its own, so it ignores requests until it owns a run);
+#: `received`: the first signal received, raised or not; `deferred`: open `deferred()` blocks.
+_STATE = SimpleNamespace(owner=0, received=None, raised=False, deferred=0)
 
 
 def claim_run(*, reset: bool = False) -> None:

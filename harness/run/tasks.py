@@ -105,8 +105,7 @@ class TaskRunner:
         #: Seconds per probe (and per fit), for the manifest: where a run spends its time.
         self.timings: list[dict[str, Any]] = []
         self.outputs = ProbeOutputCache(ArtifactStore(outputs_root)) if config.reuse_outputs else None
-        #: What the model is trained on now: the declared data, or the last fit's.
-        self.trained_on = plan.trained_on
+        self.trained_on = plan.trained_on  #: trained on now: the declared data, or the last fit's
         self._fitted_on: str | None = None
         self._train_fp = ""
         self._done: dict[str, str] = {}
@@ -123,8 +122,8 @@ class TaskRunner:
         if self.model.trainable:
             source = task.train_source(self.session.dataset(task.dataset).splits)
             if source is None:
-                self.outcome.skipped.append((task.title, "*", f"model {self.model.name} needs training "
-                                                              "data and the task has none"))
+                self.outcome.skipped.append((task.title, "*", f"model {self.model.name} needs "
+                                             "training data and the task has none"))
                 return
             label = f"{source[0]}/{source[1]}"
             train = self.session.lazy(*source)
@@ -251,14 +250,16 @@ class TaskRunner:
             raise
         except Exception:  # a probe that cannot say what its output depends on runs again
             return None
-        return self.outputs.key(  # a model-free probe (a dataset audit) gives one output for all models
-            model_fingerprint="(model-free)" if probe_cls.model_free else self.predictor.fingerprint,
-            probe=probe_name, probe_class=probe_cls, options=probe.config, dataset=task.dataset,
-            dataset_fingerprint=examples.fingerprint, split=task.split, task=task_folder(task), limit=self.config.limit,
-            train=self.trained_on, train_fingerprint=self._train_fp if self.model.trainable else "",
-            labelled=self.session.labelled(task.dataset, task.split), seed=self.config.seed, settings=settings,
-            modules=[probe_cls.__module__, type(self.model).__module__,
-                     type(self.session.dataset(task.dataset)).__module__])
+        # A model-free probe (a dataset audit) gives the same output whatever the model.
+        model = "(model-free)" if probe_cls.model_free else self.predictor.fingerprint
+        return self.outputs.key(
+            model_fingerprint=model, probe=probe_name, probe_class=probe_cls, options=probe.config,
+            dataset=task.dataset, dataset_fingerprint=examples.fingerprint, split=task.split,
+            task=task_folder(task), limit=self.config.limit, train=self.trained_on,
+            train_fingerprint=self._train_fp if self.model.trainable else "",
+            labelled=self.session.labelled(task.dataset, task.split), seed=self.config.seed,
+            settings=settings, modules=[probe_cls.__module__, type(self.model).__module__,
+                                        type(self.session.dataset(task.dataset)).__module__])
 
     def _run_contained(self, task: Task, probe_name: str, plugin: str, probe: Probe,
                        examples: LazyExamples) -> tuple[ProbeOutput, bool]:
@@ -283,17 +284,19 @@ class TaskRunner:
             rows = _checked(probe.run(ctx), ctx)
         except (KeyboardInterrupt, StopRun):  # StopRun: the model cannot go on at all
             raise
-        except BaseException as exc:  # contain (SystemExit, a library's BaseException too): the run goes on
+        except BaseException as exc:  # SystemExit, a library's BaseException too: the run goes on
             stops.raise_swallowed()  # the error a stop became (in a library) is that stop, not a probe failure
-            message = str(exc)
-            if not isinstance(exc, HarnessError):
+            if isinstance(exc, HarnessError):
+                message = str(exc)
+            else:
                 known = storage_error(exc, self.rundir.path)
                 if known is not None:  # the disk, not the probe: the run cannot go on
                     raise known from exc
-                detail = "".join(traceback.format_exception(exc))
-                atomic_write_text(files.artifact("traceback.txt"), printable(detail))  # text UTF-8 can hold
+                detail = printable("".join(traceback.format_exception(exc)))  # text UTF-8 can hold
+                atomic_write_text(files.artifact("traceback.txt"), detail)
                 message = f"{type(exc).__name__}: {exc}"
-            self.outcome.probe_failures.append(ProbeFailure(task.title, probe_name, plugin, message))
+            self.outcome.probe_failures.append(ProbeFailure(task.title, probe_name, plugin,
+                                                            message))
             rows, failed = [], True
         output = ProbeOutput(list(rows), list(ctx.report_sections), list(ctx.missing), dict(ctx.resources),
                              dict(ctx.tags), self.rundir.relative(ctx.touched), dict(ctx.reads))
