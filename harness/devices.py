@@ -15,9 +15,8 @@ __all__ = ["resolve_device", "has_nvidia_driver", "model_threads"]
 
 
 def resolve_device(device: str) -> str:
-    """`auto` -> "cuda" when available, else "cpu"; validates `cuda[:i]`. Without an NVIDIA
-    driver on the machine, "auto" is "cpu" without importing torch (a cached re-run never
-    imports it)."""
+    """`auto` -> "cuda" when available, else "cpu" (without importing torch when the machine
+    has no NVIDIA driver: a cached re-run never imports it); validates `cuda[:i]`."""
     if device == "cpu" or (device == "auto" and not has_nvidia_driver()):
         return "cpu"
     import torch  # heavy: torch takes seconds to import; only code that computes needs it

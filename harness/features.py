@@ -1,10 +1,6 @@
-"""Resolve a feature-extractor spec (`NAME[:key=value,...]` or a feature file) to an instance.
-
-Feature extractors are plugins (`register_features`, `harness.api.FeatureExtractor`);
-feature-based models take them as options, e.g. `mlp-iqa:image_features=toy-objects` or
-`mlp-iqa:image_features='hf-vision:path=/models/vit'`. A bare `.npz` / `.npy` path means
-`precomputed:file=PATH`.
-"""
+"""Resolve a feature-extractor spec (`NAME[:key=value,...]`, the plugins of
+`register_features`) to an instance; feature-based models take them as options, e.g.
+`mlp-iqa:image_features=toy-objects`. A bare `.npz` / `.npy` path means `precomputed:file=PATH`."""
 
 from __future__ import annotations
 

@@ -19,20 +19,18 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["load_image", "missing_images", "image_array", "decoded_cache_bytes", "BLANK_IMAGE"]
 
 
+GRAY = (128, 128, 128)
+
+
 def decoded_cache_bytes() -> int:
     """Bound of the per-process cache of decoded images: `$VQA_HARNESS_IMAGE_CACHE_MB`
     (default 512), read when used (a run checks it before any work: harness.run.plan)."""
     return env_megabytes("VQA_HARNESS_IMAGE_CACHE_MB", 512)
 
-GRAY = (128, 128, 128)
-
 
 def load_image(path: str, size: tuple[int, int] | None = None) -> "Image.Image":
     """Decode `path` as RGB (resized when `size` is given); the blank sentinel gives gray.
-
-    Raises DataError naming the path when the file is missing or cannot be decoded.
-    """
-
+    DataError naming the path when the file is missing or cannot be decoded."""
     if path == BLANK_IMAGE:
         return Image.new("RGB", size or (224, 224), GRAY)
     if not path:
@@ -67,7 +65,10 @@ def image_array(path: str, size: tuple[int, int]) -> "np.ndarray":
     import numpy as np  # heavy: numpy is loaded only where arrays are computed
 
     global _DECODED_BYTES
-    stamp = 0 if path == BLANK_IMAGE or not path else _mtime(path)
+    try:
+        stamp = 0 if path == BLANK_IMAGE or not path else os.stat(path).st_mtime_ns
+    except FileNotFoundError:
+        raise DataError(f"image file not found: {path}") from None
     key = (path, tuple(size), stamp)
     found = _DECODED.get(key)
     if found is not None:
@@ -82,10 +83,3 @@ def image_array(path: str, size: tuple[int, int]) -> "np.ndarray":
         _, old = _DECODED.popitem(last=False)
         _DECODED_BYTES -= old.nbytes
     return arr
-
-
-def _mtime(path: str) -> int:
-    try:
-        return os.stat(path).st_mtime_ns
-    except FileNotFoundError:
-        raise DataError(f"image file not found: {path}") from None

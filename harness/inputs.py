@@ -1,19 +1,8 @@
-"""What a modality ablation removes: an input and everything derived from it.
-
-An ablation that blanks the question but keeps the question type a dataset computed from
-it (VQA's `question_type` is the question's first words) lets a model that reads the type
-keep its accuracy "without the question" (issue 26). So an ablation is defined here by what
-it removes, once, for every probe:
-
-- `question`: `question` and `question_type` become "", and the meta keys the dataset
-  declares as computed from the question (`DatasetPlugin.derived_meta["question"]`) go;
-- `image`: `image` becomes the constant gray `BLANK_IMAGE`, `image_id` becomes "" (a model
-  or feature file keyed by image id would otherwise still find the image), and the meta keys
-  declared as computed from the image go.
-
-Probes ask for ablated examples through `ProbeContext.ablate`, which knows the task's
-dataset; `remove_input` is the rule itself (docs/plugins.md, "Datasets").
-"""
+"""What a modality ablation removes: an input and everything derived from it, defined once
+for every probe (docs/image-ablation.md). Keeping what a dataset computed from the question
+(VQA's `question_type`) would let a model keep its accuracy "without the question" (issue
+26). Probes ask through `ProbeContext.ablate`, which knows the task's dataset's
+`derived_meta`; `remove_input` is the rule itself."""
 
 from __future__ import annotations
 
@@ -36,11 +25,10 @@ ANSWER_FACTORS: Mapping[str, str] = {
 #: (the variants, comma-separated): set by the run, read by the leaderboard.
 ASSUMPTIONS_TAG = "assumptions_not_met"
 
-#: The inputs an ablation can remove.
-ABLATABLE = ("image", "question")
+ABLATABLE = ("image", "question")  #: the inputs an ablation can remove
 
-#: Example fields each removal empties (the input itself and what every dataset derives
-#: from it); `meta` keys come from the dataset's declaration.
+#: Example fields each removal empties: the input and what every dataset derives from it (the
+#: image id, which a model or feature file could look the image up by).
 REMOVED_FIELDS: Mapping[str, Mapping[str, str]] = {
     "question": {"question": "", "question_type": ""},
     "image": {"image": BLANK_IMAGE, "image_id": ""},
@@ -48,9 +36,9 @@ REMOVED_FIELDS: Mapping[str, Mapping[str, str]] = {
 
 
 def remove_input(example: Example, what: str, meta_keys: Iterable[str] = ()) -> Example:
-    """`example` without input `what` ("image" or "question"): the fields of
-    `REMOVED_FIELDS[what]` emptied and `meta_keys` (what the dataset computed from it)
-    dropped from `meta`."""
+    """`example` without input `what` ("image" or "question"): `REMOVED_FIELDS[what]` emptied
+    (the image becomes the gray `BLANK_IMAGE`) and `meta_keys` (what the dataset computed from
+    it) dropped from `meta`; ValueError for another input."""
     if what not in REMOVED_FIELDS:
         raise ValueError(f"cannot remove {what!r}; removable inputs: {', '.join(ABLATABLE)}")
     drop = set(meta_keys)
@@ -64,9 +52,8 @@ def remove_inputs(examples: Sequence[Example], what: str | Iterable[str],
                   derived_meta: Mapping[str, Sequence[str]] | None = None) -> list[Example]:
     """`remove_input` over `examples`, for one input or several (`("image", "question")`);
     `derived_meta`: the dataset's `DatasetPlugin.derived_meta`."""
-    names = (what,) if isinstance(what, str) else tuple(what)
     out = list(examples)
-    for name in names:
+    for name in (what,) if isinstance(what, str) else tuple(what):
         keys = tuple((derived_meta or {}).get(name, ()))
         out = [remove_input(ex, name, keys) for ex in out]
     return out

@@ -1,6 +1,5 @@
-"""`TaskContext`: the harness's implementation of `harness.api.ProbeContext` for one task
-and probe. It holds the predictor, the session and the probe's files in the run folder;
-probes see only the protocol's attributes and methods."""
+"""`TaskContext`: the harness's `harness.api.ProbeContext` for one task and probe (probes see
+only the protocol's attributes and methods)."""
 
 from __future__ import annotations
 
@@ -42,18 +41,18 @@ class TaskContext:
     predictor: Predictor | None = None
     train: str = ""
     device: str = "cpu"
-    #: Identity of the task's (limited) data and of the probe's code, for `memo`.
+    # For `memo`: identity of the task's (limited) data and of the probe's code, and the
+    # probe's `cache_settings` (asked when `memo` is first used, inside the probe's run).
     data_fingerprint: str = ""
     probe_module: str = ""
-    #: The probe's `cache_settings` (asked when `memo` is first used, inside the probe's run).
     probe_settings: Callable[[], Mapping[str, Any]] = dict
     report_sections: list[str] = field(default_factory=list)
     missing: list[tuple[str, str]] = field(default_factory=list)
     resources: dict[str, Any] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
-    #: Files handed out or written (predictions, artifacts), for the probe-output cache.
+    # For the probe-output cache: files handed out or written (predictions, artifacts), and
+    # other data the probe read ("spec/split" -> fingerprint).
     touched: list[Path] = field(default_factory=list)
-    #: Other data the probe read ("spec/split" -> fingerprint), for the probe-output cache.
     reads: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -72,12 +71,9 @@ class TaskContext:
     def model_inputs(self) -> frozenset[str] | None:
         return None if self.model is None else type(self.model).inputs
 
-    # ------------------------------------------------------------------ data
     def train_examples(self) -> tuple[list[Example], str] | None:
         source = self.task.train_source(self.session.dataset(self.dataset).splits)
-        if source is None:
-            return None
-        if missing_files(self.session, *source):  # e.g. a pretrained model, test files only
+        if source is None or missing_files(self.session, *source):  # test files only, say
             return None
         return self.examples_of(*source), f"{source[0]}/{source[1]}"
 
@@ -98,7 +94,8 @@ class TaskContext:
         probe's code and its `cache_settings`. A key that is not JSON is a PluginError: the
         digest would fall back on `str` (a set's order, an object's address), so the value
         would be computed again in every process instead of shared. What `build` read with
-        `examples_of` counts as read whenever the value is used, reused ones included."""
+        `examples_of` is stored with the value and counts as read whenever it is used, reused
+        ones included (a reference row for that dataset stays the probe's: tasks._checked)."""
         try:
             json.dumps(key, sort_keys=True)
         except (TypeError, ValueError) as exc:
@@ -117,8 +114,6 @@ class TaskContext:
             value = build()
             return {"value": value, "reads": sorted(set(self.reads) - before)}
 
-        # The data `build` read (`examples_of`) is stored with the value and counts as read when the
-        # value is reused: a reference row for that dataset stays the probe's (tasks._checked).
         stored = ArtifactStore().json("probe-memo-reads", full, tracked)
         for read in stored["reads"]:
             if read not in self.reads:
@@ -126,16 +121,9 @@ class TaskContext:
                 self.reads[read] = self.session.fingerprint(spec, split)
         return stored["value"]
 
-    # ----------------------------------------------------------- predictions
-    def predict(
-        self,
-        examples: Sequence[Example],
-        capability: str,
-        *,
-        variant: str = "",
-        answers: Sequence[str] | None = None,
-        show_choices: bool = False,
-    ) -> list[Prediction]:
+    def predict(self, examples: Sequence[Example], capability: str, *, variant: str = "",
+                answers: Sequence[str] | None = None,
+                show_choices: bool = False) -> list[Prediction]:
         """Model predictions (cached) for `examples`; also saved in the run directory.
 
         For `answer`, open-ended questions (those with human answers) reach the model
@@ -160,37 +148,16 @@ class TaskContext:
     def features(self, spec: str, modality: str) -> FeatureExtractor:
         return resolve_features(spec, modality, owner=f"probe {self.probe!r}", host=self.session.host)
 
-    # ----------------------------------------------------------------- output
-    def row(
-        self,
-        metric: str,
-        value: float,
-        n: int,
-        *,
-        ci: tuple[float, float] | None = None,
-        variant: str = "",
-        higher_is_better: bool | None = True,
-        unit: str = "fraction",
-        dataset: str | None = None,
-    ) -> ResultRow:
+    def row(self, metric: str, value: float, n: int, *, ci: tuple[float, float] | None = None,
+            variant: str = "", higher_is_better: bool | None = True, unit: str = "fraction",
+            dataset: str | None = None) -> ResultRow:
         """A result row for this run/task/probe."""
-        return ResultRow(
-            run_id=self.run_id,
-            model=self.model_spec,
-            suite=self.suite,
-            dataset=dataset or self.dataset,
-            split=self.split,
-            probe=self.probe,
-            variant=variant,
-            metric=metric,
-            value=float(value),
-            n=int(n),
-            ci_low=None if ci is None else float(ci[0]),
-            ci_high=None if ci is None else float(ci[1]),
-            higher_is_better=higher_is_better,
-            unit=unit,
-            train=self.train,
-        )
+        return ResultRow(run_id=self.run_id, model=self.model_spec, suite=self.suite,
+                         dataset=dataset or self.dataset, split=self.split, probe=self.probe,
+                         variant=variant, metric=metric, value=float(value), n=int(n),
+                         ci_low=None if ci is None else float(ci[0]),
+                         ci_high=None if ci is None else float(ci[1]),
+                         higher_is_better=higher_is_better, unit=unit, train=self.train)
 
     def tag(self, name: str, value: str) -> None:
         self.tags[str(name)] = str(value)

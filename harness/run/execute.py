@@ -1,11 +1,6 @@
-"""`harness run` for one model, as a pipeline read top to bottom:
-
-1. plan: resolve every name and check the data (`harness.run.plan`), before any work;
-2. open: the prediction cache, the run folder (new or resumed) and its manifest;
-3. tasks: per task, fit when needed and run or restore each probe (`harness.run.tasks`);
-4. write: results.jsonl, tables.json, the manifest and report.md after every task, so that
-   an interrupted run keeps what it computed, and once more at the end with the status.
-"""
+"""`harness run` for one model, as a pipeline read top to bottom: plan (`harness.run.plan`),
+open the cache and run folder, run the tasks (`harness.run.tasks`), and write the summary
+files after every task and once more at the end (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -43,46 +38,41 @@ from .tasks import RunOutcome, TaskRunner
 
 __all__ = ["execute_run"]
 
+#: Each probe's headline metrics, as (metric, variant) pairs.
+_Headlines = dict[str, list[list[str]]]
+
 
 def execute_run(config: RunConfig, host: PluginHost, *,
                 predictor_factory: Callable[..., Predictor] = Predictor) -> RunOutcome:
     """Run `config.model` through `config.suite`; returns the outcome (never raises for
     plugin failures; raises HarnessError for bad input found before work starts).
-
-    `predictor_factory` builds the Predictor (vqa_harness_cli.launch.distributed passes a sharding one).
-    Probe outputs found in the cache (harness.cache.outputs) are restored, not recomputed,
-    unless `config.reuse_outputs` is off; data is loaded only when something needs it.
-
-    The run folder has one writer (`RunDir.claim`). However the run ends, its manifest says
-    how: `complete`, `failed` (with `error`), `stopped` (the model cannot go on),
-    `interrupted` / `terminated` (a signal: harness.run.stops)."""
+    `predictor_factory` builds the Predictor (vqa_harness_cli.launch.distributed passes a
+    sharding one). The run folder has one writer (`RunDir.claim`); however the run ends, its
+    manifest says how: `complete`, `failed` (with `error`), `stopped` (the model cannot go
+    on), `interrupted` / `terminated` (a signal: harness.run.stops)."""
     plan = plan_run(config, host)
     layouts, headlines, displays = _declarations(host, plan)
     cache = PredictionCache(config.cache_path)  # a bad --cache is one line before a run folder exists
     try:
         check_cache_writable()  # so is a read-only harness cache (--cache holds only the predictions)
+        watch = CacheWatch(cache)  # a cache deleted during the run fails it (it must not complete)
+        label = f"{plan.model_entry.plugin}:{plan.model_entry.name}"
+        predictor = predictor_factory(plan.model, cache=cache, batch_size=config.batch_size,
+                                      progress=config.progress, plugin_label=label)
+        with stops.deferred():  # a stop request waits until the manifest can record it
+            rundir, manifest = _open_rundir(config, host, plan)
+            run = TaskRunner(config, host, plan, rundir, predictor, outputs_root=cache.outputs_root,
+                             watch=watch)
     except BaseException:
         cache.close()
         raise
-    watch = CacheWatch(cache)  # a cache deleted during the run fails it (it must not complete)
-    predictor = predictor_factory(plan.model, cache=cache, batch_size=config.batch_size,
-                                  progress=config.progress,
-                                  plugin_label=f"{plan.model_entry.plugin}:{plan.model_entry.name}")
-    with stops.deferred():  # a stop request waits until the manifest can record it
-        try:
-            rundir, manifest = _open_rundir(config, host, plan)
-        except BaseException:
-            cache.close()
-            raise
-        run = TaskRunner(config, host, plan, rundir, predictor, outputs_root=cache.outputs_root, watch=watch)
     if config.resume and not manifest["resumed"]:  # a relative --out from another folder, say: not silent
         run.outcome.warnings.append(f"--resume: no unfinished run with these settings in {config.out}; "
                                     "this is a new run")
     status, error = "failed", ""
     try:
         stops.raise_pending()
-        plugin_call(f"plugin {plan.model_entry.plugin}:{plan.model_entry.name}: setup({plan.device!r}) failed",
-                    plan.model.setup, plan.device)
+        plugin_call(f"plugin {label}: setup({plan.device!r}) failed", plan.model.setup, plan.device)
         for task in plan.tasks:
             run.task(task)
             watch.check()
@@ -122,8 +112,8 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     return run.outcome
 
 
-def _declarations(host: PluginHost, plan: RunPlan) -> tuple[dict[str, list[Layout]], dict[str, list[list[str]]],
-                                                            dict[str, Display]]:
+def _declarations(host: PluginHost,
+                  plan: RunPlan) -> tuple[dict[str, list[Layout]], _Headlines, dict[str, Display]]:
     """Each probe's table layouts, headline metrics and display, as `tables.json` holds them.
     A declaration that raises or is not what the contract says is one PluginError naming the
     probe's plugin, before any work (not a traceback after the first task)."""
@@ -141,9 +131,8 @@ def _declarations(host: PluginHost, plan: RunPlan) -> tuple[dict[str, list[Layou
             if not isinstance(displays[name], Display):
                 raise TypeError("display() must return a harness.api.Display")
         except Exception as exc:
-            message = " ".join(str(exc).split())
             raise PluginError(f"plugin {entry.plugin}: probe {name!r} declares its tables wrongly: "
-                              f"{type(exc).__name__}: {message}") from None
+                              f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
     return layouts, headlines, displays
 
 
@@ -172,7 +161,7 @@ def _open_rundir(config: RunConfig, host: PluginHost, plan: RunPlan) -> tuple[Ru
     return rundir, manifest
 
 
-def _finish(run: TaskRunner, manifest: dict[str, Any], headlines: dict[str, list[list[str]]], *, status: str,
+def _finish(run: TaskRunner, manifest: dict[str, Any], headlines: _Headlines, *, status: str,
             error: str) -> None:
     """The run's last write: results.jsonl, the manifest with its status (and error), report.md;
     then the folder is released. A write the disk refuses (full, read-only) gives back the
@@ -213,14 +202,13 @@ def _note_parameters(manifest: dict[str, Any], model: Model, trained_on: str) ->
         manifest.setdefault("parameter_count", {})[trained_on or "-"] = count
 
 
-def _write_summary(run: TaskRunner, manifest: dict[str, Any], headlines: dict[str, list[list[str]]]) -> None:
+def _write_summary(run: TaskRunner, manifest: dict[str, Any], headlines: _Headlines) -> None:
     """Rewrite results.jsonl, the manifest and report.md with what the run has so far."""
-    stats = run.predictor.stats
     run.rundir.write_results(run.outcome.rows)
     run.rundir.write_manifest(manifest)
     run.rundir.write_report(render_report(manifest, run.outcome.rows, run.sections, run.missing, run.outcome.skipped,
-                                          [vars(f) for f in run.outcome.probe_failures], stats.error_examples,
-                                          headlines))
+                                          [vars(f) for f in run.outcome.probe_failures],
+                                          run.predictor.stats.error_examples, headlines))
 
 
 def _progress_manifest(run: TaskRunner, manifest: dict[str, Any], status: str) -> dict[str, Any]:
@@ -228,7 +216,7 @@ def _progress_manifest(run: TaskRunner, manifest: dict[str, Any], status: str) -
     stats = run.predictor.stats
     in_force = torch_numerics()
     environment = {**manifest.get("environment", {}), **({"torch": in_force} if in_force else {})}
-    manifest = {**manifest, "status": status, "resources": run.resources, "device": run.plan.device,
+    return {**manifest, "status": status, "resources": run.resources, "device": run.plan.device,
                 "environment": environment,
                 "stats": {"model_calls": stats.model_calls, "cache_hits": stats.cache_hits,
                           "example_errors": stats.errors, "predict_seconds": round(stats.seconds, 3),
@@ -238,7 +226,6 @@ def _progress_manifest(run: TaskRunner, manifest: dict[str, Any], status: str) -
                 **({"data_counts": run.data_counts} if run.data_counts else {}),
                 **({"datasets": dict(sorted(run.datasets.items()))} if run.datasets else {}),
                 **_usage(run.plan.model, manifest.get("usage_before_resume") or {})}
-    return manifest
 
 
 def _usage(model: Model, before: dict[str, Any]) -> dict[str, Any]:

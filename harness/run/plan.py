@@ -30,10 +30,8 @@ class RunPlan:
     suite: Suite
     model: Model
     model_entry: Entry[type[Model]]
-    #: The model as rows and folders name it (options given, canonical order).
-    model_spec: str
-    #: The training data a pretrained model declares (`trained_on=`, else the class's).
-    trained_on: str
+    model_spec: str  #: the model as rows and folders name it (options given, canonical order)
+    trained_on: str  #: training data a pretrained model declares (`trained_on=`, else its class's)
     tasks: tuple[Task, ...]
     #: Tasks of a partial suite whose files are missing, as (task, "*", reason).
     skipped: tuple[tuple[str, str, str], ...]
@@ -52,8 +50,8 @@ def plan_run(config: RunConfig, host: PluginHost) -> RunPlan:
     check_suite(suite, host)
     runnable, skipped = check_data(suite, tasks, session, trainable=model.trainable)
     _check_example_ids(model, runnable, session)
-    return RunPlan(suite, model, entry, model_spec,
-                   declared if declared is not None else type(model).trained_on, tuple(runnable), tuple(skipped),
+    trained_on = declared if declared is not None else type(model).trained_on
+    return RunPlan(suite, model, entry, model_spec, trained_on, tuple(runnable), tuple(skipped),
                    session, resolve_device(config.device))
 
 
@@ -85,10 +83,8 @@ def _check_example_ids(model: Model, tasks: list[Task], session: Session) -> Non
     the ids of every split the run evaluates, before any work; other models load nothing."""
     if type(model).check_example_ids is Model.check_example_ids:
         return
-    ids: set[str] = set()
-    for spec, split in dict.fromkeys((t.dataset, t.split) for t in tasks):
-        ids.update(session.ids(spec, split))
-    model.check_example_ids(frozenset(ids))
+    pairs = dict.fromkeys((t.dataset, t.split) for t in tasks)
+    model.check_example_ids(frozenset(i for pair in pairs for i in session.ids(*pair)))
 
 
 def _with_split(task: Task, split: str | None) -> Task:
@@ -101,8 +97,7 @@ def _validate(tasks: list[Task], host: PluginHost, session: Session) -> None:
     for task in tasks:
         plugin = session.dataset(task.dataset)  # unknown dataset / bad option -> UsageError
         if task.split not in plugin.splits:
-            raise UsageError(
-                f"dataset {plugin.name!r} has no split {task.split!r}; splits: {', '.join(plugin.splits)}"
-            )
+            raise UsageError(f"dataset {plugin.name!r} has no split {task.split!r}; "
+                             f"splits: {', '.join(plugin.splits)}")
         for probe in task.probes:
             host.probes.get(probe)  # unknown probe -> UsageError with near matches

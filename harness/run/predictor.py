@@ -1,15 +1,9 @@
-"""The predictor: batches examples through a model capability, with cache and containment.
-
-- Only inputs missing from the prediction cache reach the model; each finished batch is
-  committed to the cache at once, so an interrupted run loses nothing.
-- A batch that raises is retried one example at a time; an example that still raises is
-  recorded as an error naming the model plugin, and the run continues.
-- Outputs are checked against the contract (one output per example, one score per choice).
-- A model that raises `StopRun` (endpoint gone, budget spent) is not contained: the run stops.
-- An output larger than one prediction may hold (`unkeepable`: 100,000 characters of text,
-  100,000 answer scores), or text that is not Unicode (a lone surrogate, which no UTF-8 file
-  can hold), is a failed example, not a cache entry or a line of a predictions file.
-"""
+"""The predictor: batches examples through a model capability. Only inputs missing from the
+prediction cache reach the model, and each finished batch is committed to it at once (an
+interrupted run loses nothing). A batch that raises is retried one example at a time; an
+example that still raises, or whose output breaks the contract (one output per example, one
+score per choice) or is `unkeepable`, is a failed example naming the model plugin, never a
+cache entry, and the run goes on. `StopRun` (endpoint gone, budget spent) stops the run."""
 
 from __future__ import annotations
 
@@ -49,23 +43,15 @@ class PredictorStats:
     cache_hits: int = 0
     errors: int = 0
     seconds: float = 0.0
-    #: Seconds spent in fits the harness deferred until a prediction needed them.
-    fit_seconds: float = 0.0
+    fit_seconds: float = 0.0  #: in fits the harness deferred until a prediction needed them
     error_examples: list[tuple[str, str]] = field(default_factory=list)
 
 
 class Predictor:
     """Runs one model over lists of examples, one capability at a time."""
 
-    def __init__(
-        self,
-        model: Model,
-        *,
-        cache: PredictionCache,
-        batch_size: int = 32,
-        progress: bool = True,
-        plugin_label: str | None = None,
-    ) -> None:
+    def __init__(self, model: Model, *, cache: PredictionCache, batch_size: int = 32,
+                 progress: bool = True, plugin_label: str | None = None) -> None:
         if batch_size < 1:
             raise UsageError("--batch-size must be at least 1")
         self.model = model
@@ -104,14 +90,8 @@ class Predictor:
             finally:
                 self.stats.fit_seconds += time.perf_counter() - start
 
-    def predict(
-        self,
-        examples: Sequence[Example],
-        capability: str,
-        *,
-        answers: Sequence[str] | None = None,
-        desc: str = "",
-    ) -> list[Prediction]:
+    def predict(self, examples: Sequence[Example], capability: str, *,
+                answers: Sequence[str] | None = None, desc: str = "") -> list[Prediction]:
         """One prediction per example, in order; cached inputs are not sent to the model."""
         if capability not in self.model.capabilities():
             raise UsageError(f"model {self.model.name!r} has no {capability!r} capability")
@@ -121,29 +101,21 @@ class Predictor:
         keys = [self.model.input_key(ex, capability, extra) for ex, extra in zip(examples, extras)]
         cached = self.cache.get_many(self.fingerprint, keys)
         self.stats.cache_hits += sum(1 for k in keys if k in cached)
-        # Distinct missing inputs, in order (duplicates are computed once).
-        todo: dict[str, int] = {}
-        for i, key in enumerate(keys):
-            if key not in cached and key not in todo:
-                todo[key] = i
+        # Each distinct missing input once (duplicates are computed once), at its first index.
+        first = {key: i for i, key in reversed(list(enumerate(keys))) if key not in cached}
+        todo = sorted(first.values())
         results: dict[str, Prediction] = dict(cached)
         if todo:
-            results.update(self._run_missing(examples, extras, keys, list(todo.values()), capability, desc))
-        out = []
-        for ex, key in zip(examples, keys):
-            pred = results[key]
-            out.append(Prediction(**{**pred.__dict__, "example_id": ex.id}))
-        return out
+            results.update(self._run_missing(examples, extras, keys, todo, capability, desc))
+        return [Prediction(**{**results[key].__dict__, "example_id": ex.id})
+                for ex, key in zip(examples, keys)]
 
-    # ------------------------------------------------------------------ internals
     def _run_missing(self, examples, extras, keys, indices, capability, desc) -> dict[str, Prediction]:
         with stops.deferred():  # a signal inside torch's first import would leave it half-initialised for good
             import torch  # heavy: torch takes seconds to import; only code that computes needs it
         stops.raise_pending()
-
         with model_threads(self.model):
             self.ensure_fitted()
-
         bar = None
         if self.progress:
             from tqdm.auto import tqdm  # heavy: tqdm takes about 40 ms; only progress bars need it
@@ -162,8 +134,7 @@ class Predictor:
                 for b in range(0, len(indices), self.batch_size):
                     idx = indices[b : b + self.batch_size]
                     batch = [examples[i] for i in idx]
-                    batch_extras = [extras[i] for i in idx]
-                    preds = self._call_contained(batch, batch_extras, capability)
+                    preds = self._call_contained(batch, [extras[i] for i in idx], capability)
                     fresh = {keys[i]: p for i, p in zip(idx, preds)}
                     self.cache.put_many(self.fingerprint, fresh)  # durable before moving on
                     done.update(fresh)
@@ -204,9 +175,9 @@ class Predictor:
         except BaseException as exc:  # fall back to the plain path for whatever is not done; say so
             stops.raise_swallowed()  # the error a stop became is that stop
             left = sum(1 for i in indices if keys[i] not in done)
-            message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            print(f"warning: plugin {self.plugin_label}: predict_stream failed ({type(exc).__name__}: {message}); "
-                  f"{left} example(s) go through the batched path", file=sys.stderr)
+            print(f"warning: plugin {self.plugin_label}: predict_stream failed "
+                  f"({type(exc).__name__}: {_first_line(exc)}); {left} example(s) go through the "
+                  "batched path", file=sys.stderr)
         return [i for i in indices if keys[i] not in done]
 
     def _count_error(self, example: Example, error: str) -> None:
@@ -225,8 +196,7 @@ class Predictor:
             stops.raise_swallowed()  # not retried one by one: the run was asked to stop
             if len(batch) == 1:
                 return [self._failed(batch[0], capability)]
-        # Isolate the failing example(s): retry one at a time.
-        out = []
+        out = []  # isolate the failing example(s): retry one at a time
         for ex, extra in zip(batch, extras):
             try:
                 out.extend(self._call([ex], [extra], capability))
@@ -239,57 +209,52 @@ class Predictor:
     def _failed(self, example: Example, capability: str) -> Prediction:
         stops.raise_swallowed()  # a stop turned into another error by the model's code is that stop
         exc = sys.exc_info()[1]
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        error = printable(f"plugin {self.plugin_label}: {type(exc).__name__}: {message}".rstrip(": "))
+        error = f"plugin {self.plugin_label}: {type(exc).__name__}: {_first_line(exc)}"
+        error = printable(error.rstrip(": "))
         self._count_error(example, error)
         return Prediction(example_id=example.id, capability=capability, error=error)
 
     def _call(self, batch: list[Example], extras: list[str], capability: str) -> list[Prediction]:
         self.stats.model_calls += len(batch)
         batch = [_private(ex) for ex in batch]  # what the model changes in them stays with it
-        name = self.model.name
-        if capability == "answer":
-            raw = list(self.model.answer(batch))
-            _check_len(name, capability, raw, batch)
-            preds = []
-            for ex, value in zip(batch, raw):
+        if capability not in ("answer", "score_choices", *ANSWER_TAKING):
+            raise UsageError(f"unknown capability {capability!r}")
+        method = getattr(self.model, capability)
+        raw = list(method(batch, extras) if capability in ANSWER_TAKING else method(batch))
+        if len(raw) != len(batch):
+            raise ValueError(f"{capability} returned {len(raw)} outputs for a batch of "
+                             f"{len(batch)}")
+        if capability == "explain":  # a non-string explanation is scored as empty (and counted)
+            return [_kept(Prediction(ex.id, capability, answer=extra,
+                                     explanation=e if isinstance(e, str) else ""))
+                    for ex, extra, e in zip(batch, extras, raw)]
+        preds = []
+        for ex, value in zip(batch, raw):
+            if capability == "answer":
                 ans = as_answer(value)
                 scores = {str(k): float(v) for k, v in ans.scores.items()} if ans.scores else None
                 preds.append(_kept(Prediction(ex.id, capability, answer=str(ans.text), answer_scores=scores)))
-            return preds
-        if capability in ("score_choices", "score_images"):
+                continue
+            scores = [float(s) for s in value]
             if capability == "score_choices":
-                raw, what = list(self.model.score_choices(batch)), "choices"
+                wanted, what = len(ex.choices), "choices"
             else:
-                raw, what = list(self.model.score_images(batch, extras)), "candidate images"
-            _check_len(name, capability, raw, batch)
-            preds = []
-            for ex, scores in zip(batch, raw):
-                scores = [float(s) for s in scores]
-                wanted = len(ex.choices) if capability == "score_choices" else len(ex.meta.get(CANDIDATE_IMAGES, ()))
-                if len(scores) != wanted:
-                    raise ValueError(
-                        f"{capability} returned {len(scores)} scores for {wanted} {what} (example {ex.id})"
-                    )
-                if any(math.isnan(s) for s in scores):
-                    raise ValueError(f"{capability} returned NaN (example {ex.id})")
-                preds.append(Prediction(ex.id, capability, choice_scores=tuple(scores)))
-            return preds
-        if capability == "explain":
-            raw = list(self.model.explain(batch, extras))
-            _check_len(name, capability, raw, batch)
-            # A non-string explanation is scored as empty (and counted by the probe).
-            return [
-                _kept(Prediction(ex.id, capability, answer=extra, explanation=e if isinstance(e, str) else ""))
-                for ex, extra, e in zip(batch, extras, raw)
-            ]
-        raise UsageError(f"unknown capability {capability!r}")
+                wanted, what = len(ex.meta.get(CANDIDATE_IMAGES, ())), "candidate images"
+            if len(scores) != wanted:
+                raise ValueError(f"{capability} returned {len(scores)} scores for {wanted} {what} "
+                                 f"(example {ex.id})")
+            if any(math.isnan(s) for s in scores):
+                raise ValueError(f"{capability} returned NaN (example {ex.id})")
+            preds.append(Prediction(ex.id, capability, choice_scores=tuple(scores)))
+        return preds
 
 
 def unkeepable(pred: Prediction) -> str:
-    """Why `pred` cannot be kept as one prediction: too large, text that is not Unicode, or
-    answer scores holding NaN ("" when it can). Sizes first: the text is then scanned only
-    within the caps."""
+    """Why `pred` cannot be kept as one prediction ("" when it can): more than `MAX_TEXT`
+    characters of answer or explanation, more than `MAX_SCORES` answer scores (or labels of
+    more than 10 * MAX_TEXT characters together), text holding a lone surrogate (which no
+    UTF-8 file can hold), or answer scores holding NaN. Sizes first: the text is then scanned
+    only within the caps."""
     scores = pred.answer_scores or {}
     texts = (("answer", pred.answer), ("explanation", pred.explanation))
     for name, text in texts:
@@ -309,16 +274,16 @@ def unkeepable(pred: Prediction) -> str:
 
 
 def _private(example: Example) -> Example:
-    """A copy of `example` for the model: its `meta` (shared with every probe of the run) copied
-    deeply, so a model that changes what it is given (sorts the candidate images in place, adds
-    a key) changes nothing the probes or later calls see."""
+    """A copy of `example` for the model, its `meta` (shared with every probe of the run)
+    copied: what a model changes in what it is given (sorting the candidate images in place,
+    adding a key) no probe or later call sees."""
     return example.with_(meta=_copied(example.meta) if example.meta else {})
 
 
 def _copied(value: Any) -> Any:
-    """`value` (JSON values, `meta`'s contents) with its mappings and lists copied at every
-    level: a read-only mapping (`MappingProxyType`, which `copy.deepcopy` cannot copy) becomes a
-    dict; strings, numbers and other objects are shared, as they are not changed in place."""
+    """`value` with its mappings and lists copied at every level (a read-only mapping, which
+    `copy.deepcopy` cannot copy, becomes a dict); other objects are shared, as nothing changes
+    them in place."""
     if isinstance(value, Mapping):
         return {k: _copied(v) for k, v in value.items()}
     if type(value) in (list, tuple, set):  # exactly: a namedtuple is rebuilt otherwise
@@ -334,6 +299,10 @@ def _kept(pred: Prediction) -> Prediction:
     return pred
 
 
+def _first_line(exc: BaseException | None) -> str:
+    return (str(exc).strip().splitlines() or [""])[0]
+
+
 def guarded_fit(fit: Callable[[], None], label: str) -> None:
     """Call `fit`; its failure is one line that ends the run: FitError naming the model plugin
     (`label`), or StorageError when the disk could not take the weights."""
@@ -341,20 +310,13 @@ def guarded_fit(fit: Callable[[], None], label: str) -> None:
         fit()
     except (KeyboardInterrupt, StopRun):
         raise
-    except HarnessError as exc:
-        stops.raise_swallowed()  # a stop turned into another error is that stop, not a model that cannot train
-        raise FitError(f"plugin {label}: the model could not be trained: {exc}", exc.exit_code) from exc
     except BaseException as exc:  # SystemExit and a library's own BaseException too: not a traceback
-        stops.raise_swallowed()
+        stops.raise_swallowed()  # a stop turned into another error is that stop, not a model that cannot train
+        if isinstance(exc, HarnessError):
+            raise FitError(f"plugin {label}: the model could not be trained: {exc}",
+                           exc.exit_code) from exc
         known = storage_error(exc)
         if known is not None:
             raise known from exc
         raise FitError(f"plugin {label}: the model could not be trained: {type(exc).__name__}: "
                        f"{' '.join(str(exc).split())}") from exc
-
-
-def _check_len(model: str, capability: str, raw: list[Any], batch: list[Example]) -> None:
-    if len(raw) != len(batch):
-        raise ValueError(f"{capability} returned {len(raw)} outputs for a batch of {len(batch)}")
-
-

@@ -1,25 +1,13 @@
-"""How a run stops when it is asked to: the engine's half of Ctrl-C and SIGTERM.
-
-The engine installs no signal handler: a library must not take over a process's signals.
-The command line does (`vqa_harness_cli.launch.signals`) and hands each signal to
-`request_stop`. In the process that runs a model (`claim_run`), the first request raises
-`harness.errors.Stopped`: the run records it in its manifest (`interrupted` for SIGINT,
-`terminated` for SIGTERM) and releases its folder. Later requests are ignored, so a second
-Ctrl-C cannot cut the manifest's last write in half.
-
-A library may swallow the `Stopped` it was handed (a bare `except:` in a module being imported,
-a C extension turning it into another error): `swallowed()` still knows the stop was asked
-for, and the run's containment boundaries (a failed probe, example or fit) re-raise it
-(`raise_swallowed`) instead of recording a failure and going on.
-
-`deferred()` marks the few writes a stop must not cut (opening the run folder, the run's last
-write); a request that arrives inside is raised when `raise_pending` is next called.
-"""
+"""How a run stops when it is asked to: the engine's half of Ctrl-C and SIGTERM. It installs
+no handler (a library must not take over a process's signals): the command line hands each
+signal to `request_stop`, and the first one raises `harness.errors.Stopped` where the run can
+record it in its manifest (docs/architecture.md, "How a run ends", Signals)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+from types import SimpleNamespace
 from typing import Iterator
 
 from ..errors import Stopped
@@ -28,17 +16,10 @@ __all__ = ["claim_run", "release_run", "request_stop", "deferred", "raise_pendin
            "swallowed", "raise_swallowed"]
 
 
-class _State:
-    #: The process whose model run a stop request stops (0: none; a forked worker copies the
-    #: parent's pid, which is not its own, so it ignores requests until it owns a run).
-    owner = 0
-    #: The first signal received, raised or not.
-    received: int | None = None
-    raised = False
-    deferred = 0
-
-
-_STATE = _State()
+#: `owner`: the process whose model run a stop request stops (0: none; a forked worker copies
+#: the parent's pid, which is not its own, so it ignores requests until it owns a run);
+#: `received`: the first signal received, raised or not; `deferred`: open `deferred()` blocks.
+_STATE = SimpleNamespace(owner=0, received=None, raised=False, deferred=0)
 
 
 def claim_run(*, reset: bool = False) -> None:
@@ -68,7 +49,8 @@ def _armed() -> bool:
 
 def request_stop(signum: int) -> None:
     """A signal asks the run to stop: remembered, and raised as `Stopped` at once when this
-    process owns a run outside a deferred block."""
+    process owns a run outside a deferred block, once (a second Ctrl-C cannot cut the
+    manifest's last write)."""
     if _STATE.received is None:
         _STATE.received = signum
     if _armed():
@@ -78,7 +60,7 @@ def request_stop(signum: int) -> None:
 
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
-    """A stop request arriving inside the block waits (see `raise_pending`)."""
+    """A stop request arriving inside the block waits for `raise_pending`."""
     _STATE.deferred += 1
     try:
         yield
@@ -108,8 +90,8 @@ def swallowed() -> Stopped | None:
 
 
 def raise_swallowed() -> None:
-    """Raise `swallowed()`, if any: at a boundary that contains errors, an error that follows
-    a stop request is that stop, whatever became of its `Stopped` (call it inside `except`)."""
+    """Raise `swallowed()`, if any (call it inside `except`): at a boundary that contains
+    errors, an error that follows a stop request is that stop."""
     stop = swallowed()
     if stop is not None:
         raise stop

@@ -1,22 +1,17 @@
-"""A run's middle stage, task by task: load data when needed, fit a trainable model, run or
-restore each probe inside a containment boundary, and gather what it produced.
-
-`harness.run.execute` drives it; nothing here writes the run folder's summary files
-(results.jsonl, manifest, report), which the driver rewrites after each task. The model
-object is never changed: what the run learns (the training data of the fitted model) is
-kept here.
-"""
+"""A run's middle stage, task by task (driven by `harness.run.execute`): load data when
+needed, fit a trainable model, run or restore each probe inside a containment boundary, and
+gather what it produced. The model object is never changed: what the run learns is kept here."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
-import sys
 import time
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ..api import Model, Probe, Task
 from ..cache.artifacts import ArtifactStore
@@ -62,8 +57,8 @@ class RunOutcome:
     probe_failures: list[ProbeFailure] = field(default_factory=list)
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
     model_calls: int = 0
-    #: Files that stand in for a probe's rows where it computed none (`Probe.announce`):
-    #: (what it is, path).
+    #: (what it is, path) of files that stand in for a probe's rows where it computed none
+    #: (`Probe.announce`).
     announced: list[tuple[str, str]] = field(default_factory=list)
     #: Lines the terminal shows after the run (a probe's assumption the dataset does not meet).
     warnings: list[str] = field(default_factory=list)
@@ -91,12 +86,13 @@ def check_images(task_name: str, examples: Sequence[Any]) -> None:
 
 
 class TaskRunner:
-    """The state of one model's run through its plan's tasks."""
+    """The state of one model's run through its plan's tasks. `outputs_root`: the
+    probe-output store (None: the harness cache's); `watch`: the caches checked after every
+    probe (a probe run on a deleted cache is not gathered)."""
 
     def __init__(self, config: RunConfig, host: PluginHost, plan: RunPlan, rundir: RunDir,
-                 predictor: Predictor, *, outputs_root: Path | None = None, watch: CacheWatch | None = None) -> None:
-        """`outputs_root`: the probe-output store (None: the harness cache's); `watch`: the
-        caches checked after every probe (a probe run on a deleted cache is not gathered)."""
+                 predictor: Predictor, *, outputs_root: Path | None = None,
+                 watch: CacheWatch | None = None) -> None:
         self.config, self.host, self.plan, self.rundir, self.predictor = config, host, plan, rundir, predictor
         self.watch = watch
         self.model, self.session = plan.model, plan.session
@@ -109,27 +105,25 @@ class TaskRunner:
         #: Seconds per probe (and per fit), for the manifest: where a run spends its time.
         self.timings: list[dict[str, Any]] = []
         self.outputs = ProbeOutputCache(ArtifactStore(outputs_root)) if config.reuse_outputs else None
-        #: What the model is trained on now: the declared data, or the last fit's.
-        self.trained_on = plan.trained_on
+        self.trained_on = plan.trained_on  #: trained on now: the declared data, or the last fit's
         self._fitted_on: str | None = None
         self._train_fp = ""
         self._done: dict[str, str] = {}
-        #: "<dataset spec>/<split>" -> what its relaxed checks accepted (manifest `data_counts`).
+        # For the manifest, per "<dataset spec>/<split>": what its relaxed checks accepted
+        # (`data_counts`) and the fingerprint of the examples trained on or scored (`data`: two
+        # runs whose rows differ can be told apart by their data); per dataset spec, what it
+        # is and where its files came from (`datasets`).
         self.data_counts: dict[str, dict[str, Any]] = {}
-        #: "<dataset spec>/<split>" -> fingerprint of the examples trained on or scored
-        #: (manifest `data`): two runs whose rows differ can be told apart by their data.
         self.data_digests: dict[str, str] = {}
-        #: dataset spec -> what it is and where its files came from (manifest `datasets`).
         self.datasets: dict[str, dict[str, Any]] = {}
 
-    # ------------------------------------------------------------------ tasks
     def task(self, task: Task) -> None:
         examples = self.session.lazy(task.dataset, task.split, limit=True)
         if self.model.trainable:
             source = task.train_source(self.session.dataset(task.dataset).splits)
             if source is None:
-                self.outcome.skipped.append((task.title, "*", f"model {self.model.name} needs training data and "
-                                                              "the task has none"))
+                self.outcome.skipped.append((task.title, "*", f"model {self.model.name} needs "
+                                             "training data and the task has none"))
                 return
             label = f"{source[0]}/{source[1]}"
             train = self.session.lazy(*source)
@@ -150,9 +144,8 @@ class TaskRunner:
         self._note_counts(task.dataset, task.split)
 
     def _note_dataset(self, spec: str, split: str) -> None:
-        """The manifest's `datasets`: per dataset spec, its plugin and distribution, description,
-        release, the splits used and where their files came from (the distribution that ships
-        them, or --data-dir; harness.data.origin). Nothing is loaded."""
+        """The manifest's `datasets` entry of `spec`: its provenance (harness.data.origin) and
+        the splits used. Nothing is loaded."""
         known = self.datasets.get(spec)
         splits = sorted({*(known["splits"] if known else ()), split})
         if known and known["splits"] == splits:
@@ -162,8 +155,7 @@ class TaskRunner:
         self.datasets[spec] = {**dataset_provenance(plugin, entry, splits), "splits": splits}
 
     def _note_counts(self, spec: str, split: str) -> None:
-        """Record what a dataset's relaxed checks accepted (`DatasetPlugin.accepted`), so the
-        manifest and report.md show it."""
+        """Record what a dataset's relaxed checks accepted (`DatasetPlugin.accepted`)."""
         key = f"{spec}/{split}"
         if key in self.data_counts:
             return
@@ -183,10 +175,10 @@ class TaskRunner:
         """Fit the model on `train`, or defer it until a prediction needs it (`fit_key`)."""
         start = time.perf_counter()
         try:
-            seed, model = self.config.seed, self.model
-            key = model.fit_key(train.fingerprint, seed)
+            model = self.model
+            key = model.fit_key(train.fingerprint, self.config.seed)
             self.predictor.refresh_fingerprint()
-            fit = self._announced(lambda: model.fit(train, seed=seed), label)
+            fit = functools.partial(self._train, train, label)
             if key is None:
                 with model_threads(model):
                     guarded_fit(fit, self.predictor.plugin_label)
@@ -201,23 +193,18 @@ class TaskRunner:
         finally:
             self.timings.append({"fit": label, "seconds": round(time.perf_counter() - start, 3)})
 
-    def _announced(self, fit: Callable[[], None], label: str) -> Callable[[], None]:
-        """`fit` with a line on stdout before and after (with `progress`): training can take
-        minutes inside a probe (a deferred fit runs at the first prediction it needs), and a
-        progress bar shows only on a terminal. Not stderr: that is for the one-line errors."""
-        if not self.config.progress:
-            return fit
+    def _train(self, train: LazyExamples, label: str) -> None:
+        """`model.fit`, with a line on stdout before and after (with `progress`): training can
+        take minutes, inside a probe when deferred, and a progress bar shows only on a
+        terminal. Not stderr: that is for the one-line errors."""
         name = self.plan.model_spec
+        if self.config.progress:
+            print(f"{name}: training on {label} (or loading its cached weights)...", flush=True)
+        start = time.perf_counter()
+        self.model.fit(train, seed=self.config.seed)
+        if self.config.progress:
+            print(f"{name}: trained on {label} in {time.perf_counter() - start:.1f} s", flush=True)
 
-        def run() -> None:
-            print(f"{name}: training on {label} (or loading its cached weights)...", file=sys.stdout, flush=True)
-            start = time.perf_counter()
-            fit()
-            print(f"{name}: trained on {label} in {time.perf_counter() - start:.1f} s", file=sys.stdout, flush=True)
-
-        return run
-
-    # ----------------------------------------------------------------- probes
     def _probe(self, task: Task, probe_name: str, examples: LazyExamples) -> None:
         entry = self.host.probes.get(probe_name)
         probe_cls: type[Probe] = entry.obj
@@ -256,7 +243,6 @@ class TaskRunner:
         """The probe output's cache key (None when outputs are not reused)."""
         if self.outputs is None:
             return None
-        model_free = probe_cls.model_free  # a dataset audit gives the same output whatever the model
         try:
             settings = dict(probe.cache_settings())
             digest(settings)
@@ -264,15 +250,16 @@ class TaskRunner:
             raise
         except Exception:  # a probe that cannot say what its output depends on runs again
             return None
+        # A model-free probe (a dataset audit) gives the same output whatever the model.
+        model = "(model-free)" if probe_cls.model_free else self.predictor.fingerprint
         return self.outputs.key(
-            model_fingerprint="(model-free)" if model_free else self.predictor.fingerprint, probe=probe_name,
-            probe_class=probe_cls, options=probe.config, dataset=task.dataset,
-            dataset_fingerprint=examples.fingerprint, split=task.split, task=task_folder(task), limit=self.config.limit,
-            train=self.trained_on, train_fingerprint=self._train_fp if self.model.trainable else "",
+            model_fingerprint=model, probe=probe_name, probe_class=probe_cls, options=probe.config,
+            dataset=task.dataset, dataset_fingerprint=examples.fingerprint, split=task.split,
+            task=task_folder(task), limit=self.config.limit, train=self.trained_on,
+            train_fingerprint=self._train_fp if self.model.trainable else "",
             labelled=self.session.labelled(task.dataset, task.split), seed=self.config.seed,
-            settings=settings,
-            modules=[probe_cls.__module__, type(self.model).__module__,
-                     type(self.session.dataset(task.dataset)).__module__])
+            settings=settings, modules=[probe_cls.__module__, type(self.model).__module__,
+                                        type(self.session.dataset(task.dataset)).__module__])
 
     def _run_contained(self, task: Task, probe_name: str, plugin: str, probe: Probe,
                        examples: LazyExamples) -> tuple[ProbeOutput, bool]:
@@ -297,19 +284,19 @@ class TaskRunner:
             rows = _checked(probe.run(ctx), ctx)
         except (KeyboardInterrupt, StopRun):  # StopRun: the model cannot go on at all
             raise
-        except HarnessError as exc:
+        except BaseException as exc:  # SystemExit, a library's BaseException too: the run goes on
             stops.raise_swallowed()  # the error a stop became (in a library) is that stop, not a probe failure
-            self.outcome.probe_failures.append(ProbeFailure(task.title, probe_name, plugin, str(exc)))
-            rows, failed = [], True
-        except BaseException as exc:  # contain (SystemExit, a library's BaseException too): reported, the run goes on
-            stops.raise_swallowed()
-            known = storage_error(exc, self.rundir.path)
-            if known is not None:  # the disk, not the probe: the run cannot go on
-                raise known from exc
-            detail = "".join(traceback.format_exception(exc))
-            atomic_write_text(files.artifact("traceback.txt"), printable(detail))  # text UTF-8 can hold
-            self.outcome.probe_failures.append(
-                ProbeFailure(task.title, probe_name, plugin, f"{type(exc).__name__}: {exc}"))
+            if isinstance(exc, HarnessError):
+                message = str(exc)
+            else:
+                known = storage_error(exc, self.rundir.path)
+                if known is not None:  # the disk, not the probe: the run cannot go on
+                    raise known from exc
+                detail = printable("".join(traceback.format_exception(exc)))  # text UTF-8 can hold
+                atomic_write_text(files.artifact("traceback.txt"), detail)
+                message = f"{type(exc).__name__}: {exc}"
+            self.outcome.probe_failures.append(ProbeFailure(task.title, probe_name, plugin,
+                                                            message))
             rows, failed = [], True
         output = ProbeOutput(list(rows), list(ctx.report_sections), list(ctx.missing), dict(ctx.resources),
                              dict(ctx.tags), self.rundir.relative(ctx.touched), dict(ctx.reads))
@@ -341,12 +328,12 @@ class TaskRunner:
 
 
 def _checked(rows: Sequence[ResultRow], ctx: TaskContext) -> list[ResultRow]:
-    """A probe's rows, each a ResultRow the leaderboard reads as written (harness.types): a value
-    and interval that are finite numbers, `n` a non-negative integer, `higher_is_better` True,
-    False or None, a known unit, string fields, one row per (dataset, split, train, variant, metric), and a
-    dataset the task's or one the probe read (`ctx.examples_of`); else a PluginError, so the
-    probe fails with that line (a metric that cannot be computed is `ctx.metric_unavailable`,
-    never a NaN in results.jsonl; a second row would silently replace the first)."""
+    """A probe's rows, each checked to be what the leaderboard reads as written
+    (harness.types), else a PluginError, so the probe fails with that line. A NaN is refused
+    (a metric that cannot be computed is `ctx.metric_unavailable`), so is a second row for
+    one (dataset, split, train, variant, metric) (it would silently replace the first), and
+    so is a row for a dataset that is neither the task's nor one the probe read
+    (`ctx.examples_of`)."""
     out = list(rows)
     seen: set[tuple[str, ...]] = set()
     for row in out:
