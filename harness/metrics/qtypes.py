@@ -32,14 +32,8 @@ from collections.abc import Sequence
 from ..errors import DataError
 from .vqa import normalize_answer
 
-__all__ = [
-    "ANSWER_TYPES",
-    "FALLBACK_QUESTION_TYPE",
-    "QUESTION_TYPES",
-    "answer_type",
-    "human_answer_type",
-    "question_type",
-]
+__all__ = ["ANSWER_TYPES", "FALLBACK_QUESTION_TYPE", "QUESTION_TYPES", "answer_type", "human_answer_type",
+           "question_type"]
 
 # The 65 official VQA question types, in the order of mscoco_question_types.txt.
 # Data from GT-Vision-Lab/VQA (https://github.com/GT-Vision-Lab/VQA),
@@ -95,9 +89,7 @@ def _type_of_normalized(normalized: str) -> str:
     if normalized in ("yes", "no"):
         return "yes/no"
     words = normalized.split()
-    if words and all(
-        _DECIMAL.fullmatch(w) or w in _NUMBER_WORDS_BEYOND_TEN for w in words
-    ):
+    if words and all(_DECIMAL.fullmatch(w) or w in _NUMBER_WORDS_BEYOND_TEN for w in words):
         return "number"
     return "other"
 

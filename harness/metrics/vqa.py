@@ -3,8 +3,7 @@
 The reference is GT-Vision-Lab/VQA `PythonEvaluationTools/vqaEvaluation/vqaEval.py`
 (2021 version, BSD-2-Clause). Per question with human answers h_1..h_n (10 for VQA):
 
-1. In every human answer and in the prediction replace ``\\n`` and ``\\t`` by a space and
-   strip.
+1. In every human answer and in the prediction replace ``\\n`` and ``\\t`` by a space; strip.
 2. Only if the human answers are NOT all identical, normalize humans and prediction with
    punctuation processing then digit/article processing. If they are all identical the
    raw (stripped) strings are compared, case-sensitively: humans all ``"yes"`` and a
@@ -42,20 +41,9 @@ from ..errors import DataError
 from ..stats import ordered_sum
 
 __all__ = [
-    "ARTICLES",
-    "CONTRACTIONS",
-    "LENIENT_METRIC_NAME",
-    "METRIC_NAME",
-    "NUMBER_WORDS",
-    "PUNCTUATION",
-    "clean_whitespace",
-    "normalize_answer",
-    "process_digit_article",
-    "process_punctuation",
-    "vqa_accuracy",
-    "vqa_accuracy_batch",
-    "vqa_accuracy_lenient",
-    "vqa_accuracy_lenient_batch",
+    "ARTICLES", "CONTRACTIONS", "LENIENT_METRIC_NAME", "METRIC_NAME", "NUMBER_WORDS", "PUNCTUATION",
+    "clean_whitespace", "normalize_answer", "process_digit_article", "process_punctuation",
+    "vqa_accuracy", "vqa_accuracy_batch", "vqa_accuracy_lenient", "vqa_accuracy_lenient_batch",
 ]
 
 METRIC_NAME = "vqa_accuracy"
@@ -123,8 +111,6 @@ _PERIOD_STRIP = re.compile(r"(?!<=\d)(\.)(?!\d)")
 _MAX_PERIOD_DELETIONS = int(re.UNICODE)
 
 
-# --- normalization ---------------------------------------------------------------------
-
 def clean_whitespace(text: str) -> str:
     """Step 1: replace newlines and tabs by a space, then strip."""
     return text.replace("\n", " ").replace("\t", " ").strip()
@@ -159,14 +145,10 @@ def process_digit_article(text: str) -> str:
 
 
 def normalize_answer(text: str) -> str:
-    """An answer as the official evaluation compares it when humans disagree.
-
-    Whitespace clean-up (step 1), then punctuation, then digit/article processing.
-    """
+    """An answer as the official evaluation compares it when humans disagree: whitespace
+    clean-up (step 1), then punctuation, then digit/article processing."""
     return process_digit_article(process_punctuation(clean_whitespace(text)))
 
-
-# --- accuracy --------------------------------------------------------------------------
 
 def _check_humans(human_answers: Sequence[str], where: str) -> None:
     if isinstance(human_answers, str):
@@ -221,9 +203,8 @@ def _score_batch(
     predictions: Sequence[str], answers: Sequence[Sequence[str]], always_normalize: bool, name: str
 ) -> np.ndarray:
     if len(predictions) != len(answers):
-        raise DataError(
-            f"{name}: {len(predictions)} predictions but {len(answers)} human-answer lists"
-        )
+        raise DataError(f"{name}: {len(predictions)} predictions but {len(answers)} "
+                        "human-answer lists")
     cleaned = _Memo(clean_whitespace)
     normalized = _Memo(lambda s: process_digit_article(process_punctuation(s)))
     # The per-human acc values take two values at most, but their in-order float sum
@@ -237,9 +218,8 @@ def _score_batch(
             humans = [cleaned[h] for h in humans_raw]
             pred = cleaned[prediction]
         except (AttributeError, TypeError):
-            raise DataError(
-                f"{name}: row {row}: the prediction and every human answer must be strings"
-            ) from None
+            raise DataError(f"{name}: row {row}: the prediction and every human answer must be "
+                            "strings") from None
         if always_normalize or len(set(humans)) > 1:
             humans = [normalized[h] for h in humans]
             pred = normalized[pred]
@@ -253,9 +233,7 @@ def _score_batch(
     return out
 
 
-def vqa_accuracy_batch(
-    predictions: Sequence[str], answers: Sequence[Sequence[str]]
-) -> np.ndarray:
+def vqa_accuracy_batch(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> np.ndarray:
     """Official VQA accuracy per question (float64 array), equal to :func:`vqa_accuracy`."""
     return _score_batch(predictions, answers, False, METRIC_NAME)
 
