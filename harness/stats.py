@@ -47,9 +47,10 @@ def _check_alpha(alpha: float, where: str) -> None:
         raise DataError(f"{where}: alpha must be in (0, 1), got {alpha}")
 
 
-def bootstrap_ci(values: Sequence[float] | np.ndarray, *, seed: int, n_boot: int = 1000,
-                 alpha: float = 0.05, statistic: Callable[..., Any] = np.mean
-                 ) -> tuple[float, float]:
+def bootstrap_ci(
+    values: Sequence[float] | np.ndarray, *, seed: int, n_boot: int = 1000, alpha: float = 0.05,
+    statistic: Callable[..., Any] = np.mean,
+) -> tuple[float, float]:
     """Percentile bootstrap (1 - alpha) interval of ``statistic`` over ``values``. ``statistic``
     must reduce along an ``axis`` keyword like ``np.mean`` or ``np.median``: it is called once
     per block of resamples as ``statistic(samples, axis=1)``."""
