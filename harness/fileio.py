@@ -21,9 +21,10 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO, TypeVar
 
 from .errors import DataError
 
-__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text",
-           "csv_rows", "exists", "NAME_BYTES", "atomic_path", "atomic_folder", "atomic_writer",
-           "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
+__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text",
+           "read_text", "csv_rows", "exists", "NAME_BYTES", "atomic_path", "atomic_folder",
+           "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json",
+           "write_jsonl"]
 
 
 def fail(path: Path | str, row: str, problem: str, field: str | None = None) -> DataError:

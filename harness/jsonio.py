@@ -147,8 +147,8 @@ def describe_json_error(exc: ValueError, text: str, *, one_line: bool = False) -
     """One clause for a failed `loads_strict` ('line 3 column 20: field ...: NaN is not ...');
     `one_line` (a JSON-lines row) gives the column only."""
     if isinstance(exc, _DuplicateKey):
-        clause = (f"duplicated key {exc.args[0]!r} in one JSON object (a JSON reader keeps only one "
-                  "of them; remove or rename the other)")
+        clause = (f"duplicated key {exc.args[0]!r} in one JSON object (a JSON reader keeps only "
+                  "one of them; remove or rename the other)")
     elif isinstance(exc, _LoneSurrogate):
         field = f"field {exc.args[0]!r}: " if exc.args[0] else ""
         clause = (f"{field}a \\ud800-\\udfff escape without its other half (a lone surrogate) is "

@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from ..errors import DataError
 from .vqa import normalize_answer
 
-__all__ = ["ANSWER_TYPES", "FALLBACK_QUESTION_TYPE", "QUESTION_TYPES", "answer_type", "human_answer_type",
-           "question_type"]
+__all__ = ["ANSWER_TYPES", "FALLBACK_QUESTION_TYPE", "QUESTION_TYPES", "answer_type",
+           "human_answer_type", "question_type"]
 
 # The 65 official VQA question types, in the order of mscoco_question_types.txt.
 # Data from GT-Vision-Lab/VQA (https://github.com/GT-Vision-Lab/VQA),
