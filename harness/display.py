@@ -129,9 +129,7 @@ class ChartSpec:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "ChartSpec":
         kw = {k: v for k, v in data.items() if k in {f.name for f in fields(cls)}}
-        for key in ("metrics", "panels", "probes"):
-            if key in kw:
-                kw[key] = tuple(kw[key])
+        kw.update({k: tuple(kw[k]) for k in ("metrics", "panels", "probes") if k in kw})
         kw["where"] = {str(k): tuple(v) for k, v in dict(kw.get("where") or {}).items()}
         kw["references"] = {str(k): tuple(v) for k, v in dict(kw.get("references") or {}).items()}
         kw["alternatives"] = tuple(tuple(a) for a in kw.get("alternatives") or ())

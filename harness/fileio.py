@@ -42,9 +42,7 @@ def type_name(value: Any) -> str:
     """JSON-ish type name: null, bool, int, float, str, list, object."""
     if value is None:
         return "null"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    return "object" if isinstance(value, dict) else type(value).__name__
 
 
 def describe(value: Any) -> str:

@@ -73,9 +73,7 @@ class Layout:
     def from_json(cls, data: Mapping[str, Any]) -> "Layout":
         """Inverse of `to_json` (unknown keys are ignored: newer runs stay readable)."""
         kw = {k: v for k, v in data.items() if k in {f.name for f in fields(cls)}}
-        for key in ("rows", "columns", "split_by", "metrics"):
-            if key in kw:
-                kw[key] = tuple(kw[key])
+        kw.update({k: tuple(kw[k]) for k in ("rows", "columns", "split_by", "metrics") if k in kw})
         kw["where"] = {k: tuple(v) for k, v in (kw.get("where") or {}).items()}
         kw["model_free"] = {k: tuple(v) for k, v in (kw.get("model_free") or {}).items()}
         kw["names"] = dict(kw.get("names") or {})
