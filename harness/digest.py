@@ -1,8 +1,6 @@
-"""One digest helper: SHA-256 of canonical JSON (cache keys, fingerprints, run identity).
-
-Every key the harness derives from structured data goes through `digest`, so equal inputs
-give equal keys everywhere and the length is chosen in one place.
-"""
+"""SHA-256 digests: every key the harness derives from structured data (cache keys,
+fingerprints, run identity) is `digest` of its canonical JSON, so equal inputs give equal keys
+everywhere and the length is chosen in one place."""
 
 from __future__ import annotations
 
@@ -57,8 +55,7 @@ def digest_bytes(blob: bytes, length: int = 64) -> str:
 
 
 def digest_stream(items: Iterable[Any], length: int = 64) -> str:
-    """Hex SHA-256 over the canonical JSON of each item in order, one per line (no list
-    of the whole stream is built)."""
+    """Hex SHA-256 over the JSON of each item in order, one per line (no list is built)."""
     h = hashlib.sha256()
     for item in items:
         h.update(json.dumps(item, ensure_ascii=False, default=str).encode())
@@ -70,15 +67,11 @@ _SOURCE_MEMO: dict[str, str] = {}
 
 
 def source_digest(modules: Iterable[str]) -> str:
-    """Digest of the Python source of the top-level packages of `modules`, plus the harness
-    itself: any code change in them changes it (memoized per process; ~200 files, a few ms).
-    Used to key cached outputs that depend on code, such as probe outputs.
-
-    A module that cannot be found by name, such as `__main__` of a script or a notebook
-    (its `__spec__` is None), is digested from what the process holds: its file when it
-    has one, else the source of the classes and functions it defines (never memoized:
-    a notebook cell can redefine them)."""
-
+    """Digest of the Python source of the top-level packages of `modules` and the harness, to
+    key cached outputs that depend on code such as probe outputs (memoized per process; ~200
+    files, a few ms). A module that cannot be found by name (`__main__` of a script or a
+    notebook) is digested from what the process holds, never memoized (`_loaded_module_digest`:
+    a notebook cell can redefine it)."""
     tops = sorted({m.split(".")[0] for m in modules} | {"harness"})
     parts = []
     for top in tops:
@@ -106,10 +99,9 @@ def source_digest(modules: Iterable[str]) -> str:
 
 
 def _loaded_module_digest(module: ModuleType) -> str:
-    """A module without a findable spec: its file's bytes, else the source of the classes
-    and functions it defines (a notebook keeps cell sources for `inspect`); an object
-    whose source is nowhere counts by its identity, so its outputs are never reused by
-    another process or a redefinition."""
+    """Its file's bytes, else the source of the classes and functions it defines (a notebook
+    keeps cell sources for `inspect`); an object whose source is nowhere counts by its
+    identity, so its outputs are never reused by another process or a redefinition."""
     path = getattr(module, "__file__", None)
     if path:
         try:
@@ -130,7 +122,6 @@ def class_source_digest(cls: type) -> str:
     """Digest of the source files defining `cls` and its base classes (the code a fitted
     model's state depends on); builtins are skipped, and a class defined where no file
     holds it (a notebook cell) counts by its source text, else by its identity."""
-
     files: list[str] = []
     texts: list[str] = []
     for klass in cls.__mro__:
@@ -152,8 +143,7 @@ def class_source_digest(cls: type) -> str:
             texts.append(f"(no source) {klass.__qualname__} {id(klass)} {os.getpid()}")
     h = hashlib.sha256()
     for path in files:
-        with open(path, "rb") as fh:
-            h.update(fh.read())
+        h.update(Path(path).read_bytes())
     for text in texts:
         h.update(text.encode())
     return h.hexdigest()[:DIGEST_LENGTH]

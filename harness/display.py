@@ -1,26 +1,9 @@
-"""How the leaderboard shows a probe, as data: names, docs, image-reliance evidence, charts.
-
-A probe declares it (`Probe.display()`), and a run writes it, next to the probe's table
-layouts (harness.layouts), into `runs/<run-id>/tables.json`. The leaderboard reads that file
-and knows no probe or metric by name, so a third-party probe gets the same treatment as a
-built-in one: a readable name, a docs link, its rows on the image-reliance cards and in the
-reliance table, and its charts.
-
-- `Display.title`, `docs`, `metric_names`: the probe's readable name, where its docs are
-  (`page.md#anchor` under the project's docs/, or a full URL), readable metric names
-  (`"prefix*"` keys match metric prefixes).
-- `Display.no_interval`: metric (or `"prefix*"`) -> why its rows have no interval (a
-  corpus-level score); the tables and cards print that reason instead of a bare value.
-- `Evidence`: rows that tell whether a model uses the image (a card line, a column of the
-  reliance table); `role` "direct" (the image removed or swapped: the verdict reads these
-  only), "support" (a reliance-table column) or "context" (on the cards only).
-- `ChartSpec`: a chart as a pivot of rows, like a layout: a panel per value of `panels`, a
-  category per value of `categories`, a series per value of `series`.
-- `Degenerate`: when a metric's rows say nothing for one model (answer change exactly 0
-  under every perturbation): the metrics that then lose their better direction, and why.
-
-Fields are ResultRow attributes (`model`, `train`, `dataset`, `split`, `variant`, `metric`),
-`data` ("dataset/split") or row tags (`ctx.tag`), as in harness.layouts.
+"""How the leaderboard shows a probe, as data (`Probe.display()`; each field is described in
+docs/plugins.md, "How the leaderboard shows your probe is data too"). A run writes it, next
+to the probe's table layouts (harness.layouts), into `runs/<run-id>/tables.json`; the
+leaderboard reads that file and knows no probe or metric by name, so a third-party probe gets
+the same names, docs link, image-reliance rows and charts as a built-in one. Fields are
+ResultRow attributes, `data` ("dataset/split") or row tags (`ctx.tag`), as in harness.layouts.
 """
 
 from __future__ import annotations
@@ -55,30 +38,22 @@ def _labels_out(labels: Mapping[str, Mapping[str, str]]) -> dict[str, list[list[
 
 @dataclass(frozen=True)
 class Evidence:
-    """Rows of one probe that tell whether a model uses the image."""
+    """Rows of one probe that tell whether a model uses the image (fields: docs/plugins.md);
+    `id` is unique within the probe, `source` says where the number comes from, and `context`
+    defaults to variant, train, data."""
 
-    #: Unique within the probe.
     id: str
-    #: The card line ("Accuracy drop, gray image") and the reliance-table header ("drop, gray image").
     label: str
     column: str = ""
-    #: The metric names (the first present wins) and the variant (exact, or a prefix ending in "*").
     metrics: tuple[str, ...] = ()
     variant: str = ""
-    #: How to read the number (one line), where it comes from, which suites measure it.
     reading: str = ""
     source: str = ""
     suites: str = ""
     role: str = "support"
-    #: Which end says "uses the image more": "higher", "lower" or "" (no such end: no test).
     more: str = "higher"
-    #: Position among every probe's evidence (cards, table columns).
     order: int = 100
-    #: When a model has several rows of it, the one the reliance table shows: field -> values
-    #: in order of preference (the card lists them all).
     prefer: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    #: What tells a model's rows apart on its card: field -> template with "{}" for the
-    #: (labelled) value, in order; `labels` names the values. Default: variant, train, data.
     context: Mapping[str, str] = field(default_factory=dict)
     labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
@@ -99,7 +74,7 @@ class Evidence:
         return self.column or self.label
 
     def variant_ok(self, variant: str) -> bool:
-        return variant.startswith(self.variant[:-1]) if self.variant.endswith("*") else variant == self.variant
+        return matches_metric(self.variant, variant)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -120,32 +95,23 @@ class Evidence:
 
 @dataclass(frozen=True)
 class ChartSpec:
-    """A chart of one probe's rows (and of `probes`' rows), as a pivot."""
+    """A chart of one probe's rows (and of `probes`' rows), as a pivot like a layout (fields:
+    docs/plugins.md). `id` is unique within the probe (the site's file is
+    `<suite>-<id>-<panel>.svg`); `metrics` (empty: any) and `where` (exact) filter the rows; a
+    field of `panels` with one value in every panel is not repeated in the titles."""
 
-    #: Unique within the probe (the site names the file `<suite>-<id>-<panel>.svg`).
     id: str
-    #: The caption; `axis` the value axis title with its unit ("{field}" placeholders take the
-    #: panel's labelled values, e.g. "{metric} (%)").
     title: str
     axis: str = ""
     style: str = "points"
-    #: Rows kept: metric names (empty: any) and exact field filters.
     metrics: tuple[str, ...] = ()
     where: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    #: Groups of metrics of which only the first present is drawn (e.g. S_E with SPICE, else
-    #: without): other metrics are kept as they are.
     alternatives: tuple[tuple[str, ...], ...] = ()
-    #: One panel per value of these fields (a field with one value in every panel is not
-    #: repeated in the titles), one category per value of `categories`, one series per value
-    #: of `series` ("": one series).
     panels: tuple[str, ...] = ("model",)
     categories: str = "variant"
     series: str = ""
-    #: field -> {value: display label}; the mapping's order is the display order.
     labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    #: Model-free rows (field -> values): gray references in every panel of the same data.
     references: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    #: Other probes whose rows the chart also draws (e.g. a model-free audit's references).
     probes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -163,9 +129,7 @@ class ChartSpec:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "ChartSpec":
         kw = {k: v for k, v in data.items() if k in {f.name for f in fields(cls)}}
-        for key in ("metrics", "panels", "probes"):
-            if key in kw:
-                kw[key] = tuple(kw[key])
+        kw.update({k: tuple(kw[k]) for k in ("metrics", "panels", "probes") if k in kw})
         kw["where"] = {str(k): tuple(v) for k, v in dict(kw.get("where") or {}).items()}
         kw["references"] = {str(k): tuple(v) for k, v in dict(kw.get("references") or {}).items()}
         kw["alternatives"] = tuple(tuple(a) for a in kw.get("alternatives") or ())

@@ -1,15 +1,7 @@
-"""Files in and out: reading input with one-line errors, and the one atomic writer every
-module uses (`vqa_harness_plugins.validation`, the loaders' record checks, re-exports the
-reading half). Whether an output folder can be written is `harness.folders`.
-
-A missing file, a folder where a file is expected, bytes that are not UTF-8 (byte offset
-and line) and a CSV row that does not fit its header are each one `DataError` line naming
-the path. Every file the
-harness or a plugin writes goes through `atomic_path` (a temporary file in the same folder,
-synced to disk, then `os.replace`) or, for a folder of files, `atomic_folder` (a temporary
-folder whose files and folders are synced, then renamed): a reader never sees a half-written
-file.
-"""
+"""Files in and out: reading input with one-line `DataError`s naming the path (re-exported by
+`vqa_harness_plugins.validation`), and the atomic writers every file the harness or a plugin
+writes goes through (docs/architecture.md, "The caches"): a reader never sees a half-written
+file. Whether an output folder can be written is `harness.folders`."""
 
 from __future__ import annotations
 
@@ -17,6 +9,7 @@ import codecs
 import contextlib
 import csv
 import io
+import itertools
 import json
 import os
 import select
@@ -28,8 +21,10 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO, TypeVar
 
 from .errors import DataError
 
-__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text", "read_text", "csv_rows", "exists", "NAME_BYTES", "atomic_path",
-           "atomic_folder", "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "write_jsonl"]
+__all__ = ["read_json_files", "fail", "type_name", "describe", "read_bytes", "decode_text",
+           "read_text", "csv_rows", "exists", "NAME_BYTES", "atomic_path", "atomic_folder",
+           "atomic_writer", "atomic_write_text", "atomic_write_bytes", "atomic_write_json",
+           "write_jsonl"]
 
 
 def fail(path: Path | str, row: str, problem: str, field: str | None = None) -> DataError:
@@ -43,17 +38,11 @@ def fail(path: Path | str, row: str, problem: str, field: str | None = None) -> 
     return DataError(": ".join(parts))
 
 
-# ------------------------------------------------------------------ messages
-
-
-
 def type_name(value: Any) -> str:
     """JSON-ish type name: null, bool, int, float, str, list, object."""
     if value is None:
         return "null"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    return "object" if isinstance(value, dict) else type(value).__name__
 
 
 def describe(value: Any) -> str:
@@ -62,9 +51,6 @@ def describe(value: Any) -> str:
     if len(text) > 40:
         text = text[:37] + "..."
     return f"{type_name(value)} {text}" if not isinstance(value, (dict, list)) else type_name(value)
-
-
-# ------------------------------------------------------------------ reading files
 
 
 #: Seconds a FIFO (named pipe) given as an input file may take to send its first bytes.
@@ -76,28 +62,29 @@ def read_bytes(path: Path | str, hint: str = "") -> bytes:
     line. A FIFO (named pipe) is read once, to its end, when a writer sends something within
     `FIFO_WAIT_SECONDS`; else one line, never a wait without end."""
     path = Path(path)
+    about = f" ({hint})" if hint else ""
     try:
         if stat.S_ISFIFO(os.stat(path).st_mode):
-            return _read_fifo(path, hint)
+            return _read_fifo(path, about)
         return path.read_bytes()
     except FileNotFoundError:
-        raise DataError(f"missing file: {path}" + (f" ({hint})" if hint else "")) from None
+        raise DataError(f"missing file: {path}{about}") from None
     except IsADirectoryError:
-        raise DataError(f"{path}: is a folder, expected a file" + (f" ({hint})" if hint else "")) from None
+        raise DataError(f"{path}: is a folder, expected a file{about}") from None
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
-def _read_fifo(path: Path, hint: str) -> bytes:
-    """Open without waiting for a writer (O_NONBLOCK), wait a bounded time for its first
-    bytes, then read to the end (until the writer closes)."""
+def _read_fifo(path: Path, about: str) -> bytes:
+    """Open without waiting for a writer, wait a bounded time for its first bytes, then read
+    until the writer closes."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     with os.fdopen(fd, "rb", buffering=0) as fh:
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         if not poller.poll(FIFO_WAIT_SECONDS * 1000):
             raise DataError(f"{path}: a named pipe (FIFO) that no writer sent anything to within "
-                            f"{FIFO_WAIT_SECONDS:.0f} s" + (f" ({hint})" if hint else ""))
+                            f"{FIFO_WAIT_SECONDS:.0f} s{about}")
         os.set_blocking(fd, True)
         return fh.read()
 
@@ -119,10 +106,9 @@ def read_text(path: Path | str, hint: str = "") -> str:
 
 
 def csv_rows(path: Path | str, columns: Sequence[str], hint: str = "") -> Iterator[tuple[int, dict[str, str]]]:
-    """(row number, row) for every data row of a CSV file with a header (rows are numbered
-    from 1 after the header). The header must hold `columns`; a row with more or fewer
-    fields than the header, a NUL byte, a stray or unterminated quote is one line naming
-    the row."""
+    """(row number from 1 after the header, row) for every data row of a CSV file whose header
+    holds `columns`; a row with more or fewer fields than the header, a NUL byte, a stray or
+    unterminated quote is one line naming the row."""
     text = read_text(path, hint)
     if not text.strip():
         raise DataError(f"{path}: empty file (expected a CSV header with {', '.join(columns)})")
@@ -139,15 +125,13 @@ def csv_rows(path: Path | str, columns: Sequence[str], hint: str = "") -> Iterat
     missing = [c for c in columns if c not in header]
     if missing:
         raise fail(path, "row 0 (header)", f"missing column(s) {', '.join(missing)}; expected {', '.join(columns)}")
-    row_no = 0
-    while True:
+    for row_no in itertools.count(1):
         try:
             row = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
-            raise fail(path, f"row {row_no + 1}", f"not valid CSV ({exc})") from None
-        row_no += 1
+            raise fail(path, f"row {row_no}", f"not valid CSV ({exc})") from None
         if None in row:
             raise fail(path, f"row {row_no}", f"{len(header) + len(row[None])} fields, the header has "
                                               f"{len(header)} (an unquoted comma?)")
@@ -186,18 +170,14 @@ def exists(path: Path | str) -> bool:
         raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
-# ------------------------------------------------------------------ writing files
-
-
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 
 
 def _temp_prefix(name: str) -> str:
-    """".NAME." with NAME cut to at most 100 bytes as the file system counts them (whole
-    characters): the temporary name beside a file must fit the file system's limit (255
-    bytes) wherever the file's own name does. Cut by characters, a name of 84 three-byte
-    characters (252 bytes, legal) still gave a 266-byte temporary name."""
+    """".NAME." with NAME cut to at most 100 bytes (whole characters), so the temporary name
+    fits the file system's 255-byte limit wherever the file's own name does (cut by
+    characters, 84 three-byte characters still gave a 266-byte temporary name)."""
     while len(os.fsencode(name)) > 100:
         name = name[:-1]
     return f".{name}."
@@ -205,10 +185,10 @@ def _temp_prefix(name: str) -> str:
 
 @contextlib.contextmanager
 def atomic_path(path: Path | str) -> Iterator[Path]:
-    """A temporary path beside `path` to write to; it replaces `path`, synced to disk, only
-    when the block ends without an error (removed otherwise). The file gets ordinary
-    permissions (0666 minus the umask), not mkstemp's 0600, so a static web server running
-    as another user can serve leaderboard files. For writers that take a path (torch.save)."""
+    """A temporary path beside `path` to write to (for writers that take a path: torch.save);
+    it replaces `path`, synced to disk, only when the block ends without an error (removed
+    otherwise). The file gets 0666 minus the umask, not mkstemp's 0600, so a static web
+    server running as another user can serve leaderboard files."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(path.name), suffix=".tmp")
@@ -228,11 +208,9 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
 @contextlib.contextmanager
 def atomic_folder(path: Path | str) -> Iterator[Path]:
     """A temporary folder beside `path` to fill; it replaces `path` (and whatever was there)
-    only when the block ends without an error, and is removed otherwise. Before the rename,
-    every file in it (at any depth) and every folder of it is synced to disk, as `atomic_path`
-    does for one file, so a power cut never leaves a folder in place with empty or short files;
-    the folder gets ordinary permissions (0777 minus the umask), not mkdtemp's 0700, so
-    another account can read what is installed in it."""
+    only when the block ends without an error, and is removed otherwise. Every file and
+    folder in it is synced before the rename (a power cut never leaves empty or short files),
+    and it gets 0777 minus the umask, not mkdtemp's 0700, so another account can read it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(path.name), dir=path.parent))
@@ -251,8 +229,7 @@ def atomic_folder(path: Path | str) -> Iterator[Path]:
 
 
 def _sync_tree(root: Path) -> None:
-    """fsync every regular file under `root`, then every folder, deepest first (the entries
-    of a folder are on disk once the folder itself is synced)."""
+    """fsync every regular file under `root`, then every folder, deepest first."""
     for folder, _dirs, files in os.walk(root, topdown=False):
         for name in files:
             file = os.path.join(folder, name)
@@ -268,11 +245,10 @@ def _sync_tree(root: Path) -> None:
 
 @contextlib.contextmanager
 def atomic_writer(path: Path | str) -> Iterator[TextIO]:
-    """A UTF-8 text file written piece by piece and put in place (synced to disk) only when
-    the block ends without an error (`atomic_path`), for output too large to build in memory.
-    A path Python could not decode (an ASCII locale keeps "é" of `--out résultats` as the
-    surrogates \\udcc3\\udca9) is written as the bytes of its name when they are UTF-8, else
-    as U+FFFD (`NAME_BYTES`): the file stays UTF-8 that the harness can read back."""
+    """A UTF-8 text file written piece by piece, put in place as `atomic_path` does. A path
+    Python could not decode (an ASCII locale keeps "é" of `--out résultats` as the surrogates
+    \\udcc3\\udca9) is written as its bytes when they are UTF-8, else as U+FFFD (`NAME_BYTES`):
+    the file stays UTF-8 that the harness can read back."""
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", errors=NAME_BYTES, newline="\n") as fh:
         yield fh
 
@@ -294,13 +270,11 @@ codecs.register_error(NAME_BYTES, _name_bytes)
 
 
 def atomic_write_text(path: Path | str, text: str) -> None:
-    """Write `text` atomically (never half-written; see `atomic_path`)."""
     with atomic_writer(path) as fh:
         fh.write(text)
 
 
 def atomic_write_bytes(path: Path | str, blob: bytes) -> None:
-    """Write `blob` atomically (see `atomic_path`)."""
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         fh.write(blob)
 
@@ -311,7 +285,7 @@ def atomic_write_json(path: Path | str, obj: Any) -> None:
 
 
 def write_jsonl(path: Path | str, rows: Iterable[dict[str, Any]]) -> None:
-    """One JSON object per line, written as `rows` yields them (atomic: see atomic_writer)."""
+    """One JSON object per line, written atomically as `rows` yields them."""
     with atomic_writer(path) as fh:
         for r in rows:
             fh.write(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n")

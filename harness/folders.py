@@ -1,10 +1,10 @@
-"""Output folders and files: whether they can be created and written, checked before the work
-(`harness run --out`, `leaderboard build --out`, the plugin commands' `--out`), and the one-line
-StorageError for a disk that cannot take what a run writes (full, over quota, read-only).
-The writing itself is `harness.fileio`'s atomic writers."""
+"""Whether output folders and files can be created and written, checked before the work (every
+command's `--out`), and the one-line StorageError for a disk that cannot take what a run writes
+(full, over quota, read-only). The writing itself is `harness.fileio`'s atomic writers."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import tempfile
@@ -37,13 +37,11 @@ def check_folder_links(folder: Path | str, what: str = "output folder") -> None:
 
 
 def check_writable_folder(folder: Path | str, what: str = "output folder") -> None:
-    """UsageError, before any work, when `folder` cannot be created or written (`/proc/x`,
-    a path under a file, a read-only mount, a broken symbolic link or a link loop on the way).
-    Nothing is left behind by the check.
-
-    Several processes may check the same folder at once (the ranks of a `torchrun` job):
-    a folder another process created in between counts as existing, and a check that lost
-    a race (its folder removed by the other's clean-up) is tried again."""
+    """UsageError, before any work, when `folder` cannot be created or written (`/proc/x`, a
+    path under a file, a read-only mount, a broken symbolic link or a link loop on the way);
+    the check leaves nothing behind. Several processes may check one folder at once (the ranks
+    of a `torchrun` job): a folder another created in between counts as existing, and a check
+    that lost a race (its folder removed by the other's clean-up) is tried again."""
     folder = Path(folder)
     check_folder_links(folder, what)
     for attempt in range(_CHECK_ATTEMPTS):
@@ -74,8 +72,8 @@ def check_writable_file(path: Path | str, what: str = "--out") -> None:
 
 def check_outside_runs(path: Path | str, runs: Sequence[Path | str], what: str = "--out") -> None:
     """UsageError when the output file `path` is one of the run folders `runs` or inside one
-    (`compare --json runs/A/results.jsonl`): an output written there would replace the run's
-    own results, manifest or artifacts with it. Then check_writable_file, all before any work."""
+    (`compare --json runs/A/results.jsonl`: it would replace the run's own files), then
+    check_writable_file, all before any work."""
     path = Path(path).expanduser()
     check_folder_links(path.parent, f"folder of {what}")  # resolve() cannot follow a link loop
     target = path.resolve()
@@ -88,8 +86,7 @@ def check_outside_runs(path: Path | str, runs: Sequence[Path | str], what: str =
 
 
 def _run_folder_above(path: Path) -> Path | None:
-    """The run folder (one holding both manifest.json and results.jsonl, what `harness run`
-    writes) that `path` lies in, or None."""
+    """The run folder (holding manifest.json and results.jsonl) that `path` lies in, or None."""
     for folder in Path(path).expanduser().resolve().parents:
         if (folder / "manifest.json").is_file() and (folder / "results.jsonl").is_file():
             return folder
@@ -109,13 +106,12 @@ def _check_writable_once(folder: Path, what: str) -> None:
         for p in reversed(missing):
             try:
                 p.mkdir()
+                created.append(p)
             except FileExistsError:
-                if p.is_file():
-                    raise
                 # another process made it meanwhile (and may remove it again: then a later
                 # step meets FileNotFoundError and the check is tried again); not ours to remove
-                continue
-            created.append(p)
+                if p.is_file():
+                    raise
         fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=folder)
         os.close(fd)
         os.unlink(probe)
@@ -126,10 +122,8 @@ def _check_writable_once(folder: Path, what: str) -> None:
                          "choose another folder") from None
     finally:
         for p in reversed(created):
-            try:
+            with contextlib.suppress(OSError):
                 p.rmdir()
-            except OSError:
-                pass
 
 
 def storage_error(exc: BaseException, folder: Path | str | None = None) -> StorageError | None:

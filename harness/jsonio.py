@@ -1,13 +1,11 @@
-"""Reading JSON and JSON-lines files with one-line errors that name the file (shared by loaders).
+"""Reading JSON and JSON-lines files with one-line errors that name the file (shared by loaders;
+their record checks are `vqa_harness_plugins.validation`).
 
-Strict JSON: `NaN`, `Infinity` and numbers too large for a float (`1e309`) are errors, not
-values (Python's `json` accepts them; JSON does not), named with line, column and the key
-they belong to. Non-UTF-8 bytes give the byte offset; a file that ends early says it is
-truncated. A `\\ud800`-style escape of a lone surrogate (half of a UTF-16 pair: not a
-character, and no UTF-8 file or database can store it) is an error naming the field, not a
-string that fails later when a result is written. Repeated keys in one object (which
-`json.loads` silently resolves to the last) can be an error or recorded (`duplicate_keys=`).
-The loaders' record checks are `vqa_harness_plugins.validation`.
+Strict JSON: `NaN`, `Infinity` and numbers too large for a float (`1e309`), which Python's
+`json` accepts, are errors named with line, column and key. A file that ends early says it is
+truncated. A `\\ud800`-style escape of a lone surrogate (no UTF-8 file or database can store
+it) is an error naming the field, not a string that fails later when a result is written.
+Repeated keys in one object (`json.loads` keeps the last) can be an error or recorded.
 """
 
 from __future__ import annotations
@@ -37,21 +35,15 @@ class JSONObject(dict):
 
 
 class _NonFinite(ValueError):
-    def __init__(self, token: str) -> None:
-        super().__init__(token)
-        self.token = token
+    """args[0]: the token (NaN, -Infinity, 1e309)."""
 
 
 class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
+    """args[0]: the key."""
 
 
 class _LoneSurrogate(ValueError):
-    def __init__(self, where: str) -> None:
-        super().__init__(where)
-        self.where = where
+    """args[0]: where (`lone_surrogate_at`)."""
 
 
 #: A JSON escape of a surrogate code point (a lone one survives `json.loads`; a pair becomes one character).
@@ -139,11 +131,6 @@ def json_lone_surrogate(text: str, value: Any) -> str | None:
     return lone_surrogate_at(value) if _SURROGATE_ESCAPE.search(text) else None
 
 
-def _line_col(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
-
-
 _KEY_BEFORE = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*$')
 
 
@@ -159,42 +146,39 @@ def _token_position(text: str, token: str) -> int:
 def describe_json_error(exc: ValueError, text: str, *, one_line: bool = False) -> str:
     """One clause for a failed `loads_strict` ('line 3 column 20: field ...: NaN is not ...');
     `one_line` (a JSON-lines row) gives the column only."""
-    clause = _describe(exc, text)
-    return re.sub(r"^line 1 column", "column", clause) if one_line else clause
-
-
-def _describe(exc: ValueError, text: str) -> str:
     if isinstance(exc, _DuplicateKey):
-        return (f"duplicated key {exc.key!r} in one JSON object (a JSON reader keeps only one of "
-                "them; remove or rename the other)")
-    if isinstance(exc, _LoneSurrogate):
-        field = f"field {exc.where!r}: " if exc.where else ""
-        return (f"{field}a \\ud800-\\udfff escape without its other half (a lone surrogate) is not a character "
-                "and cannot be stored as UTF-8 text")
-    if isinstance(exc, _NonFinite):
-        pos = _token_position(text, exc.token)
-        at = ""
-        field = ""
+        clause = (f"duplicated key {exc.args[0]!r} in one JSON object (a JSON reader keeps only "
+                  "one of them; remove or rename the other)")
+    elif isinstance(exc, _LoneSurrogate):
+        field = f"field {exc.args[0]!r}: " if exc.args[0] else ""
+        clause = (f"{field}a \\ud800-\\udfff escape without its other half (a lone surrogate) is "
+                  "not a character and cannot be stored as UTF-8 text")
+    elif isinstance(exc, _NonFinite):
+        token = exc.args[0]
+        pos = _token_position(text, token)
+        at = field = ""
         if pos >= 0:
-            line, col = _line_col(text, pos)
+            line, col = text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
             at = f"line {line} column {col}: "
             m = _KEY_BEFORE.search(text, max(0, pos - 300), pos)
             field = f"field {m.group(1)!r}: " if m else ""
-        what = "too large for a number" if exc.token[-1].isdigit() else "not a valid JSON number"
-        return f"{at}{field}{exc.token} is {what} (JSON numbers must be finite)"
-    if isinstance(exc, json.JSONDecodeError):
-        line, col = exc.lineno, exc.colno
+        what = "too large for a number" if token[-1].isdigit() else "not a valid JSON number"
+        clause = f"{at}{field}{token} is {what} (JSON numbers must be finite)"
+    elif isinstance(exc, json.JSONDecodeError):
         # Ends early: the error is at the end, or a string runs to the end of the text.
-        if (not text[exc.pos:].strip() and exc.pos >= len(text.rstrip())) or exc.msg.startswith("Unterminated string"):
-            return f"line {line} column {col}: truncated JSON (the text ends before the JSON does)"
-        return f"line {line} column {col}: malformed JSON ({exc.msg})"
-    return f"malformed JSON ({exc})"
+        early = ((not text[exc.pos:].strip() and exc.pos >= len(text.rstrip()))
+                 or exc.msg.startswith("Unterminated string"))
+        what = ("truncated JSON (the text ends before the JSON does)" if early
+                else f"malformed JSON ({exc.msg})")
+        clause = f"line {exc.lineno} column {exc.colno}: {what}"
+    else:
+        clause = f"malformed JSON ({exc})"
+    return re.sub(r"^line 1 column", "column", clause) if one_line else clause
 
 
 def read_json(path: Path | str, hint: str = "", *, duplicate_keys: str = "ignore") -> Any:
     """Parse a JSON file; a missing, unreadable, non-UTF-8, empty, truncated or malformed
     file, or a non-finite number, is a one-line DataError naming it (line, column, key).
-
     `hint` says what the file is and where to get it ("Visual7W telling file; see
     docs/decoys.md") and is added to the missing-file message. `duplicate_keys` is one of
     `DUPLICATE_KEYS`."""
@@ -212,19 +196,19 @@ def parse_json(blob: bytes, path: Path | str, hint: str = "", *, duplicate_keys:
             import orjson  # a declared dependency: faster for the 100+ MB annotation files
 
             return orjson.loads(blob)
-        except ImportError:
-            pass  # installed without it (e.g. a vendored copy): the standard parser below; the
-            # tests run both (tests/malformed/conftest.py `json_backend`)
-        except ValueError:
-            pass  # re-parsed below for a precise message (and to accept a byte-order mark)
+        except (ImportError, ValueError):
+            # ImportError: installed without it (a vendored copy; the tests run both parsers,
+            # tests/malformed/conftest.py `json_backend`). ValueError: re-parsed below for a
+            # precise message (and to accept a byte-order mark).
+            pass
     text = decode_text(blob, path)
     if not text.strip():
         raise DataError(f"{path}: empty file (expected JSON)" + (f"; {hint}" if hint else ""))
     try:
         return loads_strict(text, duplicate_keys=duplicate_keys)
-    except (ValueError, RecursionError) as exc:
-        if isinstance(exc, RecursionError):
-            raise DataError(f"{path}: JSON nested too deeply") from None
+    except RecursionError:
+        raise DataError(f"{path}: JSON nested too deeply") from None
+    except ValueError as exc:
         raise DataError(f"{path}: {describe_json_error(exc, text)}") from None
 
 

@@ -1,15 +1,12 @@
-"""Table layouts: how a probe's result rows become paper-style tables, as data.
+"""Table layouts: how a probe's result rows become paper-style tables, as data (`Probe.layouts()`,
+written with the probe's row tags into `runs/<run-id>/tables.json`: the leaderboard never
+imports a plugin, so one built on any machine lays out the same tables).
 
-A probe declares its layouts (`Probe.layouts()`), and a run writes them, with the probe's
-row tags, into `runs/<run-id>/tables.json`. The leaderboard reads that file and never
-imports a plugin, so a leaderboard built on any machine lays out the same tables.
-
-A layout is a pivot of result rows: filter the rows, split them into one table per value
-of `split_by`, make one table row per value of `rows` and one column per value of
-`columns`. A *field* is a ResultRow attribute (`model`, `train`, `dataset`, `split`,
-`variant`, `metric`, ...) or a *tag* a probe attached to its rows at run time with
-`ctx.tag(name, value)` (e.g. Goyal's train/test condition "UB", which needs the probe's
-knowledge of the datasets). `labels[field]` gives display names and the display order.
+A layout is a pivot of result rows: filter them, one table per value of `split_by`, one table
+row per value of `rows`, one column per value of `columns`. A *field* is a ResultRow attribute
+(`model`, `train`, `dataset`, `split`, `variant`, `metric`, ...) or a *tag* the probe attached
+at run time with `ctx.tag(name, value)` (e.g. Goyal's train/test condition "UB", which needs
+the probe's knowledge of the datasets).
 """
 
 from __future__ import annotations
@@ -75,11 +72,8 @@ class Layout:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Layout":
         """Inverse of `to_json` (unknown keys are ignored: newer runs stay readable)."""
-        names = {f.name for f in fields(cls)}
-        kw = {k: v for k, v in data.items() if k in names}
-        for key in ("rows", "columns", "split_by", "metrics"):
-            if key in kw:
-                kw[key] = tuple(kw[key])
+        kw = {k: v for k, v in data.items() if k in {f.name for f in fields(cls)}}
+        kw.update({k: tuple(kw[k]) for k in ("rows", "columns", "split_by", "metrics") if k in kw})
         kw["where"] = {k: tuple(v) for k, v in (kw.get("where") or {}).items()}
         kw["model_free"] = {k: tuple(v) for k, v in (kw.get("model_free") or {}).items()}
         kw["names"] = dict(kw.get("names") or {})

@@ -4,6 +4,7 @@ is one UsageError line naming it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -36,9 +37,8 @@ def cache_dir(*parts: str) -> Path:
 
 
 def check_cache_writable() -> None:
-    """A UsageError line when the cache (or its artifacts folder) exists but cannot be written:
-    a run builds toy data, decoys, memos and probe outputs there. Checked before a run starts;
-    else each probe failed on its lock file, blamed on its plugin."""
+    """A UsageError line, before a run starts, when the cache (or its artifacts folder) exists
+    but cannot be written (else each probe failed on its lock file, blamed on its plugin)."""
     for path in (cache_dir(), cache_dir("artifacts")):
         if not os.access(path, os.W_OK | os.X_OK):
             raise UsageError(f"{path} cannot be used as a folder (not writable); set {CACHE_ENV} to a "
@@ -46,14 +46,11 @@ def check_cache_writable() -> None:
 
 
 def tag_cache_folder(folder: Path) -> None:
-    """Mark `folder` (an existing folder) as a cache folder of the harness (`CACHE_TAG`)."""
+    """Mark the existing `folder` as a cache folder of the harness."""
     tag = folder / CACHE_TAG
-    if not tag.exists():
-        try:
-            with open(tag, "x", encoding="utf-8") as fh:
-                fh.write(_TAG_TEXT)
-        except OSError:  # written by another process meanwhile, or a read-only cache
-            pass
+    if not tag.exists():  # OSError: written by another process meanwhile, or a read-only cache
+        with contextlib.suppress(OSError), open(tag, "x", encoding="utf-8") as fh:
+            fh.write(_TAG_TEXT)
 
 
 def data_home(*parts: str) -> Path:

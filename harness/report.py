@@ -1,10 +1,7 @@
 """The run report (report.md): headline numbers, sections from probes, what is missing.
-
-Questions, answers, model specs and error messages are user-provided text: the report
-escapes them the way the leaderboard does (`escape_markdown`), so a `<script>` in a
-question shows as text in any markdown viewer instead of becoming raw HTML, and a `|` or a
-newline cannot break a table or a list.
-"""
+Questions, answers, model specs and error messages are user text, escaped as the leaderboard
+does: a `<script>` in a question shows as text in any markdown viewer, not as raw HTML, and a
+`|` or a newline cannot break a table or a list."""
 
 from __future__ import annotations
 
@@ -47,17 +44,14 @@ def data_count_line(accepted: Mapping[str, Any]) -> str:
 
 
 def format_value(row: ResultRow) -> str:
-    """Proportions as percentages with 2 decimals (as the VQA papers print them)."""
-    if row.unit == "fraction":
-        text = f"{100 * row.value:.2f}"
-        if row.ci_low is not None and row.ci_high is not None:
-            text += f" [{100 * row.ci_low:.2f}, {100 * row.ci_high:.2f}]"
-        return text
+    """Proportions as percentages with 2 decimals (as the VQA papers print them), other values
+    with 4, counts with none; the interval in brackets."""
     if row.unit == "count":
         return f"{row.value:.0f}"
-    text = f"{row.value:.4f}"
+    scale, fmt = (100, ".2f") if row.unit == "fraction" else (1, ".4f")
+    text = format(scale * row.value, fmt)
     if row.ci_low is not None and row.ci_high is not None:
-        text += f" [{row.ci_low:.4f}, {row.ci_high:.4f}]"
+        text += f" [{scale * row.ci_low:{fmt}}, {scale * row.ci_high:{fmt}}]"
     return text
 
 
@@ -79,14 +73,10 @@ def headline_rows(rows: Sequence[ResultRow], headlines: Mapping[str, Sequence[Se
             continue
         for metric, variant in wanted:
             out += [r for r in found if r.metric == metric and (variant == "*" or r.variant == variant)]
-    seen: set[tuple] = set()
-    unique = []
+    unique: dict[tuple, ResultRow] = {}
     for r in out:
-        key = (r.dataset, r.split, r.train, r.variant, r.metric, r.value, r.n)
-        if key not in seen:
-            seen.add(key)
-            unique.append(r)
-    return unique
+        unique.setdefault((r.dataset, r.split, r.train, r.variant, r.metric, r.value, r.n), r)
+    return list(unique.values())
 
 
 def render_report(
@@ -103,19 +93,17 @@ def render_report(
 
     m = {k: md_cell(v) for k, v in manifest.items() if isinstance(v, (str, int, float)) or v is None}
     out = [f"# Run {m.get('run_id', '')}\n"]
-    out.append(
-        f"- model: {md_code(manifest.get('model'))} ({m.get('model_plugin', '')})\n"
-        f"- suite: {md_code(manifest.get('suite'))}; seed {m.get('seed')}; device {m.get('device')}\n"
-        f"- status: **{m.get('status')}**; harness {md_cell(manifest.get('versions', {}).get('vqa-harness'))}, "
-        f"git {md_cell(str(manifest.get('git_commit') or '-')[:12])}\n"
-        f"- fractions are shown as percentages; brackets are 95% confidence intervals\n"
-    )
+    out.append(f"- model: {md_code(manifest.get('model'))} ({m.get('model_plugin', '')})\n"
+               f"- suite: {md_code(manifest.get('suite'))}; seed {m.get('seed')}; "
+               f"device {m.get('device')}\n"
+               f"- status: **{m.get('status')}**; harness "
+               f"{md_cell(manifest.get('versions', {}).get('vqa-harness'))}, "
+               f"git {md_cell(str(manifest.get('git_commit') or '-')[:12])}\n"
+               f"- fractions are shown as percentages; brackets are 95% confidence intervals\n")
     stats = manifest.get("stats") or {}
     if stats:
-        out.append(
-            f"- model calls {stats.get('model_calls', 0)}, cache hits {stats.get('cache_hits', 0)}, "
-            f"example errors {stats.get('example_errors', 0)}\n"
-        )
+        out.append("- model calls {}, cache hits {}, example errors {}\n".format(
+            *(stats.get(k, 0) for k in ("model_calls", "cache_hits", "example_errors"))))
     usage = manifest.get("usage") or {}
     if usage:  # a served model's requests and tokens (Model.usage)
         out.append("- model usage: " + ", ".join(f"{md_cell(k)} {md_cell(v)}" for k, v in usage.items()) + "\n")
@@ -134,12 +122,11 @@ def render_report(
                    "every row is in results.jsonl.\n\n")
         out.append(tabulate(table, headers=["data", "trained on", "probe", "variant", "metric", "value", "n"],
                             tablefmt="github", disable_numparse=True) + "\n")
-    if missing:
-        out.append("\n## Metrics not computed\n\n")
-        out.extend(f"- {md_cell(task)}: {md_code(metric)} — {md_cell(reason)}\n" for task, metric, reason in missing)
-    if skipped:
-        out.append("\n## Probes skipped\n\n")
-        out.extend(f"- {md_cell(task)}: {md_code(probe)} — {md_cell(reason)}\n" for task, probe, reason in skipped)
+    for title, items in (("Metrics not computed", missing), ("Probes skipped", skipped)):
+        if items:
+            out.append(f"\n## {title}\n\n")
+            out.extend(f"- {md_cell(task)}: {md_code(name)} — {md_cell(reason)}\n"
+                       for task, name, reason in items)
     if failures:
         out.append("\n## Probe failures\n\n")
         out.extend(f"- {md_cell(f['task'])}: probe {md_code(f['probe'])} (plugin {md_cell(f['plugin'])}): "

@@ -1,21 +1,6 @@
-"""A few examples of a probe, with the images the model saw, for the run and model pages.
-
-A probe writes them next to its rows with `write_examples` (like per-example scores):
-
-    artifacts/<probe>/<dataset>/<split>/<task>/examples/<stem>.json
-    {"format": 1, "probe": "image-ablation", "dataset": "...", "split": "val", "train": "...",
-     "variant": "", "title": "Answers with the real, a gray and another question's image",
-     "examples": [{"id": "q1", "question": "what color is the ball?",
-                   "pictures": [{"label": "real image", "path": "/data/img/1.png"},
-                                {"label": "gray image", "path": "blank://gray", "fill": "#808080"}, ...],
-                   "lines": [["answer, real image", "red"], ["answer, gray image", "blue"], ...]}]}
-
-Pictures name the data's own image files (nothing is copied); the page that shows them
-links to those files and says so when a file is not on the machine that builds it. The
-gray image of an ablation (`harness.types.BLANK_IMAGE`) carries its fill colour, so a
-page can draw exactly what the model saw. Only the harness and the readers of run folders
-(the leaderboard) depend on this module.
-"""
+"""A few examples of a probe, with the images the model saw, for the run and model pages; a probe
+writes them next to its rows with `write_examples` (the file: docs/architecture.md, "The run
+folder"). Only the harness and the readers of run folders (the leaderboard) depend on this."""
 
 from __future__ import annotations
 
@@ -48,8 +33,7 @@ def gray_fill() -> str:
 
 @dataclass(frozen=True)
 class Picture:
-    """One image the model saw: a label, the data's own file (or `BLANK_IMAGE`), and for
-    the gray image its fill colour."""
+    """One image the model saw: the data's own file (or `BLANK_IMAGE`, with its fill colour)."""
 
     label: str
     path: str

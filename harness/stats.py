@@ -1,14 +1,7 @@
-"""Confidence intervals and breakdowns for per-item scores (pure functions, seeded).
-
-- :func:`bootstrap_ci`: percentile bootstrap, vectorized with numpy, deterministic for a
-  seed (the resampling indices depend only on the seed, the number of values and
-  ``n_boot``).
-- :func:`wilson_interval`: Wilson score interval for a binomial proportion.
-- :func:`mean_ci`: (mean, low, high) in one call.
-- :func:`accuracy_breakdown`: overall / per answer type / per question type rows, each with
-  ``n`` and a bootstrap CI, as plain dicts.
-- :func:`ordered_sum`: floats added left to right, the same bits on every Python.
-"""
+"""Confidence intervals and breakdowns for per-item scores (pure functions, seeded): percentile
+bootstrap, vectorized with numpy and deterministic for a seed (the resampling indices depend
+only on the seed, the number of values and ``n_boot``), Wilson intervals, accuracy breakdowns
+by answer and question type, and a float sum with the same bits on every Python."""
 
 from __future__ import annotations
 
@@ -55,18 +48,12 @@ def _check_alpha(alpha: float, where: str) -> None:
 
 
 def bootstrap_ci(
-    values: Sequence[float] | np.ndarray,
-    *,
-    seed: int,
-    n_boot: int = 1000,
-    alpha: float = 0.05,
+    values: Sequence[float] | np.ndarray, *, seed: int, n_boot: int = 1000, alpha: float = 0.05,
     statistic: Callable[..., Any] = np.mean,
 ) -> tuple[float, float]:
-    """Percentile bootstrap (1 - alpha) interval of ``statistic`` over ``values``.
-
-    ``statistic`` must reduce along an ``axis`` keyword like ``np.mean`` or ``np.median``:
-    it is called once per block of resamples as ``statistic(samples, axis=1)``.
-    """
+    """Percentile bootstrap (1 - alpha) interval of ``statistic`` over ``values``. ``statistic``
+    must reduce along an ``axis`` keyword like ``np.mean`` or ``np.median``: it is called once
+    per block of resamples as ``statistic(samples, axis=1)``."""
     arr = _as_values(values, "bootstrap_ci")
     _check_alpha(alpha, "bootstrap_ci")
     if n_boot < 1:
@@ -106,13 +93,8 @@ def wilson_interval(successes: int, n: int, alpha: float = 0.05) -> tuple[float,
     return low, high
 
 
-def mean_ci(
-    values: Sequence[float] | np.ndarray,
-    seed: int,
-    *,
-    n_boot: int = 1000,
-    alpha: float = 0.05,
-) -> tuple[float, float, float]:
+def mean_ci(values: Sequence[float] | np.ndarray, seed: int, *, n_boot: int = 1000,
+            alpha: float = 0.05) -> tuple[float, float, float]:
     """(mean, low, high): the mean with its percentile-bootstrap interval."""
     arr = _as_values(values, "mean_ci")
     low, high = bootstrap_ci(arr, seed=seed, n_boot=n_boot, alpha=alpha)
@@ -124,41 +106,27 @@ def _row(metric: str, values: np.ndarray, seed: int, n_boot: int, alpha: float) 
     return {"metric": metric, "value": mean, "n": int(values.size), "ci_low": low, "ci_high": high}
 
 
-def accuracy_breakdown(
-    per_question: Sequence[float] | np.ndarray,
-    answer_types: Sequence[str] | None,
-    question_types: Sequence[str] | None,
-    *,
-    seed: int,
-    metric: str = "vqa_accuracy",
-    n_boot: int = 1000,
-    alpha: float = 0.05,
-) -> list[dict]:
-    """Rows ``{metric, value, n, ci_low, ci_high}``: overall, per answer type, per question type.
-
-    Names follow ``"<metric>"``, ``"<metric>/answer_type=<t>"`` and
-    ``"<metric>/question_type=<t>"``. Items whose type is empty are counted overall but
-    in no group; pass ``None`` to skip a breakdown. Answer types come in the official order
-    (yes/no, number, other, then any other in sorted order), question types sorted.
-    """
+def accuracy_breakdown(per_question: Sequence[float] | np.ndarray,
+                       answer_types: Sequence[str] | None, question_types: Sequence[str] | None, *,
+                       seed: int, metric: str = "vqa_accuracy", n_boot: int = 1000,
+                       alpha: float = 0.05) -> list[dict]:
+    """Rows ``{metric, value, n, ci_low, ci_high}`` named ``"<metric>"``, then
+    ``"<metric>/answer_type=<t>"`` in the official order (yes/no, number, other, then any other
+    sorted), then ``"<metric>/question_type=<t>"`` sorted. Items whose type is empty are counted
+    overall but in no group; pass ``None`` to skip a breakdown."""
     values = _as_values(per_question, f"accuracy_breakdown ({metric})")
     rows = [_row(metric, values, seed, n_boot, alpha)]
     for kind, labels in (("answer_type", answer_types), ("question_type", question_types)):
         if labels is None:
             continue
         if len(labels) != values.size:
-            raise DataError(
-                f"accuracy_breakdown ({metric}): {len(labels)} {kind} labels "
-                f"for {values.size} values"
-            )
+            raise DataError(f"accuracy_breakdown ({metric}): {len(labels)} {kind} labels "
+                            f"for {values.size} values")
         labels_arr = np.asarray(labels, dtype=object)
         present = {str(t) for t in labels_arr if t}
-        if kind == "answer_type":
-            official = [t for t in ("yes/no", "number", "other") if t in present]
-            order = official + sorted(present - set(official))
-        else:
-            order = sorted(present)
-        for label in order:
+        official = ([t for t in ("yes/no", "number", "other") if t in present]
+                    if kind == "answer_type" else [])
+        for label in official + sorted(present - set(official)):
             mask = labels_arr == label
             rows.append(_row(f"{metric}/{kind}={label}", values[mask], seed, n_boot, alpha))
     return rows

@@ -1,8 +1,6 @@
-"""Metrics as pure functions: inputs in, numbers out (docs/metrics.md).
-
-VQA accuracy (official and a separately named lenient variant) and VQA question/answer
-types. The `evaluate` library's wrapper is `vqa_harness_plugins.metrics` (docs/metrics.md).
-"""
+"""Metrics as pure functions, inputs in, numbers out (docs/metrics.md): VQA accuracy (official
+and a separately named lenient variant) and VQA question/answer types. The `evaluate`
+library's wrapper is `vqa_harness_plugins.metrics`."""
 
 from __future__ import annotations
 
@@ -35,25 +33,9 @@ from .vqa import (
 )
 
 __all__ = [
-    "ANSWER_TYPES",
-    "FALLBACK_QUESTION_TYPE",
-    "LENIENT_METRIC_NAME",
-    "METRIC_NAME",
-    "MIN_VQA_ANSWERS",
-    "OFFICIAL_ANSWERS",
-    "accuracy_metric",
-    "canonical_answer",
-    "reference_label",
-    "split_by_metric",
-    "switched_note",
-    "QUESTION_TYPES",
-    "accuracy_breakdown",
-    "answer_type",
-    "human_answer_type",
-    "normalize_answer",
-    "question_type",
-    "vqa_accuracy",
-    "vqa_accuracy_batch",
-    "vqa_accuracy_lenient",
-    "vqa_accuracy_lenient_batch",
+    "ANSWER_TYPES", "FALLBACK_QUESTION_TYPE", "LENIENT_METRIC_NAME", "METRIC_NAME",
+    "MIN_VQA_ANSWERS", "OFFICIAL_ANSWERS", "accuracy_metric", "canonical_answer", "reference_label",
+    "split_by_metric", "switched_note", "QUESTION_TYPES", "accuracy_breakdown", "answer_type",
+    "human_answer_type", "normalize_answer", "question_type", "vqa_accuracy", "vqa_accuracy_batch",
+    "vqa_accuracy_lenient", "vqa_accuracy_lenient_batch",
 ]

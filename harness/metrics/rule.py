@@ -1,10 +1,9 @@
-"""Which accuracy an example is scored with: the stated rule (docs/metrics.md, "Which
-accuracy").
+"""Which accuracy an example is scored with: the stated rule (docs/metrics.md, "Which accuracy").
 
-The official VQA accuracy of a question with n human answers is a mean over the n
-leave-one-out subsets of min(1, matches / 3): a right answer scores at most min(1, (n-1)/3).
-With one human answer it is always 0, with two at most 1/3, with three at most 2/3, so on
-data with fewer answers it measures the answer count, not the model. Hence, per example:
+The official VQA accuracy of a question with n human answers is a mean over the n leave-one-out
+subsets of min(1, matches / 3): a right answer scores at most min(1, (n-1)/3), always 0 with one
+human answer, at most 1/3 with two, 2/3 with three, so on data with fewer answers it measures
+the answer count, not the model. Hence, per example:
 
 1. at least `MIN_VQA_ANSWERS` (4) human answers: `vqa_accuracy` (official; VQA has 10);
 2. otherwise, with a label or one to three human answers: `label_accuracy`, an exact match
@@ -12,8 +11,8 @@ data with fewer answers it measures the answer count, not the model. Hence, per 
    common human answer (ties: the alphabetically first);
 3. neither: not scored.
 
-Probes that score answers (accuracy, image-ablation, counterfactual) follow it and say in
-the report how many questions rule 2 switched.
+Probes that score answers (accuracy, image-ablation, counterfactual) follow it and say in the
+report how many questions rule 2 switched.
 """
 
 from __future__ import annotations

@@ -1,34 +1,25 @@
 """VQA accuracy, exactly as the official evaluation computes it (docs/metrics.md).
 
-The reference is GT-Vision-Lab/VQA `PythonEvaluationTools/vqaEvaluation/vqaEval.py`
-(2021 version, BSD-2-Clause). Per question with human answers h_1..h_n (10 for VQA):
+The reference is GT-Vision-Lab/VQA `PythonEvaluationTools/vqaEvaluation/vqaEval.py` (2021
+version, BSD-2-Clause). Per question with human answers h_1..h_n (10 for VQA):
 
-1. In every human answer and in the prediction replace ``\\n`` and ``\\t`` by a space and
-   strip.
+1. In every human answer and in the prediction replace ``\\n`` and ``\\t`` by a space; strip.
 2. Only if the human answers are NOT all identical, normalize humans and prediction with
-   punctuation processing then digit/article processing. If they are all identical the
-   raw (stripped) strings are compared, case-sensitively: humans all ``"yes"`` and a
-   prediction ``"Yes"`` score 0.
+   punctuation then digit/article processing; else the raw (stripped) strings are compared,
+   case-sensitively: humans all ``"yes"`` and a prediction ``"Yes"`` score 0.
 3. acc_i = min(1, #(other humans equal to the prediction) / 3); the question's accuracy is
-   ``sum(acc_1..acc_n) / n``, summed in order, unrounded (the official code rounds to two
-   decimals of a percentage only when reporting). In order means left to right, each
-   addition rounded, as the script's ``sum()`` does on Python 2 and up to 3.11; 3.12's
-   ``sum()`` compensates rounding (eight other answers, then two matching: 0.6 instead of
-   0.5999999999999999).
+   ``sum(acc_1..acc_n) / n``, unrounded (the official code rounds to two decimals of a
+   percentage only when reporting), summed left to right, each addition rounded, as the
+   script's ``sum()`` does on Python 2 and up to 3.11 (3.12's compensates rounding: eight
+   other answers, then two matching, give 0.6 instead of 0.5999999999999999).
 
-Two metrics live here, under different names:
-
-- ``vqa_accuracy`` (:func:`vqa_accuracy`, :func:`vqa_accuracy_batch`): the official
-  algorithm above, bit-identical per question.
-- ``vqa_accuracy_lenient`` (:func:`vqa_accuracy_lenient`, :func:`vqa_accuracy_lenient_batch`):
-  NOT official. It always normalizes both the prediction and the human answers with
-  :func:`normalize_answer`, also when the humans all agree. lmms-eval behaves this way for
-  the prediction (it always passes it through its EvalAI answer processor), so a model
-  that answers ``"Yes."`` to a question whose 10 humans said ``"yes"`` scores 1 here and 0
-  under the official metric. Apart from skipping step 2's condition, nothing differs.
-
-The batch forms normalize each distinct string once and give values equal (``==``) to the
-per-question functions.
+``vqa_accuracy`` (:func:`vqa_accuracy`, :func:`vqa_accuracy_batch`) is that algorithm,
+bit-identical per question. ``vqa_accuracy_lenient`` (:func:`vqa_accuracy_lenient`,
+:func:`vqa_accuracy_lenient_batch`) is NOT official: it skips step 2's condition (nothing else
+differs), always normalizing both sides with :func:`normalize_answer`, as lmms-eval does for
+the prediction (its EvalAI answer processor), so ``"Yes."`` against 10 humans' ``"yes"``
+scores 1 under it and 0 under the official metric. The batch forms normalize each distinct
+string once and give values equal (``==``) to the per-question functions.
 """
 
 from __future__ import annotations
@@ -42,20 +33,9 @@ from ..errors import DataError
 from ..stats import ordered_sum
 
 __all__ = [
-    "ARTICLES",
-    "CONTRACTIONS",
-    "LENIENT_METRIC_NAME",
-    "METRIC_NAME",
-    "NUMBER_WORDS",
-    "PUNCTUATION",
-    "clean_whitespace",
-    "normalize_answer",
-    "process_digit_article",
-    "process_punctuation",
-    "vqa_accuracy",
-    "vqa_accuracy_batch",
-    "vqa_accuracy_lenient",
-    "vqa_accuracy_lenient_batch",
+    "ARTICLES", "CONTRACTIONS", "LENIENT_METRIC_NAME", "METRIC_NAME", "NUMBER_WORDS", "PUNCTUATION",
+    "clean_whitespace", "normalize_answer", "process_digit_article", "process_punctuation",
+    "vqa_accuracy", "vqa_accuracy_batch", "vqa_accuracy_lenient", "vqa_accuracy_lenient_batch",
 ]
 
 METRIC_NAME = "vqa_accuracy"
@@ -82,32 +62,29 @@ ARTICLES: frozenset[str] = frozenset({"a", "an", "the"})
 # Keys with capitals ("Im", "Ive", ...) can never match (words are lower-cased first);
 # they are kept because the table is data, and so is the odd "somebody'd" -> "somebodyd".
 _CONTRACTION_PAIRS = """
-aint ain't  arent aren't  cant can't  couldve could've  couldnt couldn't
-couldn'tve couldn't've  couldnt've couldn't've  didnt didn't  doesnt doesn't  dont don't
-hadnt hadn't  hadnt've hadn't've  hadn'tve hadn't've  hasnt hasn't  havent haven't
-hed he'd  hed've he'd've  he'dve he'd've  hes he's  howd how'd  howll how'll  hows how's
-Id've I'd've  I'dve I'd've  Im I'm  Ive I've  isnt isn't  itd it'd  itd've it'd've
-it'dve it'd've  itll it'll  let's let's  maam ma'am  mightnt mightn't
-mightnt've mightn't've  mightn'tve mightn't've  mightve might've  mustnt mustn't
-mustve must've  neednt needn't  notve not've  oclock o'clock  oughtnt oughtn't
-ow's'at 'ow's'at  'ows'at 'ow's'at  'ow'sat 'ow's'at  shant shan't  shed've she'd've
-she'dve she'd've  she's she's  shouldve should've  shouldnt shouldn't
-shouldnt've shouldn't've  shouldn'tve shouldn't've  somebody'd somebodyd
-somebodyd've somebody'd've  somebody'dve somebody'd've  somebodyll somebody'll
-somebodys somebody's  someoned someone'd  someoned've someone'd've
-someone'dve someone'd've  someonell someone'll  someones someone's
-somethingd something'd  somethingd've something'd've  something'dve something'd've
-somethingll something'll  thats that's  thered there'd  thered've there'd've
-there'dve there'd've  therere there're  theres there's  theyd they'd
-theyd've they'd've  they'dve they'd've  theyll they'll  theyre they're  theyve they've
-twas 'twas  wasnt wasn't  wed've we'd've  we'dve we'd've  weve we've  werent weren't
-whatll what'll  whatre what're  whats what's  whatve what've  whens when's
-whered where'd  wheres where's  whereve where've  whod who'd  whod've who'd've
-who'dve who'd've  wholl who'll  whos who's  whove who've  whyll why'll  whyre why're
-whys why's  wont won't  wouldve would've  wouldnt wouldn't  wouldnt've wouldn't've
-wouldn'tve wouldn't've  yall y'all  yall'll y'all'll  y'allll y'all'll
-yall'd've y'all'd've  y'alld've y'all'd've  y'all'dve y'all'd've  youd you'd
-youd've you'd've  you'dve you'd've  youll you'll  youre you're  youve you've
+aint ain't  arent aren't  cant can't  couldve could've  couldnt couldn't  couldn'tve couldn't've
+couldnt've couldn't've  didnt didn't  doesnt doesn't  dont don't  hadnt hadn't  hadnt've hadn't've
+hadn'tve hadn't've  hasnt hasn't  havent haven't  hed he'd  hed've he'd've  he'dve he'd've
+hes he's  howd how'd  howll how'll  hows how's  Id've I'd've  I'dve I'd've  Im I'm  Ive I've
+isnt isn't  itd it'd  itd've it'd've  it'dve it'd've  itll it'll  let's let's  maam ma'am
+mightnt mightn't  mightnt've mightn't've  mightn'tve mightn't've  mightve might've  mustnt mustn't
+mustve must've  neednt needn't  notve not've  oclock o'clock  oughtnt oughtn't  ow's'at 'ow's'at
+'ows'at 'ow's'at  'ow'sat 'ow's'at  shant shan't  shed've she'd've  she'dve she'd've  she's she's
+shouldve should've  shouldnt shouldn't  shouldnt've shouldn't've  shouldn'tve shouldn't've
+somebody'd somebodyd  somebodyd've somebody'd've  somebody'dve somebody'd've
+somebodyll somebody'll  somebodys somebody's  someoned someone'd  someoned've someone'd've
+someone'dve someone'd've  someonell someone'll  someones someone's  somethingd something'd
+somethingd've something'd've  something'dve something'd've  somethingll something'll  thats that's
+thered there'd  thered've there'd've  there'dve there'd've  therere there're  theres there's
+theyd they'd  theyd've they'd've  they'dve they'd've  theyll they'll  theyre they're
+theyve they've  twas 'twas  wasnt wasn't  wed've we'd've  we'dve we'd've  weve we've
+werent weren't  whatll what'll  whatre what're  whats what's  whatve what've  whens when's
+whered where'd  wheres where's  whereve where've  whod who'd  whod've who'd've  who'dve who'd've
+wholl who'll  whos who's  whove who've  whyll why'll  whyre why're  whys why's  wont won't
+wouldve would've  wouldnt wouldn't  wouldnt've wouldn't've  wouldn'tve wouldn't've  yall y'all
+yall'll y'all'll  y'allll y'all'll  yall'd've y'all'd've  y'alld've y'all'd've
+y'all'dve y'all'd've  youd you'd  youd've you'd've  you'dve you'd've  youll you'll  youre you're
+youve you've
 """
 _tokens = _CONTRACTION_PAIRS.split()
 #: The official contractions table (``dont`` -> ``don't``).
@@ -122,8 +99,6 @@ _PERIOD_STRIP = re.compile(r"(?!<=\d)(\.)(?!\d)")
 # `count` argument, so at most int(re.UNICODE) == 32 periods are deleted.
 _MAX_PERIOD_DELETIONS = int(re.UNICODE)
 
-
-# --- normalization ---------------------------------------------------------------------
 
 def clean_whitespace(text: str) -> str:
     """Step 1: replace newlines and tabs by a space, then strip."""
@@ -159,14 +134,10 @@ def process_digit_article(text: str) -> str:
 
 
 def normalize_answer(text: str) -> str:
-    """An answer as the official evaluation compares it when humans disagree.
-
-    Whitespace clean-up (step 1), then punctuation, then digit/article processing.
-    """
+    """An answer as the official evaluation compares it when humans disagree: whitespace
+    clean-up (step 1), then punctuation, then digit/article processing."""
     return process_digit_article(process_punctuation(clean_whitespace(text)))
 
-
-# --- accuracy --------------------------------------------------------------------------
 
 def _check_humans(human_answers: Sequence[str], where: str) -> None:
     if isinstance(human_answers, str):
@@ -221,9 +192,8 @@ def _score_batch(
     predictions: Sequence[str], answers: Sequence[Sequence[str]], always_normalize: bool, name: str
 ) -> np.ndarray:
     if len(predictions) != len(answers):
-        raise DataError(
-            f"{name}: {len(predictions)} predictions but {len(answers)} human-answer lists"
-        )
+        raise DataError(f"{name}: {len(predictions)} predictions but {len(answers)} "
+                        "human-answer lists")
     cleaned = _Memo(clean_whitespace)
     normalized = _Memo(lambda s: process_digit_article(process_punctuation(s)))
     # The per-human acc values take two values at most, but their in-order float sum
@@ -237,9 +207,8 @@ def _score_batch(
             humans = [cleaned[h] for h in humans_raw]
             pred = cleaned[prediction]
         except (AttributeError, TypeError):
-            raise DataError(
-                f"{name}: row {row}: the prediction and every human answer must be strings"
-            ) from None
+            raise DataError(f"{name}: row {row}: the prediction and every human answer must be "
+                            "strings") from None
         if always_normalize or len(set(humans)) > 1:
             humans = [normalized[h] for h in humans]
             pred = normalized[pred]
@@ -253,9 +222,7 @@ def _score_batch(
     return out
 
 
-def vqa_accuracy_batch(
-    predictions: Sequence[str], answers: Sequence[Sequence[str]]
-) -> np.ndarray:
+def vqa_accuracy_batch(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> np.ndarray:
     """Official VQA accuracy per question (float64 array), equal to :func:`vqa_accuracy`."""
     return _score_batch(predictions, answers, False, METRIC_NAME)
 
