@@ -1,10 +1,9 @@
 """The plugin contract: hooks a vqa-harness plugin may implement.
 
-Every hook receives a `register` callback (as in simonw/llm). Call it once per thing the
-plugin provides; the core names it, detects duplicates (the error names both plugins) and
-remembers which plugin and distribution supplied it. Hooks return nothing. Each is called
-once at start-up, after all plugins are loaded (`register_commands`: when the command line
-starts).
+Every hook receives a `register` callback (as in simonw/llm). Call it once per thing the plugin
+provides; the core names it, detects duplicates (the error names both plugins) and remembers which
+plugin and distribution supplied it. Hooks return nothing. Each is called once at start-up, after
+all plugins are loaded (`register_commands`: when the command line starts).
 
 A plugin is any module or object with functions decorated by `harness.hookspecs.hookimpl`, exposed
 through the entry-point group `vqa_harness` (see docs/plugins.md).
