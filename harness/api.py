@@ -24,14 +24,11 @@ __all__ = ["ANSWER_FACTORS", "Option", "Configurable", "DatasetPlugin", "Feature
 
 
 class DatasetPlugin(Configurable):
-    """A dataset: knows its splits and its files, and loads a split as Examples.
-
-    `load` returns a list of `harness.types.Example` or a `datasets.Dataset` whose rows
-    follow `Example.to_row`. `data_dir` is the user's `--data-dir` (None for embedded data).
-    A `load(split, limit=None)` that accepts `limit` gets `--limit` N: it returns the split's
-    first N examples, doing heavy per-example work (decoy generation) for those only and
-    giving each what a full load gives it (the session slices the result to N anyway).
-    """
+    """A dataset: `load(split)` returns a list of `harness.types.Example` or a `datasets.Dataset`
+    whose rows follow `Example.to_row`; `data_dir` is the user's `--data-dir` (None for embedded
+    data). A `load(split, limit=None)` that accepts `limit` gets `--limit` N: it returns the
+    split's first N examples, doing heavy per-example work (decoy generation) for those only and
+    giving each what a full load gives it (the session slices the result to N anyway)."""
 
     kind = "dataset"
     splits: ClassVar[tuple[str, ...]] = ("train", "val")

@@ -168,16 +168,17 @@ class PluginHost:
             self.failures.append(PluginFailure(plugin, dist, f"{hook_name}: {_one_line(exc)}"))
             return
         if returned is not None:  # e.g. `return [MyModel]`: a hook registers through the callback only
-            self.failures.append(PluginFailure(plugin, dist, (
-                f"{hook_name} returned {_shown(returned)} instead of calling register(...) for each; "
-                "nothing from the returned value is registered")))
+            sized = isinstance(returned, (list, tuple, set, dict))
+            size = f" of {len(returned)} item(s)" if sized else ""
+            self.failures.append(PluginFailure(plugin, dist, (  # kind and size, not its repr
+                f"{hook_name} returned a {type(returned).__name__}{size} instead of calling "
+                "register(...) for each; nothing from the returned value is registered")))
 
 
 def _contract_problem(obj: Any) -> str:
-    """What a registered class declares wrongly, found before any run: `options` that are not
-    `Option`s or whose default breaks the option's own rules (the default is used unchecked),
-    a probe's `requires` / `requires_any` naming no capability (the probe would be skipped
-    for every model). '' when nothing."""
+    """What a registered class declares wrongly, found before any run ('' when nothing): bad
+    `options` (`Option.default_problem`), a probe's `requires` / `requires_any` naming no
+    capability (the probe would be skipped for every model)."""
     if isinstance(obj, Suite) and obj.name == TOY_SUITE:
         return (f"{TOY_SUITE!r} is the derived suite of every toy suite (`harness run --suite toy`); "
                 "give yours another name, with Suite(..., toy=True) to join it")
@@ -233,12 +234,6 @@ def _validation_line(exc: pluggy.PluginValidationError) -> str:
         expected = f" (the hookspec is {hook.group(1)}({', '.join(inspect.signature(spec).parameters)}))" if spec else ""
         return f"hook {hook.group(1)!r}: {detail}{expected}"
     return _one_line(exc)
-
-
-def _shown(value: Any) -> str:
-    """A returned value as a failure line names it (kind and size, not its repr)."""
-    size = f" of {len(value)} item(s)" if isinstance(value, (list, tuple, set, dict)) else ""
-    return f"a {type(value).__name__}{size}"
 
 
 def _subclass(base: type) -> Callable[[Any], bool]:

@@ -103,10 +103,9 @@ class Configurable:
             accepted = ", ".join(sorted(self.options)) or "none"
             raise UsageError(f"{self.kind} {self.name!r} does not accept option(s) "
                              f"{', '.join(unknown)}; accepted: {accepted}")
-        config = {k: opt.default for k, opt in self.options.items()}
+        self.config: dict[str, Any] = {k: opt.default for k, opt in self.options.items()}
         for key, raw in options.items():
-            config[key] = self.options[key].parse(f"{self.kind} {self.name!r}", key, raw)
-        self.config: dict[str, Any] = config
+            self.config[key] = self.options[key].parse(f"{self.kind} {self.name!r}", key, raw)
 
     def fingerprint_config(self) -> dict[str, Any]:
         """`config` without the options that cannot change outputs (`Option(fingerprint=False)`)."""

@@ -58,27 +58,23 @@ def _toy_suite(host: PluginHost) -> Suite:
     (a suite over the embedded toy data only), so each new toy suite joins the one-line demo
     automatically. Tasks that several suites share run once, with the union of their probes."""
     merged: dict[tuple, Task] = {}
-    for entry in host.suites:
-        if not entry.obj.toy:
-            continue
-        for task in entry.obj.tasks:
-            key = (task.dataset, task.split, task.train, task.label)
-            if key in merged:
-                old = merged[key]
-                probes = tuple(dict.fromkeys(old.probes + task.probes))
-                options = {**task.probe_options, **old.probe_options}
-                merged[key] = Task(old.dataset, old.split, probes, old.train, old.label, options)
-            else:
-                merged[key] = task
+    for task in (t for entry in host.suites if entry.obj.toy for t in entry.obj.tasks):
+        key = (task.dataset, task.split, task.train, task.label)
+        if key in merged:
+            old = merged[key]
+            probes = tuple(dict.fromkeys(old.probes + task.probes))
+            options = {**task.probe_options, **old.probe_options}
+            merged[key] = Task(old.dataset, old.split, probes, old.train, old.label, options)
+        else:
+            merged[key] = task
     if not merged:
         raise UsageError("no registered suite is a toy suite (Suite(toy=True))")
     return Suite(TOY_SUITE, "every probe that exists on the embedded toy benchmark", tuple(merged.values()))
 
 
 def feed_gap(dataset_cls: type, probe_cls: type) -> str:
-    """Why the dataset cannot feed the probe ("" when it can or either side is undeclared):
-    a probe's `needs` (Example fields it cannot do without) must be among the dataset's
-    `provides` (the fields its examples can fill)."""
+    """Why the dataset cannot feed the probe: a `needs` outside its `provides` ("" when none is,
+    or either side is undeclared)."""
     provides = getattr(dataset_cls, "provides", None)
     if provides is None:
         return ""

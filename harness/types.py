@@ -14,15 +14,12 @@ __all__ = ["Example", "Answer", "Prediction", "ResultRow", "EXAMPLE_COLUMNS", "B
 
 #: Sentinel image path: a constant mid-gray image (modality ablations blank the image with it).
 BLANK_IMAGE = "blank://gray"
-
 #: What a model can do; the runner checks before running a probe.
 CAPABILITIES = ("answer", "score_choices", "explain", "score_images")
-
 #: `Example.meta` key of the candidate images a `score_images` call ranks: a list of
 #: [image_id, image path] pairs (Goyal et al. 2017 §5: the K nearest neighbours of the
 #: example's image, the complementary image among them).
 CANDIDATE_IMAGES = "candidate_images"
-
 #: Units a result value can have. Proportions are fractions in [0, 1] everywhere in the
 #: run store; the leaderboard displays them as percentages.
 UNITS = ("fraction", "bits", "score", "count", "correlation")
