@@ -1,12 +1,6 @@
-"""The plugin contract (docs/architecture.md): what a plugin subclasses, and what a probe may use.
-
-A plugin registers *classes* (datasets, models, probes, feature extractors, publishers),
-`Suite` records and click commands through the `register_*` hooks of `harness.hookspecs`.
-The core instantiates the classes with the user's options, so option checking and error
-messages are uniform. A probe sees the run only through `ProbeContext` (below): its task's
-examples and train split, predictions, feature extractors, rows, tags, artifacts and the
-device; nothing of the runner, the session or the plugin host.
-"""
+"""The plugin contract: the classes a plugin subclasses and registers through the `register_*`
+hooks of `harness.hookspecs`, and `ProbeContext`, all a probe sees of the run
+(docs/architecture.md, "Contracts")."""
 
 from __future__ import annotations
 
@@ -19,15 +13,7 @@ from .display import ChartSpec, Degenerate, Display, Evidence
 from .inputs import ANSWER_FACTORS
 from .layouts import Layout
 from .options import Configurable, Option
-from .types import (
-    CANDIDATE_IMAGES,
-    CAPABILITIES,
-    Answer,
-    Example,
-    ResultRow,
-    Suite,
-    Task,
-)
+from .types import CANDIDATE_IMAGES, CAPABILITIES, Answer, Example, ResultRow, Suite, Task
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -37,18 +23,12 @@ __all__ = ["ANSWER_FACTORS", "Option", "Configurable", "DatasetPlugin", "Feature
            "Task", "Suite"]
 
 
-# ---------------------------------------------------------------------------- datasets
-
-
 class DatasetPlugin(Configurable):
-    """A dataset: knows its splits and its files, and loads a split as Examples.
-
-    `load` returns a list of `harness.types.Example` or a `datasets.Dataset` whose rows
-    follow `Example.to_row`. `data_dir` is the user's `--data-dir` (None for embedded data).
-    A `load(split, limit=None)` that accepts `limit` gets `--limit` N: it returns the split's
-    first N examples, doing heavy per-example work (decoy generation) for those only and
-    giving each what a full load gives it (the session slices the result to N anyway).
-    """
+    """A dataset: `load(split)` returns a list of `harness.types.Example` or a `datasets.Dataset`
+    whose rows follow `Example.to_row`; `data_dir` is the user's `--data-dir` (None for embedded
+    data). A `load(split, limit=None)` that accepts `limit` gets `--limit` N: it returns the
+    split's first N examples, doing heavy per-example work (decoy generation) for those only and
+    giving each what a full load gives it (the session slices the result to N anyway)."""
 
     kind = "dataset"
     splits: ClassVar[tuple[str, ...]] = ("train", "val")
@@ -80,8 +60,8 @@ class DatasetPlugin(Configurable):
         return []
 
     def image_folders(self) -> list[Path]:
-        """Folders the examples' image files live in, with the current options (for
-        `harness data status`; nothing is read); default: none."""
+        """Folders of the examples' image files under the current options (for `harness data
+        status`; nothing is read)."""
         return []
 
     def is_labelled(self, split: str) -> bool:
@@ -105,22 +85,15 @@ class DatasetPlugin(Configurable):
         """Changes whenever the loaded examples could change. The default covers the name,
         the options and the size and modification time of `expected_files(split)`; a
         dataset whose content depends on more (generated data, image files) overrides it."""
-
         return digest({"dataset": self.name, "split": split, "config": self.config,
                        "files": file_stamps(self.expected_files(split))})
 
 
-# ------------------------------------------------------------------------------ models
-
-
 class Model(Configurable):
-    """A model implements any subset of `answer`, `score_choices`, `explain`,
-    `score_images` and `fit`.
-
-    The runner calls the capability methods with batches of Examples, under
-    `torch.inference_mode`, after `setup(device)`. Override `fingerprint_extra` (or
-    `fingerprint`) so the fingerprint changes whenever outputs could change.
-    """
+    """A model implements any subset of `answer`, `score_choices`, `explain`, `score_images`
+    and `fit`; the runner calls them with batches of Examples, under `torch.inference_mode`,
+    after `setup(device)`. Override `fingerprint_extra` (or `fingerprint`) so the fingerprint
+    changes whenever outputs could change."""
 
     kind = "model"
     #: True when the model decodes `example.image`; the run checks image files first.
@@ -166,7 +139,6 @@ class Model(Configurable):
     def fit(self, train: Sequence[Example], *, seed: int) -> None:
         raise NotImplementedError
 
-    # Introspection.
     @classmethod
     def capabilities(cls) -> frozenset[str]:
         """The capabilities this class overrides (`fit` included when trainable)."""
@@ -222,20 +194,12 @@ class Model(Configurable):
 
     def input_key(self, example: Example, capability: str, extra: str = "") -> str:
         """Hash of exactly what the model sees for one call (the prediction-cache key)."""
-        seen = {
-            "capability": capability,
-            "question": example.question,
-            "image": example.image,
-            "image_id": example.image_id,
-            "choices": list(example.choices) if capability == "score_choices" else [],
-            "extra": extra,
-        }
+        seen = {"capability": capability, "question": example.question, "image": example.image,
+                "image_id": example.image_id, "extra": extra,
+                "choices": list(example.choices) if capability == "score_choices" else []}
         if capability == "score_images":  # only here, so other capabilities' keys stay as they were
             seen["candidates"] = [list(c) for c in example.meta.get(CANDIDATE_IMAGES, ())]
         return digest(seen)
-
-
-# ------------------------------------------------------------------------------ probes
 
 
 class Probe(Configurable):
@@ -290,9 +254,6 @@ class Probe(Configurable):
         with the layouts): readable title and metric names, docs link, why some metrics have
         no interval, image-reliance evidence, charts (harness.display)."""
         return Display()
-
-
-# -------------------------------------------------------------------------- publishers
 
 
 class Publisher(Configurable):

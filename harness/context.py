@@ -16,14 +16,12 @@ __all__ = ["FeatureExtractor", "FeatureResolver", "ProbeContext"]
 
 class FeatureExtractor(Configurable):
     """Turns images or texts into fixed-width vectors for feature-based models (the MLP probes).
-
     `modality` is "image" or "text". An image extractor's `encode` gets Examples (`image`
     path, `image_id`) and should return the zero vector for a blanked image
     (`harness.types.BLANK_IMAGE`); a text extractor's gets strings. `encode` returns a
     float32 array [N, D] (D fixed per instance). `check` raises `DataError` (count and
     examples) for inputs it cannot encode, before a model trains. Override
-    `fingerprint_extra` when outputs depend on more than the options (e.g. a file's hash).
-    """
+    `fingerprint_extra` when outputs depend on more than the options (e.g. a file's hash)."""
 
     kind = "feature extractor"
     modality: ClassVar[str] = "image"
@@ -52,11 +50,9 @@ class FeatureResolver(Protocol):
 
 
 class ProbeContext(Protocol):
-    """Everything a probe may use while it runs one task (the harness implements it).
-
-    Attributes describe the task; methods get predictions and write output. Probes should
-    not reach for anything else, so the runner, caching and data loading can change freely.
-    """
+    """Everything a probe may use while it runs one task (the harness implements it): attributes
+    describe the task; methods get predictions and write output. Probes should not reach for
+    anything else, so the runner, caching and data loading can change freely."""
 
     run_id: str
     suite: str
@@ -78,9 +74,8 @@ class ProbeContext(Protocol):
     model_inputs: frozenset[str] | None
 
     def train_examples(self) -> "tuple[list[Example], str] | None":
-        """The task's training data and its label: the task's `train` source, else the
-        dataset's `train` split when the task evaluates another split; None otherwise, and
-        when its files are not on disk (a model the harness does not train needs none)."""
+        """The task's training data (`Task.train_source`) and its label; None when it has none
+        or its files are not on disk (a model the harness does not train needs none)."""
 
     def examples_of(self, dataset: str, split: str) -> list[Example]:
         """Examples of another dataset spec / split (loaded once per run)."""
@@ -104,10 +99,9 @@ class ProbeContext(Protocol):
         """A registered feature extractor from its spec."""
 
     def memo(self, name: str, key: Any, build: Callable[[], Any]) -> Any:
-        """A model-independent JSON value (decoy sets, perturbations, reference scores)
-        computed once by `build()` and shared by every model and run: keyed by the probe,
-        `name`, `key`, the task's data, the probe's code and its `cache_settings`
-        (harness.cache.artifacts)."""
+        """A model-independent JSON value (decoy sets, perturbations, reference scores) computed
+        once by `build()` and shared by every model and run: keyed by the probe, `name`, `key`, the
+        task's data, the probe's code and its `cache_settings` (harness.cache.artifacts)."""
 
     def row(self, metric: str, value: float, n: int, *, ci: tuple[float, float] | None = None,
             variant: str = "", higher_is_better: bool | None = True, unit: str = "fraction",

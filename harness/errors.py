@@ -42,9 +42,8 @@ class UsageError(HarnessError):
 
 
 class DataError(HarnessError):
-    """Missing or malformed data; the message names the file, row and field."""
-
-    exit_code = ExitCode.DATA
+    """Missing or malformed data; the message names the file, row and field (exit code DATA,
+    the default of every HarnessError)."""
 
 
 class PluginError(HarnessError):

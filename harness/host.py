@@ -1,9 +1,6 @@
-"""Plugin loading: entry points, block list, validation, collection into registries.
-
-Check at registration, contain at run time: a plugin that fails to import or register is
-recorded (name, distribution, message) and the rest keep working; `harness plugins` shows
-the failures.
-"""
+"""Plugin loading: entry points, block list, validation, collection into registries. Check at
+registration, contain at run time: a plugin that fails to import or register is recorded
+(name, distribution, message) and the rest keep working; `harness plugins` shows the failures."""
 
 from __future__ import annotations
 
@@ -45,6 +42,10 @@ class LoadedPlugin:
     module: str
 
 
+def _registry(kind: str) -> Any:
+    return field(init=False, default_factory=lambda: Registry(kind))
+
+
 @dataclass
 class PluginHost:
     """A pluggy manager plus the registries it fills."""
@@ -54,26 +55,19 @@ class PluginHost:
     blocked: frozenset[str] | None = None
 
     pm: pluggy.PluginManager = field(init=False)
-    models: Registry[type[Model]] = field(init=False)
-    datasets: Registry[type[DatasetPlugin]] = field(init=False)
-    probes: Registry[type[Probe]] = field(init=False)
-    suites: Registry[Suite] = field(init=False)
-    features: Registry[type[FeatureExtractor]] = field(init=False)
-    publishers: Registry[type[Publisher]] = field(init=False)
-    commands: Registry[Any] = field(init=False)
+    models: Registry[type[Model]] = _registry("model")
+    datasets: Registry[type[DatasetPlugin]] = _registry("dataset")
+    probes: Registry[type[Probe]] = _registry("probe")
+    suites: Registry[Suite] = _registry("suite")
+    features: Registry[type[FeatureExtractor]] = _registry("feature extractor")
+    publishers: Registry[type[Publisher]] = _registry("publisher")
+    commands: Registry[Any] = _registry("command")
     failures: list[PluginFailure] = field(init=False, default_factory=list)
     loaded: list[LoadedPlugin] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         self.pm = pluggy.PluginManager(NAME)
         self.pm.add_hookspecs(hookspecs)
-        self.models = Registry("model")
-        self.datasets = Registry("dataset")
-        self.probes = Registry("probe")
-        self.suites = Registry("suite")
-        self.features = Registry("feature extractor")
-        self.publishers = Registry("publisher")
-        self.commands = Registry("command")
         if self.blocked is None:
             raw = os.environ.get(BLOCK_ENV, "")
             self.blocked = frozenset(x.strip() for x in raw.split(",") if x.strip())
@@ -86,11 +80,11 @@ class PluginHost:
             self._register(name, obj, "(in-process)")
         self._collect()
 
-    # -------------------------------------------------------------- loading
     def _load_entry_points(self) -> None:
         for ep in sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            dist = _dist_label(ep)
-            dist_name = ep.dist.name if getattr(ep, "dist", None) else ""
+            found = getattr(ep, "dist", None)
+            dist_name = found.name if found is not None else ""
+            dist = f"{dist_name} {found.version}" if found is not None else "(unknown distribution)"
             if ep.name in self.blocked or dist_name in self.blocked:
                 continue
             try:
@@ -105,9 +99,8 @@ class PluginHost:
             self._register(ep.name, obj, dist)
 
     def _register(self, name: str, obj: Any, dist: str) -> None:
-        if name in self.blocked:
-            return
-        if self.pm.is_registered(obj):  # `make_host(my_plugin, builtins=True)` with my_plugin installed
+        # is_registered: `make_host(my_plugin, builtins=True)` with my_plugin installed
+        if name in self.blocked or self.pm.is_registered(obj):
             return
         try:
             self.pm.register(obj, name=name)
@@ -126,7 +119,6 @@ class PluginHost:
         self._dists[name] = dist
         self.loaded.append(LoadedPlugin(name, dist, getattr(obj, "__name__", type(obj).__name__)))
 
-    # ----------------------------------------------------------- collection
     def _collect(self) -> None:
         targets: list[tuple[str, Registry[Any], Callable[[Any], bool], str]] = [
             ("register_datasets", self.datasets, _subclass(DatasetPlugin), "a subclass of harness.api.DatasetPlugin"),
@@ -138,20 +130,19 @@ class PluginHost:
             ("register_commands", self.commands, _is_command, "a click command"),
         ]
         for hook_name, registry, accepts, what in targets:
-            caller = getattr(self.pm.hook, hook_name)
             # Built-ins first: a third-party plugin cannot take a built-in name (it is refused,
             # the built-in kept); otherwise in loading order.
-            impls = sorted(caller.get_hookimpls(), key=lambda i: i.plugin_name not in self._builtin)
-            for impl in impls:
-                plugin = impl.plugin_name
-                dist = self._dists.get(plugin, "(unknown)")
-                self._call_register(impl, hook_name, plugin, dist, registry, accepts, what)
+            impls = getattr(self.pm.hook, hook_name).get_hookimpls()
+            for impl in sorted(impls, key=lambda i: i.plugin_name not in self._builtin):
+                self._call_register(impl, hook_name, registry, accepts, what)
 
-    def _call_register(self, impl: Any, hook_name: str, plugin: str, dist: str, registry: Registry[Any],
+    def _call_register(self, impl: Any, hook_name: str, registry: Registry[Any],
                        accepts: Callable[[Any], bool], what: str) -> None:
         """Call one plugin's `register_*` hook with its `register` callback: an object of the
         wrong kind ends the hook (a failure naming the plugin); a name already taken refuses
         that object only (a failure naming both plugins, built-in or not)."""
+        plugin = impl.plugin_name
+        dist = self._dists.get(plugin, "(unknown)")
 
         def register(obj: Any) -> None:
             if not accepts(obj):
@@ -177,16 +168,17 @@ class PluginHost:
             self.failures.append(PluginFailure(plugin, dist, f"{hook_name}: {_one_line(exc)}"))
             return
         if returned is not None:  # e.g. `return [MyModel]`: a hook registers through the callback only
-            self.failures.append(PluginFailure(plugin, dist, (
-                f"{hook_name} returned {_shown(returned)} instead of calling register(...) for each; "
-                "nothing from the returned value is registered")))
+            sized = isinstance(returned, (list, tuple, set, dict))
+            size = f" of {len(returned)} item(s)" if sized else ""
+            self.failures.append(PluginFailure(plugin, dist, (  # kind and size, not its repr
+                f"{hook_name} returned a {type(returned).__name__}{size} instead of calling "
+                "register(...) for each; nothing from the returned value is registered")))
 
 
 def _contract_problem(obj: Any) -> str:
-    """What a registered class declares wrongly, found before any run: `options` that are not
-    `Option`s or whose default breaks the option's own rules (the default is used unchecked),
-    a probe's `requires` / `requires_any` naming no capability (the probe would be skipped
-    for every model). '' when nothing."""
+    """What a registered class declares wrongly, found before any run ('' when nothing): bad
+    `options` (`Option.default_problem`), a probe's `requires` / `requires_any` naming no
+    capability (the probe would be skipped for every model)."""
     if isinstance(obj, Suite) and obj.name == TOY_SUITE:
         return (f"{TOY_SUITE!r} is the derived suite of every toy suite (`harness run --suite toy`); "
                 "give yours another name, with Suite(..., toy=True) to join it")
@@ -244,23 +236,12 @@ def _validation_line(exc: pluggy.PluginValidationError) -> str:
     return _one_line(exc)
 
 
-def _shown(value: Any) -> str:
-    """A returned value as a failure line names it (kind and size, not its repr)."""
-    size = f" of {len(value)} item(s)" if isinstance(value, (list, tuple, set, dict)) else ""
-    return f"a {type(value).__name__}{size}"
-
-
 def _subclass(base: type) -> Callable[[Any], bool]:
     return lambda obj: isinstance(obj, type) and issubclass(obj, base)
 
 
 def _is_command(obj: Any) -> bool:
     return isinstance(obj, click.Command)
-
-
-def _dist_label(ep: md.EntryPoint) -> str:
-    dist = getattr(ep, "dist", None)
-    return f"{dist.name} {dist.version}" if dist is not None else "(unknown distribution)"
 
 
 def _one_line(exc: BaseException) -> str:

@@ -13,22 +13,17 @@ __all__ = ["Option", "Configurable"]
 
 @dataclass(frozen=True)
 class Option:
-    """A user-settable option of a plugin (`--model name:key=value`).
-
-    Numbers are checked against `min` / `max` (inclusive) when given, and must be finite,
-    so an absurd value (`epochs=99999999999999999999999`, `lr=nan`) is a one-line usage
-    error instead of a hang. `fingerprint=False` marks an option that cannot change outputs
-    (where weights are fetched from); `Configurable.fingerprint_config` leaves it out."""
+    """A user-settable option of a plugin (`--model name:key=value`). `choices`: the accepted
+    values, when the option is a choice. Numbers are checked against `min` / `max` (inclusive) when
+    given, and must be finite, so an absurd value (`epochs=99999999999999999999999`, `lr=nan`) is a
+    one-line usage error instead of a hang. `fingerprint=False` marks an option that cannot change
+    outputs (where weights are fetched from); `Configurable.fingerprint_config` leaves it out."""
 
     default: Any
     help: str = ""
-    #: Accepted values, when the option is a choice.
     choices: tuple[Any, ...] | None = None
-    #: Smallest accepted value (numbers), inclusive.
     min: float | None = None
-    #: Largest accepted value (numbers), inclusive.
     max: float | None = None
-    #: False when the option cannot change a plugin's outputs (left out of fingerprints).
     fingerprint: bool = True
 
     def parse(self, owner: str, key: str, raw: Any) -> Any:
@@ -47,13 +42,11 @@ class Option:
                     value = kind(raw)
             except ValueError:
                 shown = raw if len(raw) <= 30 else f"{raw[:27]}..."
-                raise UsageError(
-                    f"{owner}: option {key}={shown!r} is not a valid {kind.__name__}"
-                ) from None
+                raise UsageError(f"{owner}: option {key}={shown!r} is not a valid "
+                                 f"{kind.__name__}") from None
         if self.choices is not None and value is not None and value not in self.choices:  # None: unset
-            raise UsageError(
-                f"{owner}: option {key}={value!r} must be one of {', '.join(map(str, self.choices))}"
-            )
+            raise UsageError(f"{owner}: option {key}={value!r} must be one of "
+                             f"{', '.join(map(str, self.choices))}")
         self._check_range(owner, key, value)
         return value
 
@@ -108,14 +101,11 @@ class Configurable:
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             accepted = ", ".join(sorted(self.options)) or "none"
-            raise UsageError(
-                f"{self.kind} {self.name!r} does not accept option(s) {', '.join(unknown)}; "
-                f"accepted: {accepted}"
-            )
-        config = {k: opt.default for k, opt in self.options.items()}
+            raise UsageError(f"{self.kind} {self.name!r} does not accept option(s) "
+                             f"{', '.join(unknown)}; accepted: {accepted}")
+        self.config: dict[str, Any] = {k: opt.default for k, opt in self.options.items()}
         for key, raw in options.items():
-            config[key] = self.options[key].parse(f"{self.kind} {self.name!r}", key, raw)
-        self.config: dict[str, Any] = config
+            self.config[key] = self.options[key].parse(f"{self.kind} {self.name!r}", key, raw)
 
     def fingerprint_config(self) -> dict[str, Any]:
         """`config` without the options that cannot change outputs (`Option(fingerprint=False)`)."""

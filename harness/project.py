@@ -1,7 +1,5 @@
-"""The project's one distinctive name, defined once (as tox does with `NAME = "tox"`).
-
-It is the pluggy project name (hook markers, plugin manager) and the entry-point group.
-"""
+"""The project's one distinctive name, defined once (as tox does with `NAME = "tox"`): the
+pluggy project name (hook markers, plugin manager) and the entry-point group."""
 
 from __future__ import annotations
 

@@ -48,10 +48,9 @@ class Registry(Generic[T]):
             raise PluginError(f"plugin {plugin!r} ({distribution}) registered a {self.kind} with no name")
         if name in self._entries:
             first = self._entries[name]
-            raise PluginError(
-                f"duplicate {self.kind} {name!r}: registered by plugin {first.plugin!r} "
-                f"({first.distribution}) and by plugin {plugin!r} ({distribution})"
-            )
+            raise PluginError(f"duplicate {self.kind} {name!r}: registered by plugin "
+                              f"{first.plugin!r} ({first.distribution}) and by plugin {plugin!r} "
+                              f"({distribution})")
         self._entries[name] = Entry(name, obj, plugin, distribution)
 
     def get(self, name: str) -> Entry[T]:

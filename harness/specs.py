@@ -8,11 +8,9 @@ __all__ = ["parse_spec", "format_spec"]
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """'cnn-lstm:epochs=5,hidden=256' -> ('cnn-lstm', {'epochs': '5', 'hidden': '256'}).
-
-    Values may contain ':' or '/' (paths); a value with a comma must be quoted with
-    single quotes: path='a,b'.
-    """
+    """'cnn-lstm:epochs=5,hidden=256' -> ('cnn-lstm', {'epochs': '5', 'hidden': '256'}). Values
+    may contain ':' or '/' (paths); a value with a comma must be quoted with single quotes:
+    path='a,b'."""
     name, sep, rest = spec.partition(":")
     name = name.strip()
     if not name:

@@ -1,14 +1,6 @@
 """Suites the engine runs: registered ones, the derived `toy` suite, or a `Suite` object given
-as it is (docs/suites.md).
-
-`toy` is not a hand-kept list: it is every task of every registered suite marked
-`Suite(toy=True)` (a suite over the embedded toy data only), so each new toy suite joins the
-one-line demo automatically. Tasks that several suites share are run once, with the union
-of their probes.
-
-Suite *files* (YAML, TOML) are read by the command line (`vqa_harness_cli.suitefiles`), which
-hands the engine the `Suite` they describe; a program builds `Suite` objects itself.
-"""
+as it is (docs/suites.md). Suite *files* (YAML, TOML) are read by the command line
+(`vqa_harness_cli.suitefiles`), which hands the engine the `Suite` they describe."""
 
 from __future__ import annotations
 
@@ -24,8 +16,7 @@ from .specs import parse_spec
 from .types import Suite, Task
 
 __all__ = ["resolve_suite", "registered_suite", "TOY_SUITE", "suite_names", "feed_gap", "check_feeds", "check_suite",
-           "task_data",
-           "NAME_PATTERN", "MAX_DESCRIPTION", "SUITE_FILE_SUFFIXES"]
+           "task_data", "NAME_PATTERN", "MAX_DESCRIPTION", "SUITE_FILE_SUFFIXES"]
 
 #: File name endings read as suite files (YAML, or TOML for `.toml`), which only the command
 #: line reads.
@@ -63,36 +54,31 @@ def resolve_suite(host: PluginHost, suite: str | Suite) -> Suite:
 
 
 def _toy_suite(host: PluginHost) -> Suite:
+    """`toy` is not a hand-kept list: every task of every registered suite marked `Suite(toy=True)`
+    (a suite over the embedded toy data only), so each new toy suite joins the one-line demo
+    automatically. Tasks that several suites share run once, with the union of their probes."""
     merged: dict[tuple, Task] = {}
-    for entry in host.suites:
-        if not entry.obj.toy:
-            continue
-        for task in entry.obj.tasks:
-            key = (task.dataset, task.split, task.train, task.label)
-            if key in merged:
-                old = merged[key]
-                probes = tuple(dict.fromkeys(old.probes + task.probes))
-                options = {**task.probe_options, **old.probe_options}
-                merged[key] = Task(old.dataset, old.split, probes, old.train, old.label, options)
-            else:
-                merged[key] = task
+    for task in (t for entry in host.suites if entry.obj.toy for t in entry.obj.tasks):
+        key = (task.dataset, task.split, task.train, task.label)
+        if key in merged:
+            old = merged[key]
+            probes = tuple(dict.fromkeys(old.probes + task.probes))
+            options = {**task.probe_options, **old.probe_options}
+            merged[key] = Task(old.dataset, old.split, probes, old.train, old.label, options)
+        else:
+            merged[key] = task
     if not merged:
         raise UsageError("no registered suite is a toy suite (Suite(toy=True))")
     return Suite(TOY_SUITE, "every probe that exists on the embedded toy benchmark", tuple(merged.values()))
 
 
-# ---------------------------------------------------------------------------- "cannot feed"
-
-
 def feed_gap(dataset_cls: type, probe_cls: type) -> str:
-    """Why the dataset cannot feed the probe ("" when it can or either side is undeclared):
-    a probe's `needs` (Example fields it cannot do without) must be among the dataset's
-    `provides` (the fields its examples can fill)."""
+    """Why the dataset cannot feed the probe: a `needs` outside its `provides` ("" when none is,
+    or either side is undeclared)."""
     provides = getattr(dataset_cls, "provides", None)
-    needs = tuple(getattr(probe_cls, "needs", ()) or ())
-    if provides is None or not needs:
+    if provides is None:
         return ""
-    lacking = [n for n in needs if n not in provides]
+    lacking = [n for n in getattr(probe_cls, "needs", ()) or () if n not in provides]
     if not lacking:
         return ""
     return (f"probe {probe_cls.name!r} needs {', '.join(lacking)}, which dataset {dataset_cls.name!r} does not "
@@ -115,12 +101,10 @@ def task_data(task: Task) -> dict[str, Any]:
 
 
 def check_suite(suite: Suite, host: PluginHost) -> None:
-    """What the engine checks of a `Suite` before any work: a suite that is not registered
-    (a program's, or a file's, which its reader has checked already in the file's terms) has
-    a name of letters, digits and . _ + -, a description of at most MAX_DESCRIPTION
-    characters, the name of a registered suite (or `toy`) only with its tasks, and probe
-    options that its probes accept; every suite's datasets can feed its probes
-    (`check_feeds`). One UsageError or PluginError line."""
+    """What the engine checks of a `Suite` before any work, as one UsageError or PluginError
+    line: the name, description, probe options and reuse of a registered suite's name (or
+    `toy`'s) of a suite that is not registered (a program's, or a file's, which its reader has
+    checked already in the file's terms); `check_feeds` for every suite."""
     if not _registered_or_toy(suite, host):
         if not NAME_PATTERN.match(suite.name):
             raise UsageError(f"suite name {suite.name!r}: use letters, digits and . _ + - (no spaces or slashes)")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import importlib.metadata as md
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
 from .api import DatasetPlugin, Suite, Task
@@ -26,23 +27,14 @@ from .project import ENTRY_POINT_GROUP
 from .run import RunConfig, execute_run
 from .types import Example
 
-__all__ = [
-    "make_host",
-    "use_host",
-    "run_in_process",
-    "fake_entry_points",
-    "ListDataset",
-    "dataset_plugin",
-    "hookimpl",
-]
+__all__ = ["make_host", "use_host", "run_in_process", "fake_entry_points", "ListDataset",
+           "dataset_plugin", "hookimpl"]
 
 
 def make_host(*plugins: Any, builtins: bool = False, names: Sequence[str] | None = None) -> PluginHost:
-    """A fresh PluginHost holding `plugins` (modules or objects with @hookimpl functions).
-
-    With `builtins=True` the installed entry points (the built-in plugins and any
-    third-party ones) are loaded too.
-    """
+    """A fresh PluginHost holding `plugins` (modules or objects with @hookimpl functions); with
+    `builtins=True` the installed entry points (the built-in plugins and any third-party ones)
+    are loaded too."""
     labels = list(names) if names else [getattr(p, "__name__", type(p).__name__) for p in plugins]
     return PluginHost(load_entry_points=builtins, extra_plugins=list(zip(labels, plugins)), blocked=frozenset())
 
@@ -72,21 +64,12 @@ def run_in_process(host: PluginHost, *, model: str, suite: str | Suite, tmp_path
 @contextlib.contextmanager
 def fake_entry_points(monkeypatch: Any, plugins: dict[str, str], dist_name: str = "fake-plugin",
                       version: str = "0.0.1") -> Iterator[None]:
-    """Pretend `plugins` ({entry-point name: "module"}) are installed in the group.
-
-    Works like pytest's own tests: `importlib.metadata.entry_points` is monkeypatched to add
-    entry points of a fake distribution next to the real ones. The process-wide host (what
+    """Pretend `plugins` ({entry-point name: "module"}) are installed in the group, as pytest's
+    own tests do: `importlib.metadata.entry_points` is monkeypatched to add entry points of a
+    fake distribution next to the real ones. The process-wide host (what
     `vqa_harness_cli.main` uses) is reset on entry and on exit, so the fake plugins are loaded
-    whatever ran before, and are gone after.
-    """
-
-    class _Dist:
-        name = dist_name
-        metadata = {"Name": dist_name}
-
-        def __init__(self) -> None:
-            self.version = version
-
+    whatever ran before, and are gone after."""
+    dist = SimpleNamespace(name=dist_name, metadata={"Name": dist_name}, version=version)
     real = md.entry_points
 
     def entry_points(**params: Any):
@@ -94,8 +77,7 @@ def fake_entry_points(monkeypatch: Any, plugins: dict[str, str], dist_name: str 
         if params.get("group") == ENTRY_POINT_GROUP:
             for name, target in plugins.items():
                 ep = md.EntryPoint(name=name, value=target, group=ENTRY_POINT_GROUP)
-                ep = ep._for(_Dist()) if hasattr(ep, "_for") else ep
-                eps.append(ep)
+                eps.append(ep._for(dist) if hasattr(ep, "_for") else ep)
         return eps
 
     monkeypatch.setattr(md, "entry_points", entry_points)

@@ -9,31 +9,17 @@ from typing import Any, Mapping, Sequence
 
 from .project import SCHEMA_VERSION
 
-__all__ = [
-    "Example",
-    "Answer",
-    "Prediction",
-    "ResultRow",
-    "EXAMPLE_COLUMNS",
-    "BLANK_IMAGE",
-    "CAPABILITIES",
-    "CANDIDATE_IMAGES",
-    "UNITS",
-    "Task",
-    "Suite",
-]
+__all__ = ["Example", "Answer", "Prediction", "ResultRow", "EXAMPLE_COLUMNS", "BLANK_IMAGE",
+           "CAPABILITIES", "CANDIDATE_IMAGES", "UNITS", "Task", "Suite"]
 
 #: Sentinel image path: a constant mid-gray image (modality ablations blank the image with it).
 BLANK_IMAGE = "blank://gray"
-
 #: What a model can do; the runner checks before running a probe.
 CAPABILITIES = ("answer", "score_choices", "explain", "score_images")
-
 #: `Example.meta` key of the candidate images a `score_images` call ranks: a list of
 #: [image_id, image path] pairs (Goyal et al. 2017 §5: the K nearest neighbours of the
 #: example's image, the complementary image among them).
 CANDIDATE_IMAGES = "candidate_images"
-
 #: Units a result value can have. Proportions are fractions in [0, 1] everywhere in the
 #: run store; the leaderboard displays them as percentages.
 UNITS = ("fraction", "bits", "score", "count", "correlation")
@@ -41,13 +27,11 @@ UNITS = ("fraction", "bits", "score", "count", "correlation")
 
 @dataclass(frozen=True)
 class Example:
-    """One row of a dataset (a `datasets.Dataset` holds many, with these columns).
-
-    `answers` are the human answers (10 for VQA); `label` is the classification target
-    (entailment label) or the multiple-choice target text; `choices` are multiple-choice
-    candidates; `pair_id` is the id of the complementary question (balanced VQA); `meta`
-    holds dataset-specific extras (stored as a JSON string in Arrow).
-    """
+    """One row of a dataset (a `datasets.Dataset` holds many, with these columns). `answers`
+    are the human answers (10 for VQA); `label` is the classification target (entailment
+    label) or the multiple-choice target text; `choices` are multiple-choice candidates;
+    `pair_id` is the id of the complementary question (balanced VQA); `meta` holds
+    dataset-specific extras (stored as a JSON string in Arrow)."""
 
     id: str
     question: str
@@ -76,33 +60,21 @@ class Example:
         meta = row.get("meta") or {}
         if isinstance(meta, str):
             meta = json.loads(meta) if meta else {}
-        return cls(
-            id=str(row["id"]),
-            question=row.get("question") or "",
-            image_id=str(row.get("image_id") or ""),
-            image=row.get("image") or "",
-            answers=tuple(row.get("answers") or ()),
-            answer_type=row.get("answer_type") or "",
-            question_type=row.get("question_type") or "",
-            choices=tuple(row.get("choices") or ()),
-            label=row.get("label") or "",
-            explanations=tuple(row.get("explanations") or ()),
-            pair_id=str(row.get("pair_id") or ""),
-            meta=meta,
-        )
+        text = {k: row.get(k) or "" for k in ("question", "image", "answer_type", "question_type")}
+        lists = {k: tuple(row.get(k) or ()) for k in ("answers", "choices", "explanations")}
+        return cls(id=str(row["id"]), image_id=str(row.get("image_id") or ""), meta=meta,
+                   label=row.get("label") or "", pair_id=str(row.get("pair_id") or ""),
+                   **text, **lists)
 
     def with_(self, **changes: Any) -> "Example":
-        """A copy with some fields changed (probes build variants this way).
-
-        Hot path (probes make hundreds of thousands of variants): the copy skips
-        `dataclasses.replace`'s re-validation, so only field names are checked here."""
+        """A copy with some fields changed (probes build variants this way). Hot path (probes
+        make hundreds of thousands of variants): the copy skips `dataclasses.replace`'s
+        re-validation, so only field names are checked here."""
         unknown = changes.keys() - _EXAMPLE_FIELDS
         if unknown:
             raise TypeError(f"Example has no field(s) {', '.join(sorted(unknown))}")
         new = object.__new__(Example)
-        state = new.__dict__
-        state.update(self.__dict__)
-        state.update(changes)
+        new.__dict__.update(self.__dict__, **changes)
         return new
 
 
@@ -112,11 +84,9 @@ _EXAMPLE_FIELDS = frozenset(EXAMPLE_COLUMNS)
 
 @dataclass(frozen=True)
 class Answer:
-    """What a model's `answer` capability returns for one example.
-
-    `scores` optionally maps candidate answers to scores (probabilities or logits, higher
-    is better); probes that rank by answer confidence use it.
-    """
+    """What a model's `answer` capability returns for one example. `scores` optionally maps
+    candidate answers to scores (probabilities or logits, higher is better); probes that rank
+    by answer confidence use it."""
 
     text: str
     scores: Mapping[str, float] | None = None
@@ -141,8 +111,7 @@ class Prediction:
     def ok(self) -> bool:
         return self.error is None
 
-    def to_json(self) -> dict[str, Any]:
-        # Built by hand: dataclasses.asdict deep-copies and dominated writing predictions.
+    def to_json(self) -> dict[str, Any]:  # not asdict: its deep copy dominated writing predictions
         out: dict[str, Any] = {"example_id": self.example_id, "capability": self.capability}
         if self.answer is not None:
             out["answer"] = self.answer
@@ -159,26 +128,18 @@ class Prediction:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Prediction":
         cs = data.get("choice_scores")
-        return cls(
-            example_id=data["example_id"],
-            capability=data["capability"],
-            answer=data.get("answer"),
-            answer_scores=data.get("answer_scores"),
-            choice_scores=tuple(cs) if cs is not None else None,
-            explanation=data.get("explanation"),
-            error=data.get("error"),
-        )
+        return cls(data["example_id"], data["capability"], data.get("answer"),
+                   data.get("answer_scores"), tuple(cs) if cs is not None else None,
+                   data.get("explanation"), data.get("error"))
 
 
 @dataclass(frozen=True)
 class ResultRow:
-    """The one standard result schema; the leaderboard reads nothing else.
-
-    Convention: `value`, `ci_low`, `ci_high` are on the metric's natural scale given by
-    `unit`; proportions (accuracies, rates, recall) are fractions in [0, 1], never
-    percentages. `n` is the number of items the value averages over. A metric that cannot
-    be computed is absent (with a reason in the run report), never zero.
-    """
+    """The one standard result schema; the leaderboard reads nothing else. `value`, `ci_low`,
+    `ci_high` are on the metric's natural scale given by `unit`; proportions (accuracies,
+    rates, recall) are fractions in [0, 1], never percentages. `n` is the number of items the
+    value averages over. A metric that cannot be computed is absent (with a reason in the run
+    report), never zero."""
 
     run_id: str
     model: str
@@ -224,17 +185,12 @@ def as_answer(value: Any) -> Answer:
     raise TypeError(f"answer must be a str or harness.types.Answer, got {type(value).__name__}")
 
 
-# ------------------------------------------------------------------------------ suites
-
-
 @dataclass(frozen=True)
 class Task:
-    """One (dataset, split, probes) entry of a suite.
-
-    `dataset` may carry options ("toyvqa:variant=balanced"); `train` names the dataset
-    and split a trainable model is fitted on ("toyvqa:variant=unbalanced", "train");
-    `label` names the task in tables (e.g. the test condition of Goyal Table 1).
-    """
+    """One (dataset, split, probes) entry of a suite. `dataset` may carry options
+    ("toyvqa:variant=balanced"); `train` names the dataset and split a trainable model is
+    fitted on ("toyvqa:variant=unbalanced", "train"); `label` names the task in tables (e.g.
+    the test condition of Goyal Table 1)."""
 
     dataset: str
     split: str
@@ -254,18 +210,14 @@ class Task:
         split of it, else None."""
         if self.train is not None:
             return self.train
-        if "train" in splits and self.split != "train":
-            return (self.dataset, "train")
-        return None
+        return (self.dataset, "train") if "train" in splits and self.split != "train" else None
 
 
 @dataclass(frozen=True)
 class Suite:
-    """A named list of tasks. Suites come from plugins, from suite files and from programs.
-
-    `toy` marks a suite that runs on the embedded toy data only: its tasks join the
-    `toy` suite, the offline demo that runs every probe. `partial` (see the field).
-    """
+    """A named list of tasks, from a plugin, a suite file or a program. `toy` marks a suite
+    that runs on the embedded toy data only: its tasks join the `toy` suite, the offline demo
+    that runs every probe."""
 
     name: str
     description: str
