@@ -129,9 +129,10 @@ class Prediction:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Prediction":
         cs = data.get("choice_scores")
-        return cls(data["example_id"], data["capability"], data.get("answer"),
-                   data.get("answer_scores"), tuple(cs) if cs is not None else None,
-                   data.get("explanation"), data.get("error"))
+        return cls(example_id=data["example_id"], capability=data["capability"],
+                   answer=data.get("answer"), answer_scores=data.get("answer_scores"),
+                   choice_scores=tuple(cs) if cs is not None else None,
+                   explanation=data.get("explanation"), error=data.get("error"))
 
 
 @dataclass(frozen=True)
