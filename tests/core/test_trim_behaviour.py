@@ -10,6 +10,7 @@ import pytest
 
 from harness.cache.artifacts import ArtifactStore
 from harness.data.origin import dataset_provenance
+from harness.rundir import ProbeFiles
 from harness.types import Example
 
 
@@ -35,3 +36,11 @@ def test_provenance_of_a_data_dir_that_is_no_path_is_not_an_error(tmp_path):
     entry = SimpleNamespace(plugin="p", distribution="dist 1")
     record = dataset_provenance(plugin, entry, ["val"])
     assert record["files_from"] == [] and Path(shipped).is_file()
+
+
+def test_probe_files_still_name_a_variant_s_prediction_file(tmp_path):
+    """`ProbeFiles.predictions(variant)`, a public method of a class in `harness.rundir.__all__`,
+    was removed by the trim (its one caller inlined it)."""
+    files = ProbeFiles(tmp_path / "p", tmp_path / "a")
+    assert files.predictions("") == tmp_path / "p" / "default.jsonl"
+    assert files.write_predictions("gray image", [{"a": 1}]) == files.predictions("gray image")
