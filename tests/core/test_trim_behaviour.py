@@ -32,7 +32,7 @@ def test_provenance_of_a_data_dir_that_is_no_path_is_not_an_error(tmp_path):
     byte: ValueError from `Path.resolve`); the trim let that ValueError out of the manifest."""
     shipped = tmp_path / "q.json"
     shipped.write_text("{}")
-    plugin = SimpleNamespace(name="d", data_dir="/data\0dir", expected_files=lambda split: [shipped])
+    plugin = SimpleNamespace(name="d", data_dir="/a\0b", expected_files=lambda split: [shipped])
     entry = SimpleNamespace(plugin="p", distribution="dist 1")
     record = dataset_provenance(plugin, entry, ["val"])
     assert record["files_from"] == [] and Path(shipped).is_file()
