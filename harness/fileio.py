@@ -229,7 +229,8 @@ def atomic_folder(path: Path | str) -> Iterator[Path]:
 
 
 def _sync_tree(root: Path) -> None:
-    """fsync every regular file under `root`, then every folder, deepest first."""
+    """fsync every regular file under `root`, then every folder, deepest first (a folder's
+    entries are on disk only once the folder itself is synced)."""
     for folder, _dirs, files in os.walk(root, topdown=False):
         for name in files:
             file = os.path.join(folder, name)

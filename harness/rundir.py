@@ -211,11 +211,15 @@ class ProbeFiles:
     #: content digest -> (file, inode) of the run's prediction files (shared by its ProbeFiles)
     written: dict[str, tuple[Path, int]] = field(default_factory=dict, compare=False, repr=False)
 
+    def predictions(self, variant: str) -> Path:
+        """The JSON-lines file of the predictions of one variant."""
+        return self.predictions_folder / f"{safe_name(variant or 'default')}.jsonl"
+
     def write_predictions(self, variant: str, rows: Iterable[dict[str, Any]]) -> Path:
-        """Write `rows` as `<variant>.jsonl` (JSON lines, as `write_jsonl`); a file with the same
-        bytes as one this run wrote before becomes a hard link to it (docs/architecture.md, "The
-        run folder": up to six copies, 330 of a 356 MB run at 200,000 VQA v2 questions)."""
-        path = self.predictions_folder / f"{safe_name(variant or 'default')}.jsonl"
+        """Write `rows` as `predictions(variant)` (as `write_jsonl`); a file with the same bytes
+        as one this run wrote before becomes a hard link to it (docs/architecture.md, "The run
+        folder": up to six copies, 330 of a 356 MB run at 200,000 VQA v2 questions)."""
+        path = self.predictions(variant)
         with atomic_writer(path) as fh:
             def lines() -> Iterator[str]:
                 for row in rows:

@@ -60,9 +60,10 @@ class Example:
         meta = row.get("meta") or {}
         if isinstance(meta, str):
             meta = json.loads(meta) if meta else {}
+        ident = str(row["id"])  # first: no id is a KeyError (a damaged cache entry: artifacts)
         text = {k: row.get(k) or "" for k in ("question", "image", "answer_type", "question_type")}
         lists = {k: tuple(row.get(k) or ()) for k in ("answers", "choices", "explanations")}
-        return cls(id=str(row["id"]), image_id=str(row.get("image_id") or ""), meta=meta,
+        return cls(id=ident, image_id=str(row.get("image_id") or ""), meta=meta,
                    label=row.get("label") or "", pair_id=str(row.get("pair_id") or ""),
                    **text, **lists)
 
@@ -128,9 +129,10 @@ class Prediction:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Prediction":
         cs = data.get("choice_scores")
-        return cls(data["example_id"], data["capability"], data.get("answer"),
-                   data.get("answer_scores"), tuple(cs) if cs is not None else None,
-                   data.get("explanation"), data.get("error"))
+        return cls(example_id=data["example_id"], capability=data["capability"],
+                   answer=data.get("answer"), answer_scores=data.get("answer_scores"),
+                   choice_scores=tuple(cs) if cs is not None else None,
+                   explanation=data.get("explanation"), error=data.get("error"))
 
 
 @dataclass(frozen=True)

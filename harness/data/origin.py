@@ -70,5 +70,5 @@ def dataset_provenance(plugin: Any, entry: Any, splits: Iterable[str]) -> dict[s
 def _inside(path: Path, folder: Path) -> bool:
     try:
         return path.resolve().is_relative_to(folder.resolve())
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL byte
         return False

@@ -101,12 +101,14 @@ class Predictor:
         keys = [self.model.input_key(ex, capability, extra) for ex, extra in zip(examples, extras)]
         cached = self.cache.get_many(self.fingerprint, keys)
         self.stats.cache_hits += sum(1 for k in keys if k in cached)
-        # Each distinct missing input once (duplicates are computed once), at its first index.
-        first = {key: i for i, key in reversed(list(enumerate(keys))) if key not in cached}
-        todo = sorted(first.values())
+        todo: dict[str, int] = {}  # each distinct missing input once, at its first index
+        for i, key in enumerate(keys):
+            if key not in cached:
+                todo.setdefault(key, i)
         results: dict[str, Prediction] = dict(cached)
         if todo:
-            results.update(self._run_missing(examples, extras, keys, todo, capability, desc))
+            results.update(self._run_missing(examples, extras, keys, list(todo.values()),
+                                             capability, desc))
         return [Prediction(**{**results[key].__dict__, "example_id": ex.id})
                 for ex, key in zip(examples, keys)]
 
