@@ -20,7 +20,7 @@ from .errors import PluginError
 from .options import Configurable
 from .project import BLOCK_ENV, DISTRIBUTION, ENTRY_POINT_GROUP, NAME, TOY_SUITE
 from .registry import Registry, did_you_mean
-from .types import CAPABILITIES
+from .types import CAPABILITIES, EXAMPLE_COLUMNS
 
 __all__ = ["PluginHost", "PluginFailure", "LoadedPlugin", "get_host", "reset_host"]
 
@@ -178,7 +178,8 @@ class PluginHost:
 def _contract_problem(obj: Any) -> str:
     """What a registered class declares wrongly, found before any run ('' when nothing): bad
     `options` (`Option.default_problem`), a probe's `requires` / `requires_any` naming no
-    capability (the probe would be skipped for every model)."""
+    capability (the probe would be skipped for every model), a probe's `needs` or a dataset's
+    `provides` naming no Example field."""
     if isinstance(obj, Suite) and obj.name == TOY_SUITE:
         return (f"{TOY_SUITE!r} is the derived suite of every toy suite (`harness run --suite toy`); "
                 "give yours another name, with Suite(..., toy=True) to join it")
@@ -199,14 +200,26 @@ def _contract_problem(obj: Any) -> str:
         if problem:
             return f"option {key!r}: {problem}"
     if issubclass(obj, Probe):
-        for attr in ("requires", "requires_any"):
-            declared = getattr(obj, attr)
-            if not isinstance(declared, (tuple, list, frozenset, set)) or not all(isinstance(c, str) for c in declared):
-                return f"{attr} must be a tuple of capability names, got {declared!r}"
-            unknown = [c for c in declared if c not in CAPABILITIES]
-            if unknown:
-                return (f"{attr} names unknown capabilit{'y' if len(unknown) == 1 else 'ies'} "
-                        f"{', '.join(map(repr, unknown))}{did_you_mean(unknown[0], list(CAPABILITIES))}")
+        for attr, known, nouns in (("requires", CAPABILITIES, _CAPABILITY), ("needs", EXAMPLE_COLUMNS, _FIELD),
+                                   ("requires_any", CAPABILITIES, _CAPABILITY)):
+            if problem := _names_problem(attr, getattr(obj, attr), known, nouns, "a tuple of"):
+                return problem
+    if issubclass(obj, DatasetPlugin) and obj.provides is not None:
+        return _names_problem("provides", obj.provides, EXAMPLE_COLUMNS, _FIELD, "None or a set of")
+    return ""
+
+
+_CAPABILITY, _FIELD = ("capability", "capabilities"), ("Example field", "Example fields")
+
+
+def _names_problem(attr: str, declared: Any, known: tuple[str, ...], nouns: tuple[str, str], shape: str) -> str:
+    """Why `declared` is not names from `known` ('' when it is); a plain string (`("pair_id")`
+    is one) would be read letter by letter."""
+    if not isinstance(declared, (tuple, list, frozenset, set)) or not all(isinstance(c, str) for c in declared):
+        return f"{attr} must be {shape} {nouns[0]} names, got {declared!r}"
+    if unknown := [c for c in declared if c not in known]:
+        return (f"{attr} names unknown {nouns[len(unknown) > 1]} "
+                f"{', '.join(map(repr, unknown))}{did_you_mean(unknown[0], list(known))}")
     return ""
 
 

@@ -88,3 +88,32 @@ def test_the_guides_test_recipe_with_the_plugin_installed_records_no_failure(mon
         host = make_host(module, builtins=True)  # docs/plugins.md, "Testing your plugin in-process"
     assert not [f for f in host.failures if "installed" in f.plugin], host.failures
     assert host.models.get("echo").plugin == "installed"
+
+
+@pytest.mark.parametrize("needs, says", [
+    ("pair_id", "needs must be a tuple of Example field names, got 'pair_id'"),  # ("pair_id") is a str
+    (5, "needs must be a tuple of Example field names, got 5"),
+    (("pairid",), "needs names unknown Example field 'pairid'; did you mean: pair_id"),
+])
+def test_a_probe_whose_needs_is_not_field_names_is_refused_alone(needs, says):
+    """Before, `needs = 5` was a TypeError once a suite file paired the probe with a dataset
+    declaring `provides`, `needs = "pair_id"` asked for the fields 'p', 'a', ..., and a misspelt
+    field refused every such suite file, blaming the dataset."""
+    broken = type("Broken", (Share,), {"name": "broken", "needs": needs})
+    host = make_host(plugin_with(probes=(broken, Share)), names=["mine"])
+    [failure] = host.failures
+    assert f"probe 'broken' refused: {says}" in failure.message
+    assert "broken" not in host.probes and "share" in host.probes
+
+
+def test_a_dataset_whose_provides_is_a_string_is_refused():
+    from harness.api import DatasetPlugin
+
+    class Words(DatasetPlugin):
+        name = "words"
+        provides = "answers"
+
+    host = make_host(plugin_with(datasets=(Words,)), names=["mine"])
+    assert any("dataset 'words' refused: provides must be None or a set of Example field names, "
+               "got 'answers'" in f.message for f in host.failures), host.failures
+    assert "words" not in host.datasets
