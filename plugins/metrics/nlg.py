@@ -69,6 +69,11 @@ _LINE_BREAKS = re.compile(r"[\r\n\u0085\u2028\u2029\x0b\x0c]")
 _SIMPLE_TOKEN = re.compile(r"'[^\W\d_]+|[^\W_]+|\S")
 # PTB turns a straight double quote into `` or '' and then drops it: so does "simple".
 _SIMPLE_DROPPED = _PUNCTUATIONS | {'"'}
+# PTB also rewrites these to ASCII (curly quotes and guillemets to `` / '' / ` / ', dashes to
+# "--", the ellipsis to "...") and so drops them; a curly apostrophe stays an apostrophe.
+_SIMPLE_ASCII = str.maketrans({"\u201c": '"', "\u201d": '"', "\u00ab": '"', "\u00bb": '"', "\u2018": "`",
+                               "\u2019": "'", "\u201b": "`", "\u2039": "`", "\u203a": "'", "\u2013": "-",
+                               "\u2014": "-", "\u2026": "..."})
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,7 @@ def ptb_tokenize(texts: Sequence[str]) -> list[str]:
 
 def simple_tokenize(text: str) -> str:
     """Lower-case regex tokenization with the PTB punctuation removal (no Java)."""
-    tokens = _SIMPLE_TOKEN.findall(_LINE_BREAKS.sub(" ", text).lower())
+    tokens = _SIMPLE_TOKEN.findall(_LINE_BREAKS.sub(" ", text).translate(_SIMPLE_ASCII).lower())
     return " ".join(t for t in tokens if t not in _SIMPLE_DROPPED)
 
 

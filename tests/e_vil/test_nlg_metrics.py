@@ -123,6 +123,14 @@ def test_simple_tokenizer_needs_no_java_and_drops_punctuation():
     assert out.corpus["rouge_l"] == 1.0
 
 
+def test_simple_tokenizer_drops_unicode_punctuation_as_ptb_does():
+    # PTB rewrites curly quotes, guillemets, en/em dashes and the ellipsis character to their
+    # ASCII forms and drops them; a curly apostrophe is an apostrophe ("don’t" -> "do n't").
+    text = "“Stop” — she said… «ici» – don’t ‘go’"
+    assert simple_tokenize(text) == "stop she said ici don 't go"
+    assert simple_tokenize(text) == simple_tokenize('"Stop" -- she said... "ici" - don\'t go')
+
+
 def test_missing_java_is_a_one_line_resource_error(monkeypatch):
     monkeypatch.setattr(nlg.shutil, "which", lambda name: None)
     with pytest.raises(ResourceError) as err:
