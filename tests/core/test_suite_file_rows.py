@@ -88,3 +88,20 @@ def test_an_unknown_key_lists_the_keys_once(host, tmp_path):
         load_suite_file(path, host)
     assert "field 'include': unknown key; keys: name, description, toy, partial, tasks" in str(info.value)
     assert "known:" not in str(info.value)
+
+
+@pytest.mark.parametrize("dataset, probe, option, value, problem", [
+    ("toyvqa-mc", "decoys", "variants", "iuo", "unknown variant"),
+    ("toyvqa-mc", "decoys", "variants", "", "names no decoy set"),
+    ("toyvqa-mc", "decoy-audit", "variants", "orig,xx", "decoy-audit: unknown variant"),
+    ("toyvqa", "counterfactual", "kinds", "synonym_adj,bogus", "unknown perturbation kind 'bogus'"),
+    ("toyvqa", "nle", "metrics", "bleu4,blue", "unknown metric"),
+    ("toyvqa", "language-prior", "compare_to", "nonsense", "must be DATASET/SPLIT"),
+])
+def test_a_free_text_probe_option_is_checked_on_load(host, tmp_path, dataset, probe, option, value, problem):
+    # Before: accepted on load; the run then trained the model and the probe failed (exit 1, no
+    # rows) or, for an empty decoy-set list, gave no rows and exit 0.
+    path = _write(tmp_path, f"name: opt\ntasks:\n- {{dataset: {dataset}, split: val, probes: [{probe}], "
+                            f"probe_options: {{{probe}: {{{option}: '{value}'}}}}}}\n")
+    with pytest.raises(UsageError, match=rf"suite\.yaml: tasks\[0\]: field 'probe_options\.{probe}': .*{problem}"):
+        load_suite_file(path, host)
