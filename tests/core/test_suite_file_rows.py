@@ -105,3 +105,22 @@ def test_a_free_text_probe_option_is_checked_on_load(host, tmp_path, dataset, pr
                             f"probe_options: {{{probe}: {{{option}: '{value}'}}}}}}\n")
     with pytest.raises(UsageError, match=rf"suite\.yaml: tasks\[0\]: field 'probe_options\.{probe}': .*{problem}"):
         load_suite_file(path, host)
+
+
+def test_split_that_makes_two_tasks_one_is_refused_before_any_work(tmp_path, capsys):
+    # docs/suites.md's merge-key example: a val task and a train task; --split val made both the
+    # same task, which ran twice and wrote every row twice (exit 0).
+    path = _write(tmp_path, """\
+        name: my-suite
+        tasks:
+        - &base {dataset: toyvqa, options: {images: 20}, split: val, probes: [accuracy]}
+        - <<: *base
+          label: on-train
+          split: train
+        """)
+    code = main(["run", "--model", "prior", "--suite", str(path), "--split", "val", "--limit", "3",
+                 "--out", str(tmp_path / "runs"), "--no-leaderboard"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "--split val" in err and "tasks[0]" in err and "tasks[1]" in err and "'accuracy'" in err, err
+    assert not any((tmp_path / "runs").glob("*/results.jsonl"))
