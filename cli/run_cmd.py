@@ -23,7 +23,7 @@ __all__ = ["run"]
 @click.command()
 @click.option("--model", "models", multiple=True, required=True,
               help="Model spec NAME[:key=value,...]; repeat to run several models.")
-@click.option("--suite", required=True, help="Suite name (`harness list suites`; `toy` runs every toy probe) "
+@click.option("--suite", "suites", multiple=True, required=True, help="Suite name (`harness list suites`; `toy` runs every toy probe) "
                                              "or a suite file PATH.yaml / PATH.toml (docs/suites.md).")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder with downloaded datasets (see docs/datasets.md).")
@@ -44,7 +44,7 @@ __all__ = ["run"]
 @click.option("--cache", "cache_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Prediction cache file (default: user cache folder). The probe outputs computed with it "
                    "are kept beside it, in FILE.outputs/, and belong to that file alone.")
-def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, resume,
+def run(models, suites, data_dir, split, limit, batch_size, device, seed, out, resume,
         leaderboard_dir, no_leaderboard, jobs, cache_path) -> None:
     """Run models through a suite and write results/runs/<run-id>/ and the leaderboard.
 
@@ -53,6 +53,10 @@ def run(models, suite, data_dir, split, limit, batch_size, device, seed, out, re
     and rank 0 writes the run folder (docs/hf-models.md).
     """
 
+    if len(suites) > 1:  # click would keep the last one given, silently
+        raise click.BadParameter(f"given {len(suites)} times ({', '.join(suites)}); one suite per run: "
+                                 "run the command once per suite", param_hint="'--suite'")
+    suite = suites[0]
     n_jobs = None if jobs == "auto" else _jobs(jobs)
     host = get_host()
     for failure in host.failures:

@@ -178,6 +178,8 @@ def parse_suite(data: Any, host: PluginHost, *, source: str = "<suite>") -> Suit
     """A Suite from parsed suite-file data (see the module docstring); UsageError naming
     `source`, the task and the field for anything wrong."""
     where = _Where(source)
+    if data is None:  # an empty file, or only comments
+        raise where.error("", None, "empty: a suite file holds name and tasks (docs/suites.md)")
     if not isinstance(data, dict):
         raise where.error("", None, f"expected a mapping with name, description and tasks, got {_kind(data)}")
     _check_text(data, where)
@@ -206,6 +208,7 @@ def parse_suite(data: Any, host: PluginHost, *, source: str = "<suite>") -> Suit
     if not tasks:
         raise where.error("", "tasks", "empty: a suite needs at least one task")
     parsed = tuple(_task(item, i, host, where) for i, item in enumerate(tasks))
+    _check_rows_apart(parsed, host, where)
     seen: dict[Any, int] = {}
     for i, task in enumerate(parsed):  # the same task twice would run twice and repeat its rows
         data_name, options = parse_spec(task.dataset)
@@ -218,6 +221,26 @@ def parse_suite(data: Any, host: PluginHost, *, source: str = "<suite>") -> Suit
     suite = Suite(name=name, description=description, tasks=parsed, **flags)
     _check_name(suite, host, where)
     return suite
+
+
+def _check_rows_apart(tasks: tuple[Task, ...], host: PluginHost, where: _Where) -> None:
+    """A probe twice on the same data, split and training data (the default `train` split
+    counts as given): result rows name neither the label nor the probe options, so the two
+    tasks' rows would share every key and one would stand in for the other in the leaderboard."""
+    seen: dict[Any, int] = {}
+    for i, task in enumerate(tasks):
+        name, options = parse_spec(task.dataset)
+        source = task.train_source(host.datasets[name].splits)
+        train = None if source is None else (parse_spec(source[0])[0], sorted(parse_spec(source[0])[1].items()),
+                                             source[1])
+        data = repr((name, sorted(options.items()), task.split, train))
+        for j, probe in enumerate(task.probes):
+            if (data, probe) in seen:
+                raise where.error(f"tasks[{i}]", f"probes[{j}]", f"the same task as tasks[{seen[data, probe]}] for "
+                                  f"probe {probe!r} (same data, split and training data; result rows carry neither "
+                                  "label nor probe options, so the two tasks' rows could not be told apart): keep "
+                                  "one, or run the other in a suite of its own")
+            seen[data, probe] = i
 
 
 def _check_text(data: Mapping[str, Any], where: _Where) -> None:
@@ -237,6 +260,7 @@ def _check_keys(mapping: Mapping[str, Any], allowed: tuple[str, ...], where: _Wh
         if key not in allowed:
             shown = str(key)
             hint = did_you_mean(shown, list(allowed))
+            hint = hint if hint.startswith("; did you mean") else ""  # not the keys again
             raise where.error(record, prefix + shown, f"unknown key; keys: {', '.join(allowed)}{hint}")
 
 

@@ -47,6 +47,7 @@ def plan_run(config: RunConfig, host: PluginHost) -> RunPlan:
     tasks = [_with_split(t, config.split) for t in suite.tasks]
     session = Session(host, data_dir=config.data_dir, limit=config.limit)
     _validate(tasks, host, session)
+    _check_rows_apart(suite.name, tasks, session, config.split)
     check_suite(suite, host)
     runnable, skipped = check_data(suite, tasks, session, trainable=model.trainable)
     _check_example_ids(model, runnable, session)
@@ -91,6 +92,25 @@ def _with_split(task: Task, split: str | None) -> Task:
     if split is None or split == task.split:
         return task
     return Task(task.dataset, split, task.probes, task.train, task.label, task.probe_options)
+
+
+def _check_rows_apart(name: str, tasks: list[Task], session: Session, split: str | None) -> None:
+    """No probe twice on the same data, split and training data: rows carry neither the label
+    nor the probe options, so the two tasks' rows could not be told apart (the suite-file
+    reader refuses such a file; `--split` can make two tasks of any suite one)."""
+    seen: dict[tuple[str, str], int] = {}
+    for i, task in enumerate(tasks):
+        source = task.train_source(session.dataset(task.dataset).splits)
+        train = None if source is None else (format_spec(*parse_spec(source[0])), source[1])
+        data = repr((format_spec(*parse_spec(task.dataset)), task.split, train))
+        for probe in task.probes:
+            if (data, probe) in seen:
+                after = f" once --split {split} is applied" if split is not None else ""
+                raise UsageError(f"suite {name!r}: tasks[{seen[data, probe]}] and tasks[{i}] would run probe "
+                                 f"{probe!r} on the same data, split and training data{after} ({task.dataset}/"
+                                 f"{task.split}): rows carry neither label nor probe options, so theirs could not "
+                                 "be told apart; " + ("run without --split" if after else "keep one of them"))
+            seen[data, probe] = i
 
 
 def _validate(tasks: list[Task], host: PluginHost, session: Session) -> None:

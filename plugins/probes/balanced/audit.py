@@ -44,6 +44,11 @@ class LanguagePriorAudit(Probe):
                                  "relative change to this one's (Goyal: +56% from VQA v1 to v2)"),
     }
 
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        if self.config["compare_to"]:  # a malformed reference: one line on load, before any work
+            _reference(str(self.config["compare_to"]))
+
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         examples = [ex for ex in ctx.examples if canonical_answer(ex)]
         if not examples:
@@ -108,14 +113,19 @@ def _report_entropy(ctx: ProbeContext, per_type, weighted: float, k: int = 12) -
     ctx.report("\n".join(lines))
 
 
+def _reference(other: str) -> tuple[str, str]:
+    """compare_to's (dataset spec, split); one UsageError line when it is not DATASET/SPLIT."""
+    spec, sep, split = other.rpartition("/")
+    if not sep or not spec or not split:
+        raise UsageError(f"language-prior: compare_to={other!r} must be DATASET/SPLIT, e.g. vqa1/val")
+    return spec, split
+
+
 def _compare(ctx: ProbeContext, other: str, weighted: float) -> list[ResultRow]:
     """The reference dataset's weighted answer entropy and the relative change to this one."""
     if not other:
         return []
-    spec, sep, split = other.rpartition("/")
-    if not sep or not spec:
-
-        raise UsageError(f"language-prior: compare_to={other!r} must be DATASET/SPLIT, e.g. vqa1/val")
+    spec, split = _reference(other)
     ref = [ex for ex in ctx.examples_of(spec, split) if canonical_answer(ex) and ex.question_type]
     if not ref:
         ctx.metric_unavailable("audit/answer_entropy_change", f"{other} has no typed answered questions")

@@ -68,6 +68,10 @@ class CounterfactualProbe(Probe):
                       max=10_000),
     }
 
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        resolve_kinds(str(self.config["kinds"]))  # a mistyped kind: one line on load, before any work
+
     def cache_settings(self) -> dict:
         """Quality mode's sense vectors come from the BERTScore model: another model folder
         (`$VQA_HARNESS_BERTSCORE_MODEL`) or other weights give other perturbations."""

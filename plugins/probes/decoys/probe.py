@@ -50,12 +50,12 @@ ABLATIONS: Mapping[str, tuple[bool, bool]] = {"IQA": (False, False), "QA": (True
 METRIC = "mc_accuracy"
 
 
-def _variants(option: str) -> list[str]:
+def _variants(option: str, probe: str = "decoys") -> list[str]:
     names = [v.strip() for v in option.split(",") if v.strip()]
     bad = [v for v in names if v not in VARIANTS]
-    if bad:
-
-        raise UsageError(f"probe decoys: unknown variant(s) {', '.join(bad)}; variants: {', '.join(VARIANTS)}")
+    if bad or not names:
+        problem = f"unknown variant(s) {', '.join(bad)}" if bad else f"variants={option!r} names no decoy set"
+        raise UsageError(f"probe {probe}: {problem}; variants: {', '.join(VARIANTS)}")
     return names
 
 
@@ -193,6 +193,10 @@ class DecoyProbe(Probe):
         "ablations": Option(True, "also blank the image and/or the question (rows QA, IA, A)"),
     }
 
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        _variants(self.config["variants"], self.name)  # a mistyped set: one line on load, before any work
+
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         rows: list[ResultRow] = []
         ctx.tag("base", _base_dataset(ctx.dataset))  # Table 3 is split by it (tables.py)
@@ -264,11 +268,15 @@ class DecoyAuditProbe(Probe):
         "variants": Option(",".join(VARIANTS), "comma-separated decoy sets to audit"),
     }
 
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        _variants(self.config["variants"], self.name)
+
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         ctx.tag("base", _base_dataset(ctx.dataset))
         rows: list[ResultRow] = []
         train_label = ""
-        for variant in _variants(self.config["variants"]):
+        for variant in _variants(self.config["variants"], self.name):
             test, empty = variant_examples(ctx, variant)
             if empty:
                 ctx.report(f"decoys={variant}: {len(empty)} question(s) with an empty candidate list "

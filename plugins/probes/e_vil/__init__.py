@@ -55,6 +55,10 @@ class NLEProbe(Probe):
         "bertscore_batch": Option(64, "BERTScore batch size", min=1, max=65_536),
     }
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        _metric_list(self.config["metrics"], METRICS)  # a mistyped metric: one line on load, before any work
+
     def cache_settings(self) -> dict:
         """BERTScore's model and layer when the options leave them to `$VQA_HARNESS_BERTSCORE_*`
         or the installed package (another layer or model gives other S_E numbers)."""
