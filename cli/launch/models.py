@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from harness import PINS_IN_EFFECT
-from harness.errors import ExitCode
+from harness.errors import ExitCode, HarnessError
 from harness.host import PluginHost
 from harness.run.config import RunConfig
 from harness.run.execute import execute_run
@@ -62,7 +62,7 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
     if jobs > 1:
         cost = [expected_cost(host.models.get(parse_spec(spec)[0]).obj) for spec in models]
         outcomes: Iterable[RunOutcome | None] = run_parallel(configs, host, jobs, cost=cost, execute=execute_run,
-                                                             started=echo)
+                                                             started=echo, warn=warn)
     else:
         outcomes = (run_distributed(c, host) if size > 1 else execute_run(c, host) for c in configs)
     shown = 0
@@ -72,6 +72,13 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
             if outcome is None:  # ranks other than 0 only predict
                 continue
             worst = max(worst, _summary(spec, base.suite_name, outcome, size, echo, warn))
+    except HarnessError as exc:  # the models after it never ran: said, so that nobody takes the
+        left = getattr(exc, "not_started", None)  # command's runs for all of them
+        left = models[shown + 1:] if left is None and jobs == 1 else left or []  # a broken pool says its own
+        if left:
+            failed = getattr(exc, "model", models[min(shown, len(models) - 1)])
+            warn(f"models not started after the failure of {failed} (below): {', '.join(left)} (re-run to run them)")
+        raise
     except KeyboardInterrupt as exc:  # a run finished (complete), then the stop: --resume has none of it
         if getattr(exc, "finished", "") and jobs == 1:
             left = models[shown + 1:]
