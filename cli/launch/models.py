@@ -4,12 +4,13 @@ leaderboard."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from harness import PINS_IN_EFFECT
-from harness.errors import ExitCode
+from harness.errors import ExitCode, HarnessError
 from harness.host import PluginHost
 from harness.run.config import RunConfig
 from harness.run.execute import execute_run
@@ -54,12 +55,14 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
         suite = resolve_suite(host, base.suite)  # (one model: its run's plan does this first thing)
         for spec in models:
             resolve_model(spec, suite, host)
+    if base.resume and size == 1:  # a complete run has nothing to continue: not run again
+        models = _unfinished(models, base, host, echo)
     configs = [replace(base, model=spec) for spec in models]
     jobs = 1 if size > 1 else min(jobs or default_jobs(len(models), base.device), len(models))
     if jobs > 1:
         cost = [expected_cost(host.models.get(parse_spec(spec)[0]).obj) for spec in models]
         outcomes: Iterable[RunOutcome | None] = run_parallel(configs, host, jobs, cost=cost, execute=execute_run,
-                                                             started=echo)
+                                                             started=echo, warn=warn)
     else:
         outcomes = (run_distributed(c, host) if size > 1 else execute_run(c, host) for c in configs)
     shown = 0
@@ -69,6 +72,13 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
             if outcome is None:  # ranks other than 0 only predict
                 continue
             worst = max(worst, _summary(spec, base.suite_name, outcome, size, echo, warn))
+    except HarnessError as exc:  # the models after it never ran: said, so that nobody takes the
+        left = getattr(exc, "not_started", None)  # command's runs for all of them
+        left = models[shown + 1:] if left is None and jobs == 1 else left or []  # a broken pool says its own
+        if left:
+            failed = getattr(exc, "model", models[min(shown, len(models) - 1)])
+            warn(f"models not started after the failure of {failed} (below): {', '.join(left)} (re-run to run them)")
+        raise
     except KeyboardInterrupt as exc:  # a run finished (complete), then the stop: --resume has none of it
         if getattr(exc, "finished", "") and jobs == 1:
             left = models[shown + 1:]
@@ -90,6 +100,38 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
         else:
             warn("no leaderboard: no publisher plugin is installed (run folders are complete)")
     return worst
+
+
+def _unfinished(models: Sequence[str], base: RunConfig, host: PluginHost,
+                echo: Callable[[str], None]) -> list[str]:
+    """The models `--resume` runs: all but those whose newest run with these settings in
+    `base.out` is complete with no failed example (one line each names that run). Before,
+    each of those started a second, identical run, after a "no unfinished run" warning."""
+    suite = resolve_suite(host, base.suite)
+    left = []
+    for spec in models:
+        done = _complete(Path(base.out), base.digest(resolve_model(spec, suite, host)[2], suite))
+        if done is None:
+            left.append(spec)
+        else:
+            echo(f"{spec} on {base.suite_name}: complete in {done}, not run again (--resume continues "
+                 "unfinished runs; leave it out for a new run)")
+    return left
+
+
+def _complete(out: Path, identity: str) -> Path | None:
+    """The newest run folder under `out` with this identity when it is complete and none of
+    its examples failed (a new run would retry them), else None."""
+    for path in sorted(out.iterdir(), reverse=True) if out.is_dir() else ():
+        try:
+            data = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # not a run folder, or not one to read
+            continue
+        if isinstance(data, dict) and data.get("config_digest") == identity:
+            stats = data.get("stats")
+            errors = stats.get("example_errors", 1) if isinstance(stats, dict) else 1
+            return path if data.get("status") == "complete" and errors == 0 else None
+    return None
 
 
 def _summary(spec: str, suite: str, outcome: RunOutcome, size: int, echo: Callable[[str], None],

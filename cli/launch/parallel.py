@@ -102,13 +102,15 @@ def _ended_abruptly(configs: Sequence[RunConfig], running: Sequence[int]) -> Plu
 
 def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
                  cost: Sequence[int], execute: Callable[[RunConfig, PluginHost], RunOutcome],
-                 started: Callable[[str], None]) -> Iterator[RunOutcome]:
+                 started: Callable[[str], None],
+                 warn: Callable[[str], None] | None = None) -> Iterator[RunOutcome]:
     """Outcomes of `execute(config, host)` for every config, in the given order, computed
     by up to `jobs` forked processes, the highest `cost` (an expected-cost rank) first.
 
     A model is handed to the pool only when a process is free, so after a failure or an
     interrupt nothing queued starts. A worker that dies (killed, out of memory) is a
-    PluginError naming the model; a signal (Ctrl-C, SIGTERM) stops the running models, which
+    PluginError naming the model; after an expected failure, another model's is passed to
+    `warn` and the first one raised, with the models never started as its `not_started`; a signal (Ctrl-C, SIGTERM) stops the running models, which
     record their state (`--resume` continues them), and is raised once the workers have exited."""
     global _HOST, _EXECUTE, _RUNNING
     _HOST, _EXECUTE = host, execute
@@ -135,7 +137,10 @@ def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
                 try:
                     outcomes[i] = future.result()
                 except HarnessError as exc:
-                    failure = failure or exc
+                    if failure is not None and warn is not None:  # not lost behind the first one's line
+                        warn(f"error: {configs[i].model}: {exc}")
+                    if failure is None:
+                        failure, exc.model = exc, configs[i].model  # type: ignore[attr-defined]
                 except BrokenProcessPool:  # which worker died: known once the pool has stopped the others
                     pool.shutdown(wait=True, cancel_futures=True)
                     raise _ended_abruptly(configs, [i, *running.values()]) from None
@@ -147,6 +152,7 @@ def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
         for i in sorted(outcomes):  # after a failure: the models that finished
             yield outcomes[i]
         if failure is not None:
+            failure.not_started = [configs[i].model for i in sorted(waiting)]  # type: ignore[attr-defined]
             raise failure
     except KeyboardInterrupt as exc:  # Stopped: this process was signalled, or a worker was
         stop = exc.signum if isinstance(exc, Stopped) else signal.SIGINT

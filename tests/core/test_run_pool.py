@@ -59,8 +59,8 @@ def _host():
     return make_host(*plugins, BrokenPlugin(), names=[*names, "broken-model"])
 
 
-def _run(host, models, tmp_path: Path, jobs: int):
-    lines: list[str] = []
+def _run(host, models, tmp_path: Path, jobs: int, lines: list[str] | None = None):
+    lines = [] if lines is None else lines  # the caller's list keeps the lines of a run that raised
     base = RunConfig(model="", suite="tiny-suite", out=tmp_path / "runs", cache_path=tmp_path / "cache.sqlite",
                      device="cpu", progress=False)
     code = run_models(models, base, host, leaderboard=None, echo=lines.append, warn=lines.append, jobs=jobs)
