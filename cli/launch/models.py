@@ -105,7 +105,7 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
 def _unfinished(models: Sequence[str], base: RunConfig, host: PluginHost,
                 echo: Callable[[str], None]) -> list[str]:
     """The models `--resume` runs: all but those whose newest run with these settings in
-    `base.out` is complete with no failed example (one line each names that run). Before,
+    `base.out` is complete with no failed example or probe (one line each names that run). Before,
     each of those started a second, identical run, after a "no unfinished run" warning."""
     suite = resolve_suite(host, base.suite)
     left = []
@@ -121,7 +121,7 @@ def _unfinished(models: Sequence[str], base: RunConfig, host: PluginHost,
 
 def _complete(out: Path, identity: str) -> Path | None:
     """The newest run folder under `out` with this identity when it is complete and none of
-    its examples failed (a new run would retry them), else None."""
+    its examples or probes failed (a new run would retry them), else None."""
     for path in sorted(out.iterdir(), reverse=True) if out.is_dir() else ():
         try:
             data = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
@@ -129,8 +129,8 @@ def _complete(out: Path, identity: str) -> Path | None:
             continue
         if isinstance(data, dict) and data.get("config_digest") == identity:
             stats = data.get("stats")
-            errors = stats.get("example_errors", 1) if isinstance(stats, dict) else 1
-            return path if data.get("status") == "complete" and errors == 0 else None
+            clean = isinstance(stats, dict) and stats.get("example_errors") == stats.get("probe_failures") == 0
+            return path if data.get("status") == "complete" and clean else None
     return None
 
 
