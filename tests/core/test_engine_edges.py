@@ -1,5 +1,6 @@
-"""What the 2026-11-27 trims of harness/ (b50c400 -> 5dd38d5) were to keep and did not: each
-test passes on b50c400, failed after the trim, and passes again with the fix."""
+"""Engine edge cases a rewrite must keep (a trim of harness/ once lost each of them): a damaged
+stored example without an id is rebuilt, not a traceback; a data folder no path can hold is
+not "under" anything; `ProbeFiles` names a variant's prediction file."""
 
 from __future__ import annotations
 
