@@ -132,7 +132,7 @@ def run_parallel(configs: Sequence[RunConfig], host: PluginHost, jobs: int, *,
             if not running:
                 break
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
+            for future in sorted(finished, key=running.__getitem__):  # failures at once: in the given order
                 i = running.pop(future)
                 try:
                     outcomes[i] = future.result()
