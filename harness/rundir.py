@@ -133,22 +133,25 @@ class RunDir:
     @classmethod
     def find_resumable(cls, out_root: Path, config_digest: str) -> "RunDir | None":
         """The newest run with the same configuration that did not complete."""
+        return next((cls(path) for path, data in cls.manifests(out_root, config_digest)
+                     if data.get("status") != "complete"), None)
+
+    @staticmethod
+    def manifests(out_root: Path, config_digest: str) -> Iterator[tuple[Path, dict[str, Any]]]:
+        """The run folders under `out_root` with this configuration, newest first, with their
+        manifests (one unreadable, not JSON or of another schema is not a run to continue)."""
         out_root = Path(out_root)
-        if not out_root.is_dir():
-            return None
-        for path in sorted(out_root.iterdir(), reverse=True):
+        for path in sorted(out_root.iterdir(), reverse=True) if out_root.is_dir() else ():
             manifest = path / "manifest.json"
             if not manifest.is_file():
                 continue
             try:
                 data = json.loads(manifest.read_text(encoding="utf-8"))
-            except (OSError, ValueError):  # unreadable, not UTF-8, not JSON: not a run to continue
+            except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
                 continue
             if (isinstance(data, dict) and not schema_problem(data, (MANIFEST_SCHEMA_VERSION,), "")
-                    and data.get("config_digest") == config_digest
-                    and data.get("status") != "complete"):
-                return cls(path)
-        return None
+                    and data.get("config_digest") == config_digest):
+                yield path, data
 
     @property
     def manifest_path(self) -> Path:

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePath
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from .errors import PluginError, UsageError
 from .host import PluginHost
 from .project import TOY_SUITE
 from .registry import Entry, did_you_mean
-from .specs import parse_spec
+from .specs import format_spec, parse_spec
 from .types import Suite, Task
 
 __all__ = ["resolve_suite", "registered_suite", "TOY_SUITE", "suite_names", "feed_gap", "check_feeds", "check_suite",
-           "task_data", "NAME_PATTERN", "MAX_DESCRIPTION", "SUITE_FILE_SUFFIXES"]
+           "task_data", "rows_clash", "NAME_PATTERN", "MAX_DESCRIPTION", "SUITE_FILE_SUFFIXES"]
 
 #: File name endings read as suite files (YAML, or TOML for `.toml`), which only the command
 #: line reads.
@@ -70,6 +70,23 @@ def _toy_suite(host: PluginHost) -> Suite:
     if not merged:
         raise UsageError("no registered suite is a toy suite (Suite(toy=True))")
     return Suite(TOY_SUITE, "every probe that exists on the embedded toy benchmark", tuple(merged.values()))
+
+
+def rows_clash(tasks: Sequence[Task], splits: Callable[[str], Sequence[str]]) -> tuple[int, int, int] | None:
+    """(earlier task, later task, index of the probe in the later one) for the first probe two
+    tasks run on the same data, split and training data (the default `train` split, from
+    `splits(dataset spec)`, counts as given); None when there is none. Result rows carry neither
+    the label nor the probe options, so such tasks' rows could not be told apart."""
+    seen: dict[tuple[Any, str], int] = {}
+    for i, task in enumerate(tasks):
+        source = task.train_source(splits(task.dataset))
+        train = None if source is None else (format_spec(*parse_spec(source[0])), source[1])
+        data = (format_spec(*parse_spec(task.dataset)), task.split, train)
+        for j, probe in enumerate(task.probes):
+            if (data, probe) in seen:
+                return seen[data, probe], i, j
+            seen[data, probe] = i
+    return None
 
 
 def feed_gap(dataset_cls: type, probe_cls: type) -> str:

@@ -4,7 +4,6 @@ leaderboard."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -16,6 +15,7 @@ from harness.run.config import RunConfig
 from harness.run.execute import execute_run
 from harness.run.plan import resolve_model
 from harness.run.tasks import RunOutcome
+from harness.rundir import RunDir
 from harness.specs import parse_spec
 from harness.suites import resolve_suite
 
@@ -51,12 +51,12 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
     if repeated:  # the same run twice: the second would only re-read the first one's cache
         warn(f"warning: model(s) given more than once run once: {', '.join(repeated)}")
         models = list(dict.fromkeys(models))
-    if len(models) > 1:  # a bad spec or option of a later model is one line before the first one runs
+    resume = base.resume and size == 1
+    if len(models) > 1 or resume:  # a bad spec or option of a later model is one line before the first one runs
         suite = resolve_suite(host, base.suite)  # (one model: its run's plan does this first thing)
-        for spec in models:
-            resolve_model(spec, suite, host)
-    if base.resume and size == 1:  # a complete run has nothing to continue: not run again
-        models = _unfinished(models, base, host, echo)
+        declared = {spec: resolve_model(spec, suite, host)[2] for spec in models}
+    if resume:  # a complete run has nothing to continue: not run again
+        models = _unfinished(models, base, {spec: base.digest(d, suite) for spec, d in declared.items()}, echo)
     configs = [replace(base, model=spec) for spec in models]
     jobs = 1 if size > 1 else min(jobs or default_jobs(len(models), base.device), len(models))
     if jobs > 1:
@@ -102,15 +102,14 @@ def _run_models(models: Sequence[str], base: RunConfig, host: PluginHost, *, lea
     return worst
 
 
-def _unfinished(models: Sequence[str], base: RunConfig, host: PluginHost,
+def _unfinished(models: Sequence[str], base: RunConfig, identities: dict[str, str],
                 echo: Callable[[str], None]) -> list[str]:
     """The models `--resume` runs: all but those whose newest run with these settings in
     `base.out` is complete with no failed example or probe (one line each names that run). Before,
     each of those started a second, identical run, after a "no unfinished run" warning."""
-    suite = resolve_suite(host, base.suite)
     left = []
     for spec in models:
-        done = _complete(Path(base.out), base.digest(resolve_model(spec, suite, host)[2], suite))
+        done = _complete(Path(base.out), identities[spec])
         if done is None:
             left.append(spec)
         else:
@@ -122,16 +121,10 @@ def _unfinished(models: Sequence[str], base: RunConfig, host: PluginHost,
 def _complete(out: Path, identity: str) -> Path | None:
     """The newest run folder under `out` with this identity when it is complete and none of
     its examples or probes failed (a new run would retry them), else None."""
-    for path in sorted(out.iterdir(), reverse=True) if out.is_dir() else ():
-        try:
-            data = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):  # not a run folder, or not one to read
-            continue
-        if isinstance(data, dict) and data.get("config_digest") == identity:
-            stats = data.get("stats")
-            clean = isinstance(stats, dict) and stats.get("example_errors") == stats.get("probe_failures") == 0
-            return path if data.get("status") == "complete" and clean else None
-    return None
+    path, data = next(RunDir.manifests(out, identity), (None, {}))
+    stats = data.get("stats")
+    clean = isinstance(stats, dict) and stats.get("example_errors") == stats.get("probe_failures") == 0
+    return path if data.get("status") == "complete" and clean else None
 
 
 def _summary(spec: str, suite: str, outcome: RunOutcome, size: int, echo: Callable[[str], None],

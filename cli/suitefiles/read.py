@@ -42,7 +42,7 @@ from harness.host import PluginHost
 from harness.jsonio import lone_surrogate_at
 from harness.registry import did_you_mean
 from harness.specs import parse_spec
-from harness.suites import MAX_DESCRIPTION, NAME_PATTERN, feed_gap, registered_suite
+from harness.suites import MAX_DESCRIPTION, NAME_PATTERN, feed_gap, registered_suite, rows_clash
 from harness.types import Suite, Task
 
 from .format import SCALARS, TASK_KEYS, TRAIN_KEYS, option_text, top_keys
@@ -224,23 +224,15 @@ def parse_suite(data: Any, host: PluginHost, *, source: str = "<suite>") -> Suit
 
 
 def _check_rows_apart(tasks: tuple[Task, ...], host: PluginHost, where: _Where) -> None:
-    """A probe twice on the same data, split and training data (the default `train` split
-    counts as given): result rows name neither the label nor the probe options, so the two
-    tasks' rows would share every key and one would stand in for the other in the leaderboard."""
-    seen: dict[Any, int] = {}
-    for i, task in enumerate(tasks):
-        name, options = parse_spec(task.dataset)
-        source = task.train_source(host.datasets[name].splits)
-        train = None if source is None else (parse_spec(source[0])[0], sorted(parse_spec(source[0])[1].items()),
-                                             source[1])
-        data = repr((name, sorted(options.items()), task.split, train))
-        for j, probe in enumerate(task.probes):
-            if (data, probe) in seen:
-                raise where.error(f"tasks[{i}]", f"probes[{j}]", f"the same task as tasks[{seen[data, probe]}] for "
-                                  f"probe {probe!r} (same data, split and training data; result rows carry neither "
-                                  "label nor probe options, so the two tasks' rows could not be told apart): keep "
-                                  "one, or run the other in a suite of its own")
-            seen[data, probe] = i
+    """A probe twice on the same data, split and training data (`rows_clash`): one would stand
+    in for the other in the leaderboard."""
+    clash = rows_clash(tasks, lambda spec: host.datasets[parse_spec(spec)[0]].splits)
+    if clash is not None:
+        first, i, j = clash
+        raise where.error(f"tasks[{i}]", f"probes[{j}]", f"the same task as tasks[{first}] for "
+                          f"probe {tasks[i].probes[j]!r} (same data, split and training data; result rows carry "
+                          "neither label nor probe options, so the two tasks' rows could not be told apart): "
+                          "keep one, or run the other in a suite of its own")
 
 
 def _check_text(data: Mapping[str, Any], where: _Where) -> None:

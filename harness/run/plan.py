@@ -17,7 +17,7 @@ from ..host import PluginHost
 from ..images import decoded_cache_bytes
 from ..registry import Entry
 from ..specs import format_spec, parse_spec
-from ..suites import check_suite, resolve_suite
+from ..suites import check_suite, resolve_suite, rows_clash
 from .config import RunConfig
 
 __all__ = ["RunPlan", "plan_run", "resolve_model"]
@@ -95,22 +95,17 @@ def _with_split(task: Task, split: str | None) -> Task:
 
 
 def _check_rows_apart(name: str, tasks: list[Task], session: Session, split: str | None) -> None:
-    """No probe twice on the same data, split and training data: rows carry neither the label
-    nor the probe options, so the two tasks' rows could not be told apart (the suite-file
-    reader refuses such a file; `--split` can make two tasks of any suite one)."""
-    seen: dict[tuple[str, str], int] = {}
-    for i, task in enumerate(tasks):
-        source = task.train_source(session.dataset(task.dataset).splits)
-        train = None if source is None else (format_spec(*parse_spec(source[0])), source[1])
-        data = repr((format_spec(*parse_spec(task.dataset)), task.split, train))
-        for probe in task.probes:
-            if (data, probe) in seen:
-                after = f" once --split {split} is applied" if split is not None else ""
-                raise UsageError(f"suite {name!r}: tasks[{seen[data, probe]}] and tasks[{i}] would run probe "
-                                 f"{probe!r} on the same data, split and training data{after} ({task.dataset}/"
-                                 f"{task.split}): rows carry neither label nor probe options, so theirs could not "
-                                 "be told apart; " + ("run without --split" if after else "keep one of them"))
-            seen[data, probe] = i
+    """No probe twice on the same data, split and training data (`rows_clash`): the suite-file
+    reader refuses such a file; `--split` can make two tasks of any suite one."""
+    clash = rows_clash(tasks, lambda spec: session.dataset(spec).splits)
+    if clash is not None:
+        first, i, j = clash
+        task = tasks[i]
+        after = f" once --split {split} is applied" if split is not None else ""
+        raise UsageError(f"suite {name!r}: tasks[{first}] and tasks[{i}] would run probe "
+                         f"{task.probes[j]!r} on the same data, split and training data{after} ({task.dataset}/"
+                         f"{task.split}): rows carry neither label nor probe options, so theirs could not "
+                         "be told apart; " + ("run without --split" if after else "keep one of them"))
 
 
 def _validate(tasks: list[Task], host: PluginHost, session: Session) -> None:

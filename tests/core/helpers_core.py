@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import textwrap
+from pathlib import Path
 
 from harness.api import Model, Option
 from harness.hookspecs import hookimpl
@@ -76,3 +78,10 @@ def run_rows(outcome) -> list[str]:
 def run_stats(outcome) -> dict:
     """The `stats` of a run's manifest (model calls, probe outputs reused, ...)."""
     return json.loads((outcome.rundir.path / "manifest.json").read_text())["stats"]
+
+
+def write_suite(tmp_path: Path, text: str, name: str = "suite.yaml") -> Path:
+    """A suite file under `tmp_path` holding `text`, dedented."""
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path

@@ -4,10 +4,8 @@ what is at fault, or read exactly as the command line reads it."""
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
-
 import pytest
+from helpers_core import write_suite
 
 from harness.errors import UsageError
 from harness.host import PluginHost
@@ -20,24 +18,18 @@ def host() -> PluginHost:
     return PluginHost(blocked=frozenset())
 
 
-def _write(tmp_path: Path, text: str, name: str = "suite.yaml") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
 TASK = "  - {dataset: toyvqa, options: {images: 20, seed: 0}, split: val, probes: [accuracy]}\n"
 
 
 def test_the_same_task_twice_is_refused_naming_both(host, tmp_path):
-    twice = _write(tmp_path, "name: dup\ntasks:\n" + TASK
+    twice = write_suite(tmp_path, "name: dup\ntasks:\n" + TASK
                    + "  - {dataset: 'toyvqa:seed=0', options: {images: 20}, split: val, probes: [accuracy]}\n")
     with pytest.raises(UsageError, match=r"tasks\[1\].*the same task as tasks\[0\]"):
         load_suite_file(twice, host)
 
 
 def test_a_quote_in_an_option_value_is_refused_not_read_as_another_value(host, tmp_path):
-    quoted = _write(tmp_path, """\
+    quoted = write_suite(tmp_path, """\
         name: quote
         tasks:
           - {dataset: vqa2, options: {root: "it's", duplicates: keep-first}, split: val, probes: [accuracy]}
@@ -50,7 +42,7 @@ def test_a_quote_in_an_option_value_is_refused_not_read_as_another_value(host, t
                                         ("deep.toml", "tasks = " + "[" * 1000 + "]" * 1000 + "\n")])
 def test_nesting_too_deep_is_one_line(host, tmp_path, name, text):
     with pytest.raises(UsageError, match="nested too deeply"):
-        load_suite_file(_write(tmp_path, text, name), host)
+        load_suite_file(write_suite(tmp_path, text, name), host)
 
 
 def test_an_option_given_twice_in_a_spec_is_refused():
@@ -59,18 +51,18 @@ def test_an_option_given_twice_in_a_spec_is_refused():
 
 
 def test_yaml_integers_are_read_as_the_command_line_reads_them(host, tmp_path):
-    octal = _write(tmp_path, "name: octal\ntasks:\n  - {dataset: toyvqa, options: {images: 20, seed: 010}, "
+    octal = write_suite(tmp_path, "name: octal\ntasks:\n  - {dataset: toyvqa, options: {images: 20, seed: 010}, "
                              "split: val, probes: [accuracy]}\n")
     (task,) = load_suite_file(octal, host).tasks
     assert parse_spec(task.dataset)[1]["seed"] == "010"  # ten, as toyvqa:seed=010 (YAML 1.1 read 8)
-    hexa = _write(tmp_path, "name: hexa\ntasks:\n  - {dataset: toyvqa, options: {images: 0x1e}, "
+    hexa = write_suite(tmp_path, "name: hexa\ntasks:\n  - {dataset: toyvqa, options: {images: 0x1e}, "
                             "split: val, probes: [accuracy]}\n")
     with pytest.raises(UsageError, match="images"):
         load_suite_file(hexa, host)
 
 
 def test_the_toy_image_size_option_has_the_generators_least(host, tmp_path):
-    small = _write(tmp_path, "name: small\ntasks:\n  - {dataset: toyvqa, options: {size: 10}, "
+    small = write_suite(tmp_path, "name: small\ntasks:\n  - {dataset: toyvqa, options: {size: 10}, "
                              "split: val, probes: [accuracy]}\n")
     with pytest.raises(UsageError, match=r"tasks\[0\].*size"):
         load_suite_file(small, host)

@@ -4,10 +4,8 @@ field (or the option), with exit code 2, before any data is read or any model lo
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
-
 import pytest
+from helpers_core import write_suite
 
 from harness.errors import UsageError
 from harness.host import PluginHost
@@ -20,16 +18,10 @@ def host() -> PluginHost:
     return PluginHost(blocked=frozenset())
 
 
-def _write(tmp_path: Path, text: str, name: str = "suite.yaml") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
 def test_one_probe_on_the_same_data_in_two_labelled_tasks_is_refused(host, tmp_path):
     # Result rows carry neither the label nor the probe options: the two tasks' rows would have
     # the same key, and the leaderboard would show one of them in place of the other.
-    path = _write(tmp_path, """\
+    path = write_suite(tmp_path, """\
         name: swap-two-ways
         tasks:
         - {label: within, dataset: toyvqa, split: val, probes: [image-ablation],
@@ -43,7 +35,7 @@ def test_one_probe_on_the_same_data_in_two_labelled_tasks_is_refused(host, tmp_p
 
 
 def test_the_default_training_data_given_in_one_task_and_not_the_other_is_refused(host, tmp_path):
-    path = _write(tmp_path, """\
+    path = write_suite(tmp_path, """\
         name: default-train
         tasks:
         - {dataset: toyvqa, options: {images: 20}, split: val, probes: [accuracy]}
@@ -55,7 +47,7 @@ def test_the_default_training_data_given_in_one_task_and_not_the_other_is_refuse
 
 
 def test_tasks_apart_by_training_data_or_probes_are_kept(host, tmp_path):
-    path = _write(tmp_path, """\
+    path = write_suite(tmp_path, """\
         name: apart
         tasks:
         - {label: UB, dataset: toyvqa, split: val, probes: [accuracy], train: {dataset: toyvqa-half, split: train}}
@@ -66,7 +58,7 @@ def test_tasks_apart_by_training_data_or_probes_are_kept(host, tmp_path):
 
 
 def test_suite_given_twice_is_refused_not_the_last_one_run(tmp_path, capsys):
-    first = _write(tmp_path, "name: a\ntasks:\n- {dataset: toyvqa, split: val, probes: [accuracy]}\n", "a.yaml")
+    first = write_suite(tmp_path, "name: a\ntasks:\n- {dataset: toyvqa, split: val, probes: [accuracy]}\n", "a.yaml")
     code = main(["run", "--model", "prior", "--suite", str(first), "--suite", "vqa-accuracy",
                  "--out", str(tmp_path / "runs"), "--no-leaderboard"])
     err = capsys.readouterr().err
@@ -78,11 +70,11 @@ def test_suite_given_twice_is_refused_not_the_last_one_run(tmp_path, capsys):
 @pytest.mark.parametrize("text", ["", "# only a comment\n", "\n  \n"])
 def test_an_empty_yaml_file_says_it_is_empty(host, tmp_path, text):
     with pytest.raises(UsageError, match=r"empty\.yaml: empty: a suite file holds name and tasks"):
-        load_suite_file(_write(tmp_path, text, "empty.yaml"), host)
+        load_suite_file(write_suite(tmp_path, text, "empty.yaml"), host)
 
 
 def test_an_unknown_key_lists_the_keys_once(host, tmp_path):
-    path = _write(tmp_path, "name: inc\ninclude: other.yaml\ntasks:\n- {dataset: toyvqa, split: val, "
+    path = write_suite(tmp_path, "name: inc\ninclude: other.yaml\ntasks:\n- {dataset: toyvqa, split: val, "
                             "probes: [accuracy]}\n")
     with pytest.raises(UsageError) as info:
         load_suite_file(path, host)
@@ -101,7 +93,7 @@ def test_an_unknown_key_lists_the_keys_once(host, tmp_path):
 def test_a_free_text_probe_option_is_checked_on_load(host, tmp_path, dataset, probe, option, value, problem):
     # Before: accepted on load; the run then trained the model and the probe failed (exit 1, no
     # rows) or, for an empty decoy-set list, gave no rows and exit 0.
-    path = _write(tmp_path, f"name: opt\ntasks:\n- {{dataset: {dataset}, split: val, probes: [{probe}], "
+    path = write_suite(tmp_path, f"name: opt\ntasks:\n- {{dataset: {dataset}, split: val, probes: [{probe}], "
                             f"probe_options: {{{probe}: {{{option}: '{value}'}}}}}}\n")
     with pytest.raises(UsageError, match=rf"suite\.yaml: tasks\[0\]: field 'probe_options\.{probe}': .*{problem}"):
         load_suite_file(path, host)
@@ -110,7 +102,7 @@ def test_a_free_text_probe_option_is_checked_on_load(host, tmp_path, dataset, pr
 def test_split_that_makes_two_tasks_one_is_refused_before_any_work(tmp_path, capsys):
     # docs/suites.md's merge-key example: a val task and a train task; --split val made both the
     # same task, which ran twice and wrote every row twice (exit 0).
-    path = _write(tmp_path, """\
+    path = write_suite(tmp_path, """\
         name: my-suite
         tasks:
         - &base {dataset: toyvqa, options: {images: 20}, split: val, probes: [accuracy]}
