@@ -152,3 +152,12 @@ def test_missing_wordnet_names_the_install_command(monkeypatch, tmp_path):
     monkeypatch.setattr(base, "nltk_search_path", lambda: [str(tmp_path / "nltk")])
     with pytest.raises(ResourceError, match="harness resources install"):
         Perturber()
+
+
+@pytest.mark.parametrize("question", ["A window is being installed.", "A man is bathing a cow."])
+def test_a_replacement_that_reads_as_the_word_itself_is_no_counterfactual(modes, question):
+    # e-SNLI-VE dev: "installed" (lemma instal) -> install -> "installed", "bathing" (bathe) -> bath ->
+    # "bathing": the question came back unchanged as its own counterfactual, in both modes.
+    for p in modes:
+        for kind, out in p.perturb(question).items():
+            assert isinstance(out, str) or out.counterfactual.lower() != question.lower(), (p.mode, kind, out)

@@ -220,6 +220,8 @@ class Perturber:
         surface = self.inflector.inflect(repl.target_lemma, tag)
         if surface is None:
             return "inflection"
+        if surface.lower() == word.lower():
+            return "no_replacement"  # instal -> install: "installed" comes back as itself
         new = match_case(word, surface)
         return Perturbation(kind.id, question, _replace(question, tokens, i, new), i, word, new, lemma,
                             repl.target_lemma, f"{repl.source_synset} -> {repl.target_synset}")

@@ -33,7 +33,8 @@ the most frequent reason):
   comparative/superlative);
 - `rare_word` again for the inflected form ("publics");
 - `in_question`: a word of the replacement is already in the question ("Is the road
-  bending to the left or right?" -> "to the right or right");
+  bending to the left or right?" -> "to the right or right"), or its form is the word itself
+  ("installed", lemma instal -> install -> "installed");
 - colors: `color_in_question` when every remaining color is already in the question
   ("black and white" never becomes "black and black"); the common pool keeps only the
   dataset's color names that WordNet lists as adjectives ("snow" is a thing, not a color
@@ -317,6 +318,9 @@ class QualityMode:
         original = question[tokens[first].start:tokens[last].end]
         if kind.relation == "synonym" and round(self._rarest(original) - self._rarest(surface), 2) >= REGISTER_DROP:
             rej["register"] += 1  # "used for" -> "applied for": lemma frequencies were close
+            return None
+        if surface.lower() == original.lower():
+            rej["in_question"] += 1  # instal -> install: "installed" comes back as itself
             return None
         new = match_case(original, surface)
         detail = f"{repl.source_synset} -> {repl.target_synset} (context {overlap:.2f})"
