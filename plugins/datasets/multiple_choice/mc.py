@@ -42,7 +42,7 @@ MC_OPTIONS: Mapping[str, Option] = {
     "decoys": Option("orig", "decoy set of `choices`", choices=VARIANTS),
     **GENERATOR_OPTIONS,
 }
-_CACHE_VERSION = "2"
+_CACHE_VERSION = "3"
 
 
 def decoy_config(config: Mapping[str, Any]) -> DecoyConfig:

@@ -2,8 +2,8 @@
 
 For each image-question-target triplet:
 1. IoU decoys: targets of the OTHER questions on the same image, walked in a seeded random
-   order (one `random.Random` per qa_id, seeded by SHA-256 of (seed, qa_id), so a record's
-   decoys do not depend on the order of the input).
+   order (one `random.Random` per qa_id, seeded by SHA-256 of (seed, qa_id)). Records are
+   walked in qa_id order, so no decoy (IoU, QoU or fill-in) depends on the input's order.
 2. QoU decoys: targets of the most similar OTHER questions (cosine of question embeddings,
    see similarity.py), walked best first through the top N (default 10,000). Identical
    question texts are embedded once; neighbours are searched with a growing k (32, 256,
@@ -185,6 +185,10 @@ def generate_decoys(records: Sequence[QARecord], config: DecoyConfig = DecoyConf
     if config.fill not in ("auto", "orig", "frequent", "none"):
         raise UsageError(f"decoys: fill={config.fill!r} must be auto, orig, frequent or none")
     validate_records(records, source)
+    # Walked in qa_id order, so ties (identical questions with different targets, equal
+    # cosines, equally frequent targets, two spellings of one answer) never go by file order.
+    given = [r.qa_id for r in records]
+    records = sorted(records, key=lambda r: r.qa_id)
     wup = wup or default_wup()
     keep = None if only is None else set(only)
     wanted = [keep is None or r.qa_id in keep for r in records]
@@ -255,7 +259,7 @@ def generate_decoys(records: Sequence[QARecord], config: DecoyConfig = DecoyConf
                 stats.short_qou += missing
     stats.seconds["fill"] = round(time.perf_counter() - t0, 3)
 
-    sets = {
+    by_id = {
         r.qa_id: DecoySet(
             r.qa_id,
             tuple(released[d] for d, _ in iou[i]),
@@ -265,7 +269,7 @@ def generate_decoys(records: Sequence[QARecord], config: DecoyConfig = DecoyConf
         )
         for i, r in enumerate(records) if wanted[i]
     }
-    return DecoyResult(sets, stats, config)
+    return DecoyResult({q: by_id[q] for q in given if q in by_id}, stats, config)
 
 
 def _fill_pool(r: QARecord, frequent: list[str], fill: str) -> tuple[Iterable[str], str]:
