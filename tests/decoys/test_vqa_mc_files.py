@@ -3,6 +3,7 @@ original ones (Orig, All): `harness data status` says so, and a load without it 
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -48,3 +49,27 @@ def test_a_load_without_it_names_the_file(v1_without_choices, fresh_cache):
     message = str(err.value)
     assert "no original decoys" not in message
     assert f"{v1_without_choices / 'vqa1' / 'MultipleChoice_mscoco_val2014_questions.json'}, which is missing" in message
+
+
+def _drop_choices(root: Path) -> Path:
+    path = root / "vqa1" / "MultipleChoice_mscoco_val2014_questions.json"
+    data = json.loads(path.read_text())
+    del data["questions"][0]["multiple_choices"]
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_question_without_its_choices_is_refused_or_counted(tmp_path, fresh_cache):
+    """A MultipleChoice file gives every question its 18 choices: one without the field is
+    refused under answers=strict (before: filled from the frequent targets, silently)."""
+    from vqa_harness_plugins.datasets.multiple_choice.vqa_mc import VQA1MC
+
+    for split in ("train", "val"):
+        write_vqa(tmp_path, version=1, split=split, n_images=4, seed=0)
+    path = _drop_choices(tmp_path)
+    with pytest.raises(DataError) as err:
+        VQA1MC(data_dir=tmp_path).load("val")
+    assert str(err.value).startswith(f"{path}: questions[0]") and "'multiple_choices'" in str(err.value)
+    lenient = VQA1MC(data_dir=tmp_path, answers="lenient", decoys="iou")
+    lenient.load("val")
+    assert lenient.accepted("val")["answer_count_mismatches"] == 1

@@ -119,3 +119,15 @@ def test_an_image_cache_size_that_is_not_a_number_is_one_line_before_any_work(ca
                      plugin_for([Task("tiny", "val", ("accuracy",))], Tiny))
     expect_one_line(result, f"VQA_HARNESS_IMAGE_CACHE_MB={size!r}", "whole number of megabytes", code=2)
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["perturb", "--dataset", "toyvqa"], ["decoys", "generate", "--dataset", "toyvqa-mc"],
+    ["nle", "sample", "."], ["export", "toy-vqa2"]])
+@pytest.mark.parametrize("seed", ["-1", "4294967296"])
+def test_every_command_takes_the_seeds_run_takes(capsys, tmp_path, argv, seed):
+    """A seed `harness run` refuses is refused by the other seeded commands too, before any
+    work (before: -1 and 10^20 were accepted by perturb, decoys, nle sample and export)."""
+    result = run_cli(capsys, [*argv, "--out", str(tmp_path / "o"), "--seed", seed])
+    expect_one_line(result, "--seed", code=2)
+    assert not (tmp_path / "o").exists()

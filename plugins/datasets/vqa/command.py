@@ -9,6 +9,7 @@ import click
 
 from harness.errors import DataError
 from harness.folders import storage_error
+from harness.seeding import MAX_SEED
 from vqa_harness_plugins.datasets.vqa import export_toy_vqa2
 from vqa_harness_plugins.validation import check_writable_folder
 
@@ -25,7 +26,8 @@ def export() -> None:
               help="toyvqa variant (balanced has complementary pairs).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder to write (a --data-dir layout: vqa2/ and coco/).")
-@click.option("--seed", type=int, default=0, show_default=True, help="toyvqa generation seed.")
+@click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=0,
+              show_default=True, help="toyvqa generation seed.")
 @click.option("--images", type=int, default=0, show_default=True, help="Scenes per split (0: toyvqa default).")
 @click.option("--size", type=int, default=64, show_default=True, help="Image side in pixels.")
 @click.option("--split", "splits", multiple=True, type=click.Choice(["train", "val"]),

@@ -220,7 +220,7 @@ class VQA1(OfficialVQA):
 
         tally = self._tally(path)
         data = read_json(path, duplicate_keys="error")
-        mc = parse_questions(data, path, with_choices=True, tally=tally)
+        mc = parse_questions(data, path, with_choices="required", tally=tally)
         rows: dict[int, str] = {}  # question_id -> its (first) record, parsed and checked above
         for i, item in enumerate(data["questions"]):
             rows.setdefault(item["question_id"], f"questions[{i}]")

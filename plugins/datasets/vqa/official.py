@@ -53,13 +53,14 @@ def _records(data: Any, key: str, path: Path) -> list:
     return items
 
 
-def parse_questions(data: Any, path: Path, *, with_choices: bool = False,
+def parse_questions(data: Any, path: Path, *, with_choices: bool | str = False,
                     tally: Tally | None = None) -> dict[int, dict[str, Any]]:
     """question_id -> {image_id, question, choices?} from a questions file's parsed JSON.
 
     A repeated question_id is an error, or (tally with duplicates="keep-first") dropped and
     counted; with `with_choices`, a `multiple_choices` list other than 18 long is checked
-    against the tally's answer policy (VQA v1 multiple choice)."""
+    against the tally's answer policy (VQA v1 multiple choice); `with_choices="required"` (a
+    MultipleChoice file) checks a question without the field as one with no choices."""
     tally = tally or Tally(path, id_name="question_id")
     out: dict[int, dict[str, Any]] = {}
     for i, item in enumerate(_records(data, "questions", path)):
@@ -73,6 +74,12 @@ def parse_questions(data: Any, path: Path, *, with_choices: bool = False,
             mc = check_str_list(item["multiple_choices"], path, where, "multiple_choices", nonempty=True)
             tally.count_ok(len(mc), qid, where, expected=N_CHOICES, field="multiple_choices")
             rec["choices"] = mc
+        elif with_choices == "required" and tally.answers == "strict":
+            raise fail(path, where, f"missing (each question of a MultipleChoice file has its {N_CHOICES} "
+                                    "choices); pass answers=lenient to accept and count such questions",
+                       "multiple_choices")
+        elif with_choices == "required":
+            tally.count_ok(0, qid, where, expected=N_CHOICES, field="multiple_choices")
         out[qid] = rec
     return out
 

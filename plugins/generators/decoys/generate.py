@@ -188,7 +188,7 @@ def generate_decoys(records: Sequence[QARecord], config: DecoyConfig = DecoyConf
     # Walked in qa_id order, so ties (identical questions with different targets, equal
     # cosines, equally frequent targets, two spellings of one answer) never go by file order.
     given = [r.qa_id for r in records]
-    records = sorted(records, key=lambda r: r.qa_id)
+    records = sorted(records, key=lambda r: str(r.qa_id))  # str: a Python caller may pass ints
     wup = wup or default_wup()
     keep = None if only is None else set(only)
     wanted = [keep is None or r.qa_id in keep for r in records]

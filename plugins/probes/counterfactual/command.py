@@ -13,6 +13,7 @@ from harness.data.session import Session
 from harness.fileio import atomic_write_text
 from harness.folders import check_writable_file
 from harness.host import get_host
+from harness.seeding import MAX_SEED
 from vqa_harness_plugins.generators.counterfactual import (
     Perturbation,
     Perturber,
@@ -40,7 +41,8 @@ __all__ = ["perturb"]
 @click.option("--mode", type=click.Choice(["quality", "paper"]), default="quality", show_default=True,
               help="quality: senses in context, common words, lemminflect forms, whole-phrase deletion "
                    "(the suites' default); paper: the generator as Stoikou et al. describe it.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the word choice.")
+@click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=0,
+              show_default=True, help="Seed of the word choice.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
 def perturb(dataset: str, split: str | None, kind: str, out: Path | None, data_dir: Path | None,
             mode: str, seed: int, limit: int | None) -> None:

@@ -13,6 +13,7 @@ from harness.errors import UsageError
 from harness.fileio import atomic_write_text
 from harness.folders import check_writable_file
 from harness.host import get_host
+from harness.seeding import MAX_SEED
 from harness.types import Example
 from vqa_harness_plugins.generators.decoys import (
     DecoyConfig,
@@ -56,7 +57,8 @@ def dataset_records(plugin, split: str):
 @click.option("--split", default="train", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="decoy JSON to write")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=0,
+              show_default=True)
 @click.option("--top-n", type=click.IntRange(min=1), default=10_000, show_default=True, help="QoU: similar questions kept per triplet")
 @click.option("--embedding", type=click.Choice(["tfidf", "sentence"]), default="tfidf", show_default=True)
 @click.option("--device", default="cpu", show_default=True, help="torch device for the similarity search")

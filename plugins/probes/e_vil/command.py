@@ -20,6 +20,7 @@ from harness.fileio import atomic_write_json, describe, fail, write_jsonl
 from harness.folders import check_folder_links, check_writable_file
 from harness.jsonio import jsonl_records, read_json
 from harness.rundir import RunDir
+from harness.seeding import MAX_SEED
 from harness.types import ResultRow
 from vqa_harness_plugins.probes.e_vil.human import (
     SHORTCOMINGS,
@@ -131,7 +132,8 @@ def _records(path: Path) -> list[dict]:
 @click.option("--task", default=None, help="Task stem (artifacts/nle/.../<task>.jsonl) when the run has several.")
 @click.option("--n", "n", type=click.IntRange(min=1), default=300, show_default=True,
               help="Explanations to sample (the paper: 300).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the shuffle.")
+@click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=0,
+              show_default=True, help="Seed of the shuffle.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="CSV to write (default: beside artifacts/nle/.../<task>.jsonl in the run; no other path inside the run).")
 def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> None:
