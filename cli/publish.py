@@ -17,7 +17,8 @@ __all__ = ["publish", "check_output_folder"]
 def check_output_folder(out: Path) -> None:
     """Refuse the root of the file system (`--out /`), an output folder inside an installed or
     importable package (a folder with an `__init__.py`): generated files must never land in a
-    source package; and one that cannot be created or written (`/proc/x`, a path under a
+    source package; one inside a run folder (`--out runs/<id>/lb`: the site would land among
+    the run's own files); and one that cannot be created or written (`/proc/x`, a path under a
     file, a broken symbolic link or a link loop), before any work starts."""
 
     check_folder_links(out)  # before resolve(): it follows a dangling link, and a loop is a RuntimeError
@@ -25,6 +26,10 @@ def check_output_folder(out: Path) -> None:
     if out == Path(out.anchor):  # runs and leaderboard files among the system's folders, scanned as runs
         raise UsageError(f"output folder {out} is the root of the file system; choose a folder of its own "
                          "(default: results/)")
+    for folder in (out, *out.parents):
+        if (folder / "manifest.json").is_file() and (folder / "results.jsonl").is_file():
+            raise UsageError(f"output folder {out} is inside the run folder {folder}; "
+                             "choose a folder outside any run (default: results/leaderboard)")
     check_writable_folder(out)  # before the package check, whose stats raise in a folder this user may not search
     for folder in (out, *out.parents):
         if (folder / "__init__.py").is_file():

@@ -21,6 +21,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from harness.api import Publisher
+from harness.errors import DataError
 from harness.report import md_cell, md_code
 from harness.types import ResultRow
 
@@ -54,6 +55,9 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     out = Path(out)
     inputs = [Path(p) for p in inputs]
     found = collect(inputs, latest_only=latest_only)
+    if not found.rows and found.problems:  # every run unreadable: an empty page would replace what was built
+        raise DataError(f"no result row could be read ({len(found.problems)} problem(s), e.g. {found.problems[0]}); "
+                        f"nothing published, {out} left as it was")
     rows = sorted(found.rows, key=lambda r: (r.suite, r.probe, r.model, r.train, r.dataset, r.split, r.variant,
                                              r.metric, r.run_id))
     shown = {r.run_id for r in rows}

@@ -317,7 +317,9 @@ def collect(inputs: Iterable[Path], *, latest_only: bool = True) -> Collected:
     problems += [p for info in runs for p in info.problems]
     notes: list[str] = []
     if latest_only:
-        rows, notes = newest_per_quantity([(run_status(info.manifest), info.rows) for info in runs])
+        empty = [(info.run_id, str(info.manifest.get("model", "")), str(info.manifest.get("suite", "")),
+                  run_status(info.manifest)) for info in runs if not info.rows]
+        rows, notes = newest_per_quantity([(run_status(info.manifest), info.rows) for info in runs], empty)
     else:
         rows = [r for info in runs for r in info.rows]
     layouts: dict[str, list[Layout]] = {}

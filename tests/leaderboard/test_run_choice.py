@@ -91,3 +91,26 @@ def test_a_newer_complete_run_replaces_the_older_one_quantity_by_quantity(tmp_pa
     found = collect([runs])
     assert {k[0]: run for k, (run, _) in _cnn_rows(found).items()} == {"image-ablation": OLD, "accuracy": NEW}
     assert found.notes and f"{NEW} (complete): accuracy; {OLD} (complete): image-ablation" in found.notes[0]
+
+
+def test_a_newer_run_that_wrote_no_row_is_said_not_passed_over_in_silence(tmp_path: Path) -> None:
+    """A newer run that failed (or was stopped) before its first row was not named anywhere:
+    the older complete run's rows were shown as if nothing newer had been tried."""
+    runs = tmp_path / "runs"
+    write_sample_runs(runs, suites=("image-ablation",))
+    folder = _newer_run(runs, "failed", keep=lambda r: False)
+    (folder / "results.jsonl").write_text("")
+    found = collect([runs])
+    assert {run for run, _ in _cnn_rows(found).values()} == {OLD}
+    note = f"model cnn-lstm, suite image-ablation: rows shown from {OLD} (complete): image-ablation. " \
+           f"Newer, with no result rows: {NEW} (failed)"
+    assert [n for n in found.notes if n.startswith("model cnn-lstm,")] == [
+        note + " (per probe, data, split and training data, the newest complete run's rows; docs/leaderboard.md)"]
+    # A model none of whose runs wrote a row is named too, rather than missing from every page.
+    manifest = json.loads((folder / "manifest.json").read_text())
+    atomic_write_json(folder / "manifest.json", {**manifest, "model": "mcb"})
+    assert any(n.startswith(f"model mcb, suite image-ablation: no rows shown. Runs with no result rows: {NEW} "
+                            "(failed)") for n in collect([runs]).notes)
+    out = tmp_path / "site"
+    build_leaderboard([runs], out)
+    assert f"no rows shown. Runs with no result rows: {NEW} (failed)" in (out / "index.md").read_text("utf-8")

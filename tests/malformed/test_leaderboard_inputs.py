@@ -209,3 +209,20 @@ def test_a_lone_surrogate_in_a_row_or_a_manifest_is_a_problem_line_not_a_traceba
     assert [r["model"] for r in json.loads((tmp_path / "lb" / "results.json").read_text())] == ["m1"]
     expect_one_line(run_cli(capsys, ["report", str(bad), "--out", str(tmp_path / "rep")]),
                     "manifest.json: field 'model' holds a lone surrogate")
+
+
+@pytest.mark.parametrize("broken", ["manifest", "rows"])
+def test_runs_of_which_nothing_can_be_read_keep_the_leaderboard_already_built(capsys, tmp_path, broken):
+    """Run folders that are all unreadable (a broken manifest.json, or no readable row) replaced
+    a built leaderboard with an empty 'No runs found yet' one, exit 0; now one line, exit 3."""
+    _run_folder(tmp_path / "good", "m1", [GOOD])
+    lb = tmp_path / "lb"
+    assert run_cli(capsys, ["leaderboard", "build", str(tmp_path / "good"), "--out", str(lb)])[0] == 0
+    before = {p: p.read_bytes() for p in lb.rglob("*") if p.is_file()}
+    bad = _run_folder(tmp_path / "bad", "m2", ["{not json"] if broken == "rows" else [GOOD])
+    if broken == "manifest":
+        write(bad / "manifest.json", '{"run_id": ')
+    result = run_cli(capsys, ["leaderboard", "build", str(tmp_path / "bad"), "--out", str(lb)])
+    expect_one_line(result, "nothing published", str(bad / ("results.jsonl" if broken == "rows" else "manifest.json")),
+                    code=3)
+    assert {p: p.read_bytes() for p in lb.rglob("*") if p.is_file()} == before

@@ -121,3 +121,15 @@ def test_an_output_file_that_is_the_datasets_own_input_is_refused_before_the_wor
         expect_one_line(result, f"is the file dataset 'filed' reads for its val split", code=2)
         assert (tmp_path / "data" / "val.json").read_text() == "the questions\n"
         assert not (tmp_path / "d.json").exists()
+
+
+@pytest.mark.parametrize("out", ["runs/r1", "runs/r1/lb", "runs/r1/artifacts/site"])
+def test_leaderboard_build_refuses_an_out_inside_a_run_folder(capsys, tmp_path, out):
+    """`--out runs/<id>/lb` wrote the whole site into the run folder (exit 0): the run folder is
+    the run's record (and its artifacts/ are read back as the run's); one line, exit 2."""
+    write(tmp_path / "runs" / "r1" / "manifest.json", '{"run_id": "r1", "status": "complete"}')
+    write(tmp_path / "runs" / "r1" / "results.jsonl", "")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    result = run_cli(capsys, ["leaderboard", "build", str(tmp_path / "runs"), "--out", str(tmp_path / out)])
+    expect_one_line(result, str(tmp_path / out), "inside the run folder", code=2)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # nothing written
