@@ -68,7 +68,7 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     if problems and progress is not None:
         progress(f"{len(problems)} result row(s) or file(s) skipped, e.g. {problems[0]} (all in {out / 'problems.txt'})")
     for note in found.notes if progress is not None else ():
-        progress(f"rows of more than one run: {note}")
+        progress(f"runs of a model: {note}")
     tag_index = TagIndex(found.tags)
     tables = build_tables(rows, found.layouts, tag_index, found.displays)
     failed = failed_by_model(found.runs, rows)
@@ -90,7 +90,7 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
         index.append(f"\n## Suite {md_code(suite)}\n\n{body}")
     if rows:
         index.append("\n## Runs\n\n" + render_markdown(runs_table(found.runs, rows)))
-        index += ["\nRows of more than one run of a model:\n\n"] + [f"- {md_cell(n)}\n" for n in found.notes] \
+        index += ["\nRuns of a model combined, passed over or without rows:\n\n"] + [f"- {md_cell(n)}\n" for n in found.notes] \
             if found.notes else []
     if problems:
         index.append(f"\n{len(problems)} result row(s) were skipped; see problems.txt.\n")

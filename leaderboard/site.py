@@ -205,7 +205,7 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
     if runs:
         body.append('<section class="suite" id="runs"><h2>Runs</h2>'
                     + table_html(_runs_table(runs), models=models, links=links)
-                    + ('<p class="note">Rows of more than one run of a model:</p><ul class="notes">'
+                    + ('<p class="note">Runs of a model combined, passed over or without rows:</p><ul class="notes">'
                        + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>" if notes else "") + "</section>")
     if problems:
         body.append('<section class="suite" id="problems"><h2>Skipped result rows</h2><ul class="problems">'
