@@ -33,7 +33,52 @@ from harness.run.predictor import Predictor
 from harness.run.tasks import RunOutcome
 from harness.types import Example, Prediction
 
-__all__ = ["world", "ShardPredictor", "run_distributed"]
+__all__ = ["world", "ShardPredictor", "run_distributed", "exchange", "Desynchronised"]
+
+
+class Desynchronised(StopRun):
+    """The ranks' exchanges broke (a rank died, stopped or took another path): no collective
+    call may follow, so every rank stops at once; the message names the rank at fault."""
+
+
+def exchange(size: int, phase: str, payload: Any) -> list[Any]:
+    """Every rank's `payload` (all_gather_object), tagged with the `phase` each rank is in
+    ("predict": a prediction request; "end": its share of the run done). Ranks in different
+    phases, or a collective that fails (a rank gone, the timeout), raise Desynchronised on
+    every rank that takes part, instead of pairing unrelated calls or waiting forever."""
+    import torch.distributed as dist  # heavy: imported on use
+
+    got: list[Any] = [None] * size
+    try:
+        dist.all_gather_object(got, (phase, payload))
+    except Exception as exc:  # gloo: a peer closed the connection, or the exchange timed out
+        raise Desynchronised(f"the exchange between ranks failed ({_first(exc)}): a rank died, hung or was "
+                             "stopped (the predictions made before are in the prediction cache; re-run to go on)",
+                             ExitCode.PARTIAL)
+    if all(p == phase for p, _ in got):
+        return [payload for _, payload in got]
+    ended = [(r, body) for r, (p, body) in enumerate(got) if p == "end"]
+    reason, code = next(((f"rank {r}: {body[0]}", ExitCode(body[1])) for r, body in ended if body and body[0]),
+                        ("", ExitCode.PARTIAL))
+    reason = reason or next((f"rank {r}: {body[2]}, on this rank only" for r, body in ended if body and body[2]), "")
+    if not reason:
+        reason = (f"rank(s) {', '.join(str(r) for r, _ in ended)} finished their share while the others still predict "
+                  "(the ranks' runs took different paths)")
+    raise Desynchronised(reason + " (the predictions made before are in the prediction cache; re-run to go on)", code)
+
+
+def _first(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
+
+
+def _said(exc: Exception) -> str:
+    """What a rank's failure says in one line (a HarnessError its own text)."""
+    return str(exc) if isinstance(exc, HarnessError) else _first(exc)
+
+
+def _code(exc: Exception) -> ExitCode:
+    return exc.exit_code if isinstance(exc, HarnessError) else ExitCode.PARTIAL
 
 
 def world() -> tuple[int, int, int]:
@@ -77,27 +122,26 @@ class ShardPredictor(Predictor):
     def predict(self, examples: Sequence[Example], capability: str, *, answers: Sequence[str] | None = None,
                 desc: str = "") -> list[Prediction]:
         """Same contract as Predictor.predict; collective: every rank must make the same calls."""
-        import torch.distributed as dist  # heavy: imported on use
-
         if capability not in self.model.capabilities():
             raise UsageError(f"model {self.model.name!r} has no {capability!r} capability")
-        extras = list(answers) if answers is not None else [""] * len(examples)
-        keys = [self.model.input_key(ex, capability, extra) for ex, extra in zip(examples, extras)]
-        first: dict[str, int] = {}
-        for i, key in enumerate(keys):
-            first.setdefault(key, i)
-        mine = list(first)[self.rank :: self.world_size]
-        owned = self.cache.get_many(self.fingerprint, mine)
-        self.stats.cache_hits += len(owned)
-        todo = [first[k] for k in mine if k not in owned]
         stop: StopRun | None = None
-        if todo:
-            try:
+        owned: dict[str, Prediction] = {}
+        try:  # everything this rank does alone: a failure here must reach the others, not desynchronise them
+            extras = list(answers) if answers is not None else [""] * len(examples)
+            keys = [self.model.input_key(ex, capability, extra) for ex, extra in zip(examples, extras)]
+            first: dict[str, int] = {}
+            for i, key in enumerate(keys):
+                first.setdefault(key, i)
+            mine = list(first)[self.rank :: self.world_size]
+            owned = self.cache.get_many(self.fingerprint, mine)
+            self.stats.cache_hits += len(owned)
+            todo = [first[k] for k in mine if k not in owned]
+            if todo:
                 owned.update(self._run_missing(examples, extras, keys, todo, capability, desc))
-            except StopRun as exc:  # the model cannot go on here: the other ranks must stop too, not wait
-                stop = exc
-        shards: list[Any] = [None] * self.world_size
-        dist.all_gather_object(shards, owned if stop is None else ("stop", str(stop), int(stop.exit_code)))
+        except Exception as exc:  # the model cannot go on here, the disk is full, a bug: every rank stops
+            stop = StopRun(f"rank {self.rank}: {_said(exc)}", _code(exc))
+            stop.__cause__ = exc
+        shards = exchange(self.world_size, "predict", owned if stop is None else ("stop", str(stop), int(stop.exit_code)))
         halted = next((s for s in shards if isinstance(s, tuple)), None)
         if halted is not None:
             if stop is not None:
@@ -155,22 +199,35 @@ def run_distributed(config: RunConfig, host: PluginHost, *, timeout_hours: float
         with tempfile.TemporaryDirectory(prefix=f"harness-rank{rank}-") as scratch:
             # Phase 1: all ranks, scratch run directories (deleted), real prediction cache.
             sharded = replace(config, out=Path(scratch), device=device, resume=False, reuse_outputs=False)
+            note = ""
             try:
-                execute_run(sharded, host, predictor_factory=shard_predictor)
+                fails = execute_run(sharded, host, predictor_factory=shard_predictor).probe_failures
+                note = f"probe {fails[0].probe} failed on {fails[0].task}: {fails[0].message}" if fails else ""
             except HarnessError as exc:  # a spent budget, an endpoint gone: every rank must hear it
                 failed = exc
-        # Also the barrier: no rank waits for one that stopped.
-        said: list[Any] = [None] * size
-        dist.all_gather_object(said, None if failed is None else (str(failed), int(failed.exit_code)))
+            except Exception as exc:  # a rank's own failure outside the exchanges: said, not a hang
+                failed = StopRun(f"rank {rank}: {_said(exc)}", _code(exc))
+                failed.__cause__ = exc
+        if isinstance(failed, Desynchronised):  # the exchanges are broken: no collective call may follow
+            if rank == 0:
+                raise failed
+            return None
+        try:  # also the barrier: no rank waits for one that stopped
+            said = exchange(size, "end", (str(failed), int(failed.exit_code), "") if failed else ("", 0, note))
+        except Desynchronised as exc:
+            if rank == 0:
+                raise exc from failed
+            return None
         dist.barrier()  # every rank has its copy before rank 0 may raise and leave
         if rank != 0:
             return None
-        stopped = next(((r, s) for r, s in enumerate(said) if s is not None), None)
+        stopped = next(((r, s) for r, s in enumerate(said) if s[0]), None)
         if stopped is not None:
             if failed is not None:
                 raise failed
-            where, (message, code) = stopped
-            raise StopRun(f"rank {where}: {message} (the predictions made before are in the prediction cache; "
+            where, (message, code, _) = stopped
+            named = message if message.startswith(f"rank {where}: ") else f"rank {where}: {message}"
+            raise StopRun(f"{named} (the predictions made before are in the prediction cache; "
                           "re-run to go on)", ExitCode(code))
         # Phase 2: rank 0 replays the run; every successful prediction is a cache hit.
         return execute_run(replace(config, device=device), host)
