@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["LOADER_VERSION", "cache_key", "cached_dataset", "example_features", "read_summary"]
 
 #: Bump whenever parsed rows could change for the same files (it keys the cache).
-LOADER_VERSION = "4"  # 3: the MultipleChoice file is checked against the OpenEnded one; 4: "." is an empty choice
+LOADER_VERSION = "5"  # 3: the MultipleChoice file is checked against the OpenEnded one; 4: "." is an empty choice;
+# 5: pairs of two different questions or on one image are counted, not paired
 MARKER = "COMPLETE.json"
 
 

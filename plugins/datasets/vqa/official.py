@@ -125,13 +125,20 @@ def _check_answers(answers: list, path: Path, where: str) -> None:
 
 
 def parse_pairs(data: Any, path: Path, known: Mapping[int, Any]) -> tuple[dict[int, int], dict[str, Any]]:
-    """qid -> partner qid for pairs whose two ids are known; a summary counting the others."""
+    """qid -> partner qid for pairs whose two ids are known; a summary counting the others.
+
+    A complementary pair asks the same question on two images (Goyal et al. 2017, §4): a pair
+    whose two questions differ in text (case and spacing aside) or are on one image is not
+    one; it is counted and shown in the summary, not paired. A question in two pairs (the
+    same pair listed twice included) is an error naming both records."""
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a JSON list of [question_id, question_id] pairs, "
                         f"got {type_name(data)}")
     partner: dict[int, int] = {}
+    first_at: dict[int, int] = {}  # qid -> index of its pair in the file
     unknown_pairs = 0
     unknown_ids: list[int] = []
+    skipped: dict[str, list[list[int]]] = {"question_mismatch": [], "same_image": []}
     for i, pair in enumerate(data):
         if not isinstance(pair, list) or len(pair) != 2:
             raise fail(path, f"[{i}]", f"expected a pair [question_id, question_id], got {describe(pair)}")
@@ -139,18 +146,40 @@ def parse_pairs(data: Any, path: Path, known: Mapping[int, Any]) -> tuple[dict[i
         b = check_id(pair[1], path, f"[{i}]", "[1]")
         if a == b:
             raise fail(path, f"[{i}]", f"question_id {a} is paired with itself")
+        for q in (a, b):
+            if q in first_at:
+                k = first_at[q]
+                if sorted(data[k]) == sorted((a, b)):
+                    raise fail(path, f"[{i}]", f"the pair [{a}, {b}] is listed twice (first at [{k}])")
+                raise fail(path, f"[{i}]", f"question_id {q} is in more than one pair (first at [{k}])")
+        first_at[a] = first_at[b] = i
         missing = [q for q in (a, b) if q not in known]
         if missing:
             unknown_pairs += 1
             unknown_ids.extend(q for q in missing if len(unknown_ids) < SHOWN_UNKNOWN)
             continue
-        for q in (a, b):
-            if q in partner:
-                raise fail(path, f"[{i}]", f"question_id {q} is in more than one pair")
+        why = _not_complementary(known[a], known[b])
+        if why:
+            skipped[why].append([a, b])
+            continue
         partner[a], partner[b] = b, a
     summary = {"pairs": len(data), "pairs_used": len(partner) // 2,
                "pairs_unknown_question_ids": unknown_pairs, "unknown_question_ids_shown": unknown_ids}
+    for why, found in skipped.items():
+        if found:
+            summary[f"pairs_{why}"] = len(found)
+            summary[f"{why}_shown"] = found[:SHOWN_UNKNOWN]
     return partner, summary
+
+
+def _not_complementary(qa: Mapping[str, Any], qb: Mapping[str, Any]) -> str:
+    """Why two known questions are not a complementary pair ("" when they are one)."""
+    text = lambda q: " ".join(str(q.get("question", "")).lower().split())  # noqa: E731
+    if text(qa) != text(qb):
+        return "question_mismatch"
+    if qa.get("image_id") == qb.get("image_id"):
+        return "same_image"
+    return ""
 
 
 def image_path(images_root: Path | None, folder: str, image_id: int) -> str:

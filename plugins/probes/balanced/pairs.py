@@ -105,7 +105,14 @@ def _report_load_summary(ctx: ProbeContext) -> None:
         text = (f"Pairs file: {summary['pairs']} pairs, {summary.get('pairs_used', 0)} used; "
                 f"{unknown} pair(s) name question ids with no question/annotation")
         shown = summary.get("unknown_question_ids_shown") or []
-        ctx.report(text + (f" (first: {', '.join(map(str, shown))})." if shown else "."))
+        text += f" (first: {', '.join(map(str, shown))})" if shown else ""
+        for key, what in (("question_mismatch", "whose two questions differ in text"),
+                          ("same_image", "with both questions on one image")):
+            if summary.get(f"pairs_{key}"):
+                first = ", ".join(f"[{a}, {b}]" for a, b in summary.get(f"{key}_shown") or [])
+                text += (f"; {summary[f'pairs_{key}']} pair(s) {what} (first: {first}), "
+                         "not complementary pairs, not scored")
+        ctx.report(text + ".")
 
 
 def _report_examples(ctx: ProbeContext, pairs, preds, outcomes, k: int = 6) -> None:
