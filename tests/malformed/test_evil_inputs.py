@@ -192,3 +192,13 @@ def test_malformed_vcr_jsonl(capsys, tmp_path, name, body, needles):
     f = write(tmp_path / "val.jsonl", body)
     result = run_bad(capsys, tmp_path, [Task(f"vcr:path={f}", "val", ("accuracy",))])
     expect_one_line(result, str(f), *needles)
+
+
+def test_vcr_file_without_labels_read_as_a_labelled_split(capsys, tmp_path):
+    # test.jsonl (no labels) given as val: before, S_T = 0.0 was written as a score
+    row = json.loads(_vcr())
+    for key in ("answer_label", "rationale_label"):
+        row.pop(key)
+    f = write(tmp_path / "test.jsonl", _lines(json.dumps(row)))
+    result = run_bad(capsys, tmp_path, [Task(f"vcr:path={f}", "val", ("nle",))])
+    expect_one_line(result, str(f), "row 1", "field 'answer_label': missing", "split 'val'")
