@@ -316,3 +316,29 @@ def test_sample_never_overwrites_a_filled_copy(run_dir, tmp_path, capsys):
     assert main(["nle", "import", str(run_dir), str(filled), "--out", str(other)]) == 2
     assert f"--out {other} holds 3 filled rating(s)" in capsys.readouterr().err
     assert other.read_bytes() == before.replace(b",a,weak yes,", b",b,weak yes,")
+
+
+def test_a_row_missing_from_one_annotators_copy_is_named_not_silent(run_dir, tmp_path, capsys):
+    """Before, a copy with a row deleted was averaged over fewer ratings in silence
+    ("20 explanations, 39 ratings by 2 annotators")."""
+    sample_csv = tmp_path / "s.csv"
+    assert main(["nle", "sample", str(run_dir), "--n", "4", "--out", str(sample_csv)]) == 0
+    rows = list(csv.DictReader(sample_csv.open()))
+    files = []
+    for who, keep in (("ann", rows), ("bea", rows[:1] + rows[2:])):
+        path = tmp_path / f"{who}.csv"
+        with path.open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows({**r, "rating": "yes" if who == "ann" else "no"} for r in keep)
+        files.append(str(path))
+    capsys.readouterr()
+    assert main(["nle", "import", str(run_dir), *files, "--out", str(tmp_path / "h.json")]) == 0
+    out, err = capsys.readouterr()
+    missing = rows[1]["example_id"]
+    assert f"warning: {files[1]}: no row for {missing!r} (item {rows[1]['item']})" in err
+    assert "1 to 2 ratings per explanation" in out
+    summary = json.loads((tmp_path / "h.json").read_text())
+    assert summary["ratings_per_item"] == {"min": 1, "max": 2}
+    # the documented handling: each explanation is the mean of its own ratings
+    assert summary["s_e"] == pytest.approx((1.0 + 0.5 * (len(rows) - 1)) / len(rows))

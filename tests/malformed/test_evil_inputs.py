@@ -142,6 +142,10 @@ def _vcr(**over):
     return json.dumps(item)
 
 
+def _drop(line, key):
+    return json.dumps({k: v for k, v in json.loads(line).items() if k != key})
+
+
 def _lines(*rows):
     return "".join(r + "\n" for r in rows)
 
@@ -163,6 +167,19 @@ VCR_CASES = [
     ("missing img_fn", _lines(json.dumps({k: v for k, v in json.loads(_vcr()).items() if k != "img_fn"})),
      ["row 1", "field 'img_fn': missing"]),
     ("duplicated annot_id", _lines(_vcr(), _vcr()), ["row 2", "duplicated annot_id val-0 (first at row 1)"]),
+    # a labelled file (train/val) with one row lacking a label or id: before, the row was read as
+    # unlabelled (counted wrong, or scored without its reference) or took the next row's id
+    ("answer_label missing in a labelled file", _lines(_vcr(), _drop(_vcr(annot_id="val-1"), "answer_label")),
+     ["row 2", "field 'answer_label': missing", "row 1 has it"]),
+    ("rationale_label missing in a labelled file", _lines(_vcr(), _drop(_vcr(annot_id="val-1"), "rationale_label")),
+     ["row 2", "field 'rationale_label': missing", "row 1 has it"]),
+    ("labels only from row 2", _lines(_drop(_drop(_vcr(), "answer_label"), "rationale_label"), _vcr(annot_id="val-1")),
+     ["row 2", "field 'answer_label'", "row 1 has none"]),
+    ("annot_id missing in a file that has them", _lines(_vcr(annot_id="val-0"), _drop(_vcr(), "annot_id"),
+                                                        _vcr(annot_id="val-1")),
+     ["row 2", "field 'annot_id': missing", "row 1 has it"]),
+    ("rationale_choices missing", _lines(_drop(_vcr(), "rationale_choices")),
+     ["row 1", "field 'rationale_choices': missing"]),
     ("not JSON", _lines(_vcr(), "{oops}"), ["row 2", "not valid JSON"]),
     ("truncated last line", _lines(_vcr()) + _vcr()[:30], ["row 2", "truncated JSON line"]),
     ("not UTF-8", _lines(_vcr()).encode() + b'{"question": "\xff"}\n', ["not UTF-8 text", "line 2"]),
@@ -175,3 +192,13 @@ def test_malformed_vcr_jsonl(capsys, tmp_path, name, body, needles):
     f = write(tmp_path / "val.jsonl", body)
     result = run_bad(capsys, tmp_path, [Task(f"vcr:path={f}", "val", ("accuracy",))])
     expect_one_line(result, str(f), *needles)
+
+
+def test_vcr_file_without_labels_read_as_a_labelled_split(capsys, tmp_path):
+    # test.jsonl (no labels) given as val: before, S_T = 0.0 was written as a score
+    row = json.loads(_vcr())
+    for key in ("answer_label", "rationale_label"):
+        row.pop(key)
+    f = write(tmp_path / "test.jsonl", _lines(json.dumps(row)))
+    result = run_bad(capsys, tmp_path, [Task(f"vcr:path={f}", "val", ("nle",))])
+    expect_one_line(result, str(f), "row 1", "field 'answer_label': missing", "split 'val'")

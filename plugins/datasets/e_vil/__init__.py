@@ -23,7 +23,7 @@ from harness.types import Example
 from vqa_harness_plugins.validation import answers_option, duplicates_option
 from vqa_harness_plugins.validation.accepted import PolicyCounts
 
-from ._common import base_split, split_file, take_half
+from ._common import base_split, data_error, split_file, take_half
 from .loaders import ESNLIVE_LABELS, read_esnlive, read_vcr, read_vqax
 
 __all__ = ["ESNLIVE", "VQAX", "VCR", "ESNLIVE_LABELS"]
@@ -140,3 +140,13 @@ class VCR(_EvilDataset):
     options = {**_EvilDataset.options, "duplicates": duplicates_option("annot_id"),
                "answers": answers_option("4 answer choices and 4 rationale choices")}
     policies = ("duplicates", "answers")
+
+    def load(self, split: str) -> list[Example]:  # type: ignore[override]
+        """As the base; a labelled split read from a file without labels (the release's
+        test.jsonl as val, or `path=` at it) is an error, not S_T = 0."""
+        examples = super().load(split)
+        if self.is_labelled(split) and examples and not examples[0].label:
+            raise data_error(self.file(split), 1, "answer_label",
+                             f"missing; split {split!r} is scored against labels (the VCR release's test.jsonl has "
+                             "none: read it as split test)")
+        return examples

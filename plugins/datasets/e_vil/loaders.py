@@ -12,7 +12,7 @@ unknown label, empty text, non-UTF-8 bytes, a VCR object index out of range. Rep
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, MutableMapping
+from typing import Any, Mapping, MutableMapping
 
 from harness.errors import DataError
 from harness.jsonio import jsonl_records, read_json
@@ -202,6 +202,23 @@ def render_vcr_tokens(tokens: Any, objects: list[str], path: Path, row: int, fie
 VCR_ITEM = {"question": Field("list"), "answer_choices": Field("list"), "objects": Field("str-list"),
             "img_fn": Field("text"), "rationale_choices": Field("list", required=False),
             "annot_id": Field("text", required=False), "movie": Field("str", required=False)}
+#: In every row of a file or in none: the official test file has no labels, train and val have
+#: both in every row; a file without annot_id numbers its rows (`<stem>-<row>`). A labelled file
+#: with one row lacking a label would score that row as unlabelled (always wrong, or without
+#: its reference explanation), and a row lacking annot_id could take another row's id.
+VCR_ALL_OR_NONE = ("annot_id", "answer_label", "rationale_label")
+
+
+def _check_vcr_shape(item: Mapping[str, Any], first: Mapping[str, Any], path: Path, row: int) -> None:
+    for key in VCR_ALL_OR_NONE:
+        if (key in item) != (key in first):
+            release = ("every row of the VCR release has it" if key == "annot_id"
+                       else "in the VCR release only the test file lacks labels, in all its rows")
+            problem = (f"missing (row 1 has it; {release})" if key in first
+                       else "present, but row 1 has none (a file has it in every row or in none)")
+            raise data_error(path, row, key, problem)
+    if "rationale_label" in item and "rationale_choices" not in item:
+        raise data_error(path, row, "rationale_choices", "missing (the row has rationale_label)")
 
 
 def read_vcr(path: Path, images: Path | None, *, duplicates: str = "error", answers: str = "strict",
@@ -212,10 +229,12 @@ def read_vcr(path: Path, images: Path | None, *, duplicates: str = "error", answ
     follows `duplicates`; answer or rationale choices other than 4 follow `answers`."""
     tally = Tally(path, id_name="annot_id", duplicates=duplicates, answers=answers, expected=VCR_CHOICES,
                   answers_field="answer_choices")
-    out = []
+    out, first = [], None
     for row, item in jsonl_records(path, "VCR jsonl; see docs/e-vil.md", duplicate_keys="error"):
         where = f"row {row}"
         check_record(item, VCR_ITEM, path, where)
+        first = item if first is None else first
+        _check_vcr_shape(item, first, path, row)
         objects = item["objects"]
         annot_id = item["annot_id"].strip() if "annot_id" in item else f"{path.stem}-{row}"
         question = render_vcr_tokens(item["question"], objects, path, row, "question")

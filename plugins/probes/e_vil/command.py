@@ -25,6 +25,7 @@ from harness.types import ResultRow
 from vqa_harness_plugins.probes.e_vil.human import (
     SHORTCOMINGS,
     draw_sample,
+    missing_rows,
     read_ratings,
     render_markdown,
     summarize,
@@ -171,10 +172,13 @@ def import_(run: Path, filled: tuple[Path, ...], task: str | None, out: Path | N
     records = _records(path)
     ratings = read_ratings(list(filled), known={r["id"]: r for r in records})
     summary = summarize(records, ratings, float(meta["s_t"]))
+    for line in missing_rows(ratings):
+        click.echo(line, err=True)
     click.echo(render_markdown(summary, f"{meta.get('model', '')} on {meta['dataset']}/{meta['split']}"))
     rows = human_rows(meta, summary)
     atomic_write_json(out, {"meta": meta, "s_e": summary.s_e, "s_o": summary.s_o, "s_t": summary.s_t,
                             "n_items": summary.n_items, "n_ratings": summary.n_ratings,
+                            "ratings_per_item": dict(zip(("min", "max"), summary.ratings_per_item)),
                             "shortcomings": dict(summary.shortcomings),
                             "correlations": {m: {"rho": r, "p": p, "n": k} for m, (r, p, k) in summary.correlations.items()},
                             "unavailable": dict(summary.unavailable), "rows": [r.to_json() for r in rows]})

@@ -32,7 +32,7 @@ from vqa_harness_plugins.validation import csv_rows
 
 __all__ = [
     "RATINGS", "SHORTCOMINGS", "SAMPLE_COLUMNS", "Rating", "HumanSummary",
-    "draw_sample", "write_sample_csv", "read_ratings", "summarize", "spearman", "render_markdown",
+    "draw_sample", "write_sample_csv", "read_ratings", "missing_rows", "summarize", "spearman", "render_markdown",
 ]
 
 RATINGS: dict[str, float] = {"yes": 1.0, "weak yes": 2 / 3, "weak no": 1 / 3, "no": 0.0}
@@ -56,6 +56,9 @@ class Rating:
     annotator: str
     score: float
     shortcomings: tuple[bool, ...]
+    #: the filled CSV and its `item` column, to name a row another annotator's copy lacks
+    source: str = ""
+    item: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,8 @@ class HumanSummary:
     correlations: Mapping[str, tuple[float, float, int]]
     unavailable: Mapping[str, str] = field(default_factory=dict)
     per_item: Mapping[str, float] = field(default_factory=dict)
+    #: fewest and most ratings of one explanation (unequal: a copy lacks rows, see `missing_rows`)
+    ratings_per_item: tuple[int, int] = (0, 0)
 
 
 def draw_sample(records: Sequence[Mapping[str, Any]], n: int = 300, seed: int = 0) -> list[Mapping[str, Any]]:
@@ -147,7 +152,32 @@ def _rating(path, row_no, row, known, seen) -> Rating:
     if key in seen:
         raise DataError(f"{where}: field 'annotator': {annotator!r} already rated {ex_id!r} ({seen[key]})")
     seen[key] = where
-    return Rating(ex_id, annotator, RATINGS[raw], tuple(flags))
+    return Rating(ex_id, annotator, RATINGS[raw], tuple(flags), str(path), (row.get("item") or "").strip())
+
+
+def missing_rows(ratings: Sequence[Rating], shown: int = 5) -> list[str]:
+    """One warning per filled CSV that has no row for an explanation rated less often than
+    the most rated one while the other CSVs rate it (a row deleted from an annotator's copy).
+    Such an explanation's score is the mean of the ratings it has."""
+    by_item: dict[str, list[Rating]] = {}
+    for r in ratings:
+        by_item.setdefault(r.example_id, []).append(r)
+    most = max(len(v) for v in by_item.values())
+    sources = list(dict.fromkeys(r.source for r in ratings))
+    lacking: dict[str, list[str]] = {}
+    for ex_id, rs in by_item.items():
+        if len(rs) < most:
+            item = next((r.item for r in rs if r.item), "")
+            label = f"{ex_id!r} (item {item})" if item else repr(ex_id)
+            for src in sources:
+                if all(r.source != src for r in rs):
+                    lacking.setdefault(src, []).append(label)
+    out = []
+    for src, labels in lacking.items():
+        more = f" and {len(labels) - shown} more" if len(labels) > shown else ""
+        out.append(f"warning: {src}: no row for {', '.join(labels[:shown])}{more}, which other files rate; "
+                   "each explanation's score is the mean of the ratings it has")
+    return out
 
 
 def _check_rated_record(where: str, ex_id: str, row: Mapping[str, Any], rec: Mapping[str, Any]) -> None:
@@ -173,6 +203,7 @@ def summarize(records: Sequence[Mapping[str, Any]], ratings: Sequence[Rating], s
     for r in ratings:
         by_item.setdefault(r.example_id, []).append(r.score)
     per_item = {k: float(np.mean(v)) for k, v in by_item.items()}
+    counts = [len(v) for v in by_item.values()]
     s_e = float(np.mean(list(per_item.values())))
     shares = {col: float(np.mean([r.shortcomings[j] for r in ratings])) for j, (col, _) in enumerate(SHORTCOMINGS)}
     auto: dict[str, dict[str, float]] = {}
@@ -197,7 +228,7 @@ def summarize(records: Sequence[Mapping[str, Any]], ratings: Sequence[Rating], s
         else:
             correlations[m] = (rho, p, len(ids))
     return HumanSummary(s_t, s_e, s_t * s_e, len(per_item), len(ratings), len({r.annotator for r in ratings}),
-                        shares, correlations, unavailable, per_item)
+                        shares, correlations, unavailable, per_item, (min(counts), max(counts)))
 
 
 def _metric_order(m: str) -> tuple[int, str]:
@@ -230,8 +261,10 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
 def render_markdown(summary: HumanSummary, title: str) -> str:
     """Human S_E / S_O, the shortcomings (Table 5) and correlations (Table 6) as markdown."""
     s = summary
+    low, high = s.ratings_per_item
+    uneven = f", {low} to {high} ratings per explanation" if low != high else ""
     lines = [f"## Human evaluation: {title}", "",
-             f"{s.n_items} explanations, {s.n_ratings} ratings by {s.annotators} annotators "
+             f"{s.n_items} explanations, {s.n_ratings} ratings by {s.annotators} annotators{uneven} "
              "(yes / weak yes / weak no / no = 1, 2/3, 1/3, 0; averaged per explanation).", "",
              "| S_O | S_T | S_E (human) |", "|---|---|---|",
              f"| {100 * s.s_o:.1f} | {100 * s.s_t:.1f} | {100 * s.s_e:.1f} |", "",
