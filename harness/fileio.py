@@ -124,7 +124,9 @@ def csv_rows(path: Path | str, columns: Sequence[str], hint: str = "") -> Iterat
         raise fail(path, "row 0 (header)", f"not valid CSV ({exc})") from None
     missing = [c for c in columns if c not in header]
     if missing:
-        raise fail(path, "row 0 (header)", f"missing column(s) {', '.join(missing)}; expected {', '.join(columns)}")
+        semi = len(header) == 1 and ";" in header[0]  # Excel in a European locale
+        raise fail(path, "row 0 (header)", f"missing column(s) {', '.join(missing)}; expected {', '.join(columns)}"
+                   + ("; the header is split by ';': save the file with commas" if semi else ""))
     for row_no in itertools.count(1):
         try:
             row = next(reader)

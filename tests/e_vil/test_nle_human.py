@@ -128,6 +128,10 @@ def test_bad_filled_csv_is_one_line_naming_file_row_field(run_dir, tmp_path, cap
     nocol.write_text("example_id,annotator\nx,a\n")
     assert main(["nle", "import", str(run_dir), str(nocol)]) == 3
     assert "row 0 (header): missing column(s) rating" in capsys.readouterr().err
+    semi = tmp_path / "semicolons.csv"  # Excel in a European locale
+    semi.write_text("example_id;annotator;rating\nx;a;yes\n")
+    assert main(["nle", "import", str(run_dir), str(semi)]) == 3
+    assert "the header is split by ';': save the file with commas" in capsys.readouterr().err
 
 
 def test_ratings_of_another_runs_sample_are_refused_not_scored(run_dir, tmp_path, capsys):

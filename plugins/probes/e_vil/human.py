@@ -162,7 +162,7 @@ def missing_rows(ratings: Sequence[Rating], shown: int = 5) -> list[str]:
     by_item: dict[str, list[Rating]] = {}
     for r in ratings:
         by_item.setdefault(r.example_id, []).append(r)
-    most = max(len(v) for v in by_item.values())
+    most = max((len(v) for v in by_item.values()), default=0)
     sources = list(dict.fromkeys(r.source for r in ratings))
     lacking: dict[str, list[str]] = {}
     for ex_id, rs in by_item.items():
