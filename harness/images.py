@@ -37,7 +37,7 @@ def load_image(path: str, size: tuple[int, int] | None = None) -> "Image.Image":
         raise DataError("example has no image path (this model needs images)")
     try:
         with Image.open(path) as im:
-            im = im.convert("RGB")
+            im = _to_rgb(im)
     except FileNotFoundError:
         raise DataError(f"image file not found: {path}") from None
     except Exception as exc:
@@ -45,6 +45,18 @@ def load_image(path: str, size: tuple[int, int] | None = None) -> "Image.Image":
     if size is not None and im.size != size:
         im = im.resize(size, Image.BILINEAR)
     return im
+
+
+def _to_rgb(im: "Image.Image") -> "Image.Image":
+    """RGB of any mode; 16-bit grayscale (Pillow's "I;16*", and "I" as a 16-bit PNG opens in
+    older Pillow) scaled to 8 bits: `convert("RGB")` clips it, so every level above 255 (all
+    but the darkest) became white."""
+    if im.mode.startswith("I;16") or im.mode == "I":
+        import numpy as np  # heavy: loaded only for such images
+
+        levels = np.clip(np.asarray(im, dtype=np.float64) / 257.0, 0, 255).round().astype(np.uint8)
+        return Image.fromarray(levels, "L").convert("RGB")
+    return im.convert("RGB")
 
 
 def missing_images(paths: list[str], limit: int = 5) -> tuple[int, list[str]]:

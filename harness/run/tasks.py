@@ -127,7 +127,7 @@ class TaskRunner:
                 return
             label = f"{source[0]}/{source[1]}"
             train = self.session.lazy(*source)
-            if self._fitted_on != label:
+            if self._fitted_on != label and self._needs_model(task):
                 self._fit(train, label)
             self.data_digests.setdefault(label, train.fingerprint)
             self._note_dataset(*source)
@@ -142,6 +142,12 @@ class TaskRunner:
         if self.model.trainable:  # asked after the probes, when whatever they loaded was loaded
             self._note_counts(*source)
         self._note_counts(task.dataset, task.split)
+
+    def _needs_model(self, task: Task) -> bool:
+        """Whether a probe of `task` will run: one the model can serve, or a model-free one (its
+        rows name the training data). A model is not trained for probes that are all skipped."""
+        probes = [self.host.probes.get(name).obj for name in task.probes]
+        return any(p.model_free or not capability_gap(p, self.model) for p in probes)
 
     def _note_dataset(self, spec: str, split: str) -> None:
         """The manifest's `datasets` entry of `spec`: its provenance (harness.data.origin) and

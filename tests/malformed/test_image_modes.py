@@ -1,0 +1,36 @@
+"""Images in any common PNG/JPEG mode decode to the RGB a model should see: grayscale, palette,
+CMYK, and 16-bit grayscale, which Pillow's `convert("RGB")` clips to white (a 16-bit PNG of
+mid-gray, 32896, was decoded as 255, 255, 255: a model saw a white image and the image
+ablation compared gray with white)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from harness.images import image_array, load_image
+
+
+def _save(tmp_path, name, im, fmt="PNG"):
+    path = tmp_path / name
+    im.save(path, format=fmt)
+    return str(path)
+
+
+@pytest.mark.parametrize("value", [0, 257 * 40, 257 * 128, 65535])
+def test_a_16_bit_grayscale_png_keeps_its_gray_level(tmp_path, value):
+    path = _save(tmp_path, "g16.png", Image.fromarray(np.full((6, 5), value, dtype=np.uint16)))
+    assert Image.open(path).mode.startswith("I")
+    assert np.asarray(load_image(path)).tolist() == np.full((6, 5, 3), value // 257).tolist()
+    assert image_array(path, (4, 4)).max() == value // 257
+
+
+def test_8_bit_modes_decode_to_their_rgb(tmp_path):
+    rgb = Image.new("RGB", (8, 8), (200, 40, 90))
+    gray = _save(tmp_path, "l.png", rgb.convert("L"))
+    assert np.asarray(load_image(gray))[0, 0].tolist() == [rgb.convert("L").getpixel((0, 0))] * 3
+    assert np.asarray(load_image(_save(tmp_path, "p.png", rgb.convert("P"))))[0, 0].tolist() == \
+        list(rgb.convert("P").convert("RGB").getpixel((0, 0)))
+    cmyk = np.asarray(load_image(_save(tmp_path, "c.jpg", rgb.convert("CMYK"), "JPEG")))[0, 0]
+    assert np.abs(cmyk.astype(int) - [200, 40, 90]).max() <= 3
