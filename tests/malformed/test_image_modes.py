@@ -34,3 +34,10 @@ def test_8_bit_modes_decode_to_their_rgb(tmp_path):
         list(rgb.convert("P").convert("RGB").getpixel((0, 0)))
     cmyk = np.asarray(load_image(_save(tmp_path, "c.jpg", rgb.convert("CMYK"), "JPEG")))[0, 0]
     assert np.abs(cmyk.astype(int) - [200, 40, 90]).max() <= 3
+
+
+def test_a_32_bit_integer_tiff_is_not_scaled_as_16_bit(tmp_path):
+    """Only 16-bit grayscale is scaled: a 32-bit integer TIFF of levels 0-255 keeps them."""
+    path = _save(tmp_path, "i32.tif", Image.fromarray(np.full((4, 4), 200, dtype=np.int32)), "TIFF")
+    assert Image.open(path).mode == "I"
+    assert np.asarray(load_image(path))[0, 0].tolist() == [200, 200, 200]
