@@ -26,12 +26,12 @@ def check_output_folder(out: Path) -> None:
     if out == Path(out.anchor):  # runs and leaderboard files among the system's folders, scanned as runs
         raise UsageError(f"output folder {out} is the root of the file system; choose a folder of its own "
                          "(default: results/)")
+    check_writable_folder(out)  # first (it leaves nothing behind): the stats below raise in a folder this
+    # user may not search, or under a name too long
     for folder in (out, *out.parents):
         if (folder / "manifest.json").is_file() and (folder / "results.jsonl").is_file():
             raise UsageError(f"output folder {out} is inside the run folder {folder}; "
                              "choose a folder outside any run (default: results/leaderboard)")
-    check_writable_folder(out)  # before the package check, whose stats raise in a folder this user may not search
-    for folder in (out, *out.parents):
         if (folder / "__init__.py").is_file():
             raise UsageError(f"output folder {out} is inside the Python package {folder}; "
                              "choose a folder outside any package (default: results/)")

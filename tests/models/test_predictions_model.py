@@ -21,19 +21,20 @@ COLORS = ["red", "blue", "green", "yellow"]
 
 
 def _split(rng: random.Random, n: int, first_qid: int, first_image: int) -> tuple[dict, dict, list]:
-    """A miniature official VQA v2 split: questions, annotations, complementary pairs."""
+    """A miniature official VQA v2 split: questions, annotations, complementary pairs (as in
+    VQA v2: the same question on two images)."""
     questions, annotations, pairs = [], [], []
     for i in range(n):
-        qid, image = first_qid + i, first_image + i // 2
-        kind = i % 3
+        qid, image, q = first_qid + i, first_image + i, i // 2
+        kind = q % 3
         if kind == 0:
-            text, qtype, atype, truth = f"what color is the ball {i}?", "what color is the", "other", rng.choice(COLORS)
+            text, qtype, atype, truth = f"what color is the ball {q}?", "what color is the", "other", rng.choice(COLORS)
             others = [c for c in COLORS if c != truth]
         elif kind == 1:
-            text, qtype, atype, truth = f"is there a cat {i}?", "is there a", "yes/no", rng.choice(["yes", "no"])
+            text, qtype, atype, truth = f"is there a cat {q}?", "is there a", "yes/no", rng.choice(["yes", "no"])
             others = ["no" if truth == "yes" else "yes"]
         else:
-            text, qtype, atype, truth = f"how many dogs {i}?", "how many", "number", str(rng.randint(0, 3))
+            text, qtype, atype, truth = f"how many dogs {q}?", "how many", "number", str(rng.randint(0, 3))
             others = ["4", "5"]
         humans = [truth] * rng.randint(6, 10)
         humans += [rng.choice(others) for _ in range(10 - len(humans))]
