@@ -48,10 +48,10 @@ def load_image(path: str, size: tuple[int, int] | None = None) -> "Image.Image":
 
 
 def _to_rgb(im: "Image.Image") -> "Image.Image":
-    """RGB of any mode; 16-bit grayscale (Pillow's "I;16*", and "I" from a PNG, which can only be
-    16-bit there) scaled to 8 bits: `convert("RGB")` clips it, so every level above 255 (all
+    """RGB of any mode; 16-bit grayscale (Pillow's "I;16*", and "I" from a PNG or a PGM, which can
+    only be 16-bit there) scaled to 8 bits: `convert("RGB")` clips it, so every level above 255 (all
     but the darkest) became white. Other "I" images (a 32-bit TIFF) are converted as they are."""
-    if im.mode.startswith("I;16") or (im.mode == "I" and im.format == "PNG"):
+    if im.mode.startswith("I;16") or (im.mode == "I" and im.format in ("PNG", "PPM")):
         import numpy as np  # heavy: loaded only for such images
 
         levels = np.clip(np.asarray(im, dtype=np.float64) / 257.0, 0, 255).round().astype(np.uint8)

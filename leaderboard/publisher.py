@@ -80,8 +80,9 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     if reliance is not None:
         index.append("\n" + reliance_markdown(reliance))
     index.append("\nIn the tables: fractions are shown as percentages; brackets hold 95% intervals.\n")
-    if not rows:
-        index.append("\nNo runs found yet: run `harness run --model M --suite S` first.\n")
+    if not rows:  # runs that wrote no row (failed, stopped) are named in the notes below
+        index.append("\nNo result rows yet: the runs below wrote none.\n" if found.notes
+                     else "\nNo runs found yet: run `harness run --model M --suite S` first.\n")
     for suite, suite_tables in tables.items():
         body = "\n".join(render_markdown(t) for t in suite_tables)
         path = out / f"{suite}.md"
@@ -90,8 +91,8 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
         index.append(f"\n## Suite {md_code(suite)}\n\n{body}")
     if rows:
         index.append("\n## Runs\n\n" + render_markdown(runs_table(found.runs, rows)))
-        index += ["\nRuns of a model combined, passed over or without rows:\n\n"] + [f"- {md_cell(n)}\n" for n in found.notes] \
-            if found.notes else []
+    index += ["\nRuns of a model combined, passed over or without rows:\n\n"] + [f"- {md_cell(n)}\n" for n in found.notes] \
+        if found.notes else []
     if problems:
         index.append(f"\n{len(problems)} result row(s) were skipped; see problems.txt.\n")
     write_public(out / "index.md", "".join(index))

@@ -156,7 +156,7 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
     nav = ['<a href="#reliance">does it use the image?</a>'] if reliance or cards else []
     nav += ['<a href="#models">models</a>'] if models_html else []
     nav += [f'<a href="#{_anchor(s)}">{esc(s)}</a>' for s in suites]
-    nav += ['<a href="#runs">runs</a>'] if runs else []
+    nav += ['<a href="#runs">runs</a>'] if runs or notes else []
     nav += ['<a href="#problems">skipped rows</a>'] if problems else []
     head.append(f'<nav class="suites">{" ".join(nav)}</nav>')
     if rows:
@@ -202,9 +202,9 @@ def render_index(rows: Sequence[ResultRow], problems: Sequence[str], tables: Map
         body.append(f"<details><summary>All {len(suite_rows)} result rows of <code>{esc(suite)}</code></summary>"
                     + table_html(_rows_table(suite_rows), models=models, datasets=datasets, links=links)
                     + "</details></section>")
-    if runs:
+    if runs or notes:  # notes alone: runs that wrote no row
         body.append('<section class="suite" id="runs"><h2>Runs</h2>'
-                    + table_html(_runs_table(runs), models=models, links=links)
+                    + (table_html(_runs_table(runs), models=models, links=links) if runs else "")
                     + ('<p class="note">Runs of a model combined, passed over or without rows:</p><ul class="notes">'
                        + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>" if notes else "") + "</section>")
     if problems:

@@ -58,13 +58,18 @@ def exchange(size: int, phase: str, payload: Any) -> list[Any]:
     if all(p == phase for p, _ in got):
         return [payload for _, payload in got]
     ended = [(r, body) for r, (p, body) in enumerate(got) if p == "end"]
-    reason, code = next(((f"rank {r}: {body[0]}", ExitCode(body[1])) for r, body in ended if body and body[0]),
+    reason, code = next(((_named(r, body[0]), ExitCode(body[1])) for r, body in ended if body and body[0]),
                         ("", ExitCode.PARTIAL))
     reason = reason or next((f"rank {r}: {body[2]}, on this rank only" for r, body in ended if body and body[2]), "")
     if not reason:
         reason = (f"rank(s) {', '.join(str(r) for r, _ in ended)} finished their share while the others still predict "
                   "(the ranks' runs took different paths)")
     raise Desynchronised(reason + " (the predictions made before are in the prediction cache; re-run to go on)", code)
+
+
+def _named(rank: int, message: str) -> str:
+    """`message` prefixed with its rank, once (a rank's own failure already names it)."""
+    return message if message.startswith(f"rank {rank}: ") else f"rank {rank}: {message}"
 
 
 def _first(exc: BaseException) -> str:
@@ -226,8 +231,7 @@ def run_distributed(config: RunConfig, host: PluginHost, *, timeout_hours: float
             if failed is not None:
                 raise failed
             where, (message, code, _) = stopped
-            named = message if message.startswith(f"rank {where}: ") else f"rank {where}: {message}"
-            raise StopRun(f"{named} (the predictions made before are in the prediction cache; "
+            raise StopRun(f"{_named(where, message)} (the predictions made before are in the prediction cache; "
                           "re-run to go on)", ExitCode(code))
         # Phase 2: rank 0 replays the run; every successful prediction is a cache hit.
         return execute_run(replace(config, device=device), host)

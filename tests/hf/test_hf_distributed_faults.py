@@ -65,3 +65,19 @@ def test_one_rank_failing_stops_every_rank_with_one_line(tiny_vilt, tmp_path: Pa
     # Only torchrun's own report of the failed child: no traceback through the harness's code.
     assert not [line for line in stderr.splitlines() if "/harness/" in line or "/cli/" in line], stderr[-3000:]
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
+
+
+def test_a_rank_that_ended_with_its_own_failure_is_named_once(monkeypatch):
+    """A rank that failed outside an exchange says 'rank 1: ...' itself; the ranks still
+    predicting named it again ('rank 1: rank 1: RuntimeError: ...')."""
+    import torch.distributed as dist
+
+    from vqa_harness_cli.launch.distributed import Desynchronised, exchange
+
+    def gather(got, obj):
+        got[:] = [obj, ("end", ("rank 1: RuntimeError: boom", 3, ""))]
+
+    monkeypatch.setattr(dist, "all_gather_object", gather)
+    with pytest.raises(Desynchronised) as err:
+        exchange(2, "predict", {})
+    assert str(err.value).startswith("rank 1: RuntimeError: boom (the predictions")

@@ -114,3 +114,20 @@ def test_a_newer_run_that_wrote_no_row_is_said_not_passed_over_in_silence(tmp_pa
     out = tmp_path / "site"
     build_leaderboard([runs], out)
     assert f"no rows shown. Runs with no result rows: {NEW} (failed)" in (out / "index.md").read_text("utf-8")
+
+
+def test_runs_that_all_wrote_no_row_are_named_on_the_pages(tmp_path: Path) -> None:
+    """A leaderboard of runs that all failed before their first row said 'No runs found yet'
+    (index.md) and 'No results yet' (index.html), naming none of them (stderr only)."""
+    runs = tmp_path / "runs"
+    write_sample_runs(runs, suites=("image-ablation",))
+    only = tmp_path / "only"
+    folder = _newer_run(runs, "failed", keep=lambda r: False)
+    (folder / "results.jsonl").write_text("")
+    shutil.move(folder, only / NEW)
+    out = tmp_path / "site"
+    build_leaderboard([only], out)
+    said = f"no rows shown. Runs with no result rows: {NEW} (failed)"
+    index = (out / "index.md").read_text("utf-8")
+    assert said in index and "No runs found yet" not in index
+    assert said in (out / "index.html").read_text("utf-8")

@@ -41,3 +41,11 @@ def test_a_32_bit_integer_tiff_is_not_scaled_as_16_bit(tmp_path):
     path = _save(tmp_path, "i32.tif", Image.fromarray(np.full((4, 4), 200, dtype=np.int32)), "TIFF")
     assert Image.open(path).mode == "I"
     assert np.asarray(load_image(path))[0, 0].tolist() == [200, 200, 200]
+
+
+def test_a_16_bit_pgm_keeps_its_gray_level(tmp_path):
+    """Pillow opens a 16-bit PGM (maxval 65535) as "I", as a 16-bit PNG: it was decoded white."""
+    path = tmp_path / "g16.pgm"
+    path.write_bytes(b"P5\n3 2\n65535\n" + (257 * 128).to_bytes(2, "big") * 6)
+    assert Image.open(path).mode == "I"
+    assert np.asarray(load_image(str(path))).tolist() == np.full((2, 3, 3), 128).tolist()
