@@ -73,3 +73,20 @@ def test_a_question_without_its_choices_is_refused_or_counted(tmp_path, fresh_ca
     lenient = VQA1MC(data_dir=tmp_path, answers="lenient", decoys="iou")
     lenient.load("val")
     assert lenient.accepted("val")["answer_count_mismatches"] == 1
+
+
+def test_a_question_without_a_record_in_the_multiple_choice_file_is_refused(tmp_path, fresh_cache):
+    """The neighbour of the case above: a question of the OpenEnded file with no record at all
+    in the MultipleChoice file (before: loaded, its decoys filled from the frequent targets)."""
+    from vqa_harness_plugins.datasets.multiple_choice.vqa_mc import VQA1MC
+
+    for split in ("train", "val"):
+        write_vqa(tmp_path, version=1, split=split, n_images=4, seed=0)
+    path = tmp_path / "vqa1" / "MultipleChoice_mscoco_val2014_questions.json"
+    data = json.loads(path.read_text())
+    dropped = data["questions"].pop(0)["question_id"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(DataError) as err:
+        VQA1MC(data_dir=tmp_path, decoys="iou").load("val")
+    assert str(err.value).startswith(f"{path}: 1 question(s)") and str(dropped) in str(err.value)
+    assert len(VQA1MC(data_dir=tmp_path, decoys="iou", answers="lenient").load("val")) == len(data["questions"]) + 1

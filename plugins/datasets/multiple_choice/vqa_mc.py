@@ -95,6 +95,12 @@ class _VQAMC(PolicyCounts):
             if ex.choices and len(orig) == len(ex.choices):
                 absent.append(f"question_id {ex.id}: {target!r}")
             out.append(ex.with_(meta={**ex.meta, "mc_target": target, "decoys": {"orig": orig}}))
+        mc_file = self.orig_file(split)  # None for vqa2-mc (no original choices)
+        bare = [ex.id for ex in exs if not ex.choices] if mc_file is not None and mc_file.is_file() else []
+        if bare and self.config["answers"] == "strict":  # its decoys would be filled from frequent targets
+            raise DataError(f"{mc_file}: {len(bare)} question(s) of the split have no record here (e.g. question_id "
+                            f"{', '.join(bare[:3])}); each takes its 18 choices from this file; pass "
+                            "answers=lenient to accept them (their decoys are then filled from the frequent targets)")
         unlabelled = [ex.id for ex in out if not ex.meta["mc_target"]]
         if unlabelled:
             raise DataError(f"{self.name}/{split}: {len(unlabelled)} question(s) have no multiple_choice_answer "
