@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from harness.errors import DataError, UsageError
-from harness.folders import check_folder_links, check_writable_folder
+from harness.folders import check_folder_links, check_writable_folder, run_folder_of
 from harness.host import PluginHost
 
 __all__ = ["publish", "check_output_folder"]
@@ -28,10 +28,11 @@ def check_output_folder(out: Path) -> None:
                          "(default: results/)")
     check_writable_folder(out)  # first (it leaves nothing behind): the stats below raise in a folder this
     # user may not search, or under a name too long
+    run = run_folder_of(out)
+    if run is not None:
+        raise UsageError(f"output folder {out} is inside the run folder {run}; "
+                         "choose a folder outside any run (default: results/leaderboard)")
     for folder in (out, *out.parents):
-        if (folder / "manifest.json").is_file() and (folder / "results.jsonl").is_file():
-            raise UsageError(f"output folder {out} is inside the run folder {folder}; "
-                             "choose a folder outside any run (default: results/leaderboard)")
         if (folder / "__init__.py").is_file():
             raise UsageError(f"output folder {out} is inside the Python package {folder}; "
                              "choose a folder outside any package (default: results/)")

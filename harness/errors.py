@@ -10,7 +10,7 @@ from typing import Any, Callable, TypeVar
 
 __all__ = ["ExitCode", "HarnessError", "UsageError", "DataError", "PluginError", "ResourceError", "StopRun",
            "StorageError", "FitError", "Stopped", "plugin_call", "STORAGE_ERRNOS",
-           "SURROGATE", "printable"]
+           "SURROGATE", "printable", "one_line"]
 
 T = TypeVar("T")
 
@@ -118,6 +118,12 @@ class Stopped(KeyboardInterrupt):
 #: A lone surrogate: text no UTF-8 file can hold (a `\udce9` escape in a server's JSON reply, a
 #: file name's undecodable bytes as Python decodes them).
 SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def one_line(exc: BaseException) -> str:
+    """`Type: first line of the message` (`Type` alone when it says nothing)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
 def printable(text: str) -> str:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from .errors import STORAGE_ERRNOS, StorageError, UsageError
 
-__all__ = ["check_folder_links", "check_writable_folder", "check_writable_file", "check_outside_runs", "storage_error"]
+__all__ = ["check_folder_links", "check_writable_folder", "check_writable_file", "check_outside_runs", "run_folder_of",
+           "storage_error"]
 
 
 def check_folder_links(folder: Path | str, what: str = "output folder") -> None:
@@ -61,7 +62,7 @@ def check_writable_file(path: Path | str, what: str = "--out") -> None:
     artifacts (a command's own default output there does not come through this check)."""
     path = Path(path)
     check_writable_folder(path.parent, f"folder of {what}")
-    run = _run_folder_above(path)
+    run = run_folder_of(path.expanduser().resolve().parent)  # the folder a link leads to
     if run is not None:  # `perturb --out runs/<id>/results.jsonl` replaced the run's rows
         raise UsageError(f"{what} {path} is inside the run folder {run} (it would overwrite the run's own "
                          "files); write it outside the run")
@@ -85,9 +86,10 @@ def check_outside_runs(path: Path | str, runs: Sequence[Path | str], what: str =
     check_writable_file(path, what)
 
 
-def _run_folder_above(path: Path) -> Path | None:
-    """The run folder (holding manifest.json and results.jsonl) that `path` lies in, or None."""
-    for folder in Path(path).expanduser().resolve().parents:
+def run_folder_of(path: Path | str) -> Path | None:
+    """The run folder (holding manifest.json and results.jsonl) that `path` is or lies in, or None."""
+    path = Path(path).expanduser().resolve()
+    for folder in (path, *path.parents):
         if (folder / "manifest.json").is_file() and (folder / "results.jsonl").is_file():
             return folder
     return None

@@ -16,7 +16,7 @@ import pluggy
 
 from . import hookspecs
 from .api import DatasetPlugin, FeatureExtractor, Model, Option, Probe, Publisher, Suite
-from .errors import PluginError
+from .errors import PluginError, one_line
 from .options import Configurable
 from .project import BLOCK_ENV, DISTRIBUTION, ENTRY_POINT_GROUP, NAME, TOY_SUITE
 from .registry import Registry, did_you_mean
@@ -92,7 +92,7 @@ class PluginHost:
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:  # contain (a module's sys.exit('needs X') too): report and keep going
-                self.failures.append(PluginFailure(ep.name, dist, f"import error: {_one_line(exc)}"))
+                self.failures.append(PluginFailure(ep.name, dist, f"import error: {one_line(exc)}"))
                 continue
             if dist_name == DISTRIBUTION:
                 self._builtin.add(ep.name)
@@ -108,7 +108,7 @@ class PluginHost:
             self.failures.append(PluginFailure(name, dist, _validation_line(exc)))
             return
         except Exception as exc:
-            self.failures.append(PluginFailure(name, dist, _one_line(exc)))
+            self.failures.append(PluginFailure(name, dist, one_line(exc)))
             return
         try:
             self.pm.check_pending()  # a misspelt hook fails at start-up, naming the plugin
@@ -165,7 +165,7 @@ class PluginHost:
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # contain a plugin that breaks (or exits) while registering
-            self.failures.append(PluginFailure(plugin, dist, f"{hook_name}: {_one_line(exc)}"))
+            self.failures.append(PluginFailure(plugin, dist, f"{hook_name}: {one_line(exc)}"))
             return
         if returned is not None:  # e.g. `return [MyModel]`: a hook registers through the callback only
             sized = isinstance(returned, (list, tuple, set, dict))
@@ -233,7 +233,7 @@ _CONSTRUCTOR_ARGUMENTS: dict[str, tuple[type, frozenset[str]]] = {
 def _validation_line(exc: pluggy.PluginValidationError) -> str:
     """pluggy's validation error as one line that says what is wrong: an unknown hook with
     near matches, or a hook whose arguments the hookspec does not have (pluggy puts the
-    reason on later lines, which `_one_line` would drop)."""
+    reason on later lines, which `one_line` would drop)."""
     text = str(exc).strip()
     unknown = re.match(r"unknown hook '([^']+)'", text)
     if unknown:
@@ -246,7 +246,7 @@ def _validation_line(exc: pluggy.PluginValidationError) -> str:
         spec = getattr(hookspecs, hook.group(1), None)
         expected = f" (the hookspec is {hook.group(1)}({', '.join(inspect.signature(spec).parameters)}))" if spec else ""
         return f"hook {hook.group(1)!r}: {detail}{expected}"
-    return _one_line(exc)
+    return one_line(exc)
 
 
 def _subclass(base: type) -> Callable[[Any], bool]:
@@ -255,11 +255,6 @@ def _subclass(base: type) -> Callable[[Any], bool]:
 
 def _is_command(obj: Any) -> bool:
     return isinstance(obj, click.Command)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
 _HOST: PluginHost | None = None

@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from harness.errors import ExitCode, HarnessError, StopRun, UsageError
+from harness.errors import ExitCode, HarnessError, StopRun, UsageError, one_line
 from harness.host import PluginHost
 from harness.run.config import RunConfig
 from harness.run.execute import execute_run
@@ -52,7 +52,7 @@ def exchange(size: int, phase: str, payload: Any) -> list[Any]:
     try:
         dist.all_gather_object(got, (phase, payload))
     except Exception as exc:  # gloo: a peer closed the connection, or the exchange timed out
-        raise Desynchronised(f"the exchange between ranks failed ({_first(exc)}): a rank died, hung or was "
+        raise Desynchronised(f"the exchange between ranks failed ({one_line(exc)}): a rank died, hung or was "
                              "stopped (the predictions made before are in the prediction cache; re-run to go on)",
                              ExitCode.PARTIAL)
     if all(p == phase for p, _ in got):
@@ -72,14 +72,9 @@ def _named(rank: int, message: str) -> str:
     return message if message.startswith(f"rank {rank}: ") else f"rank {rank}: {message}"
 
 
-def _first(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
-
-
 def _said(exc: Exception) -> str:
     """What a rank's failure says in one line (a HarnessError its own text)."""
-    return str(exc) if isinstance(exc, HarnessError) else _first(exc)
+    return str(exc) if isinstance(exc, HarnessError) else one_line(exc)
 
 
 def _code(exc: Exception) -> ExitCode:

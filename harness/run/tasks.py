@@ -144,10 +144,10 @@ class TaskRunner:
         self._note_counts(task.dataset, task.split)
 
     def _needs_model(self, task: Task) -> bool:
-        """Whether a probe of `task` will run: one the model can serve, or a model-free one (its
-        rows name the training data). A model is not trained for probes that are all skipped."""
-        probes = [self.host.probes.get(name).obj for name in task.probes]
-        return any(p.model_free or not capability_gap(p, self.model) for p in probes)
+        """Whether a probe of `task` will run (`_probe` skips those with a `capability_gap`; a
+        model-free probe has none, and its rows name the training data). A model is not trained
+        for probes that are all skipped."""
+        return any(not capability_gap(self.host.probes.get(name).obj, self.model) for name in task.probes)
 
     def _note_dataset(self, spec: str, split: str) -> None:
         """The manifest's `datasets` entry of `spec`: its provenance (harness.data.origin) and
