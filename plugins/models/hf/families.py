@@ -39,11 +39,16 @@ class Family:
     #: "joint": prompt + candidate tokenized together; "suffix": the processor's `suffix=`
     #: argument (PaliGemma marks the answer with token_type_ids and ends it with EOS).
     candidates: str = "joint"
+    #: Prompt templates that replace the shared ones (prompts.PROMPTS) for this family, as
+    #: (task, template) pairs: a family trained on its own task syntax is asked in it.
+    prompts: tuple[tuple[str, str], ...] = ()
 
 
 # Why each entry: the processors of LLaVA-OneVision, Qwen2/2.5/3-VL, SmolVLM and InternVL
 # load a video processor (torchvision) even for images; PaliGemma has no chat template and
-# appends "\n" after the prompt, so a candidate cannot be appended to the prompt's text.
+# appends "\n" after the prompt, so a candidate cannot be appended to the prompt's text; its
+# published VQA prompt is the task syntax "answer en {question}" (Google's PaliGemma prompt
+# docs; the mix and the VQAv2-transfer checkpoints), not a chat instruction.
 FAMILIES: dict[str, Family] = {
     "llava": Family("LLaVA-1.5"),
     "llava_next": Family("LLaVA-NeXT"),
@@ -53,7 +58,8 @@ FAMILIES: dict[str, Family] = {
     "qwen3_vl": Family("Qwen3-VL", video=True),
     "idefics3": Family("Idefics3"),
     "smolvlm": Family("SmolVLM", video=True),
-    "paligemma": Family("PaliGemma", chat=False, candidates="suffix"),
+    "paligemma": Family("PaliGemma", chat=False, candidates="suffix",
+                        prompts=tuple((task, "answer en {question}") for task in ("short", "yes/no", "choice"))),
     "gemma3": Family("Gemma 3"),
     "mllama": Family("Llama 3.2 Vision (Mllama)"),
     "internvl": Family("InternVL", video=True),

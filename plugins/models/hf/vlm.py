@@ -23,7 +23,7 @@ from .base import COMMON_OPTIONS, HFModelBase
 from .families import FAMILIES, family_of
 from .loading import read_config
 from .pipeline import Prepared, decode
-from .prompts import ENTAILMENT_LABELS, build_prompt, clean_answer, task_of
+from .prompts import ENTAILMENT_LABELS, PROMPTS, build_prompt, clean_answer, task_of
 from .vqa import GENERATOR_TYPES
 
 __all__ = ["HFVLMModel"]
@@ -50,6 +50,8 @@ class HFVLMModel(HFModelBase):
             raise UsageError(f"model {self.name!r}: {self.source.folder} is a {kind} checkpoint, not a chat VLM "
                              f"(hf-vlm's prompts and generation do not fit it): run it with "
                              f"hf-vqa:path={self.source.folder}")
+        #: The prompt per task: the shared ones, with the family's own where it has them.
+        self.prompts = {**PROMPTS, **dict(family_of(kind).prompts)}
 
     def _auto_classes(self) -> Sequence[Any]:
         import transformers  # heavy: imported on use
@@ -58,8 +60,9 @@ class HFVLMModel(HFModelBase):
 
     def fingerprint_extra(self) -> Any:
         """Also the scoring protocol: 2 = candidates after a space and the common token prefix,
-        images one list per prompt (families.py); predictions cached under 1 are redone."""
-        return {**super().fingerprint_extra(), "protocol": 2}
+        images one list per prompt (families.py); predictions cached under 1 are redone. And
+        the prompts: a changed prompt asks again."""
+        return {**super().fingerprint_extra(), "protocol": 2, "prompts": dict(self.prompts)}
 
     def _after_load(self) -> None:
         self.family = family_of(getattr(self.net.config, "model_type", None))
@@ -95,6 +98,10 @@ class HFVLMModel(HFModelBase):
         image_token = getattr(self.processor, "image_token", "<image>")
         return f"USER: {image_token}\n{text} ASSISTANT:"  # plain LLaVA-1.5 format as a fallback
 
+    def prompt(self, kind: str, question: str, answer: str = "") -> str:
+        """The user text for task `kind` (this family's template where it has one)."""
+        return build_prompt(kind, question, answer, templates=self.prompts)
+
     def task(self, ex: Example) -> str:
         kind = task_of(ex.question, dict(ex.meta), tuple(ex.choices))
         if kind == "yes/no" and self.config["yes_no"] == "generate":
@@ -112,9 +119,9 @@ class HFVLMModel(HFModelBase):
     def _forward(self, prepared: Prepared, capability: str, batch: Sequence[Example], extras: Sequence[str]) -> list[Any]:
         images = prepared.extra["images"]
         if capability == "score_choices":
-            return [self.loglik(im, build_prompt("choice", ex.question), ex.choices) for im, ex in zip(images, batch)]
+            return [self.loglik(im, self.prompt("choice", ex.question), ex.choices) for im, ex in zip(images, batch)]
         if capability == "explain":
-            prompts = [build_prompt("explain", ex.question, a) for ex, a in zip(batch, extras)]
+            prompts = [self.prompt("explain", ex.question, a) for ex, a in zip(batch, extras)]
             return self.backoff.run(len(batch), lambda a, b: self.generate(images[a:b], prompts[a:b],
                                                                            self.config["explain_max_new_tokens"]))
         out: list[Any] = [None] * len(batch)
@@ -123,12 +130,12 @@ class HFVLMModel(HFModelBase):
             kind = self.task(ex)
             if kind in ("entailment", "yes/no"):
                 labels = ENTAILMENT_LABELS if kind == "entailment" else ("yes", "no")
-                scores = self.loglik(im, build_prompt(kind, ex.question), labels)
+                scores = self.loglik(im, self.prompt(kind, ex.question), labels)
                 out[i] = _closed_answer(labels, scores)
             else:
                 open_rows.append(i)
         if open_rows:
-            prompts = [build_prompt("yes/no" if self.task(batch[i]) == "short-yes/no" else "short", batch[i].question)
+            prompts = [self.prompt("yes/no" if self.task(batch[i]) == "short-yes/no" else "short", batch[i].question)
                        for i in open_rows]
             texts = self.backoff.run(len(open_rows), lambda a, b: self.generate(
                 [images[i] for i in open_rows[a:b]], prompts[a:b], self.config["max_new_tokens"]))

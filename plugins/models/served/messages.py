@@ -251,28 +251,36 @@ def letters_from_logprobs(first_token: Any, n: int) -> list[float] | None:
 
 def letters_from_text(text: str, choices: Sequence[str]) -> list[float] | None:
     """One-hot scores from a generated answer: its option letter, upper-case, first ("B",
-    "B.", "(B) blue", "Answer: B"; not a sentence's first word, "I think ..." or "A dog") or,
-    failing that, an option's text after cleaning; None when it names no option."""
+    "B.", "(B) blue", "Answer: B", "**B**", "The correct answer is B", "Option B"; not a
+    sentence's first word, "I think ..." or "A dog") or, failing that, an option's text after
+    cleaning, or a lower-case letter written alone ("b", "(b)"); None when it names no option."""
     n = len(choices)
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    first = _ANSWER_PREFIX.sub("", first)
-    # A letter alone, bracketed or followed by . ) : ("B", "(B) blue", "B. blue"), or before a
+    first = _MARKUP.sub("", first).strip().strip("\"'").strip()  # **B**, `B`, "B"
+    bare = _ANSWER_PREFIX.sub("", first)
+    # A letter alone, bracketed or followed by . ) : , ("B", "(B) blue", "B. blue"), or before a
     # space when it is not an English word ("B blue"); never "I" or "A" opening a sentence
     # ("I think ...", "A dog ...").
-    match = re.match(r"^(?:[(\[]([A-Z])[)\]]|([A-Z])(?:[.):]|$)|([B-HJ-Z])\s)", first)
+    match = re.match(r"^(?:[(\[]([A-Z])[)\]]|([A-Z])(?:[.):,]|$)|([B-HJ-Z])\s)", bare)
     letter = next((g for g in match.groups() if g), "") if match else ""
+    cleaned = clean_answer(first)
+    lowered = [c.strip().lower() for c in choices]
+    alone = re.fullmatch(r"[(\[]?([a-z])[)\]]?[.:]?", bare)  # "b", "(b)", "b.": a letter, not a word
     if letter and letter in LETTERS[:n]:
         pick = LETTERS.index(letter)
-    else:
-        cleaned = clean_answer(text)
-        lowered = [c.strip().lower() for c in choices]
-        if cleaned not in lowered:
-            return None
+    elif cleaned in lowered:
         pick = lowered.index(cleaned)
+    elif alone and alone.group(1).upper() in LETTERS[:n]:
+        pick = LETTERS.index(alone.group(1).upper())
+    else:
+        return None
     return [0.0 if i == pick else LETTER_FLOOR for i in range(n)]
 
 
-_ANSWER_PREFIX = re.compile(r"^(?:the\s+answer\s+is|answer)\s*:?\s*", re.IGNORECASE)
+_ANSWER_PREFIX = re.compile(r"^(?:the\s+)?(?:(?:correct|right|best|final)\s+)?(?:answer|option|choice)(?:\s+is)?"
+                            r"\s*:?\s*", re.IGNORECASE)
+#: Markdown emphasis and code marks hosted models put around an answer ("**B**", "`B`").
+_MARKUP = re.compile(r"[*`]+")
 
 
 def prompt_table() -> Mapping[str, str]:
