@@ -226,8 +226,12 @@ class TorchAnswerModel(Model):
             with reproducible_cpu(self.config["threads"]):
                 net = self._load(self._pending)
             if net is None:  # unreadable after all: train again (same key, same result)
+                import torch  # heavy: only reached once a prediction needs the network
+
                 self._pending = None
-                self._fit_now(*self._fit_args, self._weights_key)
+                # the harness predicts under inference_mode, where training would have no gradients
+                with torch.inference_mode(False), torch.enable_grad():
+                    self._fit_now(*self._fit_args, self._weights_key)
                 return self._net
             weight_cache.write_meta(self._pending, weight_cache.parameters_of(net))  # entries cached before meta.json
             net.eval()
