@@ -226,10 +226,9 @@ class TorchAnswerModel(Model):
             with reproducible_cpu(self.config["threads"]):
                 net = self._load(self._pending)
             if net is None:  # unreadable after all: train again (same key, same result)
-                import torch  # heavy: only reached once a prediction needs the network
+                import torch  # heavy; here the harness predicts under inference_mode: training needs grad
 
                 self._pending = None
-                # the harness predicts under inference_mode, where training would have no gradients
                 with torch.inference_mode(False), torch.enable_grad():
                     self._fit_now(*self._fit_args, self._weights_key)
                 return self._net
