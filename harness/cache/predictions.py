@@ -1,20 +1,22 @@
 """Prediction cache (docs/architecture.md, "The caches"): model fingerprint x hash of the exact
 model input -> prediction; failed examples are not cached. A file that is not an SQLite cache
 is one DataError line, a path that cannot be opened a UsageError (both when the cache is
-opened, before a run creates its folder); a disk that fills up (or turns read-only) during a
+opened, before a run creates its folder); one SQLite cannot read to the end ('malformed') is
+one line saying it is damaged, when opened or when read (a StorageError: the run ends); a disk that fills up (or turns read-only) during a
 run is a StorageError line, which ends the run."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
-from ..errors import DataError, StorageError, UsageError
+from ..errors import DataError, ExitCode, StorageError, UsageError
 from ..paths import cache_dir
 from ..types import Prediction
 
@@ -35,6 +37,8 @@ CREATE TABLE IF NOT EXISTS meta (
 
 #: What to do about a --cache file that is not the harness's.
 _NOT_OURS = "pass --cache a new file name or an existing cache written by the harness"
+#: What to do about a cache file SQLite cannot read to the end.
+_DAMAGED = "is damaged ({}); move it aside or delete it (its predictions are lost) and re-run"
 
 
 def _reason(exc: BaseException) -> str:
@@ -71,6 +75,8 @@ class PredictionCache:
             if isinstance(exc, sqlite3.OperationalError) and "not a database" not in str(exc):
                 raise UsageError(f"prediction cache {self.path} cannot be opened ({_reason(exc)}); "
                                  "pass --cache a writable file path") from None
+            if "malformed" in str(exc):  # SQLite's own file, cut short or overwritten in part
+                raise DataError(f"prediction cache {self.path} {_DAMAGED.format(_reason(exc))}") from None
             raise DataError(f"{self.path}: not an SQLite prediction cache ({_reason(exc)}); {_NOT_OURS}") from None
 
     def _check_tables(self) -> None:
@@ -112,7 +118,7 @@ class PredictionCache:
         """Cached predictions for `keys` (missing keys are absent); example_id is blank."""
         keys = list(dict.fromkeys(keys))
         found: dict[str, Prediction] = {}
-        with self._lock:
+        with self._lock, self._damage():
             for start in range(0, len(keys), 900):  # SQLite's host-parameter limit
                 chunk = keys[start : start + 900]
                 marks = ",".join("?" * len(chunk))
@@ -122,6 +128,17 @@ class PredictionCache:
                     found[key] = Prediction.from_json({"example_id": "", **json.loads(payload)})
         return found
 
+    @contextlib.contextmanager
+    def _damage(self) -> Iterator[None]:
+        """A file SQLite opened but cannot read further (a page overwritten or cut off: 'database
+        disk image is malformed') ends the run with one line naming it, not a probe failure."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError):  # locked, full, read-only: not damage
+                raise
+            raise StorageError(f"prediction cache {self.path} {_DAMAGED.format(_reason(exc))}", ExitCode.DATA) from None
+
     def put_many(self, fingerprint: str, items: Mapping[str, Prediction]) -> None:
         """Store successful predictions in one transaction (errors are never cached)."""
         rows = [(fingerprint, key, json.dumps(
@@ -130,7 +147,7 @@ class PredictionCache:
         if not rows:
             return
         try:
-            with self._lock, self._conn:
+            with self._lock, self._damage(), self._conn:
                 self._conn.executemany("INSERT OR REPLACE INTO predictions (fingerprint, input_key,"
                                        " payload) VALUES (?, ?, ?)", rows)
         except sqlite3.OperationalError as exc:

@@ -221,13 +221,15 @@ class TorchAnswerModel(Model):
         self._weights_key = key
 
     def _ensure_net(self) -> Any:
-        """The network, loading cached weights on first use; retrains nothing."""
+        """The network, loading cached weights on first use (trained again if unreadable)."""
         if self._net is None and self._pending is not None:
             with reproducible_cpu(self.config["threads"]):
                 net = self._load(self._pending)
             if net is None:  # unreadable after all: train again (same key, same result)
+                import torch  # heavy; here the harness predicts under inference_mode: training needs grad
                 self._pending = None
-                self._fit_now(*self._fit_args, self._weights_key)
+                with torch.inference_mode(False), torch.enable_grad():
+                    self._fit_now(*self._fit_args, self._weights_key)
                 return self._net
             weight_cache.write_meta(self._pending, weight_cache.parameters_of(net))  # entries cached before meta.json
             net.eval()

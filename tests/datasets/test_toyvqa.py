@@ -377,3 +377,11 @@ def test_interrupted_generation_leaves_no_complete_cache(
     marker = json.loads((folder / build.MARKER).read_text())
     assert marker["sha256"] == hashlib.sha256((folder / build.EXAMPLES).read_bytes()).hexdigest()
     assert marker["examples"] == len(examples)
+
+
+def test_a_cached_split_cut_at_a_line_end_is_regenerated(fresh_cache: Path) -> None:
+    """Its marker says complete; before, the first lines were read as the split (wrong rows)."""
+    first = ToyVQA(images=6).examples("val")
+    path = build.split_dir("unbalanced", "val", 0, 6, build.DEFAULT_SIZE) / build.EXAMPLES
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:3]))
+    assert ToyVQA(images=6).examples("val") == first

@@ -77,6 +77,43 @@ def test_prediction_cache_errors_directly(tmp_path):
         PredictionCache(tmp_path)  # a folder
 
 
+def test_a_cache_file_damaged_inside_is_one_line_naming_it_not_a_probe_failure(capsys, tmp_path):
+    """Its header and table list read fine, a page of its predictions does not: the run stops
+    with one line naming the file (before: each probe 'failed' with 'DatabaseError: database
+    disk image is malformed', blamed on the probe's plugin, and the run ended `complete`)."""
+    import json
+
+    plugin = plugin_for([Task("tiny", "val", ("accuracy",))], Tiny)
+    cache = tmp_path / "cache.sqlite"
+    assert run_cli(capsys, _argv(tmp_path, "--cache", str(cache)), plugin)[0] == 0
+    with sqlite3.connect(cache) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page, root = (conn.execute("PRAGMA page_size").fetchone()[0],
+                      conn.execute("SELECT rootpage FROM sqlite_master WHERE name='predictions'").fetchone()[0])
+    data = bytearray(cache.read_bytes())
+    data[(root - 1) * page:root * page] = b"\xa5" * page
+    cache.write_bytes(bytes(data))
+    for leftover in cache.parent.glob("cache.sqlite.outputs"):  # so the probe asks the cache again
+        import shutil
+        shutil.rmtree(leftover)
+    expect_one_line(run_cli(capsys, _argv(tmp_path, "--cache", str(cache)), plugin), str(cache), "damaged",
+                    code=3)
+    [second] = [p for p in (tmp_path / "runs").iterdir() if
+                json.loads((p / "manifest.json").read_text())["stats"]["model_calls"] == 0]
+    assert json.loads((second / "manifest.json").read_text())["status"] == "failed"
+
+
+def test_a_cache_file_cut_short_is_called_damaged_with_what_to_do(capsys, tmp_path):
+    plugin = plugin_for([Task("tiny", "val", ("accuracy",))], Tiny)
+    cache = tmp_path / "cache.sqlite"
+    assert run_cli(capsys, _argv(tmp_path, "--cache", str(cache)), plugin)[0] == 0
+    with sqlite3.connect(cache) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    cache.write_bytes(cache.read_bytes()[:4096])  # a copy or a disk that stopped after the first page
+    expect_one_line(run_cli(capsys, _argv(tmp_path, "--cache", str(cache)), plugin), str(cache),
+                    "is damaged (database disk image is malformed); move it aside or delete it")
+
+
 @pytest.mark.parametrize("seed", ["-5", "-1", "4294967296", "1.5", "abc"])
 def test_bad_seeds_are_refused_before_any_work(capsys, tmp_path, seed):
     result = run_cli(capsys, _argv(tmp_path, "--cache", str(tmp_path / "c.sqlite"), "--seed", seed),

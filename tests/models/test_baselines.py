@@ -170,6 +170,24 @@ def test_corrupt_cache_entry_is_retrained(fresh_cache) -> None:
     assert again.last_fit_trained
 
 
+def test_an_entry_found_damaged_at_the_first_prediction_is_retrained_there(fresh_cache) -> None:
+    """A vocabulary that is not JSON passes `looks_saved`, so the fit is deferred; the harness
+    predicts under `torch.inference_mode`, where the retraining must still compute gradients."""
+    import torch
+
+    train, probe = mapping_train(40), [ex(0, "what animal barks?", "dog")]
+    model = QOnlyModel(**{**FAST, "epochs": 1})
+    model.fit(train, seed=0)
+    want = model.answer(probe)
+    (model.weights_dir(model.weights_key(train, 0)) / "vocab.json").write_text("garbage\n")
+    again = QOnlyModel(**{**FAST, "epochs": 1})
+    again.fit(train, seed=0)
+    assert not again.last_fit_trained  # deferred: the entry looked complete
+    with torch.inference_mode():
+        assert again.answer(probe) == want
+    assert again.last_fit_trained
+
+
 def test_fingerprint_changes_with_config_data_and_seed(fresh_cache) -> None:
     train = mapping_train(40)
     quick = {**FAST, "epochs": 1}

@@ -259,11 +259,21 @@ def load_or_generate(variant: str, split: str, seed: int = 0, *, images: int | N
                      size: int = DEFAULT_SIZE) -> tuple[list[Example], Path]:
     """The examples of a split from the cache, generating (and caching) them first if needed."""
     folder = split_dir(variant, split, seed, images, size)
-    if not (folder / MARKER).is_file():
+    if not _intact(folder):
         with build_lock(folder):  # concurrent runs (harness run --jobs) generate it once
-            if not (folder / MARKER).is_file():
+            if not _intact(folder):
                 _generate_into(folder, variant, split, seed, images, size)
     return _read(folder), folder
+
+
+def _intact(folder: Path) -> bool:
+    """The split's marker is there and its examples are the bytes it records (a file cut at a
+    line end, or edited, would otherwise be read as the split)."""
+    try:
+        marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        return digest_bytes((folder / EXAMPLES).read_bytes()) == marker["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 def _generate_into(folder: Path, variant: str, split: str, seed: int, images: int | None, size: int) -> None:
