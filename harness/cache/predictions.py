@@ -2,8 +2,8 @@
 model input -> prediction; failed examples are not cached. A file that is not an SQLite cache
 is one DataError line, a path that cannot be opened a UsageError (both when the cache is
 opened, before a run creates its folder); one SQLite cannot read to the end ('malformed') is
-one line saying it is damaged, when opened or when read (a StorageError: the run ends); a disk that fills up (or turns read-only) during a
-run is a StorageError line, which ends the run."""
+one line saying it is damaged, when opened or when read; a disk that fills up (or turns
+read-only) during a run is a StorageError line. Both StorageErrors end the run."""
 
 from __future__ import annotations
 
