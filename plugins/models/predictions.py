@@ -167,6 +167,9 @@ class PredictionsModel(Model):
         self._first: dict[str, tuple[str, str, str]] = {}
         self._problems: dict[str, dict[str, None]] = {k: {} for k in PROBLEMS}
         self._answered: set[str] = set()
+        #: Ids shown with their original input whose answer the file has: answered now, or
+        #: earlier and restored from the prediction cache (then `answer` is not called).
+        self._shown: set[str] = set()
         #: Ids of the file the evaluated data does not have (`check_example_ids`).
         self.unknown: list[str] = []
 
@@ -178,7 +181,9 @@ class PredictionsModel(Model):
         """Keyed by the example id too (the answer belongs to the id); remembers the first
         input shown for each id, so a probe's variant of it is recognized later."""
 
-        self._first.setdefault(example.id, (example.question, example.image_id, example.image))
+        shown = (example.question, example.image_id, example.image)
+        if self._first.setdefault(example.id, shown) == shown and example.id in self.entries:
+            self._shown.add(example.id)
         return digest({"id": example.id, "input": super().input_key(example, capability, extra)})
 
     def check_example_ids(self, ids: frozenset[str]) -> None:
@@ -230,11 +235,16 @@ class PredictionsModel(Model):
     def _note(self, kind: str, ex_id: str) -> None:
         self._problems[kind][ex_id] = None
 
+    def _used(self) -> set[str]:
+        """Ids whose file answer the run scored, those restored from the cache included (an id
+        whose record names another question fails again: failures are never cached)."""
+        return self._answered | (self._shown - set(self._problems["other-question"]))
+
     def report_notes(self) -> str:
         """The file read, how many of its records were used, and every kind of example it
         could not serve, with counts and the first ids."""
         lines = [f"Results file `{self.path}` ({self.format}, {len(self.entries)} answers, {self.explained} with "
-                 f"an explanation, sha256 {self.sha256[:16]}): {len(self._answered)} of its answers used."]
+                 f"an explanation, sha256 {self.sha256[:16]}): {len(self._used())} of its answers used."]
         if self.unknown:
             shown = ", ".join(self.unknown[:SHOWN]) + (" ..." if len(self.unknown) > SHOWN else "")
             lines.append(f"- **{len(self.unknown)} id(s) in the file that the evaluated data does not have** "
