@@ -99,7 +99,7 @@ def read_predictions(path: Path, fmt: str = "auto", duplicates: str = "error") -
 
 
 def _read_vqa(path: Path, blob: bytes, duplicates: str) -> dict[str, Entry]:
-    data = parse_json(blob, path, HINT, duplicate_keys="error")
+    data = parse_json(blob, path, HINT, duplicate_keys="record")
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a list of {{\"question_id\", \"answer\"}} (official VQA results format), "
                         f"got {describe(data)}")
@@ -107,7 +107,7 @@ def _read_vqa(path: Path, blob: bytes, duplicates: str) -> dict[str, Entry]:
 
 
 def _read_jsonl(path: Path, text: str, duplicates: str) -> dict[str, Entry]:
-    records = parse_jsonl(text, path, HINT, duplicate_keys="error")
+    records = parse_jsonl(text, path, HINT, duplicate_keys="record")
     return _collect(path, ((f"row {line}", item) for line, item in records), JSONL_RECORD, "id", duplicates)
 
 
@@ -117,6 +117,10 @@ def _collect(path: Path, records: Any, schema: Mapping[str, Field], id_key: str,
     out: dict[str, Entry] = {}
     for row, item in records:
         check_record(item, schema, path, row)
+        repeated = getattr(item, "duplicates", ())  # parsed with duplicate_keys="record"
+        if repeated:
+            raise DataError(f"{path}: {row}: field {repeated[0]!r}: given twice in one record (a JSON reader "
+                            "keeps only one of them; remove or rename the other)")
         key = str(item[id_key]).strip()
         if tally.seen(key, row):
             out[key] = Entry(item["answer"], item.get("explanation"), item.get("question"))

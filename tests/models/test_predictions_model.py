@@ -198,6 +198,11 @@ MALFORMED = {
     "bad JSON line": ('{"id": 1, "answer": "a"}\n{"id": 2, "answer": }\n', "r.json: row 2: not valid JSON"),
     "explanation not text": ('{"id": 1, "answer": "a", "explanation": ["x"]}\n',
                              "r.json: row 1: field 'explanation': expected a string, got list"),
+    # a key twice in one record names the record too (before: no record, or "not valid JSON")
+    "key twice": ('[{"question_id": 1, "answer": "a"}, {"question_id": 2, "answer": "yes", "answer": "no"}]',
+                  "r.json: [1]: field 'answer': given twice in one record"),
+    "key twice, JSON lines": ('{"id": 1, "answer": "a"}\n{"id": 2, "answer": "x", "answer": "y"}\n',
+                              "r.json: row 2: field 'answer': given twice in one record"),
 }
 
 
