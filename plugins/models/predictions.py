@@ -99,7 +99,7 @@ def read_predictions(path: Path, fmt: str = "auto", duplicates: str = "error") -
 
 
 def _read_vqa(path: Path, blob: bytes, duplicates: str) -> dict[str, Entry]:
-    data = parse_json(blob, path, HINT, duplicate_keys="error")
+    data = parse_json(blob, path, HINT, duplicate_keys="record")
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a list of {{\"question_id\", \"answer\"}} (official VQA results format), "
                         f"got {describe(data)}")
@@ -107,7 +107,7 @@ def _read_vqa(path: Path, blob: bytes, duplicates: str) -> dict[str, Entry]:
 
 
 def _read_jsonl(path: Path, text: str, duplicates: str) -> dict[str, Entry]:
-    records = parse_jsonl(text, path, HINT, duplicate_keys="error")
+    records = parse_jsonl(text, path, HINT, duplicate_keys="record")
     return _collect(path, ((f"row {line}", item) for line, item in records), JSONL_RECORD, "id", duplicates)
 
 
@@ -117,6 +117,10 @@ def _collect(path: Path, records: Any, schema: Mapping[str, Field], id_key: str,
     out: dict[str, Entry] = {}
     for row, item in records:
         check_record(item, schema, path, row)
+        repeated = getattr(item, "duplicates", ())  # parsed with duplicate_keys="record"
+        if repeated:
+            raise DataError(f"{path}: {row}: field {repeated[0]!r}: given twice in one record (a JSON reader "
+                            "keeps only one of them; remove or rename the other)")
         key = str(item[id_key]).strip()
         if tally.seen(key, row):
             out[key] = Entry(item["answer"], item.get("explanation"), item.get("question"))
@@ -167,6 +171,9 @@ class PredictionsModel(Model):
         self._first: dict[str, tuple[str, str, str]] = {}
         self._problems: dict[str, dict[str, None]] = {k: {} for k in PROBLEMS}
         self._answered: set[str] = set()
+        #: Ids shown with their original input whose answer the file has: answered now, or
+        #: earlier and restored from the prediction cache (then `answer` is not called).
+        self._shown: set[str] = set()
         #: Ids of the file the evaluated data does not have (`check_example_ids`).
         self.unknown: list[str] = []
 
@@ -178,7 +185,9 @@ class PredictionsModel(Model):
         """Keyed by the example id too (the answer belongs to the id); remembers the first
         input shown for each id, so a probe's variant of it is recognized later."""
 
-        self._first.setdefault(example.id, (example.question, example.image_id, example.image))
+        shown = (example.question, example.image_id, example.image)
+        if self._first.setdefault(example.id, shown) == shown and example.id in self.entries:
+            self._shown.add(example.id)
         return digest({"id": example.id, "input": super().input_key(example, capability, extra)})
 
     def check_example_ids(self, ids: frozenset[str]) -> None:
@@ -230,11 +239,16 @@ class PredictionsModel(Model):
     def _note(self, kind: str, ex_id: str) -> None:
         self._problems[kind][ex_id] = None
 
+    def _used(self) -> set[str]:
+        """Ids whose file answer the run scored, those restored from the cache included (an id
+        whose record names another question fails again: failures are never cached)."""
+        return self._answered | (self._shown - set(self._problems["other-question"]))
+
     def report_notes(self) -> str:
         """The file read, how many of its records were used, and every kind of example it
         could not serve, with counts and the first ids."""
         lines = [f"Results file `{self.path}` ({self.format}, {len(self.entries)} answers, {self.explained} with "
-                 f"an explanation, sha256 {self.sha256[:16]}): {len(self._answered)} of its answers used."]
+                 f"an explanation, sha256 {self.sha256[:16]}): {len(self._used())} of its answers used."]
         if self.unknown:
             shown = ", ".join(self.unknown[:SHOWN]) + (" ..." if len(self.unknown) > SHOWN else "")
             lines.append(f"- **{len(self.unknown)} id(s) in the file that the evaluated data does not have** "

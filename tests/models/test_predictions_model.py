@@ -121,6 +121,13 @@ def test_missing_answers_are_counted_model_errors_never_silent(setup, qonly_run,
     assert acc[0] == pytest.approx(float(per_q.mean()), abs=1e-12) and acc[1] == 40
     # pairs: a pair with a missing question is left out (20 pairs, 3 of them touched)
     assert _values(out.rows)[("pairs", "pair/both_correct", "")][1] == 17
+    # A re-run takes the answers from the prediction cache: they are still the file's answers,
+    # scored in the rows, so the notes count them (before: "0 of its answers used")
+    again = run_in_process(host, model=f"predictions:path={path}", suite=load_suite_file(suite, host), data_dir=root,
+                           tmp_path=tmp_path / "run")
+    assert again.exit_code == 1 and _values(again.rows) == _values(out.rows)
+    assert "37 of its answers used" in (out.rundir.path / "report.md").read_text()
+    assert "37 of its answers used" in (again.rundir.path / "report.md").read_text()
 
 
 def test_the_fingerprint_is_the_file_content(tmp_path):
@@ -191,6 +198,11 @@ MALFORMED = {
     "bad JSON line": ('{"id": 1, "answer": "a"}\n{"id": 2, "answer": }\n', "r.json: row 2: not valid JSON"),
     "explanation not text": ('{"id": 1, "answer": "a", "explanation": ["x"]}\n',
                              "r.json: row 1: field 'explanation': expected a string, got list"),
+    # a key twice in one record names the record too (before: no record, or "not valid JSON")
+    "key twice": ('[{"question_id": 1, "answer": "a"}, {"question_id": 2, "answer": "yes", "answer": "no"}]',
+                  "r.json: [1]: field 'answer': given twice in one record"),
+    "key twice, JSON lines": ('{"id": 1, "answer": "a"}\n{"id": 2, "answer": "x", "answer": "y"}\n',
+                              "r.json: row 2: field 'answer': given twice in one record"),
 }
 
 
