@@ -286,3 +286,39 @@ def test_toy_export_refuses_to_mix_two_toy_worlds_or_replace_files_it_did_not_wr
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and f"{real} exists and was not written by `harness export toy-vqa2`" in err, err
     assert real.read_text() == '{"questions": "the real ones"}'
+
+
+def test_an_interrupted_toy_export_is_recorded_and_a_rerun_completes_it(tmp_path, fresh_cache, monkeypatch, capsys):
+    """A SIGKILL mid-export left every JSON file and part of the images, no id map: the folder
+    looked like a finished export, and a rerun was refused ('not written by harness export')."""
+    import shutil
+
+    from vqa_harness_cli import main
+
+    argv = ["export", "toy-vqa2", "--images", "4", "--split", "val", "--out"]
+    assert main([*argv, str(tmp_path / "clean")]) == 0
+    copy, calls = shutil.copyfile, []
+
+    def killed_after_two(src, dst):
+        calls.append(dst)
+        if len(calls) > 2:
+            raise KeyboardInterrupt
+        return copy(src, dst)
+
+    monkeypatch.setattr(shutil, "copyfile", killed_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        export_toy_vqa2(tmp_path / "cut", images=4, splits=("val",))
+    monkeypatch.setattr(shutil, "copyfile", copy)
+    state = json.loads((tmp_path / "cut" / "vqa2" / "toy_id_map.json").read_text())
+    assert state["incomplete"] == ["val"] and state["question_ids"] == {}
+    # Only the split the interrupted export was writing may be left out of a rerun's splits.
+    capsys.readouterr()
+    assert main(["export", "toy-vqa2", "--images", "4", "--split", "train", "--out", str(tmp_path / "cut")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "was interrupted while writing the val split" in err, err
+    assert main([*argv, str(tmp_path / "cut")]) == 0
+    clean = sorted(p.relative_to(tmp_path / "clean") for p in (tmp_path / "clean").rglob("*") if p.is_file())
+    cut = sorted(p.relative_to(tmp_path / "cut") for p in (tmp_path / "cut").rglob("*") if p.is_file())
+    assert cut == clean
+    for rel in clean:
+        assert (tmp_path / "cut" / rel).read_bytes() == (tmp_path / "clean" / rel).read_bytes(), rel

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from harness.errors import DataError, UsageError
+from harness.fileio import atomic_write_text
 from harness.types import Example
 from vqa_harness_plugins.datasets.toyvqa import ToyVQA
 
@@ -82,11 +83,11 @@ def write_vqa2_split(examples: Sequence[Example], split: str, out: Path, *, copy
              root / f"v2_mscoco_{tag}_annotations.json",
              root / f"v2_mscoco_{tag}_complementary_pairs.json"]
     info = {"description": "toyvqa exported in the VQA v2 format", "data_subtype": tag}
-    files[0].write_text(json.dumps({"info": info, "task_type": "Open-Ended", "data_type": "mscoco",
-                                    "data_subtype": tag, "questions": questions}))
-    files[1].write_text(json.dumps({"info": info, "data_type": "mscoco", "data_subtype": tag,
-                                    "annotations": annotations}))
-    files[2].write_text(json.dumps(pairs))
+    atomic_write_text(files[0], json.dumps({"info": info, "task_type": "Open-Ended", "data_type": "mscoco",
+                                            "data_subtype": tag, "questions": questions}))
+    atomic_write_text(files[1], json.dumps({"info": info, "data_type": "mscoco", "data_subtype": tag,
+                                            "annotations": annotations}))
+    atomic_write_text(files[2], json.dumps(pairs))
     if copy_images:
         copied: set[Path] = set()
         for ex in examples:
@@ -113,13 +114,18 @@ def export_toy_vqa2(out: Path, *, variant: str = "balanced", seed: int = 0, imag
     settings = {"variant": variant, "seed": seed, "images": images, "size": size}
     id_map: dict[str, dict[str, int]] = _earlier_splits(Path(out), settings, splits)
     toy = ToyVQA(variant=variant, seed=seed, images=images, size=size)
+    map_path = Path(out) / "vqa2" / "toy_id_map.json"
+    # The map is written first, naming the splits being written: an export killed part-way is
+    # then known as such (a rerun completes it) and never looks finished.
+    map_path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(map_path, json.dumps({"toyvqa": settings, "question_ids": id_map,
+                                            "incomplete": sorted(splits)}, sort_keys=True))
     files: list[Path] = []
     for split in splits:
         written, qids = write_vqa2_split(toy.examples(split), split, Path(out), copy_images=copy_images)
         files.extend(written)
         id_map[split] = qids
-    map_path = Path(out) / "vqa2" / "toy_id_map.json"
-    map_path.write_text(json.dumps({"toyvqa": settings, "question_ids": id_map}, sort_keys=True))
+    atomic_write_text(map_path, json.dumps({"toyvqa": settings, "question_ids": id_map}, sort_keys=True))
     return ExportResult(tuple([*files, map_path]), {s: id_map[s] for s in splits})
 
 
@@ -132,6 +138,7 @@ def _earlier_splits(out: Path, settings: Mapping[str, object], splits: Sequence[
         earlier = json.loads(map_path.read_text(encoding="utf-8"))
         ids = {s: dict(earlier["question_ids"][s]) for s in earlier["question_ids"]}
         before = dict(earlier["toyvqa"])
+        cut = [str(s) for s in earlier.get("incomplete", ())]
     except (FileNotFoundError, NotADirectoryError):  # no earlier export (a file in the way is said later)
         for split in splits:
             for name in (f"v2_OpenEnded_mscoco_{SPLIT_TAGS[split]}_questions.json",
@@ -143,6 +150,9 @@ def _earlier_splits(out: Path, settings: Mapping[str, object], splits: Sequence[
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         raise UsageError(f"{map_path}: not the id map of an earlier toy export (unreadable or damaged); choose "
                          "another --out or remove the folder") from None
+    if set(cut) - set(splits):
+        raise UsageError(f"--out {out}: an earlier export was interrupted while writing the {' and '.join(cut)} "
+                         f"split; export it again (--split {' --split '.join(cut)}) or choose another --out")
     kept = sorted(set(ids) - set(splits))
     if kept and before != dict(settings):
         said = ", ".join(f"{k} {before.get(k)}" for k in ("variant", "images", "size"))
