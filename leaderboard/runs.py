@@ -248,6 +248,9 @@ def load_run(path: Path) -> RunInfo:
         rows, problems, skipped = [], [] if RunDir(path).writer() is not None else [
             f"{results}: missing (no result rows; deleted, a copy without it, or the run was killed in its first "
             "task)"], []
+    if not (path / "manifest.json").is_file():  # a run writes it first: deleted, or a copy without it
+        problems.append(f"{path / 'manifest.json'}: missing (its result rows are shown; the run's status, settings "
+                        "and versions are unknown)")
     manifest, damaged = _typed_fields(manifest)
     problems += [f"{path / 'manifest.json'}: field {k!r} must be {_SHAPES[k][1]} (left out)" for k in damaged]
     layouts: dict[str, list[Layout]] = {}

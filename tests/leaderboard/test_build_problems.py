@@ -90,3 +90,20 @@ def test_report_of_a_run_still_being_written_does_not_call_its_results_deleted(t
         writing.release()
     text = capsys.readouterr().out
     assert "results.jsonl: missing" not in text and "deleted" not in text, text
+
+
+def test_a_run_folder_without_its_manifest_is_named(tmp_path: Path, capsys) -> None:
+    """Rows of a folder with results.jsonl and no manifest.json were shown with no word (build)
+    and its report said `status: -`: the run's status, settings and versions are unknown."""
+    runs = tmp_path / "runs"
+    write_sample_runs(runs, suites=("image-ablation",))
+    bare = next(p for p in runs.iterdir() if "cnn-lstm" in p.name)
+    (bare / "manifest.json").unlink()
+    out = tmp_path / "lb"
+    assert main(["leaderboard", "build", str(runs), "--out", str(out)]) == 0
+    said = f"{bare / 'manifest.json'}: missing (its result rows are shown; the run's status, settings"
+    assert said in (out / "problems.txt").read_text(encoding="utf-8")
+    assert "manifest.json: missing" in capsys.readouterr().err
+    assert "cnn-lstm" in (out / "results.csv").read_text(encoding="utf-8")
+    assert main(["report", str(bare), "--out", str(tmp_path / "rep"), "--stdout"]) == 0
+    assert said in capsys.readouterr().out

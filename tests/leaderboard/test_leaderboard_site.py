@@ -39,6 +39,7 @@ def runs(tmp_path_factory) -> Path:
     lines = [json.dumps({**good, "schema_version": 99}), json.dumps({k: v for k, v in good.items() if k != "metric"}),
              "{not json"]
     (bad / "results.jsonl").write_text("\n".join(lines) + "\n")
+    (bad / "manifest.json").write_text("{}")  # a run writes its manifest first
     return root / "runs"
 
 
