@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,9 +62,13 @@ def check_writable_file(path: Path | str, what: str = "--out") -> None:
     file inside a run folder is refused: it would replace the run's results, manifest or
     artifacts (a command's own default output there does not come through this check)."""
     path = Path(path)
-    if not path.name or path.is_dir():  # `--json ''` is the current folder: the rename failed after the work
+    try:
+        kind = os.stat(path).st_mode if path.name else stat.S_IFDIR  # `--json ''`: the current folder
+    except OSError:  # missing, or a name too long (said below)
+        kind = stat.S_IFREG
+    if stat.S_ISDIR(kind):  # the rename failed after the work
         raise UsageError(f"{what} {str(path)!r} is a folder; name a file")
-    if os.path.exists(path) and not path.is_file():  # the atomic rename would replace the device or pipe itself
+    if not stat.S_ISREG(kind):  # the atomic rename would replace the device or pipe itself
         raise UsageError(f"{what} {path} is not a regular file (a device, pipe or socket); name a file")
     check_writable_folder(path.parent, f"folder of {what}")
     check_outside_packages(path.parent, what)

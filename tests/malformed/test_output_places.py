@@ -59,3 +59,12 @@ def test_compare_refuses_a_number_of_resamples_it_cannot_hold(capsys, tmp_path):
     _places(tmp_path)
     result = run_cli(capsys, ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--n-boot", str(10**30)])
     expect_one_line(result, "--n-boot", code=2)
+
+
+@pytest.mark.parametrize("argv", [["export", "toy-vqa2", "--images", "2", "--size", "24", "--split", "val", "--out"],
+                                  ["resources", "install", "--target"]])
+def test_export_and_resources_install_refuse_a_folder_inside_a_package(capsys, tmp_path, argv):
+    """`export toy-vqa2 --out harness/exp` and `resources install --target harness/nltk` wrote into the source tree."""
+    _places(tmp_path)
+    expect_one_line(run_cli(capsys, [*argv, str(tmp_path / "pkg" / "out")]), "inside the Python package", code=2)
+    assert sorted(p.name for p in (tmp_path / "pkg").iterdir()) == ["__init__.py"]
