@@ -105,7 +105,8 @@ def _main(argv: list[str] | None) -> int:
     except click.ClickException as exc:  # bad command line: one line, as for every expected failure
         where = f"harness {exc.ctx.command_path.split(' ', 1)[1]}" if getattr(exc, "ctx", None) and \
             " " in exc.ctx.command_path else "harness"
-        click.echo(f"error: {exc.format_message()} (see `{where} --help`)", err=True)
+        message = " ".join(exc.format_message().split())  # click lists a choice's values one a line
+        click.echo(f"error: {message} (see `{where} --help`)", err=True)
         return ExitCode.USAGE
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)

@@ -7,14 +7,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import STORAGE_ERRNOS, StorageError, UsageError
 
-__all__ = ["check_folder_links", "check_writable_folder", "check_writable_file", "check_outside_runs", "run_folder_of",
-           "storage_error"]
+__all__ = ["check_folder_links", "check_writable_folder", "check_writable_file", "check_outside_runs",
+           "check_outside_packages", "run_folder_of", "storage_error"]
 
 
 def check_folder_links(folder: Path | str, what: str = "output folder") -> None:
@@ -61,7 +62,16 @@ def check_writable_file(path: Path | str, what: str = "--out") -> None:
     file inside a run folder is refused: it would replace the run's results, manifest or
     artifacts (a command's own default output there does not come through this check)."""
     path = Path(path)
+    try:
+        kind = os.stat(path).st_mode if path.name else stat.S_IFDIR  # `--json ''`: the current folder
+    except OSError:  # missing, or a name too long (said below)
+        kind = stat.S_IFREG
+    if stat.S_ISDIR(kind):  # the rename failed after the work
+        raise UsageError(f"{what} {str(path)!r} is a folder; name a file")
+    if not stat.S_ISREG(kind):  # the atomic rename would replace the device or pipe itself
+        raise UsageError(f"{what} {path} is not a regular file (a device, pipe or socket); name a file")
     check_writable_folder(path.parent, f"folder of {what}")
+    check_outside_packages(path.parent, what)
     run = run_folder_of(path.expanduser().resolve().parent)  # the folder a link leads to
     if run is not None:  # `perturb --out runs/<id>/results.jsonl` replaced the run's rows
         raise UsageError(f"{what} {path} is inside the run folder {run} (it would overwrite the run's own "
@@ -84,6 +94,16 @@ def check_outside_runs(path: Path | str, runs: Sequence[Path | str], what: str =
             raise UsageError(f"{what} {path} is inside the run folder {run} (it would overwrite the run's own "
                              "files); write it outside the run")
     check_writable_file(path, what)
+
+
+def check_outside_packages(folder: Path | str, what: str = "output folder") -> None:
+    """UsageError when `folder` lies in a Python package (a folder with an `__init__.py`):
+    generated output never lands in a source package."""
+    folder = Path(folder).expanduser().resolve()
+    for above in (folder, *folder.parents):
+        if (above / "__init__.py").is_file():
+            raise UsageError(f"{what} {folder} is inside the Python package {above}; "
+                             "choose a folder outside any package")
 
 
 def run_folder_of(path: Path | str) -> Path | None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import click
 
-from harness.errors import DataError
+from harness.errors import DataError, UsageError
 from harness.fileio import atomic_write_text
-from harness.folders import check_outside_runs, check_writable_folder
+from harness.folders import check_outside_packages, check_outside_runs, check_writable_folder, run_folder_of
 from harness.rundir import RunDir
 
 from .compare import check_probes, compare_runs, comparisons_json, render_comparisons
@@ -20,6 +20,9 @@ from .runs import load_run
 from .texttable import terminal_width
 
 __all__ = ["report", "compare"]
+
+#: Most bootstrap resamples `compare` takes (10**30 hung; each metric keeps one float per resample).
+MAX_BOOT = 1_000_000
 
 
 @click.command()
@@ -35,8 +38,15 @@ def report(run: Path, out: Path | None, to_stdout: bool, evidence: tuple[Path, .
     numbers, paper-style tables, example pairs and local explanations from its artifacts,
     skipped probes, failures with plugin names, and the manifest (versions, seed, resources)."""
 
-    if out is not None:
-        check_writable_folder(out, "--out")  # one line, before anything is read or written
+    if out is not None:  # one line, before anything is read or written
+        if Path(out).resolve() == Path(Path(out).resolve().anchor):
+            raise UsageError(f"--out {out} is the root of the file system; choose a folder of its own")
+        check_writable_folder(out, "--out")
+        check_outside_packages(out, "--out")
+        other = run_folder_of(out)
+        if other is not None and other != Path(run).resolve():  # its own report.html would be replaced
+            raise UsageError(f"--out {out} is inside the run folder {other}, not RUN's; write the report "
+                             "outside any other run")
     sources = list(evidence) or [Path(run).resolve().parent]
     written = write_run_report(run, out, evidence=sources)
     if to_stdout:
@@ -49,7 +59,7 @@ def report(run: Path, out: Path | None, to_stdout: bool, evidence: tuple[Path, .
 @click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--probe", "probes", multiple=True, help="Only this probe's metrics (repeatable).")
-@click.option("--n-boot", default=10_000, show_default=True, type=click.IntRange(min=100),
+@click.option("--n-boot", default=10_000, show_default=True, type=click.IntRange(min=100, max=MAX_BOOT),
               help="Bootstrap resamples.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1),
               help="Seed of the bootstrap resamples.")

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from harness.errors import ResourceError
+from harness.folders import check_outside_packages
 
 from . import install as do_install
 from . import status as do_status
@@ -25,6 +26,8 @@ def resources() -> None:
 @click.option("--allow-download", is_flag=True, help="Also try nltk.download (needs network).")
 def install(target: Path | None, allow_download: bool) -> None:
     """Make the resources available without a model hub (idempotent)."""
+    if target is not None:  # NLTK data is never written into a source package
+        check_outside_packages(target, "--target")
     statuses = do_install(target, allow_download=allow_download)
     _show(statuses)
     if not all(s.present for s in statuses):

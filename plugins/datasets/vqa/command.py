@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from harness.errors import DataError
-from harness.folders import storage_error
+from harness.folders import check_outside_packages, storage_error
 from harness.seeding import MAX_SEED
 from vqa_harness_plugins.datasets.vqa import export_toy_vqa2
 from vqa_harness_plugins.validation import check_writable_folder
@@ -37,6 +37,7 @@ def toy_vqa2(variant: str, out: Path, seed: int, images: int, size: int, splits:
              no_images: bool) -> None:
     """Write toyvqa in the official VQA v2 format; read it back with `--data-dir OUT` and vqa2."""
     check_writable_folder(out)
+    check_outside_packages(out, "--out")
     try:
         result = export_toy_vqa2(out, variant=variant, seed=seed, images=images, size=size,
                                  splits=splits or ("train", "val"), copy_images=not no_images)

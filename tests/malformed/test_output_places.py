@@ -1,0 +1,70 @@
+"""Output places a script may name by mistake are one line and exit 2 before any work: a
+file output that is a device or a pipe (the atomic writers replaced the node: `compare
+--json /dev/full` left /dev/full a regular file), an empty name or a folder (`--json ''`
+was an OSError, exit 4), one inside a Python package (`--json harness/x.json` landed in
+the source tree); `harness report --out` on the root, in a package or in another run
+folder; and a usage error click words over several lines (`harness list`)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from helpers_malformed import expect_one_line, run_cli, write
+
+
+def _places(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    write(tmp_path / "pkg" / "__init__.py", "")
+    (tmp_path / "a" / "artifacts").mkdir(parents=True)
+    (tmp_path / "b").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize("target, needle", [("fifo", "is not a regular file"), ("", "is a folder"),
+                                            (".", "is a directory"), ("pkg/x.json", "inside the Python package")])
+@pytest.mark.parametrize("command", ["compare", "perturb"])
+def test_a_file_output_that_is_a_device_a_folder_or_in_a_package_is_refused(capsys, tmp_path, monkeypatch,
+                                                                             target, needle, command):
+    _places(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    if command == "compare":
+        argv = ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--json", target]
+    else:
+        argv = ["perturb", "--dataset", "toyvqa", "--limit", "2", "--kind", "synonym_adj", "--out", target]
+    expect_one_line(run_cli(capsys, argv), needle, code=2)
+    assert (tmp_path / "fifo").is_fifo()  # not replaced by a regular file
+    assert sorted(p.name for p in (tmp_path / "pkg").iterdir()) == ["__init__.py"]
+
+
+@pytest.mark.parametrize("out, needle", [("/", "root of the file system"), ("pkg/report", "inside the Python package"),
+                                         ("b", "inside the run folder"), ("b/sub", "inside the run folder")])
+def test_report_out_on_the_root_in_a_package_or_in_another_run_is_refused(capsys, tmp_path, monkeypatch, out, needle):
+    _places(tmp_path)
+    for run in ("a", "b"):
+        write(tmp_path / run / "manifest.json", '{"status": "complete"}\n')
+        write(tmp_path / run / "results.jsonl", "")
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    expect_one_line(run_cli(capsys, ["report", str(tmp_path / "a"), "--out", out]), "--out", needle, code=2)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    assert not os.path.exists("/report.html")
+
+
+def test_a_missing_choice_argument_is_one_line(capsys):
+    expect_one_line(run_cli(capsys, ["list"]), "Missing argument", "models, datasets", code=2)
+
+
+def test_compare_refuses_a_number_of_resamples_it_cannot_hold(capsys, tmp_path):
+    _places(tmp_path)
+    result = run_cli(capsys, ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--n-boot", str(10**30)])
+    expect_one_line(result, "--n-boot", code=2)
+
+
+@pytest.mark.parametrize("argv", [["export", "toy-vqa2", "--images", "2", "--size", "24", "--split", "val", "--out"],
+                                  ["resources", "install", "--target"]])
+def test_export_and_resources_install_refuse_a_folder_inside_a_package(capsys, tmp_path, argv):
+    """`export toy-vqa2 --out harness/exp` and `resources install --target harness/nltk` wrote into the source tree."""
+    _places(tmp_path)
+    expect_one_line(run_cli(capsys, [*argv, str(tmp_path / "pkg" / "out")]), "inside the Python package", code=2)
+    assert sorted(p.name for p in (tmp_path / "pkg").iterdir()) == ["__init__.py"]
