@@ -7,35 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Sequence
 
+from harness import folders
 from harness.errors import DataError, UsageError
-from harness.folders import check_folder_links, check_writable_folder, run_folder_of
 from harness.host import PluginHost
 
 __all__ = ["publish", "check_output_folder"]
 
 
 def check_output_folder(out: Path) -> None:
-    """Refuse the root of the file system (`--out /`), an output folder inside an installed or
-    importable package (a folder with an `__init__.py`): generated files must never land in a
-    source package; one inside a run folder (`--out runs/<id>/lb`: the site would land among
-    the run's own files); and one that cannot be created or written (`/proc/x`, a path under a
-    file, a broken symbolic link or a link loop), before any work starts."""
-
-    check_folder_links(out)  # before resolve(): it follows a dangling link, and a loop is a RuntimeError
-    out = Path(out).resolve()
-    if out == Path(out.anchor):  # runs and leaderboard files among the system's folders, scanned as runs
-        raise UsageError(f"output folder {out} is the root of the file system; choose a folder of its own "
-                         "(default: results/)")
-    check_writable_folder(out)  # first (it leaves nothing behind): the stats below raise in a folder this
-    # user may not search, or under a name too long
-    run = run_folder_of(out)
-    if run is not None:
-        raise UsageError(f"output folder {out} is inside the run folder {run}; "
-                         "choose a folder outside any run (default: results/leaderboard)")
-    for folder in (out, *out.parents):
-        if (folder / "__init__.py").is_file():
-            raise UsageError(f"output folder {out} is inside the Python package {folder}; "
-                             "choose a folder outside any package (default: results/)")
+    """`harness.folders.check_output_folder` for `run --out`, `--leaderboard` and `leaderboard
+    build --out` (a folder of runs or of leaderboard files), naming the default."""
+    folders.check_output_folder(out, hint="(default: results/)")
 
 
 def publish(host: PluginHost, inputs: Sequence[Path], out: Path, *, latest_only: bool = True,

@@ -15,7 +15,7 @@ from pathlib import Path
 from .errors import STORAGE_ERRNOS, StorageError, UsageError
 
 __all__ = ["check_folder_links", "check_writable_folder", "check_writable_file", "check_outside_runs",
-           "check_outside_packages", "run_folder_of", "storage_error"]
+           "check_outside_packages", "check_output_folder", "run_folder_of", "storage_error"]
 
 
 def check_folder_links(folder: Path | str, what: str = "output folder") -> None:
@@ -104,6 +104,25 @@ def check_outside_packages(folder: Path | str, what: str = "output folder") -> N
         if (above / "__init__.py").is_file():
             raise UsageError(f"{what} {folder} is inside the Python package {above}; "
                              "choose a folder outside any package")
+
+
+def check_output_folder(out: Path | str, what: str = "output folder", *, own_run: Path | str | None = None,
+                        hint: str = "") -> None:
+    """UsageError, before any work, for a folder a command writes files into that is the root of
+    the file system (`--out /`), cannot be written (check_writable_folder), lies inside a run
+    folder other than `own_run` (its files would land among the run's own) or inside a Python
+    package (generated output never lands in a source package). `hint` ends each message."""
+    check_folder_links(out, what)  # before resolve(): it follows a dangling link, and a loop is a RuntimeError
+    out = Path(out).resolve()
+    end = f" {hint}" if hint else ""
+    if out == Path(out.anchor):  # runs and leaderboard files among the system's folders, scanned as runs
+        raise UsageError(f"{what} {out} is the root of the file system; choose a folder of its own{end}")
+    check_writable_folder(out, what)  # first (it leaves nothing behind): the stats below raise in a folder
+    # this user may not search, or under a name too long
+    run = run_folder_of(out)
+    if run is not None and (own_run is None or run != Path(own_run).resolve()):
+        raise UsageError(f"{what} {out} is inside the run folder {run}; choose a folder outside any run{end}")
+    check_outside_packages(out, what)
 
 
 def run_folder_of(path: Path | str) -> Path | None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import click
 
-from harness.errors import DataError, UsageError
+from harness.errors import DataError
 from harness.fileio import atomic_write_text
-from harness.folders import check_outside_packages, check_outside_runs, check_writable_folder, run_folder_of
+from harness.folders import check_output_folder, check_outside_runs
 from harness.rundir import RunDir
 
 from .compare import check_probes, compare_runs, comparisons_json, render_comparisons
@@ -38,15 +38,8 @@ def report(run: Path, out: Path | None, to_stdout: bool, evidence: tuple[Path, .
     numbers, paper-style tables, example pairs and local explanations from its artifacts,
     skipped probes, failures with plugin names, and the manifest (versions, seed, resources)."""
 
-    if out is not None:  # one line, before anything is read or written
-        if Path(out).resolve() == Path(Path(out).resolve().anchor):
-            raise UsageError(f"--out {out} is the root of the file system; choose a folder of its own")
-        check_writable_folder(out, "--out")
-        check_outside_packages(out, "--out")
-        other = run_folder_of(out)
-        if other is not None and other != Path(run).resolve():  # its own report.html would be replaced
-            raise UsageError(f"--out {out} is inside the run folder {other}, not RUN's; write the report "
-                             "outside any other run")
+    if out is not None:  # one line, before anything is read or written; RUN's own folder is the default
+        check_output_folder(out, "--out", own_run=run)
     sources = list(evidence) or [Path(run).resolve().parent]
     written = write_run_report(run, out, evidence=sources)
     if to_stdout:

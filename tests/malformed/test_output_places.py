@@ -68,3 +68,13 @@ def test_export_and_resources_install_refuse_a_folder_inside_a_package(capsys, t
     _places(tmp_path)
     expect_one_line(run_cli(capsys, [*argv, str(tmp_path / "pkg" / "out")]), "inside the Python package", code=2)
     assert sorted(p.name for p in (tmp_path / "pkg").iterdir()) == ["__init__.py"]
+
+
+def test_export_refuses_a_folder_inside_a_run_folder(capsys, tmp_path):
+    """`export toy-vqa2 --out runs/<id>` wrote vqa2/ and coco/ among the run's own files."""
+    run = tmp_path / "runs" / "r1"
+    write(run / "manifest.json", "{}")
+    write(run / "results.jsonl", "")
+    argv = ["export", "toy-vqa2", "--images", "2", "--size", "24", "--split", "val", "--no-images", "--out"]
+    expect_one_line(run_cli(capsys, [*argv, str(run / "data")]), f"is inside the run folder {run}", code=2)
+    assert sorted(p.name for p in run.iterdir()) == ["manifest.json", "results.jsonl"]

@@ -8,10 +8,9 @@ from pathlib import Path
 import click
 
 from harness.errors import DataError
-from harness.folders import check_outside_packages, storage_error
+from harness.folders import check_output_folder, storage_error
 from harness.seeding import MAX_SEED
 from vqa_harness_plugins.datasets.vqa import export_toy_vqa2
-from vqa_harness_plugins.validation import check_writable_folder
 
 __all__ = ["export"]
 
@@ -36,8 +35,7 @@ def export() -> None:
 def toy_vqa2(variant: str, out: Path, seed: int, images: int, size: int, splits: tuple[str, ...],
              no_images: bool) -> None:
     """Write toyvqa in the official VQA v2 format; read it back with `--data-dir OUT` and vqa2."""
-    check_writable_folder(out)
-    check_outside_packages(out, "--out")
+    check_output_folder(out, "--out")
     try:
         result = export_toy_vqa2(out, variant=variant, seed=seed, images=images, size=size,
                                  splits=splits or ("train", "val"), copy_images=not no_images)
