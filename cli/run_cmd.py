@@ -12,6 +12,7 @@ from harness.host import get_host
 from harness.paths import DEFAULT_LEADERBOARD, DEFAULT_RUNS
 from harness.run import RunConfig
 from harness.seeding import MAX_SEED
+from harness.specs import check_spec_names
 
 from .launch import run_models
 from .publish import check_output_folder
@@ -21,7 +22,7 @@ __all__ = ["run"]
 
 
 @click.command()
-@click.option("--model", "models", multiple=True, required=True,
+@click.option("--model", "models", multiple=True, required=True, callback=check_spec_names,
               help="Model spec NAME[:key=value,...]; repeat to run several models.")
 @click.option("--suite", "suites", multiple=True, required=True, help="Suite name (`harness list suites`; `toy` runs every toy probe) "
                                              "or a suite file PATH.yaml / PATH.toml (docs/suites.md).")

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import click
+
 from .errors import UsageError
 
-__all__ = ["parse_spec", "format_spec"]
+__all__ = ["parse_spec", "format_spec", "check_spec_names"]
+
+
+def check_spec_names(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """click callback for a spec option (`--model`, `--dataset`): a spec without a name (`''`,
+    an unset shell variable; `:epochs=1`) is a usage error naming the option."""
+    for spec in value if isinstance(value, tuple) else (value,):
+        if spec is not None and not spec.partition(":")[0].strip():
+            raise click.BadParameter(f"empty name in {spec!r} (a spec is NAME or NAME:key=value)")
+    return value
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

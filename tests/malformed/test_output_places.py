@@ -78,3 +78,14 @@ def test_export_refuses_a_folder_inside_a_run_folder(capsys, tmp_path):
     argv = ["export", "toy-vqa2", "--images", "2", "--size", "24", "--split", "val", "--no-images", "--out"]
     expect_one_line(run_cli(capsys, [*argv, str(run / "data")]), f"is inside the run folder {run}", code=2)
     assert sorted(p.name for p in run.iterdir()) == ["manifest.json", "results.jsonl"]
+
+
+@pytest.mark.parametrize("argv, option", [(["run", "--suite", "toy", "--no-leaderboard", "--model"], "--model"),
+                                          (["perturb", "--out", "x.jsonl", "--dataset"], "--dataset"),
+                                          (["decoys", "generate", "--out", "x.json", "--dataset"], "--dataset")])
+def test_an_empty_plugin_name_names_its_option(capsys, tmp_path, monkeypatch, argv, option):
+    """`--model ''` (an unset shell variable) said only "empty name in spec ''"."""
+    monkeypatch.chdir(tmp_path)
+    for spec in ("", ":epochs=1"):
+        expect_one_line(run_cli(capsys, [*argv, spec]), f"'{option}'", "empty name", code=2)
+    assert not any(tmp_path.iterdir())

@@ -14,6 +14,7 @@ from harness.fileio import atomic_write_text
 from harness.folders import check_writable_file
 from harness.host import get_host
 from harness.seeding import MAX_SEED
+from harness.specs import check_spec_names
 from vqa_harness_plugins.generators.counterfactual import (
     Perturbation,
     Perturber,
@@ -28,7 +29,8 @@ __all__ = ["perturb"]
 
 
 @click.command()
-@click.option("--dataset", "dataset", required=True, help="Dataset spec, e.g. toyvqa or toyvqa:variant=balanced.")
+@click.option("--dataset", "dataset", required=True, callback=check_spec_names,
+              help="Dataset spec, e.g. toyvqa or toyvqa:variant=balanced.")
 @click.option("--split", default=None, help="Split (default: val when the dataset has one, else its first).")
 @click.option("--kind", default="all", show_default=True,
               help="Perturbation kind, a comma list, or all: color_max_common, color_max_uncommon, "

@@ -14,6 +14,7 @@ from harness.fileio import atomic_write_text
 from harness.folders import check_writable_file
 from harness.host import get_host
 from harness.seeding import MAX_SEED
+from harness.specs import check_spec_names
 from harness.types import Example
 from vqa_harness_plugins.generators.decoys import (
     DecoyConfig,
@@ -53,7 +54,8 @@ def dataset_records(plugin, split: str):
 
 
 @decoys.command("generate")
-@click.option("--dataset", "dataset", required=True, help="dataset spec, e.g. toyvqa-mc or visual7w:file=...")
+@click.option("--dataset", "dataset", required=True, callback=check_spec_names,
+              help="dataset spec, e.g. toyvqa-mc or visual7w:file=...")
 @click.option("--split", default="train", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="decoy JSON to write")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
