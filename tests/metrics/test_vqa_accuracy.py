@@ -227,8 +227,8 @@ def test_lenient_always_normalizes() -> None:
     assert vqa_accuracy_lenient("Yes", ["yes"] * 10) == 1.0
     assert vqa_accuracy_lenient("Two", ["2"] * 10) == 1.0
     assert vqa_accuracy_lenient("no", ["yes"] * 10) == 0.0
-    # Not lmms-eval's score (docs/metrics.md): it splits "'s", deletes "," and keeps agreeing
-    # humans raw, so it scores these 0 against ten identical humans; both metrics here score 1.
+    # Not lmms-eval <= v0.3.4's score (docs/metrics.md): it split "'s", deleted "," and kept agreeing
+    # humans raw, so it scored these 0 against ten identical humans; both metrics here score 1.
     for answer in ("t-shirt", "man's", "1,000"):
         assert vqa_accuracy_lenient(answer, [answer] * 10) == vqa_accuracy(answer, [answer] * 10) == 1.0
     assert (METRIC_NAME, LENIENT_METRIC_NAME) == ("vqa_accuracy", "vqa_accuracy_lenient")

@@ -8,6 +8,9 @@
   prompt, summed (no parsing of free text, hence no answer-extraction bugs). Each example's
   candidates form one forward pass, so scores never depend on the other examples in a batch.
 - `explain`: generation from the "explain why" prompt with the given answer.
+- `protocol=lmms-eval` (lmms_eval.py): VQA questions, yes/no included, are generated from
+  lmms-eval's vqav2 prompt (16 tokens unless `max_new_tokens` is given) and processed as it
+  processes them; entailment, multiple choice and explanations are unchanged.
 """
 
 from __future__ import annotations
@@ -21,6 +24,15 @@ from harness.types import Answer, Example
 
 from .base import COMMON_OPTIONS, HFModelBase
 from .families import FAMILIES, family_of
+from .lmms_eval import (
+    LMMS_EVAL,
+    PROTOCOL_OPTION,
+    answer_length,
+    follows,
+    lmms_eval_answer,
+    lmms_eval_prompt,
+    protocol_config,
+)
 from .loading import read_config
 from .pipeline import Prepared, decode
 from .prompts import ENTAILMENT_LABELS, PROMPTS, build_prompt, clean_answer, task_of
@@ -41,6 +53,7 @@ class HFVLMModel(HFModelBase):
         "explain_max_new_tokens": Option(40, "explanation length limit in tokens", min=1, max=4096),
         "yes_no": Option("loglik", "yes/no questions: compare log P(yes) and log P(no), or generate",
                          ("loglik", "generate")),
+        "protocol": PROTOCOL_OPTION,
     }
 
     def __init__(self, **options: Any) -> None:
@@ -52,6 +65,12 @@ class HFVLMModel(HFModelBase):
                              f"hf-vqa:path={self.source.folder}")
         #: The prompt per task: the shared ones, with the family's own where it has them.
         self.prompts = {**PROMPTS, **dict(family_of(kind).prompts)}
+        c = self.config
+        if c["protocol"] == LMMS_EVAL and "yes_no" in options:
+            raise UsageError(f"model {self.name!r}: option yes_no does not apply under protocol=lmms-eval "
+                             "(every VQA question is generated from lmms-eval's prompt)")
+        # max_new_tokens is used by VQA answers only (entailment and choices are log-likelihoods).
+        c["max_new_tokens"] = answer_length(c["protocol"], c["max_new_tokens"], "max_new_tokens" in options)
 
     def _auto_classes(self) -> Sequence[Any]:
         import transformers  # heavy: imported on use
@@ -63,6 +82,10 @@ class HFVLMModel(HFModelBase):
         images one list per prompt (families.py); predictions cached under 1 are redone. And
         the prompts: a changed prompt asks again."""
         return {**super().fingerprint_extra(), "protocol": 2, "prompts": dict(self.prompts)}
+
+    def fingerprint_config(self) -> dict[str, Any]:
+        """The options; `protocol` only when it is not the default (lmms_eval.protocol_config)."""
+        return protocol_config(super().fingerprint_config())
 
     def _after_load(self) -> None:
         self.family = family_of(getattr(self.net.config, "model_type", None))
@@ -104,6 +127,8 @@ class HFVLMModel(HFModelBase):
 
     def task(self, ex: Example) -> str:
         kind = task_of(ex.question, dict(ex.meta), tuple(ex.choices))
+        if follows(self.config["protocol"], kind):
+            return LMMS_EVAL
         if kind == "yes/no" and self.config["yes_no"] == "generate":
             return "short-yes/no"
         return kind
@@ -135,13 +160,22 @@ class HFVLMModel(HFModelBase):
             else:
                 open_rows.append(i)
         if open_rows:
-            prompts = [self.prompt("yes/no" if self.task(batch[i]) == "short-yes/no" else "short", batch[i].question)
-                       for i in open_rows]
+            prompts = [self._open_prompt(self.task(batch[i]), batch[i].question) for i in open_rows]
             texts = self.backoff.run(len(open_rows), lambda a, b: self.generate(
                 [images[i] for i in open_rows[a:b]], prompts[a:b], self.config["max_new_tokens"]))
             for i, text in zip(open_rows, texts):
-                out[i] = clean_answer(text, yes_no=self.task(batch[i]) == "short-yes/no")
+                kind = self.task(batch[i])
+                if kind == LMMS_EVAL:
+                    out[i] = lmms_eval_answer(text)
+                else:
+                    out[i] = clean_answer(text, yes_no=kind == "short-yes/no")
         return out
+
+    def _open_prompt(self, kind: str, question: str) -> str:
+        """The user text of a generated answer: lmms-eval's, or this family's prompt."""
+        if kind == LMMS_EVAL:
+            return lmms_eval_prompt(question)
+        return self.prompt("yes/no" if kind == "short-yes/no" else "short", question)
 
     def generate(self, images: Sequence[Any], prompts: Sequence[str], max_new_tokens: int) -> list[str]:
         """Greedy generation for a batch, left-padded so every prompt ends where decoding starts."""

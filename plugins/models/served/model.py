@@ -20,6 +20,7 @@ from harness.api import Model, Option
 from harness.errors import ExitCode, StopRun, UsageError
 from harness.types import Answer, Example, Prediction
 
+from ..hf import lmms_eval
 from ..hf.prompts import ENTAILMENT_LABELS, build_prompt, clean_answer, task_of
 from .endpoint import BudgetWait, Endpoint, RequestFailed, Ticket
 from .messages import (
@@ -86,6 +87,7 @@ class OpenAIModel(Model):
                                    "reserved at an estimated worst case (docs/served-models.md says how far the "
                                    "estimate can miss); needs the server's usage counts (0: no budget)", min=0,
                                 max=10**15, fingerprint=False),
+        "protocol": lmms_eval.PROTOCOL_OPTION,
     }
 
     def __init__(self, **options: Any) -> None:
@@ -112,6 +114,8 @@ class OpenAIModel(Model):
         self._counts: dict[str, int] = {}
         self._lock = threading.Lock()
         self._ask_logprobs = c["logprobs"] != "off"
+        #: The length of a VQA answer (lmms-eval's 16 under protocol=lmms-eval unless max_tokens is given).
+        self.vqa_max_tokens = lmms_eval.answer_length(c["protocol"], c["max_tokens"], "max_tokens" in options)
 
     def setup(self, device: str) -> None:
         """Nothing to load: the endpoint is contacted only for predictions not in the cache."""
@@ -119,8 +123,9 @@ class OpenAIModel(Model):
 
     def fingerprint_config(self) -> dict[str, Any]:
         """The options that change outputs; `token_param` only when it is not the default, so
-        the fingerprints (and cached predictions) of runs made before it existed stay valid."""
-        config = super().fingerprint_config()
+        the fingerprints (and cached predictions) of runs made before it existed stay valid;
+        the same for `protocol` (lmms_eval.protocol_config), with the VQA length when not default."""
+        config = lmms_eval.protocol_config(super().fingerprint_config(), vqa_max_tokens=self.vqa_max_tokens)
         if config.get("token_param") == "max_tokens":
             del config["token_param"]
         return config
@@ -165,7 +170,6 @@ class OpenAIModel(Model):
             raise UsageError(f"model {self.name!r} has no {capability!r} capability")
         extras = list(answers) if answers is not None else [""] * len(examples)
         width = int(self.config["concurrency"])
-        tokens = int(self.config["explain_max_tokens" if capability == "explain" else "max_tokens"])
         longest = int(self.config["image_max_side"])
         pending: dict[Future, tuple[int, Ticket]] = {}
         stop: StopRun | None = None
@@ -181,7 +185,7 @@ class OpenAIModel(Model):
                 except Exception:  # a question the prompt builders refuse: `_one` records its error
                     text = ""
                 try:
-                    ticket = self.endpoint.acquire(tokens, text, sent_pixels(ex.image, longest))
+                    ticket = self.endpoint.acquire(self._length(ex, capability), text, sent_pixels(ex.image, longest))
                 except BudgetWait:
                     return
                 except StopRun as exc:
@@ -213,10 +217,22 @@ class OpenAIModel(Model):
         if stop is not None:
             raise stop
 
+    def _kind(self, ex: Example) -> str:
+        """`task_of`, or "lmms-eval" for a VQA question under protocol=lmms-eval."""
+        kind = task_of(ex.question, dict(ex.meta), tuple(ex.choices))
+        return "lmms-eval" if lmms_eval.follows(self.config["protocol"], kind) else kind
+
+    def _length(self, ex: Example, capability: str) -> int:
+        """The length limit `_one` sends for this example."""
+        if capability == "answer" and self._kind(ex) == "lmms-eval":
+            return self.vqa_max_tokens
+        return int(self.config["explain_max_tokens" if capability == "explain" else "max_tokens"])
+
     def _prompt_text(self, ex: Example, capability: str, extra: str) -> str:
         """The text `_one` sends for this example (what the budget estimate counts)."""
         if capability == "answer":
-            return build_prompt(task_of(ex.question, dict(ex.meta), tuple(ex.choices)), ex.question)
+            kind = self._kind(ex)
+            return lmms_eval.lmms_eval_prompt(ex.question) if kind == "lmms-eval" else build_prompt(kind, ex.question)
         if capability == "score_choices":
             try:
                 return choice_prompt(ex.question, ex.choices)
@@ -245,13 +261,14 @@ class OpenAIModel(Model):
             return Prediction(ex.id, capability, error=f"plugin {self.name}: {error}")
 
     def _answer(self, ex: Example, url: str, ticket: Ticket) -> Prediction:
-        kind = task_of(ex.question, dict(ex.meta), tuple(ex.choices))
+        kind = self._kind(ex)
         labels = _LABELS.get(kind)
-        response = self._ask(url, build_prompt(kind, ex.question), int(self.config["max_tokens"]), ticket,
+        response = self._ask(url, self._prompt_text(ex, "answer", ""), self._length(ex, "answer"), ticket,
                              logprobs=labels is not None)
         text = self._content(response)
         if labels is None:
-            return Prediction(ex.id, "answer", answer=clean_answer(text))
+            read = lmms_eval.lmms_eval_answer if kind == "lmms-eval" else clean_answer
+            return Prediction(ex.id, "answer", answer=read(text))
         first = self._first_token(response)
         dist = closed_from_logprobs(first, labels) if first is not None else None
         if dist is not None:
