@@ -15,6 +15,8 @@ __all__ = ["render_report", "headline_rows", "format_value", "escape_markdown", 
 
 #: A '<' that could open raw HTML in markdown (a tag, a closing tag, a comment, an autolink).
 _TAG_OPEN = re.compile(r"<(?=[A-Za-z/!?])")
+#: A '&' that starts an HTML entity ("&amp;", "&#39;"), which markdown would show as its character.
+_ENTITY_START = re.compile(r"&(?=#?\w+;)")
 
 
 def escape_markdown(text: str) -> str:
@@ -28,8 +30,10 @@ def _one_line(value: Any) -> str:
 
 def md_cell(value: Any) -> str:
     """User text for a table cell or a list item: one line, `|` escaped, no raw HTML, no link
-    (a "](" is escaped, so `[x](http://...)` in a model spec stays text)."""
-    return escape_markdown(_one_line(value).replace("|", "\\|").replace("](", "]\\("))
+    (a "](" is escaped, so `[x](http://...)` in a model spec stays text), an entity shown as
+    typed (a crowd worker's "&amp;" stays "&amp;", not "&")."""
+    text = _ENTITY_START.sub("&amp;", _one_line(value))
+    return escape_markdown(text.replace("|", "\\|").replace("](", "]\\("))
 
 
 def md_code(value: Any) -> str:

@@ -220,7 +220,9 @@ def _pipe_cells(line: str) -> list[str]:
     line = line.removeprefix("|")
     if line.endswith("|") and not line.endswith("\\|"):
         line = line[:-1]
-    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)]
+    # Entities written by md_cell (&lt;, &amp;) are read back, as inline_markdown does, so the
+    # HTML escape of table_html shows the text once, as typed.
+    return [html.unescape(c.strip().replace("\\|", "|")) for c in re.split(r"(?<!\\)\|", line)]
 
 
 def markdown_to_html(text: str, *, anchors: bool = False, table_note: str = REPORT_TABLE_NOTE) -> str:

@@ -3,10 +3,11 @@
 Question type: the longest of the 65 official question-type prefixes that begins the question,
 compared WORD BY WORD (token prefixes), never as raw character prefixes. The question is
 lower-cased and split into words of letters, digits and apostrophes, so punctuation never
-sticks to a word ("is it?" starts with the type "is it"). So "is the" does not match "is there
-a cat?" (that is "is there a"), "do" does not match "does it ...", "how" not "however"; "what's
-the man holding?" starts with the word "what's", not "what", and falls back to ``"none of the
-above"``, itself one of the 65 official types.
+sticks to a word ("is it?" starts with the type "is it"); a curly apostrophe (’) counts as
+"'". So "is the" does not match "is there a cat?" (that is "is there a"), "do" does not match
+"does it ...", "how" not "however"; "what's (or what’s) the man holding?" starts with the
+word "what's", not "what", and falls back to ``"none of the above"``, itself one of the 65
+official types.
 
 Answer type: each human answer is typed from its official normalization
 (:func:`harness.metrics.vqa.normalize_answer`): ``"yes/no"`` if it is "yes" or "no",
@@ -66,7 +67,7 @@ _DECIMAL = re.compile(r"\d+(?:\.\d+)?")
 
 def question_type(question: str) -> str:
     """The longest official question type that is a word prefix of the question."""
-    words = _WORD.findall(question.lower())
+    words = _WORD.findall(question.lower().replace("\u2019", "'"))  # "What’s" is "What's"
     for size in range(min(_LONGEST_TYPE, len(words)), 0, -1):
         found = _TYPE_BY_WORDS.get(tuple(words[:size]))
         if found is not None:

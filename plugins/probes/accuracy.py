@@ -30,6 +30,7 @@ from harness.metrics import (
     vqa_accuracy_lenient_batch,
 )
 from harness.perexample import write_scores
+from harness.report import md_cell
 from harness.stats import bootstrap_ci
 from harness.types import ResultRow
 
@@ -154,8 +155,9 @@ def _report_examples(ctx: ProbeContext, examples, preds, per_q, k: int = 5) -> N
     lines = ["Lowest-scoring questions:", "", "| question | prediction | human answers | acc |", "|---|---|---|---|"]
     for i in order:
         ex = examples[i]
-        humans = ", ".join(sorted(set(ex.answers)))[:80]
-        lines.append(f"| {ex.question} | {preds[i] if preds[i] is not None else '(error)'} | {humans} | {100 * per_q[i]:.1f} |")
+        humans = md_cell(", ".join(sorted(set(ex.answers)))[:80])
+        pred = md_cell(preds[i]) if preds[i] is not None else "(error)"
+        lines.append(f"| {md_cell(ex.question)} | {pred} | {humans} | {100 * per_q[i]:.1f} |")
     ctx.report("\n".join(lines))
 
 

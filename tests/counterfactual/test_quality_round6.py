@@ -122,3 +122,11 @@ def test_people_are_siblings_by_sex_and_age_only(modes):
 ])
 def test_zero_plural_nouns_take_their_number_from_the_question(modes, question, expected):
     assert quality(modes, question, "sibling_noun") == expected
+
+
+def test_a_deletion_never_fuses_two_words(modes):
+    # crowd text: "&" (or "&amp;") with no space: deleting "the dog&" gave "Iscat red?" and
+    # "Isamp;cat red?"; such a cut is no question and is rejected (deletion_parse)
+    for question in ("Is the dog&cat red?", "Is the dog&amp;cat red?"):
+        assert quality(modes, question, "deletion_noun") == "deletion_parse", question
+    assert quality(modes, "Is the white dog on the red car?", "deletion_noun") == "Is the white dog?"

@@ -117,3 +117,9 @@ def test_types_on_real_vqax_questions(shared_data) -> None:
     assert sum(a == "yes/no" for a in polar) / len(polar) > 0.95
     what = [a for q, a in zip(qtypes, atypes) if q.startswith("what")]
     assert sum(a == "other" for a in what) / len(what) > 0.95
+
+
+def test_a_curly_apostrophe_types_a_question_as_the_straight_one_does():
+    # crowd workers type both: "What’s" must not fall back to "what" when "What's" is one word
+    for straight in ("What's the man holding?", "Don't you see it?", "Is the dog's ball red?"):
+        assert question_type(straight.replace("'", "\u2019")) == question_type(straight), straight

@@ -80,6 +80,8 @@ def _try(kind: Kind, question: str, tokens: list[Token], tags: list[str], span, 
     if start > 0 and question[start - 1] == " ":
         start -= 1
     new = question[:start] + question[end:]
+    if 0 < start < len(new) and new[start - 1].isalnum() and new[start].isalnum():
+        return None  # "Is the dog&cat red?" -> "Iscat red?": the cut fuses two words
     gone = set(range(span.first, span.last + 1))
     deleted = question[tokens[span.first].start:end]
     shown = deleted

@@ -39,6 +39,7 @@ from harness.metrics import (
     vqa_accuracy_batch,
 )
 from harness.perexample import write_scores
+from harness.report import md_cell
 from harness.stats import bootstrap_ci, wilson_interval
 from harness.types import Example, Prediction, ResultRow
 
@@ -222,7 +223,7 @@ def _report(ctx: ProbeContext, examples: list[Example], plan, within: str, preds
             a, b = preds["real"][i].answer or "", preds["swap"][j].answer or ""
             if a.strip().lower() != b.strip().lower() and shown < 5:
                 humans = ", ".join(sorted(set(examples[i].answers)))[:60] or examples[i].label
-                lines.append(f"| {examples[i].question} | {a} | {b} | {humans} |")
+                lines.append(f"| {md_cell(examples[i].question)} | {md_cell(a)} | {md_cell(b)} | {md_cell(humans)} |")
                 shown += 1
         if not shown:
             lines.append("| (no answer changed) | | | |")

@@ -12,6 +12,7 @@ import numpy as np
 
 from harness.api import Display, Layout, Probe, ProbeContext
 from harness.perexample import write_scores
+from harness.report import md_cell
 from harness.stats import bootstrap_ci, wilson_interval
 from harness.types import ResultRow
 
@@ -123,6 +124,7 @@ def _report_examples(ctx: ProbeContext, pairs, preds, outcomes, k: int = 6) -> N
     for n in order:
         i, j = pairs[n]
         a, b = ctx.examples[i], ctx.examples[j]
-        lines.append(f"| {a.question} | {preds[i].answer} / {a.label or '-'} | {preds[j].answer} / "
-                     f"{b.label or '-'} | {'yes' if outcomes[n].both_correct else 'no'} |")
+        lines.append(f"| {md_cell(a.question)} | {md_cell(preds[i].answer)} / {md_cell(a.label or '-')} | "
+                     f"{md_cell(preds[j].answer)} / {md_cell(b.label or '-')} | "
+                     f"{'yes' if outcomes[n].both_correct else 'no'} |")
     ctx.report("\n".join(lines))

@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from harness.report import md_cell
 from vqa_harness_plugins.generators.counterfactual import Kind, skip_reasons
 
 from .metrics import KindSummary, Pair, Rule, changed
@@ -73,8 +74,8 @@ def render(
                 "changed; other kinds: answer changed, largest accuracy drop first):", "",
                 "| kind | X → Y | q → q* | a → a* |", "|---|---|---|---|"]
         for k, p in telling:
-            out.append(f"| {k.label} | {p.source} → {p.target or '∅'} | {p.question} → {p.counterfactual} "
-                       f"| {p.answer} → {p.cf_answer} |")
+            out.append(f"| {k.label} | {md_cell(p.source)} → {md_cell(p.target or '∅')} | {md_cell(p.question)} → "
+                       f"{md_cell(p.counterfactual)} | {md_cell(p.answer)} → {md_cell(p.cf_answer)} |")
         out.append("")
     rules_lines = []
     for k in kinds:
