@@ -98,12 +98,23 @@ def check_outside_runs(path: Path | str, runs: Sequence[Path | str], what: str =
 
 def check_outside_packages(folder: Path | str, what: str = "output folder") -> None:
     """UsageError when `folder` lies in a Python package (a folder with an `__init__.py`):
-    generated output never lands in a source package."""
-    folder = Path(folder).expanduser().resolve()
+    generated output never lands in a source package. A folder that cannot be looked into (a
+    name too long, no permission) is left to the writer's own check."""
+    folder = Path(folder).expanduser()
+    check_folder_links(folder, what)  # before resolve(): a link loop is a RuntimeError there
+    folder = folder.resolve()
     for above in (folder, *folder.parents):
-        if (above / "__init__.py").is_file():
+        if _is_file(above / "__init__.py"):
             raise UsageError(f"{what} {folder} is inside the Python package {above}; "
                              "choose a folder outside any package")
+
+
+def _is_file(path: Path) -> bool:
+    """`path.is_file()`, False where it cannot be looked up (a name too long raises there)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def check_output_folder(out: Path | str, what: str = "output folder", *, own_run: Path | str | None = None,

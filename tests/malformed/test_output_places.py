@@ -89,3 +89,11 @@ def test_an_empty_plugin_name_names_its_option(capsys, tmp_path, monkeypatch, ar
     for spec in ("", ":epochs=1"):
         expect_one_line(run_cli(capsys, [*argv, spec]), f"'{option}'", "empty name", code=2)
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("name, needle", [("loop/x", "symbolic link loop"), ("a" * 300, "File name too long")])
+def test_resources_install_target_on_a_link_loop_or_a_name_too_long_is_one_line(capsys, tmp_path, name, needle):
+    """The package check of --target raised RuntimeError (a link loop) and OSError (a name too long), exit 4."""
+    os.symlink(tmp_path / "loop", tmp_path / "loop")
+    expect_one_line(run_cli(capsys, ["resources", "install", "--target", str(tmp_path / name)]), "--target",
+                    needle, code=2)
