@@ -70,9 +70,12 @@ def check_writable_file(path: Path | str, what: str = "--out") -> None:
         raise UsageError(f"{what} {str(path)!r} is a folder; name a file")
     if not stat.S_ISREG(kind):  # the atomic rename would replace the device or pipe itself
         raise UsageError(f"{what} {path} is not a regular file (a device, pipe or socket); name a file")
+    if os.path.islink(path):  # ... or the link (/dev/stdout when the shell redirects it to a file)
+        raise UsageError(f"{what} {path} is a symbolic link (to {os.readlink(path)}); the file is written under "
+                         "a new name and renamed, which would replace the link: name the file it leads to")
     check_writable_folder(path.parent, f"folder of {what}")
     check_outside_packages(path.parent, what)
-    run = run_folder_of(path.expanduser().resolve().parent)  # the folder a link leads to
+    run = run_folder_of(path.expanduser().resolve().parent)  # the folder a linked folder leads to
     if run is not None:  # `perturb --out runs/<id>/results.jsonl` replaced the run's rows
         raise UsageError(f"{what} {path} is inside the run folder {run} (it would overwrite the run's own "
                          "files); write it outside the run")
