@@ -70,9 +70,12 @@ def check_writable_file(path: Path | str, what: str = "--out") -> None:
         raise UsageError(f"{what} {str(path)!r} is a folder; name a file")
     if not stat.S_ISREG(kind):  # the atomic rename would replace the device or pipe itself
         raise UsageError(f"{what} {path} is not a regular file (a device, pipe or socket); name a file")
+    if os.path.islink(path):  # ... or the link (/dev/stdout when the shell redirects it to a file)
+        raise UsageError(f"{what} {path} is a symbolic link (to {os.readlink(path)}); the file is written under "
+                         "a new name and renamed, which would replace the link: name the file it leads to")
     check_writable_folder(path.parent, f"folder of {what}")
     check_outside_packages(path.parent, what)
-    run = run_folder_of(path.expanduser().resolve().parent)  # the folder a link leads to
+    run = run_folder_of(path.expanduser().resolve().parent)  # the folder a linked folder leads to
     if run is not None:  # `perturb --out runs/<id>/results.jsonl` replaced the run's rows
         raise UsageError(f"{what} {path} is inside the run folder {run} (it would overwrite the run's own "
                          "files); write it outside the run")
@@ -98,12 +101,23 @@ def check_outside_runs(path: Path | str, runs: Sequence[Path | str], what: str =
 
 def check_outside_packages(folder: Path | str, what: str = "output folder") -> None:
     """UsageError when `folder` lies in a Python package (a folder with an `__init__.py`):
-    generated output never lands in a source package."""
-    folder = Path(folder).expanduser().resolve()
+    generated output never lands in a source package. A folder that cannot be looked into (a
+    name too long, no permission) is left to the writer's own check."""
+    folder = Path(folder).expanduser()
+    check_folder_links(folder, what)  # before resolve(): a link loop is a RuntimeError there
+    folder = folder.resolve()
     for above in (folder, *folder.parents):
-        if (above / "__init__.py").is_file():
+        if _is_file(above / "__init__.py"):
             raise UsageError(f"{what} {folder} is inside the Python package {above}; "
                              "choose a folder outside any package")
+
+
+def _is_file(path: Path) -> bool:
+    """`path.is_file()`, False where it cannot be looked up (a name too long raises there)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def check_output_folder(out: Path | str, what: str = "output folder", *, own_run: Path | str | None = None,

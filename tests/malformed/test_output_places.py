@@ -89,3 +89,22 @@ def test_an_empty_plugin_name_names_its_option(capsys, tmp_path, monkeypatch, ar
     for spec in ("", ":epochs=1"):
         expect_one_line(run_cli(capsys, [*argv, spec]), f"'{option}'", "empty name", code=2)
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("name, needle", [("loop/x", "symbolic link loop"), ("a" * 300, "File name too long")])
+def test_resources_install_target_on_a_link_loop_or_a_name_too_long_is_one_line(capsys, tmp_path, name, needle):
+    """The package check of --target raised RuntimeError (a link loop) and OSError (a name too long), exit 4."""
+    os.symlink(tmp_path / "loop", tmp_path / "loop")
+    expect_one_line(run_cli(capsys, ["resources", "install", "--target", str(tmp_path / name)]), "--target",
+                    needle, code=2)
+
+
+def test_a_file_output_that_is_a_symbolic_link_is_refused(capsys, tmp_path, monkeypatch):
+    """`perturb --out /dev/stdout > rows.jsonl` (a link to the redirected file): the atomic rename
+    replaced the link itself with a regular file and the redirect got nothing, exit 0."""
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "rows.jsonl", "")
+    os.symlink(tmp_path / "rows.jsonl", tmp_path / "out")
+    argv = ["perturb", "--dataset", "toyvqa", "--limit", "2", "--kind", "synonym_adj", "--out", "out"]
+    expect_one_line(run_cli(capsys, argv), "is a symbolic link", code=2)
+    assert os.path.islink(tmp_path / "out")

@@ -39,3 +39,9 @@ def test_a_sentence_or_a_letter_without_option_is_not_read_as_one(text, expected
 def test_a_lower_case_letter_that_is_an_options_text_is_that_option():
     # Options "a", "b", "c": the answer "b" is option B's text and its letter alike; "c" reads as C.
     assert letters_from_text("c", ["b", "c", "a"]) == [LETTER_FLOOR, 0.0, LETTER_FLOOR]
+
+
+@pytest.mark.parametrize("text", ["A, B", "B, C", "(A) and (B)", "B or C", "A or B", "(B) or (C)", "B. C."])
+def test_an_answer_naming_two_letters_names_no_option(text):
+    # A hedge is not the first option it names: scored as a tie, as an answer naming none is.
+    assert _pick(text) is None

@@ -253,7 +253,8 @@ def letters_from_text(text: str, choices: Sequence[str]) -> list[float] | None:
     """One-hot scores from a generated answer: its option letter, upper-case, first ("B",
     "B.", "(B) blue", "Answer: B", "**B**", "The correct answer is B", "Option B"; not a
     sentence's first word, "I think ..." or "A dog") or, failing that, an option's text after
-    cleaning, or a lower-case letter written alone ("b", "(b)"); None when it names no option."""
+    cleaning, or a lower-case letter written alone ("b", "(b)"); None when it names no option
+    or two letters ("A, B", "(A) and (B)")."""
     n = len(choices)
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     first = _MARKUP.sub("", first).strip().strip("\"'").strip()  # **B**, `B`, "B"
@@ -263,6 +264,8 @@ def letters_from_text(text: str, choices: Sequence[str]) -> list[float] | None:
     # ("I think ...", "A dog ...").
     match = re.match(r"^(?:[(\[]([A-Z])[)\]]|([A-Z])(?:[.):,]|$)|([B-HJ-Z])\s)", bare)
     letter = next((g for g in match.groups() if g), "") if match else ""
+    if letter and _SECOND_LETTER.match(bare[match.end():]):  # "A, B", "(A) and (B)", "B or C": a hedge
+        return None
     cleaned = clean_answer(first)
     lowered = [c.strip().lower() for c in choices]
     alone = re.fullmatch(r"[(\[]?([a-z])[)\]]?[.:]?", bare)  # "b", "(b)", "b.": a letter, not a word
@@ -279,6 +282,9 @@ def letters_from_text(text: str, choices: Sequence[str]) -> list[float] | None:
 
 _ANSWER_PREFIX = re.compile(r"^(?:the\s+)?(?:(?:correct|right|best|final)\s+)?(?:answer|option|choice)(?:\s+is)?"
                             r"\s*:?\s*", re.IGNORECASE)
+#: Another option letter right after the first ("A, B", "(A) and (B)", "B or C", "B. C."); not
+#: a word ("B. A dog", "A. I think").
+_SECOND_LETTER = re.compile(r"\s*(?:(?:and|or|&|/)\s+)?(?:[(\[][A-Z][)\]]|[A-Z](?:[.,:)]|\s*$))")
 #: Markdown emphasis and code marks hosted models put around an answer ("**B**", "`B`").
 _MARKUP = re.compile(r"[*`]+")
 

@@ -42,7 +42,8 @@ __all__ = ["OpenAIModel"]
 #: then redone. 2: content given as a list of parts is joined, a refusal reads as its text, and
 #: a reply without an answer is a failed example (version 1 cached these as "" or as the list's
 #: repr). 3: a letter is also read from "**B**", "`B`", quotes, "B, ...", "The correct answer is B",
-#: "Option B" and a lower-case letter alone ("b", "(b)"); version 2 scored these as a tie.
+#: "Option B" and a lower-case letter alone ("b", "(b)"); version 2 scored these as a tie; two
+#: letters ("A, B", "(A) and (B)") are a tie.
 PROTOCOL = 3
 
 _LABELS = {"yes/no": ("yes", "no"), "entailment": ENTAILMENT_LABELS}
