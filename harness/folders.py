@@ -99,7 +99,7 @@ def check_outside_runs(path: Path | str, runs: Sequence[Path | str], what: str =
     check_writable_file(path, what)
 
 
-def check_outside_packages(folder: Path | str, what: str = "output folder") -> None:
+def check_outside_packages(folder: Path | str, what: str = "output folder", hint: str = "") -> None:
     """UsageError when `folder` lies in a Python package (a folder with an `__init__.py`):
     generated output never lands in a source package. A folder that cannot be looked into (a
     name too long, no permission) is left to the writer's own check."""
@@ -109,7 +109,7 @@ def check_outside_packages(folder: Path | str, what: str = "output folder") -> N
     for above in (folder, *folder.parents):
         if _is_file(above / "__init__.py"):
             raise UsageError(f"{what} {folder} is inside the Python package {above}; "
-                             "choose a folder outside any package")
+                             f"choose a folder outside any package{f' {hint}' if hint else ''}")
 
 
 def _is_file(path: Path) -> bool:
@@ -136,7 +136,7 @@ def check_output_folder(out: Path | str, what: str = "output folder", *, own_run
     run = run_folder_of(out)
     if run is not None and (own_run is None or run != Path(own_run).resolve()):
         raise UsageError(f"{what} {out} is inside the run folder {run}; choose a folder outside any run{end}")
-    check_outside_packages(out, what)
+    check_outside_packages(out, what, hint)
 
 
 def run_folder_of(path: Path | str) -> Path | None:

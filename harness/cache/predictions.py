@@ -135,7 +135,7 @@ class PredictionCache:
         try:
             yield
         except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError):  # locked, full, read-only: not damage
+            if type(exc) is not sqlite3.DatabaseError:  # locked, full, closed, misused: not damage
                 raise
             raise StorageError(f"prediction cache {self.path} {_DAMAGED.format(_reason(exc))}", ExitCode.DATA) from None
 

@@ -316,6 +316,11 @@ def test_an_interrupted_toy_export_is_recorded_and_a_rerun_completes_it(tmp_path
     assert main(["export", "toy-vqa2", "--images", "4", "--split", "train", "--out", str(tmp_path / "cut")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "was interrupted while writing the val split" in err, err
+    map_path = tmp_path / "cut" / "vqa2" / "toy_id_map.json"
+    map_path.write_text(json.dumps({**state, "incomplete": "val"}))  # edited by hand
+    assert main([*argv, str(tmp_path / "cut")]) == 2
+    assert "not the id map of an earlier toy export" in capsys.readouterr().err
+    map_path.write_text(json.dumps(state))
     assert main([*argv, str(tmp_path / "cut")]) == 0
     clean = sorted(p.relative_to(tmp_path / "clean") for p in (tmp_path / "clean").rglob("*") if p.is_file())
     cut = sorted(p.relative_to(tmp_path / "cut") for p in (tmp_path / "cut").rglob("*") if p.is_file())

@@ -63,4 +63,5 @@ def test_output_inside_a_package_is_refused(tmp_path, monkeypatch, capsys):
                  "--cache", str(tmp_path / "c.sqlite")])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "inside the Python package" in err[0]
+    assert err[0].endswith("choose a folder outside any package (default: results/)"), err  # the default named
     assert not (clone / "results").exists() and not (clone / "leaderboard" / "index.html").exists()

@@ -103,6 +103,17 @@ def test_a_cache_file_damaged_inside_is_one_line_naming_it_not_a_probe_failure(c
     assert json.loads((second / "manifest.json").read_text())["status"] == "failed"
 
 
+def test_a_cache_error_that_is_not_damage_is_not_called_damage(tmp_path):
+    """Only what SQLite calls a malformed file is 'damaged; delete it': a closed connection (a
+    programming error) must not tell the user to delete a sound cache."""
+    from harness.cache.predictions import PredictionCache
+
+    cache = PredictionCache(tmp_path / "cache.sqlite")
+    cache.close()
+    with pytest.raises(sqlite3.ProgrammingError):
+        cache.get_many("fp", ["k"])
+
+
 def test_a_cache_file_cut_short_is_called_damaged_with_what_to_do(capsys, tmp_path):
     plugin = plugin_for([Task("tiny", "val", ("accuracy",))], Tiny)
     cache = tmp_path / "cache.sqlite"

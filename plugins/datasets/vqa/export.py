@@ -138,7 +138,7 @@ def _earlier_splits(out: Path, settings: Mapping[str, object], splits: Sequence[
         earlier = json.loads(map_path.read_text(encoding="utf-8"))
         ids = {s: dict(earlier["question_ids"][s]) for s in earlier["question_ids"]}
         before = dict(earlier["toyvqa"])
-        cut = [str(s) for s in earlier.get("incomplete", ())]
+        cut = [str(s) for s in _as_list(earlier.get("incomplete", []))]
     except (FileNotFoundError, NotADirectoryError):  # no earlier export (a file in the way is said later)
         for split in splits:
             for name in (f"v2_OpenEnded_mscoco_{SPLIT_TAGS[split]}_questions.json",
@@ -160,3 +160,10 @@ def _earlier_splits(out: Path, settings: Mapping[str, object], splits: Sequence[
                          f"({said}): exporting {' and '.join(splits)} with other settings beside it would mix two "
                          f"toy worlds; export every split again (--split train --split val) or choose another --out")
     return {s: ids[s] for s in kept}
+
+
+def _as_list(value: object) -> list:
+    """`value` when it is a list; a TypeError (a damaged map) otherwise."""
+    if not isinstance(value, list):
+        raise TypeError(f"expected a list, got {type(value).__name__}")
+    return value
