@@ -49,9 +49,10 @@ def data_count_line(accepted: Mapping[str, Any]) -> str:
 
 def format_value(row: ResultRow) -> str:
     """Proportions as percentages with 2 decimals (as the VQA papers print them), other values
-    with 4, counts with none; the interval in brackets."""
+    with 4, whole counts with none (a mean count with 2, as the leaderboard prints it); the
+    interval in brackets."""
     if row.unit == "count":
-        return f"{row.value:.0f}"
+        return f"{row.value:.0f}" if float(row.value).is_integer() else f"{row.value:.2f}"
     scale, fmt = (100, ".2f") if row.unit == "fraction" else (1, ".4f")
     text = format(scale * row.value, fmt)
     if row.ci_low is not None and row.ci_high is not None:

@@ -33,13 +33,14 @@ def headline_text(found: Collected, width: int) -> str:
     body = []
     for info in sorted(found.runs, key=lambda i: i.run_id):
         for r in headline_rows([r for r in info.rows if r in shown], info.headlines):
-            body.append([r.model, readable_spec(f"{r.dataset}/{r.split}"), names.probe(r.probe),
+            body.append([r.model, readable_spec(f"{r.dataset}/{r.split}"), readable_spec(r.train) if r.train else "-",
+                         names.probe(r.probe),
                          names.metric(r.metric, r.probe) + (f" ({r.variant})" if r.variant else ""), format_cell(r)])
     if not body:
         return ""
     more = len(body) - MAX_HEADLINES
     text = "Headline numbers (fractions in %, [95% interval])\n\n"
-    text += render_text_table(["model", "data", "probe", "metric", "value [95% CI]"], body[:MAX_HEADLINES],
+    text += render_text_table(["model", "data", "trained on", "probe", "metric", "value [95% CI]"], body[:MAX_HEADLINES],
                               width=width, keep=1, header_width=30)
     return text + (f"... and {more} more rows in the run reports\n" if more > 0 else "")
 
