@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
@@ -217,6 +218,13 @@ class ProbeFiles:
     def predictions(self, variant: str) -> Path:
         """The JSON-lines file of the predictions of one variant."""
         return self.predictions_folder / f"{safe_name(variant or 'default')}.jsonl"
+
+    def clear(self) -> None:
+        """Remove the files an earlier attempt of the run (`--resume`) left here: the probe now
+        runs or is restored anew, and a file it does not write again (the traceback of a failure)
+        would be taken for this attempt's."""
+        for folder in (self.predictions_folder, self.artifacts_folder):
+            shutil.rmtree(folder, ignore_errors=True)
 
     def write_predictions(self, variant: str, rows: Iterable[dict[str, Any]]) -> Path:
         """Write `rows` as `predictions(variant)` (as `write_jsonl`); a file with the same bytes
