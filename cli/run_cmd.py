@@ -36,7 +36,9 @@ __all__ = ["run"]
               help="Seed for training, sampling and bootstrap CIs (0 to 2^32 - 1).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_RUNS, show_default=True,
               help="Folder for run directories.")
-@click.option("--resume", is_flag=True, help="Continue the newest unfinished run with the same settings.")
+@click.option("--resume", is_flag=True, help="Continue the newest run with the same settings (model, suite, --data-dir, "
+              "--split, --limit, --seed) if it did not complete; --batch-size, --device, --jobs and "
+              "--cache may differ.")
 @click.option("--leaderboard", "leaderboard_dir", type=click.Path(file_okay=False, path_type=Path),
               default=DEFAULT_LEADERBOARD, show_default=True, help="Leaderboard folder updated at the end.")
 @click.option("--no-leaderboard", is_flag=True, help="Do not update the leaderboard.")

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
@@ -132,14 +133,15 @@ class RunDir:
 
     @classmethod
     def find_resumable(cls, out_root: Path, config_digest: str) -> "RunDir | None":
-        """The newest run with the same configuration that did not complete."""
-        return next((cls(path) for path, data in cls.manifests(out_root, config_digest)
-                     if data.get("status") != "complete"), None)
+        """The newest run with the same configuration, when it did not complete (an older one
+        that did not is passed over: the leaderboard shows the newer run's rows)."""
+        path, data = next(cls.manifests(out_root, config_digest), (None, {}))
+        return cls(path) if path is not None and data.get("status") != "complete" else None
 
     @staticmethod
-    def manifests(out_root: Path, config_digest: str) -> Iterator[tuple[Path, dict[str, Any]]]:
-        """The run folders under `out_root` with this configuration, newest first, with their
-        manifests (one unreadable, not JSON or of another schema is not a run to continue)."""
+    def manifests(out_root: Path, config_digest: str | None) -> Iterator[tuple[Path, dict[str, Any]]]:
+        """The run folders under `out_root` with this configuration (None: any), newest first, with
+        their manifests (one unreadable, not JSON or of another schema is not a run to continue)."""
         out_root = Path(out_root)
         for path in sorted(out_root.iterdir(), reverse=True) if out_root.is_dir() else ():
             manifest = path / "manifest.json"
@@ -150,7 +152,7 @@ class RunDir:
             except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
                 continue
             if (isinstance(data, dict) and not schema_problem(data, (MANIFEST_SCHEMA_VERSION,), "")
-                    and data.get("config_digest") == config_digest):
+                    and config_digest in (None, data.get("config_digest"))):
                 yield path, data
 
     @property
@@ -217,6 +219,13 @@ class ProbeFiles:
     def predictions(self, variant: str) -> Path:
         """The JSON-lines file of the predictions of one variant."""
         return self.predictions_folder / f"{safe_name(variant or 'default')}.jsonl"
+
+    def clear(self) -> None:
+        """Remove the files an earlier attempt of the run (`--resume`) left here: the probe now
+        runs or is restored anew, and a file it does not write again (the traceback of a failure)
+        would be taken for this attempt's."""
+        for folder in (self.predictions_folder, self.artifacts_folder):
+            shutil.rmtree(folder, ignore_errors=True)
 
     def write_predictions(self, variant: str, rows: Iterable[dict[str, Any]]) -> Path:
         """Write `rows` as `predictions(variant)` (as `write_jsonl`); a file with the same bytes

@@ -67,8 +67,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
         cache.close()
         raise
     if config.resume and not manifest["resumed"]:  # a relative --out from another folder, say: not silent
-        run.outcome.warnings.append(f"--resume: no unfinished run with these settings in {config.out}; "
-                                    "this is a new run")
+        run.outcome.warnings.append(_not_resumed(config, plan, manifest))
     status, error = "failed", ""
     try:
         stops.raise_pending()
@@ -159,6 +158,34 @@ def _open_rundir(config: RunConfig, host: PluginHost, plan: RunPlan) -> tuple[Ru
             raise known from None
         raise
     return rundir, manifest
+
+
+def _not_resumed(config: RunConfig, plan: RunPlan, manifest: dict[str, Any]) -> str:
+    """The warning of a `--resume` that started a new run, naming the run it did not continue:
+    the newest with these settings, complete; else the newest unfinished one of the model and
+    suite, and the settings it differs in."""
+    line = f"--resume: no unfinished run with these settings in {config.out}; this is a new run"
+    runs = [(path, data) for path, data in RunDir.manifests(config.out, None) if path.name != manifest["run_id"]]
+    same = [path for path, data in runs if data.get("config_digest") == manifest["config_digest"]]
+    if same:  # complete: `RunDir.find_resumable` continues only the newest
+        return f"{line} (the newest with these settings, {same[0].name}, is complete)"
+    path, data = next(((path, data) for path, data in runs if data.get("status") != "complete" and
+                       (data.get("model"), data.get("suite")) == (plan.model_spec, plan.suite.name)), (None, {}))
+    if path is None:
+        return line
+    settings = {"--seed": "seed", "--split": "split", "--limit": "limit", "--data-dir": "data_dir"}
+    differ = [f"{option} {_setting(data.get(key))} there, {_setting(manifest[key])} here"
+              for option, key in settings.items() if data.get(key) != manifest[key]]
+    stored = data.get("suite_file")
+    if (stored.get("sha256") if isinstance(stored, dict) else "") != plan.suite.file_sha256:
+        differ.append("the suite file's content")
+    what = "; ".join(differ) or "the suite's tasks (or where a relative --data-dir leads)"
+    return (f"{line} (the newest unfinished run of {plan.model_spec} on {plan.suite.name}, {path.name}, "
+            f"differs: {what})")
+
+
+def _setting(value: Any) -> str:
+    return "not given" if value is None else printable(str(value))
 
 
 def _finish(run: TaskRunner, manifest: dict[str, Any], headlines: _Headlines, *, status: str,

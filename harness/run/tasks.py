@@ -228,6 +228,7 @@ class TaskRunner:
                                              "(the model is not trained here, so the train source does not matter)"))
                 return
             self._done[same] = task.title
+        self.rundir.probe_files(task, probe_name).clear()  # what an earlier attempt (--resume) left
         key = self._output_key(task, probe_name, probe_cls, probe, examples)
         if key is not None:
             found = self.outputs.get(key, self.rundir.path, run_id=self.rundir.run_id, model=self.plan.model_spec,
