@@ -169,7 +169,7 @@ def test_bertscore_not_installed_loses_no_other_score(host, tmp_path, monkeypatc
         pytest.skip("needs java (METEOR)")
     monkeypatch.delenv("VQA_HARNESS_BERTSCORE_MODEL", raising=False)
     monkeypatch.setattr(bertscore, "_package_folder", lambda: None)
-    out = run_in_process(host, model="retrieval-explainer", suite="nle-bertscore", tmp_path=tmp_path)
+    out = run_in_process(host, model="retrieval-explainer", suite="nle-bertscore", tmp_path=tmp_path, limit=40)
     assert out.exit_code == 0 and not out.probe_failures, out.probe_failures
     rows, gt = _rows(out), _rows(out, "gt")
     assert {"s_t", "s_e/rouge_l", "s_o/cider", "s_e/meteor"} <= set(rows) and "s_e/rouge_l" in gt

@@ -35,12 +35,19 @@ print(json.dumps(out))
 """
 
 
-def _train_in_process(data: Path, threads: int, omp: str, cache: Path) -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": omp, "VQA_HARNESS_CACHE": str(cache)}
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(data), str(threads)], env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def _train_in_processes(data: Path, *settings: tuple[int, str, Path]) -> list[dict]:
+    """One process per (threads, OMP_NUM_THREADS, cache), side by side (the suite uses one of
+    CI's two cores; the bits do not depend on what else runs)."""
+    procs = [subprocess.Popen([sys.executable, "-c", SCRIPT, str(data), str(threads)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "OMP_NUM_THREADS": omp, "VQA_HARNESS_CACHE": str(cache)})
+             for threads, omp, cache in settings]
+    out = []
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, stderr[-3000:]
+        out.append(json.loads(stdout.strip().splitlines()[-1]))
+    return out
 
 
 def test_training_and_predictions_do_not_depend_on_thread_settings(tmp_path: Path) -> None:
@@ -53,13 +60,12 @@ def test_training_and_predictions_do_not_depend_on_thread_settings(tmp_path: Pat
         "qonly": {"epochs": 3, "hidden": 64, "batch_size": 16},
     }))
     # Separate caches: each process trains (a weight-cache hit would prove nothing).
-    one = _train_in_process(data, threads=1, omp="1", cache=tmp_path / "c1")
-    other_omp = _train_in_process(data, threads=1, omp="2", cache=tmp_path / "c2")
+    one, other_omp = _train_in_processes(data, (1, "1", tmp_path / "c1"), (1, "2", tmp_path / "c2"))
     assert one == other_omp and set(one) == {"cnn-lstm", "qonly"}
     # Two threads: the same bits again for that count (not necessarily those of one thread,
     # hence `threads_key` in the prediction fingerprint).
-    two = _train_in_process(data, threads=2, omp="2", cache=tmp_path / "c3")
-    assert two == _train_in_process(data, threads=2, omp="1", cache=tmp_path / "c4")
+    two, two_other_omp = _train_in_processes(data, (2, "2", tmp_path / "c3"), (2, "1", tmp_path / "c4"))
+    assert two == two_other_omp
 
 
 def test_the_thread_count_is_part_of_the_prediction_fingerprint_but_not_of_the_weights() -> None:
