@@ -7,8 +7,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import stat
 import random
+import stat
 import tempfile
 import time
 from collections.abc import Sequence

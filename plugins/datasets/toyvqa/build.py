@@ -210,25 +210,21 @@ def _write(folder: Path, data: ToySplit, meta: Mapping[str, Any]) -> None:
     (folder / MARKER).write_text(json.dumps(marker, sort_keys=True, indent=1))
 
 
-def _read(folder: Path) -> list[Example]:
+def _read(folder: Path, blob: bytes) -> list[Example]:
+    """The examples of a split from the bytes of its examples file (read once, by `_intact`)."""
     path = folder / EXAMPLES
     out = []
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    if row.get("image"):
-                        row["image"] = str(folder / row["image"])
-                    out.append(Example.from_row(row))
-                except (ValueError, KeyError, TypeError) as exc:
-                    raise DataError(f"{path}: line {lineno}: malformed toyvqa row ({exc}); "
-                                    f"delete {folder} to regenerate") from None
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read toyvqa cache ({exc.strerror}); delete {folder} "
-                        "to regenerate") from None
+    for lineno, line in enumerate(blob.decode("utf-8", errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            if row.get("image"):
+                row["image"] = str(folder / row["image"])
+            out.append(Example.from_row(row))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DataError(f"{path}: line {lineno}: malformed toyvqa row ({exc}); "
+                            f"delete {folder} to regenerate") from None
     return out
 
 
@@ -259,21 +255,28 @@ def load_or_generate(variant: str, split: str, seed: int = 0, *, images: int | N
                      size: int = DEFAULT_SIZE) -> tuple[list[Example], Path]:
     """The examples of a split from the cache, generating (and caching) them first if needed."""
     folder = split_dir(variant, split, seed, images, size)
-    if not _intact(folder):
+    blob = _intact(folder)
+    if blob is None:
         with build_lock(folder):  # concurrent runs (harness run --jobs) generate it once
-            if not _intact(folder):
+            blob = _intact(folder)
+            if blob is None:
                 _generate_into(folder, variant, split, seed, images, size)
-    return _read(folder), folder
+                blob = _intact(folder)
+            if blob is None:
+                raise DataError(f"{folder / EXAMPLES}: cannot read the toyvqa split just written; delete "
+                                f"{folder} to regenerate")
+    return _read(folder, blob), folder
 
 
-def _intact(folder: Path) -> bool:
-    """The split's marker is there and its examples are the bytes it records (a file cut at a
-    line end, or edited, would otherwise be read as the split)."""
+def _intact(folder: Path) -> bytes | None:
+    """The split's examples file when its marker is there and records these bytes (a file cut at
+    a line end, or edited, would otherwise be read as the split); else None."""
     try:
         marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
-        return digest_bytes((folder / EXAMPLES).read_bytes()) == marker["sha256"]
+        blob = (folder / EXAMPLES).read_bytes()
+        return blob if digest_bytes(blob) == marker["sha256"] else None
     except (OSError, ValueError, KeyError, TypeError):
-        return False
+        return None
 
 
 def _generate_into(folder: Path, variant: str, split: str, seed: int, images: int | None, size: int) -> None:

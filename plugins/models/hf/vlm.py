@@ -151,8 +151,8 @@ class HFVLMModel(HFModelBase):
                                                                            self.config["explain_max_new_tokens"]))
         out: list[Any] = [None] * len(batch)
         open_rows = []
-        for i, (im, ex) in enumerate(zip(images, batch)):
-            kind = self.task(ex)
+        kinds = [self.task(ex) for ex in batch]
+        for i, (im, ex, kind) in enumerate(zip(images, batch, kinds)):
             if kind in ("entailment", "yes/no"):
                 labels = ENTAILMENT_LABELS if kind == "entailment" else ("yes", "no")
                 scores = self.loglik(im, self.prompt(kind, ex.question), labels)
@@ -160,15 +160,14 @@ class HFVLMModel(HFModelBase):
             else:
                 open_rows.append(i)
         if open_rows:
-            prompts = [self._open_prompt(self.task(batch[i]), batch[i].question) for i in open_rows]
+            prompts = [self._open_prompt(kinds[i], batch[i].question) for i in open_rows]
             texts = self.backoff.run(len(open_rows), lambda a, b: self.generate(
                 [images[i] for i in open_rows[a:b]], prompts[a:b], self.config["max_new_tokens"]))
             for i, text in zip(open_rows, texts):
-                kind = self.task(batch[i])
-                if kind == LMMS_EVAL:
+                if kinds[i] == LMMS_EVAL:
                     out[i] = lmms_eval_answer(text)
                 else:
-                    out[i] = clean_answer(text, yes_no=kind == "short-yes/no")
+                    out[i] = clean_answer(text, yes_no=kinds[i] == "short-yes/no")
         return out
 
     def _open_prompt(self, kind: str, question: str) -> str:

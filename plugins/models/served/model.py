@@ -221,11 +221,11 @@ class OpenAIModel(Model):
     def _kind(self, ex: Example) -> str:
         """`task_of`, or "lmms-eval" for a VQA question under protocol=lmms-eval."""
         kind = task_of(ex.question, dict(ex.meta), tuple(ex.choices))
-        return "lmms-eval" if lmms_eval.follows(self.config["protocol"], kind) else kind
+        return lmms_eval.LMMS_EVAL if lmms_eval.follows(self.config["protocol"], kind) else kind
 
     def _length(self, ex: Example, capability: str) -> int:
         """The length limit `_one` sends for this example."""
-        if capability == "answer" and self._kind(ex) == "lmms-eval":
+        if capability == "answer" and self._kind(ex) == lmms_eval.LMMS_EVAL:
             return self.vqa_max_tokens
         return int(self.config["explain_max_tokens" if capability == "explain" else "max_tokens"])
 
@@ -233,7 +233,9 @@ class OpenAIModel(Model):
         """The text `_one` sends for this example (what the budget estimate counts)."""
         if capability == "answer":
             kind = self._kind(ex)
-            return lmms_eval.lmms_eval_prompt(ex.question) if kind == "lmms-eval" else build_prompt(kind, ex.question)
+            if kind == lmms_eval.LMMS_EVAL:
+                return lmms_eval.lmms_eval_prompt(ex.question)
+            return build_prompt(kind, ex.question)
         if capability == "score_choices":
             try:
                 return choice_prompt(ex.question, ex.choices)
@@ -268,7 +270,7 @@ class OpenAIModel(Model):
                              logprobs=labels is not None)
         text = self._content(response)
         if labels is None:
-            read = lmms_eval.lmms_eval_answer if kind == "lmms-eval" else clean_answer
+            read = lmms_eval.lmms_eval_answer if kind == lmms_eval.LMMS_EVAL else clean_answer
             return Prediction(ex.id, "answer", answer=read(text))
         first = self._first_token(response)
         dist = closed_from_logprobs(first, labels) if first is not None else None
