@@ -41,11 +41,11 @@ def _git_commit() -> str:
 
 def check_resumed(previous: Any, path: Path | str) -> dict[str, Any]:
     """The manifest `--resume` continues, once the fields the new one carries on (`started`,
-    `resumed`, `usage`) have the types it needs; else one DataError line naming file and field."""
+    `resumed`, `usage`, `probes_done`) have the types it needs; else one DataError line naming file and field."""
     if not isinstance(previous, dict):
         raise fail(path, "", f"expected a JSON object, got {describe(previous)}")
     expected = {"started": (str, "a time stamp (text)"), "resumed": (int, "a whole number of resumes"),
-                "usage": (dict, "an object of usage counts")}
+                "usage": (dict, "an object of usage counts"), "probes_done": (int, "a whole number of probes")}
     for field, (kind, what) in expected.items():
         value = previous.get(field)
         if field not in previous or (value is None and field != "resumed"):
@@ -81,6 +81,9 @@ def new_manifest(config: Any, host: Any, model_spec: str, model_entry: Any, suit
         "resumed": previous.get("resumed", 0) + (1 if previous else 0),
         "world_size": int(os.environ.get("WORLD_SIZE", "1")),
         "status": "running", "resources": {},
+        # How many probes results.jsonl holds the rows of (harness.run.execute: a resumed attempt
+        # leaves the files of the one before until it has come as far).
+        "probes_done": previous.get("probes_done") or 0,
         # The model usage (requests, tokens) of the attempts this run resumes: the run adds its own.
         **({"usage_before_resume": dict(previous["usage"])} if previous.get("usage") else {}),
     }

@@ -76,7 +76,8 @@ def execute_run(config: RunConfig, host: PluginHost, *,
             run.task(task)
             watch.check()
             _note_parameters(manifest, plan.model, run.trained_on)
-            rundir.write_tables(layouts, list(run.row_tags.values()), headlines, displays)
+            if _caught_up(run, manifest):
+                rundir.write_tables(layouts, list(run.row_tags.values()), headlines, displays)
             _write_summary(run, _progress_manifest(run, manifest, "running"), headlines)
         notes = plan.model.report_notes()
         if notes:
@@ -229,8 +230,21 @@ def _note_parameters(manifest: dict[str, Any], model: Model, trained_on: str) ->
         manifest.setdefault("parameter_count", {})[trained_on or "-"] = count
 
 
+def _caught_up(run: TaskRunner, manifest: dict[str, Any]) -> bool:
+    """Whether this attempt has gathered as many probes as the run folder's files hold (all of
+    them unless `--resume` continues an attempt that came further). The tasks run in one order
+    and an attempt resumes from the start, so it then holds all the earlier attempt held."""
+    return manifest["status"] == "complete" or run.probes_done >= manifest.get("probes_done", 0)
+
+
 def _write_summary(run: TaskRunner, manifest: dict[str, Any], headlines: _Headlines) -> None:
-    """Rewrite results.jsonl, the manifest and report.md with what the run has so far."""
+    """Rewrite results.jsonl, the manifest and report.md with what the run has so far. A
+    resumed attempt that has not come as far as the one before it writes only the manifest:
+    the earlier rows stay in results.jsonl, and stay when this attempt ends early (a model
+    that fails to set up, a stop), as docs/architecture.md says."""
+    if not _caught_up(run, manifest):
+        run.rundir.write_manifest(manifest)
+        return
     run.rundir.write_results(run.outcome.rows)
     run.rundir.write_manifest(manifest)
     run.rundir.write_report(render_report(manifest, run.outcome.rows, run.sections, run.missing, run.outcome.skipped,
@@ -250,7 +264,7 @@ def _progress_manifest(run: TaskRunner, manifest: dict[str, Any], status: str) -
                           "probe_failures": len(run.outcome.probe_failures), "predict_seconds": round(stats.seconds, 3),
                           "deferred_fit_seconds": round(stats.fit_seconds, 3),
                           "probe_outputs_reused": run.reused},
-                "timings": run.timings, "data": dict(sorted(run.data_digests.items())),
+                "timings": run.timings, "probes_done": max(run.probes_done, manifest.get("probes_done", 0)), "data": dict(sorted(run.data_digests.items())),
                 **({"data_counts": run.data_counts} if run.data_counts else {}),
                 **({"datasets": dict(sorted(run.datasets.items()))} if run.datasets else {}),
                 **_usage(run.plan.model, manifest.get("usage_before_resume") or {})}

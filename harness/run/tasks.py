@@ -102,6 +102,8 @@ class TaskRunner:
         self.resources: dict[str, Any] = {}
         self.row_tags: dict[tuple[str, str, str, str], RowTags] = {}
         self.reused = 0
+        #: Probes whose output this attempt gathered (run or restored), in the plan's order.
+        self.probes_done = 0
         #: Seconds per probe (and per fit), for the manifest: where a run spends its time.
         self.timings: list[dict[str, Any]] = []
         self.outputs = ProbeOutputCache(ArtifactStore(outputs_root)) if config.reuse_outputs else None
@@ -320,6 +322,7 @@ class TaskRunner:
             self.sections.append(f"### {task.title} — {probe_name}: assumptions not met\n\n{line}.\n")
             self.outcome.warnings.append(f"{task.title}: {line}")
         self.outcome.rows.extend(out.rows)
+        self.probes_done += 1
         self.sections.extend(f"### {task.title} — {probe_name}\n\n{s}" for s in out.sections)
         self.missing.extend((task.title, m, r) for m, r in out.missing)
         self.resources.update(out.resources)

@@ -21,7 +21,8 @@ class Tiny(ListDataset):
 
 
 @pytest.mark.parametrize("field, value", [("resumed", "x"), ("resumed", None), ("resumed", -1), ("resumed", True),
-                                          ("usage", [1, 2]), ("usage", "abc"), ("started", 5)])
+                                          ("usage", [1, 2]), ("usage", "abc"), ("started", 5),
+                                          ("probes_done", "2"), ("probes_done", -1)])
 def test_a_wrongly_typed_manifest_field_is_one_line_on_resume(capsys, tmp_path, field, value):
     plugin = plugin_for([Task("tiny", "val", ("accuracy",))], Tiny)
     argv = ["run", "--model", "const", "--suite", "bad", "--out", str(tmp_path / "runs"), "--no-leaderboard",
