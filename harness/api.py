@@ -199,6 +199,8 @@ class Model(Configurable):
                 "choices": list(example.choices) if capability == "score_choices" else []}
         if capability == "score_images":  # only here, so other capabilities' keys stay as they were
             seen["candidates"] = [list(c) for c in example.meta.get(CANDIDATE_IMAGES, ())]
+        if self.uses_images:  # an image rewritten at the same path is another input (size, mtime)
+            seen["files"] = file_stamps([example.image, *(c[-1] for c in seen.get("candidates", ()))])
         return digest(seen)
 
 

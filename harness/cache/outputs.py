@@ -49,14 +49,16 @@ class ProbeOutputCache:
     def key(*, model_fingerprint: str, probe: str, probe_class: type, options: dict[str, Any], dataset: str,
             dataset_fingerprint: str, split: str, task: str, limit: int | None, train: str, train_fingerprint: str,
             labelled: bool, seed: int, modules: Sequence[str],
-            settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+            settings: Mapping[str, Any] | None = None, images: str = "") -> dict[str, Any]:
         """The identity of one probe output; `task`: `harness.rundir.task_folder`; `settings`:
-        `Probe.cache_settings()`."""
+        `Probe.cache_settings()`; `images`: a digest of the task's image files (size and
+        modification time) for a model that looks at them, else ""."""
         return {"model": model_fingerprint, "probe": probe, "task": task,
                 "probe_class": f"{probe_class.__module__}.{probe_class.__qualname__}", "options": options,
                 "dataset": dataset, "dataset_fp": dataset_fingerprint, "split": split, "limit": limit,
                 "train": train, "train_fp": train_fingerprint, "labelled": labelled, "seed": seed,
-                "code": source_digest(modules), **({"settings": dict(settings)} if settings else {})}
+                "code": source_digest(modules), **({"settings": dict(settings)} if settings else {}),
+                **({"images": images} if images else {})}
 
     def get(self, key: dict[str, Any], run_dir: Path, *, run_id: str, model: str, suite: str,
             fingerprint: Callable[[str, str], str]) -> ProbeOutput | None:

@@ -20,7 +20,7 @@ from ..cache.watch import CacheWatch
 from ..data.origin import dataset_provenance
 from ..data.session import LazyExamples
 from ..devices import model_threads
-from ..digest import digest
+from ..digest import digest, file_stamps
 from ..errors import DataError, ExitCode, HarnessError, PluginError, StopRun, printable
 from ..fileio import atomic_write_text
 from ..folders import storage_error
@@ -111,6 +111,7 @@ class TaskRunner:
         self._fitted_on: str | None = None
         self._train_fp = ""
         self._done: dict[str, str] = {}
+        self._images_checked: set[tuple[str, str]] = set()  # (dataset, split): once, before the model runs
         # For the manifest, per "<dataset spec>/<split>": what its relaxed checks accepted
         # (`data_counts`) and the fingerprint of the examples trained on or scored (`data`: two
         # runs whose rows differ can be told apart by their data); per dataset spec, what it
@@ -261,21 +262,26 @@ class TaskRunner:
             return None
         # A model-free probe (a dataset audit) gives the same output whatever the model.
         model = "(model-free)" if probe_cls.model_free else self.predictor.fingerprint
+        # An image rewritten at the same path changes the output of a model that looks at it
+        # (this loads the task's examples: a restored output of a text model never does).
+        looks = self.model.uses_images and not probe_cls.model_free
+        images = digest(file_stamps(dict.fromkeys(ex.image for ex in examples.items()))) if looks else ""
         return self.outputs.key(
             model_fingerprint=model, probe=probe_name, probe_class=probe_cls, options=probe.config,
             dataset=task.dataset, dataset_fingerprint=examples.fingerprint, split=task.split,
             task=task_folder(task), limit=self.config.limit, train=self.trained_on,
             train_fingerprint=self._train_fp if self.model.trainable else "",
             labelled=self.session.labelled(task.dataset, task.split), seed=self.config.seed,
-            settings=settings, modules=[probe_cls.__module__, type(self.model).__module__,
+            settings=settings, images=images, modules=[probe_cls.__module__, type(self.model).__module__,
                                         type(self.session.dataset(task.dataset)).__module__])
 
     def _run_contained(self, task: Task, probe_name: str, plugin: str, probe: Probe,
                        examples: LazyExamples) -> tuple[ProbeOutput, bool]:
         """Run the probe; a failure is recorded (and its traceback kept), not raised. Returns
         the output and whether it is clean (no failure, no failed example)."""
-        if self.model.uses_images and not examples.loaded:
+        if self.model.uses_images and (task.dataset, task.split) not in self._images_checked:
             check_images(task.title, examples)
+            self._images_checked.add((task.dataset, task.split))
         if type(self.model).check_examples is not Model.check_examples:  # only an override loads them here
             self.model.check_examples(examples.items())
         files = self.rundir.probe_files(task, probe_name)

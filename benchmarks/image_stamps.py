@@ -1,0 +1,93 @@
+"""What keying on image files costs: a model that looks at images has each image file's size
+and modification time in its prediction keys and probe-output keys, so that an image rewritten
+at the same path is asked again (docs/architecture.md, "The caches").
+
+    python benchmarks/image_stamps.py [--questions 200000] [--per-image 5]
+
+Writes `questions / per-image` small files in a temporary folder (VQA v2 val has about 5.4
+questions per image) and times, in this process:
+
+1. the prediction keys of every question for a text model (the baseline: no file is looked
+   at) and for the same model looking at images (one `stat` per question);
+2. the probe-output key's image digest over the task's questions (one `stat` per distinct
+   file), which a re-run computes for an image model before it can restore a probe's output.
+
+It prints seconds, microseconds per question and the ratio of (1) to its baseline. The load
+(`uptime`) is printed before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from harness.api import Model
+from harness.digest import digest, file_stamps
+from harness.types import Example
+
+
+class _Text(Model):
+    name = "text"
+
+
+class _Looking(Model):
+    name = "looking"
+    uses_images = True
+
+
+def _uptime() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _best(fn, repeat: int = 3) -> float:
+    """The fastest of `repeat` timings of `fn()` (seconds)."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=_positive, default=200_000)
+    parser.add_argument("--per-image", type=_positive, default=5)
+    args = parser.parse_args(argv)
+    print(f"load before: {_uptime()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        images = [Path(tmp) / f"{i:06d}.jpg" for i in range(max(1, -(-args.questions // args.per_image)))]
+        for path in images:
+            path.write_bytes(b"\xff\xd8 not decoded here")
+        examples = [Example(id=str(i), question=f"what is in picture {i}?", image=str(images[i % len(images)]))
+                    for i in range(args.questions)]
+        text, looking = _Text(), _Looking()
+        base = _best(lambda: [text.input_key(ex, "answer") for ex in examples])
+        keyed = _best(lambda: [looking.input_key(ex, "answer") for ex in examples])
+        outputs = _best(lambda: digest(file_stamps(dict.fromkeys(ex.image for ex in examples))))
+    n = args.questions
+    print(f"{n:,} questions, {len(images):,} image files")
+    print(f"prediction keys, text model (baseline): {base:.3f} s ({base / n * 1e6:.1f} us per question)")
+    print(f"prediction keys, model looking at images: {keyed:.3f} s ({keyed / n * 1e6:.1f} us per question), "
+          f"ratio {keyed / base:.2f}")
+    print(f"probe-output key, image digest: {outputs:.3f} s ({outputs / n * 1e6:.1f} us per question)")
+    print(f"load after: {_uptime()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""An image file rewritten at the same path is a new input for a model that looks at images:
+before, the prediction cache was keyed by the path alone, so a re-run over regenerated
+images (another corruption level written into the same folder) gave the cached answers of
+the old images, silently."""
+
+from __future__ import annotations
+
+import os
+
+from helpers_core import EchoModel, core_plugins, run_stats
+
+from harness.api import Model, Suite, Task
+from harness.hookspecs import hookimpl
+from harness.testing import dataset_plugin, make_host, run_in_process
+from harness.types import BLANK_IMAGE, CANDIDATE_IMAGES, Example
+
+
+class _Looker(EchoModel):
+    name = "looker"
+    uses_images = True
+
+
+class _Plugin:
+    @hookimpl
+    def register_models(self, register):
+        register(_Looker)
+
+    @hookimpl
+    def register_suites(self, register):
+        register(Suite("pictures", "accuracy on pictures", (Task("pics", "val", ("accuracy",)),)))
+
+
+def _rewrite(path, data: bytes) -> None:
+    """New bytes at the same path, with a modification time unlike the old one's."""
+    before = os.stat(path).st_mtime_ns
+    path.write_bytes(data)
+    os.utime(path, ns=(before + 10**9, before + 10**9))
+
+
+def test_a_rewritten_image_is_asked_again_and_only_it(tmp_path):
+    images = []
+    for i in range(4):
+        images.append(tmp_path / f"img{i}.png")
+        images[-1].write_bytes(b"old")
+    examples = [Example(id=f"q{i}", question=f"what color is the ball {i}?", image=str(images[i]),
+                        answers=("red",) * 10) for i in range(4)]
+    plugins, names = core_plugins()
+    host = make_host(*plugins, dataset_plugin("pics", {"val": examples}), _Plugin(),
+                     names=[*names, "pics", "looker"])
+    first = run_in_process(host, model="looker", suite="pictures", tmp_path=tmp_path)
+    assert run_stats(first)["model_calls"] == 4
+    _rewrite(images[2], b"new image")
+    EchoModel.calls.clear()
+    second = run_in_process(host, model="looker", suite="pictures", tmp_path=tmp_path)
+    assert run_stats(second)["model_calls"] == 1 and EchoModel.calls == ["q2"]  # before: 0 calls
+
+
+def test_only_a_model_that_uses_images_keys_on_the_file(tmp_path):
+    image = tmp_path / "a.png"
+    image.write_bytes(b"old")
+    other = tmp_path / "b.png"
+    other.write_bytes(b"x")
+    ex = Example(id="q", question="what is it?", image=str(image),
+                 meta={CANDIDATE_IMAGES: [["1", str(other)]]})
+    looker, reader = _Looker(), EchoModel()
+    keys = {m: [m.input_key(ex, c) for c in ("answer", "score_images")] for m in (looker, reader)}
+    _rewrite(image, b"new")
+    assert looker.input_key(ex, "answer") != keys[looker][0]
+    assert reader.input_key(ex, "answer") == keys[reader][0]  # the text alone: the same input
+    before = looker.input_key(ex, "score_images")
+    _rewrite(other, b"y")
+    assert looker.input_key(ex, "score_images") != before  # a candidate image rewritten
+    assert reader.input_key(ex, "score_images") == keys[reader][1]
+    blank = Example(id="b", question="what is it?", image=BLANK_IMAGE)
+    missing = Example(id="m", question="what is it?", image=str(tmp_path / "gone.png"))
+    assert looker.input_key(blank, "answer") == looker.input_key(blank, "answer")
+    assert looker.input_key(missing, "answer") != looker.input_key(blank, "answer")
+    assert isinstance(Model.input_key(looker, missing, "answer"), str)  # no file: no stamp, no error
