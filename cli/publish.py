@@ -5,13 +5,14 @@ command line imports it."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, ContextManager, Sequence
 
 from harness import folders
+from harness.cache.locks import build_lock
 from harness.errors import DataError, UsageError
 from harness.host import PluginHost
 
-__all__ = ["publish", "check_output_folder"]
+__all__ = ["publish", "check_output_folder", "build_turn"]
 
 
 def check_output_folder(out: Path) -> None:
@@ -39,14 +40,24 @@ def publish(host: PluginHost, inputs: Sequence[Path], out: Path, *, latest_only:
         raise DataError(f"no run folder in {', '.join(map(str, inputs))} (a run folder holds results.jsonl; "
                         "`harness run` writes them); nothing published")
     written: list[Path] = []
-    for entry in host.publishers:
-        publisher = entry.obj()
-        written += publisher.publish([Path(p) for p in inputs], Path(out), latest_only=latest_only,
-                                     progress=progress)
-        text = publisher.summary() if summary is not None else ""
-        if text:
-            summary(text)
+    # One build into a folder at a time, reading the runs once it holds it: two `harness run`
+    # commands ending together would interleave their files, and the build that read the runs
+    # first could finish last, without the other's rows.
+    with build_turn(Path(out), lambda: progress and progress(
+            f"waiting for another leaderboard build into {out} to finish...")):
+        for entry in host.publishers:
+            publisher = entry.obj()
+            written += publisher.publish([Path(p) for p in inputs], Path(out), latest_only=latest_only,
+                                         progress=progress)
+            text = publisher.summary() if summary is not None else ""
+            if text:
+                summary(text)
     return written
+
+
+def build_turn(out: Path, waiting: Callable[[], None] | None = None) -> ContextManager[None]:
+    """This process's turn to build into `out` (a lock on `out/.build.lock`)."""
+    return build_lock(out / "build", waiting)
 
 
 def _holds_runs(path: Path) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 try:
     import fcntl
@@ -16,14 +16,20 @@ __all__ = ["build_lock"]
 
 
 @contextlib.contextmanager
-def build_lock(path: Path) -> Iterator[None]:
+def build_lock(path: Path, waiting: Callable[[], None] | None = None) -> Iterator[None]:
     """Hold an exclusive advisory lock on `.<name>.lock` beside `path` (released on exit,
-    and by the OS when the process dies, so a killed builder never blocks the next one)."""
+    and by the OS when the process dies, so a killed builder never blocks the next one);
+    `waiting` is called once when another holder makes this one wait."""
     lock = path.parent / f".{path.name}.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
     with open(lock, "a+b") as fh:
         if fcntl is not None:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if waiting is not None:
+                    waiting()
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         try:
             yield
         finally:
