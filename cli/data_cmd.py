@@ -23,7 +23,7 @@ import click
 from harness.data.session import Session
 from harness.errors import HarnessError
 from harness.host import get_host
-from harness.specs import parse_spec
+from harness.specs import Place, parse_spec
 from harness.suites import resolve_suite, suite_names
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,7 +44,7 @@ def data() -> None:
 
 
 @data.command("status")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--data-dir", type=Place(file_okay=False, path_type=Path), default=None,
               help="Folder with downloaded datasets, as given to `harness run --data-dir`.")
 @click.option("--check", is_flag=True,
               help="Also load every split whose files exist (parse and check them as a run would; slow on large data).")

@@ -8,6 +8,7 @@ import click
 
 from harness.host import get_host
 from harness.paths import DEFAULT_LEADERBOARD, DEFAULT_RUNS
+from harness.specs import Place
 
 from .publish import publish
 
@@ -20,8 +21,8 @@ def leaderboard() -> None:
 
 
 @leaderboard.command("build")
-@click.argument("runs", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_LEADERBOARD,
+@click.argument("runs", nargs=-1, type=Place(exists=True, path_type=Path))
+@click.option("--out", type=Place(file_okay=False, path_type=Path), default=DEFAULT_LEADERBOARD,
               show_default=True, help="Folder for the leaderboard (never inside a source package).")
 @click.option("--all-runs", is_flag=True,
               help="Keep every run, not only the newest complete one per model, suite, probe and task.")

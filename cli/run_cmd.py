@@ -12,7 +12,7 @@ from harness.host import get_host
 from harness.paths import DEFAULT_LEADERBOARD, DEFAULT_RUNS
 from harness.run import RunConfig
 from harness.seeding import MAX_SEED
-from harness.specs import check_spec_names
+from harness.specs import Place, check_spec_names
 
 from .launch import run_models
 from .publish import check_output_folder
@@ -26,7 +26,7 @@ __all__ = ["run"]
               help="Model spec NAME[:key=value,...]; repeat to run several models.")
 @click.option("--suite", "suites", multiple=True, required=True, help="Suite name (`harness list suites`; `toy` runs every toy probe) "
                                              "or a suite file PATH.yaml / PATH.toml (docs/suites.md).")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--data-dir", type=Place(file_okay=False, path_type=Path), default=None,
               help="Folder with downloaded datasets (see docs/datasets.md).")
 @click.option("--split", default=None, help="Override every task's split (e.g. val, test-dev).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Use the first N examples of each task.")
@@ -34,17 +34,17 @@ __all__ = ["run"]
 @click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda | cuda:<i> (auto = CUDA when available).")
 @click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=0, show_default=True,
               help="Seed for training, sampling and bootstrap CIs (0 to 2^32 - 1).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_RUNS, show_default=True,
+@click.option("--out", type=Place(file_okay=False, path_type=Path), default=DEFAULT_RUNS, show_default=True,
               help="Folder for run directories.")
 @click.option("--resume", is_flag=True, help="Continue the newest run with the same settings (model, suite, --data-dir, "
               "--split, --limit, --seed) if it did not complete; --batch-size, --device, --jobs and "
               "--cache may differ.")
-@click.option("--leaderboard", "leaderboard_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--leaderboard", "leaderboard_dir", type=Place(file_okay=False, path_type=Path),
               default=DEFAULT_LEADERBOARD, show_default=True, help="Leaderboard folder updated at the end.")
 @click.option("--no-leaderboard", is_flag=True, help="Do not update the leaderboard.")
 @click.option("--jobs", default="auto", show_default=True, metavar="N|auto",
               help="Models run at once, one process each (auto: one per CPU core, 1 on a GPU).")
-@click.option("--cache", "cache_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--cache", "cache_path", type=Place(dir_okay=False, path_type=Path), default=None,
               help="Prediction cache file (default: user cache folder). The probe outputs computed with it "
                    "are kept beside it, in FILE.outputs/, and belong to that file alone.")
 def run(models, suites, data_dir, split, limit, batch_size, device, seed, out, resume,

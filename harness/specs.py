@@ -1,4 +1,5 @@
-"""`name:key=value,key=value` specs for models and datasets on the command line."""
+"""What the command line is given: `name:key=value,key=value` specs for models and datasets,
+and paths (`Place`, which refuses an empty one)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,20 @@ import click
 
 from .errors import UsageError
 
-__all__ = ["parse_spec", "format_spec", "check_spec_names"]
+__all__ = ["parse_spec", "format_spec", "check_spec_names", "Place"]
+
+
+class Place(click.Path):
+    """`click.Path` for every path option and argument of the `harness` commands, the plugins'
+    included: an empty path (`--out "$OUT"` with OUT unset) is a usage error naming the option,
+    where click.Path reads it as the current folder (runs, leaderboards and resources were
+    written there)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail(f"empty path {value!r} (an unset shell variable?); give '.' for the current folder",
+                      param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def check_spec_names(ctx: click.Context, param: click.Parameter, value: Any) -> Any:

@@ -13,6 +13,7 @@ from harness.errors import DataError
 from harness.fileio import atomic_write_text
 from harness.folders import check_output_folder, check_outside_runs
 from harness.rundir import RunDir
+from harness.specs import Place
 
 from .compare import check_probes, compare_runs, comparisons_json, render_comparisons
 from .runreport import render_run_markdown, write_run_report
@@ -26,11 +27,11 @@ MAX_BOOT = 1_000_000
 
 
 @click.command()
-@click.argument("run", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.argument("run", type=Place(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=Place(file_okay=False, path_type=Path), default=None,
               help="Folder for report.html and report_full.md (default: the run folder).")
 @click.option("--stdout", "to_stdout", is_flag=True, help="Also print the markdown report.")
-@click.option("--evidence", "evidence", multiple=True, type=click.Path(exists=True, path_type=Path),
+@click.option("--evidence", "evidence", multiple=True, type=Place(exists=True, path_type=Path),
               help="Run folders (or folders of runs) whose runs of the same model fill the image-reliance "
                    "card (default: the folder holding RUN).")
 def report(run: Path, out: Path | None, to_stdout: bool, evidence: tuple[Path, ...]) -> None:
@@ -49,14 +50,14 @@ def report(run: Path, out: Path | None, to_stdout: bool, evidence: tuple[Path, .
 
 
 @click.command()
-@click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_a", type=Place(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_b", type=Place(exists=True, file_okay=False, path_type=Path))
 @click.option("--probe", "probes", multiple=True, help="Only this probe's metrics (repeatable).")
 @click.option("--n-boot", default=10_000, show_default=True, type=click.IntRange(min=100, max=MAX_BOOT),
               help="Bootstrap resamples.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1),
               help="Seed of the bootstrap resamples.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--json", "json_out", type=Place(dir_okay=False, path_type=Path), default=None,
               help="Also write the comparisons as JSON to this file.")
 @click.option("--wide", is_flag=True, help="One flat table with every column and the metric ids (for scripts), "
                                           "instead of tables that fit the terminal.")

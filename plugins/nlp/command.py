@@ -8,6 +8,7 @@ import click
 
 from harness.errors import ResourceError
 from harness.folders import check_outside_packages
+from harness.specs import Place
 
 from . import install as do_install
 from . import status as do_status
@@ -21,7 +22,7 @@ def resources() -> None:
 
 
 @resources.command("install")
-@click.option("--target", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--target", type=Place(file_okay=False, path_type=Path), default=None,
               help="NLTK data folder (default: the harness data home).")
 @click.option("--allow-download", is_flag=True, help="Also try nltk.download (needs network).")
 def install(target: Path | None, allow_download: bool) -> None:
@@ -35,7 +36,7 @@ def install(target: Path | None, allow_download: bool) -> None:
 
 
 @resources.command("status")
-@click.option("--target", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--target", type=Place(file_okay=False, path_type=Path), default=None)
 def status(target: Path | None) -> None:
     """Say what is present and where."""
     _show(do_status(target))

@@ -21,7 +21,7 @@ def _places(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("target, needle", [("fifo", "is not a regular file"), ("", "is a folder"),
+@pytest.mark.parametrize("target, needle", [("fifo", "is not a regular file"), ("", "empty path"),
                                             (".", "is a directory"), ("pkg/x.json", "inside the Python package")])
 @pytest.mark.parametrize("command", ["compare", "perturb"])
 def test_a_file_output_that_is_a_device_a_folder_or_in_a_package_is_refused(capsys, tmp_path, monkeypatch,
@@ -108,3 +108,35 @@ def test_a_file_output_that_is_a_symbolic_link_is_refused(capsys, tmp_path, monk
     argv = ["perturb", "--dataset", "toyvqa", "--limit", "2", "--kind", "synonym_adj", "--out", "out"]
     expect_one_line(run_cli(capsys, argv), "is a symbolic link", code=2)
     assert os.path.islink(tmp_path / "out")
+
+
+@pytest.mark.parametrize("argv", [["run", "--model", "prior", "--suite", "toy", "--out"],
+                                  ["run", "--model", "prior", "--suite", "toy", "--leaderboard"],
+                                  ["run", "--model", "prior", "--suite", "toy", "--data-dir"],
+                                  ["leaderboard", "build", "--out"], ["export", "toy-vqa2", "--out"],
+                                  ["resources", "install", "--target"]])
+def test_an_empty_folder_is_refused_not_read_as_the_current_one(capsys, tmp_path, monkeypatch, argv):
+    """`--out "$OUT"` with OUT unset: click.Path read '' as the current folder, and the runs, the
+    leaderboard, the export or the resources were written there."""
+    monkeypatch.chdir(tmp_path)
+    expect_one_line(run_cli(capsys, [*argv, ""]), f"'{argv[-1]}'", "empty path", code=2)
+    assert not any(tmp_path.iterdir())
+
+
+def test_every_path_option_of_every_command_refuses_an_empty_path():
+    """Built-in and plugin commands alike take paths through harness.specs.Place."""
+    import click
+
+    from harness.specs import Place
+    from vqa_harness_cli import cli
+
+    def walk(command):
+        yield command
+        if isinstance(command, click.Group):
+            ctx = click.Context(command)
+            for name in command.list_commands(ctx):
+                yield from walk(command.get_command(ctx, name))
+
+    paths = [(c.name, p.name, p.type) for c in walk(cli) for p in c.params if isinstance(p.type, click.Path)]
+    assert len(paths) >= 26
+    assert [(command, name) for command, name, kind in paths if not isinstance(kind, Place)] == []

@@ -10,6 +10,7 @@ import click
 from harness.errors import DataError
 from harness.folders import check_output_folder, storage_error
 from harness.seeding import MAX_SEED
+from harness.specs import Place
 from vqa_harness_plugins.datasets.vqa import export_toy_vqa2
 
 __all__ = ["export"]
@@ -23,7 +24,7 @@ def export() -> None:
 @export.command("toy-vqa2")
 @click.option("--variant", type=click.Choice(["balanced", "unbalanced"]), default="balanced", show_default=True,
               help="toyvqa variant (balanced has complementary pairs).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+@click.option("--out", type=Place(file_okay=False, path_type=Path), required=True,
               help="Folder to write (a --data-dir layout: vqa2/ and coco/).")
 @click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=0,
               show_default=True, help="toyvqa generation seed.")

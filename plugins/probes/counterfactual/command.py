@@ -14,7 +14,7 @@ from harness.fileio import atomic_write_text
 from harness.folders import check_writable_file
 from harness.host import get_host
 from harness.seeding import MAX_SEED
-from harness.specs import check_spec_names
+from harness.specs import Place, check_spec_names
 from vqa_harness_plugins.generators.counterfactual import (
     Perturbation,
     Perturber,
@@ -36,9 +36,9 @@ __all__ = ["perturb"]
               help="Perturbation kind, a comma list, or all: color_max_common, color_max_uncommon, "
                    "color_min_common, color_min_uncommon, synonym_adj, synonym_verb, hypernym_noun, "
                    "hyponym_noun, sibling_noun, deletion_noun.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", type=Place(dir_okay=False, path_type=Path), default=None,
               help="JSONL file to write (default: standard output).")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--data-dir", type=Place(file_okay=False, path_type=Path), default=None,
               help="Folder holding the dataset's files (datasets that need a download).")
 @click.option("--mode", type=click.Choice(["quality", "paper"]), default="quality", show_default=True,
               help="quality: senses in context, common words, lemminflect forms, whole-phrase deletion "

@@ -14,7 +14,7 @@ from harness.fileio import atomic_write_text
 from harness.folders import check_writable_file
 from harness.host import get_host
 from harness.seeding import MAX_SEED
-from harness.specs import check_spec_names
+from harness.specs import Place, check_spec_names
 from harness.types import Example
 from vqa_harness_plugins.generators.decoys import (
     DecoyConfig,
@@ -57,14 +57,14 @@ def dataset_records(plugin, split: str):
 @click.option("--dataset", "dataset", required=True, callback=check_spec_names,
               help="dataset spec, e.g. toyvqa-mc or visual7w:file=...")
 @click.option("--split", default="train", show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="decoy JSON to write")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--out", type=Place(dir_okay=False, path_type=Path), required=True, help="decoy JSON to write")
+@click.option("--data-dir", type=Place(file_okay=False, path_type=Path), default=None)
 @click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=0,
               show_default=True)
 @click.option("--top-n", type=click.IntRange(min=1), default=10_000, show_default=True, help="QoU: similar questions kept per triplet")
 @click.option("--embedding", type=click.Choice(["tfidf", "sentence"]), default="tfidf", show_default=True)
 @click.option("--device", default="cpu", show_default=True, help="torch device for the similarity search")
-@click.option("--stats", "stats_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--stats", "stats_path", type=Place(dir_okay=False, path_type=Path), default=None,
               help="also write the generation statistics (JSON)")
 def generate(dataset: str, split: str, out: Path, data_dir: Path | None, seed: int, top_n: int, embedding: str,
              device: str, stats_path: Path | None) -> None:

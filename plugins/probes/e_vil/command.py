@@ -21,6 +21,7 @@ from harness.folders import check_folder_links, check_writable_file
 from harness.jsonio import jsonl_records, read_json
 from harness.rundir import RunDir
 from harness.seeding import MAX_SEED
+from harness.specs import Place
 from harness.types import ResultRow
 from vqa_harness_plugins.probes.e_vil.human import (
     SHORTCOMINGS,
@@ -129,13 +130,13 @@ def _records(path: Path) -> list[dict]:
 
 
 @nle.command("sample")
-@click.argument("run", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run", type=Place(exists=True, file_okay=False, path_type=Path))
 @click.option("--task", default=None, help="Task stem (artifacts/nle/.../<task>.jsonl) when the run has several.")
 @click.option("--n", "n", type=click.IntRange(min=1), default=300, show_default=True,
               help="Explanations to sample (the paper: 300).")
 @click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=0,
               show_default=True, help="Seed of the shuffle.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", type=Place(dir_okay=False, path_type=Path), default=None,
               help="CSV to write (default: beside artifacts/nle/.../<task>.jsonl in the run; no other path inside the run).")
 def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> None:
     """Write the annotation sample: seeded shuffle, first N correctly answered, unique images."""
@@ -153,10 +154,10 @@ def sample(run: Path, task: str | None, n: int, seed: int, out: Path | None) -> 
 
 
 @nle.command("import")
-@click.argument("run", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.argument("filled", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("run", type=Place(exists=True, file_okay=False, path_type=Path))
+@click.argument("filled", nargs=-1, required=True, type=Place(exists=True, dir_okay=False, path_type=Path))
 @click.option("--task", default=None, help="Task stem when the run has several nle tasks.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", type=Place(dir_okay=False, path_type=Path), default=None,
               help="JSON summary (default: beside artifacts/nle/.../<task>.jsonl in the run; no other path inside the run).")
 @click.option("--append-results", is_flag=True,
               help="Also add the human rows (variant 'human') to the run's results.jsonl.")
