@@ -3,6 +3,7 @@ and paths (`Place`, which refuses an empty one)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
@@ -16,13 +17,14 @@ class Place(click.Path):
     """`click.Path` for every path option and argument of the `harness` commands, the plugins'
     included: an empty path (`--out "$OUT"` with OUT unset) is a usage error naming the option,
     where click.Path reads it as the current folder (runs, leaderboards and resources were
-    written there)."""
+    written there). A leading `~` means the home folder, as the folder checks read it, also
+    where the shell leaves it (`--out=~/runs`)."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail(f"empty path {value!r} (an unset shell variable?); give '.' for the current folder",
                       param, ctx)
-        return super().convert(value, param, ctx)
+        return super().convert(os.path.expanduser(value) if isinstance(value, str) else value, param, ctx)
 
 
 def check_spec_names(ctx: click.Context, param: click.Parameter, value: Any) -> Any:

@@ -140,3 +140,15 @@ def test_every_path_option_of_every_command_refuses_an_empty_path():
     paths = [(c.name, p.name, p.type) for c in walk(cli) for p in c.params if isinstance(p.type, click.Path)]
     assert len(paths) >= 26
     assert [(command, name) for command, name, kind in paths if not isinstance(kind, Place)] == []
+
+
+def test_a_path_given_after_an_equals_sign_with_a_tilde_means_the_home_folder(tmp_path, monkeypatch):
+    """`--out=~/runs` (the shell does not expand a tilde after '='): the folder checks looked at
+    ~/runs in the home folder, and the files went to a folder named '~' in the current one."""
+    from pathlib import Path
+
+    from harness.specs import Place
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert Place(path_type=Path).convert("~/runs", None, None) == tmp_path / "home" / "runs"
+    assert Place(path_type=Path).convert("a~/runs", None, None) == Path("a~/runs")
