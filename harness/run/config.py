@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..digest import digest
+from ..errors import UsageError
 from ..paths import DEFAULT_RUNS
 from ..seeding import check_seed
 from ..suites import task_data
@@ -39,6 +40,9 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         check_seed(self.seed)
+        limit = self.limit  # as `--limit` takes it: limit=-1 sliced off the last example, 0 scored none
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise UsageError(f"limit {limit!r} must be an integer of at least 1, or None for every example")
 
     @property
     def suite_name(self) -> str:
