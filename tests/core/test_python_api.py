@@ -5,6 +5,8 @@ traceback; no run folder or cache lands where the command refuses to write; and
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from helpers_core import core_plugins
 
@@ -54,3 +56,17 @@ def test_no_run_folder_or_cache_inside_a_package(tmp_path):
         execute_run(_config(tmp_path, cache_path=package / "cache.sqlite"), host)
     assert sorted(p.name for p in package.iterdir()) == ["__init__.py"]
 
+
+def test_progress_false_prints_no_training_lines(tmp_path, monkeypatch, capfd, fresh_cache):
+    """Off a terminal a trainable model prints a line per epoch unless TQDM_DISABLE is set
+    (docs/models.md); `RunConfig(progress=False)` silences the run, those lines too."""
+    monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    plugins, names = core_plugins(8)
+    host = make_host(*plugins, builtins=True, names=names)  # qonly, and the tiny dataset
+    suite = Suite("tiny-train", "qonly on tiny", (Task("tiny", "val", ("accuracy",), train=("tiny", "train")),))
+    capfd.readouterr()
+    outcome = run_in_process(host, model="qonly:epochs=2", suite=suite, tmp_path=tmp_path)
+    assert outcome.exit_code == 0 and outcome.model_calls > 0
+    out, err = capfd.readouterr()
+    assert out + err == "", (out, err)
+    assert not os.environ.get("TQDM_DISABLE")  # as it was
