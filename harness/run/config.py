@@ -40,9 +40,13 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         check_seed(self.seed)
-        limit = self.limit  # as `--limit` takes it: limit=-1 sliced off the last example, 0 scored none
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-            raise UsageError(f"limit {limit!r} must be an integer of at least 1, or None for every example")
+        # as `--limit` and `--batch-size` take them: limit=-1 sliced off the last example, 0 scored
+        # none; batch_size=2.5 failed every example
+        for name, value in (("limit", self.limit), ("batch_size", self.batch_size)):
+            if not (value is None and name == "limit") and (
+                    isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                end = ", or None for every example" if name == "limit" else ""
+                raise UsageError(f"{name} {value!r} must be an integer of at least 1{end}")
 
     @property
     def suite_name(self) -> str:

@@ -24,6 +24,13 @@ def test_a_limit_the_command_line_refuses_is_refused(limit):
         RunConfig(model="echo", suite="tiny-suite", limit=limit)
 
 
+@pytest.mark.parametrize("size", [0, 2.5, "8", False])
+def test_a_batch_size_the_command_line_refuses_is_refused(size):
+    """`batch_size=2.5` ran and failed every example (exit 1); "8" was a TypeError."""
+    with pytest.raises(UsageError, match="batch_size"):
+        RunConfig(model="echo", suite="tiny-suite", batch_size=size)
+
+
 def test_a_limit_of_one_or_none_is_taken():
     assert RunConfig(model="echo", suite="tiny-suite", limit=1).limit == 1
     assert RunConfig(model="echo", suite="tiny-suite").limit is None
