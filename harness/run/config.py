@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..digest import digest
+from ..errors import UsageError
 from ..paths import DEFAULT_RUNS
 from ..seeding import check_seed
 from ..suites import task_data
@@ -39,6 +40,13 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         check_seed(self.seed)
+        # as `--limit` and `--batch-size` take them: limit=-1 sliced off the last example, 0 scored
+        # none; batch_size=2.5 failed every example
+        for name, value in (("limit", self.limit), ("batch_size", self.batch_size)):
+            if not (value is None and name == "limit") and (
+                    isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                end = ", or None for every example" if name == "limit" else ""
+                raise UsageError(f"{name} {value!r} must be an integer of at least 1{end}")
 
     @property
     def suite_name(self) -> str:

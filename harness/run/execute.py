@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+from pathlib import Path
 from typing import Any, Callable
 
 from ..api import Model
@@ -22,7 +23,7 @@ from ..errors import (
     plugin_call,
     printable,
 )
-from ..folders import storage_error
+from ..folders import check_output_folder, check_outside_packages, storage_error
 from ..host import PluginHost
 from ..layouts import Layout
 from ..manifest import check_resumed, new_manifest, now
@@ -52,6 +53,11 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     on), `interrupted` / `terminated` (a signal: harness.run.stops)."""
     plan = plan_run(config, host)
     layouts, headlines, displays = _declarations(host, plan)
+    # What `harness run` checks of --out and --cache, for a program's RunConfig too: one line,
+    # not a traceback, and no output inside a source package (nor among a run's own files)
+    check_output_folder(config.out)
+    if config.cache_path:
+        check_outside_packages(Path(config.cache_path).expanduser().parent, "prediction cache folder")
     cache = PredictionCache(config.cache_path)  # a bad --cache is one line before a run folder exists
     try:
         check_cache_writable()  # so is a read-only harness cache (--cache holds only the predictions)

@@ -35,7 +35,7 @@ from .assumptions import explain, neutralize, unmet_assumptions
 from .config import RunConfig
 from .context import TaskContext
 from .plan import RunPlan
-from .predictor import Predictor, guarded_fit
+from .predictor import Predictor, guarded_fit, quiet_unless
 
 __all__ = ["ProbeFailure", "RunOutcome", "TaskRunner", "capability_gap", "check_images"]
 
@@ -210,7 +210,8 @@ class TaskRunner:
         if self.config.progress:
             print(f"{name}: training on {label} (or loading its cached weights)...", flush=True)
         start = time.perf_counter()
-        self.model.fit(train, seed=self.config.seed)
+        with quiet_unless(self.config.progress):  # the model's own bars and epoch lines
+            self.model.fit(train, seed=self.config.seed)
         if self.config.progress:
             print(f"{name}: trained on {label} in {time.perf_counter() - start:.1f} s", flush=True)
 

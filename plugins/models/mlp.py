@@ -36,7 +36,7 @@ from harness.features import resolve_features
 from harness.types import Example
 from vqa_harness_plugins.generators.decoys.variants import variant_parts
 
-from .runtime import TRAINING_THREADS, reproducible_cpu, threads_key
+from .runtime import TRAINING_THREADS, reproducible_cpu, seeded, threads_key
 from .sizes import SizedModel, Sizes
 from .text import train_digest
 from .training import TRAINER_OPTIONS
@@ -151,7 +151,7 @@ class MLPModel(SizedModel, Model):
     # ----------------------------------------------------------------- training
     def fit(self, train: Sequence[Example], *, seed: int) -> None:
         """Binary logistic loss over target + 3 decoys of one decoy set per triplet (A.4)."""
-        with reproducible_cpu(TRAINING_THREADS):
+        with reproducible_cpu(TRAINING_THREADS), seeded(seed, "cpu"):  # weight init, dropout; restored after
             self._fit(train, seed)
 
     def _fit(self, train: Sequence[Example], seed: int) -> None:
@@ -163,7 +163,6 @@ class MLPModel(SizedModel, Model):
                             "(train on a multiple-choice dataset, e.g. toyvqa-mc)")
         self.check_images(usable)
         rng = np.random.default_rng(seed)
-        torch.manual_seed(seed)
         ctx = self._contexts(usable)
         answers = self._answer_table(usable)
         width = ctx.shape[1] + next(iter(answers.values())).shape[0]

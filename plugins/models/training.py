@@ -223,7 +223,7 @@ class TorchAnswerModel(Model):
     def _ensure_net(self) -> Any:
         """The network, loading cached weights on first use (trained again if unreadable)."""
         if self._net is None and self._pending is not None:
-            with reproducible_cpu(self.config["threads"]):
+            with reproducible_cpu(self.config["threads"]), seeded(0, "cpu"):  # init then replaced: the caller's RNG stays
                 net = self._load(self._pending)
             if net is None:  # unreadable after all: train again (same key, same result)
                 import torch  # heavy; here the harness predicts under inference_mode: training needs grad

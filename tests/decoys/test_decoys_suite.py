@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from harness.api import Suite, Task
 from harness.errors import DataError
@@ -132,7 +133,10 @@ def test_mlp_models_train_on_decoy_sets(toy_examples) -> None:
     data = ToyVQAMC(images=40, decoys="orig")
     train, val = data.load("train"), data.load("val")
     model = MLPA(hidden=32, epochs=15, lr=0.05)
+    torch.manual_seed(123)
+    caller = torch.get_rng_state()
     model.fit(train, seed=0)
+    assert torch.equal(torch.get_rng_state(), caller)  # the program's generator is left as it was
     scores = model.score_choices(val)
     assert all(len(s) == len(ex.choices) for s, ex in zip(scores, val))
     acc = np.mean([ex.choices[int(np.argmax(s))] == ex.meta["mc_target"] for ex, s in zip(val, scores)])

@@ -1,0 +1,79 @@
+"""A program (a notebook, a script) calling `execute_run` gets what `harness run` gets: a
+RunConfig that the command line would refuse is one UsageError line, not wrong rows or a
+traceback; no run folder or cache lands where the command refuses to write; and
+`progress=False` prints nothing, the models' own training lines included."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from helpers_core import core_plugins
+
+from harness.api import Suite, Task
+from harness.errors import UsageError
+from harness.run import RunConfig, execute_run
+from harness.testing import make_host, run_in_process
+
+
+@pytest.mark.parametrize("limit", [0, -1, "5", 2.5, True])
+def test_a_limit_the_command_line_refuses_is_refused(limit):
+    """`--limit` is an integer from 1 (click); `RunConfig(limit=-1)` ran every example but
+    the last, `limit=0` scored the empty split, `limit="5"` was a TypeError from a slice."""
+    with pytest.raises(UsageError, match="limit"):
+        RunConfig(model="echo", suite="tiny-suite", limit=limit)
+
+
+@pytest.mark.parametrize("size", [0, 2.5, "8", False])
+def test_a_batch_size_the_command_line_refuses_is_refused(size):
+    """`batch_size=2.5` ran and failed every example (exit 1); "8" was a TypeError."""
+    with pytest.raises(UsageError, match="batch_size"):
+        RunConfig(model="echo", suite="tiny-suite", batch_size=size)
+
+
+def test_a_limit_of_one_or_none_is_taken():
+    assert RunConfig(model="echo", suite="tiny-suite", limit=1).limit == 1
+    assert RunConfig(model="echo", suite="tiny-suite").limit is None
+
+
+def _config(tmp_path, **given) -> RunConfig:
+    settings = {"out": tmp_path / "runs", "cache_path": tmp_path / "cache.sqlite", **given}
+    return RunConfig(model="echo", suite="tiny-suite", device="cpu", progress=False, **settings)
+
+
+def test_an_out_that_is_a_file_is_one_line(tmp_path):
+    plugins, names = core_plugins(8)
+    host = make_host(*plugins, names=names)
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(UsageError, match="afile"):
+        execute_run(_config(tmp_path, out=tmp_path / "afile"), host)
+
+
+def test_no_run_folder_or_cache_inside_a_package(tmp_path):
+    """Generated output never lands in a source package: `harness run --out` checks it, and
+    so does the engine now, for a program's `out` and `cache_path` too."""
+    plugins, names = core_plugins(8)
+    host = make_host(*plugins, names=names)
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    with pytest.raises(UsageError, match="package"):
+        execute_run(_config(tmp_path, out=package / "runs"), host)
+    with pytest.raises(UsageError, match="package"):
+        execute_run(_config(tmp_path, cache_path=package / "cache.sqlite"), host)
+    assert sorted(p.name for p in package.iterdir()) == ["__init__.py"]
+
+
+def test_progress_false_prints_no_training_lines(tmp_path, monkeypatch, capfd, fresh_cache):
+    """Off a terminal a trainable model prints a line per epoch unless TQDM_DISABLE is set
+    (docs/models.md); `RunConfig(progress=False)` silences the run, those lines too."""
+    monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    plugins, names = core_plugins(8)
+    host = make_host(*plugins, builtins=True, names=names)  # qonly, and the tiny dataset
+    suite = Suite("tiny-train", "qonly on tiny", (Task("tiny", "val", ("accuracy",), train=("tiny", "train")),))
+    capfd.readouterr()
+    outcome = run_in_process(host, model="qonly:epochs=2", suite=suite, tmp_path=tmp_path)
+    assert outcome.exit_code == 0 and outcome.model_calls > 0
+    out, err = capfd.readouterr()
+    assert out + err == "", (out, err)
+    assert not os.environ.get("TQDM_DISABLE")  # as it was
