@@ -1,5 +1,5 @@
-"""Readers of run folders on what is not there yet or any more: `harness compare` on a run still
-being written, on a run that ended early, and with a per-question file deleted; `harness
+"""Readers of run folders on what is not there yet or any more: `harness compare` and `harness
+report` on a run still being written, on a run that ended early, and with a per-question file deleted; `harness
 leaderboard build` on a folder without runs; `--out /`."""
 
 from __future__ import annotations
@@ -65,6 +65,26 @@ def test_compare_refuses_a_run_still_being_written(run, tmp_path, capsys):
     assert err == [f"error: run B ({other}) is still being written (process {__import__('os').getpid()}); compare it "
                    "once that run has ended"]
     assert main(["compare", str(run), str(other), "--n-boot", "200"]) == 0  # released: compared
+
+
+def test_report_into_a_run_still_being_written_is_refused(run, tmp_path, capsys):
+    """`harness report RUN` on a running run wrote report.html and report_full.md ("status:
+    running", a few probes) beside the run's own files, and they stayed stale once it ended."""
+    other = _copy(run, tmp_path, "writing")
+    writing = RunDir(other)
+    writing.claim()
+    try:
+        code = main(["report", str(other)])
+        snapshot = main(["report", str(other), "--out", str(tmp_path / "snapshot")])  # elsewhere: fine
+    finally:
+        writing.release()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 3 and snapshot == 0
+    assert err == [f"error: run {other} is still being written (process {__import__('os').getpid()}); report it "
+                   "once that run has ended, or pass --out DIR for a snapshot outside the run folder"]
+    assert not (other / "report_full.md").exists() and not (other / "report.html").exists()
+    assert (tmp_path / "snapshot" / "report_full.md").is_file()
+    assert main(["report", str(other)]) == 0 and (other / "report_full.md").is_file()  # ended: written
 
 
 def test_compare_says_when_a_run_did_not_complete(run, tmp_path, capsys):
