@@ -120,6 +120,24 @@ def test_an_empty_folder_builds_no_leaderboard(tmp_path, capsys):
     assert not (tmp_path / "lb" / "index.html").exists()
 
 
+def test_a_folder_whose_runs_are_all_being_written_says_so(tmp_path, capsys):
+    """`harness leaderboard build` while the first runs of a folder are still going said "no run
+    folder in results/runs", beside two run folders."""
+    runs = tmp_path / "runs"
+    writing = [RunDir.create(runs, "qonly", "toy"), RunDir.create(runs, "prior", "toy")]
+    for rundir in writing:
+        rundir.claim()
+    try:
+        code = main(["leaderboard", "build", str(runs), "--out", str(tmp_path / "lb")])
+    finally:
+        for rundir in writing:
+            rundir.release()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 3
+    assert err == [f"error: no run folder in {runs} has results yet: its 2 run(s) are still being written; build "
+                   "the leaderboard once one has ended (`harness run` builds it when it ends); nothing published"]
+
+
 def test_the_root_of_the_file_system_is_no_output_folder(tmp_path, capsys):
     with pytest.raises(UsageError, match="is the root of the file system"):
         check_output_folder(Path("/"))
