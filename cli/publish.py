@@ -11,6 +11,7 @@ from harness import folders
 from harness.cache.locks import build_lock
 from harness.errors import DataError, UsageError
 from harness.host import PluginHost
+from harness.rundir import WRITER_FILE, RunDir
 
 __all__ = ["publish", "check_output_folder", "build_turn"]
 
@@ -37,7 +38,13 @@ def publish(host: PluginHost, inputs: Sequence[Path], out: Path, *, latest_only:
             raise UsageError(f"{path}: is a file, expected a run folder or a folder of runs")
     check_output_folder(out)
     if require_runs and not any(_holds_runs(Path(p)) for p in inputs):
-        raise DataError(f"no run folder in {', '.join(map(str, inputs))} (a run folder holds results.jsonl; "
+        where = ", ".join(map(str, inputs))
+        writing = sum(_being_written(Path(p)) for p in inputs)
+        if writing:  # the first runs into a folder, not ended yet: "no run folder" beside them misleads
+            raise DataError(f"no run folder in {where} has results yet: its {writing} run(s) are still being "
+                            "written; build the leaderboard once one has ended (`harness run` builds it when it "
+                            "ends); nothing published")
+        raise DataError(f"no run folder in {where} (a run folder holds results.jsonl; "
                         "`harness run` writes them); nothing published")
     written: list[Path] = []
     # One build into a folder at a time, reading the runs once it holds it: two `harness run`
@@ -58,6 +65,15 @@ def publish(host: PluginHost, inputs: Sequence[Path], out: Path, *, latest_only:
 def build_turn(out: Path, waiting: Callable[[], None] | None = None) -> ContextManager[None]:
     """This process's turn to build into `out` (a lock on `out/.build.lock`)."""
     return build_lock(out / "build", waiting)
+
+
+def _being_written(path: Path) -> int:
+    """How many run folders `path` is, or holds, that a process is writing now."""
+    try:
+        folders = [path] if (path / WRITER_FILE).is_file() else [c for c in path.iterdir() if c.is_dir()]
+    except OSError:
+        return 0
+    return sum(RunDir(folder).writer() is not None for folder in folders)
 
 
 def _holds_runs(path: Path) -> bool:

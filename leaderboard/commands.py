@@ -41,6 +41,9 @@ def report(run: Path, out: Path | None, to_stdout: bool, evidence: tuple[Path, .
 
     if out is not None:  # one line, before anything is read or written; RUN's own folder is the default
         check_output_folder(out, "--out", own_run=run)
+    elif (writer := RunDir(run).writer()) is not None:  # one writer per run folder: a snapshot would stay stale
+        raise DataError(f"run {run} is still being written (process {writer or '?'}); report it once that run "
+                        "has ended, or pass --out DIR for a snapshot outside the run folder")
     sources = list(evidence) or [Path(run).resolve().parent]
     written = write_run_report(run, out, evidence=sources)
     if to_stdout:

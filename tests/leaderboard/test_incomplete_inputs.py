@@ -1,5 +1,5 @@
-"""Readers of run folders on what is not there yet or any more: `harness compare` on a run still
-being written, on a run that ended early, and with a per-question file deleted; `harness
+"""Readers of run folders on what is not there yet or any more: `harness compare` and `harness
+report` on a run still being written, on a run that ended early, and with a per-question file deleted; `harness
 leaderboard build` on a folder without runs; `--out /`."""
 
 from __future__ import annotations
@@ -67,6 +67,26 @@ def test_compare_refuses_a_run_still_being_written(run, tmp_path, capsys):
     assert main(["compare", str(run), str(other), "--n-boot", "200"]) == 0  # released: compared
 
 
+def test_report_into_a_run_still_being_written_is_refused(run, tmp_path, capsys):
+    """`harness report RUN` on a running run wrote report.html and report_full.md ("status:
+    running", a few probes) beside the run's own files, and they stayed stale once it ended."""
+    other = _copy(run, tmp_path, "writing")
+    writing = RunDir(other)
+    writing.claim()
+    try:
+        code = main(["report", str(other)])
+        snapshot = main(["report", str(other), "--out", str(tmp_path / "snapshot")])  # elsewhere: fine
+    finally:
+        writing.release()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 3 and snapshot == 0
+    assert err == [f"error: run {other} is still being written (process {__import__('os').getpid()}); report it "
+                   "once that run has ended, or pass --out DIR for a snapshot outside the run folder"]
+    assert not (other / "report_full.md").exists() and not (other / "report.html").exists()
+    assert (tmp_path / "snapshot" / "report_full.md").is_file()
+    assert main(["report", str(other)]) == 0 and (other / "report_full.md").is_file()  # ended: written
+
+
 def test_compare_says_when_a_run_did_not_complete(run, tmp_path, capsys):
     other = _copy(run, tmp_path, "stopped")
     manifest = json.loads((other / "manifest.json").read_text())
@@ -98,6 +118,24 @@ def test_an_empty_folder_builds_no_leaderboard(tmp_path, capsys):
     assert err == [f"error: no run folder in {tmp_path / 'empty'} (a run folder holds results.jsonl; `harness run` "
                    "writes them); nothing published"]
     assert not (tmp_path / "lb" / "index.html").exists()
+
+
+def test_a_folder_whose_runs_are_all_being_written_says_so(tmp_path, capsys):
+    """`harness leaderboard build` while the first runs of a folder are still going said "no run
+    folder in results/runs", beside two run folders."""
+    runs = tmp_path / "runs"
+    writing = [RunDir.create(runs, "qonly", "toy"), RunDir.create(runs, "prior", "toy")]
+    for rundir in writing:
+        rundir.claim()
+    try:
+        code = main(["leaderboard", "build", str(runs), "--out", str(tmp_path / "lb")])
+    finally:
+        for rundir in writing:
+            rundir.release()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 3
+    assert err == [f"error: no run folder in {runs} has results yet: its 2 run(s) are still being written; build "
+                   "the leaderboard once one has ended (`harness run` builds it when it ends); nothing published"]
 
 
 def test_the_root_of_the_file_system_is_no_output_folder(tmp_path, capsys):
