@@ -19,7 +19,6 @@ import random
 import shutil
 import uuid
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -29,6 +28,7 @@ from harness.digest import digest_bytes
 from harness.errors import DataError, UsageError
 from harness.paths import cache_dir
 from harness.seeding import seeded_random
+from harness.threads import thread_map
 from harness.types import Example
 
 from . import humans
@@ -170,18 +170,12 @@ def generate(variant: str, split: str, seed: int = 0, *, images: int | None = No
 
 def _write_images(jobs: list[tuple[Scene, Path]], size: int) -> None:
     """Render and save PNGs; a few threads hide file-system latency (each file is
-    independent, so the bytes do not depend on the order)."""
+    independent, so the bytes do not depend on the order). `thread_map`: a Ctrl-C here hung
+    the run inside the thread pool's locks."""
     def one(job: tuple[Scene, Path]) -> None:
         save_png(render(job[0], size), job[1])
 
-    pool = ThreadPoolExecutor(max_workers=WRITER_THREADS)
-    try:
-        for _ in pool.map(one, jobs):
-            pass
-    except BaseException:
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
+    thread_map(one, jobs, threads=WRITER_THREADS)
 
 
 # ------------------------------------------------------------------------------ cache
