@@ -270,7 +270,8 @@ def _progress_manifest(run: TaskRunner, manifest: dict[str, Any], status: str) -
                           "probe_failures": len(run.outcome.probe_failures), "predict_seconds": round(stats.seconds, 3),
                           "deferred_fit_seconds": round(stats.fit_seconds, 3),
                           "probe_outputs_reused": run.reused},
-                "timings": run.timings, "probes_done": max(run.probes_done, manifest.get("probes_done", 0)), "data": dict(sorted(run.data_digests.items())),
+                "timings": run.timings, "data": dict(sorted(run.data_digests.items())),
+                "probes_done": max(run.probes_done, manifest.get("probes_done", 0)),
                 **({"data_counts": run.data_counts} if run.data_counts else {}),
                 **({"datasets": dict(sorted(run.datasets.items()))} if run.datasets else {}),
                 **_usage(run.plan.model, manifest.get("usage_before_resume") or {})}
