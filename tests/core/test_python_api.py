@@ -77,3 +77,15 @@ def test_progress_false_prints_no_training_lines(tmp_path, monkeypatch, capfd, f
     out, err = capfd.readouterr()
     assert out + err == "", (out, err)
     assert not os.environ.get("TQDM_DISABLE")  # as it was
+
+
+@pytest.mark.parametrize("value", ["", "0", "false"])
+def test_progress_false_is_quiet_whatever_tqdm_disable_held(monkeypatch, value):
+    """TQDM_DISABLE set to a value that does not disable (0, false, empty) was left so while
+    a quiet run trained (its epoch lines came out), and an empty one was removed after."""
+    from harness.run.predictor import quiet_unless
+
+    monkeypatch.setenv("TQDM_DISABLE", value)
+    with quiet_unless(False):
+        assert os.environ["TQDM_DISABLE"] == "1"  # before, for "0" and "false": left as it was
+    assert os.environ["TQDM_DISABLE"] == value  # before, for "": removed
