@@ -24,27 +24,49 @@ _Out = TypeVar("_Out")
 _HELD = (signal.SIGINT, signal.SIGTERM)
 
 
+class _Held:
+    """The handler while a block runs: notes each signal; once the block is over, puts the
+    handler from before back and hands the signal on (a signal that raised while the handlers
+    were being put back could otherwise leave this one in place, noting signals for good)."""
+
+    def __init__(self, before: dict[int, Any]) -> None:
+        self.before, self.noted, self.over = before, [], False
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        if not self.over:
+            self.noted.append((signum, frame))
+            return
+        signal.signal(signum, self.before[signum])
+        _hand_on(self.before[signum], signum, frame)
+
+
+def _hand_on(handler: Any, signum: int, frame: Any) -> None:
+    if handler == signal.SIG_DFL:
+        os.kill(os.getpid(), signum)
+    elif callable(handler):
+        handler(signum, frame)  # KeyboardInterrupt, harness.errors.Stopped: raised here
+
+
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
     """SIGINT and SIGTERM noted during the block, then given to the handlers in place before
-    it (the default action of SIG_DFL, nothing for SIG_IGN); off the main thread, nothing."""
-    if threading.current_thread() is not threading.main_thread():
+    it (the default action of SIG_DFL, nothing for SIG_IGN); off the main thread, or where a
+    handler was not set from Python (it could not be put back), nothing."""
+    before = {signum: signal.getsignal(signum) for signum in _HELD}
+    if threading.current_thread() is not threading.main_thread() or None in before.values():
         yield
         return
-    noted: list[tuple[int, Any]] = []
-    before = {signum: signal.signal(signum, lambda signum, frame: noted.append((signum, frame)))
-              for signum in _HELD}
+    held = _Held(before)
     try:
+        for signum in _HELD:
+            signal.signal(signum, held)
         yield
     finally:
+        held.over = True
         for signum, handler in before.items():
             signal.signal(signum, handler)
-        for signum, frame in noted:
-            handler = before[signum]
-            if handler == signal.SIG_DFL:
-                os.kill(os.getpid(), signum)
-            elif callable(handler):
-                handler(signum, frame)  # KeyboardInterrupt, harness.errors.Stopped: raised here
+        for signum, frame in held.noted:
+            _hand_on(before[signum], signum, frame)
 
 
 def thread_map(fn: Callable[[_In], _Out], items: Iterable[_In], *, threads: int,

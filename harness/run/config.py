@@ -40,6 +40,11 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         check_seed(self.seed)
+        # a leading `~` is the home folder, as the folder checks and `harness.specs.Place` read it
+        # (out="~/runs" was checked as the home folder's and written into a folder named '~')
+        for name in ("data_dir", "out", "cache_path"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, Path(getattr(self, name)).expanduser())
         # as `--limit` and `--batch-size` take them: limit=-1 sliced off the last example, 0 scored
         # none; batch_size=2.5 failed every example
         for name, value in (("limit", self.limit), ("batch_size", self.batch_size)):

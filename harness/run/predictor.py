@@ -54,14 +54,17 @@ def quiet_unless(progress: bool) -> Iterator[None]:
     block: the models' own training bars and per-epoch lines honour it (docs/models.md), so
     a quiet run prints nothing. The variable is as it was after."""
     before = os.environ.get("TQDM_DISABLE")
-    if progress or before:
+    if progress or (before or "").lower() in ("1", "true", "yes"):  # as the models read it
         yield
         return
     os.environ["TQDM_DISABLE"] = "1"
     try:
         yield
     finally:
-        os.environ.pop("TQDM_DISABLE", None)
+        if before is None:
+            os.environ.pop("TQDM_DISABLE", None)
+        else:
+            os.environ["TQDM_DISABLE"] = before
 
 
 class Predictor:

@@ -77,3 +77,29 @@ def test_progress_false_prints_no_training_lines(tmp_path, monkeypatch, capfd, f
     out, err = capfd.readouterr()
     assert out + err == "", (out, err)
     assert not os.environ.get("TQDM_DISABLE")  # as it was
+
+
+@pytest.mark.parametrize("value", ["", "0", "false"])
+def test_progress_false_is_quiet_whatever_tqdm_disable_held(monkeypatch, value):
+    """TQDM_DISABLE set to a value that does not disable (0, false, empty) was left so while
+    a quiet run trained (its epoch lines came out), and an empty one was removed after."""
+    from harness.run.predictor import quiet_unless
+
+    monkeypatch.setenv("TQDM_DISABLE", value)
+    with quiet_unless(False):
+        assert os.environ["TQDM_DISABLE"] == "1"  # before, for "0" and "false": left as it was
+    assert os.environ["TQDM_DISABLE"] == value  # before, for "": removed
+
+
+def test_a_leading_tilde_is_the_home_folder_as_the_checks_read_it(tmp_path, monkeypatch):
+    """execute_run checked `out=Path("~/runs")` as the home folder's runs (check_output_folder
+    expands `~`) and then wrote the run folder into a folder named '~' in the current one."""
+    plugins, names = core_plugins(8)
+    host = make_host(*plugins, names=names)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    execute_run(RunConfig(model="echo", suite="tiny-suite", device="cpu", progress=False,
+                          out="~/runs", cache_path="~/c.sqlite"), host)
+    assert list((tmp_path / "cwd").iterdir()) == []  # before: ~/runs/<run> here
+    assert len(list((tmp_path / "home" / "runs").iterdir())) == 1 and (tmp_path / "home" / "c.sqlite").is_file()

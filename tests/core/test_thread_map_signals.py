@@ -66,3 +66,35 @@ def test_one_thread_or_one_item_runs_in_the_calling_thread():
     seen = []
     assert thread_map(lambda i: seen.append(threading.current_thread()) or i, [1, 2], threads=1) == [1, 2]
     assert seen == [threading.main_thread()] * 2
+
+
+def test_a_signal_while_the_handlers_are_put_back_leaves_none_swallowed(monkeypatch):
+    """A Ctrl-C that lands just as SIGINT's handler is put back raises there: SIGTERM's noting
+    handler was then left in place, and every later SIGTERM was noted and never acted on."""
+    import harness.threads as threads
+
+    terms: list[int] = []
+    before_term = signal.signal(signal.SIGTERM, lambda signum, frame: terms.append(signum))
+    before_int = signal.signal(signal.SIGINT, signal.default_int_handler)
+    real = signal.signal
+
+    def put(signum, handler):
+        old = real(signum, handler)
+        if signum == signal.SIGINT and handler is signal.default_int_handler:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C right after SIGINT's handler is back
+        return old
+
+    monkeypatch.setattr(threads.signal, "signal", put)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            thread_map(lambda i: i, range(4), threads=2)
+        monkeypatch.undo()
+        os.kill(os.getpid(), signal.SIGTERM)
+        threading.Event().wait(0.05)
+        assert terms == [signal.SIGTERM]  # before: [] (swallowed by the noting handler)
+        os.kill(os.getpid(), signal.SIGTERM)
+        threading.Event().wait(0.05)
+        assert terms == [signal.SIGTERM] * 2
+    finally:
+        signal.signal(signal.SIGTERM, before_term)
+        signal.signal(signal.SIGINT, before_int)
