@@ -11,7 +11,7 @@ from pathlib import Path
 from .errors import UsageError
 from .project import CACHE_ENV
 
-__all__ = ["cache_dir", "check_cache_writable", "CACHE_TAG", "tag_cache_folder", "data_home", "env_megabytes", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
+__all__ = ["cache_dir", "check_cache_writable", "CACHE_TAG", "tag_cache_folder", "data_home", "env_megabytes", "tqdm_disabled", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
 
 #: The one home of generated output under the working directory: run folders and the
 #: leaderboard. It is never a package (see vqa_harness_cli.publish.check_output_folder).
@@ -77,6 +77,12 @@ def _folder(variable: str, xdg: str, default: str, parts: tuple[str, ...]) -> Pa
         raise UsageError(f"{path} cannot be used as a folder ({reason}); set {variable} to a "
                          f"writable folder (now {os.environ.get(variable) or 'unset'})") from None
     return path
+
+
+def tqdm_disabled() -> bool:
+    """Whether `$TQDM_DISABLE` turns progress bars off: "1", "true" or "yes", in any case, for
+    the run's own bars and the models' training bars alike (docs/models.md)."""
+    return os.environ.get("TQDM_DISABLE", "").strip().lower() in ("1", "true", "yes")
 
 
 def env_megabytes(variable: str, default: int) -> int:

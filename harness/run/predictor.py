@@ -22,6 +22,7 @@ from ..devices import model_threads
 from ..errors import FitError, HarnessError, StopRun, UsageError, printable
 from ..folders import storage_error
 from ..jsonio import surrogate_in
+from ..paths import tqdm_disabled
 from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 from . import stops
 
@@ -54,7 +55,7 @@ def quiet_unless(progress: bool) -> Iterator[None]:
     block: the models' own training bars and per-epoch lines honour it (docs/models.md), so
     a quiet run prints nothing. The variable is as it was after."""
     before = os.environ.get("TQDM_DISABLE")
-    if progress or (before or "").lower() in ("1", "true", "yes"):  # as the models read it
+    if progress or tqdm_disabled():  # as the models read it
         yield
         return
     os.environ["TQDM_DISABLE"] = "1"
@@ -77,7 +78,7 @@ class Predictor:
         self.model = model
         self.cache = cache
         self.batch_size = batch_size
-        self.progress = progress and not os.environ.get("TQDM_DISABLE")
+        self.progress = progress and not tqdm_disabled()
         self.plugin_label = plugin_label or model.name
         self.stats = PredictorStats()
         self._fingerprint: str | None = None

@@ -14,7 +14,6 @@ from. `optimise` is the seeded training loop shared with the counter-example exp
 from __future__ import annotations
 
 import math
-import os
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
@@ -23,6 +22,7 @@ from harness.api import Model, Option
 from harness.digest import digest
 from harness.errors import DataError, UsageError
 from harness.features import resolve_features
+from harness.paths import tqdm_disabled
 from harness.types import Example
 
 from .grid_base import GRID_OPTIONS, GridAnswerModel, trainer_option
@@ -65,7 +65,7 @@ def optimise(make_net: Callable[[], "torch.nn.Module"], plan: list[list[Any]],
     from tqdm.auto import tqdm  # heavy: tqdm takes about 40 ms; only progress bars need it
 
     total = max(1, sum(map(len, plan)))
-    disable = True if os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes") else None
+    disable = True if tqdm_disabled() else None
     history: list[float] = []
     with seeded(seed, device):
         net = make_net()

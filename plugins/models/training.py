@@ -9,7 +9,6 @@ inference, `score_choices`. Threads, devices and seeding: `runtime.py`. See docs
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
@@ -17,6 +16,7 @@ from harness.api import Model, Option
 from harness.digest import class_source_digest, digest
 from harness.errors import DataError
 from harness.manifest import package_version
+from harness.paths import tqdm_disabled
 from harness.types import Answer, Example
 
 from . import weight_cache
@@ -315,7 +315,7 @@ class TorchAnswerModel(Model):
         total = max(1, sum(map(len, plan)))
         warmup = max(1, total // 20)
         # True: TQDM_DISABLE set; None: tqdm hides the bar when stderr is not a terminal.
-        disable = True if os.environ.get("TQDM_DISABLE", "").lower() in ("1", "true", "yes") else None
+        disable = True if tqdm_disabled() else None
         device = self.train_device
         with seeded(seed, device):  # weight init and dropout; restored on exit
             net = self._new_net()

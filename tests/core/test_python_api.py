@@ -91,6 +91,23 @@ def test_progress_false_is_quiet_whatever_tqdm_disable_held(monkeypatch, value):
     assert os.environ["TQDM_DISABLE"] == value  # before, for "": removed
 
 
+@pytest.mark.parametrize("value, shown", [("", True), ("0", True), ("false", True), ("1", False),
+                                          (" Yes ", False), ("TRUE", False)])
+def test_the_run_reads_tqdm_disable_as_the_models_do(monkeypatch, tmp_path, value, shown):
+    """The predictor's bars were off for any non-empty TQDM_DISABLE (even "0"), while the models'
+    training bars and the quiet fit take only 1, true and yes (harness.paths.tqdm_disabled)."""
+    from harness.cache.predictions import PredictionCache
+    from harness.run.predictor import Predictor
+    from helpers_core import EchoModel
+
+    monkeypatch.setenv("TQDM_DISABLE", value)
+    cache = PredictionCache(tmp_path / "c.sqlite")
+    try:
+        assert Predictor(EchoModel(), cache=cache, progress=True).progress is shown
+    finally:
+        cache.close()
+
+
 def test_a_leading_tilde_is_the_home_folder_as_the_checks_read_it(tmp_path, monkeypatch):
     """execute_run checked `out=Path("~/runs")` as the home folder's runs (check_output_folder
     expands `~`) and then wrote the run folder into a folder named '~' in the current one."""
