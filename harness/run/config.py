@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,13 +46,24 @@ class RunConfig:
         for name in ("data_dir", "out", "cache_path"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, Path(getattr(self, name)).expanduser())
+        # a program's wrong type is one line here, not an AttributeError deep inside the run
+        for name, kinds, what in (("model", str, "a model spec (text)"),
+                                  ("suite", (str, Suite), "a suite name or a Suite"),
+                                  ("device", str, "a device name (text)"),
+                                  ("split", (str, type(None)), "a split name or None")):
+            if not isinstance(getattr(self, name), kinds):
+                raise UsageError(f"{name} {getattr(self, name)!r}: expected {what}")
         # as `--limit` and `--batch-size` take them: limit=-1 sliced off the last example, 0 scored
-        # none; batch_size=2.5 failed every example
-        for name, value in (("limit", self.limit), ("batch_size", self.batch_size)):
-            if not (value is None and name == "limit") and (
-                    isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        # none; batch_size=2.5 failed every example; a numpy integer is a whole number
+        for name in ("limit", "batch_size"):
+            value = getattr(self, name)
+            if value is None and name == "limit":
+                continue
+            number = None if isinstance(value, bool) or not hasattr(value, "__index__") else operator.index(value)
+            if number is None or number < 1:
                 end = ", or None for every example" if name == "limit" else ""
                 raise UsageError(f"{name} {value!r} must be an integer of at least 1{end}")
+            object.__setattr__(self, name, number)
 
     @property
     def suite_name(self) -> str:

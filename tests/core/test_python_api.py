@@ -36,6 +36,23 @@ def test_a_limit_of_one_or_none_is_taken():
     assert RunConfig(model="echo", suite="tiny-suite").limit is None
 
 
+def test_a_numpy_integer_is_a_whole_number():
+    """`limit=np.int64(5)` (a count computed with numpy) was refused as not an integer."""
+    import numpy as np
+
+    config = RunConfig(model="echo", suite="tiny-suite", limit=np.int64(5), batch_size=np.int32(8))
+    assert (config.limit, config.batch_size) == (5, 8) and type(config.limit) is int
+
+
+@pytest.mark.parametrize("field, value", [("model", None), ("model", 3), ("suite", None), ("device", None),
+                                          ("split", 1)])
+def test_a_field_of_the_wrong_type_is_one_line(field, value):
+    """`RunConfig(device=None)`, `model=None`, `suite=None` were raw AttributeErrors and
+    TypeErrors from deep inside the run."""
+    with pytest.raises(UsageError, match=f"^{field} "):
+        RunConfig(**{"model": "echo", "suite": "tiny-suite", field: value})
+
+
 def _config(tmp_path, **given) -> RunConfig:
     settings = {"out": tmp_path / "runs", "cache_path": tmp_path / "cache.sqlite", **given}
     return RunConfig(model="echo", suite="tiny-suite", device="cpu", progress=False, **settings)
