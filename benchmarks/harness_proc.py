@@ -2,7 +2,7 @@
 peak memory, CPU seconds, output.
 
 Shared by the benchmark scripts that time whole commands (main_job.py, vqa2_suite_scale.py,
-real_suites_scale.py).
+real_suites_scale.py); `best_of` times a call in this process (strict_json.py, image_stamps.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["run_harness", "run_python", "Measured", "uptime"]
+__all__ = ["run_harness", "run_python", "Measured", "uptime", "best_of"]
+
+
+def best_of(repeat: int, fn) -> float:
+    """The fastest of `repeat` timings of `fn()`, in seconds (in this process)."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
 
 
 def uptime() -> str:

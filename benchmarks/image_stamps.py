@@ -19,15 +19,16 @@ It prints seconds, microseconds per question and the ratio of (1) to its baselin
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from harness.api import Model
 from harness.digest import digest, file_stamps
 from harness.types import Example
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness_proc import best_of, uptime  # noqa: E402
 
 
 class _Text(Model):
@@ -37,20 +38,6 @@ class _Text(Model):
 class _Looking(Model):
     name = "looking"
     uses_images = True
-
-
-def _uptime() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def _best(fn, repeat: int = 3) -> float:
-    """The fastest of `repeat` timings of `fn()` (seconds)."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def _positive(text: str) -> int:
@@ -68,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=_positive, default=200_000)
     parser.add_argument("--per-image", type=_positive, default=5)
     args = parser.parse_args(argv)
-    print(f"load before: {_uptime()}")
+    print(f"load before: {uptime()}")
     with tempfile.TemporaryDirectory() as tmp:
         images = [Path(tmp) / f"{i:06d}.jpg" for i in range(max(1, -(-args.questions // args.per_image)))]
         for path in images:
@@ -76,16 +63,16 @@ def main(argv: list[str] | None = None) -> int:
         examples = [Example(id=str(i), question=f"what is in picture {i}?", image=str(images[i % len(images)]))
                     for i in range(args.questions)]
         text, looking = _Text(), _Looking()
-        base = _best(lambda: [text.input_key(ex, "answer") for ex in examples])
-        keyed = _best(lambda: [looking.input_key(ex, "answer") for ex in examples])
-        outputs = _best(lambda: digest(file_stamps(dict.fromkeys(ex.image for ex in examples))))
+        base = best_of(3, lambda: [text.input_key(ex, "answer") for ex in examples])
+        keyed = best_of(3, lambda: [looking.input_key(ex, "answer") for ex in examples])
+        outputs = best_of(3, lambda: digest(file_stamps(dict.fromkeys(ex.image for ex in examples))))
     n = args.questions
     print(f"{n:,} questions, {len(images):,} image files")
     print(f"prediction keys, text model (baseline): {base:.3f} s ({base / n * 1e6:.1f} us per question)")
     print(f"prediction keys, model looking at images: {keyed:.3f} s ({keyed / n * 1e6:.1f} us per question), "
           f"ratio {keyed / base:.2f}")
     print(f"probe-output key, image digest: {outputs:.3f} s ({outputs / n * 1e6:.1f} us per question)")
-    print(f"load after: {_uptime()}")
+    print(f"load after: {uptime()}")
     return 0
 
 

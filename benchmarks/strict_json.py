@@ -17,11 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import tempfile
-import time
 from pathlib import Path
 
 from harness.jsonio import read_json
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness_proc import best_of  # noqa: E402
 
 
 def write_annotations(path: Path, n: int, seed: int = 0) -> None:
@@ -35,15 +38,6 @@ def write_annotations(path: Path, n: int, seed: int = 0) -> None:
                      "answers": [{"answer": truth if rng.random() < 0.8 else rng.choice(words),
                                   "answer_confidence": "yes", "answer_id": j + 1} for j in range(10)]})
     path.write_text(json.dumps({"annotations": anns}))
-
-
-def best_of(repeat: int, fn) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

@@ -7,11 +7,12 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import Iterator
 
 from .errors import UsageError
 from .project import CACHE_ENV
 
-__all__ = ["cache_dir", "check_cache_writable", "CACHE_TAG", "tag_cache_folder", "data_home", "env_megabytes", "tqdm_disabled", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
+__all__ = ["cache_dir", "check_cache_writable", "CACHE_TAG", "tag_cache_folder", "data_home", "env_megabytes", "tqdm_disabled", "quiet_unless", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
 
 #: The one home of generated output under the working directory: run folders and the
 #: leaderboard. It is never a package (see vqa_harness_cli.publish.check_output_folder).
@@ -83,6 +84,25 @@ def tqdm_disabled() -> bool:
     """Whether `$TQDM_DISABLE` turns progress bars off: "1", "true" or "yes", in any case, for
     the run's own bars and the models' training bars alike (docs/models.md)."""
     return os.environ.get("TQDM_DISABLE", "").strip().lower() in ("1", "true", "yes")
+
+
+@contextlib.contextmanager
+def quiet_unless(progress: bool) -> Iterator[None]:
+    """Without `progress` (a program's `RunConfig(progress=False)`), TQDM_DISABLE=1 for the
+    block: the models' own training bars and per-epoch lines honour it (docs/models.md), so
+    a quiet run prints nothing. The variable is as it was after."""
+    before = os.environ.get("TQDM_DISABLE")
+    if progress or tqdm_disabled():  # as the models read it
+        yield
+        return
+    os.environ["TQDM_DISABLE"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("TQDM_DISABLE", None)
+        else:
+            os.environ["TQDM_DISABLE"] = before
 
 
 def env_megabytes(variable: str, default: int) -> int:

@@ -57,7 +57,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
     # not a traceback, and no output inside a source package (nor among a run's own files)
     check_output_folder(config.out)
     if config.cache_path:
-        check_outside_packages(Path(config.cache_path).expanduser().parent, "prediction cache folder")
+        check_outside_packages(Path(config.cache_path).parent, "prediction cache folder")
     cache = PredictionCache(config.cache_path)  # a bad --cache is one line before a run folder exists
     try:
         check_cache_writable()  # so is a read-only harness cache (--cache holds only the predictions)

@@ -7,14 +7,13 @@ cache entry, and the run goes on. `StopRun` (endpoint gone, budget spent) stops 
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..api import Model
 from ..cache.predictions import PredictionCache
@@ -26,7 +25,7 @@ from ..paths import tqdm_disabled
 from ..types import CANDIDATE_IMAGES, Example, Prediction, as_answer
 from . import stops
 
-__all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING", "guarded_fit", "quiet_unless", "unkeepable", "MAX_TEXT", "MAX_SCORES"]
+__all__ = ["Predictor", "PredictorStats", "ANSWER_TAKING", "guarded_fit", "unkeepable", "MAX_TEXT", "MAX_SCORES"]
 
 #: Capabilities that take one answer per example besides the examples.
 ANSWER_TAKING = ("explain", "score_images")
@@ -47,25 +46,6 @@ class PredictorStats:
     seconds: float = 0.0
     fit_seconds: float = 0.0  #: in fits the harness deferred until a prediction needed them
     error_examples: list[tuple[str, str]] = field(default_factory=list)
-
-
-@contextlib.contextmanager
-def quiet_unless(progress: bool) -> Iterator[None]:
-    """Without `progress` (a program's `RunConfig(progress=False)`), TQDM_DISABLE=1 for the
-    block: the models' own training bars and per-epoch lines honour it (docs/models.md), so
-    a quiet run prints nothing. The variable is as it was after."""
-    before = os.environ.get("TQDM_DISABLE")
-    if progress or tqdm_disabled():  # as the models read it
-        yield
-        return
-    os.environ["TQDM_DISABLE"] = "1"
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("TQDM_DISABLE", None)
-        else:
-            os.environ["TQDM_DISABLE"] = before
 
 
 class Predictor:

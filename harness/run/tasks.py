@@ -27,6 +27,7 @@ from ..folders import storage_error
 from ..host import PluginHost
 from ..images import missing_images
 from ..layouts import RowTags
+from ..paths import quiet_unless
 from ..rundir import RunDir, task_folder
 from ..types import UNITS, ResultRow
 from . import stops
@@ -35,7 +36,7 @@ from .assumptions import explain, neutralize, unmet_assumptions
 from .config import RunConfig
 from .context import TaskContext
 from .plan import RunPlan
-from .predictor import Predictor, guarded_fit, quiet_unless
+from .predictor import Predictor, guarded_fit
 
 __all__ = ["ProbeFailure", "RunOutcome", "TaskRunner", "capability_gap", "check_images"]
 
@@ -112,6 +113,7 @@ class TaskRunner:
         self._train_fp = ""
         self._done: dict[str, str] = {}
         self._images_checked: set[tuple[str, str]] = set()  # (dataset, split): once, before the model runs
+        self._image_digests: dict[tuple[str, str], str] = {}  # (dataset, split) -> `_image_digest`
         # For the manifest, per "<dataset spec>/<split>": what its relaxed checks accepted
         # (`data_counts`) and the fingerprint of the examples trained on or scored (`data`: two
         # runs whose rows differ can be told apart by their data); per dataset spec, what it
@@ -265,8 +267,7 @@ class TaskRunner:
         model = "(model-free)" if probe_cls.model_free else self.predictor.fingerprint
         # An image rewritten at the same path changes the output of a model that looks at it
         # (this loads the task's examples: a restored output of a text model never does).
-        looks = self.model.uses_images and not probe_cls.model_free
-        images = digest(file_stamps(dict.fromkeys(ex.image for ex in examples.items()))) if looks else ""
+        images = self._image_digest(task, examples) if self.model.uses_images and not probe_cls.model_free else ""
         return self.outputs.key(
             model_fingerprint=model, probe=probe_name, probe_class=probe_cls, options=probe.config,
             dataset=task.dataset, dataset_fingerprint=examples.fingerprint, split=task.split,
@@ -275,6 +276,14 @@ class TaskRunner:
             labelled=self.session.labelled(task.dataset, task.split), seed=self.config.seed,
             settings=settings, images=images, modules=[probe_cls.__module__, type(self.model).__module__,
                                         type(self.session.dataset(task.dataset)).__module__])
+
+    def _image_digest(self, task: Task, examples: LazyExamples) -> str:
+        """A digest of the size and modification time of the split's image files, once per split
+        (every probe of every task on it keys its output with it)."""
+        where = (task.dataset, task.split)
+        if where not in self._image_digests:
+            self._image_digests[where] = digest(file_stamps(dict.fromkeys(ex.image for ex in examples.items())))
+        return self._image_digests[where]
 
     def _run_contained(self, task: Task, probe_name: str, plugin: str, probe: Probe,
                        examples: LazyExamples) -> tuple[ProbeOutput, bool]:

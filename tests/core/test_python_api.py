@@ -100,7 +100,7 @@ def test_progress_false_prints_no_training_lines(tmp_path, monkeypatch, capfd, f
 def test_progress_false_is_quiet_whatever_tqdm_disable_held(monkeypatch, value):
     """TQDM_DISABLE set to a value that does not disable (0, false, empty) was left so while
     a quiet run trained (its epoch lines came out), and an empty one was removed after."""
-    from harness.run.predictor import quiet_unless
+    from harness.paths import quiet_unless
 
     monkeypatch.setenv("TQDM_DISABLE", value)
     with quiet_unless(False):
