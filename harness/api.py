@@ -44,6 +44,10 @@ class DatasetPlugin(Configurable):
     #: `meta` keys computed from an input ({"question": ("template",)}): ablations remove them
     #: with it, as `question_type` with the question and `image_id` with the image (harness.inputs).
     derived_meta: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    #: `meta` keys that are model inputs (a task tag a prompt depends on, OCR tokens, VCR's
+    #: rationale choices). A model is given these and `CANDIDATE_IMAGES` only: every other key
+    #: (a target, decoy sets, generation notes) stays with the probes (harness.inputs.model_view).
+    input_meta: ClassVar[tuple[str, ...]] = ()
     #: The `ANSWER_FACTORS` that decide the answers ({"color", "object"}: easy-VQA); rows of a
     #: probe assuming otherwise (`Probe.assumes`) lose their better direction, and the run says so.
     answers_depend_on: ClassVar[frozenset[str]] = frozenset()
@@ -195,8 +199,7 @@ class Model(Configurable):
     def input_key(self, example: Example, capability: str, extra: str = "") -> str:
         """Hash of exactly what the model sees for one call (the prediction-cache key)."""
         seen = {"capability": capability, "question": example.question, "image": example.image,
-                "image_id": example.image_id, "extra": extra,
-                "choices": list(example.choices) if capability == "score_choices" else []}
+                "image_id": example.image_id, "extra": extra, "choices": list(example.choices)}
         if capability == "score_images":  # only here, so other capabilities' keys stay as they were
             seen["candidates"] = [list(c) for c in example.meta.get(CANDIDATE_IMAGES, ())]
         if self.uses_images:  # an image rewritten at the same path is another input (size, mtime)

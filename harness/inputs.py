@@ -1,16 +1,18 @@
-"""What a modality ablation removes: an input and everything derived from it, defined once
-for every probe (docs/image-ablation.md). Keeping what a dataset computed from the question
+"""What a model is given, and what a modality ablation removes: an input and everything derived
+from it, defined once for every probe (docs/image-ablation.md). Keeping what a dataset computed from the question
 (VQA's `question_type`) would let a model keep its accuracy "without the question" (issue
 26). Probes ask through `ProbeContext.ablate`, which knows the task's dataset's
-`derived_meta`; `remove_input` is the rule itself."""
+`derived_meta`; `remove_input` is the rule itself. `model_view` is what every model call gets:
+the inputs, never the ground truth (docs/architecture.md, "What a model sees")."""
 
 from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
-from .types import BLANK_IMAGE, Example
+from .types import BLANK_IMAGE, CANDIDATE_IMAGES, Example
 
-__all__ = ["ABLATABLE", "ANSWER_FACTORS", "ASSUMPTIONS_TAG", "REMOVED_FIELDS", "remove_input", "remove_inputs"]
+__all__ = ["ABLATABLE", "ANSWER_FACTORS", "ASSUMPTIONS_TAG", "GOLD_FIELDS", "REMOVED_FIELDS", "model_view", "remove_input",
+           "remove_inputs"]
 
 #: What can decide a dataset's answers (`DatasetPlugin.answers_depend_on`) and what a probe
 #: may assume does not (`Probe.assumes`, harness.run.assumptions), with what each means.
@@ -57,3 +59,24 @@ def remove_inputs(examples: Sequence[Example], what: str | Iterable[str],
         keys = tuple((derived_meta or {}).get(name, ()))
         out = [remove_input(ex, name, keys) for ex in out]
     return out
+
+
+#: Example fields no model is given: the ground truth (human answers, label, explanations) and
+#: what was derived from it or from the dataset's structure (the answer type, the id of the
+#: complementary question).
+GOLD_FIELDS: Mapping[str, object] = {"answers": (), "answer_type": "", "label": "", "explanations": (),
+                                     "pair_id": ""}
+
+
+def model_view(example: Example, capability: str, input_meta: Iterable[str] = (), *,
+               show_choices: bool = False) -> Example:
+    """`example` as a model call gets it: `GOLD_FIELDS` emptied and only the `meta` keys that
+    are inputs (`input_meta`, the dataset's, and `CANDIDATE_IMAGES`). An open-ended question
+    (one with human answers) loses its multiple-choice view (VQA v1's 18 choices, toyvqa's
+    decoys) except for `score_choices` or when the probe shows it (`show_choices`): the
+    candidates would leak the answer space into an open-ended score. A closed-set example
+    (labels, no human answers: e-SNLI-VE, VCR) keeps its choices."""
+    keep = {*input_meta, CANDIDATE_IMAGES}
+    open_ended = bool(example.answers) and capability != "score_choices" and not show_choices
+    return example.with_(choices=() if open_ended else example.choices,
+                         meta={k: v for k, v in example.meta.items() if k in keep}, **GOLD_FIELDS)

@@ -14,7 +14,7 @@ from ..data.session import Session, missing_files
 from ..digest import source_digest
 from ..errors import PluginError, UsageError
 from ..features import resolve_features
-from ..inputs import remove_inputs
+from ..inputs import model_view, remove_inputs
 from ..rundir import ProbeFiles
 from ..types import Example, Prediction, ResultRow
 from .predictor import Predictor
@@ -124,18 +124,14 @@ class TaskContext:
     def predict(self, examples: Sequence[Example], capability: str, *, variant: str = "",
                 answers: Sequence[str] | None = None,
                 show_choices: bool = False) -> list[Prediction]:
-        """Model predictions (cached) for `examples`; also saved in the run directory.
-
-        For `answer`, open-ended questions (those with human answers) reach the model
-        without their multiple-choice candidates unless `show_choices` (a multiple-choice
-        probe asking for an open answer to match): a dataset's MC view (VQA v1's 18
-        choices, toyvqa's decoys) must not leak the answer space into an open-ended score.
-        Closed-set examples (labels, no human answers: e-SNLI-VE, VCR) keep their choices.
-        """
+        """Model predictions (cached) for `examples`; also saved in the run directory. The
+        model gets `harness.inputs.model_view` of each: its inputs, never the ground truth;
+        an open-ended question without its multiple-choice view unless `show_choices` (a
+        multiple-choice probe asking for an open answer to match)."""
         if self.predictor is None:
             raise UsageError(f"probe {self.probe!r} needs a model")
-        if capability == "answer" and not show_choices:
-            examples = [ex.with_(choices=()) if ex.choices and ex.answers else ex for ex in examples]
+        shown = getattr(self.session.dataset(self.dataset), "input_meta", None) or ()
+        examples = [model_view(ex, capability, shown, show_choices=show_choices) for ex in examples]
         label = f"{self.dataset}/{self.split} {self.probe}{'/' + variant if variant else ''}"
         preds = self.predictor.predict(examples, capability, answers=answers, desc=label)
         path = self.files.write_predictions(variant or capability, (p.to_json() for p in preds))

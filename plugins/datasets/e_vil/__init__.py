@@ -44,6 +44,8 @@ class _EvilDataset(PolicyCounts):
     }
     #: The reader's policy options (`duplicates=`, `answers=`) this dataset offers.
     policies: ClassVar[tuple[str, ...]] = ("duplicates",)
+    #: Given to models (loaders.py): the task tag the prompts follow, VCR's movie and rationale choices.
+    input_meta = ("task", "movie", "rationale_choices")
 
     def __init_subclass__(cls, **kw) -> None:
         super().__init_subclass__(**kw)
