@@ -197,11 +197,16 @@ class Model(Configurable):
                        "config": self.fingerprint_config(), "extra": self.fingerprint_extra()})
 
     def input_key(self, example: Example, capability: str, extra: str = "") -> str:
-        """Hash of exactly what the model sees for one call (the prediction-cache key)."""
+        """Hash of exactly what the model sees for one call (the prediction-cache key): the
+        inputs `harness.inputs.model_view` leaves, `extra` (the answer to explain) and, for a
+        model that decodes images, each image file's size and modification time."""
         seen = {"capability": capability, "question": example.question, "image": example.image,
                 "image_id": example.image_id, "extra": extra, "choices": list(example.choices)}
         if capability == "score_images":  # only here, so other capabilities' keys stay as they were
             seen["candidates"] = [list(c) for c in example.meta.get(CANDIDATE_IMAGES, ())]
+        inputs = {k: v for k, v in example.meta.items() if k != CANDIDATE_IMAGES}
+        if inputs:  # the dataset's `input_meta` (harness.inputs.model_view); absent: keys as they were
+            seen["meta"] = inputs
         if self.uses_images:  # an image rewritten at the same path is another input (size, mtime)
             seen["files"] = file_stamps([example.image, *(c[-1] for c in seen.get("candidates", ()))])
         return digest(seen)

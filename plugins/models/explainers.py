@@ -40,10 +40,11 @@ EXPLAINER_VERSION = 1
 
 
 def _closed_set(ex: Example) -> bool:
-    """A classification over `choices` (e-SNLI-VE labels, VCR answers): no human free-text
-    answers. Open-ended VQA questions with 10 human answers never pick among `choices`,
-    even when called directly with a dataset's multiple-choice view (toyvqa, VQA v1);
-    through the harness, ProbeContext.predict already hides those choices."""
+    """A pick among `choices`. Through the harness a model never sees the human answers and an
+    open-ended question comes without its multiple-choice view unless a probe shows it
+    (harness.inputs.model_view), so this is "choices were given". Called directly with a
+    dataset's examples, an open-ended question (it has human answers) never picks among the
+    dataset's MC view (toyvqa, VQA v1)."""
     return bool(ex.choices) and not ex.answers
 
 class TfidfIndex:

@@ -134,3 +134,19 @@ def test_score_images_keeps_its_candidates(tmp_path):
     _, seen = _run(tmp_path)
     for cap, ex in seen:
         assert (CANDIDATE_IMAGES in ex.meta) == (cap == "score_images")
+
+
+def test_the_cache_key_is_what_the_model_sees():
+    from harness.inputs import model_view
+
+    base = _Golden.data["val"][0]
+    model = _Peeker()
+
+    def key(ex, capability="answer"):
+        return model.input_key(model_view(ex, capability, _Golden.input_meta), capability)
+
+    # The ground truth changes nothing the model sees: the same key, no second call.
+    assert key(base) == key(base.with_(answers=("blue",) * 10, label="blue", meta={**base.meta, "mc_target": "blue"}))
+    # A declared input (the task tag a prompt follows) and the shown choices are part of it.
+    assert key(base) != key(base.with_(meta={**base.meta, "task": "e-snli-ve"}))
+    assert key(base, "score_choices") != key(base.with_(choices=COLORS[:3]), "score_choices")
