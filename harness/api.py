@@ -169,9 +169,10 @@ class Model(Configurable):
 
     def check_examples(self, examples: Sequence[Example]) -> None:
         """Optional: before a probe runs the model on a task (outputs not cached), every example
-        of the task's split as loaded (inputs not blanked); raise `DataError` (count and
-        examples) for inputs the model cannot take at all (image ids missing from a feature
-        file), so the run stops with one line instead of scoring such examples 0."""
+        of the task's split as a model is given it (`harness.inputs.model_view`, choices shown,
+        inputs not blanked); raise `DataError` (count and examples) for inputs the model cannot
+        take at all (image ids missing from a feature file), so the run stops with one line
+        instead of scoring such examples 0."""
 
     def parameter_count(self) -> int | None:
         """Number of parameters when known (leaderboard metadata, recorded in the manifest per

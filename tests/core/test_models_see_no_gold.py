@@ -22,6 +22,9 @@ class _Peeker(Model):
     name = "peeker"
     seen: list[tuple[str, Example]] = []
 
+    def check_examples(self, examples):
+        _Peeker.seen.extend(("check_examples", ex) for ex in examples)
+
     def answer(self, batch):
         _Peeker.seen.extend(("answer", ex) for ex in batch)
         return [Answer("red") for _ in batch]
@@ -100,7 +103,7 @@ def _run(tmp_path):
 
 def test_no_model_call_is_given_the_ground_truth(tmp_path):
     outcome, seen = _run(tmp_path)
-    assert {cap for cap, _ in seen} == {"answer", "score_choices", "explain", "score_images"}
+    assert {cap for cap, _ in seen} == {"check_examples", "answer", "score_choices", "explain", "score_images"}
     for cap, ex in seen:
         assert (ex.answers, ex.label, ex.explanations, ex.answer_type, ex.pair_id) == ((), "", (), "", ""), (cap, ex)
         assert ex.meta.get("task") in ("vqa", "e-snli-ve")  # a declared input
