@@ -203,7 +203,7 @@ class Model(Configurable):
         model that decodes images, each image file's size and modification time."""
         seen = {"capability": capability, "question": example.question, "image": example.image,
                 "image_id": example.image_id, "extra": extra, "choices": list(example.choices)}
-        if capability == "score_images":  # only here, so other capabilities' keys stay as they were
+        if capability == "score_images" or CANDIDATE_IMAGES in example.meta:  # absent: keys as they were
             seen["candidates"] = [list(c) for c in example.meta.get(CANDIDATE_IMAGES, ())]
         inputs = {k: v for k, v in example.meta.items() if k != CANDIDATE_IMAGES}
         if inputs:  # the dataset's `input_meta` (harness.inputs.model_view); absent: keys as they were

@@ -153,3 +153,6 @@ def test_the_cache_key_is_what_the_model_sees():
     # A declared input (the task tag a prompt follows) and the shown choices are part of it.
     assert key(base) != key(base.with_(meta={**base.meta, "task": "e-snli-ve"}))
     assert key(base, "score_choices") != key(base.with_(choices=COLORS[:3]), "score_choices")
+    # Candidate images are given to every capability (model_view keeps them): so are they keyed.
+    shown = [base.with_(meta={**base.meta, CANDIDATE_IMAGES: [[i, f"/x/{i}.png"]]}) for i in ("i8", "i9")]
+    assert key(shown[0]) != key(shown[1])
