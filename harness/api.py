@@ -169,9 +169,10 @@ class Model(Configurable):
 
     def check_examples(self, examples: Sequence[Example]) -> None:
         """Optional: before a probe runs the model on a task (outputs not cached), every example
-        of the task's split as loaded (inputs not blanked); raise `DataError` (count and
-        examples) for inputs the model cannot take at all (image ids missing from a feature
-        file), so the run stops with one line instead of scoring such examples 0."""
+        of the task's split as a model is given it (`harness.inputs.model_view`, choices shown,
+        inputs not blanked); raise `DataError` (count and examples) for inputs the model cannot
+        take at all (image ids missing from a feature file), so the run stops with one line
+        instead of scoring such examples 0."""
 
     def parameter_count(self) -> int | None:
         """Number of parameters when known (leaderboard metadata, recorded in the manifest per
@@ -202,7 +203,7 @@ class Model(Configurable):
         model that decodes images, each image file's size and modification time."""
         seen = {"capability": capability, "question": example.question, "image": example.image,
                 "image_id": example.image_id, "extra": extra, "choices": list(example.choices)}
-        if capability == "score_images":  # only here, so other capabilities' keys stay as they were
+        if capability == "score_images" or CANDIDATE_IMAGES in example.meta:  # absent: keys as they were
             seen["candidates"] = [list(c) for c in example.meta.get(CANDIDATE_IMAGES, ())]
         inputs = {k: v for k, v in example.meta.items() if k != CANDIDATE_IMAGES}
         if inputs:  # the dataset's `input_meta` (harness.inputs.model_view); absent: keys as they were

@@ -22,6 +22,9 @@ class _Peeker(Model):
     name = "peeker"
     seen: list[tuple[str, Example]] = []
 
+    def check_examples(self, examples):
+        _Peeker.seen.extend(("check_examples", ex) for ex in examples)
+
     def answer(self, batch):
         _Peeker.seen.extend(("answer", ex) for ex in batch)
         return [Answer("red") for _ in batch]
@@ -100,7 +103,7 @@ def _run(tmp_path):
 
 def test_no_model_call_is_given_the_ground_truth(tmp_path):
     outcome, seen = _run(tmp_path)
-    assert {cap for cap, _ in seen} == {"answer", "score_choices", "explain", "score_images"}
+    assert {cap for cap, _ in seen} == {"check_examples", "answer", "score_choices", "explain", "score_images"}
     for cap, ex in seen:
         assert (ex.answers, ex.label, ex.explanations, ex.answer_type, ex.pair_id) == ((), "", (), "", ""), (cap, ex)
         assert ex.meta.get("task") in ("vqa", "e-snli-ve")  # a declared input
@@ -150,3 +153,6 @@ def test_the_cache_key_is_what_the_model_sees():
     # A declared input (the task tag a prompt follows) and the shown choices are part of it.
     assert key(base) != key(base.with_(meta={**base.meta, "task": "e-snli-ve"}))
     assert key(base, "score_choices") != key(base.with_(choices=COLORS[:3]), "score_choices")
+    # Candidate images are given to every capability (model_view keeps them): so are they keyed.
+    shown = [base.with_(meta={**base.meta, CANDIDATE_IMAGES: [[i, f"/x/{i}.png"]]}) for i in ("i8", "i9")]
+    assert key(shown[0]) != key(shown[1])
