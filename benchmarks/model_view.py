@@ -69,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     keys = best_of(3, lambda: [model.input_key(ex, "answer") for ex in viewed])
     n = args.questions
     print(f"{n:,} questions")
-    print(f"before: choices off open-ended questions (baseline): {base:.3f} s ({base / n * 1e6:.2f} us per question)")
+    print(f"before: choices off open-ended questions (baseline): {base:.3f} s "
+          f"({base / n * 1e6:.2f} us per question)")
     print(f"model_view: {viewed_time:.3f} s ({viewed_time / n * 1e6:.2f} us per question), ratio {viewed_time / base:.2f}")
     print(f"for scale, the prediction keys next: {keys:.3f} s ({keys / n * 1e6:.2f} us per question)")
     print(f"load after: {uptime()}")

@@ -1,7 +1,7 @@
 """What a model is given, and what a modality ablation removes: an input and everything derived
-from it, defined once for every probe (docs/image-ablation.md). Keeping what a dataset computed from the question
-(VQA's `question_type`) would let a model keep its accuracy "without the question" (issue
-26). Probes ask through `ProbeContext.ablate`, which knows the task's dataset's
+from it, defined once for every probe (docs/image-ablation.md). Keeping what a dataset computed
+from the question (VQA's `question_type`) would let a model keep its accuracy "without the
+question" (issue 26). Probes ask through `ProbeContext.ablate`, which knows the task's dataset's
 `derived_meta`; `remove_input` is the rule itself. `model_view` is what every model call gets:
 the inputs, never the ground truth (docs/architecture.md, "What a model sees")."""
 
@@ -11,8 +11,8 @@ from typing import Iterable, Mapping, Sequence
 
 from .types import BLANK_IMAGE, CANDIDATE_IMAGES, Example
 
-__all__ = ["ABLATABLE", "ANSWER_FACTORS", "ASSUMPTIONS_TAG", "GOLD_FIELDS", "REMOVED_FIELDS", "model_view", "remove_input",
-           "remove_inputs"]
+__all__ = ["ABLATABLE", "ANSWER_FACTORS", "ASSUMPTIONS_TAG", "GOLD_FIELDS", "REMOVED_FIELDS", "model_view",
+           "remove_input", "remove_inputs"]
 
 #: What can decide a dataset's answers (`DatasetPlugin.answers_depend_on`) and what a probe
 #: may assume does not (`Probe.assumes`, harness.run.assumptions), with what each means.
