@@ -14,6 +14,7 @@ The `late-signal` model raises Ctrl-C in its own process while the run makes its
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
 import time
@@ -84,6 +85,8 @@ def host():
 
 
 def cli(argv: list[str]) -> int:
-    """`harness ARGV` with the in-test plugins."""
+    """`harness ARGV` with the in-test plugins. SIGUSR1 prints every thread's stack to stderr, in
+    this process and in the workers it forks (a test that times out asks for them)."""
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     with use_host(host()):
         return main(argv)

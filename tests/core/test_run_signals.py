@@ -43,8 +43,38 @@ def _wait_for(condition, what: str, proc: subprocess.Popen | None = None) -> Non
             out, err = proc.communicate()
             raise AssertionError(f"process ended (exit {proc.returncode}) before {what}:\n{out}\n{err}")
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(f"timed out waiting for {what}" + (_stacks(proc) if proc is not None else ""))
         time.sleep(0.05)
+
+
+def _stacks(proc: subprocess.Popen) -> str:
+    """Every thread's stack in the run and its workers (helpers_signals: SIGUSR1), then kill them:
+    what a run that never got going was doing."""
+    for pid in _group(proc.pid):  # one at a time, so that their dumps do not interleave
+        try:
+            os.kill(pid, signal.SIGUSR1)
+        except ProcessLookupError:
+            continue
+        time.sleep(1.0)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    out, err = proc.communicate()
+    return f"; the run's stacks:\n{err[-20000:]}\nstdout:\n{out[-2000:]}"
+
+
+def _group(pgid: int) -> list[int]:
+    """The processes of process group `pgid` (from /proc)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.name.isdigit() and int(fields[2]) == pgid:
+            pids.append(int(entry.name))
+    return sorted(pids)
 
 
 def _markers(tmp_path: Path) -> list[Path]:
