@@ -7,6 +7,7 @@ real_suites_scale.py); `best_of` times a call in this process (strict_json.py, i
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -16,7 +17,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["run_harness", "run_python", "Measured", "uptime", "best_of"]
+__all__ = ["run_harness", "run_python", "Measured", "uptime", "best_of", "positive_int"]
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (one line from argparse otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
 
 
 def best_of(repeat: int, fn) -> float:

@@ -28,7 +28,7 @@ from harness.digest import digest, file_stamps
 from harness.types import Example
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness_proc import best_of, uptime  # noqa: E402
+from harness_proc import best_of, positive_int, uptime  # noqa: E402
 
 
 class _Text(Model):
@@ -40,20 +40,10 @@ class _Looking(Model):
     uses_images = True
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return value
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=_positive, default=200_000)
-    parser.add_argument("--per-image", type=_positive, default=5)
+    parser.add_argument("--questions", type=positive_int, default=200_000)
+    parser.add_argument("--per-image", type=positive_int, default=5)
     args = parser.parse_args(argv)
     print(f"load before: {uptime()}")
     with tempfile.TemporaryDirectory() as tmp:

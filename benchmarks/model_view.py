@@ -27,7 +27,7 @@ from harness.inputs import model_view
 from harness.types import Example
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness_proc import best_of, uptime  # noqa: E402
+from harness_proc import best_of, positive_int, uptime  # noqa: E402
 
 CHOICES = tuple(f"choice {i}" for i in range(18))
 META = {"family": "color", "referent": "ball", "template": "what color is the {}?", "true_answer": "red",
@@ -38,16 +38,6 @@ class _Text(Model):
     name = "text"
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return value
-
-
 def _before(examples: list[Example]) -> list[Example]:
     """What `ProbeContext.predict` did before: the MC view off open-ended questions only."""
     return [ex.with_(choices=()) if ex.choices and ex.answers else ex for ex in examples]
@@ -55,7 +45,7 @@ def _before(examples: list[Example]) -> list[Example]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=_positive, default=200_000)
+    parser.add_argument("--questions", type=positive_int, default=200_000)
     args = parser.parse_args(argv)
     print(f"load before: {uptime()}")
     examples = [Example(id=str(i), question=f"what color is the ball {i}?", image=f"/data/{i % 40000:06d}.jpg",

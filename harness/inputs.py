@@ -12,7 +12,7 @@ from typing import Iterable, Mapping, Sequence
 from .types import BLANK_IMAGE, CANDIDATE_IMAGES, Example
 
 __all__ = ["ABLATABLE", "ANSWER_FACTORS", "ASSUMPTIONS_TAG", "GOLD_FIELDS", "REMOVED_FIELDS", "model_view",
-           "remove_input", "remove_inputs"]
+           "model_views", "remove_input", "remove_inputs"]
 
 #: What can decide a dataset's answers (`DatasetPlugin.answers_depend_on`) and what a probe
 #: may assume does not (`Probe.assumes`, harness.run.assumptions), with what each means.
@@ -77,6 +77,13 @@ def model_view(example: Example, capability: str, input_meta: Iterable[str] = ()
     candidates would leak the answer space into an open-ended score. A closed-set example
     (labels, no human answers: e-SNLI-VE, VCR) keeps its choices."""
     keep = {*input_meta, CANDIDATE_IMAGES}
-    open_ended = bool(example.answers) and capability != "score_choices" and not show_choices
-    return example.with_(choices=() if open_ended else example.choices,
+    hide_choices = bool(example.answers) and capability != "score_choices" and not show_choices
+    return example.with_(choices=() if hide_choices else example.choices,
                          meta={k: v for k, v in example.meta.items() if k in keep}, **GOLD_FIELDS)
+
+
+def model_views(examples: Iterable[Example], capability: str, dataset: object, *,
+                show_choices: bool = False) -> list[Example]:
+    """`model_view` of each example of `dataset` (a dataset plugin: its `input_meta`)."""
+    shown = getattr(dataset, "input_meta", None) or ()
+    return [model_view(ex, capability, shown, show_choices=show_choices) for ex in examples]

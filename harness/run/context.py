@@ -14,7 +14,7 @@ from ..data.session import Session, missing_files
 from ..digest import source_digest
 from ..errors import PluginError, UsageError
 from ..features import resolve_features
-from ..inputs import model_view, remove_inputs
+from ..inputs import model_views, remove_inputs
 from ..rundir import ProbeFiles
 from ..types import Example, Prediction, ResultRow
 from .predictor import Predictor
@@ -130,8 +130,7 @@ class TaskContext:
         multiple-choice probe asking for an open answer to match)."""
         if self.predictor is None:
             raise UsageError(f"probe {self.probe!r} needs a model")
-        shown = getattr(self.session.dataset(self.dataset), "input_meta", None) or ()
-        examples = [model_view(ex, capability, shown, show_choices=show_choices) for ex in examples]
+        examples = model_views(examples, capability, self.session.dataset(self.dataset), show_choices=show_choices)
         label = f"{self.dataset}/{self.split} {self.probe}{'/' + variant if variant else ''}"
         preds = self.predictor.predict(examples, capability, answers=answers, desc=label)
         path = self.files.write_predictions(variant or capability, (p.to_json() for p in preds))

@@ -26,7 +26,7 @@ from ..fileio import atomic_write_text
 from ..folders import storage_error
 from ..host import PluginHost
 from ..images import missing_images
-from ..inputs import model_view
+from ..inputs import model_views
 from ..layouts import RowTags
 from ..paths import quiet_unless
 from ..rundir import RunDir, task_folder
@@ -294,8 +294,8 @@ class TaskRunner:
             check_images(task.title, examples)
             self._images_checked.add((task.dataset, task.split))
         if type(self.model).check_examples is not Model.check_examples:  # only an override loads them here
-            shown = getattr(self.session.dataset(task.dataset), "input_meta", None) or ()  # no gold: it could be kept
-            self.model.check_examples([model_view(ex, "check", shown, show_choices=True) for ex in examples.items()])
+            dataset = self.session.dataset(task.dataset)  # as a model is given them: no gold, it could be kept
+            self.model.check_examples(model_views(examples.items(), "check", dataset, show_choices=True))
         files = self.rundir.probe_files(task, probe_name)
         ctx = TaskContext(
             run_id=self.rundir.run_id, suite=self.plan.suite.name, model_spec=self.plan.model_spec, probe=probe_name,

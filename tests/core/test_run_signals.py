@@ -64,17 +64,18 @@ def _stacks(proc: subprocess.Popen) -> str:
     return f"; the run's stacks:\n{err[-20000:]}\nstdout:\n{out[-2000:]}"
 
 
+def _stat(pid: int | str) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (state, ppid, pgrp, ...); [] when gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
+
+
 def _group(pgid: int) -> list[int]:
-    """The processes of process group `pgid` (from /proc)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if entry.name.isdigit() and int(fields[2]) == pgid:
-            pids.append(int(entry.name))
-    return sorted(pids)
+    """The processes of process group `pgid`."""
+    pids = (int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit())
+    return sorted(pid for pid in pids if (fields := _stat(pid)) and int(fields[2]) == pgid)
 
 
 def _markers(tmp_path: Path) -> list[Path]:
@@ -82,11 +83,8 @@ def _markers(tmp_path: Path) -> list[Path]:
 
 
 def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
+    fields = _stat(pid)
+    return bool(fields) and fields[0] != "Z"
 
 
 def _manifests(tmp_path: Path) -> dict[str, dict]:
