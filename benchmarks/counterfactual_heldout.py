@@ -1,7 +1,7 @@
 """Coverage per kind on each half of VQA-X val, and the blind judging sheets (issue 24).
 
-    python benchmarks/counterfactual_heldout.py [--half tune|heldout|both] [--data-dir ../shared/data]
-        [--sheets DIR] [--sample-seed 2424] [--rows 20] [--seed 0] [--exclude-ids FILE] [--kinds K,K]
+    python benchmarks/counterfactual_heldout.py [--half tune|heldout|both|test|test-all]
+        [--data-dir ../shared/data] [--test-file vqaX_test.json] [--sheets DIR] [--sample-seed 2424] [--rows 20] [--seed 0] [--exclude-ids FILE] [--kinds K,K]
 
 The halves are benchmarks/cf_split.py's (by a hash of the question text). Per half and
 kind: coverage of the quality mode (questions with a counterfactual of the kind, over the
@@ -20,6 +20,11 @@ leaves out every question text one of those examples has, so a new sample is fre
 with fewer fresh texts than `--rows` (the colours, adjectives) is topped up with the excluded
 ones, marked `judged_before` in the key. Coverage is still over the whole half. `--kinds`
 limits the sheets to some kinds (a round that changed only those).
+
+`--half test --test-file vqaX_test.json` (eighth round) does the same on VQA-X test's questions
+that no rule writer read (benchmarks/cf_split.py, `load_test`): coverage, skip reasons and a
+sheet drawn from its distinct question texts; `--half test-all`: coverage on the whole file,
+the population of the issue's own coverage figures.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import os
 import random
 from pathlib import Path
 
-from cf_split import DATA, HALVES, load_half, question_key  # noqa: E402  (benchmarks/ is on sys.path)
+from cf_split import DATA, HALVES, load_half, load_test, question_key  # noqa: E402  (benchmarks/ is on sys.path)
 
 from vqa_harness_plugins.generators.counterfactual import (
     KINDS,
@@ -63,11 +68,22 @@ CRITERIA = """A row reads sensibly when all of these hold:
    question is the original without that noun and the words that belong to it)."""
 
 
-def run_half(data_dir: Path, half: str, seed: int) -> dict[str, tuple[list[str], list[str], dict, list[dict]]]:
-    """mode -> (ids, questions, counts per kind, results per question) on one half."""
-    ids, questions, answers = load_half(data_dir, half)
-    # the common colors come from the whole file, as the probe takes them from its task
-    _, all_q, all_a = load_half(data_dir, "all")
+def run_half(data_dir: Path, half: str, seed: int,
+             test_file: Path | None = None) -> dict[str, tuple[list[str], list[str], dict, list[dict]]]:
+    """mode -> (ids, questions, counts per kind, results per question) on one half (or the
+    test source)."""
+    if half in ("test", "test-all"):
+        ids, questions, answers, left_out = load_test(test_file, data_dir, fresh=half == "test")
+        print(f"test: {len(ids)} questions of {test_file}; left out: "
+              + ", ".join(f"{why} {n}" for why, n in left_out.items()))
+        # the common colors come from the whole file, as the probe takes them from its task
+        every = json.loads(test_file.read_text(encoding="utf-8")).values()
+        all_q = [r["question"] for r in every]
+        all_a = [[a["answer"] for a in r["answers"]] for r in every]
+    else:
+        ids, questions, answers = load_half(data_dir, half)
+        # the common colors come from the whole file, as the probe takes them from its task
+        _, all_q, all_a = load_half(data_dir, "all")
     common = colors_in(all_q + [a for row in all_a for a in row])
     out = {}
     for mode in ("paper", "quality"):
@@ -91,8 +107,9 @@ def coverage_table(half: str, runs: dict) -> None:
         print(f"| {kind.id} | " + " | ".join(cells) + " |")
 
 
-def excluded_texts(path: Path | None, data_dir: Path) -> frozenset[str]:
-    """The question texts (question_key) of the example ids listed in `path` (a JSON list)."""
+def excluded_texts(path: Path | None, data_dir: Path, test_file: Path | None = None) -> frozenset[str]:
+    """The question texts (question_key) of the example ids listed in `path` (a JSON list),
+    looked up in VQA-X val and, when given, the test file."""
     if path is None:
         return frozenset()
     try:
@@ -100,9 +117,12 @@ def excluded_texts(path: Path | None, data_dir: Path) -> frozenset[str]:
     except (OSError, ValueError, TypeError) as exc:
         raise SystemExit(f"{path}: cannot read the ids to exclude ({exc})") from None
     ids, questions, _ = load_half(data_dir, "all")
+    if test_file is not None:
+        test_ids, test_questions, _, _ = load_test(test_file, data_dir, fresh=False)
+        ids, questions = ids + test_ids, questions + test_questions
     found = {question_key(q) for i, q in zip(ids, questions) if i in wanted}
     if len(wanted) and not found:
-        raise SystemExit(f"{path}: none of its {len(wanted)} ids is in VQA-X val")
+        raise SystemExit(f"{path}: none of its {len(wanted)} ids is in VQA-X val or the test file")
     return frozenset(found)
 
 
@@ -134,7 +154,8 @@ def write_sheet(half: str, runs: dict, folder: Path, sample_seed: int, per_kind:
                   f"sheet rows {len(chosen)} ({sum(t in exclude for t in chosen)} judged before)")
     rng.shuffle(picked)
     folder.mkdir(parents=True, exist_ok=True)
-    lines = [f"# Judging sheet: VQA-X val, {half} half ({len(picked)} rows)", "", CRITERIA, "",
+    title = "VQA-X test" if half == "test" else f"VQA-X val, {half} half"
+    lines = [f"# Judging sheet: {title} ({len(picked)} rows)", "", CRITERIA, "",
              "Mark each row `yes` (reads sensibly) or `no`, with a short note for a `no`.", "",
              "| row | original question | new question | what the change claims | sensible | note |",
              "|---|---|---|---|---|---|"]
@@ -153,7 +174,9 @@ def main() -> None:
     """Coverage per half; optionally the judging sheets."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=DATA)
-    parser.add_argument("--half", choices=(*HALVES, "both"), default="both")
+    parser.add_argument("--half", choices=(*HALVES, "both", "test", "test-all"), default="both")
+    parser.add_argument("--test-file", type=Path, default=None,
+                        help="vqaX_test.json, for --half test (not in ../shared/data: docs/counterfactual.md)")
     parser.add_argument("--sheets", type=Path, default=None, help="folder for the sheets (outside the repository)")
     parser.add_argument("--sample-seed", type=int, default=2424)
     parser.add_argument("--rows", type=int, default=20, help="rows per kind on a sheet")
@@ -161,16 +184,18 @@ def main() -> None:
     parser.add_argument("--reasons", action="store_true", help="also the quality mode's skip reasons per kind")
     parser.add_argument("--kinds", default="", help="comma-separated kind ids for the sheets (default: every kind)")
     parser.add_argument("--exclude-ids", type=Path, default=None,
-                        help="JSON list of example ids whose question texts no sheet may draw (held-out half)")
+                        help="JSON list of example ids whose question texts no sheet may draw (held-out half, test)")
     args = parser.parse_args()
     kinds = frozenset(k.strip() for k in args.kinds.split(",") if k.strip())
     unknown = sorted(kinds - {kind.id for kind in KINDS})
     if unknown:
         parser.error(f"--kinds: unknown kind(s) {', '.join(unknown)}; kinds: {', '.join(k.id for k in KINDS)}")
-    exclude = excluded_texts(args.exclude_ids, args.data_dir)
+    if args.half.startswith("test") != (args.test_file is not None):
+        parser.error("--half test / test-all and --test-file go together")
+    exclude = excluded_texts(args.exclude_ids, args.data_dir, args.test_file)
     print(f"uptime: {os.popen('uptime').read().strip()}")
     for half in (HALVES if args.half == "both" else (args.half,)):
-        runs = run_half(args.data_dir, half, args.seed)
+        runs = run_half(args.data_dir, half, args.seed, args.test_file)
         coverage_table(half, runs)
         if args.reasons:
             for kind in KINDS:
@@ -178,8 +203,8 @@ def main() -> None:
                 print(f"  {kind.id} skipped: " + ", ".join(f"{r} {n}" for r, n in sorted(counts.items())
                                                          if r != "applied"))
         if args.sheets:
-            write_sheet(half, runs, args.sheets, args.sample_seed, args.rows, exclude if half == "heldout" else frozenset(),
-                        kinds)
+            held = exclude if half in ("heldout", "test") else frozenset()
+            write_sheet(half, runs, args.sheets, args.sample_seed, args.rows, held, kinds)
 
 
 if __name__ == "__main__":

