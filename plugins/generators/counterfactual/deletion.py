@@ -21,11 +21,17 @@ VQA-X val questions had no deletion at all:
 Eighth round (rule 42): a cut that makes a word follow itself is no deletion ("Is this a meat
 based or veggie based dish?" -> "Is this a meat based based dish?", deleting a member of a
 coordination whose words repeat).
+
+Ninth round (rule 46, from questions written for the tests, not from judged rows): the
+result must pass the agreement checks of grammar.py ("Are the man and woman married?" ->
+not "Are woman married?"), and a demonstrative's noun that names a time is an adverbial,
+not deleted ("Should a person carry an umbrella this day?" -> not "... an umbrella this?").
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Callable
 
 from .kinds import Kind
 from .lexical import EXCLUDED_VERBS
@@ -51,7 +57,8 @@ def add_deletions(qm: QualityView, kind: Kind, question: str, tokens: list[Token
     first span around it that passes the parse check); count rejected nouns in `rej`."""
     spans = deletion_spans(tokens, tags, lambda i: _intransitive(qm, tokens[i].text, tags[i]))
     modifiers = modifier_spans(tokens, tags)
-    spans += demonstrative_spans(tokens, tags) + [m for m in modifiers if m.article < 0]
+    spans += [s for s in demonstrative_spans(tokens, tags) if not _time_noun(qm, tokens[s.head].text)]
+    spans += [m for m in modifiers if m.article < 0]
     spans += compound_spans(tokens, tags, lambda first, last: _head_is_kind(qm, tokens, first, last))
     spans += [s for s in predicate_spans(tokens, tags) + [m for m in modifiers if m.article >= 0] if not any(qm.wn.morphy(  # not "Is this a mobile?"
         "_".join(t.text.lower() for t in tokens[s.first - 1:k + 1]), "n") for k in range(s.first, s.last + 1))]
@@ -71,7 +78,7 @@ def add_deletions(qm: QualityView, kind: Kind, question: str, tokens: list[Token
             continue
         found = None
         for span in sorted((s for s in spans if s.head == head), key=lambda s: (s.first, s.last)):
-            found = _try(kind, question, tokens, tags, span, lemma, ends[-1] if ends else "")
+            found = _try(kind, question, tokens, tags, span, lemma, ends[-1] if ends else "", qm.agrees)
             if found is not None:
                 usable.append(found)
                 break
@@ -79,7 +86,8 @@ def add_deletions(qm: QualityView, kind: Kind, question: str, tokens: list[Token
             rej["deletion_parse"] += 1
 
 
-def _try(kind: Kind, question: str, tokens: list[Token], tags: list[str], span, lemma: str, last_word: str):
+def _try(kind: Kind, question: str, tokens: list[Token], tags: list[str], span, lemma: str, last_word: str,
+         agrees: Callable[[list[Token], list[str]], bool]):
     start, end = tokens[span.first].start, tokens[span.last].end
     if start > 0 and question[start - 1] == " ":
         start -= 1
@@ -106,7 +114,17 @@ def _try(kind: Kind, question: str, tokens: list[Token], tags: list[str], span, 
         return None  # rule 42: "a meat based or veggie based dish" -> not "a meat based based dish"
     if not reads_as_question(new_tokens, new_tags, tokens[0].text, last_word):
         return None
+    if not agrees(new_tokens, new_tags):
+        return None  # rule 46: "Are the man and woman married?" -> not "Are woman married?"
     return Perturbation(kind.id, question, new, span.first, deleted, "", lemma, "", f"deleted phrase: {shown!r}")
+
+
+def _time_noun(qm: QualityView, word: str) -> bool:
+    """Whether a noun's first sense is a time (noun.time): after a demonstrative it is an
+    adverbial ("Should a person carry an umbrella this day?"), not a phrase "this" can stand
+    for (rule 46)."""
+    senses = qm.wn.synsets(word.lower(), "n")
+    return bool(senses) and qm.wn.lexname(senses[0]) == "noun.time"
 
 
 def _doubles(tokens: list[Token]) -> int:

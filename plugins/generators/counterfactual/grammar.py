@@ -35,6 +35,15 @@ mode's `tag_plausible`): the tagger often calls the real verb a noun, and the pa
 after it the verb ("Does the animal look/NN tired/VBN?", "Does this bus transport/NN
 disabled people?").
 
+Ninth round (rule 43): the agreement check the other way round, plural be with a singular
+head ("What are the giraffe doing?", failed by the judge of VQA-X test for its original;
+"What color are the car?"); not a pronoun subject ("Are these bananas ripe?", "Are there
+cars?"), a head followed by "of", "and" or "or" ("What are the group of people doing?",
+"Are the man and woman married?"), a zero plural (tagging.py retags "sheep" NNS after
+"are"), a subject before the verb ("What kind of containers are holding the fruit?"), or a
+head that may be a plural or a group (`could_be_plural`, from WordNet: the tagger calls
+"giraffes" NN now and then; "What are the couple doing?").
+
 Anything else (missing words, agreement elsewhere) is not checked: the checks must not cost a
 question that is fine.
 """
@@ -49,6 +58,8 @@ __all__ = ["ungrammatical"]
 
 _DO = frozenset({"do", "does", "did"})
 _BE_SINGULAR = frozenset({"is", "was"})
+_BE_PLURAL = frozenset({"are", "were"})
+_PLURAL_PRONOUNS = frozenset({"these", "those", "they", "we", "you"})
 _WH = frozenset({"what", "which", "who", "whose", "where", "how", "why", "when"})
 _NOUN = ("NN", "NNS", "NNP", "NNPS")
 _PRONOUNS = frozenset({"this", "that", "it", "there", "he", "she"})
@@ -56,9 +67,11 @@ _SUBJECT_START = frozenset({"DT", "PRP$", "JJ", "JJR", "JJS", "CD", "NN", "NNS",
 
 
 def ungrammatical(tokens: Sequence[Token], tags: Sequence[str],
-                  could_be_verb: Callable[[str], bool] = lambda word: True) -> bool:
+                  could_be_verb: Callable[[str], bool] = lambda word: True,
+                  could_be_plural: Callable[[str], bool] = lambda word: True) -> bool:
     """Whether the question fails one of the agreement checks (module docstring);
-    `could_be_verb(word)`: whether a noun-tagged word may be the verb (rule 41)."""
+    `could_be_verb(word)`: whether a noun-tagged word may be the verb (rule 41);
+    `could_be_plural(word)`: whether a singular-tagged noun may be a plural or a group (rule 43)."""
     words = [t.text.lower() for t in tokens]
     if not words:
         return False
@@ -75,21 +88,34 @@ def ungrammatical(tokens: Sequence[Token], tags: Sequence[str],
     start = 0
     if words[0] in _WH:  # "What sport is ...", "Which way is ..."
         start = next((i for i, w in enumerate(words) if w in _BE_SINGULAR or tags[i].startswith("VB")), len(words))
-    if start + 1 >= len(words) or words[start] not in _BE_SINGULAR or words[start + 1] in _PRONOUNS:
-        return False  # "Is this outdoors?": the subject is the pronoun
+    if start + 1 >= len(words) or words[start] not in _BE_SINGULAR | _BE_PLURAL:
+        return False
+    plural_be = words[start] in _BE_PLURAL
+    if words[start + 1] in (_PRONOUNS | _PLURAL_PRONOUNS if plural_be else _PRONOUNS):
+        return False  # "Is this outdoors?", "Are these bananas?": the subject is the pronoun
+    if plural_be and tags[start + 1] in ("VBG", "VBN"):
+        return False  # "What kind of containers are holding the fruit?": the subject came first
     head = None
     for i in range(start + 1, len(words)):
         if head is not None and tags[i] not in _NOUN and tags[i] != "POS":
             # the subject ends with its head's noun run: "Is the man holding a bat and a glove?"
             # and "Is the man wearing glasses?" have objects, not subjects, after it
             if words[i] == "and" and i - 1 == head and _second_subject(tags, i + 1):
-                return True  # "What is the man and woman doing?": two subjects (sixth round)
+                return not plural_be  # "What is the man and woman doing?": two subjects (sixth round)
+            if plural_be and words[i] in ("of", "and", "or") and i - 1 == head:
+                return False  # "What are the group of people doing?", "Are the cat or dogs ...": not checked
             break
         if words[i] in ("of", "and", "or") or tags[i] not in _SUBJECT_START:
+            if plural_be and head is not None:
+                return False  # "the group of people", "the cat and dog": agreement is not clear-cut
             break
         if tags[i] in _NOUN:
             head = i
-    return head is not None and tags[head] == "NNS"  # not a name: "Is this the United States?"
+    if head is None:
+        return False
+    if plural_be:  # rule 43: "What are the giraffe doing?"; the tagger may call "giraffes" NN
+        return tags[head] == "NN" and not could_be_plural(words[head])
+    return tags[head] == "NNS"  # not a name: "Is this the United States?"
 
 
 def _do_support(words: Sequence[str], tags: Sequence[str]) -> int | None:

@@ -114,8 +114,7 @@ class QualityMode:
         self._sites: dict[tuple[str, str], list[bool]] = {}  # per question: site flags per kind class
         tags = retag(self.wn, self.tag_plausible, tokens, tags,  # tagging.py
                      lambda word: self.stats.inflect(word, "NNS") == word)
-        # grammar.py, rules 34 and 41: "Does this room has a fireplace?", "Why did the man stopped?"
-        if ungrammatical(tokens, tags, lambda word: self.tag_plausible(word, "v")):
+        if not self.agrees(tokens, tags):  # grammar.py, rules 34, 41, 43: "Does this room has a fireplace?"
             return {kind.id: "ungrammatical" for kind in self.p.kinds}, {}
         self._fixed = fixed_spans(self.wn, tokens)  # idioms.py: "black tie", "all fours", "make sure"
         results: dict[str, Perturbation | str] = {}
@@ -149,6 +148,19 @@ class QualityMode:
     def tag_plausible(self, word: str, pos: str) -> bool:
         """False when WordNet's counts make `pos` implausible for `word` (module docstring)."""
         return self.lex.pos_plausible(word, pos)
+
+    def agrees(self, tokens: Sequence[Token], tags: Sequence[str]) -> bool:
+        """Whether a question passes grammar.py's agreement checks (a deletion's result, rule 46)."""
+        return not ungrammatical(tokens, tags, lambda word: self.tag_plausible(word, "v"), self._plural_or_group)
+
+    def _plural_or_group(self, word: str) -> bool:
+        """Whether a noun may be a plural (WordNet gives another base form) or names a group
+        (its first sense is in noun.group: couple, police, family): grammar.py, rule 43."""
+        low = word.lower()
+        if any(base != low for base in self.wn.morphy(low, "n")):
+            return True
+        senses = self.wn.synsets(low, "n")
+        return bool(senses) and self.wn.lexname(senses[0]) == "noun.group"
 
     # ----------------------------------------------------------------- kinds
     def _deletions(self, kind: Kind, question: str, tokens: list[Token], tags: list[str],

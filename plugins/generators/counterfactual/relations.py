@@ -52,6 +52,9 @@ seventh (rule 40, from the tune half and the sixth round's judged rows):
   person's siblings come only from under male or female person (man -> "boy", woman ->
   "girl") or relative (mother -> "father"), not from role classes (rider -> "companion",
   customer -> "drinker") or near-synonyms (child -> "youth");
+- **young people are no kind of adult** (`person_role`, hypernyms, rule 44, ninth round): a
+  person whose gloss calls them young gets no hypernym under adult.n.01 (girl -> not
+  "woman");
 - **the photo itself** (`image_noun`, `names_the_photo`): the photograph a question asks
   about (photograph.n.01 and its kinds, and picture.n.01 in "in/of/on/from the/this
   picture") is the medium, not its content; its hyponyms and siblings change the medium
@@ -98,6 +101,8 @@ KIN_ROOT = "relative.n.01"
 #: consumer: customer, drinker) or near-synonyms (juvenile: child, kid, youth), whose
 #: members are no alternatives for one another in a question about a photo.
 PERSON_ROOTS = ("male.n.02", "female.n.02", KIN_ROOT)
+ADULT = "adult.n.01"
+_YOUNG = re.compile(r"\b(?:young|youthful|child)\b")
 #: The photograph itself, always; the picture only in a prepositional phrase ("in the picture").
 PHOTO_ROOT, PICTURE = "photograph.n.01", "picture.n.01"
 _PHOTO_PHRASE = (frozenset("in of on from".split()), frozenset("the this that".split()))
@@ -132,11 +137,14 @@ def names_the_photo(wn: Any, ancestors: Ancestors, sense: int, words: list[str],
 def relation_misfit(wn: Any, ancestors: Ancestors, relation: str, sense: int, synset: int, lemma: str = "",
                     name: str = "") -> str:
     """The fifth and sixth rounds' test of a hyponym or sibling candidate `synset` (named
-    `name`) of `sense` (of `lemma`): "register" for another name, "sense_mismatch" for a
+    `name`) of `sense` (of `lemma`), and the ninth round's of a hypernym: "person_role" for
+    an adult as a young person's hypernym, "register" for another name, "sense_mismatch" for a
     hyponym of another lexicographer file, "kinship" for a relative as the sibling of
     someone who is not one, "head" for a sibling named by the word's own words, "rare_word" for a
     hyphenated name SemCor never uses in `synset`, "" when it passes
     (module docstring)."""
+    if relation == "hypernym":
+        return "person_role" if _young_to_adult(wn, ancestors, sense, synset) else ""
     if relation not in ("hyponym", "sibling"):
         return ""
     own = set(lemma.lower().split("_"))
@@ -154,6 +162,13 @@ def relation_misfit(wn: Any, ancestors: Ancestors, relation: str, sense: int, sy
     if relation == "hyponym" and wn.lexname(synset) != wn.lexname(sense) and wn.lexname(sense) != "noun.Tops":
         return "sense_mismatch"  # computer -> "website" (a noun.Tops root keeps its kinds: animal -> dog)
     return ""
+
+
+def _young_to_adult(wn: Any, ancestors: Ancestors, sense: int, synset: int) -> bool:
+    """Rule 45: a person whose gloss calls them young is no kind of adult, whatever WordNet's
+    parent says (girl.n.01 "a young woman" -> not "woman"; judged wrong in two rounds)."""
+    return wn.lexname(sense) == "noun.person" and bool(_YOUNG.search(wn.definition(sense))) and \
+        _under(ancestors, synset, wn.synset(ADULT))
 
 
 def far_apart(vectors: Any, relation: str, lemma: str, name: str) -> str:

@@ -30,7 +30,11 @@ deletion); and it calls a noun after a determiner an adjective when nothing foll
 - a noun with a zero plural (lemminflect's plural is the word itself: sheep, deer, moose)
   tagged NN is plural (NNS) where its number shows: after "are"/"were" and the noun
   phrase's determiners and adjectives, before "are"/"were", or after "many" ("What are the
-  sheep doing?" became "What are the goat doing?"; issue 24, seventh round's judge).
+  sheep doing?" became "What are the goat doing?"; issue 24, seventh round's judge);
+- a word tagged NN that WordNet knows only as the plural of another noun (its base forms do
+  not include the word itself) is plural (NNS): "What are the giraffes/NN doing?" became
+  "What are the animal doing?" (issue 24, ninth round; rule 45); not "glasses", "pants"
+  or "bus", which are base forms themselves.
 """
 
 from __future__ import annotations
@@ -79,6 +83,9 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
         if tag == "NN" and low.isalpha() and _plural_here(words, tags, i) and low in wn.morphy(low, "n") \
                 and zero_plural(low):  # a WordNet noun's forms are prebuilt (word_stats): no lemminflect call
             new = "NNS"  # "What are the sheep doing?", "How many deer are there?"
+        elif new == "NN" and low.isalpha() and low.endswith("s") and low not in wn.morphy(low, "n") and \
+                wn.morphy(low, "n"):
+            new = "NNS"  # rule 45: "What are the giraffes/NN doing?"
         if tag == "VBN" and 0 < i < len(tags) - 1 and tags[i + 1] in ("NN", "NNS") and \
                 tags[i - 1] in ("DT", "PRP$", "JJ", "RB", "CD", "POS"):
             new = "JJ"  # "a well organized room", "the parked car": a participle used as an adjective
