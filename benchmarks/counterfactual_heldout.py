@@ -1,7 +1,8 @@
 """Coverage per kind on each half of VQA-X val, and the blind judging sheets (issue 24).
 
     python benchmarks/counterfactual_heldout.py [--half tune|heldout|both|test|test-all]
-        [--data-dir ../shared/data] [--test-file vqaX_test.json] [--sheets DIR] [--sample-seed 2424] [--rows 20] [--seed 0] [--exclude-ids FILE] [--kinds K,K]
+        [--data-dir ../shared/data] [--test-file vqaX_test.json] [--sheets DIR] [--sample-seed 2424]
+        [--rows 20] [--seed 0] [--exclude-ids FILE] [--kinds K,K]
 
 The halves are benchmarks/cf_split.py's (by a hash of the question text). Per half and
 kind: coverage of the quality mode (questions with a counterfactual of the kind, over the

@@ -4,7 +4,7 @@ A counterfactual carries the original question's grammar: on the tune half the b
 failed five rows only because the ORIGINAL was ungrammatical ("Does this room has a
 fireplace?", "What sport is the women playing?", "Is the front giraffe's eyes open or
 closed?"). Such a question is skipped for every kind (`ungrammatical`): the probe would
-otherwise measure a model on a sentence no one should have to read twice. Two cheap checks of
+otherwise measure a model on a sentence no one should have to read twice. Cheap checks of
 subject-verb agreement, on the tags the generator already has (nothing else is parsed):
 
 - **do-support**: a question opening with do/does/did whose first verb after the subject is
