@@ -75,8 +75,15 @@ def _read(path: Path, what: str) -> dict:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise SystemExit(f"{path}: cannot read {what} ({exc})") from None
-    if not isinstance(data, dict) or not all(isinstance(r, dict) and "question" in r for r in data.values()):
-        raise SystemExit(f"{path}: not a VQA-X file (an object of records with a 'question')")
+    if not isinstance(data, dict) or not all(isinstance(r, dict) for r in data.values()):
+        raise SystemExit(f"{path}: not a VQA-X file (an object of records with a 'question' and 'answers')")
+    for i, row in data.items():
+        if not isinstance(row.get("question"), str):
+            raise SystemExit(f"{path}: record {i}: 'question' is missing or not a string")
+        answers = row.get("answers")
+        if not isinstance(answers, list) or not all(isinstance(a, dict) and isinstance(a.get("answer"), str)
+                                                    for a in answers):
+            raise SystemExit(f"{path}: record {i}: 'answers' is missing or not a list of {{'answer': text}}")
     return data
 
 

@@ -17,7 +17,8 @@ Each row shows the original question, the counterfactual and the relation the ki
 in plain words; the kind and the mode are only in the key (`DIR/key-<half>.json`), which
 the judge does not see. Sheets go outside the repository (generated output).
 `--exclude-ids FILE` (a JSON list of example ids, e.g. the rows an earlier round's judge saw)
-leaves out every question text one of those examples has, so a new sample is fresh; a kind
+leaves out every question text one of those examples has, so a new sample is fresh (an id
+found neither in VQA-X val nor in the test file is an error, not skipped); a kind
 with fewer fresh texts than `--rows` (the colours, adjectives) is topped up with the excluded
 ones, marked `judged_before` in the key. Coverage is still over the whole half. `--kinds`
 limits the sheets to some kinds (a round that changed only those).
@@ -121,10 +122,12 @@ def excluded_texts(path: Path | None, data_dir: Path, test_file: Path | None = N
     if test_file is not None:
         test_ids, test_questions, _, _ = load_test(test_file, data_dir, fresh=False)
         ids, questions = ids + test_ids, questions + test_questions
-    found = {question_key(q) for i, q in zip(ids, questions) if i in wanted}
-    if len(wanted) and not found:
-        raise SystemExit(f"{path}: none of its {len(wanted)} ids is in VQA-X val or the test file")
-    return frozenset(found)
+    unknown = sorted(map(str, wanted - set(ids)))
+    if unknown:  # a mistyped id would let a text judged before be drawn again as fresh
+        where = "VQA-X val or the test file" if test_file is not None else "VQA-X val (a test id needs --test-file)"
+        raise SystemExit(f"{path}: {len(unknown)} of its {len(wanted)} ids not in {where}: "
+                         + ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else ""))
+    return frozenset(question_key(q) for i, q in zip(ids, questions) if i in wanted)
 
 
 def write_sheet(half: str, runs: dict, folder: Path, sample_seed: int, per_kind: int,

@@ -33,7 +33,10 @@ irregular form the tagger may call VBD, nor "Does the cat need food?"). The noun
 must be one WordNet's counts make implausible as a verb (`could_be_verb`, the quality
 mode's `tag_plausible`): the tagger often calls the real verb a noun, and the participle
 after it the verb ("Does the animal look/NN tired/VBN?", "Does this bus transport/NN
-disabled people?").
+disabled people?"). Nor when a later word may be that verb, a base form or a noun that may
+be a verb and follows no determiner: the past form then opens a reduced relative clause
+("What does the man dressed in red hold/NN?", "Does the woman dressed in white look/NN
+happy?"; review of the ninth round), not "Why did the cat chased the mouse?".
 
 Ninth round (rule 43): the agreement check the other way round, plural be with a singular
 head ("What are the giraffe doing?", failed by the judge of VQA-X test for its original;
@@ -42,7 +45,10 @@ cars?"), a head followed by "of", "and" or "or" ("What are the group of people d
 "Are the man and woman married?"), a zero plural (tagging.py retags "sheep" NNS after
 "are"), a subject before the verb ("What kind of containers are holding the fruit?"), or a
 head that may be a plural or a group (`could_be_plural`, from WordNet: the tagger calls
-"giraffes" NN now and then; "What are the couple doing?").
+"giraffes" NN now and then; "What are the couple doing?"), nor when another word of the
+subject, or the word after its head, may be a plural: the tagger split the plural head
+("the remote controls/VBZ", "the water skis/VB") or took the predicate for it ("the
+shorts/NNS blue/NN", "the stairs/JJ steep/NN"; review of the ninth round).
 
 Anything else (missing words, agreement elsewhere) is not checked: the checks must not cost a
 question that is fine.
@@ -83,7 +89,8 @@ def ungrammatical(tokens: Sequence[Token], tags: Sequence[str],
                 # "Does this room has" (a VBD is often a participle: "look painted"); the form must
                 # end in -s too: the tagger calls "Does the sign prohibit ..." a VBZ
                 return (tag == "VBZ" and word.endswith("s")) or (
-                    _regular_past(word, tag) and tags[i - 1] in ("NN", "NNS") and not could_be_verb(words[i - 1]))
+                    _regular_past(word, tag) and tags[i - 1] in ("NN", "NNS") and not could_be_verb(words[i - 1])
+                    and not _later_verb(words, tags, i, could_be_verb))
         return False
     start = 0
     if words[0] in _WH:  # "What sport is ...", "Which way is ..."
@@ -114,7 +121,9 @@ def ungrammatical(tokens: Sequence[Token], tags: Sequence[str],
     if head is None:
         return False
     if plural_be:  # rule 43: "What are the giraffe doing?"; the tagger may call "giraffes" NN
-        return tags[head] == "NN" and not could_be_plural(words[head])
+        return tags[head] == "NN" and not could_be_plural(words[head]) and not any(
+            tags[j] in ("NNS", "NNPS") or tags[j] != "DT" and could_be_plural(words[j])
+            for j in range(start + 1, min(head + 2, len(words))) if j != head)
     return tags[head] == "NNS"  # not a name: "Is this the United States?"
 
 
@@ -131,6 +140,14 @@ def _do_support(words: Sequence[str], tags: Sequence[str]) -> int | None:
         if tag.startswith("VB") or tag == "MD":
             return None
     return None
+
+
+def _later_verb(words: Sequence[str], tags: Sequence[str], i: int, could_be_verb: Callable[[str], bool]) -> bool:
+    """Whether a word after the past form at `i` may be do-support's verb, so that the past
+    form opens a reduced relative clause ("What does the man dressed in red hold/NN?"): a
+    base form, or a noun that may be a verb and follows no determiner (not "the mouse")."""
+    return any(tags[j] in ("VB", "VBP") or tags[j] == "NN" and tags[j - 1] not in ("DT", "PRP$", "POS")
+               and could_be_verb(words[j]) for j in range(i + 1, len(words)))
 
 
 def _regular_past(word: str, tag: str) -> bool:

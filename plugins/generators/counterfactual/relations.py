@@ -165,7 +165,7 @@ def relation_misfit(wn: Any, ancestors: Ancestors, relation: str, sense: int, sy
 
 
 def _young_to_adult(wn: Any, ancestors: Ancestors, sense: int, synset: int) -> bool:
-    """Rule 45: a person whose gloss calls them young is no kind of adult, whatever WordNet's
+    """Rule 44: a person whose gloss calls them young is no kind of adult, whatever WordNet's
     parent says (girl.n.01 "a young woman" -> not "woman"; judged wrong in two rounds)."""
     return wn.lexname(sense) == "noun.person" and bool(_YOUNG.search(wn.definition(sense))) and \
         _under(ancestors, synset, wn.synset(ADULT))
