@@ -25,6 +25,7 @@ issue quoted from its own test sample (`ISSUE_PHRASES`): the rest were read by n
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import re
@@ -61,16 +62,15 @@ def load_half(data_dir: Path, half: str) -> tuple[list[str], list[str], list[tup
     `half` "all" gives the whole file."""
     if half not in (*HALVES, "all"):
         raise SystemExit(f"unknown half {half!r}: use tune, heldout or all")
-    path = data_dir / "vqax" / "vqaX_val.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise SystemExit(f"{path}: cannot read VQA-X val ({exc})") from None
+    data = _read(data_dir / "vqax" / "vqaX_val.json", "VQA-X val")
     ids = [i for i, row in data.items() if half == "all" or half_of(row["question"]) == half]
     return ids, [data[i]["question"] for i in ids], [tuple(a["answer"] for a in data[i]["answers"]) for i in ids]
 
 
+@functools.lru_cache(maxsize=4)
 def _read(path: Path, what: str) -> dict:
+    """The records of a VQA-X file, checked; read once per process (the scripts ask for the
+    same file several times). Callers must not change them."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

@@ -79,9 +79,7 @@ def run_half(data_dir: Path, half: str, seed: int,
         print(f"test: {len(ids)} questions of {test_file}; left out: "
               + ", ".join(f"{why} {n}" for why, n in left_out.items()))
         # the common colors come from the whole file, as the probe takes them from its task
-        every = json.loads(test_file.read_text(encoding="utf-8")).values()
-        all_q = [r["question"] for r in every]
-        all_a = [[a["answer"] for a in r["answers"]] for r in every]
+        _, all_q, all_a, _ = load_test(test_file, data_dir, fresh=False)
     else:
         ids, questions, answers = load_half(data_dir, half)
         # the common colors come from the whole file, as the probe takes them from its task

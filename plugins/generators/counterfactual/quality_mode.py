@@ -79,7 +79,7 @@ from .phrases import PARTICLES, noun_runs
 from .quality import FREQUENCY_FLOOR, HYPERNYM_DROP, QualityLexicon, Slot
 from .relations import names_the_photo
 from .senses import SenseChooser, content_bases
-from .tagging import retag
+from .tagging import ZERO_PLURALS, retag
 from .text import FUNCTION_WORDS, Token, match_case, replace_span
 
 __all__ = ["QualityMode", "replace_span"]  # replace_span: text.py, kept importable here
@@ -113,7 +113,7 @@ class QualityMode:
 
         self._sites: dict[tuple[str, str], list[bool]] = {}  # per question: site flags per kind class
         tags = retag(self.wn, self.tag_plausible, tokens, tags,  # tagging.py
-                     lambda word: self.stats.inflect(word, "NNS") == word)
+                     lambda word: word in ZERO_PLURALS or self.stats.inflect(word, "NNS") == word)
         if not self.agrees(tokens, tags):  # grammar.py, rules 34, 41, 43: "Does this room has a fireplace?"
             return {kind.id: "ungrammatical" for kind in self.p.kinds}, {}
         self._fixed = fixed_spans(self.wn, tokens)  # idioms.py: "black tie", "all fours", "make sure"

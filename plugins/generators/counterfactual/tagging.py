@@ -32,7 +32,7 @@ deletion); and it calls a noun after a determiner an adjective when nothing foll
   phrase's determiners and adjectives, before "are"/"were", or after "many" ("What are the
   sheep doing?" became "What are the goat doing?"; issue 24, seventh round's judge), and
   so is one of `ZERO_PLURALS`, whose -s plural lemminflect lists first ("fish": review of
-  the ninth round);
+  the ninth round; the quality mode's `zero_plural` holds them);
 - a word tagged NN that WordNet knows only as the plural of another noun (its base forms do
   not include the word itself) is plural (NNS): "What are the giraffes/NN doing?" became
   "What are the animal doing?" (issue 24, ninth round; rule 45); not "glasses", "pants"
@@ -83,7 +83,7 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
                 and plausible(word, "v") and (i + 1 >= len(tags) or tags[i + 1] in ("IN", "TO", "RP", "DT", ".")):
             new = "VB"  # "Does the hand belong/NN to a man?", "Did this man jump/NN in the air?"
         if tag == "NN" and low.isalpha() and _plural_here(words, tags, i) and low in wn.morphy(low, "n") \
-                and (zero_plural(low) or low in ZERO_PLURALS):  # a WordNet noun's forms are prebuilt (word_stats): no lemminflect call
+                and zero_plural(low):  # a WordNet noun's forms are prebuilt (word_stats): no lemminflect call
             new = "NNS"  # "What are the sheep doing?", "How many deer are there?"
         elif new == "NN" and low.isalpha() and low.endswith("s") and low not in wn.morphy(low, "n") and \
                 wn.morphy(low, "n"):
@@ -100,7 +100,8 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
 
 
 #: Nouns whose plural is mostly the word itself, though lemminflect lists the -s form first
-#: ("fishes"), so that `zero_plural` misses them ("What color are the fish?").
+#: ("fishes"), so that lemminflect alone misses them ("What color are the fish?"); the
+#: quality mode's `zero_plural` counts them.
 ZERO_PLURALS = frozenset({"fish", "aircraft", "salmon", "shrimp", "bison", "buffalo", "squid", "tuna", "cod"})
 _PLURAL_BE = frozenset({"are", "were"})
 _NOUN_PHRASE = frozenset({"DT", "PRP$", "JJ", "JJR", "JJS", "CD", "VBN", "NN"})
