@@ -256,7 +256,8 @@ def test_vqax_suite_on_real_questions(tmp_path, shared_data):
     assert out.exit_code == 0, out.probe_failures
     hypo = _by(out.rows, "hyponym_noun", "applicable")
     assert hypo.n == 300 and hypo.value >= 175  # quality mode (the default): about 60% of real questions
-    assert _by(out.rows, "hypernym_noun", "applicable").value > 125  # about 45%: round 5's rules 32-33 cost hypernyms (docs/counterfactual.md)
+    # about 41%: round 5's rules 32-33 and round 11's rule 47 cost hypernyms (docs/counterfactual.md)
+    assert _by(out.rows, "hypernym_noun", "applicable").value > 115
     assert _by(out.rows, "hypernym_noun", "acc_q") is not None
     # The reader answers the color it reads: every color change changes its answer.
     assert _by(out.rows, "color_max_common", "answer_change_rate").value == 1.0

@@ -87,9 +87,10 @@ def test_every_vqax_substitution_is_valid_in_wordnet(vqax_results):
     assert checked > (5000 if p.mode == "paper" else 2900)
     # Coverage of the noun kinds (regression floors under the measured figures of
     # docs/counterfactual.md, issue 24 round 6: tune + held-out halves of VQA-X val): paper > 80%;
-    # quality: hypernyms 44.3%, hyponyms 61.5%, siblings 27.5% (round 5's specific sibling
-    # parents, rule 31, and rounds 6-7's rules 35-40), deletions 59.0%.
-    floors = {"hypernym_noun": 0.44, "hyponym_noun": 0.61, "sibling_noun": 0.27, "deletion_noun": 0.58}
+    # quality: hypernyms 41.5% (44.3% before the eleventh round's rule 47 refused parents far
+    # from the word), hyponyms 61.5%, siblings 27.5% (round 5's specific sibling parents, rule
+    # 31, and rounds 6-7's rules 35-40), deletions 59.0%.
+    floors = {"hypernym_noun": 0.41, "hyponym_noun": 0.61, "sibling_noun": 0.27, "deletion_noun": 0.58}
     for kind, floor in floors.items():
         assert counts[kind]["applied"] > (0.8 if p.mode == "paper" else floor) * len(results), kind
 

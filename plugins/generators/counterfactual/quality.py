@@ -42,6 +42,7 @@ from .relations import (  # re-exported: the relations' constants are part of th
     ABSTRACT_LEXNAMES,
     COUSIN_LEXNAMES,
     MIN_HYPERNYM_DEPTH,
+    TOP_CATEGORIES,
     TOPS_DEPTH,
     another_name,
     candidate_groups,
@@ -202,13 +203,15 @@ class QualityLexicon:
                     continue  # make -> "do", wear -> "have": auxiliaries are no replacement
                 reason = self._reject(name, pos, synset, floor, relation == "hypernym") or relation_misfit(
                     wn, self.ancestors, relation, sense, synset, lemma, name) or self._misfit(lemma, name, pos, relation, synset, slot) \
-                    or far_apart(self.vectors, relation, lemma, name)
+                    or far_apart(self.vectors, relation, lemma, name, wn.name(synset) in TOP_CATEGORIES)
                 if reason:
                     rejected[reason] += 1
                     self._level_register += reason == "register"
                     continue
                 repl = Replacement(lemma, name, wn.name(sense), wn.name(synset))
                 return QualityChoice(repl, tuple(sorted(rejected.items())))
+            if relation == "hypernym" and rejected["dissimilar"]:
+                break  # rule 47: a parent of another sense has no better grandparent (hood -> criminal -> "person")
         if not rejected:
             reason = why or "no_replacement"
         else:

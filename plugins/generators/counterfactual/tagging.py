@@ -62,6 +62,9 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
               and _opened_noun_phrase(words, tags, i) and words[i] in wn.morphy(words[i], "n")]
     if opened:
         tags = [("NN" if i in opened else tag) for i, tag in enumerate(tags)]
+    progressive = _progressive(wn, plausible, words, tags)
+    if progressive:  # rule 48: "Is the elephant walking/NN in a herd?"
+        tags = [("VBG" if i in progressive else "NN" if i + 1 in progressive else tag) for i, tag in enumerate(tags)]
     out = tags
     # a do-question whose main verb the tagger missed: no verb after "do/does/did"
     first_verb = words[0] in ("do", "does", "did") and not any(
@@ -120,6 +123,42 @@ def _opened_noun_phrase(words: Sequence[str], tags: Sequence[str], i: int) -> bo
     while j >= 0 and tags[j] in ("JJ", "JJR", "JJS", "CD"):
         j -= 1
     return j >= 0 and (words[j] in _ARTICLES or tags[j] in ("PRP$", "POS"))
+
+
+_BE = frozenset({"is", "are", "was", "were"})
+#: What follows a progressive participle that ends its subject ("walking in", "entering or", "playing?").
+_AFTER_PARTICIPLE = frozenset({"IN", "TO", "RP", "CC", "DT", "PRP$", "."})
+#: Lexicographer files of a verbal noun (walk, playing, bending, advertising), not of a thing
+#: named by an -ing word (building, clothing, painting, landing, evening).
+_VERBAL_NOUN = frozenset({"noun.act", "noun.event", "noun.process", "noun.communication"})
+
+
+def _progressive(wn: Any, plausible: Callable[[str, str], bool], words: Sequence[str], tags: Sequence[str]
+                 ) -> frozenset[int]:
+    """Rule 48 (eleventh round): the -ing words that end an inverted be-question's subject,
+    which the tagger called nouns ("Is the elephant walking/NN in a herd?", "What sport is
+    the athlete/JJ playing/NN?"): right after "is/are/was/were", a determiner, adjectives and
+    one noun (a JJ that WordNet knows only as a noun counts: it becomes NN); before a
+    preposition, particle, conjunction, determiner or the end; no verb after the be-word;
+    a verb form whose counts allow it, and whose noun reading, if any, names an act, event,
+    process or message (not "Is the hotel building in town?")."""
+    found = set()
+    for i in range(3, len(words)):
+        low, prev = words[i], words[i - 1]
+        if tags[i] not in ("NN", "JJ") or not low.endswith("ing") or not low.isalpha() or \
+                (i + 1 < len(tags) and tags[i + 1] not in _AFTER_PARTICIPLE) or \
+                not (tags[i - 1] in ("NN", "NNS") or tags[i - 1] == "JJ" and wn.morphy(prev, "n") and not wn.morphy(prev, "a")):
+            continue
+        j = i - 2
+        while j >= 0 and tags[j] in ("JJ", "CD"):
+            j -= 1
+        if j < 1 or tags[j] not in ("DT", "PRP$") or words[j - 1] not in _BE or \
+                any(t.startswith("VB") for t in tags[j:]) or not wn.morphy(low, "v") or not plausible(low, "v"):
+            continue
+        nouns = [s for s in wn.synsets(low, "n") if low in wn.lemma_names(s)]
+        if not nouns or wn.lexname(nouns[0]) in _VERBAL_NOUN:
+            found.add(i)
+    return frozenset(found)
 
 
 def _plural_here(words: Sequence[str], tags: Sequence[str], i: int) -> bool:
