@@ -88,3 +88,22 @@ def test_a_progressive_is_not_deleted_as_a_noun(modes):
 ])
 def test_an_ing_noun_that_names_a_thing_stays_a_noun(modes, question, deletion):
     assert quality(modes, question, "deletion_noun") == deletion
+
+
+# Rules 49-50, from the verdicts on the eleventh round's second sheet
+
+
+def test_a_replacement_inside_the_question_keeps_its_own_case(modes):
+    # rule 49: "an Asian country" -> "a Country" (the judge: "odd capital"); the original's
+    # capital came from the proper adjective, not from the start of the question
+    assert quality(modes, "Is this in an Asian country?", "hypernym_noun") == "Is this in a country?"
+    assert quality(modes, "Dogs are playing?", "hypernym_noun") == "Animals are playing?"
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What sport are these athletes playing?", "What sport are these people playing?"),  # judged: "persons unnatural"
+    ("What are the men doing?", "What are the people doing?"),  # "persons" was refused by rule 33's register
+])
+def test_the_plural_of_person_is_people(modes, question, expected):
+    # rule 50: lemminflect gives only "persons"
+    assert quality(modes, question, "hypernym_noun") == expected

@@ -19,9 +19,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["Inflector", "NOUN_TAGS", "VERB_TAGS"]
+__all__ = ["EVERYDAY_PLURALS", "Inflector", "NOUN_TAGS", "VERB_TAGS"]
 
 NOUN_TAGS = ("NN", "NNS")
+#: Plurals in everyday use that lemminflect does not give (quality mode, rule 50): it lists
+#: only "persons" for person, which blind judges called unnatural ("these athletes" ->
+#: "these persons", issue 24's eleventh round; "the persons", the fifth round).
+EVERYDAY_PLURALS = {"person": "people"}
 VERB_TAGS = ("VB", "VBP", "VBZ", "VBD", "VBN", "VBG")
 _CONSONANT_Y = re.compile(r"[^aeiou]y$")
 _SIBILANT = ("s", "x", "z", "ch", "sh")

@@ -19,8 +19,9 @@ a kind of their head; verbs: verb + particle; adjectives: one word), `sense_mism
 not among Y's DOMINANT_SENSES, Y mostly another part of speech or MEANING_SHIFTED; a
 polysemous Y never counted in T; a hypernym lemma of levels.MANY_SENSES read in an earlier
 sense), `number`, `verb_frame`, `register` (fit.REGISTER_DROP, HYPERNYM_DROP, LEVEL_DROP),
-`selection`, `synonym`, `coordination`, `agreement`, `proper_noun`; hypernym levels beyond
-the basic level (levels.py) as `basic_level`. Before any candidate: `ambiguous` (a
+`selection`, `synonym`, `coordination`, `agreement`, `proper_noun`, `dissimilar` (words far
+from the word's: relations.far_apart; a dissimilar hypernym also ends its chain, rule 47);
+hypernym levels beyond the basic level (levels.py) as `basic_level`. Before any candidate: `ambiguous` (a
 synonym's sense below fit.SENSE_SHARE; a polysemous noun without sense counts, or with
 too few: levels.thin_evidence), `abstract` (hyponyms and siblings of abstract senses).
 Hyponyms of noun.Tops senses come from TOPS_DEPTH levels down; a sibling group is followed

@@ -70,7 +70,7 @@ from .fit import (
 )
 from .grammar import ungrammatical
 from .idioms import fixed_spans, plural_word, splits
-from .inflect import NOUN_TAGS
+from .inflect import EVERYDAY_PLURALS, NOUN_TAGS
 from .kinds import Kind
 from .levels import coordinated
 from .lexical import EXCLUDED_VERBS
@@ -316,7 +316,7 @@ class QualityMode:
             return None
         head_tag = tags[last] if kind.pos == "n" else tags[first]
         head = words[-1] if kind.pos == "n" else words[0]
-        form = self.stats.inflect(head, head_tag)
+        form = head_tag == "NNS" and EVERYDAY_PLURALS.get(head) or self.stats.inflect(head, head_tag)
         if form is None:
             rej["inflection"] += 1
             return None
@@ -335,7 +335,7 @@ class QualityMode:
         if surface.lower() == original.lower():
             rej["in_question"] += 1  # instal -> install: "installed" comes back as itself
             return None
-        new = match_case(original, surface)
+        new = match_case(original, surface) if first == 0 else surface  # rule 49: not "an Asian country" -> "a Country"
         detail = f"{repl.source_synset} -> {repl.target_synset} (context {overlap:.2f})"
         return Perturbation(kind.id, question, replace_span(question, tokens, first, last, new), first, original,
                             new, lemma, repl.target_lemma, detail)
