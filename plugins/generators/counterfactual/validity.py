@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from .colors import ColorSpace
+from .inflect import EVERYDAY_PLURALS
 from .kinds import Kind
 from .text import match_case, tokenize
 
@@ -117,6 +118,6 @@ def invalid_reason(p: Any, kind: Kind, mode: str, wn: Any, pool: tuple[str, ...]
     words = p.replacement.lower().split()
     head = words[-1 if kind.pos == "n" else 0]
     expected = target.lower().split("_")[-1 if kind.pos == "n" else 0]
-    if head != expected and expected not in wn.morphy(head, kind.pos):
+    if head != expected and expected not in wn.morphy(head, kind.pos) and EVERYDAY_PLURALS.get(expected) != head:
         return f"{p.replacement!r} is not a form of {target!r}"
     return None
