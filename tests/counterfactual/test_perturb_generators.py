@@ -84,7 +84,7 @@ def test_every_vqax_substitution_is_valid_in_wordnet(vqax_results):
             why = invalid_reason(pert, kind, p.mode, p.wn, p.pools[kind.pool] if kind.pool else (), p.colors,
                                  in_question)
             assert why is None, (kind.id, pert, why)
-    assert checked > (5000 if p.mode == "paper" else 2900)
+    assert checked > (5000 if p.mode == "paper" else 2800)  # quality: 2,863 after rules 47 and 51
     # Coverage of the noun kinds (regression floors under the measured figures of
     # docs/counterfactual.md, issue 24 round 6: tune + held-out halves of VQA-X val): paper > 80%;
     # quality: hypernyms 41.5% (44.3% before the eleventh round's rule 47 refused parents far

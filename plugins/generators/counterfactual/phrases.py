@@ -259,7 +259,10 @@ def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_fir
     8. a question opened by "what/which/who are/were" keeps a subject right after the verb:
        "What kind of flowers are in the vase?" -> "What are in the vase?" fails;
     9. "which" keeps its noun ("Which holds a fork?" fails), and a demonstrative does not end
-       it after a preposition or verb unless it did before ("... is in this?" fails).
+       it after a preposition or verb unless it did before ("... is in this?" fails);
+    10. "why" with a form of "be" and no other verb keeps a predicate after the subject, as
+       in 6: "Why is the cow on a leash?" -> "Why is the cow?" fails (rule 53), while "Where
+       is the cow?" and "How is the man?" ask for the predicate themselves.
     (In 6, a demonstrative followed by a noun or adjective is a determiner, not a phrase:
     "Are these animals in a zoo?" -> "Are these animals?" fails.)"""
     words = [(t.text, tag) for t, tag in zip(tokens, tags) if t.text[:1].isalnum() or t.text.startswith("'")]
@@ -277,7 +280,10 @@ def reads_as_question(tokens: Sequence[Token], tags: Sequence[str], original_fir
         return False
     if words[0][0].lower() in _DO_MODALS and not _base_verb_first(words):
         return False
-    if words[0][0].lower() in _BE and not any(tag.startswith("VB") or tag == "MD" for _, tag in words[1:]):
+    why_be = words[0][0].lower() == "why" and words[1][0].lower() in _BE  # 10: "Why is the cow?"
+    if (words[0][0].lower() in _BE or why_be) and \
+            not any(tag.startswith("VB") or tag == "MD" for _, tag in words[1 + why_be:]):
+        words = words[why_be:]
         phrases = len(noun_runs([tag for _, tag in words]))
         phrases += sum(1 for k, (w, tag) in enumerate(words[1:], 1) if tag == "PRP" or (
             w.lower() in _PRONOUN_DT and tag == "DT" and (k + 1 == len(words) or words[k + 1][1] not in _MODIFIERS)))

@@ -204,7 +204,7 @@ class QualityLexicon:
                     continue  # make -> "do", wear -> "have": auxiliaries are no replacement
                 reason = self._reject(name, pos, synset, floor, relation == "hypernym") or relation_misfit(
                     wn, self.ancestors, relation, sense, synset, lemma, name) or self._misfit(lemma, name, pos, relation, synset, slot) \
-                    or far_apart(self.vectors, relation, lemma, name, wn.name(synset) in TOP_CATEGORIES)
+                    or far_apart(self.vectors, relation, lemma, name, wn.name(synset) in TOP_CATEGORIES, pos)
                 if reason:
                     rejected[reason] += 1
                     self._level_register += reason == "register"

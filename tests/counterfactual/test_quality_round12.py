@@ -1,0 +1,66 @@
+"""Issue 24, twelfth round: one test per rule 51-53 of docs/counterfactual.md, holding rows
+the blind judges of the eighth to twelfth rounds (VQA-X test, VQA v2 val) rejected."""
+
+from __future__ import annotations
+
+import pytest
+from helpers_quality import quality, rejected
+
+from vqa_harness_plugins.generators.counterfactual.relations import VERB_SIMILARITY_FLOOR, far_apart
+
+
+class _Vectors:
+    """A stand-in for sense_vectors.SenseVectors with one fixed similarity."""
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def word_similarity(self, left, right):
+        return self.value
+
+
+def test_far_apart_has_a_floor_for_verb_synonyms_only():
+    below = _Vectors(VERB_SIMILARITY_FLOOR - 0.01)
+    assert far_apart(below, "synonym", "say", "tell", pos="v") == "dissimilar"
+    assert far_apart(below, "synonym", "entire", "whole", pos="a") == ""
+    assert far_apart(_Vectors(VERB_SIMILARITY_FLOOR), "synonym", "put", "place", pos="v") == ""
+
+
+@pytest.mark.parametrize("question, wrong", [
+    ("What does the sign say?", "tell"),  # judged "no" four times (twelfth round), twice before
+    ("What is this place called?", "named"),  # judged "no" four times (twelfth round)
+    ("Can this bird fly?", "wing"),  # judged "no" twice
+    ("What animal is shown?", "presented"),  # judged "no" three times, "yes" three times
+])
+def test_a_verb_synonym_far_from_the_verb_is_refused(modes, question, wrong):
+    # rule 51
+    out = quality(modes, question, "synonym_verb")
+    assert wrong not in out, out
+    assert rejected(modes, question, "synonym_verb").get("dissimilar"), out
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("Does the building appear to be abandoned?", "Does the building seem to be abandoned?"),
+    ("Is the door closed?", "Is the door shut?"),
+    ("Is the computer turned on?", "Is the computer switched on?"),
+])
+def test_a_verb_synonym_a_reader_swaps_is_kept(modes, question, expected):
+    assert quality(modes, question, "synonym_verb") == expected
+
+
+@pytest.mark.parametrize("question", ["Is the woman running?", "What is the woman doing in the photo?"])
+def test_no_kin_or_young_hyponym_for_an_adult(modes, question):
+    # rule 52: woman -> "wife" (judged "no" twice, twelfth round) is a relation no photo shows,
+    # and woman -> "girl" is rule 44 the other way round
+    out = quality(modes, question, "hyponym_noun")
+    assert "wife" not in out and "girl" not in out, out
+
+
+@pytest.mark.parametrize("question", ["Why is the cow on a leash?", "Why is the sky blue?"])
+def test_a_why_be_question_keeps_its_predicate(modes, question):
+    # rule 53: "Why is the cow?" (judged "no", twelfth round), "Why is the blue?"
+    assert quality(modes, question, "deletion_noun") == "deletion_parse"
+
+
+def test_a_where_be_question_may_lose_its_prepositional_phrase(modes):
+    assert quality(modes, "Where is the cow on the leash?", "deletion_noun") == "Where is the cow?"
