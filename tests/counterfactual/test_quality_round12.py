@@ -64,3 +64,15 @@ def test_a_why_be_question_keeps_its_predicate(modes, question):
 
 def test_a_where_be_question_may_lose_its_prepositional_phrase(modes):
     assert quality(modes, "Where is the cow on the leash?", "deletion_noun") == "Where is the cow?"
+
+
+@pytest.mark.parametrize("question, wrong", [
+    ("Are the crosses on the wall?", "sports implements"),  # crosse: a lacrosse stick (the toy world's crosses)
+    ("What color are the lenses?", "devices"),  # lense: a rare spelling WordNet lists first
+])
+def test_a_plural_noun_takes_the_base_form_semcor_uses(modes, question, wrong):
+    # rule 54: morphy gives "crosse" before "cross", "lense" before "lens"
+    outs = [quality(modes, question, kind) for kind in ("hypernym_noun", "hyponym_noun", "sibling_noun")]
+    assert all(wrong not in out for out in outs), outs
+    lenses = modes[1].perturb(question)["hyponym_noun"]
+    assert getattr(lenses, "source", "cross") in ("cross", "lens", "wall"), lenses

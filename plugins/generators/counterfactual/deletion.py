@@ -72,7 +72,7 @@ def add_deletions(qm: QualityView, kind: Kind, question: str, tokens: list[Token
             first -= 1
         if not qm._noun_site(tokens[head].text, tags[head]):
             continue
-        lemma = qm.p.lexicon.lemma(tokens[head].text, "n", tags[head] == "NNS")
+        lemma = qm.lex.counted_base(tokens[head].text, "n", qm.p.lexicon.lemma(tokens[head].text, "n", tags[head] == "NNS"))
         if lemma is None or not (qm._noun_position(tokens, tags, first) or qm.tag_plausible(tokens[head].text, "n")):
             rej["tag_mismatch" if lemma is not None else "no_replacement"] += 1
             continue

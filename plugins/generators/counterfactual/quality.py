@@ -114,6 +114,16 @@ class QualityLexicon:
         self._below: dict[tuple[int, int], list[int]] = {}
         self._level_register = 0  # register rejections in the hypernym level being examined
 
+    def counted_base(self, word: str, pos: str, lemma: str | None) -> str | None:
+        """Rule 54: `lemma` (lexical.Lexicon.lemma's base form of `word`), unless `word` is a
+        noun with several base forms and only another one is ever used in SemCor: "crosses"
+        -> cross, not crosse (a lacrosse stick); "lenses" -> lens, "bunches" -> bunch."""
+        if pos != "n" or lemma is None or any(self.wn.count(s, lemma) for s in self.wn.synsets(lemma, "n")):
+            return lemma
+        used = [b for b in self.wn.morphy(word.lower(), "n")
+                if b != lemma and any(self.wn.count(s, b) for s in self.wn.synsets(b, "n"))]
+        return used[0] if used else lemma
+
     def pos_plausible(self, word: str, pos: str) -> bool:
         """False when WordNet's SemCor counts give `pos` less than a tenth of the count of
         the word's most frequent part of speech (which has at least 5)."""

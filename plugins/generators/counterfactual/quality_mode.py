@@ -244,7 +244,7 @@ class QualityMode:
                 rej["ambiguous"] += 1  # "Does she have glasses?": spectacles, or two drinking glasses?
                 continue
             if lemma is None:
-                lemma = self.p.lexicon.lemma(tok.text, kind.pos, tag in ("NNS", "VBZ", "VBD", "VBN", "VBG"))
+                lemma = self.lex.counted_base(tok.text, kind.pos, self.p.lexicon.lemma(tok.text, kind.pos, tag in ("NNS", "VBZ", "VBD", "VBN", "VBG")))
                 if lemma is None:
                     rej["tag_mismatch" if self._other_pos(tok.text, kind.pos) else "no_replacement"] += 1
                     continue
