@@ -53,8 +53,11 @@ __all__ = [
     "count_context",
     "countable",
     "frame_noun",
+    "infinitive_follows",
     "phrase_zipf",
+    "preposition_follows",
     "sense_share",
+    "verb_slot",
     "verb_tag",
 ]
 
@@ -105,6 +108,9 @@ class Slot:
     transitive: bool = False
     #: verbs: a to-infinitive follows ("need to shave"): Y needs WordNet frame 28 in T.
     infinitive: bool = False
+    #: verbs: a preposition follows ("appear at the top"): the verb and Y need a frame in T
+    #: that takes a prepositional phrase (quality.PP_FRAMES; rule 55).
+    prepositional: bool = False
     #: nouns: a singular (NN): the replacement must be a countable singular.
     singular: bool = False
     #: singular nouns: whether the original is a count noun (fit.countable), else None.
@@ -170,6 +176,28 @@ def sense_share(wn: Any, lemma: str, sense: int, senses: Sequence[int]) -> float
     if total < SENSE_EVIDENCE:
         return 1.0
     return wn.count(sense, lemma) / total
+
+
+#: Words tagged IN that open no prepositional phrase after a verb ("look like", "seem as if").
+_NOT_PREPOSITIONS = frozenset("like as than that if whether because so".split())
+
+
+def infinitive_follows(tokens: Sequence[Token], tags: Sequence[str], last: int) -> bool:
+    """Whether a to-infinitive follows the verb ending at `last` ("need to shave": Slot.infinitive)."""
+    return last + 2 < len(tags) and tokens[last + 1].text.lower() == "to" and tags[last + 2] == "VB"
+
+
+def preposition_follows(tokens: Sequence[Token], tags: Sequence[str], last: int) -> bool:
+    """Whether a preposition follows the verb ending at `last` ("appear at the top": Slot.prepositional)."""
+    return last + 1 < len(tags) and tags[last + 1] == "IN" and tokens[last + 1].text.lower() not in _NOT_PREPOSITIONS
+
+
+def verb_slot(tokens: Sequence[Token], tags: Sequence[str], last: int, transitive: bool, zipf: float,
+              verb: bool) -> Slot:
+    """The Slot of a verb (`verb`) or an adjective ending at `last`: for a verb, whether a
+    to-infinitive or a preposition follows it."""
+    return Slot(transitive=transitive, zipf=zipf, infinitive=verb and infinitive_follows(tokens, tags, last),
+                prepositional=verb and preposition_follows(tokens, tags, last))
 
 
 def frame_noun(tokens: Sequence[Token], i: int) -> bool:

@@ -54,7 +54,7 @@ from .relations import (  # re-exported: the relations' constants are part of th
 __all__ = [
     "ABSTRACT_LEXNAMES", "ADJECTIVE_SHARE", "BASIC_LEVEL_ZIPF", "COUSIN_LEXNAMES", "DOMINANT_SENSES", "FREQUENCY_FLOOR", "HYPERNYM_DROP",
     "INFINITIVE_FRAME", "INTRANSITIVE_FRAMES", "LEVEL_DROP", "MEANING_SHIFTED", "MIN_HYPERNYM_DEPTH",
-    "OBJECTLESS_FRAMES", "QualityChoice", "QualityLexicon", "Slot", "TOPS_DEPTH", "TRANSITIVE_FRAMES",
+    "OBJECTLESS_FRAMES", "PP_FRAMES", "QualityChoice", "QualityLexicon", "Slot", "TOPS_DEPTH", "TRANSITIVE_FRAMES",
 ]
 
 #: wordfreq Zipf frequency a replacement word needs: 3.0 = once per million words.
@@ -83,6 +83,12 @@ ADJECTIVE_SHARE = 0.5
 #: "Something is ----ing PP", "Somebody ----s PP".
 INTRANSITIVE_FRAMES = frozenset({1, 2, 4, 22})
 _PERSON, _ANY_PLACE = frozenset({"person"}), Slot()
+#: WordNet verb frames after which a prepositional phrase may follow the verb: with no
+#: object (1 "Something ----s", 2, 4 "... is ----ing PP", 12 "... to somebody", 13 "... on
+#: something", 22 "Somebody ----s PP", 27) or after one (20, 21 "Somebody ----s something
+#: PP"). Rule 55: "What numbers appear at the top?" reads appear as "seem" (look.v.02:
+#: frames 6, 7, 28 only), and "seem at the top" failed twice.
+PP_FRAMES = frozenset({1, 2, 4, 12, 13, 20, 21, 22, 27})
 INFINITIVE_FRAME = 28  # WordNet verb frame "Somebody ----s to INFINITIVE"
 #: WordNet verb frames without a direct object (wninput(5WN)): "Something ----s", "Somebody ----s PP", ...
 OBJECTLESS_FRAMES = frozenset({1, 2, 3, 4, 6, 7, 12, 13, 22, 23, 26, 27, 28, 29, 32, 33, 34, 35})
@@ -235,6 +241,9 @@ class QualityLexicon:
             reason = self._frame(lemma, name, synset, slot.transitive)
             if reason or (slot.infinitive and INFINITIVE_FRAME not in self.wn.frames(synset, name)):
                 return reason or "verb_frame"  # "say to stop" -> "tell to stop", "need to" -> "require to"
+            if slot.prepositional and any(self.wn.frames(synset, w) and not self.wn.frames(synset, w) & PP_FRAMES
+                                          for w in (lemma, name)):
+                return "verb_frame"  # rule 55: "appear at the top" -> "seem at the top"
         own_head = relation == "hypernym" and "_" in lemma and name.lower() == lemma.lower().split("_")[-1]
         if self.wn.count(synset, name) == 0 and len(self.senses(name, pos)) > 1 and not own_head:
             return "sense_mismatch"  # a polysemous word never seen in this sense: "cosmetic" scarf, dessert -> "course"

@@ -66,6 +66,7 @@ from .fit import (
     countable,
     frame_noun,
     phrase_zipf,
+    verb_slot,
     verb_tag,
 )
 from .grammar import ungrammatical
@@ -345,8 +346,7 @@ class QualityMode:
         """What the place asks of a replacement (quality.Slot)."""
         zipf = phrase_zipf(self.stats, [w for w in lemma.lower().split("_") if w not in PARTICLES or kind.pos != "v"])
         if kind.pos != "n":
-            infinitive = last + 2 < len(tags) and tokens[last + 1].text.lower() == "to" and tags[last + 2] == "VB"
-            return Slot(transitive=transitive, infinitive=kind.pos == "v" and infinitive, zipf=zipf)
+            return verb_slot(tokens, tags, last, transitive, zipf, kind.pos == "v")
         verbs = [b for t, g in zip(tokens, tags) if g.startswith("VB")
                  for b in [self.p.lexicon.lemma(t.text, "v", g != "VB")] if b and b not in EXCLUDED_VERBS]
         singular = tags[last] == "NN"

@@ -1,0 +1,26 @@
+"""Issue 24, thirteenth round: rule 55 of docs/counterfactual.md, holding rows the blind
+judge of the thirteenth round (VQA v2 val) rejected."""
+
+from __future__ import annotations
+
+import pytest
+from helpers_quality import quality, rejected
+
+
+@pytest.mark.parametrize("question", [
+    "What numbers appear at the top of the bus?",  # -> "seem at the top" (judged "no")
+    "What is the name of the service that appears on the trailer?",  # -> "seems on" (judged "no")
+])
+def test_a_verb_before_a_preposition_needs_a_frame_that_takes_one(modes, question):
+    # rule 55: look.v.02 (appear, seem) has only the frames 6, 7 and 28
+    assert "seem" not in quality(modes, question, "synonym_verb")
+    assert rejected(modes, question, "synonym_verb").get("verb_frame")
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What are these toys placed on?", "What are these toys put on?"),  # put.v.01: frame 21
+    ("Does the building appear to be abandoned?", "Does the building seem to be abandoned?"),  # "to" + verb
+    ("Does everyone appear relaxed here?", "Does everyone seem relaxed here?"),
+])
+def test_a_verb_whose_frames_fit_keeps_its_synonym(modes, question, expected):
+    assert quality(modes, question, "synonym_verb") == expected
