@@ -26,7 +26,8 @@ limits the sheets to some kinds (a round that changed only those).
 `--half test --test-file vqaX_test.json` (eighth round) does the same on VQA-X test's questions
 that no rule writer read (benchmarks/cf_split.py, `load_test`): coverage, skip reasons and a
 sheet drawn from its distinct question texts; `--half test-all`: coverage on the whole file,
-the population of the issue's own coverage figures.
+the population of the issue's own coverage figures. The same `--half test` reads VQA v2 val
+questions made into that layout by benchmarks/vqa2_questions.py (twelfth round on).
 """
 
 from __future__ import annotations

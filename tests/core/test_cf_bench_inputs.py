@@ -62,3 +62,28 @@ def test_exclude_ids_unknown_to_val_and_the_test_file_are_named(tmp_path, data_d
     assert str(ids) in str(exc.value) and "nope" in str(exc.value) and "\n" not in str(exc.value)
     ids.write_text(json.dumps(["1", "2"]))
     assert module.excluded_texts(ids, data_dir) == {"what is it?", "is it red?"}
+
+
+def test_vqa2_questions_reads_whole_records_of_pieces_and_leaves_out_known_texts(tmp_path, data_dir):
+    # benchmarks/vqa2_questions.py (twelfth round): pieces of the questions file cut anywhere
+    pieces = tmp_path / "pieces"
+    pieces.mkdir()
+    records = [{"image_id": 7, "question": "Is the \"stop\" sign red?", "question_id": 7000},
+               {"image_id": 8, "question": "What is it?", "question_id": 8000},  # in VQA-X val
+               {"image_id": 9, "question": "Why is the cow on a leash?", "question_id": 9000}]
+    text = json.dumps({"questions": records})
+    cut = text.index("Why is")  # the third record is cut in two
+    (pieces / "a.txt").write_text(text[:cut])
+    (pieces / "b.txt").write_text(text[cut:])
+    out = tmp_path / "out.json"
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "vqa2_questions.py"), str(pieces), str(out),
+                           "--data-dir", str(data_dir)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text()) == {
+        "7000": {"question": 'Is the "stop" sign red?', "answers": [], "image_id": 7, "source": "VQA v2 val2014"}}
+    assert "1 questions" in done.stdout and "1 left out" in done.stdout and "Is the" not in done.stdout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "vqa2_questions.py"), str(empty), str(out),
+                           "--data-dir", str(data_dir)], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "Traceback" not in done.stderr and str(empty) in done.stderr
