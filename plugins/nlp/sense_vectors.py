@@ -90,6 +90,7 @@ class SenseVectors:
         self._word_row = {w: i for i, w in enumerate(words)}
         self._sense_row = {s: len(words) + i for i, s in enumerate(senses)}
         self._pairs: dict[tuple[int, int], float] = {}
+        self._phrases: dict[tuple[tuple[str, ...], tuple[str, ...]], float | None] = {}
         if len(words) + len(senses) != len(self.matrix):
             raise ResourceError("the sense-vector index is damaged: rows and keys disagree")
 
@@ -103,7 +104,14 @@ class SenseVectors:
 
     def word_similarity(self, left: Sequence[str], right: Sequence[str]) -> float | None:
         """Cosine similarity of two phrases' word vectors (each phrase the normalised mean of
-        its words' rows); None when a word of either phrase has no vector."""
+        its words' rows); None when a word of either phrase has no vector. Computed once
+        per pair and process."""
+        key = (tuple(left), tuple(right))
+        if key not in self._phrases:
+            self._phrases[key] = self._word_similarity(left, right)
+        return self._phrases[key]
+
+    def _word_similarity(self, left: Sequence[str], right: Sequence[str]) -> float | None:
         rows = [self.word_rows(words) for words in (left, right)]
         if any(len(r) != len(words) or not r for r, words in zip(rows, (left, right))):
             return None

@@ -118,17 +118,22 @@ class QualityLexicon:
         self._syn: dict[tuple[str, str], frozenset[str]] = {}
         self._rejects: dict[tuple[str, str, int, float, bool], str] = {}
         self._below: dict[tuple[int, int], list[int]] = {}
+        self._bases: dict[tuple[str, str], str] = {}  # counted_base, memoized
         self._level_register = 0  # register rejections in the hypernym level being examined
 
     def counted_base(self, word: str, pos: str, lemma: str | None) -> str | None:
         """Rule 54: `lemma` (lexical.Lexicon.lemma's base form of `word`), unless `word` is a
         noun with several base forms and only another one is ever used in SemCor: "crosses"
         -> cross, not crosse (a lacrosse stick); "lenses" -> lens, "bunches" -> bunch."""
-        if pos != "n" or lemma is None or any(self.wn.count(s, lemma) for s in self.wn.synsets(lemma, "n")):
+        if pos != "n" or lemma is None:
             return lemma
-        used = [b for b in self.wn.morphy(word.lower(), "n")
-                if b != lemma and any(self.wn.count(s, b) for s in self.wn.synsets(b, "n"))]
-        return used[0] if used else lemma
+        key = (word.lower(), lemma)
+        if key not in self._bases:
+            used = [b for b in self.wn.morphy(key[0], "n")
+                    if b != lemma and any(self.wn.count(s, b) for s in self.wn.synsets(b, "n"))]
+            counted = any(self.wn.count(s, lemma) for s in self.wn.synsets(lemma, "n"))
+            self._bases[key] = lemma if counted or not used else used[0]
+        return self._bases[key]
 
     def pos_plausible(self, word: str, pos: str) -> bool:
         """False when WordNet's SemCor counts give `pos` less than a tenth of the count of
