@@ -56,6 +56,16 @@ def test_no_kin_or_young_hyponym_for_an_adult(modes, question):
     assert "wife" not in out and "girl" not in out, out
 
 
+@pytest.mark.parametrize("question, expected", [
+    ("What sport is the girl playing?", "What sport is the young girl playing?"),
+    ("Is the girl on the left smiling?", "Is the young girl on the left smiling?"),
+])
+def test_a_young_persons_young_hyponym_is_kept(modes, question, expected):
+    # rule 52 refuses a young hyponym only for an adult: girl.n.01 ("a young woman") sits
+    # under woman, but is young itself (it had become "the valley girl", tune half)
+    assert quality(modes, question, "hyponym_noun") == expected
+
+
 @pytest.mark.parametrize("question", ["Why is the cow on a leash?", "Why is the sky blue?"])
 def test_a_why_be_question_keeps_its_predicate(modes, question):
     # rule 53: "Why is the cow?" (judged "no", twelfth round), "Why is the blue?"
