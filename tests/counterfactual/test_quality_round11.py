@@ -76,6 +76,13 @@ def test_a_progressive_the_tagger_called_a_noun_is_a_verb(modes, question, expec
     assert quality(modes, question, "hypernym_noun") == expected
 
 
+def test_a_progressive_keeps_its_subject_plural(modes):
+    # rule 48 makes the subject's JJ a noun, not its NNS a singular ("children/NNS training/NN":
+    # it became "Are the person training?" and "Are the street child training?")
+    assert quality(modes, "Are the children training?", "hypernym_noun") == "Are the people training?"
+    assert quality(modes, "Are the children training?", "hyponym_noun") == "Are the street children training?"
+
+
 def test_a_progressive_is_not_deleted_as_a_noun(modes):
     # rule 48, from the tune half: the deletion took "bus" as a modifier of "advertising"
     assert quality(modes, "What kind of product is the bus advertising?", "deletion_noun") == \
