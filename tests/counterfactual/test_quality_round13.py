@@ -33,3 +33,17 @@ def test_a_passive_takes_a_prepositional_phrase_without_a_frame_for_one(modes, q
     # rule 55 asks a frame for the verb's own prepositional phrase; after a passive the
     # phrase is the agent ("by ...") or an adjunct ("for the day"), which any transitive verb takes
     assert quality(modes, question, "synonym_verb") == expected
+
+
+def test_word_similarity_memo_reads_each_phrase_once():
+    # SenseVectors.word_similarity caches by the phrases' words: phrases given as iterators
+    # (read once) must not be cached as "no vector" (None) under their key
+    import numpy as np
+
+    from vqa_harness_plugins.nlp.sense_vectors import DIMENSIONS, SenseVectors
+
+    rows = np.zeros((2, DIMENSIONS), dtype=np.float16)
+    rows[0, 0], rows[1, :2] = 1, 1
+    vectors = SenseVectors(["cake", "block"], [], rows.tobytes())
+    assert vectors.word_similarity(iter(["cake"]), iter(["block"])) == pytest.approx(0.7071, abs=1e-3)
+    assert vectors.word_similarity(["cake"], ["block"]) == pytest.approx(0.7071, abs=1e-3)
