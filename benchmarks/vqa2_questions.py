@@ -79,7 +79,10 @@ def main() -> None:
     records, left_out = convert(_texts(args.questions), known)
     if not records:
         raise SystemExit(f"{args.questions}: no VQA v2 question records found")
-    args.out.write_text(json.dumps(records, indent=0), encoding="utf-8")
+    try:
+        args.out.write_text(json.dumps(records, indent=0), encoding="utf-8")
+    except OSError as exc:
+        raise SystemExit(f"{args.out}: cannot write ({exc.strerror or exc})") from None
     print(f"{len(records)} questions -> {args.out}; {left_out} left out (text in VQA-X val or an --exclude file)")
 
 

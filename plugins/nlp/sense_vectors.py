@@ -108,7 +108,7 @@ class SenseVectors:
         per pair and process."""
         key = (tuple(left), tuple(right))
         if key not in self._phrases:
-            self._phrases[key] = self._word_similarity(left, right)
+            self._phrases[key] = self._word_similarity(*key)
         return self._phrases[key]
 
     def _word_similarity(self, left: Sequence[str], right: Sequence[str]) -> float | None:

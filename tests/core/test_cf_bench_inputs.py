@@ -87,3 +87,16 @@ def test_vqa2_questions_reads_whole_records_of_pieces_and_leaves_out_known_texts
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "vqa2_questions.py"), str(empty), str(out),
                            "--data-dir", str(data_dir)], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "Traceback" not in done.stderr and str(empty) in done.stderr
+
+
+def test_vqa2_questions_names_an_out_it_cannot_write(tmp_path, data_dir):
+    # an OUT in a missing folder, or a folder itself: one line naming OUT, no traceback
+    pieces = tmp_path / "pieces"
+    pieces.mkdir()
+    (pieces / "a.txt").write_text(json.dumps({"questions": [{"image_id": 7, "question": "Is it blue?",
+                                                             "question_id": 7000}]}))
+    for out in (tmp_path / "missing" / "out.json", pieces):
+        done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "vqa2_questions.py"), str(pieces), str(out),
+                               "--data-dir", str(data_dir)], capture_output=True, text=True, timeout=120)
+        assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+        assert str(out) in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -76,6 +76,13 @@ def test_a_progressive_the_tagger_called_a_noun_is_a_verb(modes, question, expec
     assert quality(modes, question, "hypernym_noun") == expected
 
 
+def test_a_progressive_keeps_its_subject_plural(modes):
+    # rule 48 makes the subject's JJ a noun, not its NNS a singular ("children/NNS training/NN":
+    # it became "Are the person training?" and "Are the street child training?")
+    assert quality(modes, "Are the children training?", "hypernym_noun") == "Are the people training?"
+    assert quality(modes, "Are the children training?", "hyponym_noun") == "Are the street children training?"
+
+
 def test_a_progressive_is_not_deleted_as_a_noun(modes):
     # rule 48, from the tune half: the deletion took "bus" as a modifier of "advertising"
     assert quality(modes, "What kind of product is the bus advertising?", "deletion_noun") == \
@@ -84,7 +91,10 @@ def test_a_progressive_is_not_deleted_as_a_noun(modes):
 
 @pytest.mark.parametrize("question, deletion", [
     ("Is the hotel building in the city?", "Is the building in the city?"),  # a thing named by -ing
-    ("Is this a professional sporting event?", "Is this professional?"),  # a noun follows
+    ("Is this a professional sporting event?", "Is this professional?"),  # an adjective before it
+    # a noun follows: with "shopping" a verb the question would lose its predicate as a
+    # well-formed "Is the city shopping center?"
+    ("Is the city shopping center in the suburbs?", "deletion_parse"),
 ])
 def test_an_ing_noun_that_names_a_thing_stays_a_noun(modes, question, deletion):
     assert quality(modes, question, "deletion_noun") == deletion

@@ -192,12 +192,18 @@ def preposition_follows(tokens: Sequence[Token], tags: Sequence[str], last: int)
     return last + 1 < len(tags) and tags[last + 1] == "IN" and tokens[last + 1].text.lower() not in _NOT_PREPOSITIONS
 
 
-def verb_slot(tokens: Sequence[Token], tags: Sequence[str], last: int, transitive: bool, zipf: float,
+#: Words before a participle that make it a passive ("is closed", "got hit").
+_PASSIVE_AUXILIARIES = frozenset("is are was were be been being am 's get gets got".split())
+
+
+def verb_slot(tokens: Sequence[Token], tags: Sequence[str], first: int, last: int, transitive: bool, zipf: float,
               verb: bool) -> Slot:
-    """The Slot of a verb (`verb`) or an adjective ending at `last`: for a verb, whether a
-    to-infinitive or a preposition follows it."""
+    """The Slot of a verb (`verb`) or an adjective from `first` to `last`: for a verb, whether a
+    to-infinitive or a preposition follows it; not the preposition after a passive, which opens
+    the agent or an adjunct ("closed for the day": any transitive sense takes it)."""
+    passive = tags[first] in ("VBN", "VBD") and any(t.text.lower() in _PASSIVE_AUXILIARIES for t in tokens[:first])
     return Slot(transitive=transitive, zipf=zipf, infinitive=verb and infinitive_follows(tokens, tags, last),
-                prepositional=verb and preposition_follows(tokens, tags, last))
+                prepositional=verb and not passive and preposition_follows(tokens, tags, last))
 
 
 def frame_noun(tokens: Sequence[Token], i: int) -> bool:

@@ -346,7 +346,7 @@ class QualityMode:
         """What the place asks of a replacement (quality.Slot)."""
         zipf = phrase_zipf(self.stats, [w for w in lemma.lower().split("_") if w not in PARTICLES or kind.pos != "v"])
         if kind.pos != "n":
-            return verb_slot(tokens, tags, last, transitive, zipf, kind.pos == "v")
+            return verb_slot(tokens, tags, first, last, transitive, zipf, kind.pos == "v")
         verbs = [b for t, g in zip(tokens, tags) if g.startswith("VB")
                  for b in [self.p.lexicon.lemma(t.text, "v", g != "VB")] if b and b not in EXCLUDED_VERBS]
         singular = tags[last] == "NN"

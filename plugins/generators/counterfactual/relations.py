@@ -170,8 +170,9 @@ def relation_misfit(wn: Any, ancestors: Ancestors, relation: str, sense: int, sy
         return "person_role" if _young_to_adult(wn, ancestors, sense, synset) else ""
     if relation not in ("hyponym", "sibling"):
         return ""
-    if relation == "hyponym" and _young_to_adult(wn, ancestors, synset, sense):
-        return "person_role"  # rule 52: woman -> "girl" is rule 44 the other way round
+    if relation == "hyponym" and _young_to_adult(wn, ancestors, synset, sense) and \
+            not _YOUNG.search(wn.definition(sense)):
+        return "person_role"  # rule 52: woman -> "girl" is rule 44 the other way round (girl -> "young girl" stays)
     own = set(lemma.lower().split("_"))
     if relation == "sibling" and "_" in lemma and any(set(n.lower().split("_")) <= own for n in wn.lemma_names(synset)):
         return "head"  # "military plane" -> "plane" or "airplane" (airplane.n.01 is named "plane" too)

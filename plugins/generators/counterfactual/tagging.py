@@ -64,7 +64,8 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
         tags = [("NN" if i in opened else tag) for i, tag in enumerate(tags)]
     progressive = _progressive(wn, plausible, words, tags)
     if progressive:  # rule 48: "Is the elephant walking/NN in a herd?"
-        tags = [("VBG" if i in progressive else "NN" if i + 1 in progressive else tag) for i, tag in enumerate(tags)]
+        tags = [("VBG" if i in progressive else "NN" if i + 1 in progressive and tag == "JJ" else tag)
+                for i, tag in enumerate(tags)]  # the subject's JJ a noun; an NNS stays plural
     out = tags
     # a do-question whose main verb the tagger missed: no verb after "do/does/did"
     first_verb = words[0] in ("do", "does", "did") and not any(
