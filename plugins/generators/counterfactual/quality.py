@@ -129,10 +129,10 @@ class QualityLexicon:
             return lemma
         key = (word.lower(), lemma)
         if key not in self._bases:
-            used = [b for b in self.wn.morphy(key[0], "n")
-                    if b != lemma and any(self.wn.count(s, b) for s in self.wn.synsets(b, "n"))]
-            counted = any(self.wn.count(s, lemma) for s in self.wn.synsets(lemma, "n"))
-            self._bases[key] = lemma if counted or not used else used[0]
+            def used(base: str) -> bool:
+                return any(self.wn.count(s, base) for s in self.wn.synsets(base, "n"))
+            others = [b for b in self.wn.morphy(key[0], "n") if b != lemma and used(b)]
+            self._bases[key] = others[0] if others and not used(lemma) else lemma
         return self._bases[key]
 
     def pos_plausible(self, word: str, pos: str) -> bool:

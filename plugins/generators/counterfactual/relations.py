@@ -55,7 +55,12 @@ seventh (rule 40, from the tune half and the sixth round's judged rows):
   customer -> "drinker") or near-synonyms (child -> "youth");
 - **young people are no kind of adult** (`person_role`, hypernyms, rule 44, ninth round): a
   person whose gloss calls them young gets no hypernym under adult.n.01 (girl -> not
-  "woman");
+  "woman"), and (rule 52, twelfth round) an adult no young hyponym (woman -> not "girl";
+  girl -> "young girl" stays);
+- **far from the word** (`far_apart`, eleventh and twelfth rounds, rules 47 and 51): the
+  test of rule 39 also for hypernyms (HYPERNYM_SIMILARITY_FLOOR; a hypernym among
+  TOP_CATEGORIES is exempt, and a dissimilar one ends its chain in quality.py) and for verb
+  synonyms (VERB_SIMILARITY_FLOOR);
 - **the photo itself** (`image_noun`, `names_the_photo`): the photograph a question asks
   about (photograph.n.01 and its kinds, and picture.n.01 in "in/of/on/from the/this
   picture") is the medium, not its content; its hyponyms and siblings change the medium
@@ -69,8 +74,7 @@ from typing import Any, Callable
 
 __all__ = ["ABSTRACT_LEXNAMES", "COUSIN_LEXNAMES", "HYPERNYM_SIMILARITY_FLOOR", "MIN_HYPERNYM_DEPTH",
            "SIBLING_PARENT_DEPTH", "SIMILARITY_FLOOR", "TOPS_DEPTH", "TOP_CATEGORIES", "VERB_SIMILARITY_FLOOR",
-           "another_name",
-           "candidate_groups", "far_apart", "names_the_photo", "relation_misfit"]
+           "another_name", "candidate_groups", "far_apart", "names_the_photo", "relation_misfit"]
 
 #: Lexicographer files of abstract nouns: their co-ordinate terms are no alternative a
 #: reader puts in a question about an image (sport -> escape, company -> religion).
@@ -161,7 +165,8 @@ def relation_misfit(wn: Any, ancestors: Ancestors, relation: str, sense: int, sy
                     name: str = "") -> str:
     """The fifth and sixth rounds' test of a hyponym or sibling candidate `synset` (named
     `name`) of `sense` (of `lemma`), and the ninth round's of a hypernym: "person_role" for
-    an adult as a young person's hypernym, "register" for another name, "sense_mismatch" for a
+    an adult as a young person's hypernym or a young person as an adult's hyponym (rule
+    52), "register" for another name, "sense_mismatch" for a
     hyponym of another lexicographer file, "kinship" for a relative as the sibling or
     hyponym of someone who is not one, "head" for a sibling named by the word's own words, "rare_word" for a
     hyphenated name SemCor never uses in `synset`, "" when it passes
@@ -203,12 +208,15 @@ def far_apart(vectors: Any, relation: str, lemma: str, name: str, top: bool = Fa
     a hypernym that is not a top category (`top`: TOP_CATEGORIES) below
     HYPERNYM_SIMILARITY_FLOOR, or a verb's synonym (`pos` "v") below VERB_SIMILARITY_FLOOR;
     else "". The last test of a candidate: the place's tests count their reasons first."""
-    floor = {"hyponym": SIMILARITY_FLOOR, "sibling": SIMILARITY_FLOOR}.get(relation)
-    if relation == "hypernym" and not top:
+    if relation in ("hyponym", "sibling"):
+        floor = SIMILARITY_FLOOR
+    elif relation == "hypernym" and not top:
         floor = HYPERNYM_SIMILARITY_FLOOR
     elif relation == "synonym" and pos == "v":
         floor = VERB_SIMILARITY_FLOOR
-    if floor is None or vectors is None:
+    else:
+        return ""
+    if vectors is None:
         return ""
     similar = vectors.word_similarity(lemma.lower().split("_"), name.lower().split("_"))
     return "dissimilar" if similar is not None and similar < floor else ""
