@@ -8,7 +8,9 @@ deletion); and it calls a noun after a determiner an adjective when nothing foll
 ("the boy in the middle/JJ"). WordNet settles both:
 
 - an -ing word tagged NN right after a noun is a verb (VBG) when WordNet's SemCor counts
-  make it one ("What is the man drinking/NN?");
+  make it one ("What is the man drinking/NN?"), and so is one that ends an inverted
+  be-question's subject when its noun reading names an act, event, process or message
+  ("Is the elephant walking/NN in a herd?", `_progressive`, rule 48);
 - a word tagged NN that WordNet knows as an adjective base form (not a comparative:
   "cozier") and not as a noun is an adjective (JJ): "cloudy", "noisy", "afraid", "functional", "frozen" (not an -ing form of a verb:
   "a professional sporting event" stays a compound);
