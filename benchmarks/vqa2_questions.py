@@ -23,7 +23,7 @@ import json
 import re
 from pathlib import Path
 
-from cf_split import DATA, question_key  # noqa: E402  (benchmarks/ is on sys.path)
+from cf_split import DATA, load_half, load_test, question_key  # noqa: E402  (benchmarks/ is on sys.path)
 
 #: One record of the VQA v2 questions file, as the file writes it.
 RECORD = re.compile(r'\{"image_id": (\d+), "question": "((?:[^"\\]|\\.)*)", "question_id": (\d+)\}')
@@ -40,16 +40,13 @@ def _texts(path: Path) -> list[str]:
         raise SystemExit(f"{path}: cannot read ({exc})") from None
 
 
-def _known(files: list[Path]) -> set[str]:
-    """The question texts of VQA-X files (an object of records with a 'question')."""
-    out: set[str] = set()
-    for path in files:
-        try:
-            records = json.loads(path.read_text(encoding="utf-8"))
-            out |= {question_key(r["question"]) for r in records.values()}
-        except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
-            raise SystemExit(f"{path}: not a VQA-X file ({exc})") from None
-    return out
+def _known(data_dir: Path, excluded: list[Path]) -> set[str]:
+    """The question texts of VQA-X val and of the VQA-X files in `excluded` (read and checked
+    by cf_split, one line and exit 1 on a bad file)."""
+    questions = load_half(data_dir, "all")[1]
+    for path in excluded:
+        questions = questions + load_test(path, data_dir, fresh=False)[1]
+    return {question_key(q) for q in questions}
 
 
 def convert(texts: list[str], known: set[str]) -> tuple[dict[str, dict], int]:
@@ -75,7 +72,7 @@ def main() -> None:
     parser.add_argument("--exclude", type=Path, action="append", default=[],
                         help="a VQA-X file whose question texts are left out too (e.g. vqaX_test.json)")
     args = parser.parse_args()
-    known = _known([args.data_dir / "vqax" / "vqaX_val.json", *args.exclude])
+    known = _known(args.data_dir, args.exclude)
     records, left_out = convert(_texts(args.questions), known)
     if not records:
         raise SystemExit(f"{args.questions}: no VQA v2 question records found")

@@ -17,3 +17,14 @@ def quality(modes, question: str, kind: str) -> str:
 
 def rejected(modes, question: str, kind: str) -> dict[str, int]:
     return dict(perturb_many(modes[1], [question])[2][kind])
+
+
+class FixedSimilarity:
+    """A stand-in for sense_vectors.SenseVectors whose every word similarity is `value`
+    (the floors of relations.far_apart)."""
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def word_similarity(self, left, right):
+        return self.value

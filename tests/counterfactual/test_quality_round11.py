@@ -4,7 +4,7 @@ the blind judges of the eighth to tenth rounds (VQA-X test) and the tune half re
 from __future__ import annotations
 
 import pytest
-from helpers_quality import quality, rejected
+from helpers_quality import FixedSimilarity, quality, rejected
 
 from vqa_harness_plugins.generators.counterfactual.relations import (
     HYPERNYM_SIMILARITY_FLOOR,
@@ -13,22 +13,12 @@ from vqa_harness_plugins.generators.counterfactual.relations import (
 )
 
 
-class _Vectors:
-    """A stand-in for sense_vectors.SenseVectors with one fixed similarity."""
-
-    def __init__(self, value: float) -> None:
-        self.value = value
-
-    def word_similarity(self, left, right):
-        return self.value
-
-
 def test_far_apart_has_a_floor_for_hypernyms_but_not_for_top_categories():
-    below = _Vectors(HYPERNYM_SIMILARITY_FLOOR - 0.01)
+    below = FixedSimilarity(HYPERNYM_SIMILARITY_FLOOR - 0.01)
     assert far_apart(below, "hypernym", "cake", "block") == "dissimilar"
     assert far_apart(below, "hypernym", "baby", "person", top=True) == ""  # person, animal, plant
-    assert far_apart(_Vectors(HYPERNYM_SIMILARITY_FLOOR), "hypernym", "wall", "structure") == ""
-    between = _Vectors((HYPERNYM_SIMILARITY_FLOOR + SIMILARITY_FLOOR) / 2)
+    assert far_apart(FixedSimilarity(HYPERNYM_SIMILARITY_FLOOR), "hypernym", "wall", "structure") == ""
+    between = FixedSimilarity((HYPERNYM_SIMILARITY_FLOOR + SIMILARITY_FLOOR) / 2)
     assert far_apart(between, "hypernym", "sandwich", "dish") == ""
     assert far_apart(between, "sibling", "bench", "chair") == "dissimilar"
     assert far_apart(below, "synonym", "big", "large") == ""

@@ -4,26 +4,16 @@ the blind judges of the eighth to twelfth rounds (VQA-X test, VQA v2 val) reject
 from __future__ import annotations
 
 import pytest
-from helpers_quality import quality, rejected
+from helpers_quality import FixedSimilarity, quality, rejected
 
 from vqa_harness_plugins.generators.counterfactual.relations import VERB_SIMILARITY_FLOOR, far_apart
 
 
-class _Vectors:
-    """A stand-in for sense_vectors.SenseVectors with one fixed similarity."""
-
-    def __init__(self, value: float) -> None:
-        self.value = value
-
-    def word_similarity(self, left, right):
-        return self.value
-
-
 def test_far_apart_has_a_floor_for_verb_synonyms_only():
-    below = _Vectors(VERB_SIMILARITY_FLOOR - 0.01)
+    below = FixedSimilarity(VERB_SIMILARITY_FLOOR - 0.01)
     assert far_apart(below, "synonym", "say", "tell", pos="v") == "dissimilar"
     assert far_apart(below, "synonym", "entire", "whole", pos="a") == ""
-    assert far_apart(_Vectors(VERB_SIMILARITY_FLOOR), "synonym", "put", "place", pos="v") == ""
+    assert far_apart(FixedSimilarity(VERB_SIMILARITY_FLOOR), "synonym", "put", "place", pos="v") == ""
 
 
 @pytest.mark.parametrize("question, wrong", [

@@ -54,6 +54,7 @@ __all__ = [
     "countable",
     "frame_noun",
     "infinitive_follows",
+    "passive",
     "phrase_zipf",
     "preposition_follows",
     "sense_share",
@@ -196,14 +197,19 @@ def preposition_follows(tokens: Sequence[Token], tags: Sequence[str], last: int)
 _PASSIVE_AUXILIARIES = frozenset("is are was were be been being am 's get gets got".split())
 
 
+def passive(tokens: Sequence[Token], tags: Sequence[str], first: int) -> bool:
+    """Whether the verb at `first` is a participle after a form of be or get: a passive, whose
+    object comes before it ("Is the store closed?")."""
+    return tags[first] in ("VBN", "VBD") and any(t.text.lower() in _PASSIVE_AUXILIARIES for t in tokens[:first])
+
+
 def verb_slot(tokens: Sequence[Token], tags: Sequence[str], first: int, last: int, transitive: bool, zipf: float,
               verb: bool) -> Slot:
     """The Slot of a verb (`verb`) or an adjective from `first` to `last`: for a verb, whether a
     to-infinitive or a preposition follows it; not the preposition after a passive, which opens
     the agent or an adjunct ("closed for the day": any transitive sense takes it)."""
-    passive = tags[first] in ("VBN", "VBD") and any(t.text.lower() in _PASSIVE_AUXILIARIES for t in tokens[:first])
     return Slot(transitive=transitive, zipf=zipf, infinitive=verb and infinitive_follows(tokens, tags, last),
-                prepositional=verb and not passive and preposition_follows(tokens, tags, last))
+                prepositional=verb and not passive(tokens, tags, first) and preposition_follows(tokens, tags, last))
 
 
 def frame_noun(tokens: Sequence[Token], i: int) -> bool:

@@ -246,8 +246,8 @@ class QualityLexicon:
             reason = self._frame(lemma, name, synset, slot.transitive)
             if reason or (slot.infinitive and INFINITIVE_FRAME not in self.wn.frames(synset, name)):
                 return reason or "verb_frame"  # "say to stop" -> "tell to stop", "need to" -> "require to"
-            if slot.prepositional and any(self.wn.frames(synset, w) and not self.wn.frames(synset, w) & PP_FRAMES
-                                          for w in (lemma, name)):
+            if slot.prepositional and any(frames and not frames & PP_FRAMES
+                                          for frames in (self.wn.frames(synset, lemma), self.wn.frames(synset, name))):
                 return "verb_frame"  # rule 55: "appear at the top" -> "seem at the top"
         own_head = relation == "hypernym" and "_" in lemma and name.lower() == lemma.lower().split("_")[-1]
         if self.wn.count(synset, name) == 0 and len(self.senses(name, pos)) > 1 and not own_head:

@@ -65,6 +65,7 @@ from .fit import (
     count_context,
     countable,
     frame_noun,
+    passive,
     phrase_zipf,
     verb_slot,
     verb_tag,
@@ -85,7 +86,6 @@ from .text import FUNCTION_WORDS, Token, match_case, replace_span
 
 __all__ = ["QualityMode", "replace_span"]  # replace_span: text.py, kept importable here
 
-_BE_FORMS = frozenset("is are was were be been being am 's get gets got".split())
 _OBJECT_START = ("DT", "PRP$", "PRP", "NN", "NNS", "NNP", "CD", "JJ", "PDT")
 
 
@@ -284,9 +284,9 @@ class QualityMode:
             if not senses:
                 rej["verb_frame"] += 1
                 return None
-        elif kind.pos == "v" and after not in ("TO", "MD") and not (tags[first] in ("VBN", "VBD") and any(
-                t.text.lower() in _BE_FORMS for t in tokens[:first])):  # a passive has its object before it
-            # active, no object ("Is the cat laying in his bed?"): not lay.v.01 "put", which needs one
+        elif kind.pos == "v" and after not in ("TO", "MD") and not passive(tokens, tags, first):
+            # active (a passive has its object before it), no object ("Is the cat laying in his bed?"): not
+            # lay.v.01 "put", which needs one
             senses = self.lex.intransitive_senses(lemma, senses)
             if not senses:
                 rej["verb_frame"] += 1
