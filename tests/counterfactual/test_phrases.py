@@ -41,7 +41,11 @@ def test_deletion_spans():
     assert deletion_spans(tokens, tags) == []  # a predicate noun phrase cannot go
     tokens, tags = _tagged("Do you see the dog ?", "VBP PRP VB DT NN .")
     assert deletion_spans(tokens, tags) == []
+    assert deletion_spans(tokens, tags, lambda i: True) == []  # rule 57: an object goes after a progressive only
+    tokens, tags = _tagged("Is he flipping the board ?", "VBZ PRP VBG DT NN .")
     assert [(s.first, s.last) for s in deletion_spans(tokens, tags, lambda i: True)] == [(3, 4)]
+    tokens, tags = _tagged("Is he teaching the child to ski ?", "VBZ PRP VBG DT NN TO VB .")
+    assert deletion_spans(tokens, tags, lambda i: True) == []  # nor before "to"
 
 
 @pytest.mark.parametrize("question, tags, ok", [

@@ -94,6 +94,9 @@ def _try(kind: Kind, question: str, tokens: list[Token], tags: list[str], span, 
     new = question[:start] + question[end:]
     if 0 < start < len(new) and new[start - 1].isalnum() and new[start].isalnum():
         return None  # "Is the dog&cat red?" -> "Iscat red?": the cut fuses two words
+    after = [tags[k] for k in range(span.last + 1, min(span.last + 3, len(tags)))]
+    if after[:1] in (["JJ"], ["VBN"], ["VBD"]) and after[1:] in (["NN"], ["NNS"]):
+        return None  # rule 59: "the writing in the bottom left corner" -> not "the writing left corner"
     gone = set(range(span.first, span.last + 1))
     deleted = question[tokens[span.first].start:end]
     shown = deleted

@@ -15,7 +15,8 @@ a prepositional phrase "IN + NP" ("Is the cat on the table?" -> "Is the cat?" is
 rejected by the check below, "Is the cat sitting on the table?" -> "Is the cat
 sitting?" is kept), the noun phrase of a wh-determiner ("What kind of shoes is she
 wearing?" -> "What is she wearing?"), the direct object of a verb that WordNet also
-lists without an object ("Do you see the white small dog?" -> "Do you see?"), and one member of a coordination "NP and/or NP"
+lists without an object, after a progressive ("Is he flipping the board?" -> "Is he flipping?";
+rule 57), and one member of a coordination "NP and/or NP"
 ("Is this a man or a woman?" -> "Is this a man?"). A subject, object or predicate NP cannot go without breaking
 the sentence, so it is never deleted. `reads_as_question` is the check every deletion must
 pass (documented in docs/counterfactual.md).
@@ -140,10 +141,14 @@ def deletion_spans(tokens: Sequence[Token], tags: Sequence[str], intransitive: C
                 nested = [r for r in noun_runs(tags) if r[0] > end + 1]
                 if nested and noun_phrase_start(tokens, tags, nested[0][0]) == end + 2:
                     end = nested[0][1]
-            spans.append(Span(start, end, last))
-        # "Do you see the white small dog?" -> "Do you see?": the object of a verb that
-        # WordNet also lists without an object (frames "Somebody ----s", ...).
-        if start > 0 and tags[start - 1].startswith("VB") and intransitive is not None and intransitive(start - 1):
+            if end + 1 >= len(tokens) or tokens[end + 1].text.lower() != "of":
+                spans.append(Span(start, end, last))  # rule 58: not "What branch of military" -> "What of military"
+        # The object of a verb that WordNet also lists without an object (frames "Somebody
+        # ----s", ...). Rule 57: only after a progressive ("Is he flipping the board?" -> "Is he flipping?"),
+        # whose activity reading needs no object, and not before "to" ("teaching the child to
+        # ski"): "Did he also buy a beverage?" -> "Did he also buy?" leaves an object missing.
+        if start > 0 and tags[start - 1] == "VBG" and intransitive is not None and intransitive(start - 1) and \
+                (last + 1 >= len(tags) or tags[last + 1] != "TO"):
             spans.append(Span(start, last, last))
         # "X and NP" -> delete "and NP"; "NP and X" -> delete "NP and".
         ends = last + 1 >= len(tags) or tags[last + 1] in (".", ",") or tags[last + 1].startswith("VB")

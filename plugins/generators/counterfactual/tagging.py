@@ -35,6 +35,10 @@ deletion); and it calls a noun after a determiner an adjective when nothing foll
   sheep doing?" became "What are the goat doing?"; issue 24, seventh round's judge), and
   so is one of `ZERO_PLURALS`, whose -s plural lemminflect lists first ("fish": review of
   the ninth round; the quality mode's `zero_plural` holds them);
+- a word tagged IN that ends the question after a noun is a noun (NN) when WordNet knows it
+  as a noun with SemCor uses (not "at", "despite", "till": none) and not as an adverb or
+  adjective (not "around", "over", "inside"): "What is around the bears neck/IN?" lost
+  "around the bears" and became "What is neck?" (fifteenth round; rule 60);
 - a word tagged NN that WordNet knows only as the plural of another noun (its base forms do
   not include the word itself) is plural (NNS): "What are the giraffes/NN doing?" became
   "What are the animal doing?" (issue 24, ninth round; rule 45); not "glasses", "pants"
@@ -88,6 +92,10 @@ def retag(wn: Any, plausible: Callable[[str, str], bool], tokens: Sequence[Token
         elif tag == "NN" and first_verb and i > 1 and tags[i - 1] in ("NN", "NNS") and low in wn.morphy(low, "v") \
                 and plausible(word, "v") and (i + 1 >= len(tags) or tags[i + 1] in ("IN", "TO", "RP", "DT", ".")):
             new = "VB"  # "Does the hand belong/NN to a man?", "Did this man jump/NN in the air?"
+        elif tag == "IN" and i > 0 and tags[i - 1] in ("NN", "NNS") and (i + 1 == len(tags) or tags[i + 1] == ".") \
+                and low.isalpha() and not wn.morphy(low, "r") and not wn.morphy(low, "a") \
+                and any(wn.count(s, low) for s in wn.synsets(low, "n")):
+            new = "NN"  # rule 60: "What is around the bears neck/IN?"
         if tag == "NN" and low.isalpha() and _plural_here(words, tags, i) and low in wn.morphy(low, "n") \
                 and zero_plural(low):  # a WordNet noun's forms are prebuilt (word_stats): no lemminflect call
             new = "NNS"  # "What are the sheep doing?", "How many deer are there?"

@@ -1,0 +1,64 @@
+"""Issue 24, fifteenth round: rules 56-60 of docs/counterfactual.md, holding sibling and
+deletion rows the blind judges of the twelfth and thirteenth rounds (VQA v2 val) rejected."""
+
+from __future__ import annotations
+
+import pytest
+from helpers_quality import quality, rejected
+
+
+@pytest.mark.parametrize("question, wrong", [
+    ("Is this a freight train?", "car train"),  # judged "no" twice
+    ("Is the shower curtain closed?", "drop curtain"),  # judged "no" twice
+])
+def test_a_sibling_of_several_words_needs_a_semcor_use(modes, question, wrong):
+    # rule 56: car_train.n.01 and drop_curtain.n.01 have no SemCor use
+    assert wrong not in quality(modes, question, "sibling_noun")
+    assert rejected(modes, question, "sibling_noun").get("rare_word")
+
+
+def test_a_hyponym_of_several_words_keeps_its_place(modes):
+    # rule 56 is for siblings only: half of the judged unused several-word hyponyms passed
+    assert quality(modes, "Is the cat sleeping?", "hyponym_noun") == "Is the house cat sleeping?"
+
+
+@pytest.mark.parametrize("question", [
+    "When the man bought the sandwich, did he also buy a beverage?",  # -> "did he also buy?"
+    "Should you hug this animal?",  # -> "Should you hug?"
+    "Is the adult teaching the child to ski?",  # -> "teaching to ski" (a progressive, before "to")
+])
+def test_an_object_goes_only_after_a_progressive_and_not_before_to(modes, question):
+    # rule 57: each was judged "no"
+    assert quality(modes, question, "deletion_noun") == "deletion_parse"
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("Is he flipping the board?", "Is he flipping?"),  # judged "yes"
+    ("Is the man eating a sandwich?", "Is the man eating?"),
+])
+def test_a_progressive_keeps_its_object_deletion(modes, question, expected):
+    assert quality(modes, question, "deletion_noun") == expected
+
+
+def test_a_wh_determiner_noun_does_not_go_without_its_of_phrase(modes):
+    # rule 58: "What of military is this?" (judged "no"); "military" is tagged JJ
+    assert "What of" not in quality(modes, "What branch of military is this?", "deletion_noun")
+
+
+def test_no_cut_right_before_a_modifier_and_its_noun(modes):
+    # rule 59: "in the bottom" went, leaving "the writing left corner" (judged "no")
+    out = quality(modes, "What is the writing in the bottom left corner for?", "deletion_noun")
+    assert "writing left corner" not in out
+
+
+def test_a_last_word_after_a_noun_is_a_noun_when_wordnet_says_so(modes):
+    # rule 60: neck/IN made "What is neck?" (judged "no")
+    assert quality(modes, "What is around the bears neck?", "deletion_noun") == "What is around the neck?"
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What is the man looking at?", "deletion_parse"),  # "at": a noun with no SemCor use stays IN
+    ("What city is this picture from?", "What city is this from?"),  # "from": no noun at all
+])
+def test_a_stranded_preposition_stays_one(modes, question, expected):
+    assert quality(modes, question, "deletion_noun") == expected
