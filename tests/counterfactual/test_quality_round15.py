@@ -62,3 +62,22 @@ def test_a_last_word_after_a_noun_is_a_noun_when_wordnet_says_so(modes):
 ])
 def test_a_stranded_preposition_stays_one(modes, question, expected):
     assert quality(modes, question, "deletion_noun") == expected
+
+
+@pytest.mark.parametrize("question", [
+    "What color is the dishwasher?",  # -> "What is the dishwasher?" (judged "no", fifteenth round)
+    "What color are the pants?",  # (judged "no", thirteenth round)
+    "What size is the pizza?",
+])
+def test_an_attribute_asked_of_the_subject_keeps_its_noun(modes, question):
+    # rule 61: "What is the dishwasher?" asks what it is, not its color
+    assert quality(modes, question, "deletion_noun") == "deletion_parse"
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What pattern is on the woman's shirt?", "What is on the woman's shirt?"),  # judged "yes"
+    ("What number is on the bus?", "What is on the bus?"),  # the wh-phrase is the subject
+    ("What sport is this?", "What is this?"),  # sport.n.01 is an act, not an attribute
+])
+def test_other_wh_nouns_still_go(modes, question, expected):
+    assert quality(modes, question, "deletion_noun") == expected

@@ -62,7 +62,7 @@ def add_deletions(qm: QualityView, kind: Kind, question: str, tokens: list[Token
     spans += compound_spans(tokens, tags, lambda first, last: _head_is_kind(qm, tokens, first, last))
     spans += [s for s in predicate_spans(tokens, tags) + [m for m in modifiers if m.article >= 0] if not any(qm.wn.morphy(  # not "Is this a mobile?"
         "_".join(t.text.lower() for t in tokens[s.first - 1:k + 1]), "n") for k in range(s.first, s.last + 1))]
-    spans = [s for s in spans if not _complement(qm, tokens, tags, s)]
+    spans = [s for s in spans if not _complement(qm, tokens, tags, s) and not _asked_attribute(qm, tokens, tags, s)]
     heads = [last for _first, last in noun_runs(tags)]
     heads += sorted({s.head for s in spans} - set(heads))
     ends = [t.text for t in tokens if t.text[:1].isalnum()]
@@ -176,6 +176,23 @@ def _complement(qm: QualityView, tokens: list[Token], tags: list[str], span) -> 
     senses = qm.lex.senses(base, "v")
     frames = qm.wn.frames(senses[0], base) if senses else frozenset()
     return bool(frames) and frames <= PP_FRAMES
+
+
+_BE = frozenset({"is", "are", "was", "were"})
+
+
+def _asked_attribute(qm: QualityView, tokens: list[Token], tags: list[str], span) -> bool:
+    """Whether `span` is a wh-determiner's noun that names an attribute (its first sense in
+    noun.attribute: color, size, shape) asked of the subject after be: "What color is the
+    sky?" -> "What is the sky?" asks what the sky is, not its color (rule 61). Not when a
+    preposition follows be, the wh-phrase being the subject: "What pattern is on the
+    shirt?" -> "What is on the shirt?" keeps its sense."""
+    after = span.last + 1
+    if span.first == 0 or tokens[span.first - 1].text.lower() not in ("what", "which") or \
+            after + 1 >= len(tokens) or tokens[after].text.lower() not in _BE or tags[after + 1] in ("IN", "TO"):
+        return False
+    senses = qm.wn.synsets(tokens[span.head].text.lower(), "n")
+    return bool(senses) and qm.wn.lexname(senses[0]) == "noun.attribute"
 
 
 def _head_is_kind(qm: QualityView, tokens: list[Token], first: int, last: int) -> bool:
