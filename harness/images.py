@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +22,9 @@ __all__ = ["load_image", "missing_images", "image_array", "decoded_cache_bytes",
 
 
 GRAY = (128, 128, 128)
+#: Pillow's warning for an image over its pixel limit names no file: load_image says which, once.
+warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
+_WARNED: set[str] = set()
 
 
 def decoded_cache_bytes() -> int:
@@ -30,13 +35,18 @@ def decoded_cache_bytes() -> int:
 
 def load_image(path: str, size: tuple[int, int] | None = None) -> "Image.Image":
     """Decode `path` as RGB (resized when `size` is given); the blank sentinel gives gray.
-    DataError naming the path when the file is missing or cannot be decoded."""
+    DataError naming the path when the file is missing or cannot be decoded (also an image
+    over twice Pillow's `MAX_IMAGE_PIXELS`; up to that, one warning line naming it)."""
     if path == BLANK_IMAGE:
         return Image.new("RGB", size or (224, 224), GRAY)
     if not path:
         raise DataError("example has no image path (this model needs images)")
     try:
         with Image.open(path) as im:
+            if Image.MAX_IMAGE_PIXELS and im.width * im.height > Image.MAX_IMAGE_PIXELS and path not in _WARNED:
+                _WARNED.add(path)
+                print(f"warning: image {path} has {im.width * im.height} pixels, over Pillow's decompression-bomb "
+                      f"limit of {Image.MAX_IMAGE_PIXELS}; decoded anyway", file=sys.stderr)
             im = _to_rgb(im)
     except FileNotFoundError:
         raise DataError(f"image file not found: {path}") from None

@@ -197,13 +197,27 @@ def table_html(table: Table, *, models: Sequence[str] = (), datasets: Sequence[s
 
 
 def inline_markdown(text: str) -> str:
-    """One line of the harness's markdown as HTML: `code`, **bold**, everything else escaped."""
+    """One line of the harness's markdown as HTML: `code`, **bold**, everything else escaped;
+    a backslash-escaped character (`md_cell`'s `\\*`, `\\_`, `]\\(`) shows as itself, never as
+    markup, outside code spans (inside one a backslash is text, as in CommonMark)."""
     # Markdown written by the harness escapes user text with entities (&lt;, &amp;, `\|`):
     # read them back to characters first, so the HTML escape below shows them once.
-    out = esc(html.unescape(text.replace("\\|", "|")))
-    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
-    out = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
-    return out
+    parts = re.split(r"((?<!\\)`[^`]+`)", html.unescape(text.replace("\\|", "|")))
+    out = []
+    for k, part in enumerate(parts):
+        if k % 2:
+            out.append(f"<code>{esc(part[1:-1])}</code>")
+            continue
+        part = _ESCAPED.sub(lambda m: chr(_HELD + ord(m.group(1))), part)  # held out of the markup
+        part = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", esc(part))
+        out.append(re.sub("[\ue000-\ue07f]", lambda m: esc(chr(ord(m.group()) - _HELD)), part))
+    return "".join(out)
+
+
+#: A markdown backslash escape (any ASCII punctuation); escaped characters are held as
+#: private-use code points while the inline markup is read.
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+_HELD = 0xE000
 
 
 _inline = inline_markdown
@@ -211,7 +225,9 @@ _inline = inline_markdown
 
 def _plain(text: str) -> str:
     """A markdown line as plain text (for a table's explanation line)."""
-    return re.sub(r"\*\*([^*]+)\*\*", r"\1", html.unescape(text.replace("\\|", "|")).replace("`", "")).strip()
+    text = _ESCAPED.sub(lambda m: chr(_HELD + ord(m.group(1))), html.unescape(text.replace("\\|", "|")))
+    text = re.sub(r"\*\*([^*]+)\*\*", r"\1", text.replace("`", "")).strip()
+    return re.sub("[\ue000-\ue07f]", lambda m: chr(ord(m.group()) - _HELD), text)
 
 
 def _pipe_cells(line: str) -> list[str]:
@@ -222,7 +238,7 @@ def _pipe_cells(line: str) -> list[str]:
         line = line[:-1]
     # Entities written by md_cell (&lt;, &amp;) are read back, as inline_markdown does, so the
     # HTML escape of table_html shows the text once, as typed.
-    return [html.unescape(c.strip().replace("\\|", "|")) for c in re.split(r"(?<!\\)\|", line)]
+    return [_ESCAPED.sub(r"\1", html.unescape(c.strip().replace("\\|", "|"))) for c in re.split(r"(?<!\\)\|", line)]
 
 
 def markdown_to_html(text: str, *, anchors: bool = False, table_note: str = REPORT_TABLE_NOTE) -> str:

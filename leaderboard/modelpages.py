@@ -136,7 +136,7 @@ def card_html(card: Card, links: Mapping[str, str], *, heading: bool = True, hre
             why = skipped.get(line.declared.probe)
             said = (f"not measured: {esc(why)}" if why else
                     f"not measured: no row in this model's runs ({esc(ev.suites or 'probe ' + line.declared.probe)})")
-            trs.append(f'<tr class="absent"><th scope="row">{esc(ev.label)}{reading}</th><td class="num">–</td>'
+            trs.append(f'<tr class="absent"><th scope="row">{esc(ev.label)}{reading}</th><td class="num">-</td>'
                        f'<td class="where">{said}</td></tr>')
             continue
         for r in line.rows:
@@ -155,7 +155,7 @@ def card_html(card: Card, links: Mapping[str, str], *, heading: bool = True, hre
     explain = ('<p class="explain">Values in %, drops in points, scores x100, 95% intervals in small type; under each '
                "evidence name, how to read it; the date links to the run it came from.</p>")
     if not trs:
-        trs.append('<tr class="absent"><th scope="row">no evidence</th><td class="num">–</td><td class="where">no '
+        trs.append('<tr class="absent"><th scope="row">no evidence</th><td class="num">-</td><td class="where">no '
                    "probe of these runs declares image-reliance evidence</td></tr>")
     table = ('<div class="scroll"><table class="lb card-table"><thead><tr><th>evidence</th><th>value</th>'
              "<th>measured on, run</th></tr></thead><tbody>" + "".join(trs) + "</tbody></table></div>")

@@ -79,7 +79,7 @@ class Cell:
 
     def value(self) -> str:
         if self.row is None:
-            return "–"
+            return "-"
         return f"{scale(self.row) * self.row.value:.1f}"
 
     def interval(self) -> str:

@@ -119,6 +119,17 @@ def test_vcr_object_index_out_of_range(tmp_path):
         render_vcr_tokens([[0], "x"], [], Path("f.jsonl"), 1, "answer_choices[0]")
 
 
+def test_vcr_bare_integer_token_is_an_error_not_an_object(tmp_path):
+    # VCR tokens are strings or lists of object indices ([0]); a bare 0 is neither (r2c reads
+    # only lists as references), so it is not guessed to be person1 or the text "0".
+    f = tmp_path / "val.jsonl"
+    f.write_text(_vcr_line() + "\n" + _vcr_line(question=["Why", "is", 0, "here", "?"]) + "\n")
+    with pytest.raises(DataError) as err:
+        VCR(path=str(f)).load("val")
+    assert str(err.value) == (f"{f}: row 2: field 'question': token 0 is a bare integer: an object "
+                              "reference is a list ([0]), text is a string (\"0\")")
+
+
 def test_vqax_real_file_loads_with_official_types(shared_data, fresh_cache):
     plugin = VQAX(data_dir=shared_data)
     exs = plugin.load("val")

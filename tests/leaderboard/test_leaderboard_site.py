@@ -230,7 +230,7 @@ def test_cards_model_pages_and_metadata(runs: Path, tmp_path: Path) -> None:
     mlp = section[section.index('id="card-mlp-a"'):]
     mlp = mlp[:mlp.index("</article>")]
     assert "no direct test of image use (an image ablation) for this model yet" in mlp
-    assert re.search(r"Accuracy drop, gray image<small class=\"reading\">[^<]*</small></th><td class=\"num\">–", mlp)
+    assert re.search(r"Accuracy drop, gray image<small class=\"reading\">[^<]*</small></th><td class=\"num\">-<", mlp)
     # The models table: plugin, distribution, training data, run date.
     models_html = html[html.index('id="models"'):html.index('id="suite-')]
     assert "<th" in models_html and ">baselines<" in models_html and "vqa-harness" in models_html

@@ -5,10 +5,14 @@ ablation compared gray with white)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from PIL import Image
 
+from harness.errors import DataError
 from harness.images import image_array, load_image
 
 
@@ -49,3 +53,29 @@ def test_a_16_bit_pgm_keeps_its_gray_level(tmp_path):
     path.write_bytes(b"P5\n3 2\n65535\n" + (257 * 128).to_bytes(2, "big") * 6)
     assert Image.open(path).mode == "I"
     assert np.asarray(load_image(str(path))).tolist() == np.full((2, 3, 3), 128).tolist()
+
+
+_BIG = """
+import sys
+from PIL import Image
+from harness.images import load_image
+from vqa_harness_plugins.models.served.messages import sent_pixels
+Image.MAX_IMAGE_PIXELS = 300  # a 20 x 20 image has 400 pixels: under twice the limit, Pillow warns
+print(sent_pixels(sys.argv[1]), load_image(sys.argv[1]).getpixel((0, 0)), load_image(sys.argv[1]).size)
+"""
+
+
+def test_an_image_over_pillows_pixel_limit_is_one_line_naming_it(tmp_path, monkeypatch):
+    """Pillow warned in its own words (no file named, its source line after it) for an image up
+    to twice `MAX_IMAGE_PIXELS`; a larger one it refuses. Run as a user's process runs: the
+    harness quiets Pillow's warning when harness.images is imported (pytest resets warning
+    filters between tests and collection)."""
+    path = _save(tmp_path, "big.png", Image.new("RGB", (20, 20), (1, 2, 3)))
+    done = subprocess.run([sys.executable, "-c", _BIG, path], capture_output=True, text=True, check=True)
+    assert done.stdout == "400 (1, 2, 3) (20, 20)\n"  # decoded all the same
+    assert done.stderr == (f"warning: image {path} has 400 pixels, over Pillow's decompression-bomb "
+                           "limit of 300; decoded anyway\n")  # once per image
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100)  # over twice the limit: refused (restored after)
+    with pytest.raises(DataError) as err:
+        load_image(path)
+    assert str(err.value).startswith(f"image {path} could not be decoded: ") and "\n" not in str(err.value)

@@ -47,12 +47,12 @@ def test_report_full_md_escapes_user_text(capsys, tmp_path):
     skipped = md[md.index("## Result rows skipped"):].split("\n## ")[0]
     assert skipped.count("\n- ") == 3 and "got '&lt;script>alert(1)&lt;/script>'" in skipped
     facts = md[: md.index("Fractions are shown")]
-    assert "- model: m`x &lt;script>" in facts and "- suite: s\\|t" in facts
+    assert "- model: m\\`x &lt;script>" in facts and "- suite: s\\|t" in facts
     assert "- command: harness run --model &lt;script>" in facts
     assert "## Image reliance: `m'x &lt;script>alert(1)&lt;/script>`" in md  # a backtick in the model name cannot end the code span
     assert "- plugin failed to load: evil: &lt;iframe src=x> second line" in md  # one list item
     assert "- probe p failed: &lt;b&gt; a\\|b" in md  # report.md's escaping is kept, not doubled
-    assert "| Is it &lt;script>alert(1)&lt;/script>? | &lt;b>yes&lt;/b> | a/b `c`" in md
+    assert "| Is it &lt;script>alert(1)&lt;/script>? | &lt;b>yes&lt;/b> | a/b \\`c\\`" in md
     html = (run / "report.html").read_text(encoding="utf-8")
     assert EVIL not in html and "<b>plugin" not in html
 
@@ -83,3 +83,17 @@ def test_link_syntax_in_user_text_stays_text_in_markdown():
     for escaped in (md_cell("m:[l](http://e.com)"), _md("m:[l](http://e.com)")):
         assert "](" not in escaped and "http://e.com" in escaped
     assert _md("0.5 [0.1, 0.9]") == "0.5 [0.1, 0.9]"  # an interval is not touched
+
+
+def test_emphasis_and_code_marks_in_user_text_round_trip():
+    # report.md showed "is it *red* or_blue" in italics; the HTML showed "]\(" with its backslash.
+    from harness.report import md_cell
+    from vqa_harness_leaderboard.html import markdown_to_html
+
+    text = "is it *red* or_blue `x` [a](b) a\\*b **c**"
+    cell = md_cell(text)
+    assert cell == "is it \\*red\\* or\\_blue \\`x\\` [a]\\(b) a\\\\\\*b \\*\\*c\\*\\*"
+    body = markdown_to_html(f"| question | n |\n|---|---|\n| {cell} | 1 |\n\n- {cell}\n\n`a\\_b` and **d**\n")
+    shown = "is it *red* or_blue `x` [a](b) a\\*b **c**"
+    assert f"<td>{shown}</td>" in body and f"<li>{shown}</li>" in body
+    assert "<p><code>a\\_b</code> and <strong>d</strong></p>" in body  # the harness's own markup stays

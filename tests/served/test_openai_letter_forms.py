@@ -45,3 +45,12 @@ def test_a_lower_case_letter_that_is_an_options_text_is_that_option():
 def test_an_answer_naming_two_letters_names_no_option(text):
     # A hedge is not the first option it names: scored as a tie, as an answer naming none is.
     assert _pick(text) is None
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("The answer is a", None), ("Answer: a", None), ("The answer is: a", None),  # "... a dog", cut off
+    ("The answer is (a)", "A"), ("The answer is a.", "A"), ("Option a", "A"), ("The answer is b", "B"),
+    ("The answer is A", "A"), ("The answer is a dog", "D"),
+])
+def test_a_lower_case_a_after_an_answer_prefix_is_the_article(text, expected):
+    assert _pick(text) == expected

@@ -169,7 +169,10 @@ def most_common_answer(answers: list[str]) -> str:
 def render_vcr_tokens(tokens: Any, objects: list[str], path: Path, row: int, field: str) -> str:
     """VCR tokens to text: a list of object indices becomes their names ("person1 and car1").
 
-    Names number objects per class in the order of `objects` (person1, person2, car1)."""
+    Names number objects per class in the order of `objects` (person1, person2, car1). As in
+    the release and r2c's loader, a token is a string or a list of indices; any other token,
+    a bare integer (`0`, not `[0]`) included, is a DataError naming file, row and field: it is
+    neither guessed to be an object nor read as the text "0"."""
     if not isinstance(tokens, list):
         raise data_error(path, row, field, f"expected a list of tokens, got {describe(tokens)}")
     names, seen = [], {}
@@ -181,7 +184,13 @@ def render_vcr_tokens(tokens: Any, objects: list[str], path: Path, row: int, fie
         if isinstance(tok, str):
             words.append(tok)
             continue
-        refs = tok if isinstance(tok, list) else [tok]
+        if isinstance(tok, int) and not isinstance(tok, bool):
+            raise data_error(path, row, field, f"token {tok} is a bare integer: an object reference is a list "
+                                               f'([{tok}]), text is a string ("{tok}")')
+        if not isinstance(tok, list):
+            raise data_error(path, row, field, "expected a token: text (a string) or an object reference "
+                                               f"(a list of indices), got {describe(tok)}")
+        refs = tok
         if not refs:
             raise data_error(path, row, field, "empty object reference []")
         picked = []

@@ -253,8 +253,10 @@ def letters_from_text(text: str, choices: Sequence[str]) -> list[float] | None:
     """One-hot scores from a generated answer: its option letter, upper-case, first ("B",
     "B.", "(B) blue", "Answer: B", "**B**", "The correct answer is B", "Option B"; not a
     sentence's first word, "I think ..." or "A dog") or, failing that, an option's text after
-    cleaning, or a lower-case letter written alone ("b", "(b)"); None when it names no option
-    or two letters ("A, B", "(A) and (B)")."""
+    cleaning, or a lower-case letter written alone ("b", "(b)"), but not a bare "a" after an
+    answer prefix ("The answer is a", "Answer: a": the article of a cut-off "... a dog"; "(a)",
+    "a." and "Option a" are letters); None when it names no option or two letters ("A, B",
+    "(A) and (B)")."""
     n = len(choices)
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     first = _MARKUP.sub("", first).strip().strip("\"'").strip()  # **B**, `B`, "B"
@@ -269,6 +271,8 @@ def letters_from_text(text: str, choices: Sequence[str]) -> list[float] | None:
     cleaned = clean_answer(first)
     lowered = [c.strip().lower() for c in choices]
     alone = re.fullmatch(r"[(\[]?([a-z])[)\]]?[.:]?", bare)  # "b", "(b)", "b.": a letter, not a word
+    if bare == "a" and first != bare and not _OPTION_WORD.search(first[:-1]):
+        alone = None  # "The answer is a", "Answer: a": the article of "... a dog" cut off
     if letter and letter in LETTERS[:n]:
         pick = LETTERS.index(letter)
     elif cleaned in lowered:
@@ -285,6 +289,8 @@ _ANSWER_PREFIX = re.compile(r"^(?:the\s+)?(?:(?:correct|right|best|final)\s+)?(?
 #: Another option letter right after the first ("A, B", "(A) and (B)", "B or C", "B. C."); not
 #: a word ("B. A dog", "A. I think").
 _SECOND_LETTER = re.compile(r"\s*(?:(?:and|or|&|/)\s+)?(?:[(\[][A-Z][)\]]|[A-Z](?:[.,:)]|\s*$))")
+#: An answer prefix after which a letter is an option's ("Option a", "Choice a").
+_OPTION_WORD = re.compile(r"(?:option|choice)\s*$", re.IGNORECASE)
 #: Markdown emphasis and code marks hosted models put around an answer ("**B**", "`B`").
 _MARKUP = re.compile(r"[*`]+")
 

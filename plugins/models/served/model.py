@@ -43,8 +43,9 @@ __all__ = ["OpenAIModel"]
 #: a reply without an answer is a failed example (version 1 cached these as "" or as the list's
 #: repr). 3: a letter is also read from "**B**", "`B`", quotes, "B, ...", "The correct answer is B",
 #: "Option B" and a lower-case letter alone ("b", "(b)"); version 2 scored these as a tie; two
-#: letters ("A, B", "(A) and (B)") are a tie.
-PROTOCOL = 3
+#: letters ("A, B", "(A) and (B)") are a tie. 4: a bare "a" after an answer prefix ("The answer
+#: is a", "Answer: a") is the article of a cut-off answer, not option A.
+PROTOCOL = 4
 
 _LABELS = {"yes/no": ("yes", "no"), "entailment": ENTAILMENT_LABELS}
 

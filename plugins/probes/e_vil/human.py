@@ -276,5 +276,5 @@ def render_markdown(summary: HumanSummary, title: str) -> str:
     for m, (rho, p, n) in s.correlations.items():
         lines.append(f"| {METRIC_LABELS.get(m, m)} | {rho:.3f} | {p:.3g} | {n} |")
     for m, reason in s.unavailable.items():
-        lines.append(f"| {METRIC_LABELS.get(m, m)} | – | – | {reason} |")
+        lines.append(f"| {METRIC_LABELS.get(m, m)} | - | - | {reason} |")
     return "\n".join(lines) + "\n"
