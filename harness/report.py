@@ -28,12 +28,16 @@ def _one_line(value: Any) -> str:
     return " ".join(str(value).split())
 
 
+_MARKS = re.compile(r"[\\`*]|(?<!\w)_|_(?!\w)")
+
+
 def md_cell(value: Any) -> str:
     """User text for a table cell or a list item: one line, `|` escaped, no raw HTML, no link
     (a "](" is escaped, so `[x](http://...)` in a model spec stays text), an entity shown as
-    typed (a crowd worker's "&amp;" stays "&amp;", not "&"), `\\ * _` and backticks escaped
-    with a backslash (no emphasis, no code span)."""
-    text = re.sub(r"([\\`*_])", r"\\\1", _ENTITY_START.sub("&amp;", _one_line(value)))
+    typed (a crowd worker's "&amp;" stays "&amp;", not "&"), `\\ *`, backticks and an `_`
+    that is not inside a word escaped with a backslash (no emphasis, no code span;
+    `vqa_accuracy` stays as typed: CommonMark opens no emphasis inside a word with `_`)."""
+    text = _MARKS.sub(r"\\\g<0>", _ENTITY_START.sub("&amp;", _one_line(value)))
     return escape_markdown(text.replace("|", "\\|").replace("](", "]\\("))
 
 

@@ -90,10 +90,11 @@ def test_emphasis_and_code_marks_in_user_text_round_trip():
     from harness.report import md_cell
     from vqa_harness_leaderboard.html import markdown_to_html
 
-    text = "is it *red* or_blue `x` [a](b) a\\*b **c**"
+    text = "is it *red* or_blue `x` [a](b) a\\*b **c** _d_"
     cell = md_cell(text)
-    assert cell == "is it \\*red\\* or\\_blue \\`x\\` [a]\\(b) a\\\\\\*b \\*\\*c\\*\\*"
+    # an "_" inside a word opens no emphasis (CommonMark) and stays as typed: vqa_accuracy
+    assert cell == "is it \\*red\\* or_blue \\`x\\` [a]\\(b) a\\\\\\*b \\*\\*c\\*\\* \\_d\\_"
     body = markdown_to_html(f"| question | n |\n|---|---|\n| {cell} | 1 |\n\n- {cell}\n\n`a\\_b` and **d**\n")
-    shown = "is it *red* or_blue `x` [a](b) a\\*b **c**"
+    shown = "is it *red* or_blue `x` [a](b) a\\*b **c** _d_"
     assert f"<td>{shown}</td>" in body and f"<li>{shown}</li>" in body
     assert "<p><code>a\\_b</code> and <strong>d</strong></p>" in body  # the harness's own markup stays
