@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
 from .context import FeatureExtractor, FeatureResolver, ProbeContext
-from .digest import digest, file_stamps
+from .digest import digest, file_content, file_stamps
 from .display import ChartSpec, Degenerate, Display, Evidence
 from .inputs import ANSWER_FACTORS
 from .layouts import Layout
 from .options import Configurable, Option
-from .types import CANDIDATE_IMAGES, CAPABILITIES, Answer, Example, ResultRow, Suite, Task
+from .types import BLANK_IMAGE, CANDIDATE_IMAGES, CAPABILITIES, Answer, Example, ResultRow, Suite, Task
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -199,17 +199,19 @@ class Model(Configurable):
 
     def input_key(self, example: Example, capability: str, extra: str = "") -> str:
         """Hash of exactly what the model sees for one call (the prediction-cache key): the
-        inputs `harness.inputs.model_view` leaves, `extra` (the answer to explain) and, for a
-        model that decodes images, each image file's size and modification time."""
-        seen = {"capability": capability, "question": example.question, "image": example.image,
+        inputs `harness.inputs.model_view` leaves, `extra` (the answer to explain) and each image
+        file by its bytes for a model that decodes images (`file_content`: a file rewritten is
+        another input, one moved with its folder the same), by none of it for one that does not."""
+        def image(path: str) -> str:  # "" and BLANK_IMAGE are kept; a file it cannot read, by its path
+            return path if path in ("", BLANK_IMAGE) else (file_content(path) or path) if self.uses_images else "file"
+
+        seen = {"capability": capability, "question": example.question, "image": image(example.image),
                 "image_id": example.image_id, "extra": extra, "choices": list(example.choices)}
         if capability == "score_images" or CANDIDATE_IMAGES in example.meta:  # absent: keys as they were
-            seen["candidates"] = [list(c) for c in example.meta.get(CANDIDATE_IMAGES, ())]
+            seen["candidates"] = [[*c[:-1], image(c[-1])] for c in example.meta.get(CANDIDATE_IMAGES, ())]
         inputs = {k: v for k, v in example.meta.items() if k != CANDIDATE_IMAGES}
         if inputs:  # the dataset's `input_meta` (harness.inputs.model_view); absent: keys as they were
             seen["meta"] = inputs
-        if self.uses_images:  # an image rewritten at the same path is another input (size, mtime)
-            seen["files"] = file_stamps([example.image, *(c[-1] for c in seen.get("candidates", ()))])
         return digest(seen)
 
 

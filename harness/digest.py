@@ -14,8 +14,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable
 
-__all__ = ["digest", "digest_bytes", "digest_stream", "file_stamps", "source_digest", "class_source_digest",
-           "DIGEST_LENGTH"]
+__all__ = ["digest", "digest_bytes", "digest_stream", "file_stamps", "file_content", "source_digest",
+           "class_source_digest", "DIGEST_LENGTH"]
 
 #: Hex characters kept (128 bits): ample for cache keys, short enough for folder names.
 DIGEST_LENGTH = 32
@@ -42,6 +42,23 @@ def file_stamps(paths: Iterable[Path | str | None]) -> list[list[Any]]:
         except OSError:
             stamps.append([str(path), None, None])
     return stamps
+
+
+_CONTENT_MEMO: dict[tuple[Any, ...], str] = {}
+
+
+def file_content(path: Path | str) -> str | None:
+    """Digest of a file's bytes, None when it cannot be read: the same wherever the file is
+    moved, another for a file rewritten. Memoized per process by path, size, modification time
+    and inode (a file is read once however many questions show it)."""
+    try:
+        st = os.stat(path)
+        stamp = (str(path), st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+        if stamp not in _CONTENT_MEMO:
+            _CONTENT_MEMO[stamp] = digest_bytes(Path(path).read_bytes(), DIGEST_LENGTH)
+        return _CONTENT_MEMO[stamp]
+    except OSError:
+        return None
 
 
 def digest(obj: Any, length: int = DIGEST_LENGTH) -> str:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..api import Model
 from ..cache.predictions import PredictionCache
 from ..devices import model_threads
+from ..digest import digest
 from ..errors import FitError, HarnessError, StopRun, UsageError, printable
 from ..folders import storage_error
 from ..jsonio import surrogate_in
@@ -52,7 +53,7 @@ class Predictor:
     """Runs one model over lists of examples, one capability at a time."""
 
     def __init__(self, model: Model, *, cache: PredictionCache, batch_size: int = 32,
-                 progress: bool = True, plugin_label: str | None = None) -> None:
+                 progress: bool = True, plugin_label: str | None = None, release: str = "") -> None:
         if batch_size < 1:
             raise UsageError("--batch-size must be at least 1")
         self.model = model
@@ -60,6 +61,9 @@ class Predictor:
         self.batch_size = batch_size
         self.progress = progress and not tqdm_disabled()
         self.plugin_label = plugin_label or model.name
+        #: A third-party model's distribution and version, folded into the fingerprint: a new
+        #: release is asked again even when its `fingerprint()` is unchanged ("" for built-ins).
+        self.release = release
         self.stats = PredictorStats()
         self._fingerprint: str | None = None
         self._pending_fit: Callable[[], None] | None = None
@@ -68,7 +72,7 @@ class Predictor:
     def fingerprint(self) -> str:
         if self._fingerprint is None:
             self._fingerprint = self.model.fingerprint()
-        return self._fingerprint
+        return digest([self._fingerprint, self.release]) if self.release else self._fingerprint
 
     def refresh_fingerprint(self) -> None:
         """Call after `fit`: trained weights change the fingerprint."""

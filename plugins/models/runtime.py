@@ -153,7 +153,9 @@ def training_device(device: str) -> Iterator[None]:
 @contextlib.contextmanager
 def seeded(seed: int, device: str) -> Iterator[None]:
     """Seed torch's global generators (weight init, dropout) for a block and restore the
-    caller's state after: the CPU's, and on CUDA also the device's."""
+    caller's state after: the CPU's, and on CUDA also the device's. Only those are seeded
+    (`torch.manual_seed` would seed every GPU, which nothing restores). numpy's and `random`'s
+    are not touched."""
     import torch  # heavy: torch takes seconds to import; only code that computes needs it
 
     devices: list[int] = []
@@ -161,5 +163,7 @@ def seeded(seed: int, device: str) -> Iterator[None]:
         index = torch.device(device).index
         devices = [torch.cuda.current_device() if index is None else index]
     with torch.random.fork_rng(devices=devices):
-        torch.manual_seed(seed)
+        torch.random.default_generator.manual_seed(seed)
+        for index in devices:  # CUDA started by fork_rng: its generators exist
+            torch.cuda.default_generators[index].manual_seed(seed)
         yield

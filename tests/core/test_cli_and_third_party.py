@@ -95,3 +95,25 @@ def test_help_is_fast_and_imports_nothing_heavy():
             "print('HEAVY', heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "HEAVY []" in out.stdout and "run" in out.stdout
+
+
+def test_a_new_release_of_a_third_party_model_is_asked_again(tmp_path, monkeypatch):
+    """Its name and options unchanged, a new release of a plugin (other answers, version 1.2.4)
+    was served the cached predictions of 1.2.3: the fingerprint held no version of it."""
+    from harness.testing import fake_entry_points
+
+    pkg = tmp_path / "site" / "shout_plugin"
+    pkg.mkdir(parents=True)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.chdir(tmp_path)
+    accuracy = []
+    for version, word in (("1.2.3", "yes"), ("1.2.4", "no")):
+        (pkg / "__init__.py").write_text(PLUGIN_SOURCE.replace('self.config["word"] for', f'"{word}" for'))
+        sys.modules.pop("shout_plugin", None)
+        with fake_entry_points(monkeypatch, {"shout": "shout_plugin"}, dist_name="vqa-harness-shout", version=version):
+            assert main(["run", "--model", "shout", "--suite", "yesno-suite", "--device", "cpu", "--no-leaderboard",
+                         "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / version)]) == 0
+        run = next((tmp_path / version).iterdir())
+        rows = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines()]
+        accuracy += [r["value"] for r in rows if r["metric"] == "vqa_accuracy"]
+    assert accuracy == [1.0, 0.0]  # before: [1.0, 1.0], 1.2.3's answers

@@ -76,3 +76,27 @@ def test_only_a_model_that_uses_images_keys_on_the_file(tmp_path):
     assert looker.input_key(blank, "answer") == looker.input_key(blank, "answer")
     assert looker.input_key(missing, "answer") != looker.input_key(blank, "answer")
     assert isinstance(Model.input_key(looker, missing, "answer"), str)  # no file: no stamp, no error
+
+
+def test_a_moved_image_folder_asks_only_for_the_changed_image(tmp_path):
+    """The key held each image's path: a renamed folder (a moved cache with its toy images) asked
+    the model about every question again. Its bytes name an image now, wherever it lies."""
+    folder = tmp_path / "images"
+    folder.mkdir()
+    for i in range(4):
+        (folder / f"img{i}.png").write_bytes(b"image %d" % i)
+    plugins, names = core_plugins()
+    calls = []
+    for step, where in enumerate(("images", "moved", "moved")):
+        if step == 1:
+            folder.rename(tmp_path / where)
+        if step == 2:
+            _rewrite(tmp_path / where / "img2.png", b"a new image 2")
+        examples = [Example(id=f"q{i}", question=f"what color is the ball {i}?",
+                            image=str(tmp_path / where / f"img{i}.png"), answers=("red",) * 10) for i in range(4)]
+        for model in ("looker", "echo"):
+            host = make_host(*plugins, dataset_plugin("pics", {"val": examples}), _Plugin(),
+                             names=[*names, "pics", "looker"])
+            outcome = run_in_process(host, model=model, suite="pictures", tmp_path=tmp_path)
+            calls.append(run_stats(outcome)["model_calls"])
+    assert calls == [4, 4, 0, 0, 1, 0]  # before: [4, 4, 4, 4, 1, 0]

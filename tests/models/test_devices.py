@@ -137,3 +137,29 @@ def test_the_moving_path_trains_to_the_cpus_bits(family, tmp_path, fresh_cache, 
     cpu = trained("cpu")
     _fake_device(monkeypatch)
     assert trained("cpu:0") == cpu  # another cache key (kind "sim"): trained again, same bits
+
+
+def test_seeded_leaves_the_callers_other_generators_as_they_were(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`torch.manual_seed` seeds every CUDA device (queued until CUDA starts when it has not),
+    but `seeded` restores only the CPU's and its own device's: a block on the CPU (a network
+    built there, MLP training) left the caller's GPU generators reseeded. (GPU faked here.)"""
+    all_seeded: list[int] = []
+    monkeypatch.setattr(torch.cuda, "manual_seed_all", all_seeded.append)
+    with runtime.seeded(3, "cpu"):
+        pass
+    states = {0: 10, 1: 11}  # device -> its generator's state
+
+    class Generator:
+        def __init__(self, index: int) -> None:
+            self.index = index
+
+        def manual_seed(self, seed: int) -> None:
+            states[self.index] = seed
+
+    monkeypatch.setattr(torch.cuda, "default_generators", (Generator(0), Generator(1)))
+    monkeypatch.setattr(torch.cuda, "get_rng_state", lambda device: states[device])
+    monkeypatch.setattr(torch.cuda, "set_rng_state", lambda state, device: states.__setitem__(device, state))
+    with runtime.seeded(3, "cuda:1"):
+        inside = dict(states)
+    assert all_seeded == []  # before: [3, 3]
+    assert inside == {0: 10, 1: 3} and states == {0: 10, 1: 11}  # its device seeded, then restored
