@@ -29,18 +29,21 @@ MAX_WORDS = 4
 _POS = ("n", "v", "a", "r")
 
 
-_FIRST_WORDS: dict[int, frozenset[str]] = {}
+_PREFIXES: dict[int, frozenset[tuple[str, ...]]] = {}
 
 
-def _first_words(wn: Any) -> frozenset[str]:
-    """The first words of WordNet's multi-word lemmas and exception forms: morphy only
-    changes the end of a form, so a run whose first word is not among them is no lemma."""
-    found = _FIRST_WORDS.get(id(wn))
+def _prefixes(wn: Any) -> frozenset[tuple[str, ...]]:
+    """The proper word prefixes (one word up to all but the last) of WordNet's multi-word
+    lemmas and exception forms, split at "_" and "-": morphy only changes the end of a form,
+    so a run whose words before the last are no such prefix is no lemma, and nor is any
+    longer run from the same first word."""
+    found = _PREFIXES.get(id(wn))
     if found is None:
         names = [lemma for pos in _POS for lemma in wn.lemmas(pos)]
         names += [form for pos in _POS for form in wn.exceptions.get(pos, {})]
-        found = _FIRST_WORDS[id(wn)] = frozenset(
-            name.split(joiner)[0] for name in names for joiner in ("_", "-") if joiner in name)
+        found = _PREFIXES[id(wn)] = frozenset(
+            tuple(words[:k]) for name in names if "_" in name or "-" in name
+            for words in [name.lower().replace("-", "_").split("_")] for k in range(1, len(words)))
     return found
 
 
@@ -48,10 +51,10 @@ def fixed_spans(wn: Any, tokens: Sequence[Token]) -> list[tuple[int, int]]:
     """(first, last) token indices of every run of two or more adjacent words that is a
     WordNet multi-word lemma (any part of speech, any inflection morphy undoes)."""
     words = [t.text.lower() for t in tokens]
-    starts = _first_words(wn)
+    prefixes = _prefixes(wn)
     out = []
     for a in range(len(words)):
-        if not words[a].isalpha() or words[a] not in starts:
+        if not words[a].isalpha() or (words[a],) not in prefixes:
             continue
         for b in range(a + 1, min(len(words), a + MAX_WORDS)):
             if not words[b].isalpha() or tokens[b].start - tokens[b - 1].end > 1:
@@ -59,6 +62,8 @@ def fixed_spans(wn: Any, tokens: Sequence[Token]) -> list[tuple[int, int]]:
             run = words[a:b + 1]
             if any(wn.morphy(joiner.join(run), pos) for joiner in ("_", "-") for pos in _POS):
                 out.append((a, b))
+            if tuple(run) not in prefixes:
+                break  # no lemma goes on from these words
     return out
 
 
