@@ -169,7 +169,7 @@ def test_model_ranker_not_applicable_for_declared_question_only_model(tmp_path, 
     # model-free references: the same for every model, so no model is better on them
     assert [rows[v].higher_is_better for v in ("chance", "random", "distance")] == [None, None, None]
     assert "not applicable: the model does not read the image (inputs: question)" in report
-    assert "no `score_images` capability" in report
+    assert "no \\`score_images\\` capability" in report  # report cells escape code marks (md_cell)
 
 
 def test_model_ranker_not_applicable_when_scores_ignore_the_image(tmp_path, features):
