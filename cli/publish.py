@@ -9,7 +9,7 @@ from typing import Callable, ContextManager, Sequence
 
 from harness import folders
 from harness.cache.locks import build_lock
-from harness.errors import DataError, UsageError
+from harness.errors import DataError, StorageError, UsageError
 from harness.host import PluginHost
 from harness.rundir import WRITER_FILE, RunDir
 
@@ -54,8 +54,14 @@ def publish(host: PluginHost, inputs: Sequence[Path], out: Path, *, latest_only:
             f"waiting for another leaderboard build into {out} to finish...")):
         for entry in host.publishers:
             publisher = entry.obj()
-            written += publisher.publish([Path(p) for p in inputs], Path(out), latest_only=latest_only,
-                                         progress=progress)
+            try:
+                written += publisher.publish([Path(p) for p in inputs], Path(out), latest_only=latest_only,
+                                             progress=progress)
+            except OSError as exc:  # a full disk, say: one line, not a traceback
+                if folders.storage_error(exc, out) is None:
+                    raise
+                raise StorageError(f"cannot write {exc.filename or out}: {exc.strerror}; {entry.name}: nothing of "
+                                   f"this build was published, {out} is left as it was") from None
             text = publisher.summary() if summary is not None else ""
             if text:
                 summary(text)

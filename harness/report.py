@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, Sequence
 
+from .display import Display
+from .specs import readable_spec
 from .types import ResultRow
 
 __all__ = ["render_report", "headline_rows", "format_value", "escape_markdown", "md_cell", "md_code",
@@ -89,6 +91,11 @@ def headline_rows(rows: Sequence[ResultRow], headlines: Mapping[str, Sequence[Se
     return list(unique.values())
 
 
+def _named(name: str, id_: str) -> str:
+    """A readable name, then its id as results.jsonl holds it (in code marks) when they differ."""
+    return md_cell(name) if name == id_ else f"{md_cell(name)} {md_code(id_)}"
+
+
 def render_report(
     manifest: dict[str, Any],
     rows: Sequence[ResultRow],
@@ -98,7 +105,10 @@ def render_report(
     failures: Sequence[dict[str, str]],
     example_errors: Sequence[tuple[str, str]],
     headlines: Mapping[str, Sequence[Sequence[str]]] | None = None,
+    displays: Mapping[str, Display] | None = None,
 ) -> str:
+    """report.md; the headline table names probes and metrics as `displays` (`Probe.display()`)
+    do and data as `readable_spec`, as `harness run` prints them, each with its id."""
     from tabulate import tabulate  # heavy: tabulate takes about 60 ms; only text tables need it
 
     m = {k: md_cell(v) for k, v in manifest.items() if isinstance(v, (str, int, float)) or v is None}
@@ -123,13 +133,14 @@ def render_report(
         out.extend(f"- {md_code(key)}: {data_count_line(c)}\n" for key, c in counts.items())
     headline = headline_rows(rows, headlines or {})
     if headline:
-        table = [
-            [md_cell(c) for c in (f"{r.dataset}/{r.split}", r.train or "-", r.probe, r.variant or "-", r.metric)]
-            + [format_value(r), r.n]
-            for r in headline
-        ]
+        shown = displays or {}
+        table = [[_named(readable_spec(f"{r.dataset}/{r.split}"), f"{r.dataset}/{r.split}"),
+                  _named(readable_spec(r.train), r.train) if r.train else "-",
+                  _named(getattr(shown.get(r.probe), "title", "") or r.probe, r.probe), md_cell(r.variant or "-"),
+                  _named(next((n for d in (shown.get(r.probe), *shown.values()) if d for n in [d.metric_name(r.metric)]
+                               if n), r.metric), r.metric), format_value(r), r.n] for r in headline]
         out.append(f"\n## Headline numbers\n\n{len(headline)} of {len(rows)} rows: the few that matter per probe; "
-                   "every row is in results.jsonl.\n\n")
+                   "every row is in results.jsonl, under the ids in code marks.\n\n")
         out.append(tabulate(table, headers=["data", "trained on", "probe", "variant", "metric", "value", "n"],
                             tablefmt="github", disable_numparse=True) + "\n")
     for title, items in (("Metrics not computed", missing), ("Probes skipped", skipped)):

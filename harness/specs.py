@@ -1,16 +1,18 @@
 """What the command line is given: `name:key=value,key=value` specs for models and datasets,
-and paths (`Place`, which refuses an empty one)."""
+and paths (`Place`, which refuses an empty one); a dataset spec as people read it
+(`readable_spec`, shared by report.md and the leaderboard)."""
 
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import click
 
 from .errors import UsageError
 
-__all__ = ["parse_spec", "format_spec", "check_spec_names", "Place"]
+__all__ = ["parse_spec", "format_spec", "check_spec_names", "Place", "readable_spec", "looks_like_spec"]
 
 
 class Place(click.Path):
@@ -79,3 +81,35 @@ def format_spec(name: str, options: dict[str, object]) -> str:
     if not options:
         return name
     return name + ":" + ",".join(f"{k}={options[k]}" for k in sorted(options))
+
+
+#: Split names readable_spec keeps after a comma.
+_SPLITS = ("train", "val", "test", "test-dev", "dev", "dev-eval", "dev-fit", "val-eval", "val-fit")
+
+
+def looks_like_spec(text: str) -> bool:
+    """Whether `text` is a dataset spec ('toyvqa:variant=balanced/val', 'vqa2/val')."""
+    return bool(re.match(r"^[A-Za-z0-9_.-]+(:[^/\s]+=[^/\s]*)?(/[A-Za-z0-9_-]+)?$", text or "")) and \
+        (":" in text or "/" in text)
+
+
+def readable_spec(spec: str) -> str:
+    """'toyvqa:variant=balanced,images=40/val' -> 'toyvqa (balanced, images=40), val'.
+
+    The `variant` option shows its value alone; other options stay `key=value`; a
+    trailing split is kept after a comma. Anything that is not a spec is returned as is.
+    """
+    if not looks_like_spec(spec):
+        return spec
+    data, split = spec, ""
+    if "/" in spec:
+        head, tail = spec.rsplit("/", 1)
+        if tail in _SPLITS or re.fullmatch(r"[a-z0-9-]+", tail):
+            data, split = head, tail
+    name, _, options = data.partition(":")
+    shown = []
+    for item in filter(None, options.split(",")):
+        key, _, value = item.partition("=")
+        shown.append(value if key in ("variant", "decoys") else item)
+    text = name + (f" ({', '.join(shown)})" if shown else "")
+    return text + (f", {split}" if split else "")

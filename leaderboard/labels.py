@@ -1,5 +1,5 @@
-"""Readable names for what the leaderboard prints: dataset specs, directions, probe and metric
-names, doc links.
+"""Readable names for what the leaderboard prints: dataset specs (harness.specs, shared with
+report.md), directions, probe and metric names, doc links.
 
 Pure string functions (no plugin knowledge beyond the spec syntax `name:key=value,.../split`);
 probe and metric names come from the probes' own declarations in the run folders
@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from harness.display import Display
 from harness.layouts import Layout
+from harness.specs import looks_like_spec, readable_spec
 
 __all__ = ["readable_spec", "looks_like_spec", "direction_mark", "direction_text", "slug", "DOCS_URL_ENV",
            "Names"]
@@ -20,37 +21,6 @@ __all__ = ["readable_spec", "looks_like_spec", "direction_mark", "direction_text
 #: Where the docs are published (e.g. a repository's docs/ URL); else the site carries its own
 #: copy of the pages it links to (docspages.py).
 DOCS_URL_ENV = "VQA_HARNESS_DOCS_URL"
-
-_SPLITS = ("train", "val", "test", "test-dev", "dev", "dev-eval", "dev-fit", "val-eval", "val-fit")
-
-
-def looks_like_spec(text: str) -> bool:
-    """Whether `text` is a dataset spec ('toyvqa:variant=balanced/val', 'vqa2/val')."""
-    return bool(re.match(r"^[A-Za-z0-9_.-]+(:[^/\s]+=[^/\s]*)?(/[A-Za-z0-9_-]+)?$", text or "")) and \
-        (":" in text or "/" in text)
-
-
-def readable_spec(spec: str) -> str:
-    """'toyvqa:variant=balanced,images=40/val' -> 'toyvqa (balanced, images=40), val'.
-
-    The `variant` option shows its value alone; other options stay `key=value`; a
-    trailing split is kept after a comma. Anything that is not a spec is returned as is.
-    """
-    if not looks_like_spec(spec):
-        return spec
-    data, split = spec, ""
-    if "/" in spec:
-        head, tail = spec.rsplit("/", 1)
-        if tail in _SPLITS or re.fullmatch(r"[a-z0-9-]+", tail):
-            data, split = head, tail
-    name, _, options = data.partition(":")
-    shown = []
-    for item in filter(None, options.split(",")):
-        key, _, value = item.partition("=")
-        shown.append(value if key in ("variant", "decoys") else item)
-    text = name + (f" ({', '.join(shown)})" if shown else "")
-    return text + (f", {split}" if split else "")
-
 
 def direction_mark(higher_is_better: bool | None) -> str:
     """'↑' (higher is better), '↓' (lower is better) or '' (mixed / unknown)."""

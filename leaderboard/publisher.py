@@ -26,7 +26,7 @@ from harness.report import md_cell, md_code
 from harness.types import ResultRow
 
 from .failures import failed_by_model, mark_failed_rows, runs_table
-from .files import write_public
+from .files import remove_public, staged, write_public
 from .paired import ScoreIndex
 from .reliance import RelianceTable, reliance_table
 from .reliancerender import reliance_markdown
@@ -50,8 +50,14 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     """Write index.md, <suite>.md, results.csv, results.json, problems.txt and the static
     site (index.html, models/*.html, charts/*.svg, run-reports/*.html, full/*.html) under
     `out`; `progress` hears about skipped rows, `keep` gets what was read and the reliance
-    table (for the terminal summary)."""
+    table (for the terminal summary). The files change together when the build ends
+    (`files.staged`): a build that fails part-way leaves the site as it was."""
+    with staged():
+        return _build(inputs, out, latest_only=latest_only, progress=progress, keep=keep)
 
+
+def _build(inputs: Iterable[Path], out: Path, *, latest_only: bool, progress: Callable[[str], None] | None,
+           keep: Callable[[Collected, RelianceTable | None], None] | None) -> list[Path]:
     out = Path(out)
     inputs = [Path(p) for p in inputs]
     found = collect(inputs, latest_only=latest_only)
@@ -99,7 +105,7 @@ def build_leaderboard(inputs: Iterable[Path], out: Path, *, latest_only: bool = 
     written.append(out / "index.md")
     for stale in sorted(out.glob("*.md")):  # a suite no longer in the runs: its old page goes
         if stale not in written and stale.read_text(encoding="utf-8", errors="replace").startswith("# Suite `"):
-            stale.unlink()
+            remove_public(stale)
     written += _write_data(rows, problems, out)
     written += write_site(rows, problems, tables, found.runs, out, [str(p) for p in inputs], found.layouts, tag_index,
                           found.displays, reliance=reliance, notes=found.notes, index=scores)

@@ -31,6 +31,7 @@ from .charts import derive_charts, write_charts
 from .docspages import DOCS_DIR, site_docs
 from .examples import examples_html
 from .failures import FAILED_HEADER, example_errors, skip_reasons
+from .files import remove_public
 from .files import write_public as atomic_write_text
 from .html import esc, page, table_html
 from .labels import Names
@@ -234,7 +235,7 @@ def _prune(folder: Path, keep: set[Path], suffixes: tuple[str, ...]) -> None:
     if folder.is_dir():
         for p in folder.iterdir():
             if p.is_file() and p.suffix in suffixes and p not in keep:
-                p.unlink()
+                remove_public(p)
 
 
 def _full_pages(rows: Sequence[ResultRow], tables: Mapping[str, Sequence[Table]],

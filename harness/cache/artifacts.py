@@ -160,13 +160,14 @@ def cache_kinds(root: Path | None = None) -> list[Path]:
 
 def cache_status(root: Path | None = None) -> list[KindStatus]:
     """Per kind (`cache_kinds`; the prediction cache and trained weights are kinds `predictions`
-    and `models`): complete entries and bytes on disk."""
+    and `models`): complete entries (not the `.<entry>.lock` files of harness.cache.locks, nor
+    temporary files) and bytes on disk."""
     arts = (Path(root) if root is not None else cache_dir()) / "artifacts"
     out = []
     for kind in cache_kinds(root):
         try:
             entries = sum(1 for e in kind.iterdir() if (e / COMPLETE).is_file()) if kind.parent == arts else \
-                sum(1 for f in kind.iterdir() if f.name != CACHE_TAG)
+                sum(1 for f in kind.iterdir() if f.name != CACHE_TAG and not f.name.startswith("."))
         except FileNotFoundError:  # removed since it was listed (another `harness cache clear`)
             continue
         size, shared = _size(kind)

@@ -1,5 +1,8 @@
 """One builder at a time for a cache entry shared by concurrent processes (`--jobs`, two runs
-on one cache): the second waits, checks the entry again and reads what the first wrote."""
+on one cache): the second waits, checks the entry again and reads what the first wrote.
+The empty lock file stays after the build, one per entry, and goes with its kind (`harness
+cache clear`): removing it on release would let a process that opened it before the removal
+and one that opens a new one hold "the" lock together."""
 
 from __future__ import annotations
 

@@ -87,7 +87,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
             _note_parameters(manifest, plan.model, run.trained_on)
             if _caught_up(run, manifest):
                 rundir.write_tables(layouts, list(run.row_tags.values()), headlines, displays)
-            _write_summary(run, _progress_manifest(run, manifest, "running"), headlines)
+            _write_summary(run, _progress_manifest(run, manifest, "running"), headlines, displays)
         notes = plan.model.report_notes()
         if notes:
             run.sections.append(f"### Model notes ({plan.model_entry.name})\n\n{notes}\n")
@@ -112,7 +112,7 @@ def execute_run(config: RunConfig, host: PluginHost, *,
         raise
     finally:
         with stops.deferred():  # a signal now would cut the last write: it waits for it
-            _finish(run, manifest, headlines, status=status, error=error)
+            _finish(run, manifest, headlines, displays, status=status, error=error)
     try:
         stops.raise_pending()  # every task ran (`complete`), then the command was stopped
     except Stopped as stop:
@@ -198,8 +198,8 @@ def _setting(value: Any) -> str:
     return "not given" if value is None else printable(str(value))
 
 
-def _finish(run: TaskRunner, manifest: dict[str, Any], headlines: _Headlines, *, status: str,
-            error: str) -> None:
+def _finish(run: TaskRunner, manifest: dict[str, Any], headlines: _Headlines,
+            displays: dict[str, Display], *, status: str, error: str) -> None:
     """The run's last write: results.jsonl, the manifest with its status (and error), report.md;
     then the folder is released. A write the disk refuses (full, read-only) gives back the
     writer's reserve and writes the manifest alone, so that it still says how the run ended
@@ -215,7 +215,7 @@ def _finish(run: TaskRunner, manifest: dict[str, Any], headlines: _Headlines, *,
         final = _progress_manifest(run, manifest, status)
         final.update({"finished": now(), **({"error": error} if error else {})})
         try:
-            _write_summary(run, final, headlines)
+            _write_summary(run, final, headlines, displays)
         except OSError as exc:
             known = storage_error(exc, run.rundir.path)
             if known is None:
@@ -246,7 +246,8 @@ def _caught_up(run: TaskRunner, manifest: dict[str, Any]) -> bool:
     return manifest["status"] == "complete" or run.probes_done >= manifest.get("probes_done", 0)
 
 
-def _write_summary(run: TaskRunner, manifest: dict[str, Any], headlines: _Headlines) -> None:
+def _write_summary(run: TaskRunner, manifest: dict[str, Any], headlines: _Headlines,
+                   displays: dict[str, Display]) -> None:
     """Rewrite results.jsonl, the manifest and report.md with what the run has so far. A
     resumed attempt that has not come as far as the one before it writes only the manifest:
     the earlier rows stay in results.jsonl, and stay when this attempt ends early (a model
@@ -258,7 +259,7 @@ def _write_summary(run: TaskRunner, manifest: dict[str, Any], headlines: _Headli
     run.rundir.write_manifest(manifest)
     run.rundir.write_report(render_report(manifest, run.outcome.rows, run.sections, run.missing, run.outcome.skipped,
                                           [vars(f) for f in run.outcome.probe_failures],
-                                          run.predictor.stats.error_examples, headlines))
+                                          run.predictor.stats.error_examples, headlines, displays))
 
 
 def _progress_manifest(run: TaskRunner, manifest: dict[str, Any], status: str) -> dict[str, Any]:
