@@ -5,6 +5,8 @@ scores cannot depend on the image (declared inputs, or identical scores)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -254,3 +256,47 @@ def test_model_scores_that_differ_only_in_the_last_bits_rank_the_same():
     assert (rank(list(here), significant(here), random.Random(3))
             == rank(list(there), significant(there), random.Random(3)))
     assert significant({"x": 0.123456789})["x"] == 0.123457
+
+
+def _rankings_file(tmp_path, features, model):
+    host = make_host(_plugin(features), balanced_plugin, names=["ce", "balanced"])
+    outcome = run_in_process(host, model=model, suite="ce-suite", tmp_path=tmp_path)
+    assert outcome.exit_code == 0, outcome.probe_failures
+    (path,) = (outcome.rundir.path / "artifacts" / "counter-examples").rglob("rankings-*.jsonl")
+    hits = {}
+    for f in (outcome.rundir.path / "artifacts" / "counter-examples").rglob("per_example/*.json"):
+        data = json.loads(f.read_text())
+        hits[data["variant"]] = dict(zip(data["ids"], data["scores"]["counterexample/recall@5"]))
+    return {r["id"]: r for r in map(json.loads, path.read_text().splitlines())}, hits
+
+
+@pytest.mark.parametrize("model, rankers", [("explainer", {"random", "distance", "trained"}),
+                                            ("seer", {"random", "distance", "model"})])
+def test_the_candidates_their_order_and_every_ranking_are_written_out(tmp_path, features, model, rankers):
+    """A researcher can re-derive each question's hit from the file: the candidates, the order
+    the trained ranker showed them in, the scores each ranker sorted, and the seeded tie-break."""
+    from vqa_harness_plugins.models.features.candidates import question_rng, rank
+
+    SEEN.clear()
+    records, hits = _rankings_file(tmp_path / "one", features, model)
+    again, _ = _rankings_file(tmp_path / "two", features, model)
+    assert records == again and sorted(records) == ["a", "b", "c", "d"]  # deterministic, ties included
+    for qid, rec in records.items():
+        assert rec["complement"] == COMPLEMENT[qid] and rec["candidates"][0] == COMPLEMENT[qid]
+        assert len(rec["candidates"]) == len(rec["distances"]) == 8 and set(rec["rankings"]) == rankers
+        for ranker, order in rec["rankings"].items():
+            assert sorted(order) == sorted(rec["candidates"])
+            assert rec["hits"][ranker] == hits[ranker][qid] == float(COMPLEMENT[qid] in order[:5])
+        assert rec["rankings"]["random"] == rank(rec["candidates"], None, question_rng(0, f"random/{qid}"))
+        dist = dict(zip(rec["candidates"], rec["distances"]))
+        assert rec["rankings"]["distance"] == rank(rec["candidates"], dist, question_rng(0, f"distance/{qid}"))
+        if model == "explainer":  # 7 tied candidates: the written order is the seeded tie-break's
+            assert rec["shown"]["trained"] == SEEN[qid][1]
+            scores = dict(zip(rec["shown"]["trained"], rec["scores"]["trained"]))
+            assert scores == {c: float(c == COMPLEMENT[qid]) for c in rec["candidates"]}
+            assert rec["rankings"]["trained"] == rank(rec["shown"]["trained"], {c: -v for c, v in scores.items()},
+                                                      question_rng(0, f"trained/{qid}"))
+        else:
+            scores = dict(zip(rec["candidates"], rec["scores"]["model"]))
+            assert scores == {c: float(f"{int(c[3:]) / 30.0:.6g}") for c in rec["candidates"]}  # `significant`
+            assert rec["rankings"]["model"] == rank(rec["candidates"], scores, question_rng(0, f"model/{qid}"))

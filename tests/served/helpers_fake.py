@@ -18,6 +18,11 @@ from typing import Any, Callable
 from PIL import Image
 
 MODEL = "fake-vlm"
+#: The fingerprint of `openai:base_url=...,model=m` with every other option at its default: options
+#: added since leave it as it is. It changes only with what is meant to re-ask every cached
+#: prediction: a prompt, or the answer-reading PROTOCOL (model.py): 56861548... under 3
+#: (commit 740cb98), this under 4 (commit ab5540e).
+DEFAULT_FINGERPRINT = "b61485c062ba816915c3c0da8b97fc76"
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ log-probabilities), how the reply is read, and the fingerprint (plugins/models/h
 from __future__ import annotations
 
 import pytest
-from helpers_fake import MODEL, completion
+from helpers_fake import DEFAULT_FINGERPRINT, MODEL, completion
 from PIL import Image
 
 from harness.errors import UsageError
@@ -14,8 +14,6 @@ from vqa_harness_plugins.models.served import OpenAIModel
 REPLIES = {"What color is the car?": "The answer is: Two.", "Is there a dog?": "Yes, there is a t-shirt.",
            "Two dogs play.": "Neutral.", "Which one?": "B"}
 LMMS = "\nAnswer the question using a single word or phrase."
-#: The default `openai` fingerprint, computed before `protocol` existed (commit 740cb98).
-DEFAULT_FINGERPRINT = "56861548d258dab5beeca9ddda6bb57c"
 
 
 def _examples(tmp_path):

@@ -33,7 +33,8 @@ from PIL import Image
 from harness.images import BLANK_IMAGE, load_image
 from harness.paths import env_megabytes
 
-from ..hf.prompts import ENTAILMENT_LABELS, build_prompt, clean_answer
+from ..hf.families import FAMILIES
+from ..hf.prompts import ENTAILMENT_LABELS, PROMPTS, build_prompt, clean_answer
 
 __all__ = [
     "LETTERS",
@@ -50,6 +51,9 @@ __all__ = [
     "closed_from_text",
     "letters_from_logprobs",
     "letters_from_text",
+    "PROMPT_SETS",
+    "family_prompts",
+    "prompt_table",
 ]
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -295,7 +299,23 @@ _OPTION_WORD = re.compile(r"(?:option|choice)\s*$", re.IGNORECASE)
 _MARKUP = re.compile(r"[*`]+")
 
 
-def prompt_table() -> Mapping[str, str]:
-    """Every prompt the model may send, for the fingerprint (a changed prompt re-asks)."""
-    return {"choice": CHOICE_PROMPT, **{k: build_prompt(k, "{question}", "{answer}") for k in
-                                        ("short", "yes/no", "entailment", "explain")}}
+#: What the `prompts` option takes: "auto", "shared", and each family of `hf-vlm`'s table
+#: (plugins/models/hf/families.py) that has prompts of its own ("paligemma").
+PROMPT_SETS = ("auto", "shared", *(key for key, family in FAMILIES.items() if family.prompts))
+
+
+def family_prompts(choice: str, model: str) -> dict[str, str]:
+    """The prompt per task: `hf-vlm`'s shared ones, with a family's own where it has them. The
+    family is `choice`, or for "auto" the one whose key the served `model` name contains, case
+    aside ("google/paligemma2-3b-mix-448": PaliGemma's "answer en {question}")."""
+    if choice == "auto":
+        choice = next((key for key in PROMPT_SETS[2:] if key in model.lower()), "shared")
+    return {**PROMPTS, **(dict(FAMILIES[choice].prompts) if choice != "shared" else {})}
+
+
+def prompt_table(templates: Mapping[str, str] | None = None) -> Mapping[str, str]:
+    """Every prompt the model may send, for the fingerprint (a changed prompt re-asks);
+    `templates` as `family_prompts` gives them (default: the shared ones). Multiple choice is
+    always the lettered prompt."""
+    return {"choice": CHOICE_PROMPT, **{k: build_prompt(k, "{question}", "{answer}", dict(templates or PROMPTS))
+                                        for k in ("short", "yes/no", "entailment", "explain")}}

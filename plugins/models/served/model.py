@@ -10,13 +10,11 @@ reading of answers in `messages.py`.
 
 from __future__ import annotations
 
-import os
-import re
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any, Iterator, Mapping, Sequence
 
-from harness.api import Model, Option
+from harness.api import Model
 from harness.errors import ExitCode, StopRun, UsageError
 from harness.types import Answer, Example, Prediction
 
@@ -26,6 +24,7 @@ from .endpoint import BudgetWait, Endpoint, RequestFailed, Ticket
 from .messages import (
     choice_prompt,
     closed_from_logprobs,
+    family_prompts,
     closed_from_text,
     image_data_url,
     letters_from_logprobs,
@@ -34,6 +33,7 @@ from .messages import (
     sent_pixels,
     user_message,
 )
+from .options import OPTIONS, looks_like_a_key
 from .replies import first_token, reply_text
 
 __all__ = ["OpenAIModel"]
@@ -56,41 +56,7 @@ class OpenAIModel(Model):
     name = "openai"
     description = "any OpenAI-compatible endpoint (vLLM, SGLang, TGI, lmdeploy, transformers serve, hosted APIs)"
     uses_images = True
-    options = {
-        "base_url": Option("", "the endpoint, e.g. http://127.0.0.1:8000/v1 (not in the fingerprint: a moved "
-                               "server serves the same model)", fingerprint=False),
-        "model": Option("", "the model name the endpoint serves (GET <base_url>/models lists them)"),
-        "model_revision": Option("", "free text naming the weights behind `model` (a commit, a date); part of "
-                                     "the fingerprint, so new weights under an old name are asked again"),
-        "api_key_env": Option("", "name of the environment variable holding the API key (the key itself is never "
-                                  "written anywhere); empty: no key", fingerprint=False),
-        "concurrency": Option(8, "requests in flight at once", min=1, max=1024, fingerprint=False),
-        "timeout": Option(120.0, "seconds to wait for one answer", min=1, max=3600, fingerprint=False),
-        "max_retries": Option(5, "retries of one request (429, 5xx, dropped connections)", min=0, max=100,
-                              fingerprint=False),
-        "max_tokens": Option(10, "answer length limit (tokens); also multiple choice", min=1, max=65536),
-        "explain_max_tokens": Option(40, "explanation length limit (tokens)", min=1, max=65536),
-        "token_param": Option("max_tokens", "the request field that carries the length limit: max_tokens, or "
-                                            "max_completion_tokens (hosted reasoning models accept only that one)",
-                              ("max_tokens", "max_completion_tokens")),
-        "temperature": Option(0.0, "sampling temperature (0: greedy; -1: not sent, the server's default, which "
-                                   "is all hosted reasoning models accept)", min=-1, max=2),
-        "top_p": Option(1.0, "nucleus sampling mass (-1: not sent)", min=-1, max=1),
-        "seed": Option(-1, "sampling seed sent to the server (-1: none sent)", min=-1, max=2**31 - 1),
-        "logprobs": Option("auto", "closed answers and multiple choice from log-probabilities: auto (when the "
-                                   "server returns them), on (required), off (never asked)", ("auto", "on", "off")),
-        "top_logprobs": Option(20, "alternatives asked for the first answer token", min=1, max=20),
-        "image_format": Option("jpeg", "image encoding sent", ("jpeg", "png", "webp")),
-        "image_quality": Option(95, "jpeg/webp quality", min=1, max=100),
-        "image_max_side": Option(0, "longest image side sent, in pixels (0: as stored)", min=0, max=16384),
-        "budget_requests": Option(0, "stop before this run answers more requests (0: no budget)", min=0,
-                                  max=10**12, fingerprint=False),
-        "budget_tokens": Option(0, "stop before this process uses more prompt+completion tokens, each request "
-                                   "reserved at an estimated worst case (docs/served-models.md says how far the "
-                                   "estimate can miss); needs the server's usage counts (0: no budget)", min=0,
-                                max=10**15, fingerprint=False),
-        "protocol": lmms_eval.PROTOCOL_OPTION,
-    }
+    options = OPTIONS
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -101,7 +67,7 @@ class OpenAIModel(Model):
         if not model:
             raise UsageError(f"model {self.name!r}: option model=... is required (the name the endpoint serves)")
         c = self.config
-        if c["api_key_env"] and _looks_like_a_key(str(c["api_key_env"])):
+        if c["api_key_env"] and looks_like_a_key(str(c["api_key_env"])):
             # Never echoed: it is most likely the key itself (api_key_env=$OPENAI_API_KEY), and the
             # options name the run folder and go into the manifest and the report.
             raise UsageError(f"model {self.name!r}: option api_key_env must be the name of an environment variable "
@@ -116,6 +82,8 @@ class OpenAIModel(Model):
         self._counts: dict[str, int] = {}
         self._lock = threading.Lock()
         self._ask_logprobs = c["logprobs"] != "off"
+        #: The prompt per task (messages.family_prompts): a served PaliGemma is asked in its syntax.
+        self.prompts = family_prompts(str(c["prompts"]), model)
         #: The length of a VQA answer (lmms-eval's 16 under protocol=lmms-eval unless max_tokens is given).
         self.vqa_max_tokens = lmms_eval.answer_length(c["protocol"], c["max_tokens"], "max_tokens" in options)
 
@@ -133,8 +101,8 @@ class OpenAIModel(Model):
         return config
 
     def fingerprint_extra(self) -> Any:
-        """The prompts and the answer-reading protocol (options are covered already)."""
-        return {"prompts": dict(prompt_table()), "protocol": PROTOCOL}
+        """The prompts sent and the answer-reading protocol (options are covered already)."""
+        return {"prompts": dict(prompt_table(self.prompts)), "protocol": PROTOCOL}
 
     # ---------------------------------------------------------- capabilities
     def answer(self, batch: Sequence[Example]) -> list[Answer | str]:
@@ -236,13 +204,13 @@ class OpenAIModel(Model):
             kind = self._kind(ex)
             if kind == lmms_eval.LMMS_EVAL:
                 return lmms_eval.lmms_eval_prompt(ex.question)
-            return build_prompt(kind, ex.question)
+            return build_prompt(kind, ex.question, templates=self.prompts)
         if capability == "score_choices":
             try:
                 return choice_prompt(ex.question, ex.choices)
             except ValueError:  # too many choices: `_one` records the error and sends nothing
                 return ""
-        return build_prompt("explain", ex.question, extra)
+        return build_prompt("explain", ex.question, extra, templates=self.prompts)
 
     def _one(self, ex: Example, capability: str, extra: str, ticket: Ticket) -> Prediction:
         """One example's request and its reading. Any failure becomes this example's error
@@ -389,12 +357,3 @@ def _value(pred: Prediction) -> Answer | str:
         return Answer(pred.answer or "", dict(pred.answer_scores))
     return pred.answer or ""
 
-
-def _looks_like_a_key(value: str) -> bool:
-    """Whether `api_key_env`'s `value` is more likely the key than its variable's name: not a
-    name at all (`sk-...`), or a name-shaped key (`gsk_...`: letters, digits, '_') that is not set
-    and not in capitals as variable names are. An unset name in capitals is left to the first
-    request (a re-run answered from the cache needs no key)."""
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
-        return True
-    return not os.environ.get(value) and value != value.upper()

@@ -43,6 +43,7 @@ from harness.errors import UsageError
 from harness.metrics import normalize_answer
 from harness.metrics.rule import canonical_answer
 from harness.perexample import write_scores
+from harness.rundir import safe_name
 from harness.stats import wilson_interval
 from harness.types import CANDIDATE_IMAGES, Example, ResultRow
 from vqa_harness_plugins.models.features.candidates import (
@@ -56,6 +57,7 @@ from vqa_harness_plugins.models.features.candidates import (
 
 from .display import COUNTEREXAMPLE_DISPLAY
 from .metrics import recall_at_k
+from .rankings import write_rankings
 from .tables import COUNTEREXAMPLE_LAYOUTS, trained_condition
 
 __all__ = ["CounterExampleProbe", "RANKERS", "select_questions", "model_scores", "image_independent", "significant"]
@@ -177,10 +179,12 @@ class CounterExampleProbe(Probe):
             "distance": [rank(c, d, question_rng(ctx.seed, f"distance/{examples[i].id}"))
                          for i, c, d in zip(usable, cand_sets, dists)],
         }
-        model_rank = self._model_rankings(ctx, usable, cand_sets)
+        shown: dict[str, list] = {}  # the order each model ranker's candidates were shown in
+        keys: dict[str, list] = {}  # the scores it sorted, rounded as ranked
+        model_rank = self._model_rankings(ctx, usable, cand_sets, keys)
         if model_rank is not None:
             rankings["model"] = model_rank
-        trained_rank = self._trained_rankings(ctx, usable, cand_sets)
+        trained_rank = self._trained_rankings(ctx, usable, cand_sets, shown, keys)
         if trained_rank is not None:
             rankings["trained"] = trained_rank
         n = len(usable)
@@ -196,6 +200,10 @@ class CounterExampleProbe(Probe):
                                 **({"higher_is_better": None} if ranker in MODEL_FREE else {})))
             # Per-question hits (0/1) for paired comparisons: `harness compare` (McNemar) and the site.
             write_scores(ctx, ids, {metric: hits}, variant=ranker)
+        # Everything the hits follow from, per question (rankings.py): candidates, order shown, scores, rankings.
+        write_rankings(ctx.artifact(f"rankings-{safe_name(ctx.dataset)}-{ctx.split}.jsonl"), ids,
+                       [examples[i].image_id for i in usable], targets, cand_sets, dists, rankings, TOP,
+                       {r: shown[r] for r in rankings if r in shown}, {r: keys[r] for r in rankings if r in keys})
         ctx.report(f"{n} questions scored with K={k} candidates (chance Recall@{TOP} = {TOP / k:.4f}) drawn from "
                    f"the split's {pool} images with features ({len(feats)} in the features); "
                    f"features: {self.config['features']}"
@@ -224,7 +232,7 @@ class CounterExampleProbe(Probe):
             return None
         return feats
 
-    def _model_rankings(self, ctx: ProbeContext, usable, cand_sets) -> list[list[str]] | None:
+    def _model_rankings(self, ctx: ProbeContext, usable, cand_sets, keys_out: dict) -> list[list[str]] | None:
         metric = f"counterexample/recall@{TOP} (model)"
         if not ctx.has("answer"):
             ctx.metric_unavailable(metric, "the model has no `answer` capability")
@@ -260,15 +268,18 @@ class CounterExampleProbe(Probe):
                                           f"candidate image of all {len(keys)} questions (its answer scores do not "
                                           "depend on the image), so the ranking would be the random tie-break")
             return None
-        out = [rank(cands, significant(key), question_rng(ctx.seed, f"model/{ex.id}"))
-               for ex, cands, key in zip(originals, cand_sets, keys)]
+        keys_out["model"] = [significant(key) for key in keys]
+        out = [rank(cands, key, question_rng(ctx.seed, f"model/{ex.id}"))
+               for ex, cands, key in zip(originals, cand_sets, keys_out["model"])]
         if failed:
             ctx.report(f"Model ranker: {failed} question(s) had a failed model call (failed candidates rank first).")
         return out
 
-    def _trained_rankings(self, ctx: ProbeContext, usable, cand_sets) -> list[list[str]] | None:
+    def _trained_rankings(self, ctx: ProbeContext, usable, cand_sets, shown_out: dict, keys_out: dict
+                          ) -> list[list[str]] | None:
         """Descending `score_images` of a trained explainer; candidates passed in a seeded
-        random order (the complement's position tells nothing)."""
+        random order (the complement's position tells nothing), kept in `shown_out`, and the
+        scores (rounded; NaN: a failed call) in `keys_out`."""
         metric = f"counterexample/recall@{TOP} (trained)"
         if not ctx.has("score_images"):
             ctx.metric_unavailable(metric, "the model has no `score_images` capability (a trained counter-example "
@@ -296,15 +307,19 @@ class CounterExampleProbe(Probe):
             shown = rank(cands, None, question_rng(ctx.seed, f"trained-order/{ex.id}"))
             queries.append(ex.with_(meta={**ex.meta, CANDIDATE_IMAGES: [[c, image_of.get(c, "")] for c in shown]}))
         preds = ctx.predict(queries, "score_images", variant="counterexample-trained", answers=answers)
-        out, failed = [], 0
+        out, failed, orders, scores = [], 0, [], []
         for ex, query, pred in zip(originals, queries, preds):
             shown = [c for c, _ in query.meta[CANDIDATE_IMAGES]]
             if not pred.ok or pred.choice_scores is None:
                 failed += 1
                 key = {c: 0.0 for c in shown}
+                scores.append({c: math.nan for c in shown})
             else:
                 key = {c: -float(v) for c, v in zip(shown, pred.choice_scores)}
+                scores.append(significant({c: float(v) for c, v in zip(shown, pred.choice_scores)}))
+            orders.append(shown)
             out.append(rank(shown, significant(key), question_rng(ctx.seed, f"trained/{ex.id}")))
+        shown_out["trained"], keys_out["trained"] = orders, scores
         if failed == len(out):
             ctx.metric_unavailable(metric, f"every score_images call failed ({failed}); see the model errors")
             return None
