@@ -67,7 +67,9 @@ def test_a_last_word_wordnet_also_knows_as_an_adverb_stays_a_preposition(modes, 
 
 
 @pytest.mark.parametrize("question, expected", [
-    ("What is the man looking at?", "deletion_parse"),  # "at": a noun with no SemCor use stays IN
+    ("What is the man looking at?", "deletion_parse"),  # after a verb: rule 60 does not look at it
+    ("Where is the cat at?", "deletion_parse"),  # "at": a noun with no SemCor use stays IN (not "Where is the at?")
+    ("What stop is the bus at?", "What is the bus at?"),  # not "What stop is the at?"
     ("What city is this picture from?", "What city is this from?"),  # "from": no noun at all
 ])
 def test_a_stranded_preposition_stays_one(modes, question, expected):
