@@ -30,16 +30,22 @@ def _one_line(value: Any) -> str:
     return " ".join(str(value).split())
 
 
-_MARKS = re.compile(r"[\\`*]|(?<!\w)_|_(?!\w)")
+_MARKS = re.compile(r"[\\`*]|_+")
+
+
+def _escape_marks(match: "re.Match[str]") -> str:  # "__init__": every "_" ("\_\_init_\_" made _init_ emphasis)
+    text, a, b = match.string, match.start(), match.end()
+    inside = text[a] == "_" and 0 < a and b < len(text) and text[a - 1].isalnum() and text[b].isalnum()
+    return match.group() if inside else "".join("\\" + c for c in match.group())
 
 
 def md_cell(value: Any) -> str:
     """User text for a table cell or a list item: one line, `|` escaped, no raw HTML, no link
     (a "](" is escaped, so `[x](http://...)` in a model spec stays text), an entity shown as
-    typed (a crowd worker's "&amp;" stays "&amp;", not "&"), `\\ *`, backticks and an `_`
-    that is not inside a word escaped with a backslash (no emphasis, no code span;
-    `vqa_accuracy` stays as typed: CommonMark opens no emphasis inside a word with `_`)."""
-    text = _MARKS.sub(r"\\\g<0>", _ENTITY_START.sub("&amp;", _one_line(value)))
+    typed (a crowd worker's "&amp;" stays "&amp;", not "&"), `\\ *`, backticks and each `_`
+    of a run not between two letters or digits escaped with a backslash (no emphasis, no code
+    span; `vqa_accuracy` stays as typed: CommonMark opens no emphasis inside a word with `_`)."""
+    text = _MARKS.sub(_escape_marks, _ENTITY_START.sub("&amp;", _one_line(value)))
     return escape_markdown(text.replace("|", "\\|").replace("](", "]\\("))
 
 

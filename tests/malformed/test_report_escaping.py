@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from helpers_malformed import run_cli, write
 
 from harness.project import SCHEMA_VERSION
@@ -98,3 +100,14 @@ def test_emphasis_and_code_marks_in_user_text_round_trip():
     shown = "is it *red* or_blue `x` [a](b) a\\*b **c** _d_"
     assert f"<td>{shown}</td>" in body and f"<li>{shown}</li>" in body
     assert "<p><code>a\\_b</code> and <strong>d</strong></p>" in body  # the harness's own markup stays
+
+
+@pytest.mark.parametrize("text", ["__init__", "plugins/x/__init__.py failed", "a__b__c", "_x_", "vqa_accuracy"])
+def test_a_run_of_underscores_is_escaped_whole_unless_inside_a_word(text):
+    # "__init__" became "\__init_\_" (Python's \w counts "_" as a word character): CommonMark
+    # read the inner "_init_" as emphasis. A run of "_" between two letters or digits stays.
+    from harness.report import md_cell
+
+    markdown_it = pytest.importorskip("markdown_it")
+    assert markdown_it.MarkdownIt("commonmark").renderInline(md_cell(text)) == text
+    assert md_cell("a__b") == "a__b" and md_cell("__init__") == "\\_\\_init\\_\\_"

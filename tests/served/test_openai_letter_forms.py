@@ -51,6 +51,8 @@ def test_an_answer_naming_two_letters_names_no_option(text):
     ("The answer is a", None), ("Answer: a", None), ("The answer is: a", None),  # "... a dog", cut off
     ("The answer is (a)", "A"), ("The answer is a.", "A"), ("Option a", "A"), ("The answer is b", "B"),
     ("The answer is A", "A"), ("The answer is a dog", "D"),
+    # the word "option" or "choice" makes it a letter, with the prefix's ":" or "is" after it
+    ("Choice: a", "A"), ("option: a", "A"), ("The correct option is a", "A"), ("The best choice is: a", "A"),
 ])
 def test_a_lower_case_a_after_an_answer_prefix_is_the_article(text, expected):
     assert _pick(text) == expected

@@ -259,7 +259,7 @@ def letters_from_text(text: str, choices: Sequence[str]) -> list[float] | None:
     sentence's first word, "I think ..." or "A dog") or, failing that, an option's text after
     cleaning, or a lower-case letter written alone ("b", "(b)"), but not a bare "a" after an
     answer prefix ("The answer is a", "Answer: a": the article of a cut-off "... a dog"; "(a)",
-    "a." and "Option a" are letters); None when it names no option or two letters ("A, B",
+    "a.", "Option a", "Choice: a" and "The correct option is a" are letters); None when it names no option or two letters ("A, B",
     "(A) and (B)")."""
     n = len(choices)
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
@@ -293,8 +293,9 @@ _ANSWER_PREFIX = re.compile(r"^(?:the\s+)?(?:(?:correct|right|best|final)\s+)?(?
 #: Another option letter right after the first ("A, B", "(A) and (B)", "B or C", "B. C."); not
 #: a word ("B. A dog", "A. I think").
 _SECOND_LETTER = re.compile(r"\s*(?:(?:and|or|&|/)\s+)?(?:[(\[][A-Z][)\]]|[A-Z](?:[.,:)]|\s*$))")
-#: An answer prefix after which a letter is an option's ("Option a", "Choice a").
-_OPTION_WORD = re.compile(r"(?:option|choice)\s*$", re.IGNORECASE)
+#: An answer prefix after which a letter is an option's ("Option a", "Choice: a", "The correct
+#: option is a").
+_OPTION_WORD = re.compile(r"(?:option|choice)(?:\s+is)?\s*:?\s*$", re.IGNORECASE)
 #: Markdown emphasis and code marks hosted models put around an answer ("**B**", "`B`").
 _MARKUP = re.compile(r"[*`]+")
 

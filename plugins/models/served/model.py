@@ -44,7 +44,8 @@ __all__ = ["OpenAIModel"]
 #: repr). 3: a letter is also read from "**B**", "`B`", quotes, "B, ...", "The correct answer is B",
 #: "Option B" and a lower-case letter alone ("b", "(b)"); version 2 scored these as a tie; two
 #: letters ("A, B", "(A) and (B)") are a tie. 4: a bare "a" after an answer prefix ("The answer
-#: is a", "Answer: a") is the article of a cut-off answer, not option A.
+#: is a", "Answer: a") is the article of a cut-off answer, not option A ("Option a", "Choice: a",
+#: "The correct option is a" stay letters).
 PROTOCOL = 4
 
 _LABELS = {"yes/no": ("yes", "no"), "entailment": ENTAILMENT_LABELS}
