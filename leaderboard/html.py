@@ -208,9 +208,8 @@ def inline_markdown(text: str) -> str:
         if k % 2:
             out.append(f"<code>{esc(part[1:-1])}</code>")
             continue
-        part = _ESCAPED.sub(lambda m: chr(_HELD + ord(m.group(1))), part)  # held out of the markup
-        part = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", esc(part))
-        out.append(re.sub("[\ue000-\ue07f]", lambda m: esc(chr(ord(m.group()) - _HELD)), part))
+        part = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", esc(_hold(part)))  # escapes held out of the markup
+        out.append(_release(part, esc))
     return "".join(out)
 
 
@@ -220,14 +219,23 @@ _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _HELD = 0xE000
 
 
+def _hold(text: str) -> str:
+    """`text` with each backslash escape held as a private-use code point (no markup reads it)."""
+    return _ESCAPED.sub(lambda m: chr(_HELD + ord(m.group(1))), text)
+
+
+def _release(text: str, show=lambda c: c) -> str:
+    """The held characters back, each through `show` (the HTML escape, or as they are)."""
+    return re.sub("[\ue000-\ue07f]", lambda m: show(chr(ord(m.group()) - _HELD)), text)
+
+
 _inline = inline_markdown
 
 
 def _plain(text: str) -> str:
     """A markdown line as plain text (for a table's explanation line)."""
-    text = _ESCAPED.sub(lambda m: chr(_HELD + ord(m.group(1))), html.unescape(text.replace("\\|", "|")))
-    text = re.sub(r"\*\*([^*]+)\*\*", r"\1", text.replace("`", "")).strip()
-    return re.sub("[\ue000-\ue07f]", lambda m: chr(ord(m.group()) - _HELD), text)
+    text = _hold(html.unescape(text.replace("\\|", "|")))
+    return _release(re.sub(r"\*\*([^*]+)\*\*", r"\1", text.replace("`", "")).strip())
 
 
 def _pipe_cells(line: str) -> list[str]:
