@@ -1,4 +1,5 @@
-"""What the lenient policies (`duplicates=keep-first`, `answers=lenient`) let through, for
+"""What the lenient policies (`duplicates=keep-first`, `answers=lenient`, the decoy
+datasets' `empty_targets=skip`) let through, for
 `harness.api.DatasetPlugin.accepted`: the run records it in the manifest's `data_counts` and
 shows its `note` in report.md (docs/datasets.md, "Duplicate and answer-count policies").
 
@@ -18,10 +19,11 @@ __all__ = ["PolicyCounts", "accepted_counts", "accepted_note"]
 def accepted_counts(config: Mapping[str, Any], summary: Mapping[str, Any]) -> dict[str, Any]:
     """The policies in force, the expected answer count and the non-zero counts (with the
     first ids) of `summary`, plus their `note`; {} when a policy accepted nothing."""
-    counts = {k: v for k, v in summary.items() if k.startswith(("duplicate_", "answer_count_mismatches")) and v}
+    counts = {k: v for k, v in summary.items()
+              if k.startswith(("duplicate_", "answer_count_mismatches", "empty_targets_skipped")) and v}
     if not counts:
         return {}
-    policies = {k: config[k] for k in ("duplicates", "answers") if k in config}
+    policies = {k: config[k] for k in ("duplicates", "answers", "empty_targets") if k in config}
     expected = {"expected_answers": summary["expected_answers"]} if summary.get("expected_answers") else {}
     out = {**policies, **expected, **counts}
     return {**out, "note": accepted_note(out)}
@@ -43,6 +45,11 @@ def accepted_note(counts: Mapping[str, Any]) -> str:
         expected = counts.get("expected_answers")
         parts.append(f"{mismatches} record(s) with other than {expected or 'the expected'} answers kept "
                      "(answers=lenient" + (f"; e.g. {', '.join(map(str, shown[:5]))}" if shown else "") + ")")
+    skipped = counts.get("empty_targets_skipped")
+    if skipped:
+        shown = counts.get("empty_targets_skipped_shown") or []
+        parts.append(f"{skipped} question(s) whose target is empty once normalized left out of the decoy generation "
+                     "(empty_targets=skip" + (f"; e.g. {', '.join(map(str, shown[:5]))}" if shown else "") + ")")
     return "; ".join(parts) or "nothing accepted"
 
 
@@ -52,6 +59,7 @@ class PolicyCounts(DatasetPlugin):
     accepted)."""
 
     def accepted(self, split: str) -> dict[str, Any]:
-        if self.config.get("duplicates") != "keep-first" and self.config.get("answers") != "lenient":
+        if self.config.get("duplicates") != "keep-first" and self.config.get("answers") != "lenient" \
+                and self.config.get("empty_targets") != "skip":
             return {}
         return accepted_counts(self.config, self.summary(split))

@@ -81,11 +81,14 @@ def _cached_sets(path: Path) -> dict[str, Any] | None:
 
 
 def generated_decoys(examples: Sequence[Example], config: DecoyConfig, *, key: Mapping[str, Any],
-                     source: str, limit: int | None = None) -> dict[str, dict[str, list[str]]]:
+                     source: str, limit: int | None = None,
+                     empty_targets: str = "error") -> dict[str, dict[str, list[str]]]:
     """{qa_id: {"iou": [...], "qou": [...]}} from the generator, cached on disk by `key`.
 
     `limit` (`--limit`): decoys for the first `limit` examples only, every example still a
-    candidate, so each gets the decoys of a full generation (whose cache is used when there)."""
+    candidate, so each gets the decoys of a full generation (whose cache is used when there).
+    `empty_targets` (the generator's policy) must be in `key` when it is not the default, so a
+    strict load is never answered from a generation that left questions out."""
     full = _cached_sets(_cache_path(config, key))
     only = None
     if limit is not None and limit < len(examples):
@@ -101,7 +104,8 @@ def generated_decoys(examples: Sequence[Example], config: DecoyConfig, *, key: M
         cached = _cached_sets(path)
         if cached is not None:
             return cached
-        result = generate_decoys(records_of(examples), config, source=source, only=only)
+        result = generate_decoys(records_of(examples), config, source=source, only=only,
+                                 empty_targets=empty_targets)
         sets = {q: {"iou": list(s.iou), "qou": list(s.qou), "iou_sources": list(s.iou_sources),
                     "qou_sources": list(s.qou_sources)} for q, s in result.sets.items()}
         atomic_write_text(path, json.dumps({"sets": sets, "stats": result.stats.to_json()}, sort_keys=True))

@@ -16,7 +16,7 @@ from harness.digest import digest, file_stamps
 from harness.errors import DataError, UsageError
 from harness.types import Example
 from vqa_harness_plugins.datasets.vqa import VQA1, VQA2
-from vqa_harness_plugins.generators.decoys import VARIANTS, normalize_for_match
+from vqa_harness_plugins.generators.decoys import EMPTY_TARGETS, VARIANTS, normalize_for_match
 from vqa_harness_plugins.validation import answers_option, duplicates_option
 from vqa_harness_plugins.validation.accepted import PolicyCounts
 
@@ -73,13 +73,23 @@ class _VQAMC(PolicyCounts):
         generated = {} if self.config["decoys"] == "orig" else generation_summary(decoy_config(self.config),
                                                                                   self._generation_key(split))
         source = "original" if self.config["decoys"] == "orig" else "generated"  # orig: the 18 choices
-        return {**self._base().summary(split), "decoy_source": source, **generated}
+        return {**self._base().summary(split), "decoy_source": source, **generated, **self._skipped(split)}
+
+    def _skipped(self, split: str) -> dict[str, Any]:
+        """Under empty_targets=skip with generated decoys: the questions whose target is empty
+        once normalized, left out of the generation (count and first ids, as the generator's)."""
+        if self.config["empty_targets"] != "skip" or self.config["decoys"] == "orig":
+            return {}
+        ids = sorted((ex.id for ex in self.base_examples(split) if not normalize_for_match(ex.meta["mc_target"])),
+                     key=str)
+        return {"empty_targets": "skip", "empty_targets_skipped": len(ids), "empty_targets_skipped_shown": ids[:10]}
 
     def _generation_key(self, split: str) -> dict[str, Any]:
         """What generated decoys depend on: the base split's fingerprint and every file read,
         its size and modification time (the sets of iou, qou, iou+qou and all are one generation)."""
+        skip = {"empty_targets": "skip"} if self.config["empty_targets"] == "skip" else {}  # default: keys as before
         return {"dataset": self.name, "split": split, "fingerprint": self._base().fingerprint(split),
-                "files": file_stamps(self._base().source_files(split))}
+                "files": file_stamps(self._base().source_files(split)), **skip}
 
     def base_examples(self, split: str, limit: int | None = None) -> list[Example]:
         """The base VQA split (its first `limit` questions) as MC-ready examples (target,
@@ -127,7 +137,7 @@ class _VQAMC(PolicyCounts):
             # The files read, whatever `decoys` is: the sets of iou, qou, iou+qou and all are
             # one generation, and its fill-ins read the 18 choices when that file is there.
             sets = generated_decoys(base, decoy_config(self.config), key=self._generation_key(split), source=source,
-                                    limit=limit)
+                                    limit=limit, empty_targets=self.config["empty_targets"])
         kept = base if limit is None else base[:limit]
         orig = self.orig_file(split)
         hint = None if orig is None else (f"the original decoys are the 18 multiple choices of {orig}"
@@ -144,6 +154,9 @@ _COMMON = {
     "images": Option("", "COCO image folder (as for vqa1 / vqa2)"),
     "duplicates": duplicates_option("question_id (as for vqa1 / vqa2)"),
     "answers": answers_option("10 human answers, 18 multiple choices (as for vqa1 / vqa2)"),
+    "empty_targets": Option("error", "a question whose multiple_choice_answer is empty once normalized ('?', '...'): "
+                                     "error, or skip (left out of the decoy generation, counted in the load summary)",
+                            choices=EMPTY_TARGETS),
     **GENERATOR_OPTIONS,
 }
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .files import read_decoy_file, write_decoy_file
 from .generate import (
+    EMPTY_TARGETS,
     DecoyConfig,
     DecoyResult,
     DecoySet,
@@ -34,6 +35,7 @@ from .variants import (
 
 __all__ = [
     "DecoyConfig",
+    "EMPTY_TARGETS",
     "DecoyResult",
     "DecoySet",
     "GenerationStats",

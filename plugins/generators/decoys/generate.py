@@ -44,11 +44,16 @@ __all__ = [
     "validate_records",
     "default_wup",
     "K_SCHEDULE",
+    "EMPTY_TARGETS",
 ]
 
 #: Neighbour depths tried in turn for triplets still short of QoU decoys (then top_n).
 K_SCHEDULE = (32, 256, 2048)
 FREQUENT_TARGETS = 10
+#: Policies for a target empty once normalized: an error, or the question left out and counted.
+EMPTY_TARGETS = ("error", "skip")
+#: First ids kept in the statistics.
+SHOWN = 10
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,9 @@ class GenerationStats:
     rejected_overlap: int = 0
     rejected_wup: int = 0
     rejected_mutual: int = 0
+    #: Questions left out under empty_targets="skip" (target empty once normalized), first ids.
+    skipped_empty_targets: int = 0
+    skipped_empty_targets_shown: list[str] = field(default_factory=list)
     neighbour_depth: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -126,22 +134,34 @@ class DecoyResult:
         return {q: {"IoU_decoys": list(s.iou), "QoU_decoys": list(s.qou)} for q, s in self.sets.items()}
 
 
-def validate_records(records: Sequence[QARecord], source: str) -> None:
-    """DataError (count and examples) for duplicate qa_ids, empty targets or image ids."""
+def validate_records(records: Sequence[QARecord], source: str, *, empty_targets: str = "error") -> list[str]:
+    """DataError (count and examples) for duplicate qa_ids, empty targets or image ids.
+
+    A target empty once normalized ("?", "...") is an error under `empty_targets="error"`;
+    under "skip" the qa_ids of such records are returned (in qa_id order), to be left out."""
+    if empty_targets not in EMPTY_TARGETS:
+        raise UsageError(f"decoys: empty_targets={empty_targets!r} must be {' or '.join(EMPTY_TARGETS)}")
     problems: list[tuple[str, list[str]]] = []
     counts = Counter(r.qa_id for r in records)
     dup = [q for q, c in counts.items() if c > 1]
     if dup:
         problems.append(("duplicate qa_id", dup))
-    empty_t = [r.qa_id for r in records if not normalize_for_match(r.target)]
-    if empty_t:
+    empty_t = sorted((r.qa_id for r in records if not normalize_for_match(r.target)), key=str)
+    if empty_t and empty_targets == "error":
         problems.append(("empty target", empty_t))
     empty_i = [r.qa_id for r in records if not str(r.image_id)]
     if empty_i:
         problems.append(("empty image_id", empty_i))
     if problems:
         what = "; ".join(f"{len(ids)} with {name} (e.g. {', '.join(map(str, ids[:3]))})" for name, ids in problems)
-        raise DataError(f"{source}: cannot generate decoys: {what}")
+        hint = (" (an answer such as '?' or '...': pass empty_targets=skip, or --empty-targets skip to "
+                "`harness decoys generate`, to leave such questions out and count them)") \
+            if empty_t and empty_targets == "error" else ""
+        raise DataError(f"{source}: cannot generate decoys: {what}{hint}")
+    if empty_t and len(empty_t) == len(records):
+        raise DataError(f"{source}: cannot generate decoys: every question ({len(records)}) has a target that "
+                        f"is empty once normalized (e.g. {', '.join(map(str, empty_t[:3]))})")
+    return empty_t
 
 
 def default_wup() -> Callable[[str, str], float]:
@@ -175,16 +195,23 @@ class _Picker:
 
 def generate_decoys(records: Sequence[QARecord], config: DecoyConfig = DecoyConfig(), *,
                     wup: Callable[[str, str], float] | None = None, source: str = "records",
-                    only: Collection[str] | None = None) -> DecoyResult:
+                    only: Collection[str] | None = None, empty_targets: str = "error") -> DecoyResult:
     """QoU and IoU decoys for every record (see the module docstring); deterministic for
     `config.seed`. `wup` scores two normalized answers (default: WordNet, memoized).
 
     `only` (qa_ids): generate for these records alone (`--limit`), the others still being
     the candidates; each such record gets exactly the decoys a run over all records gives
-    it (a record's walk depends on the pool, never on which other records are generated)."""
+    it (a record's walk depends on the pool, never on which other records are generated).
+
+    `empty_targets="skip"`: a record whose target is empty once normalized is left out (not
+    generated for, not a candidate: the others get the decoys of a file without it) and
+    counted in the statistics; "error" (default): a DataError."""
     if config.fill not in ("auto", "orig", "frequent", "none"):
         raise UsageError(f"decoys: fill={config.fill!r} must be auto, orig, frequent or none")
-    validate_records(records, source)
+    skipped = validate_records(records, source, empty_targets=empty_targets)
+    if skipped:
+        left_out = set(skipped)
+        records = [r for r in records if r.qa_id not in left_out]
     # Walked in qa_id order, so ties (identical questions with different targets, equal
     # cosines, equally frequent targets, two spellings of one answer) never go by file order.
     given = [r.qa_id for r in records]
@@ -192,7 +219,8 @@ def generate_decoys(records: Sequence[QARecord], config: DecoyConfig = DecoyConf
     wup = wup or default_wup()
     keep = None if only is None else set(only)
     wanted = [keep is None or r.qa_id in keep for r in records]
-    stats = GenerationStats(questions=sum(wanted))
+    stats = GenerationStats(questions=sum(wanted), skipped_empty_targets=len(skipped),
+                            skipped_empty_targets_shown=[str(q) for q in skipped[:SHOWN]])
     picker = _Picker(wup, config.wup_threshold, stats)
     targets = [normalize_for_match(r.target) for r in records]
     released = {}  # match form -> release form (first seen), the string written out

@@ -17,6 +17,7 @@ from harness.seeding import MAX_SEED
 from harness.specs import Place, check_spec_names
 from harness.types import Example
 from vqa_harness_plugins.generators.decoys import (
+    EMPTY_TARGETS,
     DecoyConfig,
     QARecord,
     generate_decoys,
@@ -66,8 +67,11 @@ def dataset_records(plugin, split: str):
 @click.option("--device", default="cpu", show_default=True, help="torch device for the similarity search")
 @click.option("--stats", "stats_path", type=Place(dir_okay=False, path_type=Path), default=None,
               help="also write the generation statistics (JSON)")
+@click.option("--empty-targets", type=click.Choice(EMPTY_TARGETS), default=None,
+              help="a question whose target is empty once normalized ('?', '...'): error, or skip (left out, "
+                   "counted)  [default: the dataset's empty_targets option, else error]")
 def generate(dataset: str, split: str, out: Path, data_dir: Path | None, seed: int, top_n: int, embedding: str,
-             device: str, stats_path: Path | None) -> None:
+             device: str, stats_path: Path | None, empty_targets: str | None) -> None:
     """Write {qa_id: {IoU_decoys, QoU_decoys}} for DATASET/SPLIT to OUT."""
     for path, option in ((out, "--out"), (stats_path, "--stats")):
         if path is not None:  # one line before generating, not a traceback after it
@@ -83,11 +87,14 @@ def generate(dataset: str, split: str, out: Path, data_dir: Path | None, seed: i
             check_not_input(path, option, plugin)
     records = dataset_records(plugin, split)
     config = DecoyConfig(seed=seed, top_n=top_n, embedding=embedding, device=resolve_device(device))
-    result = generate_decoys(records, config, source=f"{dataset}/{split}")
+    policy = empty_targets or plugin.config.get("empty_targets", "error")
+    result = generate_decoys(records, config, source=f"{dataset}/{split}", empty_targets=policy)
     write_decoy_file(out, result.released())
     if stats_path is not None:
         atomic_write_text(stats_path, json.dumps(result.stats.to_json(), indent=1, sort_keys=True) + "\n")
     s = result.stats
     click.echo(f"{out}: {s.questions} questions, {s.images} images; IoU from image {s.iou_from_image}, "
                f"QoU from questions {s.qou_from_questions}, fill-ins orig {s.fill_orig} / frequent {s.fill_frequent}, "
-               f"short IoU {s.short_iou} / QoU {s.short_qou}")
+               f"short IoU {s.short_iou} / QoU {s.short_qou}"
+               + (f"; skipped {s.skipped_empty_targets} question(s) with an empty target (e.g. "
+                  f"{', '.join(s.skipped_empty_targets_shown[:5])}; not in the file)" if s.skipped_empty_targets else ""))
