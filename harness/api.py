@@ -203,7 +203,9 @@ class Model(Configurable):
         file by its bytes for a model that decodes images (`file_content`: a file rewritten is
         another input, one moved with its folder the same), by none of it for one that does not."""
         def image(path: str) -> str:  # "" and BLANK_IMAGE are kept; a file it cannot read, by its path
-            return path if path in ("", BLANK_IMAGE) else (file_content(path) or path) if self.uses_images else "file"
+            if path in ("", BLANK_IMAGE):
+                return path
+            return (file_content(path) or path) if self.uses_images else "file"
 
         seen = {"capability": capability, "question": example.question, "image": image(example.image),
                 "image_id": example.image_id, "extra": extra, "choices": list(example.choices)}

@@ -98,6 +98,13 @@ class PluginHost:
                 self._builtin.add(ep.name)
             self._register(ep.name, obj, dist)
 
+    def release(self, plugin: str) -> str:
+        """The "name version" of the installed distribution a third-party `plugin` came from,
+        folded into its models' prediction keys (a new release is asked again); "" for the
+        harness's own plugins and for in-process or unknown ones."""
+        dist = self._dists.get(plugin, "")
+        return "" if plugin in self._builtin or dist.startswith("(") else dist
+
     def _register(self, name: str, obj: Any, dist: str) -> None:
         # is_registered: `make_host(my_plugin, builtins=True)` with my_plugin installed
         if name in self.blocked or self.pm.is_registered(obj):

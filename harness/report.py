@@ -102,6 +102,15 @@ def _named(name: str, id_: str) -> str:
     return md_cell(name) if name == id_ else f"{md_cell(name)} {md_code(id_)}"
 
 
+def _metric_name(displays: Mapping[str, Display], probe: str, metric: str) -> str:
+    """The metric's name in its probe's display, else in any probe's that names it, else its id."""
+    for display in (displays.get(probe), *displays.values()):
+        name = display.metric_name(metric) if display else ""
+        if name:
+            return name
+    return metric
+
+
 def render_report(
     manifest: dict[str, Any],
     rows: Sequence[ResultRow],
@@ -143,8 +152,7 @@ def render_report(
         table = [[_named(readable_spec(f"{r.dataset}/{r.split}"), f"{r.dataset}/{r.split}"),
                   _named(readable_spec(r.train), r.train) if r.train else "-",
                   _named(getattr(shown.get(r.probe), "title", "") or r.probe, r.probe), md_cell(r.variant or "-"),
-                  _named(next((n for d in (shown.get(r.probe), *shown.values()) if d for n in [d.metric_name(r.metric)]
-                               if n), r.metric), r.metric), format_value(r), r.n] for r in headline]
+                  _named(_metric_name(shown, r.probe, r.metric), r.metric), format_value(r), r.n] for r in headline]
         out.append(f"\n## Headline numbers\n\n{len(headline)} of {len(rows)} rows: the few that matter per probe; "
                    "every row is in results.jsonl, under the ids in code marks.\n\n")
         out.append(tabulate(table, headers=["data", "trained on", "probe", "variant", "metric", "value", "n"],

@@ -83,10 +83,6 @@ def format_spec(name: str, options: dict[str, object]) -> str:
     return name + ":" + ",".join(f"{k}={options[k]}" for k in sorted(options))
 
 
-#: Split names readable_spec keeps after a comma.
-_SPLITS = ("train", "val", "test", "test-dev", "dev", "dev-eval", "dev-fit", "val-eval", "val-fit")
-
-
 def looks_like_spec(text: str) -> bool:
     """Whether `text` is a dataset spec ('toyvqa:variant=balanced/val', 'vqa2/val')."""
     return bool(re.match(r"^[A-Za-z0-9_.-]+(:[^/\s]+=[^/\s]*)?(/[A-Za-z0-9_-]+)?$", text or "")) and \
@@ -104,7 +100,7 @@ def readable_spec(spec: str) -> str:
     data, split = spec, ""
     if "/" in spec:
         head, tail = spec.rsplit("/", 1)
-        if tail in _SPLITS or re.fullmatch(r"[a-z0-9-]+", tail):
+        if re.fullmatch(r"[a-z0-9-]+", tail):  # a split name (val, test-dev, val-fit)
             data, split = head, tail
     name, _, options = data.partition(":")
     shown = []

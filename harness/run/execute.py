@@ -28,7 +28,6 @@ from ..host import PluginHost
 from ..layouts import Layout
 from ..manifest import check_resumed, new_manifest, now
 from ..paths import check_cache_writable
-from ..project import DISTRIBUTION
 from ..provenance import torch_numerics
 from ..report import render_report
 from ..rundir import RunDir
@@ -64,10 +63,8 @@ def execute_run(config: RunConfig, host: PluginHost, *,
         check_cache_writable()  # so is a read-only harness cache (--cache holds only the predictions)
         watch = CacheWatch(cache)  # a cache deleted during the run fails it (it must not complete)
         label = f"{plan.model_entry.plugin}:{plan.model_entry.name}"
-        dist = plan.model_entry.distribution  # "name version" of an installed plugin
-        release = "" if dist.startswith(("(", f"{DISTRIBUTION} ")) else dist
-        predictor = predictor_factory(plan.model, cache=cache, batch_size=config.batch_size,
-                                      progress=config.progress, plugin_label=label, release=release)
+        predictor = predictor_factory(plan.model, cache=cache, batch_size=config.batch_size, progress=config.progress,
+                                      plugin_label=label, release=host.release(plan.model_entry.plugin))
         with stops.deferred():  # a stop request waits until the manifest can record it
             rundir, manifest = _open_rundir(config, host, plan)
             run = TaskRunner(config, host, plan, rundir, predictor, outputs_root=cache.outputs_root,

@@ -17,6 +17,8 @@ from typing import Any, Callable
 
 from PIL import Image
 
+from harness.types import Example
+
 MODEL = "fake-vlm"
 #: The fingerprint of `openai:base_url=...,model=m` with every other option at its default: options
 #: added since leave it as it is. It changes only with what is meant to re-ask every cached
@@ -134,3 +136,13 @@ def only_manifest(tmp_path: Path) -> dict:
     """The manifest of the one run folder under tmp_path/runs."""
     (run_dir,) = list((tmp_path / "runs").iterdir())
     return json.loads((run_dir / "manifest.json").read_text())
+
+
+def task_examples(tmp_path: Path) -> list[Example]:
+    """One example per prompt task, on one red image: an open question, a yes/no question and
+    an entailment hypothesis (e-SNLI-VE's labels as choices)."""
+    path = tmp_path / "im.png"
+    Image.new("RGB", (16, 16), (200, 10, 10)).save(path)
+    return [Example(id=f"q{i}", question=q, image=str(path), **extra) for i, (q, extra) in enumerate([
+        ("What color is the car?", {}), ("Is there a dog?", {}),
+        ("Two dogs play.", {"choices": ("entailment", "neutral", "contradiction")})])]

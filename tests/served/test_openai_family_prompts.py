@@ -5,29 +5,19 @@ by the `prompts` option for a name that does not say (docs/served-models.md)."""
 from __future__ import annotations
 
 import pytest
-from helpers_fake import DEFAULT_FINGERPRINT, completion
-from PIL import Image
+from helpers_fake import DEFAULT_FINGERPRINT, completion, task_examples
 
 from harness.errors import UsageError
-from harness.types import Example
 from vqa_harness_plugins.models.served import OpenAIModel
 
 SHORT = "\nAnswer the question using a single word or phrase."
-
-
-def _examples(tmp_path):
-    path = tmp_path / "im.png"
-    Image.new("RGB", (16, 16), (200, 10, 10)).save(path)
-    return [Example(id=f"q{i}", question=q, image=str(path), **extra) for i, (q, extra) in enumerate([
-        ("What color is the car?", {}), ("Is there a dog?", {}),
-        ("Two dogs play.", {"choices": ("entailment", "neutral", "contradiction")})])]
 
 
 def _texts(fake, name, tmp_path, **options):
     fake.reply = lambda r, n: (200, completion("yes"))
     model = OpenAIModel(base_url=fake.base_url, model=name, max_retries=0, concurrency=1, **options)
     model.setup("cpu")
-    examples = _examples(tmp_path)
+    examples = task_examples(tmp_path)
     model.answer(examples)
     model.explain(examples[:1], ["red"])
     model.score_choices([examples[0].with_(choices=("red", "blue"))])

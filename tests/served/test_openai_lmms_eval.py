@@ -4,24 +4,14 @@ log-probabilities), how the reply is read, and the fingerprint (plugins/models/h
 from __future__ import annotations
 
 import pytest
-from helpers_fake import DEFAULT_FINGERPRINT, MODEL, completion
-from PIL import Image
+from helpers_fake import DEFAULT_FINGERPRINT, MODEL, completion, task_examples
 
 from harness.errors import UsageError
-from harness.types import Example
 from vqa_harness_plugins.models.served import OpenAIModel
 
 REPLIES = {"What color is the car?": "The answer is: Two.", "Is there a dog?": "Yes, there is a t-shirt.",
            "Two dogs play.": "Neutral.", "Which one?": "B"}
 LMMS = "\nAnswer the question using a single word or phrase."
-
-
-def _examples(tmp_path):
-    path = tmp_path / "im.png"
-    Image.new("RGB", (16, 16), (200, 10, 10)).save(path)
-    return [Example(id=f"q{i}", question=q, image=str(path), **extra) for i, (q, extra) in enumerate([
-        ("What color is the car?", {}), ("Is there a dog?", {}),
-        ("Two dogs play.", {"choices": ("entailment", "neutral", "contradiction")})])]
 
 
 def _model(fake, **options):
@@ -36,7 +26,7 @@ def _sent(fake):
 
 
 def test_lmms_eval_sends_every_vqa_question_with_one_prompt_and_16_tokens(fake, tmp_path):
-    examples = _examples(tmp_path)
+    examples = task_examples(tmp_path)
     answers = _model(fake, protocol="lmms-eval").answer(examples)
     sent = _sent(fake)
     for question in ("What color is the car?", "Is there a dog?"):  # yes/no included, no log-probabilities
@@ -50,18 +40,18 @@ def test_lmms_eval_sends_every_vqa_question_with_one_prompt_and_16_tokens(fake, 
 
 
 def test_multiple_choice_and_the_harness_protocol_are_unchanged(fake, tmp_path):
-    choice = _examples(tmp_path)[0].with_(question="Which one?", choices=("red", "blue"))
+    choice = task_examples(tmp_path)[0].with_(question="Which one?", choices=("red", "blue"))
     _model(fake, protocol="lmms-eval").score_choices([choice])
     assert fake.requests[-1].body["max_tokens"] == 10 and "A. red" in fake.requests[-1].text
     fake.requests.clear()
-    answers = _model(fake).answer(_examples(tmp_path))
+    answers = _model(fake).answer(task_examples(tmp_path))
     sent = _sent(fake)
     assert sent["Is there a dog?"].text == "Is there a dog?\nAnswer the question with yes or no."
     assert sent["What color is the car?"].body["max_tokens"] == 10 and answers[:2] == ["two", "yes"]
 
 
 def test_an_explicit_max_tokens_is_the_vqa_length(fake, tmp_path):
-    _model(fake, protocol="lmms-eval", max_tokens=5).answer(_examples(tmp_path)[:2])
+    _model(fake, protocol="lmms-eval", max_tokens=5).answer(task_examples(tmp_path)[:2])
     assert {r.body["max_tokens"] for r in fake.requests} == {5}
 
 
@@ -70,7 +60,7 @@ def test_the_budget_reserves_the_length_sent(fake, tmp_path, monkeypatch):
     reserved = []
     acquire = model.endpoint.acquire
     monkeypatch.setattr(model.endpoint, "acquire", lambda tokens, *a: reserved.append(tokens) or acquire(tokens, *a))
-    model.answer(_examples(tmp_path))
+    model.answer(task_examples(tmp_path))
     assert sorted(reserved) == [10, 16, 16]
 
 

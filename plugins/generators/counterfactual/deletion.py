@@ -38,6 +38,7 @@ from .lexical import EXCLUDED_VERBS
 from .modifiers import modifier_spans
 from .perturbation import Perturbation, QualityView
 from .phrases import (
+    NOUNS,
     compound_spans,
     deletion_spans,
     demonstrative_spans,
@@ -94,8 +95,7 @@ def _try(kind: Kind, question: str, tokens: list[Token], tags: list[str], span, 
     new = question[:start] + question[end:]
     if 0 < start < len(new) and new[start - 1].isalnum() and new[start].isalnum():
         return None  # "Is the dog&cat red?" -> "Iscat red?": the cut fuses two words
-    after = [tags[k] for k in range(span.last + 1, min(span.last + 3, len(tags)))]
-    if after[:1] in (["JJ"], ["VBN"], ["VBD"]) and after[1:] in (["NN"], ["NNS"]):
+    if span.last + 2 < len(tags) and tags[span.last + 1] in ("JJ", "VBN", "VBD") and tags[span.last + 2] in NOUNS:
         return None  # rule 59: "the writing in the bottom left corner" -> not "the writing left corner"
     gone = set(range(span.first, span.last + 1))
     deleted = question[tokens[span.first].start:end]

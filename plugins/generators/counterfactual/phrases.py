@@ -30,6 +30,7 @@ from typing import Callable, Sequence
 from .text import Token
 
 __all__ = [
+    "NOUNS",
     "PARTICLES",
     "Span",
     "compound_spans",
