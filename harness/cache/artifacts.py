@@ -20,6 +20,7 @@ from ..errors import DataError
 from ..fileio import atomic_folder
 from ..paths import CACHE_TAG, cache_dir, tag_cache_folder
 from ..types import Example
+from .locations import Locations
 from .locks import build_lock
 
 __all__ = ["ArtifactStore", "KindStatus", "cache_kinds", "cache_status", "clear_cache", "foreign_folders"]
@@ -80,21 +81,26 @@ class ArtifactStore:
         return self._value(path, write, lambda: json.loads(path.read_text(encoding="utf-8")), (OSError, ValueError))
 
     def examples(self, kind: str, key: Any, build: Callable[[], list["Example"]]) -> list["Example"]:
-        """A list of Examples (JSON lines of `Example.to_row`), built once per key."""
-        path = self.folder(kind, key) / "examples.jsonl"
+        """A list of Examples (JSON lines of `Example.to_row`), built once per key. A path into
+        the harness cache (a toy image) is stored relative to it (`Locations`), so a moved cache
+        gives the images where they are now; entries stored with absolute paths have another key."""
+        path = self.folder(kind, {"examples": key, "paths": "located"}) / "examples.jsonl"
+        where = Locations({"harness-cache": cache_dir()})
         built: list[list[Example]] = []
 
         def write(folder: Path) -> None:
             built.append(build())
-            with (folder / "examples.jsonl").open("w", encoding="utf-8") as fh:
+            with (folder / "examples.jsonl").open("wb") as fh:
                 for ex in built[0]:
-                    fh.write(json.dumps(ex.to_row(), ensure_ascii=False) + "\n")
+                    fh.write(where.store(json.dumps(ex.to_row(), ensure_ascii=False).encode("utf-8")) + b"\n")
 
         def read() -> list[Example]:
             if built:
                 return built[0]
-            with path.open(encoding="utf-8") as fh:
-                return [Example.from_row(json.loads(line)) for line in fh if line.strip()]
+            text = where.restore(path.read_bytes())
+            if text is None:  # cannot be: the harness cache is always known
+                raise ValueError(f"{path}: names a folder not known here")
+            return [Example.from_row(json.loads(line)) for line in text.decode("utf-8").split("\n") if line.strip()]
 
         return self._value(path, write, read, (OSError, ValueError, KeyError))
 

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..digest import source_digest
-from ..fileio import NAME_BYTES
+from ..digest import digest, file_content, source_digest
+from ..fileio import NAME_BYTES, atomic_write_bytes
 from ..types import ResultRow
 from .artifacts import ArtifactStore
+from .locations import Locations
 from .locks import build_lock
 
 __all__ = ["ProbeOutput", "ProbeOutputCache", "KIND"]
@@ -42,8 +43,10 @@ class ProbeOutput:
 class ProbeOutputCache:
     """Stores and restores `ProbeOutput`s in the artifact store."""
 
-    def __init__(self, store: ArtifactStore | None = None) -> None:
+    def __init__(self, store: ArtifactStore | None = None, locations: Locations | None = None) -> None:
         self.store = store or ArtifactStore()
+        #: The folders an output may name (its images): stored as tokens, restored as they are now.
+        self.locations = locations or Locations({})
 
     @staticmethod
     def key(*, model_fingerprint: str, probe: str, probe_class: type, options: dict[str, Any], dataset: str,
@@ -60,6 +63,12 @@ class ProbeOutputCache:
                 "code": source_digest(modules), **({"settings": dict(settings)} if settings else {}),
                 **({"images": images} if images else {})}
 
+    def images_key(self, paths: Sequence[str]) -> str:
+        """A digest of each image file's bytes (`file_content`, read once per process) and its
+        path with its folder as a token (`Locations.path`): the same for the folder moved, another
+        for an image rewritten, whatever its modification time."""
+        return digest([[self.locations.path(p), file_content(p)] for p in paths])
+
     def get(self, key: dict[str, Any], run_dir: Path, *, run_id: str, model: str, suite: str,
             fingerprint: Callable[[str, str], str]) -> ProbeOutput | None:
         """Restore an entry into `run_dir` (files linked or copied); None when absent, or when
@@ -68,7 +77,11 @@ class ProbeOutputCache:
             return None
         folder = self.store.folder(KIND, key)
         try:
-            text = (folder / "output.json").read_text(encoding="utf-8")  # read once, parsed twice below
+            stored = (folder / "output.json").read_bytes()
+            blob = self.locations.restore(stored)
+            if blob is None:  # it names a folder this run was not given (--data-dir)
+                return None
+            text = blob.decode("utf-8")  # read once, parsed twice below
             reads = json.loads(text).get("reads", {})
             if any(fingerprint(*name.rsplit("/", 1)) != fp for name, fp in reads.items()):
                 return None
@@ -83,7 +96,16 @@ class ProbeOutputCache:
             for rel in data["files"]:
                 if rel in stamps and _stamp(folder / "files" / rel) != stamps[rel]:
                     raise ValueError(f"{rel} changed since it was stored")  # edited in place through a run's link
-                _place(folder / "files" / rel, Path(run_dir) / rel)
+            # Files naming a folder of `Locations` (stored as copies): written naming it as it is now.
+            located = {rel: self.locations.restore((folder / "files" / rel).read_bytes())
+                       for rel in data.get("located", ())}
+            if None in located.values():  # a folder this run was not given
+                return None
+            for rel in data["files"]:
+                if rel in located:
+                    atomic_write_bytes(Path(run_dir) / rel, located[rel])
+                else:
+                    _place(folder / "files" / rel, Path(run_dir) / rel)
         except (OSError, ValueError, KeyError, TypeError):
             with build_lock(folder):  # damaged: removed (not while another process builds it)
                 shutil.rmtree(folder, ignore_errors=True)
@@ -93,22 +115,31 @@ class ProbeOutputCache:
 
     def put(self, key: dict[str, Any], run_dir: Path, output: ProbeOutput) -> None:
         """Store an output; its files are hard-linked from `run_dir` (copied where links are not
-        possible), as `get` links them back (docs/architecture.md, "The run folder": why)."""
+        possible), as `get` links them back (docs/architecture.md, "The run folder": why); a file
+        naming a folder of `self.locations` (a picture's path) is stored as a copy naming its token."""
         def write(folder: Path) -> None:
+            located = []
             for rel in output.files:
-                _place(Path(run_dir) / rel, folder / "files" / rel)
+                blob = (Path(run_dir) / rel).read_bytes()
+                tokens = self.locations.store(blob)
+                if tokens == blob:
+                    _place(Path(run_dir) / rel, folder / "files" / rel)
+                else:
+                    (folder / "files" / rel).parent.mkdir(parents=True, exist_ok=True)
+                    (folder / "files" / rel).write_bytes(tokens)
+                    located.append(rel)
             stamps = {rel: _stamp(folder / "files" / rel) for rel in output.files}
             rows = [{k: v for k, v in r.to_json().items() if k not in ("run_id", "model", "suite")}
                     for r in output.rows]
             text = json.dumps({
                 "rows": rows, "sections": output.sections, "missing": [list(m) for m in output.missing],
                 "resources": output.resources, "tags": output.tags, "files": output.files,
-                "reads": output.reads, "stamps": stamps,
+                "reads": output.reads, "stamps": stamps, **({"located": located} if located else {}),
             }, ensure_ascii=False, default=str)
             # Report text may name files of this run: stored with a placeholder for the folder.
             text = text.replace(_in_json(str(run_dir)), _in_json(RUN_TOKEN))
             # A path Python could not decode, in the report, as atomic_writer writes it (not a raise).
-            (folder / "output.json").write_text(text, encoding="utf-8", errors=NAME_BYTES)
+            (folder / "output.json").write_bytes(self.locations.store(text.encode("utf-8", NAME_BYTES)))
 
         self.store.entry(KIND, key, write)
 

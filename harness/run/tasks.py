@@ -15,12 +15,13 @@ from typing import Any, Sequence
 
 from ..api import Model, Probe, Task
 from ..cache.artifacts import ArtifactStore
+from ..cache.locations import Locations
 from ..cache.outputs import ProbeOutput, ProbeOutputCache
 from ..cache.watch import CacheWatch
 from ..data.origin import dataset_provenance
 from ..data.session import LazyExamples
 from ..devices import model_threads
-from ..digest import digest, file_stamps
+from ..digest import digest
 from ..errors import DataError, ExitCode, HarnessError, PluginError, StopRun, printable
 from ..fileio import atomic_write_text
 from ..folders import storage_error
@@ -28,7 +29,7 @@ from ..host import PluginHost
 from ..images import missing_images
 from ..inputs import model_views
 from ..layouts import RowTags
-from ..paths import quiet_unless
+from ..paths import cache_dir, quiet_unless
 from ..rundir import RunDir, task_folder
 from ..types import UNITS, ResultRow
 from . import stops
@@ -108,7 +109,8 @@ class TaskRunner:
         self.probes_done = 0
         #: Seconds per probe (and per fit), for the manifest: where a run spends its time.
         self.timings: list[dict[str, Any]] = []
-        self.outputs = ProbeOutputCache(ArtifactStore(outputs_root)) if config.reuse_outputs else None
+        where = Locations({"data-dir": config.data_dir, "harness-cache": cache_dir()})  # the toy images' folder
+        self.outputs = ProbeOutputCache(ArtifactStore(outputs_root), where) if config.reuse_outputs else None
         self.trained_on = plan.trained_on  #: trained on now: the declared data, or the last fit's
         self._fitted_on: str | None = None
         self._train_fp = ""
@@ -266,9 +268,9 @@ class TaskRunner:
             return None
         # A model-free probe (a dataset audit) gives the same output whatever the model.
         model = "(model-free)" if probe_cls.model_free else self.predictor.fingerprint
-        # An image rewritten at the same path changes the output of a model that looks at it
+        # An image rewritten changes the output of a model that looks at it, a moved folder does not
         # (this loads the task's examples: a restored output of a text model never does).
-        images = self._image_digest(task, examples) if self.model.uses_images and not probe_cls.model_free else ""
+        images = self._image_digest(self.outputs, task, examples) if self.model.uses_images and not probe_cls.model_free else ""
         return self.outputs.key(
             model_fingerprint=model, probe=probe_name, probe_class=probe_cls, options=probe.config,
             dataset=task.dataset, dataset_fingerprint=examples.fingerprint, split=task.split,
@@ -278,12 +280,12 @@ class TaskRunner:
             settings=settings, images=images, modules=[probe_cls.__module__, type(self.model).__module__,
                                         type(self.session.dataset(task.dataset)).__module__])
 
-    def _image_digest(self, task: Task, examples: LazyExamples) -> str:
-        """A digest of the size and modification time of the split's image files, once per split
-        (every probe of every task on it keys its output with it)."""
+    def _image_digest(self, outputs: ProbeOutputCache, task: Task, examples: LazyExamples) -> str:
+        """`ProbeOutputCache.images_key` of the split's image files, once per split (every probe
+        of every task on it keys its output with it)."""
         where = (task.dataset, task.split)
         if where not in self._image_digests:
-            self._image_digests[where] = digest(file_stamps(dict.fromkeys(ex.image for ex in examples.items())))
+            self._image_digests[where] = outputs.images_key(list(dict.fromkeys(e.image for e in examples.items())))
         return self._image_digests[where]
 
     def _run_contained(self, task: Task, probe_name: str, plugin: str, probe: Probe,
