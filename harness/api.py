@@ -88,7 +88,8 @@ class DatasetPlugin(Configurable):
     def fingerprint(self, split: str) -> str:
         """Changes whenever the loaded examples could change. The default covers the name,
         the options and the size and modification time of `expected_files(split)`; a
-        dataset whose content depends on more (generated data, image files) overrides it."""
+        dataset whose content depends on more (generated data, image files) overrides it. The
+        run adds a third-party plugin's distribution and version (harness.data.session)."""
         return digest({"dataset": self.name, "split": split, "config": self.config,
                        "files": file_stamps(self.expected_files(split))})
 

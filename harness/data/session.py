@@ -169,12 +169,14 @@ class Session:
     def lazy(self, spec: str, split: str, *, limit: bool = False) -> LazyExamples:
         """`load` deferred until the examples are used; the fingerprint covers `--limit`. Files
         changed between fingerprint and load are a DataError: results are cached under it."""
-        base = self.fingerprint(spec, split)
+        plugin = self.dataset(spec)
+        files = plugin.fingerprint(split)
+        base = self._released(plugin, files)
         fp = digest({"dataset": base, "limit": self.limit}) if limit and self.limit is not None else base
 
         def load() -> list[Example]:
             items = self.load(spec, split, limit=limit)
-            self._check_unchanged(self.dataset(spec), split, base)
+            self._check_unchanged(plugin, split, files)
             return items
 
         return LazyExamples(fp, load)
@@ -189,7 +191,19 @@ class Session:
         return self.dataset(spec).is_labelled(split)
 
     def fingerprint(self, spec: str, split: str) -> str:
-        return self.dataset(spec).fingerprint(split)
+        """What the split's examples are keyed by (probe outputs, `ctx.memo` values, the weights
+        a model trains on them, the manifest's data digest): the plugin's `fingerprint`, with a
+        third-party plugin's release."""
+        plugin = self.dataset(spec)
+        return self._released(plugin, plugin.fingerprint(split))
+
+    def _released(self, plugin: DatasetPlugin, fingerprint: str) -> str:
+        """`fingerprint` with the distribution and version of a third-party dataset plugin: a new
+        release reads its unchanged files anew (its `load` may make other examples of them), as a
+        new release of a model is asked again; unchanged for the harness's own plugins."""
+        entry = self.host.datasets.get(plugin.name) if plugin.name in self.host.datasets else None
+        release = self.host.release(entry.plugin) if entry is not None else ""
+        return digest([fingerprint, release]) if release else fingerprint
 
 
 def missing_files(session: Session, spec: str, split: str) -> list[Path]:

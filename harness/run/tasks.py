@@ -11,7 +11,7 @@ import time
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..api import Model, Probe, Task
 from ..cache.artifacts import ArtifactStore
@@ -324,8 +324,7 @@ class TaskRunner:
                 detail = printable("".join(traceback.format_exception(exc)))  # text UTF-8 can hold
                 atomic_write_text(files.artifact("traceback.txt"), detail)
                 message = f"{type(exc).__name__}: {exc}"
-            self.outcome.probe_failures.append(ProbeFailure(task.title, probe_name, plugin,
-                                                            message))
+            self.outcome.probe_failures.append(ProbeFailure(task.title, probe_name, plugin, message))
             rows, failed = [], True
         output = ProbeOutput(list(rows), list(ctx.report_sections), list(ctx.missing), dict(ctx.resources),
                              dict(ctx.tags), self.rundir.relative(ctx.touched), dict(ctx.reads))
@@ -357,13 +356,16 @@ class TaskRunner:
                     self.outcome.announced.append(found)
 
 
-def _checked(rows: Sequence[ResultRow], ctx: TaskContext) -> list[ResultRow]:
-    """A probe's rows, each checked to be what the leaderboard reads as written
-    (harness.types), else a PluginError, so the probe fails with that line. A NaN is refused
-    (a metric that cannot be computed is `ctx.metric_unavailable`), so is a second row for
-    one (dataset, split, train, variant, metric) (it would silently replace the first), and
-    so is a row for a dataset that is neither the task's nor one the probe read
-    (`ctx.examples_of`)."""
+def _checked(rows: Iterable[ResultRow], ctx: TaskContext) -> list[ResultRow]:
+    """A probe's rows (an iterable of them: not None, one row, a string), each checked to be what
+    the leaderboard reads as written (harness.types), else a PluginError, so the probe fails with
+    that line. A NaN is refused (a metric that cannot be computed is `ctx.metric_unavailable`), so
+    is a second row for one (dataset, split, train, variant, metric) (it would silently replace
+    the first), and so is a row for a dataset the probe did not read (`ctx.examples_of`)."""
+    if isinstance(rows, (ResultRow, str, bytes, Mapping)) or not isinstance(rows, Iterable):
+        hint = {type(None): " (return [] for no rows)", ResultRow: " (return [row])"}.get(type(rows), "")
+        raise PluginError(f"run() returned {'None' if rows is None else 'a ' + type(rows).__name__}, "
+                          f"not a list of ResultRow{hint}")
     out = list(rows)
     seen: set[tuple[str, ...]] = set()
     for row in out:
@@ -381,8 +383,8 @@ def _checked(rows: Sequence[ResultRow], ctx: TaskContext) -> list[ResultRow]:
                 raise PluginError(f"{where}: {name} {value!r} is a {type(value).__name__}, not a float (ctx.row "
                                   "converts it)")
             if value is not None and not math.isfinite(value):
-                raise PluginError(f"{where}: {name} {value!r} is not a finite "
-                                  "number; report a metric that cannot be computed with ctx.metric_unavailable")
+                raise PluginError(f"{where}: {name} {value!r} is not a finite number; report a metric that cannot "
+                                  "be computed with ctx.metric_unavailable")
         if isinstance(row.n, bool) or not isinstance(row.n, int) or row.n < 0:
             raise PluginError(f"{where}: n {row.n!r} is not a non-negative integer")
         if row.higher_is_better is not None and not isinstance(row.higher_is_better, bool):

@@ -36,6 +36,39 @@ def test_a_row_the_leaderboard_would_drop_fails_its_probe(row_kw, says, tmp_path
     assert failure.plugin == "mine0" and says in failure.message
 
 
+class Returns(Share):
+    """Returns `returned(row)` instead of a list of its row."""
+
+    returned = staticmethod(lambda row: [row])
+
+    def run(self, ctx):
+        return type(self).returned(super().run(ctx)[0])
+
+
+@pytest.mark.parametrize("returned, says", [
+    (lambda row: None, "run() returned None, not a list of ResultRow (return [] for no rows)"),
+    (lambda row: row, "run() returned a ResultRow, not a list of ResultRow (return [row])"),
+    (lambda row: "share", "run() returned a str, not a list of ResultRow"),
+])
+def test_a_probe_returning_what_is_not_a_list_of_rows_says_so(returned, says, tmp_path):
+    """A probe that forgot its `return` failed with "TypeError: 'NoneType' object is not
+    iterable" (one returning its row alone, likewise 'ResultRow'; a string, with one failure per
+    character: "returned a str, not a ResultRow")."""
+    probe = type("Ret", (Returns,), {"name": "share", "returned": staticmethod(returned)})
+    outcome = run_in_process(_host(plugin_with(probes=(probe,))), model="echo", suite="s", tmp_path=tmp_path)
+    assert outcome.exit_code == 1 and outcome.rows == []
+    [failure] = outcome.probe_failures
+    assert failure.plugin == "mine0" and failure.message.startswith(says), failure.message
+
+
+def test_a_probe_returning_a_tuple_or_generator_of_rows_is_kept(tmp_path):
+    for returned in (lambda row: (row,), lambda row: (r for r in [row])):
+        probe = type("Ret", (Returns,), {"name": "share", "returned": staticmethod(returned)})
+        outcome = run_in_process(_host(plugin_with(probes=(probe,))), model="echo", suite="s",
+                                 tmp_path=tmp_path / str(id(returned)))
+        assert outcome.exit_code == 0 and [r.value for r in outcome.rows] == [1.0]
+
+
 def test_a_percentage_in_another_unit_is_kept(tmp_path):
     probe = type("Pct", (Share,), {"name": "share", "row_kw": {"unit": "score"}})
     outcome = run_in_process(_host(plugin_with(probes=(probe,))), model="echo", suite="s", tmp_path=tmp_path)
