@@ -95,7 +95,7 @@ class TaskContext:
         digest would fall back on `str` (a set's order, an object's address), so the value
         would be computed again in every process instead of shared. What `build` read with
         `examples_of` is stored with the value and counts as read whenever it is used, reused
-        ones included (a reference row for that dataset stays the probe's: tasks._checked)."""
+        ones included (a reference row for that dataset stays the probe's: harness.run.rows)."""
         try:
             json.dumps(key, sort_keys=True)
         except (TypeError, ValueError) as exc:

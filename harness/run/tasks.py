@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import time
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Sequence
 
 from ..api import Model, Probe, Task
 from ..cache.artifacts import ArtifactStore
@@ -31,7 +30,7 @@ from ..inputs import model_views
 from ..layouts import RowTags
 from ..paths import cache_dir, quiet_unless
 from ..rundir import RunDir, task_folder
-from ..types import UNITS, ResultRow
+from ..types import ResultRow
 from . import stops
 from .assumptions import TAG as ASSUMPTIONS_TAG
 from .assumptions import explain, neutralize, unmet_assumptions
@@ -39,6 +38,7 @@ from .config import RunConfig
 from .context import TaskContext
 from .plan import RunPlan
 from .predictor import Predictor, guarded_fit
+from .rows import checked_rows
 
 __all__ = ["ProbeFailure", "RunOutcome", "TaskRunner", "capability_gap", "check_images"]
 
@@ -310,7 +310,7 @@ class TaskRunner:
         errors_before = self.predictor.stats.errors
         failed = False
         try:
-            rows = _checked(probe.run(ctx), ctx)
+            rows = checked_rows(probe.run(ctx), ctx)
         except (KeyboardInterrupt, StopRun):  # StopRun: the model cannot go on at all
             raise
         except BaseException as exc:  # SystemExit, a library's BaseException too: the run goes on
@@ -355,48 +355,3 @@ class TaskRunner:
                 if what and found not in self.outcome.announced:
                     self.outcome.announced.append(found)
 
-
-def _checked(rows: Iterable[ResultRow], ctx: TaskContext) -> list[ResultRow]:
-    """A probe's rows (an iterable of them: not None, one row, a string), each checked to be what
-    the leaderboard reads as written (harness.types), else a PluginError, so the probe fails with
-    that line. A NaN is refused (a metric that cannot be computed is `ctx.metric_unavailable`), so
-    is a second row for one (dataset, split, train, variant, metric) (it would silently replace
-    the first), and so is a row for a dataset the probe did not read (`ctx.examples_of`)."""
-    if isinstance(rows, (ResultRow, str, bytes, Mapping)) or not isinstance(rows, Iterable):
-        hint = {type(None): " (return [] for no rows)", ResultRow: " (return [row])"}.get(type(rows), "")
-        raise PluginError(f"run() returned {'None' if rows is None else 'a ' + type(rows).__name__}, "
-                          f"not a list of ResultRow{hint}")
-    out = list(rows)
-    seen: set[tuple[str, ...]] = set()
-    for row in out:
-        if not isinstance(row, ResultRow):
-            raise PluginError(f"run() returned a {type(row).__name__}, not a ResultRow (make rows with ctx.row)")
-        where = f"metric {row.metric!r} (variant {row.variant!r})"
-        for name in ("metric", "variant", "dataset"):
-            if not isinstance(getattr(row, name), str):
-                raise PluginError(f"{where}: {name} {getattr(row, name)!r} is not a string")
-        if not row.metric:
-            raise PluginError(f"{where}: the metric is empty")
-        for name in ("value", "ci_low", "ci_high"):
-            value = getattr(row, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-                raise PluginError(f"{where}: {name} {value!r} is a {type(value).__name__}, not a float (ctx.row "
-                                  "converts it)")
-            if value is not None and not math.isfinite(value):
-                raise PluginError(f"{where}: {name} {value!r} is not a finite number; report a metric that cannot "
-                                  "be computed with ctx.metric_unavailable")
-        if isinstance(row.n, bool) or not isinstance(row.n, int) or row.n < 0:
-            raise PluginError(f"{where}: n {row.n!r} is not a non-negative integer")
-        if row.higher_is_better is not None and not isinstance(row.higher_is_better, bool):
-            raise PluginError(f"{where}: higher_is_better {row.higher_is_better!r} is not True, False or None")
-        if row.unit not in UNITS:  # the leaderboard would drop the row
-            raise PluginError(f"{where}: unit {row.unit!r} is not one of {', '.join(UNITS)}")
-        if row.dataset != ctx.dataset and not any(key.startswith(f"{row.dataset}/") for key in ctx.reads):
-            raise PluginError(f"{where}: a row for dataset {row.dataset!r}, which the probe did not read (the task's "
-                              f"is {ctx.dataset!r}; rows for another dataset need ctx.examples_of)")
-        key = (row.dataset, row.split, row.train, row.variant, row.metric)
-        if key in seen:
-            raise PluginError(f"two rows for {where} on {row.dataset!r}/{row.split}; give each its own variant or "
-                              "metric")
-        seen.add(key)
-    return out
