@@ -118,7 +118,7 @@ def render_report(
     missing: Sequence[tuple[str, str, str]],
     skipped: Sequence[tuple[str, str, str]],
     failures: Sequence[dict[str, str]],
-    example_errors: Sequence[tuple[str, str]],
+    example_errors: Sequence[tuple[str, str, str]],
     headlines: Mapping[str, Sequence[Sequence[str]]] | None = None,
     displays: Mapping[str, Display] | None = None,
 ) -> str:
@@ -168,7 +168,7 @@ def render_report(
                    f"{md_cell(f['message'])}\n" for f in failures)
     if example_errors:
         out.append(f"\n## Example errors (first {len(example_errors)})\n\n")
-        out.extend(f"- {md_code(ex)}: {md_cell(err)}\n" for ex, err in example_errors)
+        out.extend(f"- {md_code(ex)} ({md_cell(asking)}): {md_cell(err)}\n" for ex, asking, err in example_errors)
     if sections:
         # Probe sections are markdown (tables, lists) holding questions and answers: raw HTML
         # in them is escaped; their structure is the probe's.

@@ -46,7 +46,8 @@ class PredictorStats:
     errors: int = 0
     seconds: float = 0.0
     fit_seconds: float = 0.0  #: in fits the harness deferred until a prediction needed them
-    error_examples: list[tuple[str, str]] = field(default_factory=list)
+    #: The first failed examples: (example id, what asked it: `desc` of `Predictor.predict`, error).
+    error_examples: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 class Predictor:
@@ -58,6 +59,7 @@ class Predictor:
             raise UsageError("--batch-size must be at least 1")
         self.model = model
         self.cache = cache
+        self._asking = ""  #: `desc` of the `predict` call under way
         self.batch_size = batch_size
         self.progress = progress and not tqdm_disabled()
         self.plugin_label = plugin_label or model.name
@@ -111,6 +113,7 @@ class Predictor:
             if key not in cached:
                 todo.setdefault(key, i)
         results: dict[str, Prediction] = dict(cached)
+        self._asking = desc or capability  # named with each failed example (report.md)
         if todo:
             results.update(self._run_missing(examples, extras, keys, list(todo.values()),
                                              capability, desc))
@@ -190,7 +193,7 @@ class Predictor:
     def _count_error(self, example: Example, error: str) -> None:
         self.stats.errors += 1
         if len(self.stats.error_examples) < 50:
-            self.stats.error_examples.append((example.id, error))
+            self.stats.error_examples.append((example.id, self._asking, error))
 
     def _call_contained(self, batch, extras, capability) -> list[Prediction]:
         """`_call`, contained: model code that raises (SystemExit and other BaseExceptions a

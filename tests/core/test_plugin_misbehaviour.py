@@ -60,6 +60,32 @@ def test_a_model_raising_systemexit_or_a_baseexception_fails_that_example_only(r
     assert [r.value for r in outcome.rows] == [0.75]
 
 
+def test_report_names_what_asked_each_failed_example(tmp_path):
+    # One example failing in the plain view, in an ablation and in a second probe: one line each
+    # in report.md saying which probe and variant asked (before: identical "`q1`: ..." lines).
+    def answer(self, batch):
+        if any(ex.question.endswith("1?") for ex in batch):
+            raise RuntimeError("cannot")
+        return ["red" for _ in batch]
+
+    class Views(Share):
+        name = "views"
+
+        def run(self, ctx):
+            ctx.predict(ctx.examples, "answer")
+            ctx.predict(ctx.ablate(ctx.examples, "image"), "answer", variant="no-image")
+            return [ctx.row("n", 1.0, 1)]
+
+    model = type("Fails", (Echo,), {"name": "fails", "answer": answer})
+    outcome = _run(tmp_path, models=(model,), probes=(Views, Share))
+    assert outcome.exit_code == 1 and outcome.example_errors == 3  # a failed answer is asked again
+    text = (outcome.rundir.path / "report.md").read_text()
+    lines = [line for line in text.splitlines() if line.startswith("- `q1`")]
+    assert [line.split(": plugin")[0] for line in lines] == [
+        "- `q1` (colors/val views)", "- `q1` (colors/val views/no-image)", "- `q1` (colors/val share)"]
+    assert all(line.endswith("RuntimeError: cannot") for line in lines)
+
+
 def test_a_model_changing_the_examples_it_gets_does_not_change_them_for_later_probes(tmp_path):
     seen = []
 

@@ -149,7 +149,7 @@ def test_render_report_escapes_every_user_field():
                     metric="acc", value=0.5, n=2)
     text = render_report({"run_id": evil, "model": evil, "suite": "s`x", "model_plugin": evil}, [row],
                          [f"| q | {evil} |"], [("t", "m", evil)], [("t", "p", evil)],
-                         [{"task": "t", "probe": "p", "plugin": evil, "message": evil}], [("id`1", evil)])
+                         [{"task": "t", "probe": "p", "plugin": evil, "message": evil}], [("id`1", evil, evil)])
     assert "<script" not in text and "a\\|b" in text
     assert "`s'x`" in text and "`id'1`" in text  # a backtick cannot end a code span early
 
