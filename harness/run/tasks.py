@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import time
 import traceback
 from dataclasses import dataclass, field, replace
@@ -17,7 +18,7 @@ from ..cache.artifacts import ArtifactStore
 from ..cache.locations import Locations
 from ..cache.outputs import ProbeOutput, ProbeOutputCache
 from ..cache.watch import CacheWatch
-from ..data.origin import dataset_provenance
+from ..data.origin import dataset_provenance, file_distribution
 from ..data.session import LazyExamples
 from ..devices import model_threads
 from ..digest import digest
@@ -78,14 +79,20 @@ def capability_gap(probe: type[Probe], model: Model) -> str:
     return ""
 
 
-def check_images(task_name: str, examples: Sequence[Any]) -> None:
-    """Missing image files are reported (count and first paths) before the model starts."""
+def check_images(task_name: str, examples: Sequence[Any], data_dir: Path | str | None = None) -> None:
+    """Missing image files are reported (count and first paths) before the model starts, with
+    where they were looked for: a distribution that ships them, `data_dir`, or neither."""
     count, first = missing_images([ex.image for ex in examples])
-    if count:
-        raise DataError(
-            f"{task_name}: {count} image file(s) missing on disk, e.g. {', '.join(first)} "
-            "(this model needs images; set --data-dir to the folder that holds them)"
-        )
+    if not count:
+        return
+    shipped = file_distribution(first[0])
+    if shipped:
+        hint = f"they belong to the installed {shipped}: reinstall it"
+    elif data_dir is not None and Path(os.path.abspath(first[0])).is_relative_to(os.path.abspath(data_dir)):
+        hint = f"looked for under --data-dir {data_dir}: are the images there?"
+    else:
+        hint = "this model needs images; set --data-dir to the folder that holds them"
+    raise DataError(f"{task_name}: {count} image file(s) missing on disk, e.g. {', '.join(first)} ({hint})")
 
 
 class TaskRunner:
@@ -293,7 +300,7 @@ class TaskRunner:
         """Run the probe; a failure is recorded (and its traceback kept), not raised. Returns
         the output and whether it is clean (no failure, no failed example)."""
         if self.model.uses_images and (task.dataset, task.split) not in self._images_checked:
-            check_images(task.title, examples)
+            check_images(task.title, examples, self.config.data_dir)
             self._images_checked.add((task.dataset, task.split))
         if type(self.model).check_examples is not Model.check_examples:  # only an override loads them here
             dataset = self.session.dataset(task.dataset)  # as a model is given them: no gold, it could be kept

@@ -141,3 +141,23 @@ def test_resume_finds_the_run_whatever_folder_the_data_dir_was_given_from(tmp_pa
                              data_dir=tmp_path / "project" / "data")
     assert resumed.rundir.path == stopped and resumed.model_calls == 25
 
+
+
+def test_missing_images_say_where_they_were_looked_for(tmp_path):
+    # Before: always "set --data-dir to the folder that holds them", also for images under the
+    # --data-dir given and for images an installed distribution ships.
+    from harness.errors import DataError
+    from harness.run.tasks import check_images
+    from harness.types import Example
+
+    def message(image, data_dir=None):
+        with pytest.raises(DataError) as err:
+            check_images("t", [Example(id="q", question="?", image=str(image))], data_dir)
+        return str(err.value)
+
+    assert message(tmp_path / "data" / "a.png", tmp_path / "data").endswith(
+        f"(looked for under --data-dir {tmp_path / 'data'}: are the images there?)")
+    assert message(tmp_path / "a.png").endswith("(this model needs images; set --data-dir to the folder that holds them)")
+    assert message(tmp_path / "a.png", tmp_path / "data").endswith("set --data-dir to the folder that holds them)")
+    shipped = Path(pytest.__file__).parent / "no-such-image.png"
+    assert message(shipped).endswith(f"(they belong to the installed pytest {pytest.__version__}: reinstall it)")
