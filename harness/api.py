@@ -87,11 +87,13 @@ class DatasetPlugin(Configurable):
 
     def fingerprint(self, split: str) -> str:
         """Changes whenever the loaded examples could change. The default covers the name,
-        the options and the size and modification time of `expected_files(split)`; a
+        the options and the size and modification time of `expected_files(split)`, each file
+        inside `data_dir` named relative to it (`file_stamps(paths, root=self.data_dir)`: the
+        folder moved or copied with `cp -a`, `rsync -a` or `mv` keeps the fingerprint); a
         dataset whose content depends on more (generated data, image files) overrides it. The
         run adds a third-party plugin's distribution and version (harness.data.session)."""
         return digest({"dataset": self.name, "split": split, "config": self.config,
-                       "files": file_stamps(self.expected_files(split))})
+                       "files": file_stamps(self.expected_files(split), root=self.data_dir)})
 
 
 class Model(Configurable):

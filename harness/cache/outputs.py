@@ -54,8 +54,8 @@ class ProbeOutputCache:
             labelled: bool, seed: int, modules: Sequence[str],
             settings: Mapping[str, Any] | None = None, images: str = "") -> dict[str, Any]:
         """The identity of one probe output; `task`: `harness.rundir.task_folder`; `settings`:
-        `Probe.cache_settings()`; `images`: a digest of the task's image files (size and
-        modification time) for a model that looks at them, else ""."""
+        `Probe.cache_settings()`; `images`: `images_key` of the task's image files (their bytes)
+        for a model that looks at them, else ""."""
         return {"model": model_fingerprint, "probe": probe, "task": task,
                 "probe_class": f"{probe_class.__module__}.{probe_class.__qualname__}", "options": options,
                 "dataset": dataset, "dataset_fp": dataset_fingerprint, "split": split, "limit": limit,

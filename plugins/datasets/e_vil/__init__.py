@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping
 
 from harness.api import Option
-from harness.digest import digest
+from harness.digest import digest, file_stamps
 from harness.errors import UsageError
 from harness.types import Example
 from vqa_harness_plugins.validation import answers_option, duplicates_option
@@ -93,14 +93,9 @@ class _EvilDataset(PolicyCounts):
         return self._summaries[split]
 
     def fingerprint(self, split: str) -> str:
-        path = self.file(split)
-        try:
-            st = path.stat()
-            stamp = [st.st_size, st.st_mtime_ns]
-        except OSError:
-            stamp = None
-        return digest({"dataset": self.name, "split": split, "config": self.config, "file": str(path),
-                       "stat": stamp})
+        """The split's file by its size and modification time, named relative to `--data-dir`."""
+        return digest({"dataset": self.name, "split": split, "config": self.config,
+                       "file": file_stamps([self.file(split)], root=self.data_dir)})
 
 
 class ESNLIVE(_EvilDataset):

@@ -81,7 +81,8 @@ class ToyVQAMC(DatasetPlugin):
         Built once (a content-addressed artifact keyed by the toyvqa split, the question-set
         version and the options) and memoized per process."""
         base = self._base(split)
-        key = {**self.generation_key(split), "seed": int(self.config["seed"]), "data_dir": str(self.data_dir)}
+        # No --data-dir in the key: the toy data is generated into the harness cache wherever it is.
+        key = {**self.generation_key(split), "seed": int(self.config["seed"])}
         memo = digest(key)
         if memo not in _BASE_MEMO:
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from harness.api import Option
-from harness.digest import digest_bytes
+from harness.digest import digest_bytes, file_stamps
 from harness.errors import DataError, UsageError
 from harness.jsonio import read_json
 from harness.types import Example
@@ -130,7 +130,8 @@ class VisualGenomeQA(PolicyCounts):
 
     def fingerprint(self, split: str) -> str:
         """The default fingerprint and the released decoy file (`decoy_file=auto` included)."""
-        return released_fingerprint(super().fingerprint(split), self.config["decoy_file"], self._path, AUTO_DECOYS)
+        return released_fingerprint(super().fingerprint(split), self.config["decoy_file"], self._path, AUTO_DECOYS,
+                                    self.data_dir)
 
     def all_examples(self) -> dict[str, list[Example]]:
         """Every split's examples, parsed and checked (repeated qa_ids follow `duplicates=`,
@@ -183,9 +184,8 @@ class VisualGenomeQA(PolicyCounts):
     def _generation_key(self, split: str) -> dict[str, Any]:
         """What generated decoys depend on: the file (size and modification time), the split
         and the seed that draws it."""
-        path = self._path(self.config["file"])
-        stat = path.stat()
-        return {"dataset": "visual-genome-qa", "file": str(path), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+        (name, size, mtime_ns), = file_stamps([self._path(self.config["file"])], root=self.data_dir)
+        return {"dataset": "visual-genome-qa", "file": name, "size": size, "mtime_ns": mtime_ns,
                 "split": split, "split_seed": self.config["split_seed"]}
 
     def decoy_file(self) -> Path | None:

@@ -136,12 +136,14 @@ def _source(variant: str, released: Path | None) -> str:
     return f"released:{released}" if released else "generated"
 
 
-def released_fingerprint(base: str, option: str, resolve: Callable[[str], Path], auto: str) -> str:
+def released_fingerprint(base: str, option: str, resolve: Callable[[str], Path], auto: str,
+                         data_dir: Path | None) -> str:
     """A dataset fingerprint (`base`) extended by the released decoy file the option may read:
     with "auto" the file is read when present, so its absence is stamped too and adding,
-    editing or removing it changes the fingerprint (cached predictions and probe outputs)."""
+    editing or removing it changes the fingerprint (cached predictions and probe outputs). The
+    file is named relative to `data_dir` (`file_stamps`): a moved --data-dir keeps it."""
     path = None if not option else resolve(auto if option == "auto" else option)
-    return digest({"base": base, "decoy_file": file_stamps([path])})
+    return digest({"base": base, "decoy_file": file_stamps([path], root=data_dir)})
 
 
 class Visual7W(PolicyCounts):
@@ -182,7 +184,8 @@ class Visual7W(PolicyCounts):
 
     def fingerprint(self, split: str) -> str:
         """The default fingerprint and the released decoy file (`decoy_file=auto` included)."""
-        return released_fingerprint(super().fingerprint(split), self.config["decoy_file"], self._path, AUTO_DECOYS)
+        return released_fingerprint(super().fingerprint(split), self.config["decoy_file"], self._path, AUTO_DECOYS,
+                                    self.data_dir)
 
     def all_examples(self) -> dict[str, list[Example]]:
         """Every split's examples (MC fields in meta), parsed and checked; the load summary
@@ -248,11 +251,9 @@ class Visual7W(PolicyCounts):
 
     def _generation_key(self, split: str) -> dict[str, Any]:
         """What generated decoys depend on: the file (its size and modification time: an
-        edited file is generated again) and the split."""
-        path = self._path(self.config["file"])
-        stat = path.stat()
-        return {"dataset": "visual7w", "file": str(path), "split": split, "size": stat.st_size,
-                "mtime_ns": stat.st_mtime_ns}
+        edited file is generated again; named relative to --data-dir) and the split."""
+        (name, size, mtime_ns), = file_stamps([self._path(self.config["file"])], root=self.data_dir)
+        return {"dataset": "visual7w", "file": name, "split": split, "size": size, "mtime_ns": mtime_ns}
 
     def load(self, split: str, limit: int | None = None) -> list[Example]:  # type: ignore[override]
         """The split with the `decoys=` candidates; with `limit` (`--limit`) its first `limit`

@@ -61,7 +61,8 @@ class _VQAMC(PolicyCounts):
         file included whatever `decoys=` is (its choices are the Orig decoys and the generator's
         fill-ins), stamped present or absent."""
         return digest({"base": super().fingerprint(split),
-                       "files": file_stamps([*self._base().source_files(split), self.orig_file(split)])})
+                       "files": file_stamps([*self._base().source_files(split), self.orig_file(split)],
+                                            root=self.data_dir)})
 
     def image_folders(self):
         return self._base().image_folders()
@@ -89,7 +90,7 @@ class _VQAMC(PolicyCounts):
         its size and modification time (the sets of iou, qou, iou+qou and all are one generation)."""
         skip = {"empty_targets": "skip"} if self.config["empty_targets"] == "skip" else {}  # default: keys as before
         return {"dataset": self.name, "split": split, "fingerprint": self._base().fingerprint(split),
-                "files": file_stamps(self._base().source_files(split)), **skip}
+                "files": file_stamps(self._base().source_files(split), root=self.data_dir), **skip}
 
     def base_examples(self, split: str, limit: int | None = None) -> list[Example]:
         """The base VQA split (its first `limit` questions) as MC-ready examples (target,
