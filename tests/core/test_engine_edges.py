@@ -22,7 +22,8 @@ def test_a_damaged_stored_example_without_an_id_is_rebuilt_not_a_traceback(tmp_p
     store = ArtifactStore(tmp_path)
     built = [Example(id="q1", question="what?")]
     assert store.examples("toy-examples", {"k": 1}, lambda: built) == built
-    (store.folder("toy-examples", {"k": 1}) / "examples.jsonl").write_text('{"answers": 3}\n')
+    [stored] = (tmp_path / "toy-examples").rglob("examples.jsonl")
+    stored.write_text('{"answers": 3}\n')
     assert ArtifactStore(tmp_path).examples("toy-examples", {"k": 1}, lambda: built) == built
     with pytest.raises(KeyError):
         Example.from_row({"answers": 3, "choices": 4})
