@@ -22,6 +22,7 @@ from harness.errors import ResourceError
 
 from .base import ResourceStatus, ensure_nltk_path, make_target, resolve_target
 from .bertscore import bertscore_model, bertscore_settings, bertscore_status
+from .identity import tagger_identity, wordnet_identity
 from .sense_vectors import SenseVectors, competing_senses, sense_vectors, sense_vectors_status
 from .tagger import install_tagger, pos_tag, tagger_status
 from .wordnet_corpus import install_wordnet, wordnet, wordnet_status
@@ -44,10 +45,12 @@ __all__ = [
     "sense_vectors",
     "sense_vectors_status",
     "status",
+    "tagger_identity",
     "WordNetIndex",
     "WordStats",
     "word_stats",
     "wordnet",
+    "wordnet_identity",
     "wordnet_index",
 ]
 

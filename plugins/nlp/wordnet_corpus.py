@@ -35,6 +35,7 @@ __all__ = [
     "NAME",
     "REQUIRED_FILES",
     "debian_dir",
+    "header_version",
     "install_wordnet",
     "lexnames_text",
     "parse_lexnames_manpage",
@@ -145,7 +146,7 @@ def _package_versions() -> str:
     return ", ".join(found) if found else " + ".join(DEBIAN_PACKAGES)
 
 
-def _header_version(folder: Path) -> str:
+def header_version(folder: Path) -> str:
     """The version in data.adj's licence header ("WordNet 3.0 Copyright ..."), as NLTK reads it."""
     try:
         with open(folder / "data.adj", encoding="utf-8", errors="replace") as fh:
@@ -211,7 +212,7 @@ def _copy_debian(src: Path, target: Path) -> str:
             shutil.copyfile(copyright_file, partial / "LICENSE")
     final = corpora / "wordnet"
     where = f"debian {_package_versions()}" if src == DEBIAN_DIR else str(src)
-    return f"{where} (WordNet {_header_version(final)}; lexnames from {origin})"
+    return f"{where} (WordNet {header_version(final)}; lexnames from {origin})"
 
 
 def install_wordnet(

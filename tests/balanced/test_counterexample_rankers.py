@@ -6,6 +6,7 @@ scores cannot depend on the image (declared inputs, or identical scores)."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -300,3 +301,20 @@ def test_the_candidates_their_order_and_every_ranking_are_written_out(tmp_path, 
             scores = dict(zip(rec["candidates"], rec["scores"]["model"]))
             assert scores == {c: float(f"{int(c[3:]) / 30.0:.6g}") for c in rec["candidates"]}  # `significant`
             assert rec["rankings"]["model"] == rank(rec["candidates"], scores, question_rng(0, f"model/{qid}"))
+
+
+def test_an_edited_feature_file_runs_the_probe_again_not_a_stored_output(tmp_path, features):
+    """`features=FILE` is keyed by the file's stamps, not its path alone: rewriting the file
+    (img10 moved next to img0, so Distance finds every complement) gives the new Recall@5,
+    not the output stored by the first run."""
+    first, _ = _run(tmp_path, features, "explainer")
+    assert first["distance"].value == 0.5
+    again, _ = _run(tmp_path, features, "explainer")  # unchanged file: restored, same rows
+    assert again["distance"].value == 0.5
+    values = np.arange(30.0)
+    values[10] = 0.1
+    np.savez(features, ids=np.array([f"img{i}" for i in range(30)]), features=values.reshape(-1, 1))
+    st = features.stat()
+    os.utime(features, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    edited, _ = _run(tmp_path, features, "explainer")
+    assert edited["distance"].value == 1.0

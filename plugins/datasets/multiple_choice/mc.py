@@ -29,9 +29,10 @@ from vqa_harness_plugins.generators.decoys import (
     normalize_for_match,
     variant_choices,
 )
+from vqa_harness_plugins.nlp import wordnet_identity
 
 __all__ = ["MC_OPTIONS", "GENERATOR_OPTIONS", "attach_decoys", "generated_decoys", "generation_stats",
-           "generation_summary", "check_orig_decoys", "records_of", "decoy_config"]
+           "generation_summary", "check_orig_decoys", "records_of", "decoy_config", "with_generator"]
 
 GENERATOR_OPTIONS: Mapping[str, Option] = {
     "decoy_seed": Option(0, "seed of the decoy generator (IoU order, fill-ins, candidate order)", min=0),
@@ -67,8 +68,21 @@ def check_orig_decoys(examples: Sequence[Example], source: str) -> None:
                         f"(e.g. qa_id {', '.join(bad[:5])}); fix the file, decoys are never patched silently")
 
 
+def _generator_resources() -> dict[str, Any]:
+    """What generated decoys depend on besides their data and config: the WordNet copy the WUP
+    filter reads now, by content (NLTK data of the user's comes before the installed copy)."""
+    return {"wordnet": wordnet_identity()}
+
+
+def with_generator(fingerprint: str, generated: bool) -> str:
+    """A dataset fingerprint extended by `_generator_resources()` when its decoys are generated
+    (probe outputs and `ctx.memo` values then follow the WordNet copy); else unchanged."""
+    return digest({"base": fingerprint, **_generator_resources()}) if generated else fingerprint
+
+
 def _cache_path(config: DecoyConfig, key: Mapping[str, Any]) -> Path:
-    return cache_dir("decoys") / f"{digest({'v': _CACHE_VERSION, 'key': key, 'config': asdict(config)})}.json"
+    entry = {"v": _CACHE_VERSION, "key": key, "config": asdict(config), **_generator_resources()}
+    return cache_dir("decoys") / f"{digest(entry)}.json"
 
 
 def _cached_sets(path: Path) -> dict[str, Any] | None:

@@ -29,6 +29,7 @@ from .mc import (
     decoy_config,
     generated_decoys,
     generation_summary,
+    with_generator,
 )
 from .toy_telling import TELLING_VERSION, telling_examples
 
@@ -104,7 +105,7 @@ class ToyVQAMC(DatasetPlugin):
 
     def fingerprint(self, split: str) -> str:
         """Changes with the options, the question set version and the toyvqa split."""
-        return digest({"dataset": self.name, "config": self.config, **self.generation_key(split)})
+        return with_generator(digest({"dataset": self.name, "config": self.config, **self.generation_key(split)}), True)
 
     def summary(self, split: str) -> dict[str, Any]:
         """{"generation": statistics of the cached decoy generation} ({} before the first load)."""

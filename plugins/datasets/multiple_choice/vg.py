@@ -39,6 +39,7 @@ from .mc import (
     decoy_config,
     generated_decoys,
     generation_summary,
+    with_generator,
 )
 from .visual7w import check_normalized, released_file, released_fingerprint, released_sets
 
@@ -130,8 +131,9 @@ class VisualGenomeQA(PolicyCounts):
 
     def fingerprint(self, split: str) -> str:
         """The default fingerprint and the released decoy file (`decoy_file=auto` included)."""
-        return released_fingerprint(super().fingerprint(split), self.config["decoy_file"], self._path, AUTO_DECOYS,
+        base = released_fingerprint(super().fingerprint(split), self.config["decoy_file"], self._path, AUTO_DECOYS,
                                     self.data_dir)
+        return with_generator(base, self.decoy_file() is None)
 
     def all_examples(self) -> dict[str, list[Example]]:
         """Every split's examples, parsed and checked (repeated qa_ids follow `duplicates=`,

@@ -44,6 +44,7 @@ from .mc import (
     decoy_config,
     generated_decoys,
     generation_summary,
+    with_generator,
 )
 
 __all__ = ["Visual7W", "released_sets", "check_normalized", "released_file", "released_fingerprint", "IMAGE", "QA_PAIR", "ORIG_DECOYS"]
@@ -184,8 +185,9 @@ class Visual7W(PolicyCounts):
 
     def fingerprint(self, split: str) -> str:
         """The default fingerprint and the released decoy file (`decoy_file=auto` included)."""
-        return released_fingerprint(super().fingerprint(split), self.config["decoy_file"], self._path, AUTO_DECOYS,
+        base = released_fingerprint(super().fingerprint(split), self.config["decoy_file"], self._path, AUTO_DECOYS,
                                     self.data_dir)
+        return with_generator(base, self.config["decoys"] != "orig" and self.decoy_file() is None)
 
     def all_examples(self) -> dict[str, list[Example]]:
         """Every split's examples (MC fields in meta), parsed and checked; the load summary

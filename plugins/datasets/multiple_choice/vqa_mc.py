@@ -27,6 +27,7 @@ from .mc import (
     decoy_config,
     generated_decoys,
     generation_summary,
+    with_generator,
 )
 
 __all__ = ["VQA1MC", "VQA2MC"]
@@ -60,9 +61,9 @@ class _VQAMC(PolicyCounts):
         """The default fingerprint and every file the split is read from, the MultipleChoice
         file included whatever `decoys=` is (its choices are the Orig decoys and the generator's
         fill-ins), stamped present or absent."""
-        return digest({"base": super().fingerprint(split),
-                       "files": file_stamps([*self._base().source_files(split), self.orig_file(split)],
-                                            root=self.data_dir)})
+        return with_generator(digest({"base": super().fingerprint(split),
+                                      "files": file_stamps([*self._base().source_files(split), self.orig_file(split)],
+                                                           root=self.data_dir)}), self.config["decoys"] != "orig")
 
     def image_folders(self):
         return self._base().image_folders()

@@ -54,6 +54,7 @@ from vqa_harness_plugins.models.features.candidates import (
     question_rng,
     rank,
 )
+from vqa_harness_plugins.models.features.files import file_stamp
 
 from .display import COUNTEREXAMPLE_DISPLAY
 from .metrics import recall_at_k
@@ -127,6 +128,12 @@ class CounterExampleProbe(Probe):
                                  "Goyal Table 4) or 'predicted' (the model's own answer on I)",
                                  choices=("truth", "predicted")),
     }
+
+    def cache_settings(self) -> dict:
+        """A feature file's resolved path, size and modification time (for a `.npy`, its id
+        list's too): an edited file ranks again instead of restoring the output stored before."""
+        source = str(self.config["features"])
+        return {} if source == BUILTIN else {"features": file_stamp(source)}
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         ctx.tag("trained", trained_condition(ctx.train))

@@ -30,7 +30,8 @@ from vqa_harness_plugins.generators.counterfactual import (
     perturb_many,
     resolve_kinds,
 )
-from vqa_harness_plugins.nlp import bertscore_settings
+from vqa_harness_plugins.nlp import bertscore_settings, tagger_identity, wordnet_identity
+from vqa_harness_plugins.nlp.identity import describe
 from vqa_harness_plugins.nlp.wordstats import _versions
 
 from .display import COUNTERFACTUAL_DISPLAY
@@ -73,9 +74,14 @@ class CounterfactualProbe(Probe):
         resolve_kinds(str(self.config["kinds"]))  # a mistyped kind: one line on load, before any work
 
     def cache_settings(self) -> dict:
-        """Quality mode's sense vectors come from the BERTScore model: another model folder
-        (`$VQA_HARNESS_BERTSCORE_MODEL`) or other weights give other perturbations."""
-        return {"sense_vectors": bertscore_settings(layers=False)} if self.config["mode"] == "quality" else {}
+        """The WordNet and tagger copies read now, by content (NLTK data of the user's, such as
+        `$NLTK_DATA` or `~/nltk_data`, comes before the installed copy: docs/resources.md); in
+        quality mode also the word statistics' libraries and the sense vectors' model (another
+        model folder, `$VQA_HARNESS_BERTSCORE_MODEL`, or other weights give other perturbations)."""
+        settings: dict = {"wordnet": wordnet_identity(), "pos_tagger": tagger_identity()}
+        if self.config["mode"] == "quality":
+            settings.update(word_statistics=_versions(), sense_vectors=bertscore_settings(layers=False))
+        return settings
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
         kinds = resolve_kinds(str(self.config["kinds"]))
@@ -86,10 +92,12 @@ class CounterfactualProbe(Probe):
         perturber = Perturber(common_colors=common, seed=ctx.seed, kinds=kinds, mode=mode)
         ctx.tag("generator", mode)
         ctx.use_resource("counterfactual-generator", mode)
-        ctx.use_resource("wordnet", "WordNet 3.0 (vqa_harness_plugins.nlp.wordnet_index)")
-        ctx.use_resource("pos-tagger", "averaged perceptron, Penn tags (vqa_harness_plugins.nlp.pos_tag)")
+        wordnet, tagger = wordnet_identity(), tagger_identity()  # as in the key (cache_settings)
+        ctx.use_resource("wordnet", f"WordNet {wordnet.get('version', '?')}, {describe(wordnet)} of its files "
+                                    "(vqa_harness_plugins.nlp.wordnet_index)")
+        ctx.use_resource("pos-tagger", f"averaged perceptron, Penn tags, {describe(tagger)} of its weights "
+                                       "(vqa_harness_plugins.nlp.pos_tag)")
         if mode == "quality":
-
             ctx.use_resource("word-statistics", ", ".join(f"{k} {v}" for k, v in sorted(_versions().items())))
         # Handed over as the generator's `context`; no mode reads it now (senses come from the
         # question's own words, docs/counterfactual.md rule 1).
