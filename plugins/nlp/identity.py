@@ -27,7 +27,7 @@ from harness.paths import cache_dir
 from .base import first_root, folder_stamps, is_file, resolve_target
 from .indexfiles import cache_name, marshal_file, older_versions
 from .perceptron import TAGGER_FILES, tagger_folder
-from .wordnet_build import _SOURCE_FILES
+from .wordnet_build import SOURCE_FILES
 from .wordnet_corpus import header_version, wordnet_folder
 
 __all__ = ["describe", "tagger_identity", "wordnet_identity"]
@@ -68,7 +68,7 @@ def wordnet_identity(target: Path | str | None = None) -> dict[str, Any]:
     `corpora/wordnet` files the index is built from; NLTK's `wordnet.zip` when only that is
     installed), or {"missing": why} (the reader then raises the same ResourceError)."""
     try:
-        version, sha = _identity("wordnet-identity", wordnet_folder(target), _SOURCE_FILES, True)
+        version, sha = _identity("wordnet-identity", wordnet_folder(target), SOURCE_FILES, True)
         return {"version": version, "sha256": sha}
     except ResourceError as exc:
         root = first_root(resolve_target(target), lambda r: is_file(r / "corpora" / "wordnet.zip"))

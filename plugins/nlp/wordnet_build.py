@@ -14,9 +14,10 @@ from .base import check_cached, folder_stamps
 from .indexfiles import cache_name, marshal_file, older_versions
 from .wordnet_format import FILE_POS, INDEX_VERSION, MARKER, POINTERS, POS_FILES, POS_NUMBER
 
-__all__ = ["build_index", "check_folder", "index_path", "load_data"]
+__all__ = ["SOURCE_FILES", "build_index", "check_folder", "index_path", "load_data"]
 
-_SOURCE_FILES = tuple(f"{kind}.{pos}" for kind in ("data", "index") for pos in POS_FILES.values()) + tuple(
+#: The WordNet files the index is built from (and `nlp.identity` digests).
+SOURCE_FILES = tuple(f"{kind}.{pos}" for kind in ("data", "index") for pos in POS_FILES.values()) + tuple(
     f"{pos}.exc" for pos in POS_FILES.values()) + ("index.sense", "lexnames")
 
 #: What to do about a damaged file (the harness's own copy is replaced by `install`).
@@ -47,7 +48,7 @@ class _Lines:
 
 def index_path(folder: Path) -> Path:
     """Where the index of the WordNet files in `folder` is cached (the key names the sources)."""
-    stamps = folder_stamps(folder, _SOURCE_FILES,
+    stamps = folder_stamps(folder, SOURCE_FILES,
                            "the WordNet files are damaged or unreadable; run `harness resources install`")
     name = cache_name("wordnet-index", str(folder.resolve()), {"version": INDEX_VERSION, "files": stamps})
     return cache_dir("resources") / name

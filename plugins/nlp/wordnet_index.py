@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import quick_state
-from .wordnet_build import _SOURCE_FILES, build_index, check_folder, index_path, load_data  # noqa: F401
+from .wordnet_build import SOURCE_FILES, build_index, check_folder, index_path, load_data  # noqa: F401
 from .wordnet_corpus import wordnet_folder
 from .wordnet_format import INDEX_VERSION
 

@@ -91,7 +91,7 @@ def test_lemma_counts_differ_from_nltk_exactly_where_documented(nltk_wn, index) 
 
 def test_index_cache_is_keyed_by_the_resource_files(tmp_path, monkeypatch) -> None:
     from vqa_harness_plugins.nlp.wordnet_index import (
-        _SOURCE_FILES,
+        SOURCE_FILES,
         INDEX_VERSION,
         index_path,
         load_index,
@@ -102,7 +102,7 @@ def test_index_cache_is_keyed_by_the_resource_files(tmp_path, monkeypatch) -> No
     monkeypatch.setenv("VQA_HARNESS_CACHE", str(tmp_path / "cache"))
     folder = tmp_path / "wordnet"
     folder.mkdir()
-    for name in _SOURCE_FILES:
+    for name in SOURCE_FILES:
         (folder / name).write_text(name)
     builds = []
     tiny = {"format": INDEX_VERSION, "lexnames": [], "lemmas": {p: ("", b"", b"\0\0\0\0") for p in "nvar"},
