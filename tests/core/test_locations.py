@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from harness.cache.locations import Locations
+from harness.locations import Locations
 
 
 def test_only_a_path_that_starts_with_the_folder_is_a_token():
