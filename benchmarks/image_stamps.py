@@ -30,7 +30,7 @@ from pathlib import Path
 
 from harness.api import Model
 from harness.cache.artifacts import ArtifactStore
-from harness.cache.locations import Locations
+from harness.locations import Locations
 from harness.cache.outputs import ProbeOutputCache
 from harness import digest as digests
 from harness.digest import digest, file_stamps

@@ -14,13 +14,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable
 
+from .locations import Locations
+
 __all__ = ["digest", "digest_bytes", "digest_stream", "file_stamps", "file_content", "source_digest",
-           "class_source_digest", "DIGEST_LENGTH", "ROOT_TOKEN"]
+           "class_source_digest", "DIGEST_LENGTH"]
 
 #: Hex characters kept (128 bits): ample for cache keys, short enough for folder names.
 DIGEST_LENGTH = 32
-#: How `file_stamps` names a file inside its `root` (as `harness.cache.locations` names --data-dir).
-ROOT_TOKEN = "<<data-dir>>/"
 
 
 def canonical_json(obj: Any) -> bytes:
@@ -36,18 +36,17 @@ def file_stamps(paths: Iterable[Path | str | None], root: Path | str | None = No
     absent (so adding, removing or editing it changes the key); None paths are skipped. A
     path inside `root` (a dataset's `--data-dir`) is written relative to it, after the token
     `<<data-dir>>/`, so the folder moved or copied elsewhere with its files' sizes and
-    modification times (`mv`, `cp -a`, `rsync -a`) gives the same stamps; the token keeps it
-    apart from the same relative path outside any root (docs/architecture.md, "The caches")."""
-    prefix = os.path.join(os.path.abspath(root), "") if root else None
-    if prefix == os.sep:  # "/" as the root would stand for every absolute path
-        prefix = None
+    modification times (`mv`, `cp -a`, `rsync -a`) gives the same stamps (`Locations.path`, as
+    probe outputs name it); the token keeps it apart from the same relative path outside any
+    root (docs/architecture.md, "The caches")."""
+    where = Locations({"data-dir": root})
     stamps: list[list[Any]] = []
     for path in paths:
         if path is None:
             continue
-        name = str(path)
-        if prefix is not None and (full := os.path.abspath(path)).startswith(prefix):
-            name = ROOT_TOKEN + full[len(prefix):].replace(os.sep, "/")
+        full = os.path.abspath(path)
+        inside = where.path(full)
+        name = inside if inside != full else str(path)  # outside `root`: as given
         try:
             st = os.stat(path)
             stamps.append([name, st.st_size, st.st_mtime_ns])

@@ -20,7 +20,7 @@ from ..errors import DataError
 from ..fileio import atomic_folder
 from ..paths import CACHE_TAG, cache_dir, tag_cache_folder
 from ..types import Example
-from .locations import Locations
+from ..locations import Locations
 from .locks import build_lock
 
 __all__ = ["ArtifactStore", "KindStatus", "cache_kinds", "cache_status", "clear_cache", "foreign_folders"]

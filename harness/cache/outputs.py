@@ -15,7 +15,7 @@ from ..digest import digest, file_content, source_digest
 from ..fileio import NAME_BYTES, atomic_write_bytes
 from ..types import ResultRow
 from .artifacts import ArtifactStore
-from .locations import Locations
+from ..locations import Locations
 from .locks import build_lock
 
 __all__ = ["ProbeOutput", "ProbeOutputCache", "KIND"]

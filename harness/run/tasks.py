@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from ..api import Model, Probe, Task
 from ..cache.artifacts import ArtifactStore
-from ..cache.locations import Locations
+from ..locations import Locations
 from ..cache.outputs import ProbeOutput, ProbeOutputCache
 from ..cache.watch import CacheWatch
 from ..data.origin import dataset_provenance, file_distribution

@@ -27,7 +27,7 @@ from .indexfiles import cache_name, marshal_file, older_versions
 from .wordnet_corpus import wordnet_folder
 from .wordnet_index import index_path, wordnet_index
 
-__all__ = ["WordStats", "word_stats", "NOUN_FORMS", "VERB_FORMS"]
+__all__ = ["WordStats", "word_stats", "library_versions", "NOUN_FORMS", "VERB_FORMS"]
 
 CACHE_VERSION = 3
 #: The Penn tags whose forms are tabulated (the base forms are the lemma itself).
@@ -35,7 +35,9 @@ NOUN_FORMS = ("NNS",)
 VERB_FORMS = ("VBZ", "VBD", "VBN", "VBG")
 
 
-def _versions() -> dict[str, str]:
+def library_versions() -> dict[str, str]:
+    """The installed wordfreq and lemminflect versions ("missing" for one not installed): the word
+    statistics depend on them (their cache key; the counterfactual probe's quality-mode key)."""
     out = {}
     for dist in ("wordfreq", "lemminflect"):
         try:
@@ -106,7 +108,7 @@ def _build(wn: Any) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
 def _cache_path(index_file: Path, folder: Path) -> Path:
     """Where the tables for the WordNet in `folder` (index file `index_file`) are cached."""
     name = cache_name("wordstats", str(folder.resolve()),
-                      {"version": CACHE_VERSION, "index": index_file.name, **_versions()})
+                      {"version": CACHE_VERSION, "index": index_file.name, **library_versions()})
     return cache_dir("resources") / name
 
 
@@ -125,7 +127,7 @@ def word_stats(target: Path | str | None = None) -> WordStats:
         return _LOADED[key]
 
     def build() -> tuple[Any, Any]:
-        if "missing" in _versions().values():
+        if "missing" in library_versions().values():
             raise ResourceError("the quality counterfactual mode needs wordfreq and lemminflect: "
                                 "pip install 'wordfreq>=3.0,<4' 'lemminflect>=0.2.3,<0.3'")
         return _build(wn)

@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 from helpers_core import EchoModel, core_plugins
 
+from harness.errors import DataError
+from harness.run.tasks import check_images
 from harness.testing import make_host, run_in_process
+from harness.types import Example
 
 
 def _rows(outcome):
@@ -142,14 +145,9 @@ def test_resume_finds_the_run_whatever_folder_the_data_dir_was_given_from(tmp_pa
     assert resumed.rundir.path == stopped and resumed.model_calls == 25
 
 
-
 def test_missing_images_say_where_they_were_looked_for(tmp_path):
     # Before: always "set --data-dir to the folder that holds them", also for images under the
     # --data-dir given and for images an installed distribution ships.
-    from harness.errors import DataError
-    from harness.run.tasks import check_images
-    from harness.types import Example
-
     def message(image, data_dir=None):
         with pytest.raises(DataError) as err:
             check_images("t", [Example(id="q", question="?", image=str(image))], data_dir)

@@ -32,7 +32,7 @@ from vqa_harness_plugins.generators.counterfactual import (
 )
 from vqa_harness_plugins.nlp import bertscore_settings, tagger_identity, wordnet_identity
 from vqa_harness_plugins.nlp.identity import describe
-from vqa_harness_plugins.nlp.wordstats import _versions
+from vqa_harness_plugins.nlp.wordstats import library_versions
 
 from .display import COUNTERFACTUAL_DISPLAY
 from .metrics import KindSummary, Pair, Rule, changed, global_rules, summarize_kind
@@ -80,7 +80,7 @@ class CounterfactualProbe(Probe):
         model folder, `$VQA_HARNESS_BERTSCORE_MODEL`, or other weights give other perturbations)."""
         settings: dict = {"wordnet": wordnet_identity(), "pos_tagger": tagger_identity()}
         if self.config["mode"] == "quality":
-            settings.update(word_statistics=_versions(), sense_vectors=bertscore_settings(layers=False))
+            settings.update(word_statistics=library_versions(), sense_vectors=bertscore_settings(layers=False))
         return settings
 
     def run(self, ctx: ProbeContext) -> list[ResultRow]:
@@ -98,7 +98,7 @@ class CounterfactualProbe(Probe):
         ctx.use_resource("pos-tagger", f"averaged perceptron, Penn tags, {describe(tagger)} of its weights "
                                        "(vqa_harness_plugins.nlp.pos_tag)")
         if mode == "quality":
-            ctx.use_resource("word-statistics", ", ".join(f"{k} {v}" for k, v in sorted(_versions().items())))
+            ctx.use_resource("word-statistics", ", ".join(f"{k} {v}" for k, v in sorted(library_versions().items())))
         # Handed over as the generator's `context`; no mode reads it now (senses come from the
         # question's own words, docs/counterfactual.md rule 1).
         contexts = [tuple(ex.answers) for ex in examples] if mode == "quality" else None

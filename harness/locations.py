@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Mapping
 
 __all__ = ["Locations"]
+
+#: Where a stored path may begin: at the start, after a JSON escape (`\n`, `\t`, `\r`), or after
+#: a character that cannot be part of a path name (a space, a quote, a bracket). The folder's
+#: characters inside another path or a URL ("/mnt/data/", "https://host/data/") are not it.
+_PATH_START = rb"(?:(?<=\\[ntr])|(?<![\w.~/\x80-\xff-]))"
 
 
 class Locations:
@@ -42,9 +48,11 @@ class Locations:
         return path
 
     def store(self, blob: bytes) -> bytes:
-        """What a stored file or text holds: each folder named as its token."""
+        """What a stored file or text holds: each path that starts with a folder named with its
+        token (`_PATH_START`: not the same characters inside another path)."""
         for token, text in self._forms():
-            blob = blob.replace(text.encode("utf-8", "surrogateescape"), token.encode())
+            found = re.compile(_PATH_START + re.escape(text.encode("utf-8", "surrogateescape")))
+            blob = found.sub(lambda _: token.encode(), blob)
         return blob
 
     def restore(self, blob: bytes) -> bytes | None:
