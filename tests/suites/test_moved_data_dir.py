@@ -79,6 +79,20 @@ def test_a_data_dir_copied_with_its_times_restores_everything_and_a_changed_file
     assert changed["vqa2"] == (0, moved["vqa2"][1]) and changed["decoys-visual7w"] == (0, moved["decoys-visual7w"][1])
 
 
+def test_a_relative_data_dir_renamed_restores_everything(tmp_path, fresh_cache, monkeypatch):
+    # `--data-dir data`, then the folder renamed and given as `--data-dir moved`: the loaders
+    # name the files by absolute paths, which hold the folder's token (a review took relative
+    # paths for a case that reuses nothing; measured, it reuses every output).
+    monkeypatch.chdir(tmp_path)
+    _world(tmp_path / "data")
+    first = _runs(tmp_path, Path("data"))
+    assert all(reused == 0 for _, reused in first.values()), first
+    (tmp_path / "data").rename(tmp_path / "moved")
+    again = _runs(tmp_path, Path("moved"))
+    assert {s: calls for s, (calls, _) in again.items()} == dict.fromkeys(SUITES, 0), again
+    assert all(reused > 0 for _, reused in again.values()), again
+
+
 def test_file_stamps_name_files_inside_the_root_relative_to_it(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     (a / "sub").mkdir(parents=True)
