@@ -12,6 +12,7 @@ import inspect
 import json
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from types import ModuleType
@@ -118,6 +119,8 @@ class _Contents:
 
 
 _CONTENTS: list[_Contents] = []
+#: Held while the remembered digests change (a model's threads key their inputs at once).
+_CONTENTS_LOCK = threading.RLock()
 
 
 def _cache_place() -> tuple[str, ...]:
@@ -127,16 +130,19 @@ def _cache_place() -> tuple[str, ...]:
 def _contents() -> _Contents:
     where = _cache_place()
     if not _CONTENTS or _CONTENTS[0].where != where:  # another cache (a test's, a program's)
-        save_contents()
-        _CONTENTS[:] = [_Contents(where)]
+        with _CONTENTS_LOCK:
+            if not _CONTENTS or _CONTENTS[0].where != where:
+                save_contents()
+                _CONTENTS[:] = [_Contents(where)]
     return _CONTENTS[0]
 
 
 def _remember(full: str, entry: list[Any]) -> None:
-    store = _contents()
-    store.files[full] = store.new[full] = entry
-    if len(store.new) >= _SAVE_EVERY:
-        save_contents()
+    with _CONTENTS_LOCK:
+        store = _contents()
+        store.files[full] = store.new[full] = entry
+        if len(store.new) >= _SAVE_EVERY:
+            save_contents()
 
 
 def _read_contents(path: Path) -> dict[str, Any]:
@@ -154,9 +160,12 @@ def save_contents() -> None:
     with what other processes wrote meanwhile (two writing at once: one's additions are lost,
     read again next time; the file is replaced atomically, never torn). A cache that cannot be
     written keeps nothing, silently: the digests are only a shortcut."""
-    if not _CONTENTS or not _CONTENTS[0].new or _CONTENTS[0].path is None:
-        return
-    store = _CONTENTS[0]
+    with _CONTENTS_LOCK:
+        if _CONTENTS and _CONTENTS[0].new and _CONTENTS[0].path is not None:
+            _save(_CONTENTS[0])
+
+
+def _save(store: _Contents) -> None:
     files = _read_contents(store.path)
     for full, entry in store.new.items():
         files.pop(full, None)
