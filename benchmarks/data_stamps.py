@@ -47,7 +47,10 @@ def main(argv: list[str] | None = None) -> int:
         stamps = best_of(5, lambda: file_stamps(paths, root=tmp))
 
         def fresh() -> None:
-            digests._CONTENT_MEMO.clear()  # as a new process finds it
+            # As a new process with an empty harness cache finds it (no digest remembered)
+            os.environ["VQA_HARNESS_CACHE"] = tempfile.mkdtemp(dir=tmp)
+            digests._CONTENT_MEMO.clear()
+            digests._CONTENTS.clear()
             for path in paths:
                 file_content(path)
 

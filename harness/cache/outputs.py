@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..digest import digest, file_content, source_digest
+from ..digest import digest, file_content, save_contents, source_digest
 from ..fileio import NAME_BYTES, atomic_write_bytes
 from ..types import ResultRow
 from .artifacts import ArtifactStore
@@ -64,10 +64,12 @@ class ProbeOutputCache:
                 **({"images": images} if images else {})}
 
     def images_key(self, paths: Sequence[str]) -> str:
-        """A digest of each image file's bytes (`file_content`, read once per process) and its
+        """A digest of each image file's bytes (`file_content`: read once, then remembered) and its
         path with its folder as a token (`Locations.path`): the same for the folder moved, another
         for an image rewritten, whatever its modification time."""
-        return digest([[self.locations.path(p), file_content(p)] for p in paths])
+        key = digest([[self.locations.path(p), file_content(p)] for p in paths])
+        save_contents()  # the next process stats each file instead of reading it
+        return key
 
     def get(self, key: dict[str, Any], run_dir: Path, *, run_id: str, model: str, suite: str,
             fingerprint: Callable[[str, str], str]) -> ProbeOutput | None:

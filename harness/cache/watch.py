@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..digest import CONTENTS_KIND
 from ..errors import StorageError
 from ..paths import cache_dir
 from .artifacts import cache_kinds
@@ -39,7 +40,7 @@ class CacheWatch:
         except OSError:  # the folder is going away now: `lost` tells
             return
         self._seen.update({path: _identity(path) for path in kinds
-                           if path.name != OUTPUTS_KIND and path not in self._seen})
+                           if path.name not in (OUTPUTS_KIND, CONTENTS_KIND) and path not in self._seen})
 
     def lost(self) -> StorageError | None:
         """The error naming a cache gone or replaced since the run started; None if none is."""

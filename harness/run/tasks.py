@@ -21,7 +21,7 @@ from ..cache.watch import CacheWatch
 from ..data.origin import dataset_provenance, file_distribution
 from ..data.session import LazyExamples
 from ..devices import model_threads
-from ..digest import digest
+from ..digest import digest, save_contents
 from ..errors import DataError, ExitCode, HarnessError, PluginError, StopRun, printable
 from ..fileio import atomic_write_text
 from ..folders import storage_error
@@ -157,6 +157,7 @@ class TaskRunner:
         if self.model.trainable:  # asked after the probes, when whatever they loaded was loaded
             self._note_counts(*source)
         self._note_counts(task.dataset, task.split)
+        save_contents()  # the image digests read for this task, for the next process
 
     def _needs_model(self, task: Task) -> bool:
         """Whether a probe of `task` will run (`_probe` skips those with a `capability_gap`; a

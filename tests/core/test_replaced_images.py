@@ -100,3 +100,22 @@ def test_a_moved_image_folder_asks_only_for_the_changed_image(tmp_path):
             outcome = run_in_process(host, model=model, suite="pictures", tmp_path=tmp_path)
             calls.append(run_stats(outcome)["model_calls"])
     assert calls == [4, 4, 0, 0, 1, 0]  # before: [4, 4, 4, 4, 1, 0]
+
+
+def test_an_image_put_back_with_its_size_and_modification_time_is_asked_again(tmp_path):
+    """`cp -p` or `touch -r` over an image keeps its size and modification time (and `cp` its
+    inode); its change time moves, and keys the remembered digest: before, the process's memo
+    gave the old image's digest and the cached answer."""
+    image = tmp_path / "img.png"
+    image.write_bytes(b"old image")
+    examples = [Example(id="q0", question="what color is the ball?", image=str(image), answers=("red",) * 10)]
+    plugins, names = core_plugins()
+    host = make_host(*plugins, dataset_plugin("pics", {"val": examples}), _Plugin(),
+                     names=[*names, "pics", "looker"])
+    assert run_stats(run_in_process(host, model="looker", suite="pictures", tmp_path=tmp_path))["model_calls"] == 1
+    before = os.stat(image)
+    while os.stat(image).st_ctime_ns == before.st_ctime_ns:  # a coarse clock: until the change time moves
+        with open(image, "r+b") as fh:
+            fh.write(b"new image")
+        os.utime(image, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert run_stats(run_in_process(host, model="looker", suite="pictures", tmp_path=tmp_path))["model_calls"] == 1
