@@ -25,8 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness import digest as digests
-from harness.digest import file_content, file_stamps
+from harness.cache.contents import file_content, forget_contents
+from harness.digest import file_stamps
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness_proc import best_of, positive_int, uptime  # noqa: E402
@@ -49,8 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         def fresh() -> None:
             # As a new process with an empty harness cache finds it (no digest remembered)
             os.environ["VQA_HARNESS_CACHE"] = tempfile.mkdtemp(dir=tmp)
-            digests._CONTENT_MEMO.clear()
-            digests._CONTENTS.clear()
+            forget_contents()
             for path in paths:
                 file_content(path)
 

@@ -32,7 +32,7 @@ from harness.api import Model
 from harness.cache.artifacts import ArtifactStore
 from harness.locations import Locations
 from harness.cache.outputs import ProbeOutputCache
-from harness import digest as digests
+from harness.cache.contents import forget_contents
 from harness.digest import digest, file_stamps
 from harness.types import Example
 
@@ -53,8 +53,7 @@ def _new_process(cache: Path) -> None:
     """What a new process with an empty harness cache knows (no digest memoized nor remembered;
     `benchmarks/image_digests.py` times a new process with the digests remembered)."""
     os.environ["VQA_HARNESS_CACHE"] = str(cache)
-    digests._CONTENT_MEMO.clear()
-    digests._CONTENTS.clear()
+    forget_contents()
 
 
 def main(argv: list[str] | None = None) -> int:

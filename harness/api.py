@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
 from .context import FeatureExtractor, FeatureResolver, ProbeContext
-from .digest import digest, file_content, file_stamps
+from .cache.contents import file_content
+from .digest import digest, file_stamps
 from .display import ChartSpec, Degenerate, Display, Evidence
 from .inputs import ANSWER_FACTORS
 from .layouts import Layout

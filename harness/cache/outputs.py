@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..digest import digest, file_content, save_contents, source_digest
+from ..digest import digest, source_digest
 from ..fileio import NAME_BYTES, atomic_write_bytes
 from ..types import ResultRow
 from .artifacts import ArtifactStore
+from .contents import file_content, save_contents
 from ..locations import Locations
 from .locks import build_lock
 

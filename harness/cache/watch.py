@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..digest import CONTENTS_KIND
+from .contents import CONTENTS_KIND
 from ..errors import StorageError
 from ..paths import cache_dir
 from .artifacts import cache_kinds

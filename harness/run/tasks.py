@@ -21,7 +21,8 @@ from ..cache.watch import CacheWatch
 from ..data.origin import dataset_provenance, file_distribution
 from ..data.session import LazyExamples
 from ..devices import model_threads
-from ..digest import digest, save_contents
+from ..cache.contents import save_contents
+from ..digest import digest
 from ..errors import DataError, ExitCode, HarnessError, PluginError, StopRun, printable
 from ..fileio import atomic_write_text
 from ..folders import storage_error

@@ -12,9 +12,10 @@ import shutil
 
 import pytest
 
-from harness import digest as digests
+from harness.cache import contents as digests
 from harness.cache.artifacts import cache_status, clear_cache
-from harness.digest import file_content, save_contents
+from harness.cache.contents import file_content, forget_contents, save_contents
+from harness.digest import DIGEST_LENGTH, digest_bytes
 from vqa_harness_cli import main
 
 
@@ -29,8 +30,7 @@ def settled(fresh_cache, monkeypatch):
 
 def _new_process() -> None:
     """What a new process knows: nothing in memory."""
-    digests._CONTENT_MEMO.clear()
-    digests._CONTENTS.clear()
+    forget_contents()
 
 
 def _no_reads(monkeypatch) -> None:
@@ -75,7 +75,7 @@ def test_a_file_put_back_with_its_size_and_times_is_read_again(settled, tmp_path
     assert file_content(image) != old  # in this process (before: its memo ignored the change time)
     save_contents()
     _new_process()
-    assert file_content(image) == digests.digest_bytes(b"new image", digests.DIGEST_LENGTH)
+    assert file_content(image) == digest_bytes(b"new image", DIGEST_LENGTH)
 
 
 def test_a_copied_folder_is_read_once_with_the_same_digests(settled, tmp_path, monkeypatch):
@@ -111,8 +111,8 @@ def test_a_damaged_store_is_ignored_and_written_anew(settled, tmp_path, damage):
         store.mkdir()
     else:
         store.write_bytes(damage)
-        digests._CONTENTS.clear()
-    assert file_content(image) == digests.digest_bytes(b"bytes", digests.DIGEST_LENGTH)
+        forget_contents()
+    assert file_content(image) == digest_bytes(b"bytes", DIGEST_LENGTH)
     save_contents()  # no error
     if damage != "folder":
         assert str(image) in _store(settled)

@@ -12,7 +12,8 @@ from pathlib import Path
 from helpers_core import EchoModel, core_plugins, run_stats
 
 from harness.api import DatasetPlugin, Probe, Suite, Task
-from harness.digest import _CONTENT_MEMO, digest
+from harness.cache.contents import forget_contents
+from harness.digest import digest
 from harness.hookspecs import hookimpl
 from harness.showcase import Picture, Shown, read_examples, write_examples
 from harness.testing import make_host, run_in_process
@@ -109,7 +110,7 @@ def test_one_changed_image_runs_the_probe_again_asking_only_for_it(tmp_path):
     stat = os.stat(data / "img2.png")
     (data / "img2.png").write_bytes(b"image X")  # one byte, same size, same modification time
     os.utime(data / "img2.png", ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    _CONTENT_MEMO.clear()  # as a new process finds it (the memo holds a file read once per process)
+    forget_contents()  # as a new process finds it (the memo holds a file read once per process)
     EchoModel.calls.clear()
     assert _run(tmp_path, "looker", data)[:2] == (1, 0) and EchoModel.calls == ["q2"]
     assert _run(tmp_path, "looker", data)[:2] == (0, 1)
