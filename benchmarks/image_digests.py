@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         warm = Path(tmp) / "cache-warm"
         _child("bytes", listing, warm)
         remembered = min(_child("bytes", listing, warm) for _ in range(args.repeat))
-        store = warm / "digests" / "files.json"
+        store = warm / "digests" / "files.jsonl"
         size = store.stat().st_size if store.is_file() else 0
     n = args.images
     print(f"{n:,} image files of {args.bytes:,} bytes, each figure the best of {args.repeat} new processes")
