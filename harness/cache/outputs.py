@@ -15,7 +15,7 @@ from ..digest import digest, source_digest
 from ..fileio import NAME_BYTES, atomic_write_bytes
 from ..types import ResultRow
 from .artifacts import ArtifactStore
-from .contents import file_content, save_contents
+from .contents import file_content
 from ..locations import Locations
 from .locks import build_lock
 
@@ -65,12 +65,11 @@ class ProbeOutputCache:
                 **({"images": images} if images else {})}
 
     def images_key(self, paths: Sequence[str]) -> str:
-        """A digest of each image file's bytes (`file_content`: read once, then remembered) and its
-        path with its folder as a token (`Locations.path`): the same for the folder moved, another
-        for an image rewritten, whatever its modification time."""
-        key = digest([[self.locations.path(p), file_content(p)] for p in paths])
-        save_contents()  # the next process stats each file instead of reading it
-        return key
+        """A digest of each image file's bytes (`file_content`: read once, then remembered; the run
+        saves them after each task) and its path with its folder as a token (`Locations.path`):
+        the same for the folder moved, another for an image rewritten, whatever its modification
+        time."""
+        return digest([[self.locations.path(p), file_content(p)] for p in paths])
 
     def get(self, key: dict[str, Any], run_dir: Path, *, run_id: str, model: str, suite: str,
             fingerprint: Callable[[str, str], str]) -> ProbeOutput | None:

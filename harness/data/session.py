@@ -201,8 +201,9 @@ class Session:
         """`fingerprint` with the distribution and version of a third-party dataset plugin: a new
         release reads its unchanged files anew (its `load` may make other examples of them), as a
         new release of a model is asked again; unchanged for the harness's own plugins."""
-        entry = self.host.datasets.get(plugin.name) if plugin.name in self.host.datasets else None
-        release = self.host.release(entry.plugin) if entry is not None else ""
+        if plugin.name not in self.host.datasets:  # a plugin object the host did not register
+            return fingerprint
+        release = self.host.release(self.host.datasets.get(plugin.name).plugin)
         return digest([fingerprint, release]) if release else fingerprint
 
 
