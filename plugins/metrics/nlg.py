@@ -32,7 +32,7 @@ from harness.digest import digest_bytes
 from harness.errors import DataError, ResourceError
 from harness.stats import ordered_sum
 
-from ..nlp import bertscore_model
+from ..nlp import bert_score_name, bertscore_model
 from ..nlp.bertscore import check_model_folder
 
 __all__ = [
@@ -242,7 +242,7 @@ def _bertscore(cands: list[str], refs: list[list[str]], model: str | None, layer
         try:
             _, _, scores = bert_score.score([_StableText(cands[i]) for i in keep],
                                             [[_StableText(r) for r in refs[i] if r.strip()] for i in keep],
-                                            model_type=str(model), num_layers=int(layers),
+                                            model_type=bert_score_name(model), num_layers=int(layers),
                                             batch_size=batch_size, device=device, verbose=False)
         finally:
             if bars:

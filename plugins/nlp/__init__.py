@@ -21,7 +21,7 @@ from harness.cache.locks import build_lock
 from harness.errors import ResourceError
 
 from .base import ResourceStatus, ensure_nltk_path, make_target, resolve_target
-from .bertscore import bertscore_model, bertscore_settings, bertscore_status
+from .bertscore import bert_score_name, bertscore_model, bertscore_settings, bertscore_status
 from .identity import tagger_identity, wordnet_identity
 from .sense_vectors import SenseVectors, competing_senses, sense_vectors, sense_vectors_status
 from .tagger import install_tagger, pos_tag, tagger_status
@@ -35,6 +35,7 @@ __all__ = [
     "ResourceError",
     "ResourceStatus",
     "SenseVectors",
+    "bert_score_name",
     "bertscore_model",
     "bertscore_settings",
     "competing_senses",

@@ -26,6 +26,7 @@ __all__ = [
     "NAME",
     "PIP_PACKAGE",
     "WEIGHT_FILES",
+    "bert_score_name",
     "bertscore_model",
     "bertscore_settings",
     "bertscore_status",
@@ -147,8 +148,38 @@ def chosen_model_problem(folder: str | None = None) -> str:
     return f"BERTScore model (from {status.source}): {status.detail}"
 
 
+class _FolderName(str):
+    """A local model folder as bert_score's `model_type`: the folder's path, except that
+    `"t5" in name` answers for the model's architecture (config.json `model_type`).
+
+    bert_score picks its model class by name: "t5" anywhere in `model_type` loads
+    T5EncoderModel, meant for hub names such as "t5-base". For a local folder the name is the
+    whole path, so a BERT under /tmp/tmp.iA5ht5Lu0E/ was loaded as a T5 with untrained
+    weights: random scores, different at each load, and only a transformers warning (it
+    failed CI). Every other use of the name sees the path unchanged."""
+
+    kind = ""
+
+    def __contains__(self, part: object) -> bool:
+        if part == "t5":
+            return "t5" in self.kind
+        return str.__contains__(self, part)  # type: ignore[operator]
+
+
+def bert_score_name(folder: str | Path) -> str:
+    """The `model_type` to hand `bert_score.score` for a local model folder (see _FolderName)."""
+    name = _FolderName(str(folder))
+    try:
+        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = None
+    name.kind = str(config.get("model_type") or "") if isinstance(config, dict) else ""
+    return name
+
+
 def bertscore_model() -> tuple[str, int]:
-    """(local model folder, num_layers) for `bert_score.score(model_type=..., num_layers=...)`."""
+    """(local model folder, num_layers) for `bert_score.score(model_type=bert_score_name(folder),
+    num_layers=...)`: the folder's path alone can mislead bert_score (`bert_score_name`)."""
     status = bertscore_status()
     if not status.present:
         # A folder found but unusable (or a bad layer variable) is that problem, not "not installed".

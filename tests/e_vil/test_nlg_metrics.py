@@ -80,11 +80,11 @@ def test_meteor_equals_direct_call(bundle, coco_inputs):
 def test_bertscore_equals_direct_call(bundle):
     import bert_score
 
-    from vqa_harness_plugins.nlp import bertscore_model
+    from vqa_harness_plugins.nlp import bert_score_name, bertscore_model
 
     model, layers = bertscore_model()
     keep = [i for i, p in enumerate(PREDS) if p]
-    _, _, f1 = bert_score.score([PREDS[i] for i in keep], [REFS[i] for i in keep], model_type=model,
+    _, _, f1 = bert_score.score([PREDS[i] for i in keep], [REFS[i] for i in keep], model_type=bert_score_name(model),
                                 num_layers=layers, batch_size=64, device="cpu")
     assert [bundle.per_example["bertscore_f1"][i] for i in keep] == f1.tolist()
     # bert_score's own rule for an empty candidate: score 0 (its tokenizer call is bypassed)
@@ -215,3 +215,31 @@ def test_a_bertscore_model_folder_is_checked_also_when_its_layers_are_given(tmp_
 
     with pytest.raises(ResourceError, match="BERTScore model: .*nowhere is not a folder"):
         _bertscore(["a cat"], [["a cat"]], str(tmp_path / "nowhere"), 3, 8, "cpu")
+
+
+def _model_under(folder, model):
+    """The model's files linked into `folder` (a real folder, so resolving it keeps its name)."""
+    from pathlib import Path
+
+    folder.mkdir(parents=True)
+    for f in Path(model).iterdir():
+        (folder / f.name).symlink_to(f)
+    return folder
+
+
+@pytest.mark.parametrize("how", ["variable", "option"])
+def test_bertscore_does_not_depend_on_t5_in_the_model_folders_path(bundle, tmp_path, monkeypatch, how):
+    # bert_score loads T5EncoderModel whenever "t5" occurs in its model_type, which for a local
+    # folder is the whole path: CI's venv under /tmp/tmp.iA5ht5Lu0E/ gave our BERT untrained T5
+    # weights (random scores, different at every load) and failed four tests.
+    from vqa_harness_plugins.nlp import bertscore_model
+    from vqa_harness_plugins.nlp.bertscore import MODEL_ENV
+
+    folder = _model_under(tmp_path / "tmp.iA5ht5Lu0E" / "model", bertscore_model()[0])
+    if how == "variable":
+        monkeypatch.setenv(MODEL_ENV, str(folder))
+        got = nlg_scores(PREDS, REFS, metrics=("bertscore_f1",))
+    else:
+        got = nlg_scores(PREDS, REFS, metrics=("bertscore_f1",), bertscore_model=str(folder))
+    assert got.resources["bertscore_model"] == str(folder)
+    assert got.per_example["bertscore_f1"] == bundle.per_example["bertscore_f1"]

@@ -82,7 +82,7 @@ def test_bert_score_runs_offline_on_the_local_model() -> None:
     cands = ["a dog runs on the grass", "the man wears a red hat"]
     refs = ["a dog runs on the grass", "two boats sail on a calm lake"]
     precision, recall, f1 = bert_score.score(
-        cands, refs, model_type=path, num_layers=layers, batch_size=2
+        cands, refs, model_type=resources.bert_score_name(path), num_layers=layers, batch_size=2
     )
     values = [float(v) for v in f1]
     assert all(math.isfinite(v) for v in values)
