@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,11 +140,19 @@ class ProbeOutputCache:
                 "reads": output.reads, "stamps": stamps, **({"located": located} if located else {}),
             }, ensure_ascii=False, default=str)
             # Report text may name files of this run: stored with a placeholder for the folder.
-            text = text.replace(_in_json(str(run_dir)), _in_json(RUN_TOKEN))
+            text = _run_folder(run_dir).sub(lambda _: _in_json(RUN_TOKEN), text)
             # A path Python could not decode, in the report, as atomic_writer writes it (not a raise).
             (folder / "output.json").write_bytes(self.locations.store(text.encode("utf-8", NAME_BYTES)))
 
         self.store.entry(KIND, key, write)
+
+
+def _run_folder(run_dir: Path) -> re.Pattern[str]:
+    """The run folder in stored JSON text where it is a path: the whole of one or its start,
+    neither inside another path ("/mnt/out/run-1") nor the start of a longer name (a sibling
+    "/out/run-12", "/out/run-1.bak"): those are kept as they are."""
+    return re.compile(r"(?:(?<=\\[ntr])|(?<![\w.~/-]))" + re.escape(_in_json(str(run_dir)))
+                      + r"(?![\w~+@=-]|\.\w)")
 
 
 def _in_json(text: str) -> str:
