@@ -156,7 +156,8 @@ class _FolderName(str):
     T5EncoderModel, meant for hub names such as "t5-base". For a local folder the name is the
     whole path, so a BERT under /tmp/tmp.iA5ht5Lu0E/ was loaded as a T5 with untrained
     weights: random scores, different at each load, and only a transformers warning (it
-    failed CI). Every other use of the name sees the path unchanged."""
+    failed CI). Every other use of the name sees the path, made absolute: a relative folder
+    named "scibert…" would be taken for a SciBERT name, downloaded with `wget`."""
 
     kind = ""
 
@@ -167,8 +168,9 @@ class _FolderName(str):
 
 
 def bert_score_name(folder: str | Path) -> str:
-    """The `model_type` to hand `bert_score.score` for a local model folder (see _FolderName)."""
-    name = _FolderName(str(folder))
+    """The `model_type` to hand `bert_score.score` for a local model folder: its absolute path,
+    read by bert_score as a path whatever its characters (see _FolderName)."""
+    name = _FolderName(os.path.abspath(folder))
     try:
         config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -243,3 +243,21 @@ def test_bertscore_does_not_depend_on_t5_in_the_model_folders_path(bundle, tmp_p
         got = nlg_scores(PREDS, REFS, metrics=("bertscore_f1",), bertscore_model=str(folder))
     assert got.resources["bertscore_model"] == str(folder)
     assert got.per_example["bertscore_f1"] == bundle.per_example["bertscore_f1"]
+
+
+def test_a_relative_bertscore_folder_named_scibert_is_read_from_disk(bundle, tmp_path, monkeypatch):
+    # bert_score treats a model_type starting with "scibert" as a SciBERT name and downloads it
+    # with `wget` through os.system: a relative folder "scibert-local" would reach the network.
+    import os
+
+    from vqa_harness_plugins.nlp import bertscore_model
+
+    def no_shell(command):
+        raise AssertionError(f"bert_score ran a shell command: {command}")
+
+    monkeypatch.setattr(os, "system", no_shell)
+    _model_under(tmp_path / "scibert-local", bertscore_model()[0])
+    monkeypatch.chdir(tmp_path)
+    got = nlg_scores(PREDS, REFS, metrics=("bertscore_f1",), bertscore_model="scibert-local")
+    assert got.resources["bertscore_model"] == "scibert-local"
+    assert got.per_example["bertscore_f1"] == bundle.per_example["bertscore_f1"]
