@@ -19,6 +19,7 @@ The paper's combined score (`.evil_score`) is then computed without it.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -106,19 +107,31 @@ def _java() -> str:
     return java
 
 
+def _java_env() -> dict[str, str]:
+    """The environment of the Java tools: the user's, in the C.UTF-8 locale.
+
+    Java decodes its arguments and file names (the jar, its working folder) in the locale's
+    charset (sun.jnu.encoding): under LANG=C a site-packages path holding "é" named no file,
+    and the PTB tokenizer and METEOR failed to start (ClassNotFoundException)."""
+    return {**os.environ, "LC_ALL": "C.UTF-8"}
+
+
 def ptb_tokenize(texts: Sequence[str]) -> list[str]:
     """pycocoevalcap's PTB tokenization of every text, in ONE Java call.
 
-    Same jar, flags and punctuation removal as `pycocoevalcap.tokenizer.PTBTokenizer`, but
-    the texts go through stdin (no temporary file inside site-packages)."""
+    Same jar, flags, working folder and punctuation removal as
+    `pycocoevalcap.tokenizer.PTBTokenizer`, but the texts go through stdin (no temporary file
+    inside site-packages). The jar is named relative to its folder, as pycocoevalcap does:
+    an absolute class path broke at a ":" in the venv's path (Java's path separator)."""
     if not texts:
         return []
-    jar = _pycoco_dir("tokenizer") / "stanford-corenlp-3.4.1.jar"
-    cmd = [_java(), "-Dfile.encoding=UTF-8", "-cp", str(jar), "edu.stanford.nlp.process.PTBTokenizer",
-           "-preserveLines", "-lowerCase"]
+    folder = _pycoco_dir("tokenizer")
+    cmd = [_java(), "-Dfile.encoding=UTF-8", "-cp", "stanford-corenlp-3.4.1.jar",
+           "edu.stanford.nlp.process.PTBTokenizer", "-preserveLines", "-lowerCase"]
     blob = "\n".join(_LINE_BREAKS.sub(" ", t) for t in texts)
     try:
-        proc = subprocess.run(cmd, input=blob.encode("utf-8"), capture_output=True, check=False)
+        proc = subprocess.run(cmd, input=blob.encode("utf-8"), capture_output=True, check=False, cwd=folder,
+                              env=_java_env())
     except OSError as exc:
         raise ResourceError(f"PTB tokenizer: could not start java ({exc}); {JAVA_HINT}") from None
     lines = proc.stdout.decode("utf-8").split("\n")
@@ -166,12 +179,27 @@ def spice_status() -> tuple[bool, str]:
 # ----------------------------------------------------------------------------- scores
 
 
-def _meteor(gts: dict, res: dict) -> tuple[float, list[float]]:
-    from pycocoevalcap.meteor.meteor import Meteor  # heavy: imported on use
+def _start_meteor() -> Any:
+    """pycocoevalcap's `Meteor` with its own command, folder and lock, but Java started here:
+    with the paraphrase table named as a file (`-a data/paraphrase-en.gz`) and `_java_env()`.
 
+    METEOR 1.5 finds its table through the URL of its jar and percent-encodes that URL twice
+    (a space becomes %2520), so from a venv whose path holds a space or a non-ASCII letter it
+    stopped at "file not found" and the metric failed. Named as a file, it is the same table."""
+    from pycocoevalcap.meteor import meteor  # heavy: imported on use
+
+    proc = subprocess.Popen([_java(), "-jar", "-Xmx2G", meteor.METEOR_JAR, "-", "-", "-stdio", "-l", "en", "-norm",
+                             "-a", "data/paraphrase-en.gz"], cwd=Path(meteor.__file__).parent, env=_java_env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    scorer = meteor.Meteor.__new__(meteor.Meteor)
+    scorer.meteor_cmd, scorer.meteor_p, scorer.lock = proc.args, proc, threading.Lock()
+    return scorer
+
+
+def _meteor(gts: dict, res: dict) -> tuple[float, list[float]]:
     _java()
     try:
-        scorer = Meteor()
+        scorer = _start_meteor()
     except OSError as exc:
         raise ResourceError(f"METEOR: could not start java ({exc}); {JAVA_HINT}") from None
     try:
