@@ -253,7 +253,8 @@ def _bertscore(cands: list[str], refs: list[list[str]], model: str | None, layer
 
         model, default_layers = bertscore_model()
         layers = layers or default_layers
-    else:  # a folder given (bertscore_model=): checked whether or not its layer count is given too
+    else:  # a folder given (bertscore_model=, "~" as the other checks read it): checked whether or not
+        model = str(Path(model).expanduser())  # its layer count is given too
         found, problem = check_model_folder(Path(model))
         if problem:
             raise ResourceError(f"BERTScore model: {problem}")

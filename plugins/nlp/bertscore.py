@@ -167,8 +167,11 @@ class _FolderName(str):
 
 
 def bert_score_name(folder: str | Path) -> str:
-    """The `model_type` to hand `bert_score.score` for a local model folder (see _FolderName)."""
-    name = _FolderName(str(folder))
+    """The `model_type` to hand `bert_score.score` for a local model folder (see _FolderName):
+    its absolute path, since bert_score takes a name starting with "scibert" for a SciBERT
+    model to download (`cache_scibert`: a KeyError for any other), so a folder given as
+    `scibert-mine` relative to the working folder failed with a traceback."""
+    name = _FolderName(str(Path(folder).expanduser().resolve()))
     try:
         config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

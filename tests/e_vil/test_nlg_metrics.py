@@ -243,3 +243,22 @@ def test_bertscore_does_not_depend_on_t5_in_the_model_folders_path(bundle, tmp_p
         got = nlg_scores(PREDS, REFS, metrics=("bertscore_f1",), bertscore_model=str(folder))
     assert got.resources["bertscore_model"] == str(folder)
     assert got.per_example["bertscore_f1"] == bundle.per_example["bertscore_f1"]
+
+
+@pytest.mark.parametrize("given", ["~/models/minilm", "scibert-minilm"])
+def test_bertscore_model_option_relative_or_under_home(bundle, tmp_path, monkeypatch, given):
+    # "~/models/minilm": passed the probe's check (which expands "~") and the metric was then
+    # reported unavailable ("~/models/minilm is not a folder"). "scibert-minilm", relative to
+    # the working folder: bert_score takes a name starting with "scibert" for a SciBERT model
+    # to download and failed with KeyError.
+    from vqa_harness_plugins.nlp import bertscore_model
+    from vqa_harness_plugins.nlp.bertscore import chosen_model_problem
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    folder = _model_under(tmp_path / ("home/models/minilm" if given.startswith("~") else given), bertscore_model()[0])
+    assert chosen_model_problem(given) == ""
+    got = nlg_scores(PREDS, REFS, metrics=("bertscore_f1",), bertscore_model=given)
+    assert got.unavailable == {}
+    assert got.per_example["bertscore_f1"] == bundle.per_example["bertscore_f1"]
+    assert folder.is_dir()
