@@ -65,8 +65,10 @@ class ResourceStatus:
 
 
 def default_target() -> Path:
-    """The harness's own NLTK data folder: `harness.paths.data_home("nltk_data")`."""
-    return data_home("nltk_data")
+    """The harness's own NLTK data folder: `harness.paths.data_home("nltk_data")`, created
+    by an install (`make_target`), not by a look-up: with a read-only home and NLTK data in
+    $NLTK_DATA or /usr/share/nltk_data, every use of WordNet was "cannot be used as a folder"."""
+    return data_home("nltk_data", create=False)
 
 
 def resolve_target(target: Path | str | None) -> Path:
@@ -76,10 +78,13 @@ def resolve_target(target: Path | str | None) -> Path:
     return Path(target).expanduser().resolve()
 
 
-def make_target(target: Path) -> Path:
-    """Create the install folder `target` (resolved); a path that cannot be a folder (a file
-    in the way, no permission, a read-only or virtual file system) is one UsageError naming
-    `--target`."""
+def make_target(target: Path | str | None) -> Path:
+    """Create the install folder `target` (None: the data home) and return it resolved; a path
+    that cannot be a folder (a file in the way, no permission, a read-only or virtual file
+    system) is one UsageError naming `--target` (or the data home's variable)."""
+    if target is None:
+        return data_home("nltk_data")
+    target = resolve_target(target)
     try:
         target.mkdir(parents=True, exist_ok=True)
         if not os.access(target, os.W_OK | os.X_OK):

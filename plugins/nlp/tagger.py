@@ -218,7 +218,7 @@ def install_tagger(
 
     A copy of its own in `target` that does not load is rewritten; weights that cannot be
     converted (a tampered or malformed pickle) are a `present=False` status saying why."""
-    target = make_target(resolve_target(target))
+    target = make_target(target)
     found = tagger_status(target)
     if found.present:
         return found

@@ -222,7 +222,7 @@ def install_wordnet(
     target: Path | str | None = None, *, allow_download: bool = False
 ) -> ResourceStatus:
     """Make WordNet 3.0 available: existing NLTK data, then `nltk.download`, then Debian's files."""
-    target = make_target(resolve_target(target))
+    target = make_target(target)
     found = wordnet_status(target)
     if found.present:
         return found
