@@ -72,7 +72,11 @@ def test_meteor_equals_direct_call(bundle, coco_inputs):
     from pycocoevalcap.meteor.meteor import Meteor
 
     gts, res = coco_inputs
-    score, each = Meteor().compute_score(gts, res)
+    scorer = Meteor()
+    try:
+        score, each = scorer.compute_score(gts, res)
+    finally:  # a failed call leaves Meteor's lock held, and its __del__ then blocked the test session
+        nlg._close_meteor(scorer)
     assert bundle.corpus["meteor"] == score
     assert list(bundle.per_example["meteor"]) == each
 
