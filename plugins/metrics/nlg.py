@@ -117,12 +117,10 @@ def _java_env() -> dict[str, str]:
 
 
 def ptb_tokenize(texts: Sequence[str]) -> list[str]:
-    """pycocoevalcap's PTB tokenization of every text, in ONE Java call.
-
-    Same jar, flags, working folder and punctuation removal as
-    `pycocoevalcap.tokenizer.PTBTokenizer`, but the texts go through stdin (no temporary file
-    inside site-packages). The jar is named relative to its folder, as pycocoevalcap does:
-    an absolute class path broke at a ":" in the venv's path (Java's path separator)."""
+    """pycocoevalcap's PTB tokenization of every text, in ONE Java call: the same jar, flags,
+    working folder and punctuation removal as `pycocoevalcap.tokenizer.PTBTokenizer`, but the
+    texts go through stdin (no temporary file inside site-packages). The jar is named relative
+    to its folder, as there: an absolute class path broke at a ":" in the venv's path."""
     if not texts:
         return []
     folder = _pycoco_dir("tokenizer")
@@ -179,6 +177,9 @@ def spice_status() -> tuple[bool, str]:
 # ----------------------------------------------------------------------------- scores
 
 
+_METEOR_TABLE = "data/paraphrase-en.gz"  # METEOR's paraphrase table, in pycocoevalcap/meteor
+
+
 def _start_meteor() -> Any:
     """pycocoevalcap's `Meteor` with its own command, folder and lock, but Java started here:
     with the paraphrase table named as a file (`-a data/paraphrase-en.gz`) and `_java_env()`.
@@ -189,7 +190,7 @@ def _start_meteor() -> Any:
     from pycocoevalcap.meteor import meteor  # heavy: imported on use
 
     proc = subprocess.Popen([_java(), "-jar", "-Xmx2G", meteor.METEOR_JAR, "-", "-", "-stdio", "-l", "en", "-norm",
-                             "-a", "data/paraphrase-en.gz"], cwd=Path(meteor.__file__).parent, env=_java_env(),
+                             "-a", _METEOR_TABLE], cwd=Path(meteor.__file__).parent, env=_java_env(),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     scorer = meteor.Meteor.__new__(meteor.Meteor)
     scorer.meteor_cmd, scorer.meteor_p, scorer.lock = proc.args, proc, threading.Lock()
@@ -208,8 +209,8 @@ def _meteor(gts: dict, res: dict) -> tuple[float, list[float]]:
         err = ""
         try:
             scorer.meteor_p.kill()
-            err = scorer.meteor_p.stderr.read().decode("utf-8", "replace").strip().splitlines()[-1:]
-            err = err[0] if err else ""
+            lines = scorer.meteor_p.stderr.read().decode("utf-8", "replace").strip().splitlines()
+            err = next((x for x in lines if "Exception" in x or "Error" in x), lines[-1] if lines else "")
         except Exception:  # noqa: BLE001 - best effort to name the Java error
             pass
         raise ResourceError(f"METEOR (java) failed: {err or exc}; {JAVA_HINT}") from None

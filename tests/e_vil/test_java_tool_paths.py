@@ -72,3 +72,17 @@ def test_ptb_and_meteor_run_from_a_venv_under_an_odd_path(odd_site: Path, locale
     here = nlg_scores(PREDS, REFS, metrics=("meteor",))
     assert tokens == ptb_tokenize(PREDS)
     assert (corpus, per) == (here.corpus["meteor"], list(here.per_example["meteor"]))
+
+
+def test_a_failing_meteor_is_named_by_its_exception(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The error line was the last line of Java's stack trace ("\\tat Meteor.main(Unknown
+    Source)"); it is the exception's own line (here: the table it could not find)."""
+    from harness.errors import ResourceError
+    from vqa_harness_plugins.metrics import nlg
+
+    if shutil.which("java") is None:
+        pytest.skip("java is not installed (apt-get install default-jre-headless)")
+    monkeypatch.setattr(nlg, "_METEOR_TABLE", "data/no-such-table.gz")
+    with pytest.raises(ResourceError, match="no-such-table") as err:
+        nlg_scores(PREDS, REFS, metrics=("meteor",))
+    assert "\n" not in str(err.value) and "Unknown Source" not in str(err.value)
