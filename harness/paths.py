@@ -54,12 +54,13 @@ def tag_cache_folder(folder: Path) -> None:
             fh.write(_TAG_TEXT)
 
 
-def data_home(*parts: str) -> Path:
-    """`$VQA_HARNESS_HOME` or `$XDG_DATA_HOME/vqa-harness`: installed NLP resources."""
-    return _folder("VQA_HARNESS_HOME", "XDG_DATA_HOME", "~/.local/share", parts)
+def data_home(*parts: str, create: bool = True) -> Path:
+    """`$VQA_HARNESS_HOME` or `$XDG_DATA_HOME/vqa-harness`: installed NLP resources.
+    `create=False` for a look-up: a read-only home whose NLTK data lies elsewhere works."""
+    return _folder("VQA_HARNESS_HOME", "XDG_DATA_HOME", "~/.local/share", parts, create)
 
 
-def _folder(variable: str, xdg: str, default: str, parts: tuple[str, ...]) -> Path:
+def _folder(variable: str, xdg: str, default: str, parts: tuple[str, ...], create: bool = True) -> Path:
     root = os.environ.get(variable)
     if not root:
         base = os.environ.get(xdg, "")
@@ -70,6 +71,8 @@ def _folder(variable: str, xdg: str, default: str, parts: tuple[str, ...]) -> Pa
                              f"{os.getuid()} has none); set {variable} to a writable folder")
         root = os.path.join(base, "vqa-harness")
     path = Path(root).joinpath(*parts)
+    if not create:
+        return path
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # a file in the way, no permission, a read-only mount

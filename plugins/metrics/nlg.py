@@ -19,6 +19,7 @@ The paper's combined score (`.evil_score`) is then computed without it.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -106,19 +107,29 @@ def _java() -> str:
     return java
 
 
-def ptb_tokenize(texts: Sequence[str]) -> list[str]:
-    """pycocoevalcap's PTB tokenization of every text, in ONE Java call.
+def _java_env() -> dict[str, str]:
+    """The environment of the Java tools: the user's, in the C.UTF-8 locale.
 
-    Same jar, flags and punctuation removal as `pycocoevalcap.tokenizer.PTBTokenizer`, but
-    the texts go through stdin (no temporary file inside site-packages)."""
+    Java decodes its arguments and file names (the jar, its working folder) in the locale's
+    charset (sun.jnu.encoding): under LANG=C a site-packages path holding "é" named no file,
+    and the PTB tokenizer and METEOR failed to start (ClassNotFoundException)."""
+    return {**os.environ, "LC_ALL": "C.UTF-8"}
+
+
+def ptb_tokenize(texts: Sequence[str]) -> list[str]:
+    """pycocoevalcap's PTB tokenization of every text, in ONE Java call: the same jar, flags,
+    working folder and punctuation removal as `pycocoevalcap.tokenizer.PTBTokenizer`, but the
+    texts go through stdin (no temporary file inside site-packages). The jar is named relative
+    to its folder, as there: an absolute class path broke at a ":" in the venv's path."""
     if not texts:
         return []
-    jar = _pycoco_dir("tokenizer") / "stanford-corenlp-3.4.1.jar"
-    cmd = [_java(), "-Dfile.encoding=UTF-8", "-cp", str(jar), "edu.stanford.nlp.process.PTBTokenizer",
-           "-preserveLines", "-lowerCase"]
+    folder = _pycoco_dir("tokenizer")
+    cmd = [_java(), "-Dfile.encoding=UTF-8", "-cp", "stanford-corenlp-3.4.1.jar",
+           "edu.stanford.nlp.process.PTBTokenizer", "-preserveLines", "-lowerCase"]
     blob = "\n".join(_LINE_BREAKS.sub(" ", t) for t in texts)
     try:
-        proc = subprocess.run(cmd, input=blob.encode("utf-8"), capture_output=True, check=False)
+        proc = subprocess.run(cmd, input=blob.encode("utf-8"), capture_output=True, check=False, cwd=folder,
+                              env=_java_env())
     except OSError as exc:
         raise ResourceError(f"PTB tokenizer: could not start java ({exc}); {JAVA_HINT}") from None
     lines = proc.stdout.decode("utf-8").split("\n")
@@ -166,12 +177,30 @@ def spice_status() -> tuple[bool, str]:
 # ----------------------------------------------------------------------------- scores
 
 
-def _meteor(gts: dict, res: dict) -> tuple[float, list[float]]:
-    from pycocoevalcap.meteor.meteor import Meteor  # heavy: imported on use
+_METEOR_TABLE = "data/paraphrase-en.gz"  # METEOR's paraphrase table, in pycocoevalcap/meteor
 
+
+def _start_meteor() -> Any:
+    """pycocoevalcap's `Meteor` with its own command, folder and lock, but Java started here:
+    with the paraphrase table named as a file (`-a data/paraphrase-en.gz`) and `_java_env()`.
+
+    METEOR 1.5 finds its table through the URL of its jar and percent-encodes that URL twice
+    (a space becomes %2520), so from a venv whose path holds a space or a non-ASCII letter it
+    stopped at "file not found" and the metric failed. Named as a file, it is the same table."""
+    from pycocoevalcap.meteor import meteor  # heavy: imported on use
+
+    proc = subprocess.Popen([_java(), "-jar", "-Xmx2G", meteor.METEOR_JAR, "-", "-", "-stdio", "-l", "en", "-norm",
+                             "-a", _METEOR_TABLE], cwd=Path(meteor.__file__).parent, env=_java_env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    scorer = meteor.Meteor.__new__(meteor.Meteor)
+    scorer.meteor_cmd, scorer.meteor_p, scorer.lock = proc.args, proc, threading.Lock()
+    return scorer
+
+
+def _meteor(gts: dict, res: dict) -> tuple[float, list[float]]:
     _java()
     try:
-        scorer = Meteor()
+        scorer = _start_meteor()
     except OSError as exc:
         raise ResourceError(f"METEOR: could not start java ({exc}); {JAVA_HINT}") from None
     try:
@@ -180,8 +209,8 @@ def _meteor(gts: dict, res: dict) -> tuple[float, list[float]]:
         err = ""
         try:
             scorer.meteor_p.kill()
-            err = scorer.meteor_p.stderr.read().decode("utf-8", "replace").strip().splitlines()[-1:]
-            err = err[0] if err else ""
+            lines = scorer.meteor_p.stderr.read().decode("utf-8", "replace").strip().splitlines()
+            err = next((x for x in lines if "Exception" in x or "Error" in x), lines[-1] if lines else "")
         except Exception:  # noqa: BLE001 - best effort to name the Java error
             pass
         raise ResourceError(f"METEOR (java) failed: {err or exc}; {JAVA_HINT}") from None
@@ -225,7 +254,8 @@ def _bertscore(cands: list[str], refs: list[list[str]], model: str | None, layer
 
         model, default_layers = bertscore_model()
         layers = layers or default_layers
-    else:  # a folder given (bertscore_model=): checked whether or not its layer count is given too
+    else:  # a folder given (bertscore_model=, "~" as the other checks read it): checked whether or not
+        model = str(Path(model).expanduser())  # its layer count is given too
         found, problem = check_model_folder(Path(model))
         if problem:
             raise ResourceError(f"BERTScore model: {problem}")

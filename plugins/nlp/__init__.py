@@ -20,7 +20,7 @@ from typing import Callable, ContextManager
 from harness.cache.locks import build_lock
 from harness.errors import ResourceError
 
-from .base import ResourceStatus, ensure_nltk_path, make_target, resolve_target
+from .base import ResourceStatus, ensure_nltk_path, make_target
 from .bertscore import bert_score_name, bertscore_model, bertscore_settings, bertscore_status
 from .identity import tagger_identity, wordnet_identity
 from .sense_vectors import SenseVectors, competing_senses, sense_vectors, sense_vectors_status
@@ -65,7 +65,7 @@ def install_turn(target: Path | None, waiting: Callable[[], None] | None = None)
     """This process's turn to install into `target` (a lock on `target/.install.lock`): two
     installs at once both copied, and one replacing the other's finished folder made it absent
     for a moment. `waiting` is called once when another install makes this one wait."""
-    return build_lock(make_target(resolve_target(target)) / "install", waiting)
+    return build_lock(make_target(target) / "install", waiting)
 
 
 def install(target: Path | None = None, *, allow_download: bool = False,

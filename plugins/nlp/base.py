@@ -4,10 +4,12 @@ the install manifest and a bounded `nltk.download` attempt."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import json
 import os
 import socket
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,7 +32,9 @@ __all__ = [
     "folder_stamps",
     "is_file",
     "lookup_state",
+    "make_private",
     "make_target",
+    "nltk_refusal",
     "nltk_search_path",
     "quick_state",
     "read_manifest",
@@ -61,8 +65,10 @@ class ResourceStatus:
 
 
 def default_target() -> Path:
-    """The harness's own NLTK data folder: `harness.paths.data_home("nltk_data")`."""
-    return data_home("nltk_data")
+    """The harness's own NLTK data folder: `harness.paths.data_home("nltk_data")`, created
+    by an install (`make_target`), not by a look-up: with a read-only home and NLTK data in
+    $NLTK_DATA or /usr/share/nltk_data, every use of WordNet was "cannot be used as a folder"."""
+    return data_home("nltk_data", create=False)
 
 
 def resolve_target(target: Path | str | None) -> Path:
@@ -72,10 +78,13 @@ def resolve_target(target: Path | str | None) -> Path:
     return Path(target).expanduser().resolve()
 
 
-def make_target(target: Path) -> Path:
-    """Create the install folder `target` (resolved); a path that cannot be a folder (a file
-    in the way, no permission, a read-only or virtual file system) is one UsageError naming
-    `--target`."""
+def make_target(target: Path | str | None) -> Path:
+    """Create the install folder `target` (None: the data home) and return it resolved; a path
+    that cannot be a folder (a file in the way, no permission, a read-only or virtual file
+    system) is one UsageError naming `--target` (or the data home's variable)."""
+    if target is None:
+        return data_home("nltk_data")
+    target = resolve_target(target)
     try:
         target.mkdir(parents=True, exist_ok=True)
         if not os.access(target, os.W_OK | os.X_OK):
@@ -85,6 +94,65 @@ def make_target(target: Path) -> Path:
             exc.strerror or str(exc))
         raise UsageError(f"--target {target} cannot be used as a folder ({reason}); choose another folder") from None
     return target
+
+
+def _nltk_sandboxed() -> bool:
+    """Whether NLTK refuses data another account could have written (its `nltk.pathsec`,
+    ENFORCE on), known without importing nltk (about 3 s) unless it is imported already."""
+    if os.name != "posix":
+        return False
+    live = sys.modules.get("nltk.pathsec")
+    if live is not None:
+        return bool(getattr(live, "ENFORCE", False))
+    spec = importlib.util.find_spec("nltk")
+    return bool(spec and spec.origin and (Path(spec.origin).parent / "pathsec.py").is_file())
+
+
+def _chain(root: Path, resource: Path) -> list[Path]:
+    """`root`, each folder from it down to `resource`, `resource`, then every entry under it."""
+    parts = resource.relative_to(root).parts
+    chain = [root.joinpath(*parts[:i]) for i in range(len(parts) + 1)]
+    if resource.is_dir():
+        for folder, dirs, files in os.walk(resource):
+            chain += [Path(folder, name) for name in sorted(dirs + files)]
+    return chain
+
+
+def nltk_refusal(root: Path, resource: Path) -> str:
+    """Why NLTK will not read `resource` (a folder or file under the data root `root`), or "".
+
+    NLTK's data sandbox (nltk.data.find) reads nothing another account could have written:
+    the root, each folder down to the resource and every entry under it must belong to this
+    user or root and carry no group or world write bit (links: their owner only). A copy
+    written under umask 002 (the default of many desktop accounts) was listed as installed
+    and every run reading it failed."""
+    if not _nltk_sandboxed():
+        return ""
+    for path in _chain(root, resource):
+        try:
+            st = path.lstat()
+        except OSError:
+            continue
+        if st.st_uid not in (os.geteuid(), 0):
+            why = f"owned by user id {st.st_uid}, not by you or root"
+        elif not stat.S_ISLNK(st.st_mode) and st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            why = f"writable by other accounts (mode {stat.S_IMODE(st.st_mode):04o})"
+        else:
+            continue
+        return (f"NLTK will not read {path}: {why}; it reads no data another account could have written "
+                f"(run `harness resources install` for the harness's own copy, or `chmod -R go-w {root}` "
+                "on a folder of yours)")
+    return ""
+
+
+def make_private(root: Path, resource: Path) -> None:
+    """Take the group and world write bits off `root`, the folders down to `resource` and
+    everything under it that this user owns, whatever the umask (see `nltk_refusal`)."""
+    for path in _chain(root, resource):
+        with contextlib.suppress(OSError):
+            st = path.lstat()
+            if st.st_uid == os.geteuid() and not stat.S_ISLNK(st.st_mode) and st.st_mode & 0o022:
+                os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o022)
 
 
 def is_file(path: Path) -> bool:
@@ -253,8 +321,10 @@ class ResourceCache:
         load: Callable[[Path], Any],
         what: str,
         missing: str,
+        refusal: Callable[[Path], str] = lambda root: "",
     ) -> None:
         self._locate, self._load, self._what, self._missing = locate, load, what, missing
+        self._refusal = refusal  # root -> why NLTK will not read the resource there ("" when it will)
         self._roots: dict[tuple[Any, ...], Path] = {}
         self._objects: dict[Path, Any] = {}
 
@@ -269,6 +339,8 @@ class ResourceCache:
         ensure_nltk_path(root)
         self._roots[key] = self._roots[lookup_state(target)] = root
         if root not in self._objects:
+            if problem := self._refusal(root):
+                raise ResourceError(f"{self._what} under {root}: {problem}")
             try:
                 self._objects[root] = self._load(root)
             except (LookupError, OSError, ValueError) as exc:

@@ -156,8 +156,7 @@ class _FolderName(str):
     T5EncoderModel, meant for hub names such as "t5-base". For a local folder the name is the
     whole path, so a BERT under /tmp/tmp.iA5ht5Lu0E/ was loaded as a T5 with untrained
     weights: random scores, different at each load, and only a transformers warning (it
-    failed CI). Every other use of the name sees the path, made absolute: a relative folder
-    named "scibert…" would be taken for a SciBERT name, downloaded with `wget`."""
+    failed CI). Every other use of the name sees the path (`bert_score_name`: made absolute)."""
 
     kind = ""
 
@@ -168,11 +167,13 @@ class _FolderName(str):
 
 
 def bert_score_name(folder: str | Path) -> str:
-    """The `model_type` to hand `bert_score.score` for a local model folder: its absolute path,
-    read by bert_score as a path whatever its characters (see _FolderName)."""
-    name = _FolderName(os.path.abspath(folder))
+    """The `model_type` to hand `bert_score.score` for a local model folder (see _FolderName):
+    its absolute path, since bert_score takes a name starting with "scibert" for a SciBERT
+    model to download (`cache_scibert`: a KeyError for any other), so a folder given as
+    `scibert-mine` relative to the working folder failed with a traceback."""
+    name = _FolderName(str(Path(folder).expanduser().resolve()))
     try:
-        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+        config = json.loads((Path(name) / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         config = None
     name.kind = str(config.get("model_type") or "") if isinstance(config, dict) else ""

@@ -26,7 +26,9 @@ from .base import (
     ResourceStatus,
     first_root,
     is_file,
+    make_private,
     make_target,
+    nltk_refusal,
     read_manifest,
     record_source,
     resolve_target,
@@ -193,7 +195,7 @@ def tagger_status(target: Path | str | None = None) -> ResourceStatus:
             )
         else:
             source = f"existing NLTK data ({root})"
-        problem = check_folder(folder)
+        problem = nltk_refusal(root, folder) or check_folder(folder)
         if problem and root != target:
             problem += f" (it comes first on NLTK's data path: repair or remove {folder})"
         return ResourceStatus(NAME, not problem, str(folder), source, problem)
@@ -216,7 +218,7 @@ def install_tagger(
 
     A copy of its own in `target` that does not load is rewritten; weights that cannot be
     converted (a tampered or malformed pickle) are a `present=False` status saying why."""
-    target = make_target(resolve_target(target))
+    target = make_target(target)
     found = tagger_status(target)
     if found.present:
         return found
@@ -227,6 +229,7 @@ def install_tagger(
         and try_nltk_download("averaged_perceptron_tagger_eng", target)
         and _locate_folder(target) == target
     ):
+        make_private(target, target / TAGGER_DIR)
         record_source(target, NAME, "nltk.download('averaged_perceptron_tagger_eng')")
         return tagger_status(target)
     path = aptagger_pickle()
@@ -237,6 +240,7 @@ def install_tagger(
     except ResourceError as exc:
         return ResourceStatus(NAME, False, str(target / TAGGER_DIR), "", str(exc))
     write_nltk_tagger(*weights, root=target)
+    make_private(target, target / TAGGER_DIR)  # NLTK's own tagger reads it only so (nltk_refusal)
     record_source(target, NAME, _aptagger_source())
     return tagger_status(target)
 
@@ -265,7 +269,8 @@ def _load(root: Path) -> Any:
     return tagger
 
 
-_TAGGERS = ResourceCache(_locate, _load, "POS tagger", NOT_INSTALLED)
+_TAGGERS = ResourceCache(_locate, _load, "POS tagger", NOT_INSTALLED, lambda root: nltk_refusal(
+    root, root / TAGGER_DIR if complete(root / TAGGER_DIR) else root / (TAGGER_DIR + ".zip")))
 
 
 def nltk_tagger(target: Path | str | None = None) -> Any:

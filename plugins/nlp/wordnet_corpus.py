@@ -21,7 +21,9 @@ from .base import (
     ResourceStatus,
     first_root,
     is_file,
+    make_private,
     make_target,
+    nltk_refusal,
     read_manifest,
     record_source,
     resolve_target,
@@ -166,7 +168,8 @@ def _status_at(root: Path, target: Path) -> ResourceStatus:
         )
     else:
         source = f"existing NLTK data ({root})"
-    problem = check_folder(folder)  # "" when the files parse (the prebuilt index is read or built)
+    # "" when NLTK's reader may open the files and they parse (the prebuilt index is read or built)
+    problem = nltk_refusal(root, folder) or check_folder(folder)
     if problem and root != target:
         problem += f" (it comes first on NLTK's data path: repair or remove {folder})"
     return ResourceStatus(NAME, not problem, str(folder), source, problem)
@@ -219,13 +222,14 @@ def install_wordnet(
     target: Path | str | None = None, *, allow_download: bool = False
 ) -> ResourceStatus:
     """Make WordNet 3.0 available: existing NLTK data, then `nltk.download`, then Debian's files."""
-    target = make_target(resolve_target(target))
+    target = make_target(target)
     found = wordnet_status(target)
     if found.present:
         return found
     if _locate_folder(target) not in (None, target):
         return found  # a damaged copy elsewhere comes first: a copy here would not be read
     if allow_download and try_nltk_download("wordnet", target) and _locate_folder(target) == target:
+        make_private(target, target / "corpora" / "wordnet")
         record_source(target, NAME, "nltk.download('wordnet')")
         return wordnet_status(target)
     src = debian_dir()
@@ -237,7 +241,9 @@ def install_wordnet(
             f"{damaged}{src} lacks {', '.join(missing[:3])}: apt-get install {' '.join(DEBIAN_PACKAGES)} "
             "(or set WNSEARCHDIR to a WordNet 3.0 dict folder)",
         )  # fmt: skip
-    record_source(target, NAME, _copy_debian(src, target))
+    source = _copy_debian(src, target)
+    make_private(target, target / "corpora" / "wordnet")  # NLTK reads it only so (nltk_refusal)
+    record_source(target, NAME, source)
     return wordnet_status(target)
 
 
@@ -266,7 +272,12 @@ def wordnet_folder(target: Path | str | None = None) -> Path:
     raise ResourceError(NOT_INSTALLED)
 
 
-_READERS = ResourceCache(_locate, _open_reader, "WordNet", NOT_INSTALLED)
+def _refusal(root: Path) -> str:
+    folder = root / "corpora" / "wordnet"
+    return nltk_refusal(root, folder if _complete(folder) else root / "corpora" / "wordnet.zip")
+
+
+_READERS = ResourceCache(_locate, _open_reader, "WordNet", NOT_INSTALLED, _refusal)
 
 
 def wordnet(target: Path | str | None = None) -> Any:
