@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import html
 import re
-from urllib.parse import quote
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
+from urllib.parse import quote
+
+from harness.fileio import NAME_BYTES
 
 from .labels import slug
 from .paired import MIN_PAIRED
@@ -37,8 +39,10 @@ def file_url(path: str) -> str:
     """A file's path (relative to the page, '/'-separated, or absolute) as the URL an href or
     src holds: a folder named `runs#2`, `50%` or `a?b` is percent-encoded, so the link still
     reaches the file (a raw '#' starts a fragment, '?' a query, '%' an escape); spaces and
-    non-ASCII letters are encoded too, as a browser would. Still to be passed through `esc`."""
-    return quote(path, safe="/")
+    non-ASCII letters are encoded too, as a browser would. A name Python could not decode (an
+    ASCII locale) is encoded as its bytes, as the pages themselves are written
+    (`fileio.NAME_BYTES`). Still to be passed through `esc`."""
+    return quote(path.encode("utf-8", NAME_BYTES), safe="/")
 
 
 def tag_list(names: Iterable[str]) -> str:

@@ -13,6 +13,7 @@ from urllib.request import url2pathname
 from helpers_samples import write_sample_runs
 
 from vqa_harness_cli import main
+from vqa_harness_leaderboard.html import file_url
 
 ODD = "runs #2 50%41 a?b é"
 _LINK = re.compile(r'\b(?:href|src)="([^"]*)"')
@@ -49,3 +50,10 @@ def test_run_report_links_reach_the_run_under_a_folder_with_url_characters(tmp_p
     assert main(["report", str(run), "--out", str(out)]) == 0
     assert "/artifacts/" in (out / "report.html").read_text(encoding="utf-8")
     assert _broken_links(out / "report.html") == []
+
+
+def test_a_name_python_could_not_decode_is_linked_by_its_bytes() -> None:
+    """Under an ASCII locale (PYTHONUTF8=0 LC_ALL=C) `--out rüns` reaches the code as the
+    surrogates of its UTF-8 bytes; the link holds those bytes, not a UnicodeEncodeError (which
+    ended the run's leaderboard build in a traceback)."""
+    assert file_url("../r\udcc3\udcbcns/a b#1") == "../r%C3%BCns/a%20b%231" == file_url("../rüns/a b#1")
