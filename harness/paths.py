@@ -29,8 +29,9 @@ _TAG_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
 
 
 def cache_dir(*parts: str) -> Path:
-    """`$VQA_HARNESS_CACHE` or `$XDG_CACHE_HOME/vqa-harness` (default ~/.cache/vqa-harness);
-    the first of `parts` names a kind, whose folder is tagged as the harness's (`CACHE_TAG`)."""
+    """`$VQA_HARNESS_CACHE` or `$XDG_CACHE_HOME/vqa-harness` (default ~/.cache/vqa-harness),
+    absolute (a relative `$VQA_HARNESS_CACHE` is under the working directory); the first of
+    `parts` names a kind, whose folder is tagged as the harness's (`CACHE_TAG`)."""
     path = _folder(CACHE_ENV, "XDG_CACHE_HOME", "~/.cache", parts)
     if parts:  # the kind's folder: `path` itself, or the ancestor the first part names
         tag_cache_folder(path.parents[len(parts) - 2] if len(parts) > 1 else path)
@@ -70,7 +71,10 @@ def _folder(variable: str, xdg: str, default: str, parts: tuple[str, ...], creat
             raise UsageError(f"no home folder to keep the harness's files in (HOME is unset and user id "
                              f"{os.getuid()} has none); set {variable} to a writable folder")
         root = os.path.join(base, "vqa-harness")
-    path = Path(root).joinpath(*parts)
+    # A relative value is taken from the working directory here, so every path handed on is
+    # absolute: the toy data's image paths (absolute) are made relative to their cache folder,
+    # and stored outputs name cache files. Not resolved: `..` and links stay for the kernel.
+    path = Path(root).absolute().joinpath(*parts)
     if not create:
         return path
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from harness.showcase import Picture, Showcase, read_examples
 from harness.types import BLANK_IMAGE
 
-from .html import esc
+from .html import esc, file_url
 from .labels import Names, readable_spec
 from .runs import RunInfo
 
@@ -44,7 +44,8 @@ def picture_html(picture: Picture, page_dir: Path | None) -> str:
     if not found:
         said = f"<code>{esc(picture.path)}</code>" if picture.path else "no path recorded"
         return f'<figure class="thumb"><div class="missing">{why}: {said}</div>{label}</figure>'
-    src = os.path.relpath(path.resolve(), Path(page_dir).resolve()) if page_dir is not None else str(path.resolve())
+    src = file_url(os.path.relpath(path.resolve(), Path(page_dir).resolve()).replace(os.sep, "/")
+                   if page_dir is not None else path.resolve().as_posix())
     return (f'<figure class="thumb"><a href="{esc(src)}"><img src="{esc(src)}" alt="{esc(picture.label)}" '
             f'width="{THUMB_PX}" loading="eager"></a>{label}</figure>')
 

@@ -12,12 +12,15 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
+from urllib.parse import quote
+
+from harness.fileio import NAME_BYTES
 
 from .labels import slug
 from .paired import MIN_PAIRED
 from .tables import Table
 
-__all__ = ["esc", "tag_list", "inline_markdown", "markdown_to_html", "page", "sort_key", "split_ci", "table_head", "table_html"]
+__all__ = ["esc", "file_url", "tag_list", "inline_markdown", "markdown_to_html", "page", "sort_key", "split_ci", "table_head", "table_html"]
 
 #: The one-line explanation of a report table that no paragraph introduces.
 REPORT_TABLE_NOTE = "A table of this section of the run's report, as the probe printed it (values as written there)."
@@ -30,6 +33,16 @@ _NUM = re.compile(r"^[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?%?$", re.IGNORECASE)
 def esc(text: object) -> str:
     """HTML-escape any value (quotes included, for attributes)."""
     return html.escape(str(text), quote=True)
+
+
+def file_url(path: str) -> str:
+    """A file's path (relative to the page, '/'-separated, or absolute) as the URL an href or
+    src holds: a folder named `runs#2`, `50%` or `a?b` is percent-encoded, so the link still
+    reaches the file (a raw '#' starts a fragment, '?' a query, '%' an escape); spaces and
+    non-ASCII letters are encoded too, as a browser would. A name Python could not decode (an
+    ASCII locale) is encoded as its bytes, as the pages themselves are written
+    (`fileio.NAME_BYTES`). Still to be passed through `esc`."""
+    return quote(path.encode("utf-8", NAME_BYTES), safe="/")
 
 
 def tag_list(names: Iterable[str]) -> str:

@@ -28,7 +28,7 @@ from .cards import Card, build_cards, card_markdown
 from .examples import examples_html
 from .failures import skip_reasons
 from .files import write_public as atomic_write_text
-from .html import esc, inline_markdown, markdown_to_html, page, table_html
+from .html import esc, file_url, inline_markdown, markdown_to_html, page, table_html
 from .labels import Names, readable_spec
 from .modelpages import card_html
 from .runs import RunInfo, collect, load_run
@@ -267,7 +267,7 @@ def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "", evide
     if examples:
         parts.append("<h2>Examples and local explanations</h2>")
         for rel, cols, body in examples:
-            link = f'<a href="{esc(link_base + rel)}"><code>{esc(rel)}</code></a>'
+            link = f'<a href="{esc(file_url(link_base + rel))}"><code>{esc(rel)}</code></a>'
             parts.append(f"<p>{link}</p>" + table_html(Table("", cols, tuple(body), description=(
                 f"The first {len(body)} records of {rel}, as the probe wrote them (the file, linked above, has all)."))))
     skips = _skips(info)
@@ -288,7 +288,7 @@ def render_run_html(info: RunInfo, *, link_base: str = "", back: str = "", evide
         parts.append(f"<h2>{esc(heading)}</h2>" + markdown_to_html(body))
     if info.artifacts:
         parts.append("<h2>Files</h2><ul>" + "".join(
-            f'<li><a href="{esc(link_base + a)}">{esc(a)}</a></li>' for a in info.artifacts) + "</ul>")
+            f'<li><a href="{esc(file_url(link_base + a))}">{esc(a)}</a></li>' for a in info.artifacts) + "</ul>")
     parts.append("</main>")
     return page(f"Run {info.run_id}", "\n".join(parts))
 

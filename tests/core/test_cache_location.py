@@ -14,6 +14,7 @@ from harness import paths
 from harness.errors import UsageError
 from harness.testing import make_host, run_in_process
 from vqa_harness_cli import main
+from vqa_harness_plugins.datasets.toyvqa.build import load_or_generate
 
 
 @pytest.fixture
@@ -77,3 +78,15 @@ def test_cache_clear_without_an_answer_is_a_usage_error_not_an_interrupt(
     assert main(["cache", "clear"]) == code
     assert said in capsys.readouterr().err
     assert (fresh_cache / "toyvqa").exists() == (code != 0)
+
+
+def test_a_relative_cache_variable_is_under_the_working_directory_and_the_toy_data_loads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """VQA_HARNESS_CACHE=cache (relative): before, the toy benchmark's generation made its
+    image paths (absolute) relative to the split's cache folder (relative), and every toy run
+    ended with 'plugin toy:toyvqa: load('val') failed: ValueError: ... is not in the subpath'."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("VQA_HARNESS_CACHE", "cache")
+    examples, folder = load_or_generate("unbalanced", "val", images=3, size=24)
+    assert paths.cache_dir("toyvqa") == tmp_path / "cache" / "toyvqa"
+    assert folder.is_absolute() and examples and all(Path(ex.image).is_file() for ex in examples)

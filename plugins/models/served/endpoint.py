@@ -45,6 +45,7 @@ from typing import Any
 from harness.errors import ExitCode, StopRun
 
 from .replies import MAX_RETRY_AFTER, error_message, innermost_reason, reply_problem, retry_after
+from .routes import client_options
 
 __all__ = ["Endpoint", "Usage", "Ticket", "RequestFailed", "BudgetWait", "retry_after", "MAX_RETRY_AFTER",
            "SAME_4XX_STOP", "FAILED_STOP"]
@@ -152,7 +153,8 @@ class Endpoint:
                         raise StopRun(f"{self.owner}: api_key_env={self.api_key_env}, but that environment "
                                       "variable is not set or empty", ExitCode.USAGE)
                 self._secret = key if self.api_key_env else ""
-                self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=0)
+                self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=0,
+                                             **client_options(openai, self.base_url, self.timeout))
             return self._client
 
     def scrub(self, text: str) -> str:

@@ -34,6 +34,10 @@ WORDS = ["what", "color", "is", "the", "how", "many", "are", "there", "?", "a", 
          "yes", "no", "red", "blue", "green", "circle", "square", "A", "B", "C", "D", "answer", "because"]
 
 
+#: Opens URLs without the environment's proxy (HTTP_PROXY): a proxy cannot reach this machine's loopback.
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 def free_port() -> int:
     """A TCP port free on localhost right now."""
     with socket.socket() as s:
@@ -118,7 +122,7 @@ class LocalServer:
             if self.proc is not None and self.proc.poll() is not None:
                 raise RuntimeError(f"transformers serve exited: {self.log.read_text()[-2000:]}")
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1):
+                with _DIRECT.open(f"http://127.0.0.1:{self.port}/health", timeout=1):
                     return self
             except OSError:
                 time.sleep(0.2)

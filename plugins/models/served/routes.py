@@ -1,0 +1,41 @@
+"""How the `openai` client reaches its endpoint: an endpoint on this machine (localhost,
+127.0.0.0/8, ::1) never through a proxy.
+
+The client honours HTTP_PROXY / HTTPS_PROXY / ALL_PROXY from the environment, and it lets
+NO_PROXY exempt hosts but exempts none on its own. Cluster nodes and corporate machines
+often set a proxy and not NO_PROXY, and a proxy cannot reach a server on this machine's
+loopback: every request to a local vLLM or `transformers serve` failed (the proxy's 403 or
+a refused connection), as if the server were down. Go's net/http makes the same exception.
+Any other host is routed as the environment says (NO_PROXY for cluster-internal servers).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["is_loopback", "client_options"]
+
+
+def is_loopback(base_url: str) -> bool:
+    """Whether `base_url` names this machine: `localhost` or a loopback address."""
+    host = (urlsplit(base_url).hostname or "").rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name
+        return False
+
+
+def client_options(openai: Any, base_url: str, timeout: float) -> dict[str, Any]:
+    """Extra keyword arguments of `openai.OpenAI(...)` for `base_url`: for a loopback endpoint,
+    an HTTP client whose route to that host bypasses any proxy of the environment (the rest of
+    the environment, CA certificates included, still applies); else none."""
+    if not is_loopback(base_url):
+        return {}
+    host = urlsplit(base_url).hostname or ""
+    pattern = f"all://[{host}]" if ":" in host else f"all://{host}"
+    # A mount to None: the client's own direct transport for that host (httpx's NO_PROXY form).
+    return {"http_client": openai.DefaultHttpxClient(timeout=timeout, mounts={pattern: None})}
