@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers_fake import fake_spec
 
-from harness.errors import ExitCode
+from harness.errors import ExitCode, StopRun
 from harness.host import PluginHost
 from harness.testing import run_in_process
 from vqa_harness_plugins.models.served.local_server import LocalServer
@@ -67,3 +67,30 @@ def test_local_server_readiness_is_asked_past_the_environments_proxy(dead_proxy,
 ])
 def test_which_endpoints_are_this_machine(url: str, local: bool) -> None:
     assert is_loopback(url) is local
+
+
+def test_a_run_stopped_through_a_proxy_says_which_variable_routes_it(dead_proxy, tmp_path):
+    """A server on the user's network (not this machine) behind the environment's proxy: the
+    stop said only 'is the server healthy?', though the server was never asked."""
+    spec = fake_spec("http://node17.invalid:8000/v1", 1)
+    with pytest.raises(StopRun) as stop:
+        run_in_process(PluginHost(blocked=frozenset()), model=spec, suite="vqa-accuracy", tmp_path=tmp_path, limit=6)
+    message = str(stop.value)
+    assert stop.value.exit_code == ExitCode.RESOURCE and "\n" not in message
+    assert "go through the proxy in $http_proxy" in message and "set NO_PROXY=node17.invalid" in message
+    assert "127.0.0.2" not in message and "is the server running" not in message, message
+
+
+def test_no_proxy_hint_where_no_proxy_applies(monkeypatch):
+    from vqa_harness_plugins.models.served.routes import proxy_hint
+
+    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert proxy_hint("http://node17:8000/v1") == ""
+    monkeypatch.setenv("HTTPS_PROXY", "http://user:secret@proxy:3128")
+    assert proxy_hint("http://node17:8000/v1") == ""  # an http:// endpoint: HTTPS_PROXY does not route it
+    hint = proxy_hint("https://node17:8000/v1")
+    assert "HTTPS_PROXY" in hint and "secret" not in hint
+    monkeypatch.setenv("NO_PROXY", "node17")
+    assert proxy_hint("https://node17:8000/v1") == ""
+    assert proxy_hint("http://127.0.0.1:8000/v1") == ""  # this machine: never proxied

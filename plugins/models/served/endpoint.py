@@ -45,7 +45,7 @@ from typing import Any
 from harness.errors import ExitCode, StopRun
 
 from .replies import MAX_RETRY_AFTER, error_message, innermost_reason, reply_problem, retry_after
-from .routes import client_options
+from .routes import client_options, proxy_hint
 
 __all__ = ["Endpoint", "Usage", "Ticket", "RequestFailed", "BudgetWait", "retry_after", "MAX_RETRY_AFTER",
            "SAME_4XX_STOP", "FAILED_STOP"]
@@ -285,7 +285,8 @@ class Endpoint:
                     self._failed(f"no answer within {self.timeout:g} s")
                     raise RequestFailed(f"endpoint {self.base_url}: no answer within {self.timeout:g} s "
                                         f"after {attempt + 1} tries") from None
-                self.stop(f"unreachable ({last}) after {attempt + 1} tries; is the server running there?")
+                self.stop(f"unreachable ({last}) after {attempt + 1} tries; "
+                          f"{proxy_hint(self.base_url) or 'is the server running there?'}")
             except (openai.APIError, json.JSONDecodeError, UnicodeDecodeError) as exc:
                 # a response the client cannot read: not the API's shape, a body cut short
                 # (the client's json.loads raises), or bytes that are not UTF-8

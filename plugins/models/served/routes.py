@@ -12,10 +12,12 @@ Any other host is routed as the environment says (NO_PROXY for cluster-internal 
 from __future__ import annotations
 
 import ipaddress
+import os
+import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["is_loopback", "client_options"]
+__all__ = ["is_loopback", "client_options", "proxy_hint"]
 
 
 def is_loopback(base_url: str) -> bool:
@@ -39,3 +41,19 @@ def client_options(openai: Any, base_url: str, timeout: float) -> dict[str, Any]
     pattern = f"all://[{host}]" if ":" in host else f"all://{host}"
     # A mount to None: the client's own direct transport for that host (httpx's NO_PROXY form).
     return {"http_client": openai.DefaultHttpxClient(timeout=timeout, mounts={pattern: None})}
+
+
+def proxy_hint(base_url: str) -> str:
+    """"requests to H go through the proxy in $V: ..." when the environment routes `base_url`
+    through a proxy (a server on the user's network behind it fails as if it were down), else
+    "". Names the variable, never its value (a proxy URL may hold a password)."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    if not host or is_loopback(base_url):
+        return ""
+    names = {"http": ("http_proxy", "all_proxy"), "https": ("https_proxy", "all_proxy")}.get(parts.scheme.lower(), ())
+    found = next((v for name in names for v in (name, name.upper()) if os.environ.get(v, "").strip()), "")
+    if not found or urllib.request.proxy_bypass_environment(host):  # unset, or exempted by NO_PROXY
+        return ""
+    return (f"requests to {host} go through the proxy in ${found}: if the server is on your network, "
+            f"set NO_PROXY={host}")
