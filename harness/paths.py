@@ -12,7 +12,7 @@ from typing import Iterator
 from .errors import UsageError
 from .project import CACHE_ENV
 
-__all__ = ["cache_dir", "check_cache_writable", "CACHE_TAG", "tag_cache_folder", "data_home", "env_megabytes", "tqdm_disabled", "quiet_unless", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
+__all__ = ["cache_dir", "check_cache_writable", "CACHE_TAG", "tag_cache_folder", "data_home", "HOME_ENV", "env_megabytes", "tqdm_disabled", "quiet_unless", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
 
 #: The one home of generated output under the working directory: run folders and the
 #: leaderboard. It is never a package (see vqa_harness_cli.publish.check_output_folder).
@@ -55,10 +55,14 @@ def tag_cache_folder(folder: Path) -> None:
             fh.write(_TAG_TEXT)
 
 
+#: Where installed NLP resources go (else $XDG_DATA_HOME/vqa-harness).
+HOME_ENV = "VQA_HARNESS_HOME"
+
+
 def data_home(*parts: str, create: bool = True) -> Path:
     """`$VQA_HARNESS_HOME` or `$XDG_DATA_HOME/vqa-harness`: installed NLP resources.
     `create=False` for a look-up: a read-only home whose NLTK data lies elsewhere works."""
-    return _folder("VQA_HARNESS_HOME", "XDG_DATA_HOME", "~/.local/share", parts, create)
+    return _folder(HOME_ENV, "XDG_DATA_HOME", "~/.local/share", parts, create)
 
 
 def _folder(variable: str, xdg: str, default: str, parts: tuple[str, ...], create: bool = True) -> Path:
@@ -74,7 +78,7 @@ def _folder(variable: str, xdg: str, default: str, parts: tuple[str, ...], creat
     # A relative value is taken from the working directory here, so every path handed on is
     # absolute: the toy data's image paths (absolute) are made relative to their cache folder,
     # and stored outputs name cache files. Not resolved: `..` and links stay for the kernel.
-    path = Path(root).absolute().joinpath(*parts)
+    path = Path(root).expanduser().absolute().joinpath(*parts)  # "~": a .env or systemd file has no shell
     if not create:
         return path
     try:

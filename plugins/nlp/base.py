@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.errors import ResourceError, UsageError
 from harness.fileio import atomic_write_json
-from harness.paths import data_home
+from harness.paths import HOME_ENV, data_home
 
 __all__ = [
     "MANIFEST_NAME",
@@ -82,18 +82,19 @@ def make_target(target: Path | str | None) -> Path:
     """Create the install folder `target` (None: the data home) and return it resolved; a path
     that cannot be a folder (a file in the way, no permission, a read-only or virtual file
     system) is one UsageError naming `--target` (or the data home's variable)."""
-    if target is None:
-        return data_home("nltk_data")
-    target = resolve_target(target)
+    folder = data_home("nltk_data") if target is None else resolve_target(target)  # the former makes it
     try:
-        target.mkdir(parents=True, exist_ok=True)
-        if not os.access(target, os.W_OK | os.X_OK):
+        folder.mkdir(parents=True, exist_ok=True)
+        if not os.access(folder, os.W_OK | os.X_OK):  # an existing folder of another account's
             raise PermissionError(13, "Permission denied")
     except OSError as exc:
         reason = "a file is in the way" if isinstance(exc, (FileExistsError, NotADirectoryError)) else (
             exc.strerror or str(exc))
-        raise UsageError(f"--target {target} cannot be used as a folder ({reason}); choose another folder") from None
-    return target
+        if target is None:
+            raise UsageError(f"{folder} cannot be used as a folder ({reason}); set {HOME_ENV} to a writable "
+                             f"folder (now {os.environ.get(HOME_ENV) or 'unset'})") from None
+        raise UsageError(f"--target {folder} cannot be used as a folder ({reason}); choose another folder") from None
+    return folder
 
 
 def _nltk_sandboxed() -> bool:

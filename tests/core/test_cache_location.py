@@ -90,3 +90,16 @@ def test_a_relative_cache_variable_is_under_the_working_directory_and_the_toy_da
     examples, folder = load_or_generate("unbalanced", "val", images=3, size=24)
     assert paths.cache_dir("toyvqa") == tmp_path / "cache" / "toyvqa"
     assert folder.is_absolute() and examples and all(Path(ex.image).is_file() for ex in examples)
+
+
+def test_a_cache_variable_starting_with_a_tilde_is_under_the_home_folder(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """VQA_HARNESS_CACHE=~/c from a .env or systemd file (no shell to expand it) was the folder
+    '~' under the working directory."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("VQA_HARNESS_CACHE", "~/c")
+    monkeypatch.setenv("VQA_HARNESS_HOME", "~/h")
+    assert paths.cache_dir("toyvqa") == tmp_path / "home" / "c" / "toyvqa"
+    assert paths.data_home("nltk_data", create=False) == tmp_path / "home" / "h" / "nltk_data"
+    assert not (tmp_path / "~").exists()

@@ -31,3 +31,23 @@ def test_resources_in_nltk_data_are_used_when_the_data_home_cannot_be_created(
     assert not (tmp_path / "file" / "home").exists()
     with pytest.raises(UsageError, match="cannot be used as a folder"):
         install()  # an install into that home is still one line naming the folder
+
+
+def test_an_existing_default_target_that_is_not_writable_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys) -> None:
+    """The data home's nltk_data exists but is read-only (another account's, mode 555): the
+    default target skipped the write check, and install ended in a raw PermissionError on its
+    lock file. (Root writes anywhere, so the check's answer is what the test takes away.)"""
+    import os
+
+    from vqa_harness_cli import main
+
+    home = tmp_path / "home"
+    (home / "nltk_data").mkdir(parents=True)
+    monkeypatch.setenv("VQA_HARNESS_HOME", str(home))
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == home / "nltk_data" else real(p, mode, **kw))
+    assert main(["resources", "install"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"error: {home / 'nltk_data'} cannot be used as a folder (Permission denied); set VQA_HARNESS_HOME "
+                   f"to a writable folder (now {home})"), err
