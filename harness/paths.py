@@ -12,7 +12,8 @@ from typing import Iterator
 from .errors import UsageError
 from .project import CACHE_ENV
 
-__all__ = ["cache_dir", "check_cache_writable", "CACHE_TAG", "tag_cache_folder", "data_home", "HOME_ENV", "env_megabytes", "tqdm_disabled", "quiet_unless", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
+__all__ = ["cache_dir", "check_cache_writable", "CACHE_TAG", "tag_cache_folder", "data_home", "HOME_ENV",
+           "env_megabytes", "tqdm_disabled", "quiet_unless", "RESULTS", "DEFAULT_RUNS", "DEFAULT_LEADERBOARD"]
 
 #: The one home of generated output under the working directory: run folders and the
 #: leaderboard. It is never a package (see vqa_harness_cli.publish.check_output_folder).

@@ -150,9 +150,11 @@ class ProbeOutputCache:
 def _run_folder(run_dir: Path) -> re.Pattern[str]:
     """The run folder in stored JSON text where it is a path: the whole of one or its start,
     neither inside another path ("/mnt/out/run-1") nor the start of a longer name (a sibling
-    "/out/run-12", "/out/run-1.bak"): those are kept as they are."""
+    "/out/run-12", "/out/run-1.bak", "/out/run-1#2"): those are kept as they are. Prose cannot
+    tell a name going on after a space or a comma ("/out/run-1 (2)") from the end of a
+    sentence's path: such a sibling is still read as the run folder."""
     return re.compile(r"(?:(?<=\\[ntr])|(?<![\w.~/-]))" + re.escape(_in_json(str(run_dir)))
-                      + r"(?![\w~+@=-]|\.\w)")
+                      + r"(?![\w~+@=#%-]|\.\w)")
 
 
 def _in_json(text: str) -> str:

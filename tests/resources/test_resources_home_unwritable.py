@@ -46,7 +46,10 @@ def test_an_existing_default_target_that_is_not_writable_is_one_line(tmp_path: P
     (home / "nltk_data").mkdir(parents=True)
     monkeypatch.setenv("VQA_HARNESS_HOME", str(home))
     real = os.access
-    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == home / "nltk_data" else real(p, mode, **kw))
+    def access(path, mode, **kw):
+        return False if Path(path) == home / "nltk_data" else real(path, mode, **kw)
+
+    monkeypatch.setattr(os, "access", access)
     assert main(["resources", "install"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == (f"error: {home / 'nltk_data'} cannot be used as a folder (Permission denied); set VQA_HARNESS_HOME "

@@ -26,9 +26,12 @@ def is_loopback(base_url: str) -> bool:
     if host == "localhost" or host.endswith(".localhost"):
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        ip = ipaddress.ip_address(host)
     except ValueError:  # a host name
         return False
+    # 0.0.0.0 (the address servers print when they listen on all interfaces) connects here too.
+    mapped = getattr(ip, "ipv4_mapped", None)  # ::ffff:127.0.0.1
+    return ip.is_loopback or ip.is_unspecified or bool(mapped and (mapped.is_loopback or mapped.is_unspecified))
 
 
 def client_options(openai: Any, base_url: str, timeout: float) -> dict[str, Any]:
@@ -44,9 +47,9 @@ def client_options(openai: Any, base_url: str, timeout: float) -> dict[str, Any]
 
 
 def proxy_hint(base_url: str) -> str:
-    """"requests to H go through the proxy in $V: ..." when the environment routes `base_url`
-    through a proxy (a server on the user's network behind it fails as if it were down), else
-    "". Names the variable, never its value (a proxy URL may hold a password)."""
+    """The question an unreachable `base_url` ends with when the environment sets a proxy for
+    it (a server on the user's network behind a proxy fails as if it were down), else "".
+    Names the variable, never its value (a proxy URL may hold a password)."""
     parts = urlsplit(base_url)
     host = parts.hostname or ""
     if not host or is_loopback(base_url):
@@ -55,5 +58,7 @@ def proxy_hint(base_url: str) -> str:
     found = next((v for name in names for v in (name, name.upper()) if os.environ.get(v, "").strip()), "")
     if not found or urllib.request.proxy_bypass_environment(host):  # unset, or exempted by NO_PROXY
         return ""
-    return (f"requests to {host} go through the proxy in ${found}: if the server is on your network, "
-            f"set NO_PROXY={host}")
+    # urllib's reading of NO_PROXY, not the client's (httpx also takes CIDR ranges and
+    # host:port): hence "unless NO_PROXY exempts it already", not a claim.
+    return (f"is the server running there? The environment sets a proxy (${found}); if the server is on "
+            f"your network and NO_PROXY does not exempt it already, set NO_PROXY={host}")
