@@ -19,15 +19,13 @@ The paper's combined score (`.evil_score`) is then computed without it.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from harness.digest import digest_bytes
 from harness.errors import DataError, ResourceError
@@ -35,6 +33,7 @@ from harness.stats import ordered_sum
 
 from ..nlp import bert_score_name, bertscore_model
 from ..nlp.bertscore import check_model_folder
+from .java_tools import JAVA_HINT, java, java_env, meteor_scores, pycoco_dir
 
 __all__ = [
     "METRICS",
@@ -59,7 +58,6 @@ METRIC_LABELS: dict[str, str] = {
     "bertscore_f1": "BERTScore", "e_vil_score": "e-ViL score",
     "e_vil_score_no_spice": "e-ViL score (no SPICE)",
 }
-JAVA_HINT = "install Java with `apt-get install default-jre-headless` (or any JRE >= 8 on PATH)"
 
 # pycocoevalcap's PTBTokenizer drops these tokens after tokenizing.
 _PUNCTUATIONS = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-",
@@ -94,28 +92,6 @@ class NLGResult:
 # ------------------------------------------------------------------------ tokenization
 
 
-def _pycoco_dir(sub: str) -> Path:
-    import pycocoevalcap  # heavy: the caption metrics start Java tools; loaded on use
-
-    return Path(list(pycocoevalcap.__path__)[0]) / sub
-
-
-def _java() -> str:
-    java = shutil.which("java")
-    if java is None:
-        raise ResourceError(f"the program `java` was not found on PATH (needed by pycocoevalcap); {JAVA_HINT}")
-    return java
-
-
-def _java_env() -> dict[str, str]:
-    """The environment of the Java tools: the user's, in the C.UTF-8 locale.
-
-    Java decodes its arguments and file names (the jar, its working folder) in the locale's
-    charset (sun.jnu.encoding): under LANG=C a site-packages path holding "é" named no file,
-    and the PTB tokenizer and METEOR failed to start (ClassNotFoundException)."""
-    return {**os.environ, "LC_ALL": "C.UTF-8"}
-
-
 def ptb_tokenize(texts: Sequence[str]) -> list[str]:
     """pycocoevalcap's PTB tokenization of every text, in ONE Java call: the same jar, flags,
     working folder and punctuation removal as `pycocoevalcap.tokenizer.PTBTokenizer`, but the
@@ -123,13 +99,13 @@ def ptb_tokenize(texts: Sequence[str]) -> list[str]:
     to its folder, as there: an absolute class path broke at a ":" in the venv's path."""
     if not texts:
         return []
-    folder = _pycoco_dir("tokenizer")
-    cmd = [_java(), "-Dfile.encoding=UTF-8", "-cp", "stanford-corenlp-3.4.1.jar",
+    folder = pycoco_dir("tokenizer")
+    cmd = [java(), "-Dfile.encoding=UTF-8", "-cp", "stanford-corenlp-3.4.1.jar",
            "edu.stanford.nlp.process.PTBTokenizer", "-preserveLines", "-lowerCase"]
     blob = "\n".join(_LINE_BREAKS.sub(" ", t) for t in texts)
     try:
         proc = subprocess.run(cmd, input=blob.encode("utf-8"), capture_output=True, check=False, cwd=folder,
-                              env=_java_env())
+                              env=java_env())
     except OSError as exc:
         raise ResourceError(f"PTB tokenizer: could not start java ({exc}); {JAVA_HINT}") from None
     lines = proc.stdout.decode("utf-8").split("\n")
@@ -163,7 +139,7 @@ def _tokenize(texts: list[str], how: str) -> list[str]:
 def spice_status() -> tuple[bool, str]:
     """(available, reason): SPICE needs Java and the Stanford CoreNLP 3.6.0 jars in
     pycocoevalcap/spice/lib (pycocoevalcap would download them; this harness never does)."""
-    lib = _pycoco_dir("spice") / "lib"
+    lib = pycoco_dir("spice") / "lib"
     missing = [n for n in ("stanford-corenlp-3.6.0.jar", "stanford-corenlp-3.6.0-models.jar")
                if not (lib / n).is_file()]
     if missing:
@@ -175,61 +151,6 @@ def spice_status() -> tuple[bool, str]:
 
 
 # ----------------------------------------------------------------------------- scores
-
-
-_METEOR_TABLE = "data/paraphrase-en.gz"  # METEOR's paraphrase table, in pycocoevalcap/meteor
-
-
-def _start_meteor() -> Any:
-    """pycocoevalcap's `Meteor` with its own command, folder and lock, but Java started here:
-    with the paraphrase table named as a file (`-a data/paraphrase-en.gz`) and `_java_env()`.
-
-    METEOR 1.5 finds its table through the URL of its jar and percent-encodes that URL twice
-    (a space becomes %2520), so from a venv whose path holds a space or a non-ASCII letter it
-    stopped at "file not found" and the metric failed. Named as a file, it is the same table."""
-    from pycocoevalcap.meteor import meteor  # heavy: imported on use
-
-    proc = subprocess.Popen([_java(), "-jar", "-Xmx2G", meteor.METEOR_JAR, "-", "-", "-stdio", "-l", "en", "-norm",
-                             "-a", _METEOR_TABLE], cwd=Path(meteor.__file__).parent, env=_java_env(),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    scorer = meteor.Meteor.__new__(meteor.Meteor)
-    scorer.meteor_cmd, scorer.meteor_p, scorer.lock = proc.args, proc, threading.Lock()
-    return scorer
-
-
-def _meteor(gts: dict, res: dict) -> tuple[float, list[float]]:
-    _java()
-    try:
-        scorer = _start_meteor()
-    except OSError as exc:
-        raise ResourceError(f"METEOR: could not start java ({exc}); {JAVA_HINT}") from None
-    try:
-        score, scores = scorer.compute_score(gts, res)
-    except (ValueError, OSError, BrokenPipeError) as exc:
-        err = ""
-        try:
-            scorer.meteor_p.kill()
-            lines = scorer.meteor_p.stderr.read().decode("utf-8", "replace").strip().splitlines()
-            err = next((x for x in lines if "Exception" in x or "Error" in x), lines[-1] if lines else "")
-        except Exception:  # noqa: BLE001 - best effort to name the Java error
-            pass
-        raise ResourceError(f"METEOR (java) failed: {err or exc}; {JAVA_HINT}") from None
-    finally:
-        _close_meteor(scorer)
-    return float(score), [float(s) for s in scores]
-
-
-def _close_meteor(scorer: Any) -> None:
-    # Stop Java now rather than whenever Meteor.__del__ runs; a failed compute_score leaves
-    # its lock held, and __del__ would then block forever on it.
-    scorer.lock = threading.Lock()
-    proc = scorer.meteor_p
-    try:
-        proc.stdin.close()
-    except OSError:
-        pass
-    proc.kill()
-    proc.wait()
 
 
 class _StableText(str):
@@ -369,7 +290,7 @@ def _coco_scores(wanted, gts, res, corpus, per, timings) -> None:
         timings["bleu"] = time.perf_counter() - t0
     if "meteor" in wanted:
         t0 = time.perf_counter()
-        score, scores = _meteor(gts, res)
+        score, scores = meteor_scores(gts, res)
         corpus["meteor"], per["meteor"] = score, tuple(scores)
         timings["meteor"] = time.perf_counter() - t0
     if "rouge_l" in wanted:

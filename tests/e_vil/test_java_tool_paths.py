@@ -78,11 +78,11 @@ def test_a_failing_meteor_is_named_by_its_exception(monkeypatch: pytest.MonkeyPa
     """The error line was the last line of Java's stack trace ("\\tat Meteor.main(Unknown
     Source)"); it is the exception's own line (here: the table it could not find)."""
     from harness.errors import ResourceError
-    from vqa_harness_plugins.metrics import nlg
+    from vqa_harness_plugins.metrics import java_tools
 
     if shutil.which("java") is None:
         pytest.skip("java is not installed (apt-get install default-jre-headless)")
-    monkeypatch.setattr(nlg, "_METEOR_TABLE", "data/no-such-table.gz")
+    monkeypatch.setattr(java_tools, "METEOR_TABLE", "data/no-such-table.gz")
     with pytest.raises(ResourceError, match="no-such-table") as err:
         nlg_scores(PREDS, REFS, metrics=("meteor",))
     assert "\n" not in str(err.value) and "Unknown Source" not in str(err.value)

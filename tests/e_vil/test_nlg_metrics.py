@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.errors import ResourceError
-from vqa_harness_plugins.metrics import nlg
+from vqa_harness_plugins.metrics import java_tools, nlg
 from vqa_harness_plugins.metrics.evil_score import e_vil_score, harmonic_mean
 from vqa_harness_plugins.metrics.nlg import nlg_scores, ptb_tokenize, simple_tokenize
 
@@ -76,7 +76,7 @@ def test_meteor_equals_direct_call(bundle, coco_inputs):
     try:
         score, each = scorer.compute_score(gts, res)
     finally:  # a failed call leaves Meteor's lock held, and its __del__ then blocked the test session
-        nlg._close_meteor(scorer)
+        java_tools.close_meteor(scorer)
     assert bundle.corpus["meteor"] == score
     assert list(bundle.per_example["meteor"]) == each
 
