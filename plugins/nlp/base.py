@@ -105,6 +105,8 @@ def _nltk_sandboxed() -> bool:
     live = sys.modules.get("nltk.pathsec")
     if live is not None:
         return bool(getattr(live, "ENFORCE", False))
+    # Not imported: a sandbox present is taken as enforced (its default). Wrong only where a
+    # user turned it off, and then the worst is a copy named as refused that NLTK would read.
     spec = importlib.util.find_spec("nltk")
     return bool(spec and spec.origin and (Path(spec.origin).parent / "pathsec.py").is_file())
 
