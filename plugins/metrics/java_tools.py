@@ -73,7 +73,6 @@ def _start_meteor() -> Any:
 
 def meteor_scores(gts: dict, res: dict) -> tuple[float, list[float]]:
     """pycocoevalcap's METEOR (`compute_score(gts, res)`) in one Java process: (corpus, each)."""
-    java()
     try:
         scorer = _start_meteor()
     except OSError as exc:

@@ -82,7 +82,7 @@ def make_target(target: Path | str | None) -> Path:
     """Create the install folder `target` (None: the data home) and return it resolved; a path
     that cannot be a folder (a file in the way, no permission, a read-only or virtual file
     system) is one UsageError naming `--target` (or the data home's variable)."""
-    folder = data_home("nltk_data") if target is None else resolve_target(target)  # the former makes it
+    folder = resolve_target(target)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         if not os.access(folder, os.W_OK | os.X_OK):  # an existing folder of another account's
