@@ -132,7 +132,8 @@ def test_select_questions_needs_a_complement_on_another_image():
 @pytest.mark.parametrize("spec, cond", [
     ("toyvqa:variant=unbalanced/train", "U"), ("toyvqa:variant=balanced,images=60/train", "B"),
     ("toyvqa-half:images=60/train", "B_half"), ("vqa2", "B"), ("vqa1/val", "U"), ("toyvqa", "U"),
-    ("balanced", "B"), ("", ""), ("something-else", ""),
+    ("balanced", "B"), ("", ""), ("something-else", ""), ("vqa2-half:data_dir=d/train", "B_half"),
+    ("behalf-qa/train", ""), ("half-moon-vqa", ""),
 ])
 def test_conditions_from_specs(spec, cond):
     assert condition(spec) == cond

@@ -5,7 +5,7 @@ Train and test conditions are computed at run time and attached to the rows as t
 condition from the task's dataset, the train condition from the model's training data (a
 fitted model's train split, or the training data a pretrained model declares): `U`
 unbalanced (VQA v1, toyvqa unbalanced), `B` balanced (VQA v2, toyvqa balanced), `B_half`
-(toyvqa-half).
+(toyvqa-half, vqa2-half).
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ __all__ = ["condition", "cell_name", "trained_condition", "GOYAL_LAYOUTS", "PAIR
 GOYAL_COLUMNS = ("UU", "UB", "B_half B", "BB")
 ANSWER_TYPES = (("Yes/No", "yes/no"), ("Number", "number"), ("Other", "other"))
 NOTE = "Values in %; 95% intervals in brackets."
+#: The datasets of Goyal's "B_half" condition (half of balanced train), by exact name: a
+#: third-party dataset whose name merely contains "half" ("behalf-qa") is not one of them.
+HALF_DATASETS = frozenset({"toyvqa-half", "vqa2-half"})
 
 
 def condition(spec: str) -> str:
@@ -35,7 +38,7 @@ def condition(spec: str) -> str:
         name, options = parse_spec(data)
     except Exception:
         return ""
-    if name == "toyvqa-half" or "half" in name:
+    if name in HALF_DATASETS:
         return "B_half"
     if name == "vqa2":
         return "B"
