@@ -156,12 +156,33 @@ class ShardPredictor(Predictor):
         return [Prediction(**{**results[k].__dict__, "example_id": ex.id}) for ex, k in zip(examples, keys)]
 
 
+def _bind_defaults_first() -> None:
+    """Import the torch modules whose functions take `group=dist.group.WORLD` as a default
+    value (torch.distributed.nn's ten collectives, ZeroRedundancyOptimizer, ShardedGradScaler)
+    before the process group exists: Python evaluates a default once, at import, so they hold None.
+
+    Imported after it (transformers imports torch.distributed.nn while it loads a model), they
+    hold the group itself: destroy_process_group then frees nothing, the group's gloo threads
+    (gloo_tcp_loop, pt_gloo_runloop) run on into interpreter exit, where C++ threads still
+    running can abort the process. Seen once in the two-process test: rank 1 aborted as it left
+    ("terminate called without an active exception", SIGABRT) while rank 0 replayed the run,
+    and torchrun stopped the run at its end. A module outside torch that did the same would
+    need the same treatment."""
+    try:  # heavy: torch modules, imported only where a process group is made
+        import torch.distributed.nn  # noqa: F401
+        import torch.distributed.optim  # noqa: F401
+        import torch.distributed.fsdp.sharded_grad_scaler  # noqa: F401
+    except ImportError:  # a torch build without one of them: that one holds nothing
+        pass
+
+
 @contextlib.contextmanager
 def _process_group(timeout_hours: float) -> Iterator[None]:
     import torch.distributed as dist  # heavy: imported on use
 
     created = False
     if not dist.is_initialized():
+        _bind_defaults_first()
         # Only Python objects are exchanged, so gloo is right on CPU and GPU nodes alike.
         dist.init_process_group("gloo", timeout=datetime.timedelta(hours=timeout_hours))
         created = True

@@ -42,9 +42,10 @@ def test_two_process_run_matches_single_process(tiny_vilt, tmp_path):
     assert single.exit_code == 0 and single.model_calls == 16
 
     out = tmp_path / "two" / "runs"
-    # Loopback only (gloo otherwise picks an interface from the host name).
+    # Loopback only (gloo otherwise picks an interface from the host name). PYTHONFAULTHANDLER:
+    # a rank that aborts (SIGABRT from C++) prints every thread's Python stack below.
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TQDM_DISABLE": "1", "GLOO_SOCKET_IFNAME": "lo",
-           "MASTER_ADDR": "127.0.0.1"}
+           "MASTER_ADDR": "127.0.0.1", "PYTHONFAULTHANDLER": "1"}
     for _attempt in range(2):
         cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2",
                "--master_addr=127.0.0.1", f"--master_port={_free_port()}",
@@ -65,3 +66,40 @@ def test_two_process_run_matches_single_process(tiny_vilt, tmp_path):
     # Rank 0 scored from the cache the ranks filled: no model call of its own.
     assert manifest["stats"]["model_calls"] == 0 and manifest["stats"]["cache_hits"] == 16
     assert manifest["status"] == "complete"
+
+
+LEAVE_GROUP = """
+import json, os, time
+import torch.distributed as dist
+from vqa_harness_cli.launch.distributed import _process_group
+
+def gloo_threads(want):  # a thread names itself once started: wait a little for the name
+    for _ in range(100):
+        names = (open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task"))
+        found = sorted(n for n in names if "gloo" in n)
+        if bool(found) == want:
+            break
+        time.sleep(0.05)
+    return found
+
+with _process_group(0.1):
+    dist.barrier()
+    running = gloo_threads(True)
+    import torch.distributed.nn  # as transformers does while it loads a model
+print(json.dumps([running, gloo_threads(False)]))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads a process's threads from /proc")
+def test_leaving_the_process_group_stops_its_threads(tmp_path):
+    # A torch module imported inside the group (torch.distributed.nn: group=group.WORLD as a
+    # default value) kept the group and its gloo threads alive past destroy_process_group, into
+    # interpreter exit: a rank leaving while another worked aborted there once (SIGABRT).
+    env = {**os.environ, "RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
+           "MASTER_PORT": str(_free_port()), "GLOO_SOCKET_IFNAME": "lo", "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-c", LEAVE_GROUP], env=env, capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-4000:]
+    running, left = json.loads(done.stdout.strip().splitlines()[-1])
+    assert running  # the group had threads: the check below can see them
+    assert left == []
