@@ -33,7 +33,12 @@ from harness.run.predictor import Predictor
 from harness.run.tasks import RunOutcome
 from harness.types import Example, Prediction
 
-__all__ = ["world", "ShardPredictor", "run_distributed", "exchange", "Desynchronised"]
+__all__ = ["world", "ShardPredictor", "run_distributed", "exchange", "Desynchronised", "exchange_timeout",
+           "TIMEOUT_ENV"]
+
+#: Minutes a rank waits for the others at an exchange before the run stops (a rank that hangs).
+TIMEOUT_ENV = "VQA_HARNESS_EXCHANGE_TIMEOUT"
+DEFAULT_TIMEOUT = datetime.timedelta(hours=12)
 
 
 class Desynchronised(StopRun):
@@ -84,8 +89,9 @@ def _code(exc: Exception) -> ExitCode:
 def world() -> tuple[int, int, int]:
     """(rank, world size, local rank) from the launcher's environment; (0, 1, 0) without one.
     A value that is not a whole number, a rank outside the world, or a world of several
-    processes without what torch's rendezvous needs (RANK, MASTER_ADDR, MASTER_PORT) is one
-    UsageError line naming the variable, before anything is computed."""
+    processes without what torch's rendezvous needs (RANK, MASTER_ADDR, MASTER_PORT), or a bad
+    $VQA_HARNESS_EXCHANGE_TIMEOUT there, is one UsageError line naming the variable, before
+    anything is computed."""
     size = _whole("WORLD_SIZE", 1, low=1)
     rank, local_rank = _whole("RANK", 0), _whole("LOCAL_RANK", 0)
     if size > 1:
@@ -95,9 +101,24 @@ def world() -> tuple[int, int, int]:
                                  "launcher (torchrun, accelerate launch) that sets RANK, WORLD_SIZE, MASTER_ADDR "
                                  "and MASTER_PORT, or unset WORLD_SIZE")
         _whole("MASTER_PORT", 0, low=1, high=65535)
+        exchange_timeout()
     if rank >= size:
         raise UsageError(f"RANK={rank} is not below WORLD_SIZE={size} (ranks are 0 to WORLD_SIZE - 1)")
     return rank, size, local_rank
+
+
+def exchange_timeout() -> datetime.timedelta:
+    """How long a rank waits for the others at an exchange: $VQA_HARNESS_EXCHANGE_TIMEOUT
+    minutes (a whole number, at least 1), 12 hours when unset. A rank that hangs (a stuck GPU, a
+    model that never returns) otherwise holds every other rank's GPU that long."""
+    text = os.environ.get(TIMEOUT_ENV, "")
+    if not text.strip():
+        return DEFAULT_TIMEOUT
+    value = text.strip()
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
+        raise UsageError(f"{TIMEOUT_ENV}={text!r}: expected a whole number of minutes, at least 1 (how long a "
+                         "rank waits for the others at an exchange; unset, 12 hours)")
+    return datetime.timedelta(minutes=int(value))
 
 
 def _whole(variable: str, default: int, *, low: int = 0, high: int | None = None) -> int:
@@ -177,14 +198,14 @@ def _bind_defaults_first() -> None:
 
 
 @contextlib.contextmanager
-def _process_group(timeout_hours: float) -> Iterator[None]:
+def _process_group(timeout: datetime.timedelta) -> Iterator[None]:
     import torch.distributed as dist  # heavy: imported on use
 
     created = False
     if not dist.is_initialized():
         _bind_defaults_first()
         # Only Python objects are exchanged, so gloo is right on CPU and GPU nodes alike.
-        dist.init_process_group("gloo", timeout=datetime.timedelta(hours=timeout_hours))
+        dist.init_process_group("gloo", timeout=timeout)
         created = True
     try:
         yield
@@ -193,8 +214,10 @@ def _process_group(timeout_hours: float) -> Iterator[None]:
             dist.destroy_process_group()
 
 
-def run_distributed(config: RunConfig, host: PluginHost, *, timeout_hours: float = 12.0) -> RunOutcome | None:
-    """Run `config` sharded over the launcher's ranks.
+def run_distributed(config: RunConfig, host: PluginHost, *,
+                    timeout: datetime.timedelta | None = None) -> RunOutcome | None:
+    """Run `config` sharded over the launcher's ranks; a rank waits `timeout` for the others at
+    an exchange (None: `exchange_timeout()`).
 
     Returns rank 0's RunOutcome (None on other ranks). With WORLD_SIZE=1 this is a plain run.
     """
@@ -209,7 +232,7 @@ def run_distributed(config: RunConfig, host: PluginHost, *, timeout_hours: float
             device = f"cuda:{local_rank % torch.cuda.device_count()}"
         elif device == "auto":
             device = "cpu"
-    with _process_group(timeout_hours):
+    with _process_group(timeout or exchange_timeout()):
         import torch.distributed as dist  # heavy: imported on use
 
         def shard_predictor(model: Any, **kwargs: Any) -> ShardPredictor:

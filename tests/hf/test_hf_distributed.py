@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import socket
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -69,7 +71,7 @@ def test_two_process_run_matches_single_process(tiny_vilt, tmp_path):
 
 
 LEAVE_GROUP = """
-import json, os, time
+import datetime, json, os, time
 import torch.distributed as dist
 from vqa_harness_cli.launch.distributed import _process_group
 
@@ -82,7 +84,7 @@ def gloo_threads(want):  # a thread names itself once started: wait a little for
         time.sleep(0.05)
     return found
 
-with _process_group(0.1):
+with _process_group(datetime.timedelta(minutes=5)):
     dist.barrier()
     running = gloo_threads(True)
     import torch.distributed.nn  # as transformers does while it loads a model
@@ -103,3 +105,30 @@ def test_leaving_the_process_group_stops_its_threads(tmp_path):
     running, left = json.loads(done.stdout.strip().splitlines()[-1])
     assert running  # the group had threads: the check below can see them
     assert left == []
+
+
+def test_the_exchange_timeout_is_the_users_and_reaches_the_process_group(monkeypatch):
+    import torch.distributed as dist
+
+    from vqa_harness_cli.launch import distributed
+
+    monkeypatch.delenv(distributed.TIMEOUT_ENV, raising=False)
+    assert distributed.exchange_timeout() == datetime.timedelta(hours=12)
+    monkeypatch.setenv(distributed.TIMEOUT_ENV, " 30 ")
+    assert distributed.exchange_timeout() == datetime.timedelta(minutes=30)
+
+    given = {}
+
+    class Reached(Exception):
+        pass
+
+    def init(backend, **kwargs):
+        given.update(kwargs, backend=backend)
+        raise Reached
+
+    monkeypatch.setattr(dist, "is_initialized", lambda: False)
+    monkeypatch.setattr(dist, "init_process_group", init)
+    monkeypatch.setattr(distributed, "world", lambda: (1, 2, 0))
+    with pytest.raises(Reached):
+        distributed.run_distributed(SimpleNamespace(device="cpu"), None)  # stops where the group is made
+    assert given == {"backend": "gloo", "timeout": datetime.timedelta(minutes=30)}

@@ -10,7 +10,8 @@ from harness.api import Task
 from harness.testing import ListDataset
 from harness.types import Example
 
-LAUNCHER = ("WORLD_SIZE", "RANK", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")
+LAUNCHER = ("WORLD_SIZE", "RANK", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "VQA_HARNESS_EXCHANGE_TIMEOUT")
+TORCHRUN = {"WORLD_SIZE": "2", "RANK": "0", "MASTER_ADDR": "localhost", "MASTER_PORT": "29500"}
 
 
 class Tiny(ListDataset):
@@ -36,6 +37,8 @@ def _run(capsys, tmp_path, *models: str, jobs: str = "1"):
     ({"WORLD_SIZE": "2", "RANK": "0"}, ["MASTER_ADDR is not set"]),
     ({"WORLD_SIZE": "2", "RANK": "0", "MASTER_ADDR": "localhost", "MASTER_PORT": "http"}, ["MASTER_PORT='http'"]),
     ({"WORLD_SIZE": "2", "RANK": "2", "MASTER_ADDR": "localhost", "MASTER_PORT": "29500"}, ["RANK=2", "WORLD_SIZE=2"]),
+    ({**TORCHRUN, "VQA_HARNESS_EXCHANGE_TIMEOUT": "0"}, ["VQA_HARNESS_EXCHANGE_TIMEOUT='0'", "minutes"]),
+    ({**TORCHRUN, "VQA_HARNESS_EXCHANGE_TIMEOUT": "1.5"}, ["VQA_HARNESS_EXCHANGE_TIMEOUT='1.5'", "whole number"]),
 ], ids=lambda v: ",".join(f"{k}={x}" for k, x in v.items()) if isinstance(v, dict) else None)
 def test_a_bad_launcher_environment_is_one_line_naming_the_variable(capsys, tmp_path, monkeypatch, env, needles):
     for variable in LAUNCHER:
