@@ -39,6 +39,7 @@ __all__ = ["world", "ShardPredictor", "run_distributed", "exchange", "Desynchron
 #: Minutes a rank waits for the others at an exchange before the run stops (a rank that hangs).
 TIMEOUT_ENV = "VQA_HARNESS_EXCHANGE_TIMEOUT"
 DEFAULT_TIMEOUT = datetime.timedelta(hours=12)
+MAX_TIMEOUT = 525_600  # minutes: a year
 
 
 class Desynchronised(StopRun):
@@ -109,15 +110,17 @@ def world() -> tuple[int, int, int]:
 
 def exchange_timeout() -> datetime.timedelta:
     """How long a rank waits for the others at an exchange: $VQA_HARNESS_EXCHANGE_TIMEOUT
-    minutes (a whole number, at least 1), 12 hours when unset. A rank that hangs (a stuck GPU, a
-    model that never returns) otherwise holds every other rank's GPU that long."""
+    minutes (a whole number from 1 to MAX_TIMEOUT, a year: torch's clock overflows not far
+    above), 12 hours when unset. A rank that hangs (a stuck GPU, a model that never returns)
+    otherwise holds every other rank's GPU that long. Used only where the harness makes the
+    process group; a group the caller made keeps its own timeout."""
     text = os.environ.get(TIMEOUT_ENV, "")
     if not text.strip():
         return DEFAULT_TIMEOUT
     value = text.strip()
-    if not (value.isascii() and value.isdigit()) or int(value) < 1:
-        raise UsageError(f"{TIMEOUT_ENV}={text!r}: expected a whole number of minutes, at least 1 (how long a "
-                         "rank waits for the others at an exchange; unset, 12 hours)")
+    if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= MAX_TIMEOUT:
+        raise UsageError(f"{TIMEOUT_ENV}={text!r}: expected a whole number of minutes from 1 to {MAX_TIMEOUT} "
+                         "(how long a rank waits for the others at an exchange; unset, 12 hours)")
     return datetime.timedelta(minutes=int(value))
 
 
@@ -179,8 +182,9 @@ class ShardPredictor(Predictor):
 
 def _bind_defaults_first() -> None:
     """Import the torch modules whose functions take `group=dist.group.WORLD` as a default
-    value (torch.distributed.nn's ten collectives, ZeroRedundancyOptimizer, ShardedGradScaler)
-    before the process group exists: Python evaluates a default once, at import, so they hold None.
+    value (torch.distributed.nn's ten collectives, zero_redundancy_optimizer._broadcast_object,
+    ShardedGradScaler) before the process group exists: Python evaluates a default once, at
+    import, so they hold None.
 
     Imported after it (transformers imports torch.distributed.nn while it loads a model), they
     hold the group itself: destroy_process_group then frees nothing, the group's gloo threads
@@ -191,9 +195,15 @@ def _bind_defaults_first() -> None:
     need the same treatment."""
     try:  # heavy: torch modules, imported only where a process group is made
         import torch.distributed.nn  # noqa: F401
+    except ImportError:  # a torch build without it: it holds nothing
+        pass
+    try:  # heavy: as above
         import torch.distributed.optim  # noqa: F401
+    except ImportError:  # as above
+        pass
+    try:  # heavy: as above
         import torch.distributed.fsdp.sharded_grad_scaler  # noqa: F401
-    except ImportError:  # a torch build without one of them: that one holds nothing
+    except ImportError:  # as above
         pass
 
 
@@ -232,7 +242,7 @@ def run_distributed(config: RunConfig, host: PluginHost, *,
             device = f"cuda:{local_rank % torch.cuda.device_count()}"
         elif device == "auto":
             device = "cpu"
-    with _process_group(timeout or exchange_timeout()):
+    with _process_group(timeout if timeout is not None else exchange_timeout()):
         import torch.distributed as dist  # heavy: imported on use
 
         def shard_predictor(model: Any, **kwargs: Any) -> ShardPredictor:

@@ -28,6 +28,10 @@ def _run(capsys, tmp_path, *models: str, jobs: str = "1"):
     return run_cli(capsys, argv, plugin_for([Task("tiny", "val", ("accuracy",))], Tiny))
 
 
+def _no_group(*args, **kwargs):
+    raise AssertionError("a process group was made before the launcher's environment was checked")
+
+
 @pytest.mark.parametrize("env, needles", [
     ({"WORLD_SIZE": "abc"}, ["WORLD_SIZE='abc'", "whole number"]),
     ({"RANK": "x"}, ["RANK='x'"]),
@@ -39,12 +43,17 @@ def _run(capsys, tmp_path, *models: str, jobs: str = "1"):
     ({"WORLD_SIZE": "2", "RANK": "2", "MASTER_ADDR": "localhost", "MASTER_PORT": "29500"}, ["RANK=2", "WORLD_SIZE=2"]),
     ({**TORCHRUN, "VQA_HARNESS_EXCHANGE_TIMEOUT": "0"}, ["VQA_HARNESS_EXCHANGE_TIMEOUT='0'", "minutes"]),
     ({**TORCHRUN, "VQA_HARNESS_EXCHANGE_TIMEOUT": "1.5"}, ["VQA_HARNESS_EXCHANGE_TIMEOUT='1.5'", "whole number"]),
+    ({**TORCHRUN, "VQA_HARNESS_EXCHANGE_TIMEOUT": "99999999999999999999"}, ["from 1 to 525600"]),
 ], ids=lambda v: ",".join(f"{k}={x}" for k, x in v.items()) if isinstance(v, dict) else None)
 def test_a_bad_launcher_environment_is_one_line_naming_the_variable(capsys, tmp_path, monkeypatch, env, needles):
     for variable in LAUNCHER:
         monkeypatch.delenv(variable, raising=False)
     for variable, value in env.items():
         monkeypatch.setenv(variable, value)
+    # A variable let through would wait for rank 1 at the rendezvous (hours): fail at once instead.
+    import torch.distributed as dist  # heavy: only this test makes a process group
+
+    monkeypatch.setattr(dist, "init_process_group", _no_group)
     expect_one_line(_run(capsys, tmp_path, "const"), *needles, code=2)
     assert not (tmp_path / "runs").exists()
 
