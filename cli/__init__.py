@@ -16,6 +16,7 @@ from harness.registry import Entry, did_you_mean
 
 from .cache_cmd import cache
 from .data_cmd import data
+from .launch.signals import sigterm_as_ctrl_c
 from .leaderboard_cmd import leaderboard
 from .listing import list_cmd, plugins_cmd
 from .pipes import survive_broken_pipes
@@ -84,8 +85,9 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """`harness ARGV`: the exit code. Output to a reader that has gone (`harness run | head`)
-    is dropped and the command goes on (vqa_harness_cli.pipes)."""
-    with survive_broken_pipes():
+    is dropped and the command goes on (vqa_harness_cli.pipes). SIGTERM ends it as Ctrl-C
+    does: its clean-up runs, one line, exit 143 (vqa_harness_cli.launch.signals)."""
+    with survive_broken_pipes(), sigterm_as_ctrl_c():
         return _main(argv)
 
 

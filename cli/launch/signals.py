@@ -29,7 +29,7 @@ from typing import Any, Iterable, Iterator
 from harness.errors import Stopped
 from harness.run import stops
 
-__all__ = ["stop_on_signals", "forward", "worker_started", "worker_run", "parent_gone"]
+__all__ = ["stop_on_signals", "sigterm_as_ctrl_c", "forward", "worker_started", "worker_run", "parent_gone"]
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: prctl(2) option: the signal the kernel sends this process when its parent dies (Linux).
@@ -64,6 +64,38 @@ def stop_on_signals() -> Iterator[None]:
         stops.release_run()
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+class _Terminate:
+    """Raises Stopped(SIGTERM) the first time, then ignores SIGTERM until the command ends."""
+
+    def __init__(self) -> None:
+        self.raised = False
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        if not self.raised:
+            self.raised = True
+            raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def sigterm_as_ctrl_c() -> Iterator[None]:
+    """Every command: SIGTERM (`kill`, `timeout`, a job scheduler) raises `Stopped` as Ctrl-C
+    raises KeyboardInterrupt, so the command's clean-up runs (an atomic writer's temporary file
+    is removed: under the default action `harness leaderboard build` left its `.NAME.XXXX.tmp`
+    files in the leaderboard folder) and it ends in one line, exit 143. A second SIGTERM waits
+    for that clean-up (SIGKILL does not). `harness run` installs its own handler over this one
+    (`stop_on_signals`). Outside the main thread, or over a handler not set from Python,
+    nothing changes."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _Terminate())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def forward(pids: Iterable[int], signum: int) -> None:
