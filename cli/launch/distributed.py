@@ -110,8 +110,8 @@ def world() -> tuple[int, int, int]:
 
 def exchange_timeout() -> datetime.timedelta:
     """How long a rank waits for the others at an exchange: $VQA_HARNESS_EXCHANGE_TIMEOUT
-    minutes (a whole number from 1 to MAX_TIMEOUT, a year: torch's clock overflows not far
-    above), 12 hours when unset. A rank that hangs (a stuck GPU, a model that never returns)
+    minutes (a whole number from 1 to MAX_TIMEOUT, a year; torch's clock overflows near 10^12
+    minutes), 12 hours when unset. A rank that hangs (a stuck GPU, a model that never returns)
     otherwise holds every other rank's GPU that long. Used only where the harness makes the
     process group; a group the caller made keeps its own timeout."""
     text = os.environ.get(TIMEOUT_ENV, "")
