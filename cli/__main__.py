@@ -1,5 +1,5 @@
 """`python -m vqa_harness_cli` (and `torchrun -m vqa_harness_cli run ...`)."""
 
-from vqa_harness_cli import _entry
+from . import _entry
 
 _entry()

@@ -9,7 +9,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PIL import Image
+from PIL import Image  # the Pillow distribution (pyproject.toml dependencies)
 
 from .errors import DataError
 from .paths import env_megabytes

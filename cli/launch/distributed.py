@@ -114,26 +114,22 @@ def exchange_timeout() -> datetime.timedelta:
     minutes), 12 hours when unset. A rank that hangs (a stuck GPU, a model that never returns)
     otherwise holds every other rank's GPU that long. Used only where the harness makes the
     process group; a group the caller made keeps its own timeout."""
-    text = os.environ.get(TIMEOUT_ENV, "")
-    if not text.strip():
+    if not os.environ.get(TIMEOUT_ENV, "").strip():
         return DEFAULT_TIMEOUT
-    value = text.strip()
-    if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= MAX_TIMEOUT:
-        raise UsageError(f"{TIMEOUT_ENV}={text!r}: expected a whole number of minutes from 1 to {MAX_TIMEOUT} "
-                         "(how long a rank waits for the others at an exchange; unset, 12 hours)")
-    return datetime.timedelta(minutes=int(value))
+    return datetime.timedelta(minutes=_whole(TIMEOUT_ENV, 0, low=1, high=MAX_TIMEOUT, about=(
+        "minutes a rank waits for the others at an exchange; unset, 12 hours")))
 
 
-def _whole(variable: str, default: int, *, low: int = 0, high: int | None = None) -> int:
-    """The launcher's `$variable` as a whole number (`default` when unset)."""
+def _whole(variable: str, default: int, *, low: int = 0, high: int | None = None,
+           about: str = "set by a launcher such as torchrun; unset it to run in one process") -> int:
+    """`$variable` as a whole number (`default` when unset); `about` ends the error line."""
     text = os.environ.get(variable)
     if text is None:
         return default
     value = text.strip()
     if not (value.isascii() and value.isdigit()) or int(value) < low or (high is not None and int(value) > high):
         bounds = f" from {low} to {high}" if high is not None else (f" of at least {low}" if low else "")
-        raise UsageError(f"{variable}={text!r}: expected a whole number{bounds} (set by a launcher such as "
-                         "torchrun; unset it to run in one process)")
+        raise UsageError(f"{variable}={text!r}: expected a whole number{bounds} ({about})")
     return int(value)
 
 

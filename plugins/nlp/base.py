@@ -301,7 +301,7 @@ def try_nltk_download(package: str, target: Path, timeout_s: float = DOWNLOAD_TI
         # The downloader prints its own errors; the status line says what happened instead.
         sink = io.StringIO()
         with contextlib.redirect_stdout(sink):
-            return bool(
+            return bool(  # restricted as the docstring says: --allow-download, two fixed names, our folder
                 nltk.download(package, download_dir=str(target), quiet=True, print_error_to=sink)
             )
     # Any network, parsing or sandbox failure just means "not downloaded".

@@ -230,6 +230,7 @@ def install_tagger(
         and _locate_folder(target) == target
     ):
         make_private(target, target / TAGGER_DIR)
+        # Only with --allow-download (try_nltk_download's restriction); this line records the source.
         record_source(target, NAME, "nltk.download('averaged_perceptron_tagger_eng')")
         return tagger_status(target)
     path = aptagger_pickle()

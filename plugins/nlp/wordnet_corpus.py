@@ -230,6 +230,7 @@ def install_wordnet(
         return found  # a damaged copy elsewhere comes first: a copy here would not be read
     if allow_download and try_nltk_download("wordnet", target) and _locate_folder(target) == target:
         make_private(target, target / "corpora" / "wordnet")
+        # Only with --allow-download (try_nltk_download's restriction); this line records the source.
         record_source(target, NAME, "nltk.download('wordnet')")
         return wordnet_status(target)
     src = debian_dir()

@@ -81,7 +81,7 @@ def has_torchvision() -> bool:
     matching torch 2.13, and the CUDA one fails to import beside CPU torch. It is only probed:
     where it imports, processors load as published; elsewhere without_video() assembles them."""
     try:
-        import torchvision  # noqa: F401
+        import torchvision  # noqa: F401  (optional, never declared: see above)
     except Exception:
         return False
     return True
